@@ -1,0 +1,259 @@
+//! Heap tables: pages of tuples in insertion order, with MVCC headers.
+//!
+//! Entry points: [`BulkInsert`] (multi-insert of formed tuples, filling whole pages, as COPY
+//! uses it), [`scan`] (visible tuples of a relation, page at a time), [`toast`] (out-of-line
+//! values).
+//!
+//! Invariants:
+//! 1. Every page is changed only under its exclusive content lock, and a page found new (all
+//!    zeros) is initialized by whoever first locks it exclusively (`init if new`), so two
+//!    sessions that reach the same fresh page cannot both initialize it.
+//! 2. A multi-insert computes how many pages its batch needs and extends by that many at once
+//!    (`BufferPool::extend_by`); the pages it extended stay pinned in its [`BulkInsert`] state
+//!    until it has filled them, so it does not extend again while it holds empty pages.
+//! 3. A scan copies each page under its shared content lock and reads tuples from the copy,
+//!    so no lock is held while rows are processed or written out.
+
+pub mod toast;
+pub mod tuple;
+
+use crate::buffer::{Buffer, BufferPool, Pins, Strategy, StrategyKind};
+use crate::error::{sqlstate, PgError, Result};
+use crate::storage::{page, BlockNumber, ForkNumber, RelFileNumber};
+use crate::txn::{CommandId, Snapshot, TxnManager, VisCache, Xid};
+use std::collections::VecDeque;
+
+/// The largest tuple a page can hold (MaxHeapTupleSize).
+pub fn max_tuple_size(block_size: usize) -> usize {
+    block_size - page::PAGE_HEADER_SIZE - page::LINE_POINTER_SIZE
+}
+
+/// State of one bulk insert (one COPY): the page being filled and pages extended ahead.
+pub struct BulkInsert<'a> {
+    pool: &'a BufferPool,
+    pins: &'a Pins,
+    rel: RelFileNumber,
+    strategy: Strategy,
+    current: Option<Buffer<'a>>,
+    ahead: VecDeque<Buffer<'a>>,
+    started: bool,
+    /// Pages this insert extended the relation by.
+    pub pages_extended: u64,
+    pub tuples_inserted: u64,
+    /// Where the last tuple went.
+    pub last_tid: (BlockNumber, u16),
+}
+
+impl<'a> BulkInsert<'a> {
+    pub fn new(pool: &'a BufferPool, pins: &'a Pins, rel: RelFileNumber) -> BulkInsert<'a> {
+        let strategy = Strategy::new(StrategyKind::BulkWrite, pool, 16, 16);
+        BulkInsert {
+            pool,
+            pins,
+            rel,
+            strategy,
+            current: None,
+            ahead: VecDeque::new(),
+            started: false,
+            pages_extended: 0,
+            tuples_inserted: 0,
+            last_tid: (0, 0),
+        }
+    }
+
+    /// Inserts formed tuples (header fields other than xmin/cmin filled by the caller's
+    /// builder). Tuples are placed in order, filling each page before the next.
+    /// `tuples` is a concatenation described by `lens`.
+    pub fn insert_batch(&mut self, data: &mut [u8], lens: &[usize], xid: Xid, cid: CommandId) -> Result<()> {
+        let bs = self.pool.block_size();
+        let mut pos = 0usize;
+        let mut i = 0usize;
+        if !self.started {
+            self.started = true;
+            self.try_last_page()?;
+        }
+        while i < lens.len() {
+            if self.current.is_none() {
+                let need = pages_needed(&lens[i..], bs);
+                self.next_page(need)?;
+            }
+            let buf = self.current.as_ref().expect("set above");
+            let block = buf.block();
+            let mut pg = buf.lock_exclusive();
+            if page::is_new(&pg) {
+                page::init(&mut pg, 0);
+            }
+            let mut placed = 0;
+            while i < lens.len() {
+                let len = lens[i];
+                let t = &mut data[pos..pos + len];
+                if len > max_tuple_size(bs) {
+                    return Err(row_too_big(len, bs));
+                }
+                if page::free_space(&pg) < len {
+                    break;
+                }
+                tuple::set_xmin(t, xid, cid);
+                let off = page::max_offset(&pg) + 1;
+                tuple::set_ctid(t, block, off);
+                let got = page::add_item(&mut pg, t).expect("free space was checked");
+                debug_assert_eq!(got, off);
+                self.last_tid = (block, off);
+                pos += len;
+                i += 1;
+                placed += 1;
+            }
+            if placed > 0 {
+                pg.mark_dirty();
+            }
+            drop(pg);
+            if i < lens.len() {
+                // Page full: move on.
+                self.current = None;
+            }
+            self.tuples_inserted += placed;
+        }
+        Ok(())
+    }
+
+    /// Starts on the relation's last page if it has room (so consecutive small COPYs do not
+    /// leave a half-empty page each).
+    fn try_last_page(&mut self) -> Result<()> {
+        let n = self.pool.smgr().nblocks(self.rel, ForkNumber::Main)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, n - 1, None)?;
+        let room = {
+            let pg = buf.lock_shared();
+            page::is_new(&pg) || page::free_space(&pg) > self.pool.block_size() / 5
+        };
+        if room {
+            self.current = Some(buf);
+        }
+        Ok(())
+    }
+
+    fn next_page(&mut self, need: u32) -> Result<()> {
+        if let Some(b) = self.ahead.pop_front() {
+            self.current = Some(b);
+            return Ok(());
+        }
+        let bufs = self.pool.extend_by(self.pins, self.rel, ForkNumber::Main, need.max(1), Some(&mut self.strategy))?;
+        self.pages_extended += bufs.len() as u64;
+        self.ahead.extend(bufs);
+        self.current = self.ahead.pop_front();
+        Ok(())
+    }
+
+    /// Releases pages held ahead (at the end of the COPY).
+    pub fn finish(mut self) {
+        self.current = None;
+        self.ahead.clear();
+    }
+}
+
+fn row_too_big(len: usize, bs: usize) -> PgError {
+    PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("row is too big: size {len}, maximum size {}", max_tuple_size(bs)))
+}
+
+/// Pages needed for tuples of these lengths, filled in order.
+fn pages_needed(lens: &[usize], bs: usize) -> u32 {
+    let cap = bs - page::PAGE_HEADER_SIZE;
+    let mut pages = 1u32;
+    let mut used = 0usize;
+    for &l in lens {
+        let need = l + page::LINE_POINTER_SIZE;
+        if used + need > cap {
+            pages += 1;
+            used = 0;
+        }
+        used += need;
+        if pages >= crate::buffer::pool::MAX_EXTEND_BY {
+            break;
+        }
+    }
+    pages
+}
+
+/// What a scan callback wants next.
+pub enum Flow {
+    Continue,
+    Stop,
+}
+
+/// Per-scan figures (for EXPLAIN and tests).
+#[derive(Clone, Debug, Default)]
+pub struct ScanStats {
+    pub pages: u64,
+    pub tuples_visible: u64,
+    pub strategy: Option<(StrategyKind, usize)>,
+    pub ring_escapes: u64,
+    pub ring_reuses: u64,
+}
+
+/// Scans the visible tuples of `rel` in block order, calling `f(block, offset, tuple)`.
+/// Uses a BULKREAD ring when the relation is larger than a quarter of the pool.
+pub fn scan(
+    pool: &BufferPool,
+    pins: &Pins,
+    txns: &TxnManager,
+    rel: RelFileNumber,
+    snap: &Snapshot,
+    mut f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
+) -> Result<ScanStats> {
+    let nblocks = pool.smgr().nblocks(rel, ForkNumber::Main)?;
+    let mut strategy = (nblocks as usize > pool.nbuffers() as usize / 4).then(|| Strategy::new(StrategyKind::BulkRead, pool, 16, 16));
+    let mut st = ScanStats { strategy: strategy.as_ref().map(|s| (s.kind(), s.ring_size_blocks())), ..Default::default() };
+    let mut copy = vec![0u8; pool.block_size()];
+    let mut vis = VisCache::default();
+    'blocks: for block in 0..nblocks {
+        {
+            let buf = pool.read_buffer(pins, rel, ForkNumber::Main, block, strategy.as_mut())?;
+            let pg = buf.lock_shared();
+            copy.copy_from_slice(&pg);
+        }
+        st.pages += 1;
+        if page::is_new(&copy) {
+            continue;
+        }
+        for off in 1..=page::max_offset(&copy) {
+            let Some(t) = page::item(&copy, off) else { continue };
+            if t.len() < tuple::HEADER_SIZE {
+                return Err(corrupt_tuple(pool, rel, block, off));
+            }
+            if !txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
+                continue;
+            }
+            st.tuples_visible += 1;
+            if let Flow::Stop = f(block, off, t)? {
+                break 'blocks;
+            }
+        }
+    }
+    if let Some(s) = &strategy {
+        st.ring_escapes = s.escapes;
+        st.ring_reuses = s.reuses;
+    }
+    Ok(st)
+}
+
+pub(crate) fn corrupt_tuple(pool: &BufferPool, rel: RelFileNumber, block: BlockNumber, off: u16) -> PgError {
+    PgError::new(
+        sqlstate::DATA_CORRUPTED,
+        format!("corrupt tuple at ({block},{off}) in relation {}", pool.smgr().display_name(rel, ForkNumber::Main)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_needed_counts_whole_pages() {
+        assert_eq!(pages_needed(&[100; 10], 8192), 1);
+        // 8168 usable bytes: 78 tuples of 100 + 4 per page.
+        assert_eq!(pages_needed(&[100; 79], 8192), 2);
+        assert_eq!(pages_needed(&[8000; 200], 8192), crate::buffer::pool::MAX_EXTEND_BY);
+    }
+}

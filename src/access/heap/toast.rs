@@ -1,0 +1,126 @@
+//! Out-of-line storage for large values (PostgreSQL's TOAST, without compression).
+//!
+//! A value whose row would exceed `heapstore.toast_threshold` (default block_size / 4, as
+//! PostgreSQL's TOAST_TUPLE_THRESHOLD) is cut into chunks that each fill one page of the
+//! table's TOAST relation. Chunks are heap tuples with no attributes and a data area of
+//! `next chunk (block u32, offset u16) ‖ payload`; they are inserted last chunk first, so each
+//! knows where the next one is, and the row keeps a [`ToastPointer`] to the first.
+//!
+//! Invariants:
+//! 1. Chunks carry the inserting transaction's xmin, so they live and die with their row.
+//! 2. A pointer's chain has exactly `chunks` links and `raw_len` payload bytes; anything else
+//!    is reported as corruption naming the TOAST relation and block, never returned.
+
+use super::tuple::{self, ToastPointer, TupleBuilder};
+use super::BulkInsert;
+use crate::buffer::{BufferPool, Pins};
+use crate::error::{sqlstate, PgError, Result};
+use crate::storage::{page, ForkNumber, RelFileNumber};
+use crate::txn::{CommandId, Xid};
+
+/// Payload bytes per chunk for a block size.
+pub fn chunk_payload(block_size: usize) -> usize {
+    super::max_tuple_size(block_size) - tuple::HEADER_SIZE - 6
+}
+
+/// Default threshold above which a row's values go out of line.
+pub fn default_threshold(block_size: usize) -> usize {
+    block_size / 4
+}
+
+/// Moves the largest inline values of the row being built out of line until the row is at most
+/// `threshold` bytes (values of 128 bytes or less stay inline).
+pub fn toast_row(
+    b: &mut TupleBuilder,
+    threshold: usize,
+    bulk: &mut BulkInsert<'_>,
+    toast_rel: RelFileNumber,
+    xid: Xid,
+    cid: CommandId,
+) -> Result<()> {
+    while b.len() > threshold {
+        let Some((i, _)) = b.largest_inline(128) else { break };
+        let payload = b.span_payload(i).to_vec();
+        let p = store(bulk, toast_rel, &payload, xid, cid)?;
+        b.replace_with_pointer(i, &p);
+    }
+    Ok(())
+}
+
+/// Stores `payload` as a chain of chunks; returns the pointer to it.
+pub fn store(bulk: &mut BulkInsert<'_>, toast_rel: RelFileNumber, payload: &[u8], xid: Xid, cid: CommandId) -> Result<ToastPointer> {
+    let cs = chunk_payload(bulk_block_size(bulk));
+    let nchunks = payload.len().div_ceil(cs).max(1);
+    let mut next: (u32, u16) = (u32::MAX, 0);
+    let mut t = Vec::with_capacity(tuple::HEADER_SIZE + 6 + cs);
+    for i in (0..nchunks).rev() {
+        let part = &payload[i * cs..((i + 1) * cs).min(payload.len())];
+        t.clear();
+        t.resize(tuple::HEADER_SIZE, 0);
+        t[34] = tuple::HEADER_SIZE as u8;
+        t.extend_from_slice(&next.0.to_le_bytes());
+        t.extend_from_slice(&next.1.to_le_bytes());
+        t.extend_from_slice(part);
+        let len = t.len();
+        bulk.insert_batch(&mut t, &[len], xid, cid)?;
+        next = bulk.last_tid;
+    }
+    Ok(ToastPointer {
+        toast_rel: toast_rel.0,
+        raw_len: u32::try_from(payload.len()).map_err(|_| PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "value too large to store"))?,
+        first_block: next.0,
+        first_off: next.1,
+        chunks: nchunks as u32,
+    })
+}
+
+fn bulk_block_size(bulk: &BulkInsert<'_>) -> usize {
+    bulk.pool.block_size()
+}
+
+/// Appends the value a pointer refers to.
+pub fn fetch(pool: &BufferPool, pins: &Pins, p: &ToastPointer, out: &mut Vec<u8>) -> Result<()> {
+    let rel = RelFileNumber(p.toast_rel);
+    let start = out.len();
+    let (mut block, mut off) = (p.first_block, p.first_off);
+    for n in 0..p.chunks {
+        let corrupt = |why: &str| {
+            PgError::new(
+                sqlstate::DATA_CORRUPTED,
+                format!(
+                    "missing chunk number {n} for toast value in {} block {block}: {why}",
+                    pool.smgr().display_name(rel, ForkNumber::Main)
+                ),
+            )
+        };
+        if block == u32::MAX {
+            return Err(corrupt("chain ended early"));
+        }
+        let buf = pool.read_buffer(pins, rel, ForkNumber::Main, block, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) || off == 0 || off > page::max_offset(&pg) {
+            return Err(corrupt("no such line pointer"));
+        }
+        let t = page::item(&pg, off).ok_or_else(|| corrupt("line pointer not in use"))?;
+        if t.len() < tuple::HEADER_SIZE + 6 {
+            return Err(corrupt("chunk too short"));
+        }
+        let d = &t[tuple::HEADER_SIZE..];
+        let nb = u32::from_le_bytes(d[0..4].try_into().expect("4"));
+        let no = u16::from_le_bytes([d[4], d[5]]);
+        out.extend_from_slice(&d[6..]);
+        (block, off) = (nb, no);
+    }
+    if out.len() - start != p.raw_len as usize {
+        return Err(PgError::new(
+            sqlstate::DATA_CORRUPTED,
+            format!(
+                "toast value in {} has {} bytes, expected {}",
+                pool.smgr().display_name(rel, ForkNumber::Main),
+                out.len() - start,
+                p.raw_len
+            ),
+        ));
+    }
+    Ok(())
+}

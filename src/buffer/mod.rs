@@ -1,0 +1,37 @@
+//! The shared buffer pool, in PostgreSQL's design with the seeds' fixes built in.
+//!
+//! Entry points: [`BufferPool::read_buffer`] (pin a page, reading it on a miss),
+//! [`BufferPool::extend_by`] (new pages at the end of a fork), [`Buffer::lock_shared`] /
+//! [`Buffer::lock_exclusive`] (content locks), [`BufferPool::flush_all`],
+//! [`BufferPool::drop_relation_buffers`]. See also `desc.rs` (state word, I/O life),
+//! `pins.rs` (per-session pins), `strategy.rs` (rings), `memory.rs` (pool memory).
+//!
+//! Rules for callers (as PostgreSQL's src/backend/storage/buffer/README):
+//! 1. To read a page one holds a pin and the content lock (shared or exclusive).
+//! 2. To change a page one holds a pin and the exclusive content lock, and marks the buffer
+//!    dirty before releasing the lock.
+//! 3. A pin may be held across other work; content locks are held briefly and never across
+//!    waiting for another content lock of a higher block of the same relation.
+//! 4. A session pins at most its share of the pool (`shared_buffers / max_connections`, at least
+//!    one); `extend_by` takes fewer pages rather than exceed it.
+//!
+//! Invariants of the pool itself:
+//! 1. The mapping table is split into `heapstore.buffer_partitions` partitions (128 by
+//!    default), each under its own LWLock; a lookup takes one partition lock shared.
+//! 2. Lock order: partition lock, then buffer header lock. Never two partition locks at once.
+//! 3. Getting a victim is separate from mapping it: the victim is pinned, written if dirty,
+//!    and unmapped on its own, holding no relation-level lock (seed 000's BufferAlloc split).
+//! 4. The clock sweep has an atomic hand and no global lock, and examines at most
+//!    `heapstore.clock_sweep_max_examined` buffers per search (seed 004).
+//! 5. A page is written from a checksummed private copy under the shared content lock, so the
+//!    on-disk image is always one the page had.
+
+pub mod desc;
+pub mod memory;
+pub mod pins;
+pub mod pool;
+pub mod strategy;
+
+pub use pins::{Buffer, PageMut, PageRef, Pins};
+pub use pool::{BufferId, BufferPool};
+pub use strategy::{Strategy, StrategyKind};

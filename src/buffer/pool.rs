@@ -1,0 +1,726 @@
+//! The shared buffer pool: lookup, pin, victim, read, extend, flush.
+//!
+//! Principal entry points: [`BufferPool::read_buffer`], [`BufferPool::extend_by`],
+//! [`BufferPool::flush_all`], [`BufferPool::drop_relation_buffers`]. See the module doc of
+//! `buffer` for the rules callers follow.
+
+use super::desc::*;
+use super::memory::{AlignedBuf, Region};
+use super::pins::{Buffer, Pins};
+use super::strategy::Strategy;
+use crate::error::{sqlstate, PgError, Result};
+use crate::lock::{LWLock, LWLockClass, LWLockMode, LWLocked};
+use crate::stats::{self, IoContext, IoOp};
+use crate::storage::{page, BlockNumber, ForkNumber, RelFileNumber, Smgr};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub type BufferId = u32;
+
+/// Hasher for tags that are already hashed by [`BufferTag::hash`].
+#[derive(Default)]
+pub struct PassHasher(u64);
+impl Hasher for PassHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only write_u64 is used")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct HashedTag(BufferTag, u64);
+impl std::hash::Hash for HashedTag {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.1)
+    }
+}
+impl HashedTag {
+    fn new(t: BufferTag) -> Self {
+        HashedTag(t, t.hash())
+    }
+}
+
+type PartitionMap = HashMap<HashedTag, BufferId, BuildHasherDefault<PassHasher>>;
+
+/// The relation extension lock of one relation, with a count of its waiters (seed 000: extend
+/// by more when others wait).
+pub struct ExtensionLock {
+    pub lock: LWLock,
+    pub waiters: AtomicU32,
+}
+
+/// How long a victim search may keep finding every buffer pinned before it gives up.
+const ALL_PINNED_TIMEOUT: Duration = Duration::from_secs(30);
+/// PostgreSQL's MAX_BUFFERS_TO_EXTEND_BY.
+pub const MAX_EXTEND_BY: u32 = 64;
+
+pub struct BufferPool {
+    pub(crate) descs: Box<[BufferDesc]>,
+    memory: Region,
+    block_size: usize,
+    nbuffers: u32,
+    partitions: Box<[LWLocked<PartitionMap>]>,
+    partition_mask: u64,
+    hand: AtomicU64,
+    max_examined: u64,
+    pub(crate) smgr: Arc<Smgr>,
+    ext_locks: Mutex<HashMap<RelFileNumber, Arc<ExtensionLock>>>,
+    max_connections: usize,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Option<AlignedBuf>> = const { RefCell::new(None) };
+}
+
+impl BufferPool {
+    pub fn new(
+        smgr: Arc<Smgr>,
+        nbuffers: usize,
+        partitions: usize,
+        max_examined: u64,
+        huge_pages: &str,
+        max_connections: usize,
+    ) -> Result<BufferPool> {
+        assert!(nbuffers >= 16, "shared_buffers must be at least 16 blocks");
+        assert!(partitions.is_power_of_two());
+        let block_size = smgr.block_size();
+        let memory = Region::map(nbuffers * block_size, huge_pages).map_err(|e| {
+            PgError::new(sqlstate::OUT_OF_MEMORY, format!("could not allocate {} bytes for shared_buffers: {e}", nbuffers * block_size))
+        })?;
+        let descs: Box<[BufferDesc]> = (0..nbuffers).map(|_| BufferDesc::default()).collect();
+        let per = nbuffers / partitions + 8;
+        let parts: Box<[LWLocked<PartitionMap>]> = (0..partitions)
+            .map(|_| LWLocked::new(LWLockClass::BufferMapping, PartitionMap::with_capacity_and_hasher(per + per / 4, Default::default())))
+            .collect();
+        Ok(BufferPool {
+            descs,
+            memory,
+            block_size,
+            nbuffers: nbuffers as u32,
+            partitions: parts,
+            partition_mask: partitions as u64 - 1,
+            hand: AtomicU64::new(0),
+            max_examined: max_examined.max(16),
+            smgr,
+            ext_locks: Mutex::new(HashMap::new()),
+            max_connections: max_connections.max(1),
+        })
+    }
+
+    pub fn nbuffers(&self) -> u32 {
+        self.nbuffers
+    }
+
+    pub fn block_size(&self) -> usize {
+        self.block_size
+    }
+
+    pub fn smgr(&self) -> &Arc<Smgr> {
+        &self.smgr
+    }
+
+    pub fn huge_pages(&self) -> super::memory::HugePages {
+        self.memory.huge
+    }
+
+    /// The pins one session may hold: its proportional share of the pool, at least one.
+    pub fn pin_limit(&self) -> usize {
+        (self.nbuffers as usize / self.max_connections).max(1)
+    }
+
+    /// A new per-session pin table.
+    pub fn new_pins(&self) -> Pins {
+        Pins::new(self.pin_limit())
+    }
+
+    /// Raw pointer to buffer `id`'s page.
+    #[inline]
+    pub(crate) fn page_ptr(&self, id: BufferId) -> *mut u8 {
+        debug_assert!(id < self.nbuffers);
+        // SAFETY: id < nbuffers, so the offset is inside the region.
+        unsafe { self.memory.as_ptr().add(id as usize * self.block_size) }
+    }
+
+    #[inline]
+    fn partition(&self, h: &HashedTag) -> &LWLocked<PartitionMap> {
+        &self.partitions[(h.1 & self.partition_mask) as usize]
+    }
+
+    #[inline]
+    pub(crate) fn desc(&self, id: BufferId) -> &BufferDesc {
+        &self.descs[id as usize]
+    }
+
+    /// Adds a shared pin (the session already accounted it privately). Bumps the usage count
+    /// (only to 1 for strategy access, as PostgreSQL does, so rings do not heat the pool).
+    #[inline]
+    pub(crate) fn pin_shared(&self, id: BufferId, strategy: bool) {
+        let d = self.desc(id);
+        let mut s = d.state.load(Ordering::Relaxed);
+        loop {
+            if s & LOCKED != 0 {
+                s = d.wait_header_unlocked();
+            }
+            let mut n = s + REFCOUNT_ONE;
+            let u = usage(s);
+            if (strategy && u == 0) || (!strategy && u < MAX_USAGE) {
+                n += USAGE_ONE;
+            }
+            match d.state.compare_exchange_weak(s, n, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn unpin_shared(&self, id: BufferId) {
+        let d = self.desc(id);
+        let mut s = d.state.load(Ordering::Relaxed);
+        loop {
+            if s & LOCKED != 0 {
+                s = d.wait_header_unlocked();
+            }
+            debug_assert!(refcount(s) > 0, "unpinning unpinned buffer {id}");
+            match d.state.compare_exchange_weak(s, s - REFCOUNT_ONE, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    /// Sets DIRTY. Caller holds the exclusive content lock.
+    #[inline]
+    pub(crate) fn mark_dirty(&self, id: BufferId) {
+        let d = self.desc(id);
+        debug_assert!(d.content_lock.is_locked_exclusive());
+        let mut s = d.state.load(Ordering::Relaxed);
+        loop {
+            if s & DIRTY != 0 {
+                return;
+            }
+            if s & LOCKED != 0 {
+                s = d.wait_header_unlocked();
+            }
+            match d.state.compare_exchange_weak(s, s | DIRTY, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    fn io_context(strategy: Option<&Strategy>) -> IoContext {
+        strategy.map(|s| s.io_context()).unwrap_or(IoContext::Normal)
+    }
+
+    /// Returns block `block` of a fork, pinned and valid (read from disk on a miss).
+    pub fn read_buffer<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        block: BlockNumber,
+        mut strategy: Option<&mut Strategy>,
+    ) -> Result<Buffer<'a>> {
+        let tag = BufferTag { rel, fork, block };
+        let h = HashedTag::new(tag);
+        let ctx = Self::io_context(strategy.as_deref());
+        loop {
+            // Fast path: mapped already.
+            {
+                let part = self.partition(&h).read();
+                if let Some(&id) = part.get(&h) {
+                    let buf = pins.pin(self, id, strategy.is_some());
+                    drop(part);
+                    if self.desc(id).state.load(Ordering::Acquire) & VALID != 0 {
+                        stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+                        return Ok(buf);
+                    }
+                    self.complete_read(&buf, ctx)?;
+                    return Ok(buf);
+                }
+            }
+            // Miss: get a clean, unmapped victim first, holding no mapping lock.
+            let victim = self.get_victim(pins, strategy.as_deref_mut())?;
+            let mut part = self.partition(&h).write();
+            if let Some(&id) = part.get(&h) {
+                // Someone mapped it meanwhile: use theirs; our victim goes back unmapped.
+                let buf = pins.pin(self, id, strategy.is_some());
+                drop(part);
+                drop(victim);
+                if self.desc(id).state.load(Ordering::Acquire) & VALID == 0 {
+                    self.complete_read(&buf, ctx)?;
+                } else {
+                    stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+                }
+                return Ok(buf);
+            }
+            let d = self.desc(victim.id());
+            let s = d.lock_header();
+            debug_assert_eq!(refcount(s), 1);
+            debug_assert_eq!(s & (TAG_VALID | VALID | DIRTY | IO_IN_PROGRESS), 0);
+            d.set_tag(tag);
+            part.insert(h, victim.id());
+            d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
+            drop(part);
+            self.read_into(&victim, ctx)?;
+            return Ok(victim);
+        }
+    }
+
+    /// Finishes a read that another session may be doing: wait for it, or do it ourselves.
+    fn complete_read(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<()> {
+        if self.start_io(buf.id(), true) {
+            self.read_into(buf, ctx)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Reads the page from disk; the caller holds IO_IN_PROGRESS on the buffer.
+    fn read_into(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<()> {
+        let id = buf.id();
+        let tag = self.desc(id).tag();
+        // SAFETY: we hold IO_IN_PROGRESS and the buffer is not VALID, so no one else reads or
+        // writes its memory until end_io (they wait in start_io or on the mapping).
+        let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(id), self.block_size) };
+        let t0 = Instant::now();
+        let r = self
+            .smgr
+            .read(tag.rel, tag.fork, tag.block, page)
+            .and_then(|_| page::verify(page, tag.block, &self.smgr.display_name(tag.rel, tag.fork)));
+        match r {
+            Ok(()) => {
+                stats::count_io(ctx, IoOp::Read, 1, self.block_size as u64, t0.elapsed().as_nanos() as u64);
+                self.end_io(id, false, true, false);
+                Ok(())
+            }
+            Err(e) => {
+                self.end_io(id, false, false, true);
+                Err(e)
+            }
+        }
+    }
+
+    /// Sets IO_IN_PROGRESS, waiting for another I/O on the buffer first. Returns false if the
+    /// work is already done (input: VALID; output: not DIRTY).
+    pub(crate) fn start_io(&self, id: BufferId, for_input: bool) -> bool {
+        let d = self.desc(id);
+        loop {
+            let s = d.lock_header();
+            if s & IO_IN_PROGRESS == 0 {
+                let done = if for_input { s & VALID != 0 } else { s & DIRTY == 0 };
+                if done {
+                    d.unlock_header(s & !LOCKED);
+                    return false;
+                }
+                d.unlock_header((s & !LOCKED) | IO_IN_PROGRESS);
+                return true;
+            }
+            d.unlock_header(s & !LOCKED);
+            self.wait_io(id);
+        }
+    }
+
+    fn wait_io(&self, id: BufferId) {
+        let d = self.desc(id);
+        // SAFETY: key is the descriptor's address, valid for the pool's life; closures are
+        // trivial and do not re-enter the parking lot.
+        unsafe {
+            parking_lot_core::park(
+                d.io_key(),
+                || d.state.load(Ordering::Acquire) & IO_IN_PROGRESS != 0,
+                || {},
+                |_, _| {},
+                parking_lot_core::DEFAULT_PARK_TOKEN,
+                Some(Instant::now() + Duration::from_millis(100)),
+            );
+        }
+    }
+
+    /// Ends an I/O: clears IO_IN_PROGRESS, sets VALID / clears DIRTY / sets IO_ERROR, wakes
+    /// waiters.
+    pub(crate) fn end_io(&self, id: BufferId, clear_dirty: bool, set_valid: bool, error: bool) {
+        let d = self.desc(id);
+        let mut s = d.lock_header();
+        debug_assert!(s & IO_IN_PROGRESS != 0);
+        s &= !(LOCKED | IO_IN_PROGRESS | IO_ERROR);
+        if clear_dirty {
+            s &= !DIRTY;
+        }
+        if set_valid {
+            s |= VALID;
+        }
+        if error {
+            s |= IO_ERROR;
+        }
+        d.unlock_header(s);
+        // SAFETY: unpark only touches the parking lot's queue for this key.
+        unsafe {
+            parking_lot_core::unpark_all(d.io_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+        }
+    }
+
+    /// A pinned, clean, unmapped buffer (seed 000's split of BufferAlloc: no mapping or
+    /// relation lock is held while the victim is found and cleaned).
+    pub(crate) fn get_victim<'a>(&'a self, pins: &'a Pins, mut strategy: Option<&mut Strategy>) -> Result<Buffer<'a>> {
+        let deadline = Instant::now() + ALL_PINNED_TIMEOUT;
+        loop {
+            let (id, from_ring) = match strategy.as_deref_mut().and_then(|s| s.next_candidate(self)) {
+                Some(id) => (id, true),
+                None => match self.clock_sweep() {
+                    Some(id) => (id, false),
+                    None => {
+                        if Instant::now() > deadline {
+                            return Err(PgError::new(sqlstate::INSUFFICIENT_RESOURCES, "no unpinned buffers available").with_hint(
+                                format!("shared_buffers has {} buffers; raise it or lower the number of sessions.", self.nbuffers),
+                            ));
+                        }
+                        std::thread::sleep(Duration::from_micros(200));
+                        continue;
+                    }
+                },
+            };
+            // The candidate carries one shared pin taken by the sweep/ring; account it.
+            let buf = pins.adopt(self, id);
+            let ctx = Self::io_context(strategy.as_deref());
+            let s = self.desc(id).state.load(Ordering::Acquire);
+            if s & DIRTY != 0 {
+                if let Some(st) = strategy.as_deref_mut() {
+                    if from_ring && st.reject_dirty() {
+                        st.note_rejected();
+                        continue;
+                    }
+                }
+                self.flush_buffer(&buf, ctx)?;
+            }
+            if self.invalidate_victim(id) {
+                let op = if from_ring { IoOp::Reuse } else { IoOp::Eviction };
+                if s & TAG_VALID != 0 {
+                    stats::count_io(ctx, op, 1, 0, 0);
+                }
+                if let Some(st) = strategy.as_deref_mut() {
+                    st.record(id, from_ring);
+                }
+                return Ok(buf);
+            }
+            // Someone pinned or dirtied it meanwhile: drop our pin and look again.
+        }
+    }
+
+    /// Removes the buffer's mapping if we hold the only pin and it is clean.
+    fn invalidate_victim(&self, id: BufferId) -> bool {
+        let d = self.desc(id);
+        let s0 = d.state.load(Ordering::Acquire);
+        if s0 & TAG_VALID == 0 {
+            let s = d.lock_header();
+            if refcount(s) != 1 || s & (TAG_VALID | IO_IN_PROGRESS) != 0 {
+                d.unlock_header(s & !LOCKED);
+                return false;
+            }
+            d.unlock_header(s & !(LOCKED | VALID | DIRTY | IO_ERROR | USAGE_MASK | PERMANENT));
+            return true;
+        }
+        let old = HashedTag::new(d.tag());
+        let mut part = self.partition(&old).write();
+        let s = d.lock_header();
+        if refcount(s) != 1 || s & (DIRTY | IO_IN_PROGRESS) != 0 {
+            d.unlock_header(s & !LOCKED);
+            return false;
+        }
+        let removed = part.remove(&old);
+        debug_assert_eq!(removed, Some(id));
+        d.set_tag(BufferTag::INVALID);
+        d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK | PERMANENT));
+        true
+    }
+
+    /// The bounded clock sweep. Returns a buffer with one shared pin taken for the caller, or
+    /// None if every buffer examined was pinned.
+    ///
+    /// Bound: at most `max_examined` buffers per call (setting
+    /// `heapstore.clock_sweep_max_examined`), whatever the usage counts. Each unpinned buffer
+    /// passed over has its usage count decremented, as in PostgreSQL; when the bound is reached
+    /// without finding a zero, the unpinned buffer with the lowest usage count seen is taken.
+    /// So seed 004's search over tens of millions of hot buffers cannot happen: the cost of a
+    /// victim is O(max_examined), not O(shared_buffers × max usage).
+    pub(crate) fn clock_sweep(&self) -> Option<BufferId> {
+        let n = self.nbuffers as u64;
+        let bound = self.max_examined.min(n * (MAX_USAGE + 1));
+        let mut best: Option<(u64, BufferId)> = None;
+        let mut examined = 0u64;
+        while examined < bound {
+            let id = (self.hand.fetch_add(1, Ordering::Relaxed) % n) as BufferId;
+            examined += 1;
+            let d = self.desc(id);
+            let s = d.state.load(Ordering::Relaxed);
+            if s & LOCKED != 0 || refcount(s) != 0 {
+                continue;
+            }
+            let u = usage(s);
+            if u == 0 {
+                if self.try_pin_unpinned(id) {
+                    stats::count_victim_search(examined);
+                    return Some(id);
+                }
+                continue;
+            }
+            if d.state.compare_exchange(s, s - USAGE_ONE, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+                && best.is_none_or(|(bu, _)| u - 1 < bu)
+            {
+                best = Some((u - 1, id));
+            }
+        }
+        stats::count_victim_search(examined);
+        best.and_then(|(_, id)| self.try_pin_unpinned(id).then_some(id))
+    }
+
+    /// Pins a buffer only if no one has it pinned (for victims).
+    pub(crate) fn try_pin_unpinned(&self, id: BufferId) -> bool {
+        let d = self.desc(id);
+        let s = d.state.load(Ordering::Relaxed);
+        s & LOCKED == 0 && refcount(s) == 0 && d.state.compare_exchange(s, s + REFCOUNT_ONE, Ordering::Acquire, Ordering::Relaxed).is_ok()
+    }
+
+    /// Writes a dirty buffer (caller holds a pin). Takes the content lock shared, so no one
+    /// modifies the page during the write; checksums a private copy.
+    pub fn flush_buffer(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<()> {
+        let id = buf.id();
+        let d = self.desc(id);
+        d.content_lock.acquire(LWLockMode::Shared);
+        let r = self.flush_locked(id, ctx);
+        d.content_lock.release(LWLockMode::Shared);
+        r
+    }
+
+    fn flush_locked(&self, id: BufferId, ctx: IoContext) -> Result<()> {
+        if !self.start_io(id, false) {
+            return Ok(());
+        }
+        let tag = self.desc(id).tag();
+        let bs = self.block_size;
+        let r = SCRATCH.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.as_ref().is_none_or(|b| b.len() < bs) {
+                *slot = Some(AlignedBuf::zeroed(32768));
+            }
+            let scratch = &mut slot.as_mut().expect("set above")[..bs];
+            // SAFETY: we hold the content lock shared and IO_IN_PROGRESS: no writer modifies
+            // the page while we copy it.
+            let src = unsafe { std::slice::from_raw_parts(self.page_ptr(id), bs) };
+            scratch.copy_from_slice(src);
+            if !page::is_new(scratch) {
+                page::set_checksum(scratch, tag.block);
+            }
+            let t0 = Instant::now();
+            let r = self.smgr.write(tag.rel, tag.fork, tag.block, scratch);
+            (r, t0.elapsed())
+        });
+        match r.0 {
+            Ok(()) => {
+                stats::count_io(ctx, IoOp::Write, 1, bs as u64, r.1.as_nanos() as u64);
+                self.end_io(id, true, false, false);
+                Ok(())
+            }
+            Err(e) => {
+                self.end_io(id, false, false, true);
+                Err(e)
+            }
+        }
+    }
+
+    /// The extension lock of a relation.
+    pub fn extension_lock(&self, rel: RelFileNumber) -> Arc<ExtensionLock> {
+        self.ext_locks
+            .lock()
+            .expect("poisoned")
+            .entry(rel)
+            .or_insert_with(|| Arc::new(ExtensionLock { lock: LWLock::new(LWLockClass::RelationExtension), waiters: AtomicU32::new(0) }))
+            .clone()
+    }
+
+    /// Extends a fork by up to `n` new zeroed blocks and returns them pinned, valid and
+    /// unlocked, in block order.
+    ///
+    /// Seed 000's order: victims first (pinned, cleaned, unmapped, with no lock held); then,
+    /// under the relation's extension lock, only: read nblocks, insert the mappings, mark them
+    /// IO_IN_PROGRESS, zero-extend the file; after the lock, zero the memory and mark valid.
+    /// Fewer than `n` are returned when the session's pin share does not allow `n`.
+    pub fn extend_by<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        n: u32,
+        mut strategy: Option<&mut Strategy>,
+    ) -> Result<Vec<Buffer<'a>>> {
+        let room = pins.limit().saturating_sub(pins.held()).max(1) as u32;
+        let n = n.clamp(1, MAX_EXTEND_BY).min(room);
+        let ctx = Self::io_context(strategy.as_deref());
+        let mut victims = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            victims.push(self.get_victim(pins, strategy.as_deref_mut())?);
+        }
+        let ext = self.extension_lock(rel);
+        ext.waiters.fetch_add(1, Ordering::Relaxed);
+        ext.lock.acquire(LWLockMode::Exclusive);
+        ext.waiters.fetch_sub(1, Ordering::Relaxed);
+        let r = self.extend_locked(&victims, rel, fork, ctx);
+        ext.lock.release(LWLockMode::Exclusive);
+        let first = r?;
+        for (i, b) in victims.iter().enumerate() {
+            debug_assert_eq!(self.desc(b.id()).tag().block, first + i as u32);
+            // SAFETY: we hold IO_IN_PROGRESS on a buffer that is not VALID: no one else touches
+            // its memory (they wait for the I/O).
+            unsafe { std::ptr::write_bytes(self.page_ptr(b.id()), 0, self.block_size) };
+            self.end_io(b.id(), false, true, false);
+        }
+        Ok(victims)
+    }
+
+    /// The part of `extend_by` under the extension lock. Returns the first new block.
+    fn extend_locked(&self, victims: &[Buffer<'_>], rel: RelFileNumber, fork: ForkNumber, ctx: IoContext) -> Result<BlockNumber> {
+        let first = self.smgr.nblocks(rel, fork)?;
+        let n = victims.len() as u32;
+        for (i, b) in victims.iter().enumerate() {
+            let tag = BufferTag { rel, fork, block: first + i as u32 };
+            let h = HashedTag::new(tag);
+            let mut part = self.partition(&h).write();
+            if part.contains_key(&h) {
+                drop(part);
+                self.unmap_new(&victims[..i]);
+                return Err(PgError::new(
+                    sqlstate::DATA_CORRUPTED,
+                    format!("unexpected data beyond EOF in block {} of relation {}", tag.block, self.smgr.display_name(rel, fork)),
+                ));
+            }
+            let d = self.desc(b.id());
+            let s = d.lock_header();
+            d.set_tag(tag);
+            part.insert(h, b.id());
+            d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
+        }
+        let t0 = Instant::now();
+        if let Err(e) = self.smgr.zero_extend(rel, fork, first, n) {
+            self.unmap_new(victims);
+            return Err(e);
+        }
+        stats::count_io(ctx, IoOp::Extend, n as u64, n as u64 * self.block_size as u64, t0.elapsed().as_nanos() as u64);
+        Ok(first)
+    }
+
+    /// Undoes the mappings of a failed extension: the buffers go back unmapped.
+    fn unmap_new(&self, bufs: &[Buffer<'_>]) {
+        for b in bufs {
+            let d = self.desc(b.id());
+            let h = HashedTag::new(d.tag());
+            let mut part = self.partition(&h).write();
+            part.remove(&h);
+            let s = d.lock_header();
+            d.set_tag(BufferTag::INVALID);
+            d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | IO_IN_PROGRESS));
+            drop(part);
+            // SAFETY: as in end_io.
+            unsafe { parking_lot_core::unpark_all(d.io_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN) };
+        }
+    }
+
+    /// Writes every dirty buffer (of `rel` if given). Used at shutdown and by commits of
+    /// relations that skip the WAL.
+    pub fn flush_all(&self, pins: &Pins, rel: Option<RelFileNumber>) -> Result<u64> {
+        let mut written = 0;
+        for id in 0..self.nbuffers {
+            let s = self.desc(id).state.load(Ordering::Relaxed);
+            if s & (DIRTY | TAG_VALID) != (DIRTY | TAG_VALID) {
+                continue;
+            }
+            let buf = pins.pin(self, id, true);
+            let s = self.desc(id).state.load(Ordering::Acquire);
+            if s & (DIRTY | VALID | TAG_VALID) != (DIRTY | VALID | TAG_VALID) {
+                continue;
+            }
+            if rel.is_some_and(|r| self.desc(id).tag().rel != r) {
+                continue;
+            }
+            self.flush_buffer(&buf, IoContext::Normal)?;
+            written += 1;
+        }
+        Ok(written)
+    }
+
+    /// Forgets every buffer of a relation without writing it (DROP, TRUNCATE, crash reset).
+    /// No one may hold a pin on them: the caller holds the relation exclusively.
+    pub fn drop_relation_buffers(&self, rel: RelFileNumber) {
+        for id in 0..self.nbuffers {
+            let d = self.desc(id);
+            let s = d.state.load(Ordering::Acquire);
+            if s & TAG_VALID == 0 {
+                continue;
+            }
+            let t = self.tag_locked(id);
+            if t.rel != rel {
+                continue;
+            }
+            let h = HashedTag::new(t);
+            // A victim search elsewhere may hold a transient pin; wait for it (bounded).
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let mut part = self.partition(&h).write();
+                let s = d.lock_header();
+                if s & TAG_VALID == 0 || d.tag() != t {
+                    d.unlock_header(s & !LOCKED);
+                    break;
+                }
+                if refcount(s) != 0 {
+                    d.unlock_header(s & !LOCKED);
+                    drop(part);
+                    assert!(Instant::now() < deadline, "buffer {id} of dropped relation {} stays pinned", rel.0);
+                    std::thread::yield_now();
+                    continue;
+                }
+                part.remove(&h);
+                d.set_tag(BufferTag::INVALID);
+                d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK | PERMANENT));
+                break;
+            }
+        }
+    }
+
+    /// Buffers currently holding pages of `rel` (for tests and EXPLAIN).
+    pub fn count_relation_buffers(&self, rel: RelFileNumber) -> usize {
+        (0..self.nbuffers)
+            .filter(|&id| {
+                let d = self.desc(id);
+                d.state.load(Ordering::Acquire) & VALID != 0 && self.tag_locked(id).rel == rel
+            })
+            .count()
+    }
+
+    /// Reads a buffer's tag under its header lock (for callers that hold no pin).
+    fn tag_locked(&self, id: BufferId) -> BufferTag {
+        let d = self.desc(id);
+        let s = d.lock_header();
+        let t = d.tag();
+        d.unlock_header(s & !LOCKED);
+        t
+    }
+
+    /// Total shared pins held (0 when every session has released everything).
+    pub fn total_pins(&self) -> u64 {
+        self.descs.iter().map(|d| refcount(d.state.load(Ordering::Acquire))).sum()
+    }
+
+    /// Dirty buffer count.
+    pub fn dirty_buffers(&self) -> usize {
+        self.descs.iter().filter(|d| d.state.load(Ordering::Relaxed) & DIRTY != 0).count()
+    }
+}

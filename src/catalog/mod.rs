@@ -1,0 +1,176 @@
+//! The catalog: tables, their columns and types, and which files hold them; persisted in
+//! `global/catalog.json`.
+//!
+//! DDL is transactional the way PostgreSQL's is, with relation file numbers doing the work:
+//! CREATE TABLE makes new files; TRUNCATE gives the table *new* files and keeps the old ones
+//! until commit; DROP deletes the files only at commit. A transaction's catalog changes are
+//! held in its session (see `session`) and applied here at commit; an abort deletes the files
+//! it created. So a failed or rolled-back DDL leaves nothing behind, and a reader never sees a
+//! half-changed table.
+//!
+//! Invariants:
+//! 1. The catalog file is replaced atomically (`fsutil::write_file_durably`) at every commit
+//!    that changed it, before the commit is acknowledged.
+//! 2. Table names are unique (case-folded as PostgreSQL folds unquoted identifiers); oids and
+//!    relfile numbers are never reused (the counters only grow and are saved).
+//! 3. Relation files on disk that no table references are orphans of a crashed transaction
+//!    and are removed at start-up.
+
+pub mod rellock;
+
+use crate::error::{sqlstate, PgError, Result};
+use crate::storage::RelFileNumber;
+use crate::types::SqlType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+pub type Oid = u32;
+
+/// First oid handed to user objects (PostgreSQL's FirstNormalObjectId).
+pub const FIRST_NORMAL_OID: Oid = 16384;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    pub ty: SqlType,
+    pub not_null: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Persistence {
+    Permanent,
+    Unlogged,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub oid: Oid,
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub relfile: RelFileNumber,
+    /// Files of the out-of-line storage (TOAST) relation, if the table has varlena columns.
+    pub toast_relfile: Option<RelFileNumber>,
+    pub persistence: Persistence,
+}
+
+impl Table {
+    pub fn column_names(&self) -> Vec<String> {
+        self.columns.iter().map(|c| c.name.clone()).collect()
+    }
+
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct CatalogFile {
+    next_oid: Oid,
+    next_relfile: u32,
+    tables: Vec<Table>,
+}
+
+/// The shared catalog.
+pub struct Catalog {
+    path: PathBuf,
+    state: RwLock<CatalogState>,
+}
+
+struct CatalogState {
+    next_oid: Oid,
+    next_relfile: u32,
+    by_name: BTreeMap<String, Arc<Table>>,
+}
+
+impl Catalog {
+    pub fn open(datadir: &Path) -> Result<Catalog> {
+        let dir = datadir.join("global");
+        std::fs::create_dir_all(&dir).map_err(|e| PgError::io("create directory", &dir, e))?;
+        let path = dir.join("catalog.json");
+        let file: CatalogFile = match std::fs::read(&path) {
+            Ok(b) => serde_json::from_slice(&b)
+                .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("catalog file \"{}\" is corrupt: {e}", path.display())))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                CatalogFile { next_oid: FIRST_NORMAL_OID, next_relfile: FIRST_NORMAL_OID, tables: Vec::new() }
+            }
+            Err(e) => return Err(PgError::io("read", &path, e)),
+        };
+        let by_name = file.tables.into_iter().map(|t| (t.name.clone(), Arc::new(t))).collect();
+        Ok(Catalog {
+            path,
+            state: RwLock::new(CatalogState {
+                next_oid: file.next_oid.max(FIRST_NORMAL_OID),
+                next_relfile: file.next_relfile.max(FIRST_NORMAL_OID),
+                by_name,
+            }),
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<Table>> {
+        self.state.read().expect("poisoned").by_name.get(name).cloned()
+    }
+
+    pub fn tables(&self) -> Vec<Arc<Table>> {
+        self.state.read().expect("poisoned").by_name.values().cloned().collect()
+    }
+
+    /// A fresh oid (never reused; saved with the next commit that writes the catalog).
+    pub fn new_oid(&self) -> Oid {
+        let mut s = self.state.write().expect("poisoned");
+        let o = s.next_oid;
+        s.next_oid += 1;
+        o
+    }
+
+    /// A fresh relation file number.
+    pub fn new_relfile(&self) -> RelFileNumber {
+        let mut s = self.state.write().expect("poisoned");
+        let r = s.next_relfile;
+        s.next_relfile += 1;
+        RelFileNumber(r)
+    }
+
+    /// Applies a committing transaction's changes and saves the catalog durably.
+    /// `creates` are new tables, `drops` table names, `replaces` tables with new definitions
+    /// (TRUNCATE's new files).
+    pub fn apply(&self, creates: &[Arc<Table>], drops: &[String], replaces: &[Arc<Table>]) -> Result<()> {
+        let mut s = self.state.write().expect("poisoned");
+        for d in drops {
+            s.by_name.remove(d);
+        }
+        for t in creates.iter().chain(replaces) {
+            s.by_name.insert(t.name.clone(), t.clone());
+        }
+        self.save_locked(&s)
+    }
+
+    fn save_locked(&self, s: &CatalogState) -> Result<()> {
+        let file =
+            CatalogFile { next_oid: s.next_oid, next_relfile: s.next_relfile, tables: s.by_name.values().map(|t| (**t).clone()).collect() };
+        let b = serde_json::to_vec_pretty(&file).expect("serializable");
+        crate::storage::fsutil::write_file_durably(&self.path, &b)
+    }
+
+    /// Saves the counters (so that oids handed out are not reused after a restart).
+    pub fn save(&self) -> Result<()> {
+        let s = self.state.read().expect("poisoned");
+        self.save_locked(&s)
+    }
+
+    /// Every relation file any table references.
+    pub fn referenced_relfiles(&self) -> Vec<RelFileNumber> {
+        let s = self.state.read().expect("poisoned");
+        s.by_name.values().flat_map(|t| std::iter::once(t.relfile).chain(t.toast_relfile)).collect()
+    }
+}
+
+/// Folds an identifier as PostgreSQL does: unquoted names to lower case.
+pub fn fold_ident(ident: &sqlparser::ast::Ident) -> String {
+    if ident.quote_style.is_some() {
+        ident.value.clone()
+    } else {
+        ident.value.to_lowercase()
+    }
+}

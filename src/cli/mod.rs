@@ -1,0 +1,160 @@
+//! The `heapstore` command line, psql-like: `-D DIR`, `--set name=value`, `-c SQL`, `-f FILE`,
+//! `-A`, `-t`, and the commands `init`, `stats`, `demo`.
+
+pub mod demo;
+pub mod print;
+
+use crate::db::Database;
+use crate::error::{sqlstate, PgError, Result};
+use crate::sql::CopyIo;
+use clap::{Parser, Subcommand};
+use print::PrintOptions;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "heapstore", version, about = "An embeddable, crash-safe table storage engine on PostgreSQL's storage design")]
+pub struct Cli {
+    /// Data directory (or $HEAPSTORE_DATA).
+    #[arg(short = 'D', long = "pgdata", env = "HEAPSTORE_DATA", global = true)]
+    pub dir: Option<PathBuf>,
+    /// Override a setting for this run (PostgreSQL names), e.g. --set shared_buffers=1GB.
+    #[arg(long = "set", value_name = "NAME=VALUE", global = true)]
+    pub set: Vec<String>,
+    /// Run SQL (several statements separated by ';'); repeatable.
+    #[arg(short = 'c', long = "command", value_name = "SQL")]
+    pub commands: Vec<String>,
+    /// Run SQL from a file; repeatable.
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Unaligned output (as psql -A).
+    #[arg(short = 'A', long = "no-align")]
+    pub unaligned: bool,
+    /// Rows only, no header or footer (as psql -t).
+    #[arg(short = 't', long = "tuples-only")]
+    pub tuples_only: bool,
+    /// Field separator for unaligned output.
+    #[arg(short = 'F', long = "field-separator", default_value = "|")]
+    pub field_separator: String,
+    #[command(subcommand)]
+    pub cmd: Option<Cmd>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Create a data directory.
+    Init {
+        /// Page size in bytes (4096..32768, a power of two); fixed for the directory's life.
+        #[arg(long)]
+        block_size: Option<u32>,
+    },
+    /// Show cumulative I/O, LWLock and buffer-replacement statistics.
+    Stats {
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The main job: create a database, generate and COPY a few million rows, scan them, and
+    /// show throughput and statistics.
+    Demo {
+        /// Where to put the database (default: a temporary directory, removed afterwards).
+        dir: Option<PathBuf>,
+        /// Rows to generate.
+        #[arg(long, default_value_t = 3_000_000)]
+        rows: u64,
+    },
+}
+
+fn need_dir(cli: &Cli) -> Result<PathBuf> {
+    cli.dir.clone().ok_or_else(|| {
+        PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "no data directory specified").with_hint("Use -D DIR or set HEAPSTORE_DATA.")
+    })
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    match run_inner(&cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    }
+}
+
+fn run_inner(cli: &Cli) -> Result<i32> {
+    match &cli.cmd {
+        Some(Cmd::Init { block_size }) => {
+            let dir = need_dir(cli)?;
+            let mut set = cli.set.clone();
+            if let Some(b) = block_size {
+                set.push(format!("block_size={b}"));
+            }
+            Database::init(&dir, &set)?;
+            println!("heapstore data directory initialized at {}", dir.display());
+            return Ok(0);
+        }
+        Some(Cmd::Stats { json }) => {
+            let dir = need_dir(cli)?;
+            let s = crate::db::saved_stats(&dir)?;
+            if *json {
+                println!("{}", serde_json::to_string_pretty(&s).expect("serializable"));
+            } else {
+                print!("{}", print::format_stats(&s));
+            }
+            return Ok(0);
+        }
+        Some(Cmd::Demo { dir, rows }) => return demo::run(dir.clone(), *rows, &cli.set).map(|_| 0),
+        None => {}
+    }
+    if cli.commands.is_empty() && cli.files.is_empty() {
+        return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "nothing to do")
+            .with_hint("Give -c SQL, -f FILE, or a command (init, stats, demo); see --help."));
+    }
+    let dir = need_dir(cli)?;
+    let db = Database::open(&dir, &cli.set)?;
+    for m in &db.shared().startup_messages {
+        eprintln!("{m}");
+    }
+    let opts = PrintOptions { unaligned: cli.unaligned, tuples_only: cli.tuples_only, field_separator: cli.field_separator.clone() };
+    let mut scripts: Vec<String> = cli.commands.clone();
+    for f in &cli.files {
+        scripts.push(std::fs::read_to_string(f).map_err(|e| PgError::io("read", f, e))?);
+    }
+    let mut code = 0;
+    {
+        let mut session = db.session();
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        for sql in &scripts {
+            let mut inp = stdin.lock();
+            let mut out = stdout.lock();
+            let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out) };
+            let res = session.execute_with_io(sql, &mut io);
+            drop(io);
+            match res {
+                Ok(results) => {
+                    for r in &results {
+                        for n in &r.notices {
+                            eprintln!("{n}");
+                        }
+                        // COPY TO STDOUT writes data only, as psql does.
+                        if r.tag.starts_with("COPY") && sql.to_uppercase().contains("STDOUT") {
+                            continue;
+                        }
+                        let _ = out.write_all(print::format_result(r, &opts).as_bytes());
+                    }
+                    let _ = out.flush();
+                }
+                Err(e) => {
+                    let _ = out.flush();
+                    eprintln!("{e}");
+                    code = 1;
+                    break;
+                }
+            }
+        }
+    }
+    db.close()?;
+    Ok(code)
+}

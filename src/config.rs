@@ -1,0 +1,360 @@
+//! Settings, with PostgreSQL's names, units and meanings.
+//!
+//! A setting comes from (later wins): its built-in default, the data directory's
+//! `heapstore.conf` (written by `init --set name=value`), then `--set name=value` on the
+//! command line. Values are parsed as PostgreSQL's GUC machinery parses them: memory sizes
+//! take `kB`, `MB`, `GB`, `TB` (or a bare number in the setting's base unit), times take
+//! `ms`, `s`, `min`, `h`, booleans take on/off/true/false/yes/no/1/0.
+//!
+//! Invariants:
+//! 1. Every name is one PostgreSQL has (or, for heapstore-only knobs, is prefixed `heapstore.`),
+//!    and an unknown name is refused with PostgreSQL's error
+//!    (`unrecognized configuration parameter "x"`), never silently ignored.
+//! 2. `block_size` is fixed at `init`; changing it afterwards is refused.
+
+use crate::error::{sqlstate, PgError, Result};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The name of the config file inside a data directory.
+pub const CONFIG_FILE: &str = "heapstore.conf";
+
+/// How a setting's value is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Memory size; the base unit in bytes (8192 for shared_buffers' "blocks", 1 for bytes).
+    Memory {
+        unit_bytes: u64,
+    },
+    /// Time; the base unit in milliseconds.
+    Time,
+    Int,
+    Bool,
+    Enum(&'static [&'static str]),
+}
+
+struct Def {
+    name: &'static str,
+    kind: Kind,
+    default: &'static str,
+    /// Only settable at init.
+    init_only: bool,
+    doc: &'static str,
+}
+
+const DEFS: &[Def] = &[
+    Def {
+        name: "block_size",
+        kind: Kind::Int,
+        default: "8192",
+        init_only: true,
+        doc: "page size in bytes, 4096..32768, a power of two; fixed at init",
+    },
+    Def {
+        name: "shared_buffers",
+        kind: Kind::Memory { unit_bytes: 8192 },
+        default: "128MB",
+        init_only: false,
+        doc: "size of the shared buffer pool",
+    },
+    Def {
+        name: "huge_pages",
+        kind: Kind::Enum(&["try", "on", "off"]),
+        default: "try",
+        init_only: false,
+        doc: "back the pool with huge pages (MAP_HUGETLB), else transparent huge pages",
+    },
+    Def { name: "io_direct", kind: Kind::Bool, default: "off", init_only: false, doc: "open relation files with O_DIRECT" },
+    Def {
+        name: "max_connections",
+        kind: Kind::Int,
+        default: "100",
+        init_only: false,
+        doc: "sessions; each may pin shared_buffers / max_connections buffers",
+    },
+    Def {
+        name: "heapstore.buffer_partitions",
+        kind: Kind::Int,
+        default: "128",
+        init_only: false,
+        doc: "partitions of the buffer mapping table (a power of two)",
+    },
+    Def {
+        name: "heapstore.clock_sweep_max_examined",
+        kind: Kind::Int,
+        default: "1024",
+        init_only: false,
+        doc: "bound on buffers examined per victim search; past it the least-used unpinned buffer seen is taken",
+    },
+    Def {
+        name: "heapstore.toast_threshold",
+        kind: Kind::Memory { unit_bytes: 1 },
+        default: "0",
+        init_only: false,
+        doc: "values larger than this are stored out of line (0: block_size / 4)",
+    },
+    Def {
+        name: "io_combine_limit",
+        kind: Kind::Memory { unit_bytes: 8192 },
+        default: "128kB",
+        init_only: false,
+        doc: "largest read issued at once",
+    },
+    Def { name: "effective_io_concurrency", kind: Kind::Int, default: "16", init_only: false, doc: "reads a stream keeps in flight" },
+    Def { name: "log_lock_waits", kind: Kind::Bool, default: "off", init_only: false, doc: "log lock waits longer than deadlock_timeout" },
+    Def {
+        name: "deadlock_timeout",
+        kind: Kind::Time,
+        default: "1s",
+        init_only: false,
+        doc: "wait this long before checking for deadlock / logging a wait",
+    },
+    Def {
+        name: "synchronous_commit",
+        kind: Kind::Enum(&["on", "off", "local", "remote_write", "remote_apply"]),
+        default: "on",
+        init_only: false,
+        doc: "wait for durability at commit",
+    },
+    Def {
+        name: "fsync",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "issue fsync at checkpoints and shutdown (off is unsafe)",
+    },
+];
+
+/// Resolved settings for one open data directory.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    values: BTreeMap<&'static str, String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { values: DEFS.iter().map(|d| (d.name, d.default.to_string())).collect() }
+    }
+}
+
+fn def(name: &str) -> Result<&'static Def> {
+    let lname = name.to_ascii_lowercase();
+    DEFS.iter()
+        .find(|d| d.name == lname)
+        .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("unrecognized configuration parameter \"{name}\"")))
+}
+
+impl Settings {
+    /// Sets `name` to `value` after validating it.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let d = def(name)?;
+        validate(d, value)?;
+        self.values.insert(d.name, value.trim().to_string());
+        Ok(())
+    }
+
+    /// Applies a `name=value` string as given to `--set`.
+    pub fn set_pair(&mut self, pair: &str) -> Result<()> {
+        let (n, v) = pair
+            .split_once('=')
+            .ok_or_else(|| PgError::new(sqlstate::SYNTAX_ERROR, format!("invalid setting \"{pair}\": expected name=value")))?;
+        self.set(n.trim(), v.trim())
+    }
+
+    /// The value as written, e.g. `"128MB"`.
+    pub fn get(&self, name: &str) -> Result<&str> {
+        let d = def(name)?;
+        Ok(self.values.get(d.name).map(|s| s.as_str()).unwrap_or(d.default))
+    }
+
+    pub fn is_init_only(name: &str) -> bool {
+        def(name).map(|d| d.init_only).unwrap_or(false)
+    }
+
+    /// A memory setting in bytes.
+    pub fn bytes(&self, name: &str) -> u64 {
+        let d = def(name).expect("known setting");
+        let Kind::Memory { unit_bytes } = d.kind else { panic!("{name} is not a memory setting") };
+        parse_memory(self.get(name).expect("known"), unit_bytes).expect("validated")
+    }
+
+    pub fn ms(&self, name: &str) -> u64 {
+        parse_time_ms(self.get(name).expect("known")).expect("validated")
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        self.get(name).expect("known").parse().expect("validated")
+    }
+
+    pub fn bool(&self, name: &str) -> bool {
+        parse_bool(self.get(name).expect("known")).expect("validated")
+    }
+
+    /// Settings whose value differs from the default, as `(name, value)`.
+    pub fn non_default(&self) -> Vec<(String, String)> {
+        DEFS.iter()
+            .filter_map(|d| {
+                let v = self.values.get(d.name)?;
+                (v != d.default).then(|| (d.name.to_string(), v.clone()))
+            })
+            .collect()
+    }
+
+    /// All settings with their documentation (for `SHOW ALL`-like listings).
+    pub fn all(&self) -> Vec<(&'static str, String, &'static str)> {
+        DEFS.iter().map(|d| (d.name, self.get(d.name).unwrap_or(d.default).to_string(), d.doc)).collect()
+    }
+
+    /// Reads `heapstore.conf` lines of the form `name = value` (`#` starts a comment).
+    pub fn load_file(&mut self, path: &Path) -> Result<()> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(PgError::io("read", path, e)),
+        };
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (n, v) = line.split_once('=').ok_or_else(|| {
+                PgError::new(sqlstate::SYNTAX_ERROR, format!("syntax error in file \"{}\" line {}", path.display(), i + 1))
+            })?;
+            let v = v.trim().trim_matches('\'');
+            self.set(n.trim(), v).map_err(|e| e.with_context(format!("line {} of configuration file \"{}\"", i + 1, path.display())))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the non-default settings to `path`.
+    pub fn save_file(&self, path: &Path) -> Result<()> {
+        let mut s = String::from("# heapstore configuration (PostgreSQL setting names)\n");
+        for (n, v) in self.non_default() {
+            let _ = writeln!(s, "{n} = '{v}'");
+        }
+        crate::storage::fsutil::write_file_durably(path, s.as_bytes())
+    }
+
+    /// The pool size in buffers.
+    pub fn shared_buffers_blocks(&self, block_size: usize) -> usize {
+        (self.bytes("shared_buffers") / block_size as u64).max(16) as usize
+    }
+}
+
+fn invalid(name: &str, value: &str, why: &str) -> PgError {
+    let mut e = PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""));
+    if !why.is_empty() {
+        e = e.with_hint(why.to_string());
+    }
+    e
+}
+
+fn validate(d: &Def, value: &str) -> Result<()> {
+    let v = value.trim();
+    let ok = match d.kind {
+        Kind::Memory { unit_bytes } => parse_memory(v, unit_bytes).is_some(),
+        Kind::Time => parse_time_ms(v).is_some(),
+        Kind::Int => v.parse::<i64>().is_ok(),
+        Kind::Bool => parse_bool(v).is_some(),
+        Kind::Enum(vals) => vals.iter().any(|x| x.eq_ignore_ascii_case(v)),
+    };
+    if !ok {
+        let hint = match d.kind {
+            Kind::Memory { .. } => "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".".to_string(),
+            Kind::Time => "Valid units for this parameter are \"ms\", \"s\", \"min\", \"h\", and \"d\".".to_string(),
+            Kind::Enum(vals) => format!("Available values: {}.", vals.join(", ")),
+            _ => String::new(),
+        };
+        return Err(invalid(d.name, value, &hint));
+    }
+    if d.name == "block_size" {
+        let n: i64 = v.parse().unwrap_or(0);
+        if !(4096..=32768).contains(&n) || (n & (n - 1)) != 0 {
+            return Err(invalid(d.name, value, "block_size must be a power of two between 4096 and 32768."));
+        }
+    }
+    if d.name == "heapstore.buffer_partitions" {
+        let n: i64 = v.parse().unwrap_or(0);
+        if !(1..=1024).contains(&n) || (n & (n - 1)) != 0 {
+            return Err(invalid(d.name, value, "must be a power of two between 1 and 1024."));
+        }
+    }
+    if d.name == "max_connections" && v.parse::<i64>().unwrap_or(0) < 1 {
+        return Err(invalid(d.name, value, "must be at least 1."));
+    }
+    Ok(())
+}
+
+/// Parses a PostgreSQL memory value; a bare number is in `unit_bytes` units.
+pub fn parse_memory(v: &str, unit_bytes: u64) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let mult: u64 = match unit.trim() {
+        "" => unit_bytes,
+        "B" => 1,
+        "kB" => 1 << 10,
+        "MB" => 1 << 20,
+        "GB" => 1 << 30,
+        "TB" => 1 << 40,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+pub fn parse_time_ms(v: &str) -> Option<u64> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: u64 = num.parse().ok()?;
+    let mult = match unit.trim() {
+        "" | "ms" => 1,
+        "s" => 1000,
+        "min" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+pub fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
+        "off" | "false" | "no" | "0" | "f" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_units() {
+        let mut s = Settings::default();
+        assert_eq!(s.bytes("shared_buffers"), 128 << 20);
+        s.set("shared_buffers", "1GB").unwrap();
+        assert_eq!(s.bytes("shared_buffers"), 1 << 30);
+        s.set("shared_buffers", "16").unwrap();
+        assert_eq!(s.bytes("shared_buffers"), 16 * 8192);
+        assert!(s.set("shared_buffers", "12XB").is_err());
+    }
+
+    #[test]
+    fn unknown_setting_is_refused() {
+        let mut s = Settings::default();
+        let e = s.set("no_such", "1").unwrap_err();
+        assert_eq!(e.message, "unrecognized configuration parameter \"no_such\"");
+    }
+
+    #[test]
+    fn block_size_is_checked() {
+        let mut s = Settings::default();
+        assert!(s.set("block_size", "4096").is_ok());
+        assert!(s.set("block_size", "5000").is_err());
+        assert!(s.set("block_size", "65536").is_err());
+    }
+}

@@ -1,0 +1,336 @@
+//! COPY FROM and COPY TO against tables: the glue between the format readers/writers and the
+//! heap.
+//!
+//! COPY FROM forms each row's tuple straight from the parsed fields (type input writes the
+//! stored form into the tuple builder; nothing is allocated per value), moves big values out of
+//! line, and hands batches of about 256 kB of tuples to the heap's multi-insert, which fills
+//! whole pages. Memory stays flat whatever the input size.
+//!
+//! Invariants:
+//! 1. A COPY FROM runs in its transaction: if any row fails, the transaction aborts and none of
+//!    the rows it inserted is visible (they are dead tuples until VACUUM); the table stays
+//!    usable.
+//! 2. Errors name the relation, the line (tuple number for binary), the column and the value,
+//!    in PostgreSQL's CONTEXT form.
+
+use super::{CopyFormat, CopyOptions, CopyReader, CopyWriter, Field};
+use crate::access::heap::{self, toast, tuple, BulkInsert, Flow};
+use crate::buffer::{BufferPool, Pins};
+use crate::catalog::rellock::RelLockMode;
+use crate::catalog::{fold_ident, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use crate::sql::CopyIo;
+use crate::types::SqlType;
+use sqlparser::ast::{CopyLegacyCsvOption, CopyLegacyOption, CopyOption, CopySource, CopyTarget};
+use std::io::{Read, Write};
+
+/// Bytes of formed tuples handed to the heap at once.
+const BATCH_BYTES: usize = 256 << 10;
+/// PostgreSQL's limit on each value shown in "Failing row contains (...)".
+const MAX_FIELD_DISPLAY_BYTES: usize = 64;
+
+/// Turns sqlparser's COPY options (new and legacy syntax) into name/value pairs.
+fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<Vec<(String, Option<String>)>> {
+    let mut p: Vec<(String, Option<String>)> = Vec::new();
+    let mut push = |n: &str, v: String| p.push((n.to_string(), Some(v)));
+    for o in options {
+        match o {
+            CopyOption::Format(f) => push("format", f.value.clone()),
+            CopyOption::Freeze(b) => push("freeze", b.to_string()),
+            CopyOption::Delimiter(c) => push("delimiter", c.to_string()),
+            CopyOption::Null(s) => push("null", s.clone()),
+            CopyOption::Header(b) => push("header", b.to_string()),
+            CopyOption::Quote(c) => push("quote", c.to_string()),
+            CopyOption::Escape(c) => push("escape", c.to_string()),
+            CopyOption::Encoding(e) => push("encoding", e.clone()),
+            CopyOption::ForceQuote(_) | CopyOption::ForceNotNull(_) | CopyOption::ForceNull(_) => {
+                return Err(PgError::feature("COPY FORCE_QUOTE / FORCE_NOT_NULL / FORCE_NULL are not supported yet"))
+            }
+        }
+    }
+    for o in legacy {
+        match o {
+            CopyLegacyOption::Binary => push("format", "binary".into()),
+            CopyLegacyOption::Delimiter(c) => push("delimiter", c.to_string()),
+            CopyLegacyOption::Null(s) => push("null", s.clone()),
+            CopyLegacyOption::Csv(opts) => {
+                push("format", "csv".into());
+                for c in opts {
+                    match c {
+                        CopyLegacyCsvOption::Header => push("header", "true".into()),
+                        CopyLegacyCsvOption::Quote(q) => push("quote", q.to_string()),
+                        CopyLegacyCsvOption::Escape(e) => push("escape", e.to_string()),
+                        _ => return Err(PgError::feature("COPY FORCE QUOTE / FORCE NOT NULL are not supported yet")),
+                    }
+                }
+            }
+            other => return Err(PgError::syntax(format!("syntax error at or near \"{other}\""))),
+        }
+    }
+    Ok(p)
+}
+
+/// Runs one COPY statement.
+pub fn run_copy(
+    s: &mut Session,
+    source: CopySource,
+    to: bool,
+    target: CopyTarget,
+    options: Vec<CopyOption>,
+    legacy: Vec<CopyLegacyOption>,
+    io: &mut CopyIo<'_>,
+) -> Result<QueryResult> {
+    let CopySource::Table { table_name, columns } = source else {
+        return Err(PgError::feature("COPY (query) TO is not supported yet"));
+    };
+    let tname = crate::sql::ddl_table_name(&table_name)?;
+    let table = s.table(&tname)?;
+    let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
+    let cols = column_list(&table, &columns)?;
+    s.lock_table(&table, RelLockMode::Shared)?;
+    let n = match (to, target) {
+        (_, CopyTarget::Program { .. }) => return Err(PgError::feature("COPY ... PROGRAM is not supported")),
+        (false, CopyTarget::Stdin) => {
+            let src = io
+                .stdin
+                .as_deref_mut()
+                .ok_or_else(|| PgError::feature("COPY FROM STDIN needs a data source (the library's Session::execute_with_io)"))?;
+            copy_from(s, &table, &cols, opts, src)?
+        }
+        (false, CopyTarget::File { filename }) => {
+            let f = std::fs::File::open(&filename).map_err(|e| {
+                PgError::new(
+                    if e.kind() == std::io::ErrorKind::NotFound { sqlstate::UNDEFINED_FILE } else { sqlstate::IO_ERROR },
+                    format!("could not open file \"{filename}\" for reading: {}", os_msg(&e)),
+                )
+            })?;
+            copy_from(s, &table, &cols, opts, &mut &f)?
+        }
+        (true, CopyTarget::Stdout) => {
+            let dst = io
+                .stdout
+                .as_deref_mut()
+                .ok_or_else(|| PgError::feature("COPY TO STDOUT needs a destination (the library's Session::execute_with_io)"))?;
+            copy_to(s, &table, &cols, opts, dst)?
+        }
+        (true, CopyTarget::File { filename }) => {
+            let f = std::fs::File::create(&filename)
+                .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not open file \"{filename}\" for writing: {}", os_msg(&e))))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
+            let n = copy_to(s, &table, &cols, opts, &mut w)?;
+            w.flush().map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not write to file \"{filename}\": {}", os_msg(&e))))?;
+            n
+        }
+        (false, CopyTarget::Stdout) | (true, CopyTarget::Stdin) => return Err(PgError::syntax("COPY FROM STDOUT / TO STDIN is not valid")),
+    };
+    Ok(crate::sql::tag(&format!("COPY {n}")))
+}
+
+fn os_msg(e: &std::io::Error) -> String {
+    // "No such file or directory (os error 2)" -> PostgreSQL's "No such file or directory".
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<usize>> {
+    if columns.is_empty() {
+        return Ok((0..table.columns.len()).collect());
+    }
+    let mut out: Vec<usize> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let n = fold_ident(c);
+        let i = table.column_index(&n).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+        })?;
+        if out.contains(&i) {
+            return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// Loads rows into `table`; returns how many.
+pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read) -> Result<u64> {
+    let xid = s.xid();
+    let cid = s.txn().cid;
+    let shared = s.shared.clone();
+    let pool = &shared.pool;
+    let pins = &s.pins;
+    let bs = pool.block_size();
+    let ncols = table.columns.len();
+    let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let fixed: Vec<bool> = types.iter().map(|t| t.fixed_len().is_some()).collect();
+    let mut src_of: Vec<Option<usize>> = vec![None; ncols];
+    for (k, &c) in cols.iter().enumerate() {
+        src_of[c] = Some(k);
+    }
+    let threshold = match shared.settings.bytes("heapstore.toast_threshold") {
+        0 => toast::default_threshold(bs),
+        n => n as usize,
+    };
+    let max_size = heap::max_tuple_size(bs);
+    let mut rdr = CopyReader::new(src, opts, &table.name, &names);
+    let mut b = tuple::TupleBuilder::new(ncols);
+    let mut bulk = BulkInsert::new(pool, pins, table.relfile);
+    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::new(pool, pins, r));
+    let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
+    let mut lens: Vec<usize> = Vec::with_capacity(4096);
+    let mut n = 0u64;
+    while let Some(row) = rdr.next_row()? {
+        b.begin();
+        for c in 0..ncols {
+            let ty = &types[c];
+            let k = src_of[c];
+            match k.and_then(|k| row.field(k)) {
+                None => b.push_null(),
+                Some(Field::Text(v)) => b
+                    .push_with(fixed[c], |out| ty.input_text(v, out))
+                    .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
+                Some(Field::Bytes(v)) => b
+                    .push_with(fixed[c], |out| ty.recv_binary(v, out))
+                    .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
+            }
+        }
+        for (c, col) in table.columns.iter().enumerate() {
+            if col.not_null && b.is_null(c) {
+                let detail = failing_row(&mut b, &types, pool, pins);
+                return Err(PgError::new(
+                    sqlstate::NOT_NULL_VIOLATION,
+                    format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
+                )
+                .with_detail(detail)
+                .with_context(row.line_context()));
+            }
+        }
+        if b.len() > threshold {
+            if let (Some(tb), Some(trel)) = (toast_bulk.as_mut(), table.toast_relfile) {
+                toast::toast_row(&mut b, threshold, tb, trel, xid, cid)?;
+            }
+        }
+        let t = b.finish();
+        if t.len() > max_size {
+            return Err(PgError::new(
+                sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                format!("row is too big: size {}, maximum size {max_size}", t.len()),
+            )
+            .with_context(row.line_context()));
+        }
+        batch.extend_from_slice(t);
+        lens.push(t.len());
+        n += 1;
+        if batch.len() >= BATCH_BYTES {
+            bulk.insert_batch(&mut batch, &lens, xid, cid)?;
+            batch.clear();
+            lens.clear();
+        }
+    }
+    if !lens.is_empty() {
+        bulk.insert_batch(&mut batch, &lens, xid, cid)?;
+    }
+    bulk.finish();
+    if let Some(tb) = toast_bulk {
+        tb.finish();
+    }
+    Ok(n)
+}
+
+/// "Failing row contains (...)." with each value in output form, clipped at 64 bytes.
+fn failing_row(b: &mut tuple::TupleBuilder, types: &[SqlType], pool: &BufferPool, pins: &Pins) -> String {
+    let t = b.finish().to_vec();
+    let mut attrs = Vec::new();
+    if tuple::deform(&t, types, &mut attrs).is_err() {
+        return "Failing row cannot be shown.".into();
+    }
+    let mut parts = Vec::with_capacity(types.len());
+    let mut scratch = Vec::new();
+    for (i, a) in attrs.iter().enumerate() {
+        match a {
+            None => parts.push("null".to_string()),
+            Some(a) => {
+                let mut out = Vec::new();
+                match attr_bytes(pool, pins, *a, &mut scratch) {
+                    Ok(v) => types[i].output_text(v, &mut out),
+                    Err(_) => out.extend_from_slice(b"?"),
+                }
+                let s = String::from_utf8_lossy(&out).into_owned();
+                parts.push(clip(&s, MAX_FIELD_DISPLAY_BYTES));
+            }
+        }
+    }
+    format!("Failing row contains ({}).", parts.join(", "))
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+/// The stored bytes of an attribute, fetching it from TOAST if it is out of line.
+pub fn attr_bytes<'a>(pool: &BufferPool, pins: &Pins, a: tuple::Attr<'a>, scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
+    match a {
+        tuple::Attr::Inline(v) => Ok(v),
+        tuple::Attr::External(p) => {
+            scratch.clear();
+            toast::fetch(pool, pins, &p, scratch)?;
+            Ok(&scratch[..])
+        }
+    }
+}
+
+/// Writes the visible rows of `table`; returns how many.
+pub fn copy_to(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, dst: &mut dyn Write) -> Result<u64> {
+    let snap = s.snapshot();
+    let shared = s.shared.clone();
+    let pool = &shared.pool;
+    let pins = &s.pins;
+    let binary = opts.format == CopyFormat::Binary;
+    let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let werr = |e: std::io::Error| PgError::new(sqlstate::IO_ERROR, format!("could not write COPY data: {}", os_msg(&e)));
+    let mut w = CopyWriter::new(std::io::BufWriter::with_capacity(256 << 10, dst), opts);
+    w.begin(&names).map_err(werr)?;
+    let mut n = 0u64;
+    let mut line: Vec<u8> = Vec::with_capacity(4096);
+    let mut spans: Vec<Option<(usize, usize)>> = Vec::with_capacity(cols.len());
+    let mut scratch = Vec::new();
+    heap::scan(pool, pins, &shared.txns, table.relfile, &snap, |block, off, t| {
+        let mut attrs = Vec::with_capacity(types.len());
+        tuple::deform(t, &types, &mut attrs).map_err(|_| heap::corrupt_tuple(pool, table.relfile, block, off))?;
+        line.clear();
+        spans.clear();
+        for &c in cols {
+            match attrs[c] {
+                None => spans.push(None),
+                Some(a) => {
+                    let v = attr_bytes(pool, pins, a, &mut scratch)?;
+                    let start = line.len();
+                    if binary {
+                        types[c].send_binary(v, &mut line);
+                    } else {
+                        types[c].output_text(v, &mut line);
+                    }
+                    spans.push(Some((start, line.len())));
+                }
+            }
+        }
+        let fields: Vec<Option<&[u8]>> = spans.iter().map(|sp| sp.map(|(a, b)| &line[a..b])).collect();
+        w.write_row(&fields).map_err(werr)?;
+        n += 1;
+        Ok(Flow::Continue)
+    })?;
+    let mut inner = w.finish().map_err(werr)?;
+    inner.flush().map_err(werr)?;
+    Ok(n)
+}

@@ -1,0 +1,341 @@
+//! A data directory opened by one process: shared state, start-up, shutdown.
+//!
+//! ```text
+//!  DIR/
+//!    heapstore.conf     settings given at init (PostgreSQL names)
+//!    heapstore.pid      lock file: flock'd by the owning process, holds its pid
+//!    global/pg_control  block size, state (shut down / in production), next xid
+//!    global/catalog.json
+//!    base/<relfile>[.N|_fsm]   relation files
+//!    pg_xact/clog       commit log
+//!    pg_stat/stats.json cumulative statistics
+//! ```
+//!
+//! Durability until the WAL exists (issue 4): a clean shutdown writes every dirty buffer,
+//! fsyncs every relation, saves the commit log and marks the control file "shut down". If the
+//! control file says "in production" at start-up, the previous process crashed: every table is
+//! reset to empty, exactly as PostgreSQL treats unlogged tables after a crash. The catalog
+//! itself is durable at every DDL commit, so tables (empty) survive a crash.
+//!
+//! Invariants:
+//! 1. One process owns a data directory: it holds an exclusive `flock` on `heapstore.pid` for
+//!    its whole life (released by the kernel when it dies). A second opener gets an error
+//!    naming the owner's pid.
+//! 2. The data directory is created 0700, its files 0600.
+//! 3. `block_size` comes from the control file; it cannot be changed after init.
+
+use crate::buffer::BufferPool;
+use crate::catalog::rellock::RelLocks;
+use crate::catalog::Catalog;
+use crate::config::{Settings, CONFIG_FILE};
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::Session;
+use crate::storage::{fsutil, ForkNumber, Smgr};
+use crate::txn::TxnManager;
+use serde::{Deserialize, Serialize};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DbState {
+    #[serde(rename = "shut down")]
+    ShutDown,
+    #[serde(rename = "in production")]
+    InProduction,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ControlFile {
+    pub version: u32,
+    pub system_identifier: u64,
+    pub block_size: usize,
+    pub state: DbState,
+    pub next_xid: u64,
+}
+
+const CONTROL_VERSION: u32 = 1;
+/// Xids skipped after a crash, so that none handed out before it (but not yet saved) repeats.
+const XID_GAP_AFTER_CRASH: u64 = 1 << 20;
+
+/// What every session of a database shares.
+pub struct Shared {
+    pub dir: PathBuf,
+    pub settings: Settings,
+    pub block_size: usize,
+    pub smgr: Arc<Smgr>,
+    pub pool: BufferPool,
+    pub txns: TxnManager,
+    pub catalog: Catalog,
+    pub rel_locks: RelLocks,
+    control: Mutex<ControlFile>,
+    next_session: AtomicU64,
+    closed: AtomicBool,
+    saved_stats: crate::stats::Snapshot,
+    _lock_file: File,
+    /// What start-up had to say (e.g. that a crash reset the tables).
+    pub startup_messages: Vec<String>,
+}
+
+/// An open data directory.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// heapstore::Database::init(dir.path(), &[]).unwrap();
+/// let db = heapstore::Database::open(dir.path(), &[]).unwrap();
+/// let mut s = db.session();
+/// s.execute("CREATE TABLE t (a integer)").unwrap();
+/// db.close().unwrap();
+/// ```
+pub struct Database {
+    shared: Arc<Shared>,
+}
+
+fn control_path(dir: &Path) -> PathBuf {
+    dir.join("global").join("pg_control")
+}
+
+fn read_control(dir: &Path) -> Result<ControlFile> {
+    let p = control_path(dir);
+    let b = std::fs::read(&p).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            PgError::new(sqlstate::UNDEFINED_FILE, format!("\"{}\" is not a heapstore data directory", dir.display()))
+                .with_hint(format!("Create one with: heapstore -D {} init", dir.display()))
+        } else {
+            PgError::io("read", &p, e)
+        }
+    })?;
+    serde_json::from_slice(&b)
+        .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("control file \"{}\" is corrupt: {e}", p.display())))
+}
+
+fn write_control(dir: &Path, c: &ControlFile) -> Result<()> {
+    fsutil::write_file_durably(&control_path(dir), &serde_json::to_vec_pretty(c).expect("serializable"))
+}
+
+/// Takes the data directory's lock file, or says who holds it.
+fn lock_datadir(dir: &Path) -> Result<File> {
+    let p = dir.join("heapstore.pid");
+    let mut f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&p)
+        .map_err(|e| PgError::io("open", &p, e))?;
+    // SAFETY: flock on an fd we own.
+    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r != 0 {
+        let mut s = String::new();
+        let _ = f.read_to_string(&mut s);
+        let pid = s.lines().next().unwrap_or("?").trim().to_string();
+        return Err(PgError::new(
+            sqlstate::OBJECT_IN_USE,
+            format!("data directory \"{}\" is in use by another process (pid {pid})", dir.display()),
+        )
+        .with_hint("Stop that process, or use another data directory."));
+    }
+    f.set_len(0).map_err(|e| PgError::io("truncate", &p, e))?;
+    f.rewind().map_err(|e| PgError::io("seek", &p, e))?;
+    writeln!(f, "{}\n{}", std::process::id(), dir.display()).map_err(|e| PgError::io("write", &p, e))?;
+    Ok(f)
+}
+
+impl Database {
+    /// Creates a new data directory. `settings` are `name=value` pairs stored in its config.
+    pub fn init(dir: &Path, settings: &[String]) -> Result<()> {
+        let mut s = Settings::default();
+        for p in settings {
+            s.set_pair(p)?;
+        }
+        if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+            return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("directory \"{}\" exists but is not empty", dir.display()))
+                .with_hint("Remove it, empty it, or give init another directory."));
+        }
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| PgError::io("create directory", dir, e))?;
+        for sub in ["global", "base", "pg_xact", "pg_stat"] {
+            let p = dir.join(sub);
+            std::fs::DirBuilder::new().mode(0o700).create(&p).map_err(|e| PgError::io("create directory", &p, e))?;
+        }
+        s.save_file(&dir.join(CONFIG_FILE))?;
+        let sysid = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+            ^ std::process::id() as u64;
+        write_control(
+            dir,
+            &ControlFile {
+                version: CONTROL_VERSION,
+                system_identifier: sysid,
+                block_size: s.int("block_size") as usize,
+                state: DbState::ShutDown,
+                next_xid: crate::txn::FIRST_NORMAL_XID,
+            },
+        )?;
+        Catalog::open(dir)?.save()?;
+        fsutil::fsync_dir(dir)
+    }
+
+    /// Opens a data directory. `overrides` are `name=value` pairs (`--set`) for this run.
+    pub fn open(dir: &Path, overrides: &[String]) -> Result<Database> {
+        let mut control = read_control(dir)?;
+        let lock = lock_datadir(dir)?;
+        let mut settings = Settings::default();
+        settings.load_file(&dir.join(CONFIG_FILE))?;
+        for p in overrides {
+            let name = p.split('=').next().unwrap_or("").trim();
+            if Settings::is_init_only(name) {
+                return Err(PgError::new(
+                    sqlstate::CANT_CHANGE_RUNTIME_PARAM,
+                    format!("parameter \"{name}\" cannot be changed after init"),
+                ));
+            }
+            settings.set_pair(p)?;
+        }
+        settings.set("block_size", &control.block_size.to_string())?;
+        let bs = control.block_size;
+        let smgr = Arc::new(Smgr::new(dir, bs, settings.bool("io_direct"))?);
+        let pool = BufferPool::new(
+            smgr.clone(),
+            settings.shared_buffers_blocks(bs),
+            settings.int("heapstore.buffer_partitions") as usize,
+            settings.int("heapstore.clock_sweep_max_examined") as u64,
+            settings.get("huge_pages")?,
+            settings.int("max_connections") as usize,
+        )?;
+        let catalog = Catalog::open(dir)?;
+        let mut messages = Vec::new();
+        let crashed = control.state == DbState::InProduction;
+        if crashed {
+            control.next_xid += XID_GAP_AFTER_CRASH;
+            let tables = catalog.tables();
+            for t in &tables {
+                for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
+                    smgr.create(rel, ForkNumber::Main)?;
+                    smgr.fsync(rel, ForkNumber::Main)?;
+                }
+            }
+            messages.push(format!(
+                "LOG:  database system was not properly shut down; {} table(s) reset to empty (no write-ahead log yet: tables are crash-safe only as UNLOGGED tables are)",
+                tables.len()
+            ));
+        }
+        // Orphans: files no table references (a transaction that created them crashed).
+        let referenced = catalog.referenced_relfiles();
+        for rel in smgr.list_relations()? {
+            if !referenced.contains(&rel) {
+                smgr.unlink(rel)?;
+            }
+        }
+        let txns = TxnManager::open(dir, control.next_xid)?;
+        control.state = DbState::InProduction;
+        write_control(dir, &control)?;
+        let saved_stats = crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))?;
+        Ok(Database {
+            shared: Arc::new(Shared {
+                dir: dir.to_path_buf(),
+                settings,
+                block_size: bs,
+                smgr,
+                pool,
+                txns,
+                catalog,
+                rel_locks: RelLocks::default(),
+                control: Mutex::new(control),
+                next_session: AtomicU64::new(1),
+                closed: AtomicBool::new(false),
+                saved_stats,
+                _lock_file: lock,
+                startup_messages: messages,
+            }),
+        })
+    }
+
+    /// A new session (one per thread; sessions are Send, not Sync).
+    pub fn session(&self) -> Session {
+        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
+        Session::new(self.shared.clone(), id)
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Clean shutdown: write every dirty buffer, fsync every relation, save the commit log,
+    /// statistics and catalog, and mark the control file "shut down".
+    pub fn close(self) -> Result<()> {
+        self.shared.shutdown()
+    }
+
+    /// Statistics: saved totals plus this process's counters.
+    pub fn stats(&self) -> crate::stats::Snapshot {
+        self.shared.stats()
+    }
+}
+
+impl Shared {
+    pub fn stats(&self) -> crate::stats::Snapshot {
+        let mut s = self.saved_stats.clone();
+        s.merge(&crate::stats::Snapshot::current());
+        s
+    }
+
+    /// A checkpoint without the WAL: write all dirty buffers and fsync every relation.
+    pub fn flush_everything(&self) -> Result<u64> {
+        let pins = self.pool.new_pins();
+        let n = self.pool.flush_all(&pins, None)?;
+        if self.settings.bool("fsync") {
+            for t in self.catalog.tables() {
+                for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
+                    let t0 = std::time::Instant::now();
+                    self.smgr.fsync(rel, ForkNumber::Main)?;
+                    crate::stats::count_io(
+                        crate::stats::IoContext::Normal,
+                        crate::stats::IoOp::Fsync,
+                        1,
+                        0,
+                        t0.elapsed().as_nanos() as u64,
+                    );
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    fn shutdown(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        assert_eq!(self.txns.running_count(), 0, "shutdown with transactions still running");
+        crate::stats::set_backend_type(crate::stats::BackendType::Checkpointer);
+        self.flush_everything()?;
+        crate::stats::set_backend_type(crate::stats::BackendType::ClientBackend);
+        self.txns.save()?;
+        self.catalog.save()?;
+        self.stats().save(&self.dir.join("pg_stat").join("stats.json"))?;
+        let mut c = self.control.lock().expect("poisoned");
+        c.next_xid = self.txns.next_xid();
+        c.state = DbState::ShutDown;
+        write_control(&self.dir, &c)
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        if Arc::strong_count(&self.shared) == 1 && !self.shared.closed.load(Ordering::Acquire) && !std::thread::panicking() {
+            if let Err(e) = self.shared.shutdown() {
+                eprintln!("{e}");
+            }
+        }
+    }
+}
+
+/// Reads saved statistics of a data directory without opening it (works while another
+/// process owns it; shows totals as of its last clean shutdown).
+pub fn saved_stats(dir: &Path) -> Result<crate::stats::Snapshot> {
+    read_control(dir)?;
+    crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))
+}

@@ -1,0 +1,155 @@
+//! Errors in PostgreSQL's shape: a SQLSTATE, a primary message, and optional DETAIL, HINT
+//! and CONTEXT lines.
+//!
+//! Every fallible engine entry point returns [`Result<T>`]. The `Display` form is what psql
+//! prints:
+//!
+//! ```text
+//! ERROR:  invalid input syntax for type boolean: "maybe"
+//! CONTEXT:  COPY types, line 3, column flag: "maybe"
+//! ```
+//!
+//! Invariants:
+//! 1. `code` is always a five-character SQLSTATE from PostgreSQL's errcodes.txt for the same
+//!    condition, so that the wire protocol (a later issue) can pass it through unchanged.
+//! 2. The message names what is wrong and the offending value; where the error arises at a
+//!    place (a COPY line, a relation block), CONTEXT names the place.
+
+use std::fmt;
+
+/// SQLSTATE codes used by heapstore, named as in PostgreSQL's errcodes.txt.
+pub mod sqlstate {
+    pub const SUCCESSFUL_COMPLETION: &str = "00000";
+    pub const FEATURE_NOT_SUPPORTED: &str = "0A000";
+    pub const INVALID_PARAMETER_VALUE: &str = "22023";
+    pub const STRING_DATA_RIGHT_TRUNCATION: &str = "22001";
+    pub const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
+    pub const INVALID_DATETIME_FORMAT: &str = "22007";
+    pub const DATETIME_FIELD_OVERFLOW: &str = "22008";
+    pub const INVALID_TEXT_REPRESENTATION: &str = "22P02";
+    pub const INVALID_BINARY_REPRESENTATION: &str = "22P03";
+    pub const BAD_COPY_FILE_FORMAT: &str = "22P04";
+    pub const UNTRANSLATABLE_CHARACTER: &str = "22P05";
+    pub const CHARACTER_NOT_IN_REPERTOIRE: &str = "22021";
+    pub const DATA_EXCEPTION: &str = "22000";
+    pub const NOT_NULL_VIOLATION: &str = "23502";
+    pub const INVALID_TRANSACTION_STATE: &str = "25000";
+    pub const ACTIVE_SQL_TRANSACTION: &str = "25001";
+    pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
+    pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";
+    pub const SYNTAX_ERROR: &str = "42601";
+    pub const UNDEFINED_TABLE: &str = "42P01";
+    pub const UNDEFINED_COLUMN: &str = "42703";
+    pub const UNDEFINED_OBJECT: &str = "42704";
+    pub const DUPLICATE_TABLE: &str = "42P07";
+    pub const DUPLICATE_COLUMN: &str = "42701";
+    pub const INVALID_TABLE_DEFINITION: &str = "42P16";
+    pub const DATATYPE_MISMATCH: &str = "42804";
+    pub const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
+    pub const INSUFFICIENT_RESOURCES: &str = "53000";
+    pub const DISK_FULL: &str = "53100";
+    pub const OUT_OF_MEMORY: &str = "53200";
+    pub const CONFIGURATION_LIMIT_EXCEEDED: &str = "53400";
+    pub const OBJECT_IN_USE: &str = "55006";
+    pub const LOCK_NOT_AVAILABLE: &str = "55P03";
+    pub const CANT_CHANGE_RUNTIME_PARAM: &str = "55P02";
+    pub const IO_ERROR: &str = "58030";
+    pub const UNDEFINED_FILE: &str = "58P01";
+    pub const DATA_CORRUPTED: &str = "XX001";
+    pub const INTERNAL_ERROR: &str = "XX000";
+    pub const UNDEFINED_PARAMETER: &str = "42704";
+}
+
+/// An error in PostgreSQL's ERROR / DETAIL / HINT / CONTEXT shape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgError {
+    /// Five-character SQLSTATE, e.g. `"22P02"`.
+    pub code: &'static str,
+    /// The primary message, without the `ERROR:` prefix.
+    pub message: String,
+    pub detail: Option<String>,
+    pub hint: Option<String>,
+    /// Where it happened, e.g. `COPY types, line 3, column flag: "maybe"`.
+    pub context: Option<String>,
+}
+
+pub type Result<T, E = PgError> = std::result::Result<T, E>;
+
+impl PgError {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        PgError { code, message: message.into(), detail: None, hint: None, context: None }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Sets CONTEXT unless one is already set: the innermost place wins, as in PostgreSQL's
+    /// error context stack where the first callback prints the most specific place.
+    pub fn with_context(mut self, context: impl Into<String>) -> Self {
+        if self.context.is_none() {
+            self.context = Some(context.into());
+        }
+        self
+    }
+
+    /// An I/O error on a named file, with the operation that failed.
+    pub fn io(op: &str, path: &std::path::Path, err: std::io::Error) -> Self {
+        let code = match err.raw_os_error() {
+            Some(libc::ENOSPC) => sqlstate::DISK_FULL,
+            Some(libc::ENOENT) => sqlstate::UNDEFINED_FILE,
+            _ => sqlstate::IO_ERROR,
+        };
+        PgError::new(code, format!("could not {op} file \"{}\": {err}", path.display()))
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        PgError::new(sqlstate::INTERNAL_ERROR, message)
+    }
+
+    pub fn syntax(message: impl Into<String>) -> Self {
+        PgError::new(sqlstate::SYNTAX_ERROR, message)
+    }
+
+    pub fn feature(message: impl Into<String>) -> Self {
+        PgError::new(sqlstate::FEATURE_NOT_SUPPORTED, message)
+    }
+}
+
+impl fmt::Display for PgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ERROR:  {}", self.message)?;
+        if let Some(d) = &self.detail {
+            write!(f, "\nDETAIL:  {d}")?;
+        }
+        if let Some(h) = &self.hint {
+            write!(f, "\nHINT:  {h}")?;
+        }
+        if let Some(c) = &self.context {
+            write!(f, "\nCONTEXT:  {c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PgError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_has_postgres_shape() {
+        let e = PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, "bad")
+            .with_detail("d")
+            .with_context("COPY t, line 1")
+            .with_context("outer");
+        assert_eq!(e.to_string(), "ERROR:  bad\nDETAIL:  d\nCONTEXT:  COPY t, line 1");
+    }
+}

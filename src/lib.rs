@@ -1,0 +1,45 @@
+//! heapstore: an embeddable, crash-safe, page-based table storage engine on PostgreSQL's
+//! storage design, with the fixes argued for in five pgsql-hackers threads.
+//!
+//! The data path (see `../shared/design/ARCHITECTURE.md` and each module's doc):
+//!
+//! ```text
+//! COPY file ─► copy (text/csv/binary) ─► heap::BulkInsert ─► buffer pool ─► smgr ─► files
+//! scan ─► heap::scan ─► buffer pool (BULKREAD ring) ─► page ─► visible tuples (snapshot)
+//! commit ─► commit log ─► relation locks released
+//! ```
+//!
+//! Start with [`Database`] and [`Session`]:
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let data = dir.path().join("data");
+//! heapstore::Database::init(&data, &[]).unwrap();
+//! let db = heapstore::Database::open(&data, &["shared_buffers=16MB".into()]).unwrap();
+//! let mut s = db.session();
+//! s.execute("CREATE TABLE t (id integer NOT NULL, name text)").unwrap();
+//! let r = s.execute("SELECT count(*) FROM t").unwrap();
+//! assert_eq!(r[0].rows[0][0].as_deref(), Some("0"));
+//! drop(s);
+//! db.close().unwrap();
+//! ```
+
+pub mod access;
+pub mod buffer;
+pub mod catalog;
+pub mod cli;
+pub mod config;
+pub mod copy;
+pub mod db;
+pub mod error;
+pub mod lock;
+pub mod session;
+pub mod sql;
+pub mod stats;
+pub mod storage;
+pub mod txn;
+pub mod types;
+
+pub use db::Database;
+pub use error::{PgError, Result};
+pub use session::{QueryResult, Session};

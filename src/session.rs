@@ -1,0 +1,275 @@
+//! A session: what PostgreSQL keeps per backend — private pin counts, the current transaction,
+//! its pending catalog changes, and the relation locks it holds.
+//!
+//! ```text
+//!  idle ──BEGIN──► in block ──COMMIT──► idle
+//!   │                 │  error
+//!   │                 ▼
+//!   │              failed ──COMMIT/ROLLBACK──► idle (rolled back)
+//!   └─ statement outside a block: implicit transaction, committed or rolled back at its end
+//! ```
+//!
+//! Invariants:
+//! 1. An xid is assigned at the first write of a transaction only; read-only transactions
+//!    leave no trace in the commit log.
+//! 2. At transaction end the session holds no buffer pins (asserted) and no relation locks.
+//! 3. Files created by a transaction are deleted if it aborts; files it made obsolete (DROP,
+//!    TRUNCATE) are deleted only after its commit is recorded.
+
+use crate::buffer::Pins;
+use crate::catalog::rellock::RelLockMode;
+use crate::catalog::{Oid, Table};
+use crate::db::Shared;
+use crate::error::{sqlstate, PgError, Result};
+use crate::storage::{ForkNumber, RelFileNumber};
+use crate::txn::{CommandId, Snapshot, Xid, INVALID_XID};
+use std::sync::Arc;
+
+/// The result of one statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueryResult {
+    /// Command tag, as PostgreSQL's CommandComplete: `SELECT 3`, `COPY 5000`, `CREATE TABLE`.
+    pub tag: String,
+    /// Column names and type names (empty for commands without rows).
+    pub columns: Vec<(String, String)>,
+    /// Rows in text form; None = NULL.
+    pub rows: Vec<Vec<Option<String>>>,
+    /// Whether the statement returns rows (a SELECT), even if none.
+    pub returns_rows: bool,
+    /// Lines to show after the result (EXPLAIN output is rows; notices go here).
+    pub notices: Vec<String>,
+}
+
+#[derive(Default)]
+pub(crate) struct Txn {
+    pub xid: Xid,
+    pub cid: CommandId,
+    pub creates: Vec<Arc<Table>>,
+    pub drops: Vec<Arc<Table>>,
+    /// (new definition, old definition)
+    pub replaces: Vec<(Arc<Table>, Arc<Table>)>,
+    pub locks: Vec<(Oid, RelLockMode)>,
+    pub new_files: Vec<RelFileNumber>,
+    pub dead_files: Vec<RelFileNumber>,
+    pub explicit: bool,
+    pub failed: bool,
+}
+
+/// One session. Not `Sync`: use one per thread.
+pub struct Session {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) pins: Pins,
+    pub(crate) id: u64,
+    pub(crate) txn: Option<Txn>,
+}
+
+impl Session {
+    pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Session {
+        let pins = shared.pool.new_pins();
+        Session { shared, pins, id, txn: None }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    pub fn pins(&self) -> &Pins {
+        &self.pins
+    }
+
+    /// True inside BEGIN ... COMMIT.
+    pub fn in_transaction_block(&self) -> bool {
+        self.txn.as_ref().is_some_and(|t| t.explicit)
+    }
+
+    pub(crate) fn txn(&mut self) -> &mut Txn {
+        self.txn.as_mut().expect("statement runs inside a transaction")
+    }
+
+    /// Starts an implicit transaction if none is open. Returns true if it started one.
+    pub(crate) fn begin_implicit(&mut self) -> bool {
+        if self.txn.is_some() {
+            return false;
+        }
+        self.txn = Some(Txn::default());
+        true
+    }
+
+    pub(crate) fn begin_explicit(&mut self) -> Option<String> {
+        match &mut self.txn {
+            Some(t) if t.explicit => Some("WARNING:  there is already a transaction in progress".into()),
+            Some(t) => {
+                t.explicit = true;
+                None
+            }
+            None => {
+                self.txn = Some(Txn { explicit: true, ..Default::default() });
+                None
+            }
+        }
+    }
+
+    /// The transaction's xid, assigning one at the first write.
+    pub(crate) fn xid(&mut self) -> Xid {
+        let shared = self.shared.clone();
+        let t = self.txn();
+        if t.xid == INVALID_XID {
+            t.xid = shared.txns.assign_xid();
+        }
+        t.xid
+    }
+
+    /// A snapshot for the current statement.
+    pub(crate) fn snapshot(&mut self) -> Snapshot {
+        let (xid, cid) = {
+            let t = self.txn();
+            (t.xid, t.cid)
+        };
+        self.shared.txns.snapshot(xid, cid)
+    }
+
+    /// Ends the current command: later commands of the transaction see its changes.
+    pub(crate) fn command_done(&mut self) {
+        if let Some(t) = &mut self.txn {
+            t.cid += 1;
+        }
+    }
+
+    /// Looks a table up as this transaction sees it (its own uncommitted DDL included).
+    pub fn lookup_table(&self, name: &str) -> Option<Arc<Table>> {
+        if let Some(t) = &self.txn {
+            if let Some(x) = t.replaces.iter().rev().find(|(n, _)| n.name == name) {
+                return Some(x.0.clone());
+            }
+            if let Some(x) = t.creates.iter().rev().find(|x| x.name == name) {
+                return Some(x.clone());
+            }
+            if t.drops.iter().any(|d| d.name == name) {
+                return None;
+            }
+        }
+        self.shared.catalog.get(name)
+    }
+
+    /// Looks up a table or fails with PostgreSQL's 42P01.
+    pub fn table(&self, name: &str) -> Result<Arc<Table>> {
+        self.lookup_table(name).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))
+    }
+
+    /// Locks a table until transaction end (once per mode per transaction).
+    pub(crate) fn lock_table(&mut self, t: &Table, mode: RelLockMode) -> Result<()> {
+        let held = self.txn().locks.iter().any(|&(o, m)| o == t.oid && (m == mode || m == RelLockMode::Exclusive));
+        if held {
+            return Ok(());
+        }
+        if mode == RelLockMode::Exclusive && self.txn().locks.iter().any(|&(o, _)| o == t.oid) {
+            // Upgrade: drop our shared lock first (no other session can sneak in a conflicting
+            // exclusive lock meanwhile that we would not then wait for).
+            let shared = self.shared.clone();
+            let txn = self.txn();
+            txn.locks.retain(|&(o, m)| {
+                if o == t.oid && m == RelLockMode::Shared {
+                    shared.rel_locks.release(o, m);
+                    false
+                } else {
+                    true
+                }
+            });
+        }
+        self.shared.rel_locks.acquire(t.oid, &t.name, mode, self.id, None)?;
+        self.txn().locks.push((t.oid, mode));
+        Ok(())
+    }
+
+    /// Commits the current transaction (if any).
+    pub(crate) fn commit(&mut self) -> Result<()> {
+        let Some(t) = self.txn.take() else { return Ok(()) };
+        assert_eq!(self.pins.held(), 0, "buffer pins leaked at commit");
+        if t.failed {
+            self.finish_abort(t);
+            return Ok(());
+        }
+        let creates: Vec<Arc<Table>> = t.creates.clone();
+        let drops: Vec<String> = t.drops.iter().map(|d| d.name.clone()).collect();
+        let replaces: Vec<Arc<Table>> = t.replaces.iter().map(|(n, _)| n.clone()).collect();
+        let ddl = !creates.is_empty() || !drops.is_empty() || !replaces.is_empty();
+        if ddl {
+            if let Err(e) = self.shared.catalog.apply(&creates, &drops, &replaces) {
+                self.finish_abort(t);
+                return Err(e);
+            }
+        }
+        if t.xid != INVALID_XID {
+            self.shared.txns.finish(t.xid, true);
+        }
+        for rel in &t.dead_files {
+            self.shared.pool.drop_relation_buffers(*rel);
+            let _ = self.shared.smgr.unlink(*rel);
+        }
+        self.release_locks(&t);
+        Ok(())
+    }
+
+    /// Rolls back the current transaction (if any).
+    pub(crate) fn rollback(&mut self) {
+        if let Some(t) = self.txn.take() {
+            self.finish_abort(t);
+        }
+    }
+
+    fn finish_abort(&mut self, t: Txn) {
+        assert_eq!(self.pins.held(), 0, "buffer pins leaked at abort");
+        if t.xid != INVALID_XID {
+            self.shared.txns.finish(t.xid, false);
+        }
+        for rel in &t.new_files {
+            self.shared.pool.drop_relation_buffers(*rel);
+            let _ = self.shared.smgr.unlink(*rel);
+        }
+        self.release_locks(&t);
+    }
+
+    fn release_locks(&self, t: &Txn) {
+        for &(oid, mode) in t.locks.iter().rev() {
+            self.shared.rel_locks.release(oid, mode);
+        }
+    }
+
+    /// Marks the open explicit transaction failed (after an error inside BEGIN ... COMMIT).
+    pub(crate) fn mark_failed(&mut self) {
+        if let Some(t) = &mut self.txn {
+            t.failed = true;
+        }
+    }
+
+    /// New, empty files for a relation being created or truncated by this transaction.
+    pub(crate) fn create_files(&mut self) -> Result<RelFileNumber> {
+        let rel = self.shared.catalog.new_relfile();
+        self.txn().new_files.push(rel);
+        self.shared.smgr.create(rel, ForkNumber::Main)?;
+        Ok(rel)
+    }
+
+    /// Runs one or more SQL statements; see [`crate::sql`].
+    pub fn execute(&mut self, sql: &str) -> Result<Vec<QueryResult>> {
+        let mut io = crate::sql::CopyIo::default();
+        crate::sql::execute(self, sql, &mut io)
+    }
+
+    /// Runs statements with COPY's STDIN/STDOUT connected to `io`.
+    pub fn execute_with_io(&mut self, sql: &str, io: &mut crate::sql::CopyIo<'_>) -> Result<Vec<QueryResult>> {
+        crate::sql::execute(self, sql, io)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if self.txn.is_some() {
+            self.rollback();
+        }
+    }
+}

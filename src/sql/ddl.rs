@@ -1,0 +1,146 @@
+//! CREATE TABLE, DROP TABLE, TRUNCATE: transactional through the session's pending changes
+//! (see `catalog`).
+
+use super::tag;
+use crate::catalog::rellock::RelLockMode;
+use crate::catalog::{fold_ident, Column, Persistence, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use crate::types::SqlType;
+use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, ObjectType, TruncateTableTarget};
+use std::sync::Arc;
+
+/// The last part of a possibly qualified name (`public.t` → `t`); other schemas are refused.
+pub(crate) fn table_name(n: &ObjectName) -> Result<String> {
+    let parts: Vec<String> = n.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
+    match parts.as_slice() {
+        [t] => Ok(t.clone()),
+        [schema, t] if schema == "public" => Ok(t.clone()),
+        [schema, _] => Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{schema}\" does not exist"))),
+        _ => Err(PgError::syntax(format!("improper relation name (too many dotted names): {n}"))),
+    }
+}
+
+/// Resolves a type as sqlparser prints it (`VARCHAR(16)`, `DOUBLE PRECISION`, ...).
+fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
+    let text = dt.to_string();
+    let (name, args) = match text.find('(') {
+        Some(i) => {
+            let inner = text[i + 1..].trim_end_matches(|c| c == ')' || c == ' ');
+            let rest_after = text[i..].find(')').map(|j| text[i + j + 1..].trim().to_string()).unwrap_or_default();
+            let args: Vec<i64> = inner
+                .split(',')
+                .map(|a| a.trim().parse::<i64>().map_err(|_| PgError::syntax(format!("invalid type modifier in \"{text}\""))))
+                .collect::<Result<_>>()?;
+            let name = format!("{} {}", text[..i].trim(), rest_after).trim().to_string();
+            (name, args)
+        }
+        None => (text.clone(), Vec::new()),
+    };
+    SqlType::from_name(&name.to_lowercase(), &args)
+}
+
+pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<QueryResult> {
+    let name = table_name(&ct.name)?;
+    if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() {
+        return Err(PgError::feature("CREATE TABLE AS / LIKE / CLONE is not supported"));
+    }
+    if ct.temporary {
+        return Err(PgError::feature("temporary tables are not supported yet"));
+    }
+    if s.lookup_table(&name).is_some() {
+        if ct.if_not_exists {
+            let mut r = tag("CREATE TABLE");
+            r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
+            return Ok(r);
+        }
+        return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
+    }
+    if !ct.constraints.is_empty() {
+        return Err(PgError::feature("table constraints (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY) are not supported yet"));
+    }
+    if ct.columns.len() > 1600 {
+        return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "tables can have at most 1600 columns"));
+    }
+    let mut columns: Vec<Column> = Vec::with_capacity(ct.columns.len());
+    for c in &ct.columns {
+        let cname = fold_ident(&c.name);
+        if columns.iter().any(|x| x.name == cname) {
+            return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{cname}\" specified more than once")));
+        }
+        let ty = sql_type(&c.data_type)?;
+        let mut not_null = false;
+        for o in &c.options {
+            match &o.option {
+                ColumnOption::NotNull => not_null = true,
+                ColumnOption::Null => not_null = false,
+                other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
+            }
+        }
+        columns.push(Column { name: cname, ty, not_null });
+    }
+    let needs_toast = columns.iter().any(|c| c.ty.fixed_len().is_none());
+    let relfile = s.create_files()?;
+    let toast_relfile = if needs_toast { Some(s.create_files()?) } else { None };
+    let t = Table {
+        oid: s.shared.catalog.new_oid(),
+        name,
+        columns,
+        relfile,
+        toast_relfile,
+        persistence: if unlogged { Persistence::Unlogged } else { Persistence::Permanent },
+    };
+    s.txn().creates.push(Arc::new(t));
+    Ok(tag("CREATE TABLE"))
+}
+
+pub fn drop_tables(s: &mut Session, object_type: ObjectType, if_exists: bool, names: Vec<ObjectName>) -> Result<QueryResult> {
+    if object_type != ObjectType::Table {
+        return Err(PgError::feature(format!("DROP {object_type} is not supported")));
+    }
+    let mut r = tag("DROP TABLE");
+    for n in &names {
+        let name = table_name(n)?;
+        let Some(t) = s.lookup_table(&name) else {
+            if if_exists {
+                r.notices.push(format!("NOTICE:  table \"{name}\" does not exist, skipping"));
+                continue;
+            }
+            return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("table \"{name}\" does not exist")));
+        };
+        s.lock_table(&t, RelLockMode::Exclusive)?;
+        let txn = s.txn();
+        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
+        if let Some(i) = txn.creates.iter().position(|c| c.name == name) {
+            txn.creates.remove(i);
+            continue;
+        }
+        let original = match txn.replaces.iter().position(|(nw, _)| nw.name == name) {
+            Some(i) => txn.replaces.remove(i).1,
+            None => t.clone(),
+        };
+        txn.drops.push(original);
+    }
+    Ok(r)
+}
+
+pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<QueryResult> {
+    for target in &targets {
+        let name = table_name(&target.name)?;
+        let t = s.table(&name)?;
+        s.lock_table(&t, RelLockMode::Exclusive)?;
+        let relfile = s.create_files()?;
+        let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
+        let new = Arc::new(Table { relfile, toast_relfile, ..(*t).clone() });
+        let txn = s.txn();
+        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
+        if let Some(c) = txn.creates.iter_mut().find(|c| c.name == name) {
+            *c = new;
+        } else if let Some(rp) = txn.replaces.iter_mut().find(|(nw, _)| nw.name == name) {
+            rp.0 = new;
+        } else {
+            txn.replaces.push((new, t));
+        }
+    }
+    Ok(tag("TRUNCATE TABLE"))
+}

@@ -1,0 +1,205 @@
+//! The statement front end: parse with `sqlparser` (PostgreSQL dialect), then run each
+//! statement against the session.
+//!
+//! Statements: CREATE [UNLOGGED] TABLE (with NOT NULL), DROP TABLE [IF EXISTS], TRUNCATE,
+//! COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
+//! SELECT count(*) FROM t, SELECT * | cols FROM t [LIMIT n], BEGIN, COMMIT, ROLLBACK.
+//!
+//! Transactions follow PostgreSQL's simple-query rules: the statements of one `execute` call
+//! outside BEGIN ... COMMIT run in one implicit transaction, committed at the end or rolled
+//! back at the first error (later statements are not run). Inside a block an error makes the
+//! block fail, and every statement but COMMIT / ROLLBACK is refused until it ends.
+//!
+//! Invariants:
+//! 1. Statements touch storage only through the access methods (`access::heap`, `copy`) and
+//!    the session's relation locks.
+//! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
+
+mod ddl;
+mod select;
+
+pub(crate) use ddl::table_name as ddl_table_name;
+
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use sqlparser::ast::Statement;
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, Tokenizer};
+use std::io::{Read, Write};
+
+/// Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes.
+#[derive(Default)]
+pub struct CopyIo<'a> {
+    pub stdin: Option<&'a mut dyn Read>,
+    pub stdout: Option<&'a mut dyn Write>,
+}
+
+/// Runs every statement in `sql`.
+pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<QueryResult>> {
+    let (mut text, unlogged) = strip_unlogged(sql)?;
+    // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
+    if !text.trim_end().ends_with(';') {
+        text.push(';');
+    }
+    let stmts = parse(&text)?;
+    let mut results = Vec::with_capacity(stmts.len());
+    let mut create_idx = 0usize;
+    for stmt in stmts {
+        let is_unlogged = if matches!(stmt, Statement::CreateTable(_)) {
+            create_idx += 1;
+            unlogged.get(create_idx - 1).copied().unwrap_or(false)
+        } else {
+            false
+        };
+        match run_one(s, stmt, is_unlogged, io) {
+            Ok(r) => results.push(r),
+            Err(e) => {
+                if s.in_transaction_block() {
+                    s.mark_failed();
+                } else {
+                    s.rollback();
+                }
+                return Err(e);
+            }
+        }
+    }
+    if !s.in_transaction_block() {
+        s.commit()?;
+    }
+    Ok(results)
+}
+
+fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    match &stmt {
+        Statement::StartTransaction { .. } => {
+            let mut r = tag("BEGIN");
+            if let Some(w) = s.begin_explicit() {
+                r.notices.push(w);
+            }
+            return Ok(r);
+        }
+        Statement::Commit { .. } => {
+            let failed = s.txn.as_ref().is_some_and(|t| t.failed);
+            let mut r = tag(if failed { "ROLLBACK" } else { "COMMIT" });
+            if !s.in_transaction_block() {
+                r.notices.push("WARNING:  there is no transaction in progress".into());
+            }
+            s.commit()?;
+            return Ok(r);
+        }
+        Statement::Rollback { .. } => {
+            let mut r = tag("ROLLBACK");
+            if !s.in_transaction_block() {
+                r.notices.push("WARNING:  there is no transaction in progress".into());
+            }
+            s.rollback();
+            return Ok(r);
+        }
+        _ => {}
+    }
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        return Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        ));
+    }
+    s.begin_implicit();
+    let r = match stmt {
+        Statement::CreateTable(ct) => ddl::create_table(s, ct, unlogged),
+        Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
+        Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
+        Statement::Copy { source, to, target, options, legacy_options, .. } => {
+            crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
+        }
+        Statement::Query(q) => select::run_query(s, *q),
+        Statement::Explain { .. } => Err(PgError::feature("EXPLAIN is not supported yet")),
+        other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
+    }?;
+    s.command_done();
+    Ok(r)
+}
+
+fn first_words(s: &str) -> String {
+    s.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+}
+
+pub(crate) fn tag(t: &str) -> QueryResult {
+    QueryResult { tag: t.to_string(), ..Default::default() }
+}
+
+fn parse(sql: &str) -> Result<Vec<Statement>> {
+    Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg.trim_start_matches("sql parser error: ");
+        // "Expected: ..., found: X at Line: 1, Column: 8" -> PostgreSQL's shape.
+        if let Some(i) = msg.find("found: ") {
+            let rest = &msg[i + 7..];
+            let tok = rest.split(" at Line:").next().unwrap_or(rest);
+            if tok == "EOF" {
+                return PgError::syntax("syntax error at end of input").with_detail(msg.to_string());
+            }
+            return PgError::syntax(format!("syntax error at or near \"{tok}\"")).with_detail(msg.to_string());
+        }
+        PgError::syntax(format!("syntax error: {msg}"))
+    })
+}
+
+/// sqlparser does not know `CREATE UNLOGGED TABLE`: blank the keyword out and remember, for
+/// each `CREATE [UNLOGGED] TABLE` in order, whether it was there.
+fn strip_unlogged(sql: &str) -> Result<(String, Vec<bool>)> {
+    let dialect = PostgreSqlDialect {};
+    let toks = Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
+    let words: Vec<(usize, String, sqlparser::tokenizer::Location)> = toks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => Some((i, w.value.to_ascii_uppercase(), t.span.start)),
+            Token::Whitespace(_) => None,
+            _ => Some((i, String::new(), t.span.start)),
+        })
+        .collect();
+    let mut flags = Vec::new();
+    let mut blank = Vec::new();
+    for w in words.windows(3) {
+        if w[0].1 == "CREATE" && w[1].1 == "TABLE" {
+            flags.push(false);
+        } else if w[0].1 == "CREATE" && w[1].1 == "UNLOGGED" && w[2].1 == "TABLE" {
+            flags.push(true);
+            blank.push(w[1].2);
+        }
+    }
+    if blank.is_empty() {
+        return Ok((sql.to_string(), flags));
+    }
+    let mut out = String::with_capacity(sql.len());
+    for (lineno, line) in sql.split_inclusive('\n').enumerate() {
+        let mut l = line.to_string();
+        for loc in blank.iter().filter(|l| l.line as usize == lineno + 1) {
+            let start: usize = line.char_indices().nth(loc.column as usize - 1).map(|(b, _)| b).unwrap_or(0);
+            l.replace_range(start..start + "UNLOGGED".len(), "        ");
+        }
+        out.push_str(&l);
+    }
+    Ok((out, flags))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unlogged_is_recognized() {
+        let (t, f) = strip_unlogged("create unlogged table a (x int); CREATE TABLE b (y int);\nCREATE\n UNLOGGED TABLE c (z int)").unwrap();
+        assert_eq!(f, vec![true, false, true]);
+        assert!(!t.to_lowercase().contains("unlogged"));
+        assert_eq!(parse(&t).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn syntax_errors_name_the_token() {
+        let e = parse("SELEC 1").unwrap_err();
+        assert_eq!(e.code, sqlstate::SYNTAX_ERROR);
+        assert!(e.message.contains("SELEC"), "{}", e.message);
+    }
+}

@@ -1,0 +1,175 @@
+//! SELECT: `count(*)`, `*` or a column list from one table, with LIMIT; and constant selects
+//! (`SELECT 1`, `SELECT 'x'`).
+
+use super::ddl::table_name;
+use crate::access::heap::{self, tuple, Flow};
+use crate::catalog::fold_ident;
+use crate::catalog::rellock::RelLockMode;
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, LimitClause, Query, SelectItem, SetExpr, TableFactor, Value};
+
+enum Projection {
+    CountStar,
+    Columns(Vec<usize>),
+}
+
+pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
+    if q.with.is_some() || q.order_by.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return Err(PgError::feature("WITH, ORDER BY, FETCH and FOR UPDATE are not supported yet"));
+    }
+    let limit = match &q.limit_clause {
+        None => None,
+        Some(LimitClause::LimitOffset { limit, offset, .. }) => {
+            if offset.is_some() {
+                return Err(PgError::feature("OFFSET is not supported yet"));
+            }
+            match limit {
+                None => None,
+                Some(Expr::Value(v)) => match &v.value {
+                    Value::Number(n, _) => {
+                        Some(n.parse::<u64>().map_err(|_| PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid LIMIT: {n}")))?)
+                    }
+                    Value::Null => None,
+                    _ => return Err(PgError::new(sqlstate::DATATYPE_MISMATCH, "argument of LIMIT must be type bigint")),
+                },
+                Some(_) => return Err(PgError::feature("LIMIT must be a constant")),
+            }
+        }
+        Some(_) => return Err(PgError::feature("this LIMIT form is not supported")),
+    };
+    let SetExpr::Select(sel) = *q.body else {
+        return Err(PgError::feature("only simple SELECT is supported"));
+    };
+    if sel.selection.is_some() {
+        return Err(PgError::feature("WHERE is not supported yet (it arrives with indexes)"));
+    }
+    if sel.from.is_empty() {
+        return constant_select(&sel.projection);
+    }
+    if sel.from.len() != 1 || !sel.from[0].joins.is_empty() {
+        return Err(PgError::feature("joins are not supported"));
+    }
+    let TableFactor::Table { name, .. } = &sel.from[0].relation else {
+        return Err(PgError::feature("only tables can be selected from"));
+    };
+    let tname = table_name(name)?;
+    let table = s.table(&tname)?;
+    let proj = projection(&sel.projection, &table)?;
+    s.lock_table(&table, RelLockMode::Shared)?;
+    let snap = s.snapshot();
+    let shared = s.shared.clone();
+    let (pool, txns) = (&shared.pool, &shared.txns);
+    match proj {
+        Projection::CountStar => {
+            let mut n = 0u64;
+            heap::scan(pool, &s.pins, txns, table.relfile, &snap, |_, _, _| {
+                n += 1;
+                Ok(Flow::Continue)
+            })?;
+            let rows = if limit == Some(0) { vec![] } else { vec![vec![Some(n.to_string())]] };
+            Ok(QueryResult {
+                tag: format!("SELECT {}", rows.len()),
+                columns: vec![("count".into(), "bigint".into())],
+                rows,
+                returns_rows: true,
+                notices: vec![],
+            })
+        }
+        Projection::Columns(cols) => {
+            let types: Vec<_> = table.columns.iter().map(|c| c.ty).collect();
+            let mut rows = Vec::new();
+            let mut scratch = Vec::new();
+            let mut text = Vec::new();
+            if limit != Some(0) {
+                heap::scan(pool, &s.pins, txns, table.relfile, &snap, |block, off, t| {
+                    let mut attrs = Vec::with_capacity(types.len());
+                    tuple::deform(t, &types, &mut attrs).map_err(|_| heap::corrupt_tuple(pool, table.relfile, block, off))?;
+                    let mut row = Vec::with_capacity(cols.len());
+                    for &c in &cols {
+                        row.push(match attrs[c] {
+                            None => None,
+                            Some(a) => {
+                                let v = crate::copy::exec::attr_bytes(pool, &s.pins, a, &mut scratch)?;
+                                text.clear();
+                                types[c].output_text(v, &mut text);
+                                Some(String::from_utf8_lossy(&text).into_owned())
+                            }
+                        });
+                    }
+                    rows.push(row);
+                    Ok(if limit.is_some_and(|l| rows.len() as u64 >= l) { Flow::Stop } else { Flow::Continue })
+                })?;
+            }
+            Ok(QueryResult {
+                tag: format!("SELECT {}", rows.len()),
+                columns: cols.iter().map(|&c| (table.columns[c].name.clone(), table.columns[c].ty.name())).collect(),
+                rows,
+                returns_rows: true,
+                notices: vec![],
+            })
+        }
+    }
+}
+
+fn projection(items: &[SelectItem], table: &crate::catalog::Table) -> Result<Projection> {
+    if items.len() == 1 {
+        if let SelectItem::UnnamedExpr(Expr::Function(f)) = &items[0] {
+            let fname = f.name.to_string().to_lowercase();
+            let star = matches!(&f.args, FunctionArguments::List(l) if l.args.len() == 1 && matches!(l.args[0], FunctionArg::Unnamed(FunctionArgExpr::Wildcard)));
+            if fname == "count" && star {
+                return Ok(Projection::CountStar);
+            }
+            return Err(PgError::feature(format!("function {fname} is not supported")));
+        }
+    }
+    let mut cols = Vec::new();
+    for it in items {
+        match it {
+            SelectItem::Wildcard(_) => cols.extend(0..table.columns.len()),
+            SelectItem::UnnamedExpr(Expr::Identifier(id)) => {
+                let n = fold_ident(id);
+                let i = table
+                    .column_index(&n)
+                    .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
+                cols.push(i);
+            }
+            other => return Err(PgError::feature(format!("select item not supported: {other}"))),
+        }
+    }
+    Ok(Projection::Columns(cols))
+}
+
+fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
+    let mut columns = Vec::new();
+    let mut row = Vec::new();
+    for it in items {
+        let (expr, alias) = match it {
+            SelectItem::UnnamedExpr(e) => (e, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(fold_ident(alias))),
+            _ => return Err(PgError::feature("only constants can be selected without FROM")),
+        };
+        let (v, ty) = match expr {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => (Some(n.clone()), if n.contains('.') { "numeric" } else { "integer" }),
+                Value::SingleQuotedString(s) => (Some(s.clone()), "text"),
+                Value::Boolean(b) => (Some(if *b { "t" } else { "f" }.to_string()), "boolean"),
+                Value::Null => (None, "text"),
+                _ => return Err(PgError::feature(format!("constant not supported: {v}"))),
+            },
+            _ => return Err(PgError::feature(format!("expression not supported: {expr}"))),
+        };
+        let name = alias.unwrap_or_else(|| {
+            if ty == "boolean" {
+                "bool".into()
+            } else if ty == "text" {
+                "?column?".into()
+            } else {
+                "?column?".into()
+            }
+        });
+        columns.push((name, ty.to_string()));
+        row.push(v);
+    }
+    Ok(QueryResult { tag: "SELECT 1".into(), columns, rows: vec![row], returns_rows: true, notices: vec![] })
+}
