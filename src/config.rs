@@ -30,6 +30,7 @@ enum Kind {
     /// Time; the base unit in milliseconds.
     Time,
     Int,
+    Real,
     Bool,
     Enum(&'static [&'static str]),
 }
@@ -86,6 +87,28 @@ const DEFS: &[Def] = &[
         default: "1024",
         init_only: false,
         doc: "bound on buffers examined per victim search; past it the least-used unpinned buffer seen is taken",
+    },
+    Def { name: "bgwriter_delay", kind: Kind::Time, default: "200ms", init_only: false, doc: "sleep between background writer rounds" },
+    Def {
+        name: "bgwriter_lru_maxpages",
+        kind: Kind::Int,
+        default: "100",
+        init_only: false,
+        doc: "most buffers the background writer writes per round (0 turns it off)",
+    },
+    Def {
+        name: "bgwriter_lru_multiplier",
+        kind: Kind::Real,
+        default: "2.0",
+        init_only: false,
+        doc: "clean this multiple of the recent allocation rate ahead of the clock hand",
+    },
+    Def {
+        name: "heapstore.use_fsm",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "bulk inserts look for pages with room in the free space map (off: always extend, seed 000's no_fsm)",
     },
     Def {
         name: "heapstore.toast_threshold",
@@ -187,6 +210,10 @@ impl Settings {
         self.get(name).expect("known").parse().expect("validated")
     }
 
+    pub fn real(&self, name: &str) -> f64 {
+        self.get(name).expect("known").parse().expect("validated")
+    }
+
     pub fn bool(&self, name: &str) -> bool {
         parse_bool(self.get(name).expect("known")).expect("validated")
     }
@@ -256,6 +283,7 @@ fn validate(d: &Def, value: &str) -> Result<()> {
         Kind::Memory { unit_bytes } => parse_memory(v, unit_bytes).is_some(),
         Kind::Time => parse_time_ms(v).is_some(),
         Kind::Int => v.parse::<i64>().is_ok(),
+        Kind::Real => v.parse::<f64>().is_ok_and(|x| x.is_finite()),
         Kind::Bool => parse_bool(v).is_some(),
         Kind::Enum(vals) => vals.iter().any(|x| x.eq_ignore_ascii_case(v)),
     };

@@ -24,6 +24,7 @@
 //! 2. The data directory is created 0700, its files 0600.
 //! 3. `block_size` comes from the control file; it cannot be changed after init.
 
+use crate::buffer::bgwriter::{BgWriter, BgWriterSettings, BgWriterStats};
 use crate::buffer::BufferPool;
 use crate::catalog::rellock::RelLocks;
 use crate::catalog::Catalog;
@@ -68,7 +69,9 @@ pub struct Shared {
     pub settings: Settings,
     pub block_size: usize,
     pub smgr: Arc<Smgr>,
-    pub pool: BufferPool,
+    pub pool: Arc<BufferPool>,
+    pub bgwriter_stats: Arc<BgWriterStats>,
+    bgwriter: Mutex<Option<BgWriter>>,
     pub txns: TxnManager,
     pub catalog: Catalog,
     pub rel_locks: RelLocks,
@@ -198,7 +201,7 @@ impl Database {
         settings.set("block_size", &control.block_size.to_string())?;
         let bs = control.block_size;
         let smgr = Arc::new(Smgr::new(dir, bs, settings.bool("io_direct"))?);
-        let pool = BufferPool::new(
+        let mut pool = BufferPool::new(
             smgr.clone(),
             settings.shared_buffers_blocks(bs),
             settings.int("heapstore.buffer_partitions") as usize,
@@ -206,6 +209,7 @@ impl Database {
             settings.get("huge_pages")?,
             settings.int("max_connections") as usize,
         )?;
+        pool.set_lock_wait_logging(settings.bool("log_lock_waits"), std::time::Duration::from_millis(settings.ms("deadlock_timeout")));
         let catalog = Catalog::open(dir)?;
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
@@ -214,6 +218,7 @@ impl Database {
             let tables = catalog.tables();
             for t in &tables {
                 for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
+                    smgr.unlink(rel)?;
                     smgr.create(rel, ForkNumber::Main)?;
                     smgr.fsync(rel, ForkNumber::Main)?;
                 }
@@ -234,6 +239,17 @@ impl Database {
         control.state = DbState::InProduction;
         write_control(dir, &control)?;
         let saved_stats = crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))?;
+        let pool = Arc::new(pool);
+        let bgwriter_stats = Arc::new(BgWriterStats::default());
+        let bgwriter = BgWriter::start(
+            pool.clone(),
+            BgWriterSettings {
+                delay: std::time::Duration::from_millis(settings.ms("bgwriter_delay").max(10)),
+                lru_maxpages: settings.int("bgwriter_lru_maxpages").max(0) as u64,
+                lru_multiplier: settings.real("bgwriter_lru_multiplier"),
+            },
+            bgwriter_stats.clone(),
+        );
         Ok(Database {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
@@ -241,6 +257,8 @@ impl Database {
                 block_size: bs,
                 smgr,
                 pool,
+                bgwriter_stats,
+                bgwriter: Mutex::new(bgwriter),
                 txns,
                 catalog,
                 rel_locks: RelLocks::default(),
@@ -279,7 +297,13 @@ impl Database {
 impl Shared {
     pub fn stats(&self) -> crate::stats::Snapshot {
         let mut s = self.saved_stats.clone();
-        s.merge(&crate::stats::Snapshot::current());
+        let mut cur = crate::stats::Snapshot::current();
+        cur.bgwriter = crate::stats::BgWriterRow {
+            buffers_clean: self.bgwriter_stats.buffers_clean.load(Ordering::Relaxed),
+            maxwritten_clean: self.bgwriter_stats.maxwritten_clean.load(Ordering::Relaxed),
+            buffers_alloc: self.pool.buffers_alloc.load(Ordering::Relaxed),
+        };
+        s.merge(&cur);
         s
     }
 
@@ -310,6 +334,9 @@ impl Shared {
             return Ok(());
         }
         assert_eq!(self.txns.running_count(), 0, "shutdown with transactions still running");
+        if let Some(bg) = self.bgwriter.lock().expect("poisoned").take() {
+            bg.stop();
+        }
         crate::stats::set_backend_type(crate::stats::BackendType::Checkpointer);
         self.flush_everything()?;
         crate::stats::set_backend_type(crate::stats::BackendType::ClientBackend);

@@ -25,6 +25,7 @@
 //! ```
 
 pub mod access;
+pub mod bench;
 pub mod buffer;
 pub mod catalog;
 pub mod cli;

@@ -1,4 +1,5 @@
-//! Access methods: heap tables ([`heap`]). The free space map and B-tree indexes arrive with
-//! later issues.
+//! Access methods: heap tables ([`heap`]) and their free space map ([`fsm`]). B-tree indexes
+//! arrive with a later issue.
 
+pub mod fsm;
 pub mod heap;

@@ -26,6 +26,7 @@
 //! 5. A page is written from a checksummed private copy under the shared content lock, so the
 //!    on-disk image is always one the page had.
 
+pub mod bgwriter;
 pub mod desc;
 pub mod memory;
 pub mod pins;

@@ -75,6 +75,13 @@ pub struct BufferPool {
     pub(crate) smgr: Arc<Smgr>,
     ext_locks: Mutex<HashMap<RelFileNumber, Arc<ExtensionLock>>>,
     max_connections: usize,
+    /// `log_lock_waits` and `deadlock_timeout`, for extension-lock waits.
+    log_lock_waits: bool,
+    deadlock_timeout: Duration,
+    /// Buffers handed out by the clock sweep (pg_stat_bgwriter's buffers_alloc).
+    pub buffers_alloc: AtomicU64,
+    /// Blocks added to main forks by `extend_by` (a test checks no block is handed out twice).
+    pub extended_main_blocks: AtomicU64,
 }
 
 thread_local! {
@@ -113,7 +120,17 @@ impl BufferPool {
             smgr,
             ext_locks: Mutex::new(HashMap::new()),
             max_connections: max_connections.max(1),
+            log_lock_waits: false,
+            deadlock_timeout: Duration::from_secs(1),
+            extended_main_blocks: AtomicU64::new(0),
+            buffers_alloc: AtomicU64::new(0),
         })
+    }
+
+    /// Turns on logging of extension-lock waits longer than `deadlock_timeout`.
+    pub fn set_lock_wait_logging(&mut self, log_lock_waits: bool, deadlock_timeout: Duration) {
+        self.log_lock_waits = log_lock_waits;
+        self.deadlock_timeout = deadlock_timeout;
     }
 
     pub fn nbuffers(&self) -> u32 {
@@ -234,47 +251,45 @@ impl BufferPool {
         let tag = BufferTag { rel, fork, block };
         let h = HashedTag::new(tag);
         let ctx = Self::io_context(strategy.as_deref());
-        loop {
-            // Fast path: mapped already.
-            {
-                let part = self.partition(&h).read();
-                if let Some(&id) = part.get(&h) {
-                    let buf = pins.pin(self, id, strategy.is_some());
-                    drop(part);
-                    if self.desc(id).state.load(Ordering::Acquire) & VALID != 0 {
-                        stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
-                        return Ok(buf);
-                    }
-                    self.complete_read(&buf, ctx)?;
-                    return Ok(buf);
-                }
-            }
-            // Miss: get a clean, unmapped victim first, holding no mapping lock.
-            let victim = self.get_victim(pins, strategy.as_deref_mut())?;
-            let mut part = self.partition(&h).write();
+        // Fast path: mapped already.
+        {
+            let part = self.partition(&h).read();
             if let Some(&id) = part.get(&h) {
-                // Someone mapped it meanwhile: use theirs; our victim goes back unmapped.
                 let buf = pins.pin(self, id, strategy.is_some());
                 drop(part);
-                drop(victim);
-                if self.desc(id).state.load(Ordering::Acquire) & VALID == 0 {
-                    self.complete_read(&buf, ctx)?;
-                } else {
+                if self.desc(id).state.load(Ordering::Acquire) & VALID != 0 {
                     stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+                    return Ok(buf);
                 }
+                self.complete_read(&buf, ctx)?;
                 return Ok(buf);
             }
-            let d = self.desc(victim.id());
-            let s = d.lock_header();
-            debug_assert_eq!(refcount(s), 1);
-            debug_assert_eq!(s & (TAG_VALID | VALID | DIRTY | IO_IN_PROGRESS), 0);
-            d.set_tag(tag);
-            part.insert(h, victim.id());
-            d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
-            drop(part);
-            self.read_into(&victim, ctx)?;
-            return Ok(victim);
         }
+        // Miss: get a clean, unmapped victim first, holding no mapping lock.
+        let victim = self.get_victim(pins, strategy.as_deref_mut())?;
+        let mut part = self.partition(&h).write();
+        if let Some(&id) = part.get(&h) {
+            // Someone mapped it meanwhile: use theirs; our victim goes back unmapped.
+            let buf = pins.pin(self, id, strategy.is_some());
+            drop(part);
+            drop(victim);
+            if self.desc(id).state.load(Ordering::Acquire) & VALID == 0 {
+                self.complete_read(&buf, ctx)?;
+            } else {
+                stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+            }
+            return Ok(buf);
+        }
+        let d = self.desc(victim.id());
+        let s = d.lock_header();
+        debug_assert_eq!(refcount(s), 1);
+        debug_assert_eq!(s & (TAG_VALID | VALID | DIRTY | IO_IN_PROGRESS), 0);
+        d.set_tag(tag);
+        part.insert(h, victim.id());
+        d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
+        drop(part);
+        self.read_into(&victim, ctx)?;
+        Ok(victim)
     }
 
     /// Finishes a read that another session may be doing: wait for it, or do it ourselves.
@@ -454,6 +469,11 @@ impl BufferPool {
     /// So seed 004's search over tens of millions of hot buffers cannot happen: the cost of a
     /// victim is O(max_examined), not O(shared_buffers × max usage).
     pub(crate) fn clock_sweep(&self) -> Option<BufferId> {
+        self.clock_sweep_counted().0
+    }
+
+    /// The clock sweep, also returning how many buffers it examined (for `bench victim`).
+    pub fn clock_sweep_counted(&self) -> (Option<BufferId>, u64) {
         let n = self.nbuffers as u64;
         let bound = self.max_examined.min(n * (MAX_USAGE + 1));
         let mut best: Option<(u64, BufferId)> = None;
@@ -470,7 +490,8 @@ impl BufferPool {
             if u == 0 {
                 if self.try_pin_unpinned(id) {
                     stats::count_victim_search(examined);
-                    return Some(id);
+                    self.buffers_alloc.fetch_add(1, Ordering::Relaxed);
+                    return (Some(id), examined);
                 }
                 continue;
             }
@@ -481,7 +502,39 @@ impl BufferPool {
             }
         }
         stats::count_victim_search(examined);
-        best.and_then(|(_, id)| self.try_pin_unpinned(id).then_some(id))
+        let got = best.and_then(|(_, id)| self.try_pin_unpinned(id).then_some(id));
+        if got.is_some() {
+            self.buffers_alloc.fetch_add(1, Ordering::Relaxed);
+        }
+        (got, examined)
+    }
+
+    /// Drops a pin taken by [`BufferPool::clock_sweep_counted`] (for `bench victim`).
+    pub fn release_sweep_pin(&self, id: BufferId) {
+        self.unpin_shared(id);
+    }
+
+    /// Raises every buffer's usage count to the maximum, as a hot workload would (for
+    /// `bench victim`).
+    pub fn heat_all(&self) {
+        for d in self.descs.iter() {
+            let mut s = d.state.load(Ordering::Relaxed);
+            loop {
+                if s & LOCKED != 0 {
+                    s = d.wait_header_unlocked();
+                }
+                let n = (s & !USAGE_MASK) | (MAX_USAGE << USAGE_SHIFT);
+                match d.state.compare_exchange_weak(s, n, Ordering::AcqRel, Ordering::Relaxed) {
+                    Ok(_) => break,
+                    Err(c) => s = c,
+                }
+            }
+        }
+    }
+
+    /// Where the clock hand points now (the background writer cleans ahead of it).
+    pub(crate) fn clock_hand(&self) -> u64 {
+        self.hand.load(Ordering::Relaxed)
     }
 
     /// Pins a buffer only if no one has it pinned (for victims).
@@ -572,7 +625,14 @@ impl BufferPool {
         }
         let ext = self.extension_lock(rel);
         ext.waiters.fetch_add(1, Ordering::Relaxed);
-        ext.lock.acquire(LWLockMode::Exclusive);
+        if self.log_lock_waits {
+            let name = self.smgr.display_name(rel, fork);
+            ext.lock.acquire_reporting(LWLockMode::Exclusive, self.deadlock_timeout, &mut |d| {
+                eprintln!("LOG:  still waiting for extension lock on relation {name} after {:.1} ms", d.as_secs_f64() * 1e3);
+            });
+        } else {
+            ext.lock.acquire(LWLockMode::Exclusive);
+        }
         ext.waiters.fetch_sub(1, Ordering::Relaxed);
         let r = self.extend_locked(&victims, rel, fork, ctx);
         ext.lock.release(LWLockMode::Exclusive);
@@ -615,6 +675,9 @@ impl BufferPool {
             return Err(e);
         }
         stats::count_io(ctx, IoOp::Extend, n as u64, n as u64 * self.block_size as u64, t0.elapsed().as_nanos() as u64);
+        if fork == ForkNumber::Main {
+            self.extended_main_blocks.fetch_add(n as u64, Ordering::Relaxed);
+        }
         Ok(first)
     }
 

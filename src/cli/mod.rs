@@ -54,6 +54,9 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Rerun a seed experiment (see ../shared/design/BENCH.md).
+    #[command(subcommand)]
+    Bench(Box<BenchCmd>),
     /// The main job: create a database, generate and COPY a few million rows, scan them, and
     /// show throughput and statistics.
     Demo {
@@ -63,6 +66,14 @@ pub enum Cmd {
         #[arg(long, default_value_t = 3_000_000)]
         rows: u64,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCmd {
+    /// Seed 000: concurrent COPY into one table.
+    Copy(crate::bench::copy::CopyArgs),
+    /// Seed 004: victim search in a huge, hot pool.
+    Victim(crate::bench::victim::VictimArgs),
 }
 
 fn need_dir(cli: &Cli) -> Result<PathBuf> {
@@ -105,6 +116,13 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return Ok(0);
         }
         Some(Cmd::Demo { dir, rows }) => return demo::run(dir.clone(), *rows, &cli.set).map(|_| 0),
+        Some(Cmd::Bench(b)) => {
+            return match &**b {
+                BenchCmd::Copy(a) => crate::bench::copy::run(a.clone(), &cli.set),
+                BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
+            }
+            .map(|_| 0)
+        }
         None => {}
     }
     if cli.commands.is_empty() && cli.files.is_empty() {
@@ -131,7 +149,6 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             let mut out = stdout.lock();
             let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out) };
             let res = session.execute_with_io(sql, &mut io);
-            drop(io);
             match res {
                 Ok(results) => {
                     for r in &results {

@@ -188,6 +188,15 @@ pub fn format_stats(s: &Snapshot) -> String {
         &lw,
         1,
     ));
+    let _ = writeln!(
+        out,
+        "Background writer (as pg_stat_bgwriter): buffers_clean {}, maxwritten_clean {}, buffers_alloc {}; buffers written by sessions {}, by the checkpointer {}",
+        s.bgwriter.buffers_clean,
+        s.bgwriter.maxwritten_clean,
+        s.bgwriter.buffers_alloc,
+        s.writes_by("client backend"),
+        s.writes_by("checkpointer")
+    );
     let searches: u64 = s.victim_hist.iter().sum();
     let _ = writeln!(
         out,

@@ -177,8 +177,9 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     let max_size = heap::max_tuple_size(bs);
     let mut rdr = CopyReader::new(src, opts, &table.name, &names);
     let mut b = tuple::TupleBuilder::new(ncols);
-    let mut bulk = BulkInsert::new(pool, pins, table.relfile);
-    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::new(pool, pins, r));
+    let use_fsm = shared.settings.bool("heapstore.use_fsm");
+    let mut bulk = BulkInsert::new(pool, pins, table.relfile, use_fsm);
+    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::new(pool, pins, r, use_fsm));
     let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
     let mut lens: Vec<usize> = Vec::with_capacity(4096);
     let mut n = 0u64;
@@ -233,9 +234,9 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     if !lens.is_empty() {
         bulk.insert_batch(&mut batch, &lens, xid, cid)?;
     }
-    bulk.finish();
+    bulk.finish()?;
     if let Some(tb) = toast_bulk {
-        tb.finish();
+        tb.finish()?;
     }
     Ok(n)
 }

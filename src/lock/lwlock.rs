@@ -202,8 +202,26 @@ impl LWLock {
         self.acquire_slow(mode, st);
     }
 
+    /// Like [`LWLock::acquire`], but if the wait lasts longer than `report_after`, calls
+    /// `report` once with the time waited so far (for `log_lock_waits`), then keeps waiting.
+    pub fn acquire_reporting(&self, mode: LWLockMode, report_after: std::time::Duration, report: &mut dyn FnMut(std::time::Duration)) {
+        let st = stripe();
+        match mode {
+            LWLockMode::Shared => st.acquire_shared[self.class as usize].fetch_add(1, Ordering::Relaxed),
+            LWLockMode::Exclusive => st.acquire_exclusive[self.class as usize].fetch_add(1, Ordering::Relaxed),
+        };
+        if self.try_acquire(mode) {
+            return;
+        }
+        self.acquire_wait(mode, st, Some((report_after, report)));
+    }
+
     #[cold]
     fn acquire_slow(&self, mode: LWLockMode, st: &Stripe) {
+        self.acquire_wait(mode, st, None)
+    }
+
+    fn acquire_wait(&self, mode: LWLockMode, st: &Stripe, mut report: Option<(std::time::Duration, &mut dyn FnMut(std::time::Duration))>) {
         let start = Instant::now();
         let mut spins = 0u32;
         loop {
@@ -226,6 +244,14 @@ impl LWLock {
             if s & WAIT == 0 && self.state.compare_exchange_weak(s, s | WAIT, Ordering::Relaxed, Ordering::Relaxed).is_err() {
                 continue;
             }
+            let timeout = report.as_ref().map(|(after, _)| start + *after);
+            if let Some(deadline) = timeout {
+                if Instant::now() >= deadline {
+                    let (_, f) = report.take().expect("checked");
+                    f(start.elapsed());
+                    continue;
+                }
+            }
             // SAFETY: the key is this lock's address, which outlives the park (we are inside a
             // method borrowing `self`); the closures do not panic and do not call into the
             // parking lot.
@@ -239,7 +265,7 @@ impl LWLock {
                     || {},
                     |_, _| {},
                     parking_lot_core::DEFAULT_PARK_TOKEN,
-                    None,
+                    timeout,
                 );
             }
         }
@@ -426,6 +452,24 @@ mod tests {
         assert!(!l.try_acquire(LWLockMode::Shared));
         l.release(LWLockMode::Exclusive);
         assert!(!l.is_locked());
+    }
+
+    #[test]
+    fn long_waits_are_reported_once() {
+        let l = Arc::new(LWLock::new(LWLockClass::Other));
+        l.acquire(LWLockMode::Exclusive);
+        let l2 = l.clone();
+        let t = std::thread::spawn(move || {
+            let mut reports = Vec::new();
+            l2.acquire_reporting(LWLockMode::Exclusive, std::time::Duration::from_millis(50), &mut |d| reports.push(d));
+            l2.release(LWLockMode::Exclusive);
+            reports
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        l.release(LWLockMode::Exclusive);
+        let reports = t.join().unwrap();
+        assert_eq!(reports.len(), 1);
+        assert!(reports[0] >= std::time::Duration::from_millis(50));
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
     let text = dt.to_string();
     let (name, args) = match text.find('(') {
         Some(i) => {
-            let inner = text[i + 1..].trim_end_matches(|c| c == ')' || c == ' ');
+            let inner = text[i + 1..].trim_end_matches([')', ' ']);
             let rest_after = text[i..].find(')').map(|j| text[i + j + 1..].trim().to_string()).unwrap_or_default();
             let args: Vec<i64> = inner
                 .split(',')

@@ -159,15 +159,7 @@ fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
             },
             _ => return Err(PgError::feature(format!("expression not supported: {expr}"))),
         };
-        let name = alias.unwrap_or_else(|| {
-            if ty == "boolean" {
-                "bool".into()
-            } else if ty == "text" {
-                "?column?".into()
-            } else {
-                "?column?".into()
-            }
-        });
+        let name = alias.unwrap_or_else(|| if ty == "boolean" { "bool".into() } else { "?column?".into() });
         columns.push((name, ty.to_string()));
         row.push(v);
     }

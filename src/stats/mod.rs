@@ -199,6 +199,17 @@ pub struct LWLockRow {
     pub wait_time_ms: f64,
 }
 
+/// pg_stat_bgwriter's counters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BgWriterRow {
+    /// Buffers written by the background writer.
+    pub buffers_clean: u64,
+    /// Rounds stopped because bgwriter_lru_maxpages was reached.
+    pub maxwritten_clean: u64,
+    /// Buffers handed out by the clock sweep.
+    pub buffers_alloc: u64,
+}
+
 /// Everything `heapstore stats` shows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -207,6 +218,8 @@ pub struct Snapshot {
     /// Victim searches per log2 bucket of buffers examined.
     pub victim_hist: Vec<u64>,
     pub victim_examined_max: u64,
+    #[serde(default)]
+    pub bgwriter: BgWriterRow,
 }
 
 impl Snapshot {
@@ -258,7 +271,7 @@ impl Snapshot {
         let victim_hist = (0..VICTIM_BUCKETS).map(|b| STATS.iter().map(|s| s.victim_hist[b].load(Ordering::Relaxed)).sum()).collect();
         let _ = NUM_CLASSES;
         let _ = LWLockClass::ALL;
-        Snapshot { io, lwlocks, victim_hist, victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed) }
+        Snapshot { io, lwlocks, victim_hist, victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed), bgwriter: BgWriterRow::default() }
     }
 
     /// Adds `other` into `self` (saved totals plus this run's).
@@ -302,6 +315,14 @@ impl Snapshot {
             *a += b;
         }
         self.victim_examined_max = self.victim_examined_max.max(other.victim_examined_max);
+        self.bgwriter.buffers_clean += other.bgwriter.buffers_clean;
+        self.bgwriter.maxwritten_clean += other.bgwriter.maxwritten_clean;
+        self.bgwriter.buffers_alloc += other.bgwriter.buffers_alloc;
+    }
+
+    /// Buffers written by backends of a type (all contexts).
+    pub fn writes_by(&self, backend_type: &str) -> u64 {
+        self.io.iter().filter(|r| r.backend_type == backend_type).map(|r| r.writes).sum()
     }
 
     /// The p-quantile (0..1) of buffers examined per victim search, as the upper edge of the

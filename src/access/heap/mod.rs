@@ -10,12 +10,18 @@
 //!    sessions that reach the same fresh page cannot both initialize it.
 //! 2. A multi-insert computes how many pages its batch needs and extends by that many at once
 //!    (`BufferPool::extend_by`); the pages it extended stay pinned in its [`BulkInsert`] state
-//!    until it has filled them, so it does not extend again while it holds empty pages.
+//!    until it has filled them, so it does not extend again while it holds empty pages, and they
+//!    are not advertised in the free space map until the insert finishes with them.
+//! 4. When a bulk insert ends, its partly filled page and unused extended pages are recorded in
+//!    the FSM; extra pages extended for waiters are recorded at once. So every block of a
+//!    relation is either holding tuples or known to the FSM.
 //! 3. A scan copies each page under its shared content lock and reads tuples from the copy,
 //!    so no lock is held while rows are processed or written out.
 
 pub mod toast;
 pub mod tuple;
+
+use crate::access::fsm;
 
 use crate::buffer::{Buffer, BufferPool, Pins, Strategy, StrategyKind};
 use crate::error::{sqlstate, PgError, Result};
@@ -30,32 +36,43 @@ pub fn max_tuple_size(block_size: usize) -> usize {
 
 /// State of one bulk insert (one COPY): the page being filled and pages extended ahead.
 pub struct BulkInsert<'a> {
-    pool: &'a BufferPool,
+    pub(crate) pool: &'a BufferPool,
     pins: &'a Pins,
     rel: RelFileNumber,
+    use_fsm: bool,
     strategy: Strategy,
     current: Option<Buffer<'a>>,
     ahead: VecDeque<Buffer<'a>>,
     started: bool,
-    /// Pages this insert extended the relation by.
+    /// Pages this insert extended the relation by (including extra pages given to the FSM).
     pub pages_extended: u64,
+    /// Pages this insert got from the free space map.
+    pub pages_from_fsm: u64,
     pub tuples_inserted: u64,
     /// Where the last tuple went.
     pub last_tid: (BlockNumber, u16),
 }
 
+/// Bytes a tuple of `len` takes on a page, with its line pointer.
+fn footprint(len: usize) -> usize {
+    len + page::LINE_POINTER_SIZE
+}
+
 impl<'a> BulkInsert<'a> {
-    pub fn new(pool: &'a BufferPool, pins: &'a Pins, rel: RelFileNumber) -> BulkInsert<'a> {
+    /// A bulk insert into `rel`; `use_fsm` is the `heapstore.use_fsm` setting.
+    pub fn new(pool: &'a BufferPool, pins: &'a Pins, rel: RelFileNumber, use_fsm: bool) -> BulkInsert<'a> {
         let strategy = Strategy::new(StrategyKind::BulkWrite, pool, 16, 16);
         BulkInsert {
             pool,
             pins,
             rel,
+            use_fsm,
             strategy,
             current: None,
             ahead: VecDeque::new(),
             started: false,
             pages_extended: 0,
+            pages_from_fsm: 0,
             tuples_inserted: 0,
             last_tid: (0, 0),
         }
@@ -63,19 +80,23 @@ impl<'a> BulkInsert<'a> {
 
     /// Inserts formed tuples (header fields other than xmin/cmin filled by the caller's
     /// builder). Tuples are placed in order, filling each page before the next.
-    /// `tuples` is a concatenation described by `lens`.
+    /// `data` is their concatenation; `lens` their lengths.
     pub fn insert_batch(&mut self, data: &mut [u8], lens: &[usize], xid: Xid, cid: CommandId) -> Result<()> {
         let bs = self.pool.block_size();
         let mut pos = 0usize;
         let mut i = 0usize;
         if !self.started {
             self.started = true;
-            self.try_last_page()?;
+            if !self.use_fsm {
+                self.try_last_page()?;
+            }
         }
         while i < lens.len() {
+            if lens[i] > max_tuple_size(bs) {
+                return Err(row_too_big(lens[i], bs));
+            }
             if self.current.is_none() {
-                let need = pages_needed(&lens[i..], bs);
-                self.next_page(need)?;
+                self.next_page(&lens[i..])?;
             }
             let buf = self.current.as_ref().expect("set above");
             let block = buf.block();
@@ -86,13 +107,10 @@ impl<'a> BulkInsert<'a> {
             let mut placed = 0;
             while i < lens.len() {
                 let len = lens[i];
-                let t = &mut data[pos..pos + len];
-                if len > max_tuple_size(bs) {
-                    return Err(row_too_big(len, bs));
-                }
                 if page::free_space(&pg) < len {
                     break;
                 }
+                let t = &mut data[pos..pos + len];
                 tuple::set_xmin(t, xid, cid);
                 let off = page::max_offset(&pg) + 1;
                 tuple::set_ctid(t, block, off);
@@ -108,7 +126,7 @@ impl<'a> BulkInsert<'a> {
             }
             drop(pg);
             if i < lens.len() {
-                // Page full: move on.
+                // Page full: move on. Its remaining space is too small to be worth recording.
                 self.current = None;
             }
             self.tuples_inserted += placed;
@@ -116,8 +134,8 @@ impl<'a> BulkInsert<'a> {
         Ok(())
     }
 
-    /// Starts on the relation's last page if it has room (so consecutive small COPYs do not
-    /// leave a half-empty page each).
+    /// Without the FSM, starts on the relation's last page if it has room (as PostgreSQL's
+    /// target-block hint), so consecutive small COPYs do not each leave a half-empty page.
     fn try_last_page(&mut self) -> Result<()> {
         let n = self.pool.smgr().nblocks(self.rel, ForkNumber::Main)?;
         if n == 0 {
@@ -134,22 +152,91 @@ impl<'a> BulkInsert<'a> {
         Ok(())
     }
 
-    fn next_page(&mut self, need: u32) -> Result<()> {
+    /// Finds the next page for `pending` tuples: a page extended ahead, else one from the free
+    /// space map with room for the next tuple, else new pages — as many as the pending tuples
+    /// need (seed 000: the multi-insert tells extension its need), plus min(512, 20 × waiters)
+    /// when others wait for the extension lock; pages beyond our need go straight to the FSM.
+    fn next_page(&mut self, pending: &[usize]) -> Result<()> {
         if let Some(b) = self.ahead.pop_front() {
             self.current = Some(b);
             return Ok(());
         }
-        let bufs = self.pool.extend_by(self.pins, self.rel, ForkNumber::Main, need.max(1), Some(&mut self.strategy))?;
+        if self.use_fsm && self.page_from_fsm(footprint(pending[0]))? {
+            return Ok(());
+        }
+        let bs = self.pool.block_size();
+        let need = pages_needed(pending, bs);
+        let waiters = self.pool.extension_lock(self.rel).waiters.load(std::sync::atomic::Ordering::Relaxed);
+        let extra = if self.use_fsm && waiters > 0 { (20 * waiters).min(512) } else { 0 };
+        let bufs = self.pool.extend_by(self.pins, self.rel, ForkNumber::Main, need + extra, Some(&mut self.strategy))?;
         self.pages_extended += bufs.len() as u64;
-        self.ahead.extend(bufs);
+        let mut spare = Vec::new();
+        for (k, b) in bufs.into_iter().enumerate() {
+            if (k as u32) < need {
+                self.ahead.push_back(b);
+            } else {
+                spare.push((b.block(), bs - page::PAGE_HEADER_SIZE));
+            }
+        }
+        if !spare.is_empty() {
+            fsm::record_many(self.pool, self.pins, self.rel, &mut spare)?;
+        }
         self.current = self.ahead.pop_front();
         Ok(())
     }
 
-    /// Releases pages held ahead (at the end of the COPY).
-    pub fn finish(mut self) {
-        self.current = None;
-        self.ahead.clear();
+    /// Takes a page with at least `need` bytes free from the FSM (bounded retries when the map
+    /// was optimistic). True if `current` was set.
+    fn page_from_fsm(&mut self, need: usize) -> Result<bool> {
+        for _ in 0..4 {
+            let Some(block) = fsm::take(self.pool, self.pins, self.rel, need)? else {
+                return Ok(false);
+            };
+            if block >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
+                continue; // the relation was truncated since: forget the entry
+            }
+            let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, block, None)?;
+            let free = {
+                let mut pg = buf.lock_exclusive();
+                if page::is_new(&pg) {
+                    page::init(&mut pg, 0);
+                    pg.mark_dirty();
+                }
+                page::free_space(&pg)
+            };
+            if free >= need {
+                self.pages_from_fsm += 1;
+                self.current = Some(buf);
+                return Ok(true);
+            }
+            drop(buf);
+            fsm::record(self.pool, self.pins, self.rel, block, free)?;
+        }
+        Ok(false)
+    }
+
+    /// Ends the insert: the page in use and any pages extended ahead but not used go to the
+    /// free space map (batched), and every pin is released.
+    pub fn finish(mut self) -> Result<()> {
+        let mut entries = Vec::new();
+        if let Some(b) = self.current.take() {
+            let free = {
+                let pg = b.lock_shared();
+                if page::is_new(&pg) {
+                    self.pool.block_size() - page::PAGE_HEADER_SIZE
+                } else {
+                    page::free_space(&pg)
+                }
+            };
+            entries.push((b.block(), free));
+        }
+        for b in self.ahead.drain(..) {
+            entries.push((b.block(), self.pool.block_size() - page::PAGE_HEADER_SIZE));
+        }
+        if self.use_fsm && !entries.is_empty() {
+            fsm::record_many(self.pool, self.pins, self.rel, &mut entries)?;
+        }
+        Ok(())
     }
 }
 

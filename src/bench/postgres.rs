@@ -1,0 +1,170 @@
+//! A local PostgreSQL server for `--vs-postgres`: found, started in a temporary data directory
+//! with the same shared_buffers, reachable only through a Unix socket, stopped on drop.
+//!
+//! Binaries come from `--pg-bin DIR`, else PATH, else /usr/lib/postgresql/*/bin (highest
+//! version). PostgreSQL refuses to run as root: when the harness is root, the server runs as
+//! `--pg-user` (default "postgres" if that user exists) through `runuser`.
+
+use super::bad_arg;
+use crate::error::{PgError, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const NEEDED: [&str; 5] = ["initdb", "pg_ctl", "postgres", "psql", "pgbench"];
+
+/// Finds a directory holding PostgreSQL's server and client programs.
+pub fn find_bin(given: Option<&Path>) -> Result<PathBuf> {
+    let has_all = |d: &Path| NEEDED.iter().all(|b| d.join(b).is_file());
+    if let Some(d) = given {
+        if has_all(d) {
+            return Ok(d.to_path_buf());
+        }
+        return Err(bad_arg(format!("--pg-bin {} does not hold all of {}", d.display(), NEEDED.join(", "))));
+    }
+    if let Ok(path) = std::env::var("PATH") {
+        for d in std::env::split_paths(&path) {
+            if has_all(&d) {
+                return Ok(d);
+            }
+        }
+    }
+    let mut found: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| {
+                    let v: u32 = e.file_name().to_string_lossy().parse().ok()?;
+                    let d = e.path().join("bin");
+                    has_all(&d).then_some((v, d))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found.pop().map(|(_, d)| d).ok_or_else(|| {
+        bad_arg("PostgreSQL binaries not found (looked in --pg-bin, PATH and /usr/lib/postgresql/*/bin)").with_hint(
+            "Install the server (apt-get install postgresql) or pass --pg-bin DIR; run without --vs-postgres to measure heapstore alone.",
+        )
+    })
+}
+
+fn user_ids(name: &str) -> Option<(u32, u32)> {
+    let c = std::ffi::CString::new(name).ok()?;
+    // SAFETY: getpwnam returns a pointer to static storage or null; we copy the ids at once.
+    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
+    if pw.is_null() {
+        return None;
+    }
+    // SAFETY: non-null pointer from getpwnam.
+    unsafe { Some(((*pw).pw_uid, (*pw).pw_gid)) }
+}
+
+/// A running PostgreSQL server.
+pub struct PgServer {
+    bin: PathBuf,
+    pub data: PathBuf,
+    pub socket_dir: PathBuf,
+    pub port: u16,
+    run_as: Option<String>,
+    pub version: String,
+}
+
+impl PgServer {
+    /// initdb in `dir/pgdata`, then start with `shared_buffers` and `extra` settings.
+    pub fn start(bin: &Path, dir: &Path, shared_buffers: &str, run_as: Option<String>, extra: &[(&str, &str)]) -> Result<PgServer> {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let run_as = if root {
+            let u = run_as.unwrap_or_else(|| "postgres".into());
+            if user_ids(&u).is_none() {
+                return Err(bad_arg(format!("PostgreSQL refuses to run as root, and user \"{u}\" does not exist"))
+                    .with_hint("Pass --pg-user NAME (an unprivileged user), or run the bench as a normal user."));
+            }
+            Some(u)
+        } else {
+            None
+        };
+        std::fs::create_dir_all(dir).map_err(|e| PgError::io("create directory", dir, e))?;
+        super::open_up(dir)?;
+        let data = dir.join("pgdata");
+        if let Some(u) = &run_as {
+            let (uid, gid) = user_ids(u).expect("checked");
+            let c = std::ffi::CString::new(dir.as_os_str().to_string_lossy().as_bytes()).expect("path");
+            // SAFETY: chown of a directory we created, with ids from getpwnam.
+            unsafe { libc::chown(c.as_ptr(), uid, gid) };
+        }
+        let port = 54000 + (std::process::id() % 1000) as u16;
+        let mut s =
+            PgServer { bin: bin.to_path_buf(), data: data.clone(), socket_dir: dir.to_path_buf(), port, run_as, version: String::new() };
+        s.run_tool("initdb", &["-D", &data.to_string_lossy(), "-A", "trust", "-U", "postgres", "--no-sync"])?;
+        let mut opts =
+            format!("-c shared_buffers={shared_buffers} -c listen_addresses='' -c unix_socket_directories={} -p {port}", dir.display());
+        for (k, v) in extra {
+            opts.push_str(&format!(" -c {k}={v}"));
+        }
+        let log = dir.join("postgres.log");
+        s.run_tool("pg_ctl", &["-D", &data.to_string_lossy(), "-o", &opts, "-l", &log.to_string_lossy(), "-w", "start"])?;
+        s.version = s.psql("SELECT version()")?.trim().to_string();
+        Ok(s)
+    }
+
+    fn command(&self, tool: &str) -> Command {
+        let path = self.bin.join(tool);
+        match &self.run_as {
+            Some(u) => {
+                let mut c = Command::new("runuser");
+                c.args(["-u", u, "--"]).arg(path);
+                c
+            }
+            None => Command::new(path),
+        }
+    }
+
+    fn run_tool(&self, tool: &str, args: &[&str]) -> Result<Output> {
+        let out = self.command(tool).args(args).output().map_err(|e| PgError::io("run", &self.bin.join(tool), e))?;
+        if !out.status.success() {
+            return Err(bad_arg(format!(
+                "{tool} failed: {}{}",
+                String::from_utf8_lossy(&out.stderr),
+                String::from_utf8_lossy(&out.stdout)
+            )));
+        }
+        Ok(out)
+    }
+
+    fn conn_args(&self) -> Vec<String> {
+        vec![
+            "-h".into(),
+            self.socket_dir.to_string_lossy().into_owned(),
+            "-p".into(),
+            self.port.to_string(),
+            "-U".into(),
+            "postgres".into(),
+        ]
+    }
+
+    /// Runs SQL with psql; returns unaligned, tuples-only output.
+    pub fn psql(&self, sql: &str) -> Result<String> {
+        let mut args = self.conn_args();
+        args.extend(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql].map(String::from));
+        let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let out = self.run_tool("psql", &a)?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Runs pgbench with a custom script.
+    pub fn pgbench(&self, script: &Path, args: &[&str]) -> Result<String> {
+        let mut a = self.conn_args();
+        a.extend(args.iter().map(|s| s.to_string()));
+        a.push("-f".into());
+        a.push(script.to_string_lossy().into_owned());
+        let refs: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        let out = self.run_tool("pgbench", &refs)?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = self.command("pg_ctl").args(["-D", &self.data.to_string_lossy(), "-m", "fast", "-w", "stop"]).output();
+    }
+}

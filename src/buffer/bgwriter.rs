@@ -1,0 +1,127 @@
+//! The background writer: writes dirty buffers that the clock sweep is about to reach, so
+//! that sessions rarely have to write a victim themselves (PostgreSQL's BgBufferSync).
+//!
+//! Each round (`bgwriter_delay`) it estimates the allocations of the next round as the recent
+//! rate (smoothed) × `bgwriter_lru_multiplier`, then walks the buffers ahead of the clock hand,
+//! counting reusable ones (unpinned, usage count 0) and writing those that are dirty, until it
+//! has found enough or written `bgwriter_lru_maxpages` (then `maxwritten_clean` counts a stop).
+//!
+//! Invariants:
+//! 1. It only writes buffers it has pinned with no other pin (`try_pin_unpinned`), under the
+//!    shared content lock, as every writer does; it never evicts or remaps.
+//! 2. It never walks more than one full lap of the pool per round.
+
+use super::desc::{refcount, usage, DIRTY, VALID};
+use super::pool::BufferPool;
+use crate::stats::{self, BackendType, IoContext};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// pg_stat_bgwriter's counters.
+#[derive(Default)]
+pub struct BgWriterStats {
+    pub buffers_clean: AtomicU64,
+    pub maxwritten_clean: AtomicU64,
+    pub rounds: AtomicU64,
+}
+
+pub struct BgWriter {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<()>>,
+}
+
+#[derive(Clone, Copy)]
+pub struct BgWriterSettings {
+    pub delay: Duration,
+    pub lru_maxpages: u64,
+    pub lru_multiplier: f64,
+}
+
+impl BgWriter {
+    /// Starts the writer thread, or returns None if `lru_maxpages` is 0.
+    pub fn start(pool: Arc<BufferPool>, cfg: BgWriterSettings, st: Arc<BgWriterStats>) -> Option<BgWriter> {
+        if cfg.lru_maxpages == 0 {
+            return None;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("bgwriter".into())
+            .spawn(move || run(&pool, cfg, &st, &stop2))
+            .expect("spawn background writer");
+        Some(BgWriter { stop, handle: Some(handle) })
+    }
+
+    pub fn stop(mut self) {
+        self.stop_inner();
+    }
+
+    fn stop_inner(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(h) = self.handle.take() {
+            h.thread().unpark();
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for BgWriter {
+    fn drop(&mut self) {
+        self.stop_inner();
+    }
+}
+
+fn run(pool: &BufferPool, cfg: BgWriterSettings, st: &BgWriterStats, stop: &AtomicBool) {
+    stats::set_backend_type(BackendType::BackgroundWriter);
+    let pins = pool.new_pins();
+    let mut last_alloc = pool.buffers_alloc.load(Ordering::Relaxed);
+    let mut smoothed = 0.0f64;
+    while !stop.load(Ordering::Acquire) {
+        std::thread::park_timeout(cfg.delay);
+        if stop.load(Ordering::Acquire) {
+            break;
+        }
+        let alloc = pool.buffers_alloc.load(Ordering::Relaxed);
+        let recent = alloc.saturating_sub(last_alloc) as f64;
+        last_alloc = alloc;
+        // PostgreSQL smooths over 16 rounds, but follows increases at once.
+        smoothed = if recent > smoothed { recent } else { smoothed + (recent - smoothed) / 16.0 };
+        let upcoming = (smoothed * cfg.lru_multiplier).ceil() as u64;
+        st.rounds.fetch_add(1, Ordering::Relaxed);
+        if upcoming == 0 {
+            continue;
+        }
+        one_round(pool, &pins, cfg, st, upcoming);
+    }
+}
+
+fn one_round(pool: &BufferPool, pins: &super::Pins, cfg: BgWriterSettings, st: &BgWriterStats, upcoming: u64) {
+    let n = pool.nbuffers() as u64;
+    let start = pool.clock_hand();
+    let (mut reusable, mut written) = (0u64, 0u64);
+    for step in 0..n {
+        if reusable >= upcoming {
+            return;
+        }
+        if written >= cfg.lru_maxpages {
+            st.maxwritten_clean.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let id = ((start + step) % n) as u32;
+        let s = pool.desc(id).state.load(Ordering::Relaxed);
+        if refcount(s) != 0 || usage(s) != 0 {
+            continue;
+        }
+        reusable += 1;
+        if s & (DIRTY | VALID) != (DIRTY | VALID) || !pool.try_pin_unpinned(id) {
+            continue;
+        }
+        let buf = pins.adopt(pool, id);
+        if pool.flush_buffer(&buf, IoContext::Normal).is_ok() {
+            written += 1;
+            st.buffers_clean.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Every `heapstore bench` experiment runs in `--quick` mode and writes well-formed JSON and a
+//! PNG (benchmarks are not tests: nothing here looks at speed).
+
+mod common;
+use common::bin;
+use std::process::Command;
+
+fn run_quick(experiment: &str) -> serde_json::Value {
+    let t = tempfile::tempdir().unwrap();
+    let json = t.path().join("out.json");
+    let png = t.path().join("out.png");
+    let out = Command::new(bin())
+        .args(["bench", experiment, "--quick", "--data-dir"])
+        .arg(t.path().join("work"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--plot")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let png_bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&png_bytes[..8], b"\x89PNG\r\n\x1a\n");
+    serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap()
+}
+
+#[test]
+fn bench_copy_quick_writes_json() {
+    let v = run_quick("copy");
+    assert_eq!(v["experiment"], "copy");
+    assert!(v["machine"]["cores"].as_u64().unwrap() >= 1);
+    let runs = v["runs"].as_array().unwrap();
+    assert!(!runs.is_empty());
+    for r in runs {
+        assert!(r["seconds"].as_f64().unwrap() > 0.0);
+        assert!(r["table_mb_per_s"].as_f64().unwrap() > 0.0);
+    }
+    assert!(!v["summary"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn bench_victim_quick_writes_json() {
+    let v = run_quick("victim");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    // The bound holds by construction: the bounded sweep never examines more than it.
+    let bounded = runs.iter().find(|r| r["config"] == "heapstore bounded").unwrap();
+    assert!(bounded["examined_max"].as_u64().unwrap() <= 1024);
+}
