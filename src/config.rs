@@ -104,6 +104,27 @@ const DEFS: &[Def] = &[
         doc: "clean this multiple of the recent allocation rate ahead of the clock hand",
     },
     Def {
+        name: "lock_timeout",
+        kind: Kind::Time,
+        default: "0",
+        init_only: false,
+        doc: "give up waiting for a heavyweight lock after this long (0: wait forever)",
+    },
+    Def {
+        name: "max_locks_per_transaction",
+        kind: Kind::Int,
+        default: "64",
+        init_only: false,
+        doc: "sizes each session's fast-path lock slots (weak relation locks kept out of the shared table)",
+    },
+    Def {
+        name: "heapstore.lock_release_walks_whole_table",
+        kind: Kind::Bool,
+        default: "off",
+        init_only: false,
+        doc: "release locks at commit by walking every local lock slot ever used (the old design, for bench lockbloat)",
+    },
+    Def {
         name: "heapstore.use_fsm",
         kind: Kind::Bool,
         default: "on",

@@ -26,10 +26,10 @@
 
 use crate::buffer::bgwriter::{BgWriter, BgWriterSettings, BgWriterStats};
 use crate::buffer::BufferPool;
-use crate::catalog::rellock::RelLocks;
 use crate::catalog::Catalog;
 use crate::config::{Settings, CONFIG_FILE};
 use crate::error::{sqlstate, PgError, Result};
+use crate::lock::{LockManager, LockSettings};
 use crate::session::Session;
 use crate::storage::{fsutil, ForkNumber, Smgr};
 use crate::txn::TxnManager;
@@ -74,7 +74,7 @@ pub struct Shared {
     bgwriter: Mutex<Option<BgWriter>>,
     pub txns: TxnManager,
     pub catalog: Catalog,
-    pub rel_locks: RelLocks,
+    pub locks: LockManager,
     control: Mutex<ControlFile>,
     next_session: AtomicU64,
     closed: AtomicBool,
@@ -239,6 +239,17 @@ impl Database {
         control.state = DbState::InProduction;
         write_control(dir, &control)?;
         let saved_stats = crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))?;
+        let locks = LockManager::new(LockSettings {
+            partitions: 16,
+            fast_path_slots: settings.int("max_locks_per_transaction").max(0) as usize,
+            deadlock_timeout: std::time::Duration::from_millis(settings.ms("deadlock_timeout").max(1)),
+            lock_timeout: match settings.ms("lock_timeout") {
+                0 => None,
+                ms => Some(std::time::Duration::from_millis(ms)),
+            },
+            log_lock_waits: settings.bool("log_lock_waits"),
+            release_walks_whole_table: settings.bool("heapstore.lock_release_walks_whole_table"),
+        });
         let pool = Arc::new(pool);
         let bgwriter_stats = Arc::new(BgWriterStats::default());
         let bgwriter = BgWriter::start(
@@ -261,7 +272,7 @@ impl Database {
                 bgwriter: Mutex::new(bgwriter),
                 txns,
                 catalog,
-                rel_locks: RelLocks::default(),
+                locks,
                 control: Mutex::new(control),
                 next_session: AtomicU64::new(1),
                 closed: AtomicBool::new(false),

@@ -34,6 +34,9 @@ pub mod sqlstate {
     pub const DATA_EXCEPTION: &str = "22000";
     pub const NOT_NULL_VIOLATION: &str = "23502";
     pub const INVALID_TRANSACTION_STATE: &str = "25000";
+    pub const DEADLOCK_DETECTED: &str = "40P01";
+    pub const PROTOCOL_VIOLATION: &str = "08P01";
+    pub const INVALID_TIME_ZONE_DISPLACEMENT_VALUE: &str = "22009";
     pub const ACTIVE_SQL_TRANSACTION: &str = "25001";
     pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
     pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";

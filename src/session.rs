@@ -17,10 +17,10 @@
 //!    TRUNCATE) are deleted only after its commit is recorded.
 
 use crate::buffer::Pins;
-use crate::catalog::rellock::RelLockMode;
-use crate::catalog::{Oid, Table};
+use crate::catalog::Table;
 use crate::db::Shared;
 use crate::error::{sqlstate, PgError, Result};
+use crate::lock::{LockMode, LockTag, SessionLocks};
 use crate::storage::{ForkNumber, RelFileNumber};
 use crate::txn::{CommandId, Snapshot, Xid, INVALID_XID};
 use std::sync::Arc;
@@ -48,7 +48,6 @@ pub(crate) struct Txn {
     pub drops: Vec<Arc<Table>>,
     /// (new definition, old definition)
     pub replaces: Vec<(Arc<Table>, Arc<Table>)>,
-    pub locks: Vec<(Oid, RelLockMode)>,
     pub new_files: Vec<RelFileNumber>,
     pub dead_files: Vec<RelFileNumber>,
     pub explicit: bool,
@@ -61,12 +60,15 @@ pub struct Session {
     pub(crate) pins: Pins,
     pub(crate) id: u64,
     pub(crate) txn: Option<Txn>,
+    /// Heavyweight locks held (released at transaction end).
+    pub(crate) locks: SessionLocks,
 }
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Session {
         let pins = shared.pool.new_pins();
-        Session { shared, pins, id, txn: None }
+        let locks = shared.locks.register(id);
+        Session { shared, pins, id, txn: None, locks }
     }
 
     pub fn id(&self) -> u64 {
@@ -160,29 +162,10 @@ impl Session {
         self.lookup_table(name).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))
     }
 
-    /// Locks a table until transaction end (once per mode per transaction).
-    pub(crate) fn lock_table(&mut self, t: &Table, mode: RelLockMode) -> Result<()> {
-        let held = self.txn().locks.iter().any(|&(o, m)| o == t.oid && (m == mode || m == RelLockMode::Exclusive));
-        if held {
-            return Ok(());
-        }
-        if mode == RelLockMode::Exclusive && self.txn().locks.iter().any(|&(o, _)| o == t.oid) {
-            // Upgrade: drop our shared lock first (no other session can sneak in a conflicting
-            // exclusive lock meanwhile that we would not then wait for).
-            let shared = self.shared.clone();
-            let txn = self.txn();
-            txn.locks.retain(|&(o, m)| {
-                if o == t.oid && m == RelLockMode::Shared {
-                    shared.rel_locks.release(o, m);
-                    false
-                } else {
-                    true
-                }
-            });
-        }
-        self.shared.rel_locks.acquire(t.oid, &t.name, mode, self.id, None)?;
-        self.txn().locks.push((t.oid, mode));
-        Ok(())
+    /// Locks a table in `mode` until transaction end (AccessShare for SELECT and COPY TO,
+    /// RowExclusive for COPY FROM, AccessExclusive for DROP and TRUNCATE, as PostgreSQL).
+    pub(crate) fn lock_table(&mut self, t: &Table, mode: LockMode) -> Result<()> {
+        self.shared.locks.lock(&mut self.locks, LockTag::Relation(t.oid), mode)
     }
 
     /// Commits the current transaction (if any).
@@ -233,10 +216,8 @@ impl Session {
         self.release_locks(&t);
     }
 
-    fn release_locks(&self, t: &Txn) {
-        for &(oid, mode) in t.locks.iter().rev() {
-            self.shared.rel_locks.release(oid, mode);
-        }
+    fn release_locks(&mut self, _t: &Txn) {
+        self.shared.locks.release_all(&mut self.locks);
     }
 
     /// Marks the open explicit transaction failed (after an error inside BEGIN ... COMMIT).

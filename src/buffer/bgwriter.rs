@@ -125,3 +125,45 @@ fn one_round(pool: &BufferPool, pins: &super::Pins, cfg: BgWriterSettings, st: &
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{page, ForkNumber, RelFileNumber, Smgr};
+
+    #[test]
+    fn a_round_writes_dirty_reusable_buffers_ahead_of_the_hand() {
+        let d = tempfile::tempdir().unwrap();
+        let smgr = Arc::new(Smgr::new(d.path(), 8192, false).unwrap());
+        let rel = RelFileNumber(9);
+        smgr.create(rel, ForkNumber::Main).unwrap();
+        let pool = BufferPool::new(smgr, 32, 4, 1024, "off", 1).unwrap();
+        let pins = pool.new_pins();
+        let bufs = pool.extend_by(&pins, rel, ForkNumber::Main, 20, None).unwrap();
+        for b in &bufs {
+            let mut pg = b.lock_exclusive();
+            page::init(&mut pg, 0);
+            pg.mark_dirty();
+        }
+        drop(bufs);
+        // Cool every buffer down, as the sweep does on its way round: pin each once, release.
+        let mut taken = Vec::new();
+        while let (Some(id), _) = pool.clock_sweep_counted() {
+            taken.push(id);
+            if taken.len() == pool.nbuffers() as usize {
+                break;
+            }
+        }
+        for id in taken {
+            pool.release_sweep_pin(id);
+        }
+        assert_eq!(pool.total_pins(), 0);
+        assert!(pool.dirty_buffers() > 0);
+        let st = BgWriterStats::default();
+        let cfg = BgWriterSettings { delay: Duration::from_millis(10), lru_maxpages: 100, lru_multiplier: 2.0 };
+        one_round(&pool, &pins, cfg, &st, 1000);
+        assert_eq!(pool.dirty_buffers(), 0, "every dirty reusable buffer is cleaned");
+        assert_eq!(st.buffers_clean.load(Ordering::Relaxed), 20);
+        assert_eq!(pool.total_pins(), 0);
+    }
+}

@@ -16,8 +16,6 @@
 //! 3. Relation files on disk that no table references are orphans of a crashed transaction
 //!    and are removed at start-up.
 
-pub mod rellock;
-
 use crate::error::{sqlstate, PgError, Result};
 use crate::storage::RelFileNumber;
 use crate::types::SqlType;

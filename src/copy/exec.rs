@@ -16,9 +16,9 @@
 use super::{CopyFormat, CopyOptions, CopyReader, CopyWriter, Field};
 use crate::access::heap::{self, toast, tuple, BulkInsert, Flow};
 use crate::buffer::{BufferPool, Pins};
-use crate::catalog::rellock::RelLockMode;
 use crate::catalog::{fold_ident, Table};
 use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use crate::sql::CopyIo;
 use crate::types::SqlType;
@@ -88,7 +88,7 @@ pub fn run_copy(
     let table = s.table(&tname)?;
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
     let cols = column_list(&table, &columns)?;
-    s.lock_table(&table, RelLockMode::Shared)?;
+    s.lock_table(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
     let n = match (to, target) {
         (_, CopyTarget::Program { .. }) => return Err(PgError::feature("COPY ... PROGRAM is not supported")),
         (false, CopyTarget::Stdin) => {

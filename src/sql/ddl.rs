@@ -2,9 +2,9 @@
 //! (see `catalog`).
 
 use super::tag;
-use crate::catalog::rellock::RelLockMode;
 use crate::catalog::{fold_ident, Column, Persistence, Table};
 use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use crate::types::SqlType;
 use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, ObjectType, TruncateTableTarget};
@@ -108,7 +108,7 @@ pub fn drop_tables(s: &mut Session, object_type: ObjectType, if_exists: bool, na
             }
             return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("table \"{name}\" does not exist")));
         };
-        s.lock_table(&t, RelLockMode::Exclusive)?;
+        s.lock_table(&t, LockMode::AccessExclusive)?;
         let txn = s.txn();
         txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
         if let Some(i) = txn.creates.iter().position(|c| c.name == name) {
@@ -128,7 +128,7 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
     for target in &targets {
         let name = table_name(&target.name)?;
         let t = s.table(&name)?;
-        s.lock_table(&t, RelLockMode::Exclusive)?;
+        s.lock_table(&t, LockMode::AccessExclusive)?;
         let relfile = s.create_files()?;
         let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
         let new = Arc::new(Table { relfile, toast_relfile, ..(*t).clone() });

@@ -4,8 +4,8 @@
 use super::ddl::table_name;
 use crate::access::heap::{self, tuple, Flow};
 use crate::catalog::fold_ident;
-use crate::catalog::rellock::RelLockMode;
 use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, LimitClause, Query, SelectItem, SetExpr, TableFactor, Value};
 
@@ -54,9 +54,12 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
         return Err(PgError::feature("only tables can be selected from"));
     };
     let tname = table_name(name)?;
+    if tname == "pg_locks" && s.lookup_table("pg_locks").is_none() {
+        return pg_locks(s, &sel.projection, limit);
+    }
     let table = s.table(&tname)?;
     let proj = projection(&sel.projection, &table)?;
-    s.lock_table(&table, RelLockMode::Shared)?;
+    s.lock_table(&table, LockMode::AccessShare)?;
     let snap = s.snapshot();
     let shared = s.shared.clone();
     let (pool, txns) = (&shared.pool, &shared.txns);
@@ -164,4 +167,55 @@ fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
         row.push(v);
     }
     Ok(QueryResult { tag: "SELECT 1".into(), columns, rows: vec![row], returns_rows: true, notices: vec![] })
+}
+
+/// `SELECT * FROM pg_locks`: the heavyweight locks held and awaited now, as PostgreSQL's view
+/// (`pid` is the session id).
+fn pg_locks(s: &mut Session, items: &[SelectItem], limit: Option<u64>) -> Result<QueryResult> {
+    if !matches!(items, [SelectItem::Wildcard(_)]) {
+        return Err(PgError::feature("only SELECT * FROM pg_locks is supported"));
+    }
+    let mut rows: Vec<Vec<Option<String>>> = s
+        .shared
+        .locks
+        .locks()
+        .into_iter()
+        .map(|l| {
+            let (locktype, relation) = match l.tag {
+                crate::lock::LockTag::Relation(oid) => ("relation", Some(oid.to_string())),
+                crate::lock::LockTag::Transaction(_) => ("transactionid", None),
+                crate::lock::LockTag::Object { .. } => ("object", None),
+            };
+            let waitstart =
+                l.waitstart.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| format!("{:.3}", d.as_secs_f64()));
+            vec![
+                Some(locktype.to_string()),
+                relation,
+                Some(l.session.to_string()),
+                Some(l.mode.name().to_string()),
+                Some(if l.granted { "t" } else { "f" }.to_string()),
+                Some(if l.fastpath { "t" } else { "f" }.to_string()),
+                waitstart,
+            ]
+        })
+        .collect();
+    if let Some(n) = limit {
+        rows.truncate(n as usize);
+    }
+    let cols = [
+        ("locktype", "text"),
+        ("relation", "oid"),
+        ("pid", "integer"),
+        ("mode", "text"),
+        ("granted", "boolean"),
+        ("fastpath", "boolean"),
+        ("waitstart", "text"),
+    ];
+    Ok(QueryResult {
+        tag: format!("SELECT {}", rows.len()),
+        columns: cols.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect(),
+        rows,
+        returns_rows: true,
+        notices: vec![],
+    })
 }

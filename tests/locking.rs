@@ -1,0 +1,81 @@
+//! Statements take PostgreSQL's locks: a DROP waits for a running COPY, a SELECT waits for a
+//! TRUNCATE, and two sessions locking two tables in opposite orders get a deadlock error.
+
+mod common;
+use common::*;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[test]
+fn drop_waits_for_running_copy_and_select_waits_for_truncate() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut a = db.session();
+    a.execute("CREATE TABLE t (x integer)").unwrap();
+    a.execute("BEGIN").unwrap();
+    copy_in(&mut a, "COPY t FROM STDIN", b"1\n2\n").unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|sc| {
+        let db = &db;
+        sc.spawn(move || {
+            let mut b = db.session();
+            b.execute("DROP TABLE t").unwrap();
+            tx.send(Instant::now()).unwrap();
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(rx.try_recv().is_err(), "DROP did not wait for the open COPY transaction");
+        let rows = a.execute("SELECT * FROM pg_locks").unwrap();
+        assert!(
+            rows[0].rows.iter().any(|r| r[3].as_deref() == Some("AccessExclusiveLock") && r[4].as_deref() == Some("f")),
+            "the waiting DROP shows in pg_locks"
+        );
+        a.execute("COMMIT").unwrap();
+        rx.recv_timeout(Duration::from_secs(10)).expect("DROP proceeds after COMMIT");
+    });
+    a.execute("CREATE TABLE u (x integer)").unwrap();
+    copy_in(&mut a, "COPY u FROM STDIN", b"1\n").unwrap();
+    a.execute("BEGIN; TRUNCATE u").unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|sc| {
+        let db = &db;
+        sc.spawn(move || {
+            let mut b = db.session();
+            tx.send(count(&mut b, "u")).unwrap();
+        });
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "SELECT did not wait for TRUNCATE");
+        a.execute("ROLLBACK").unwrap();
+        assert_eq!(rx.recv_timeout(Duration::from_secs(10)).unwrap(), 1, "after the rollback the row is there");
+    });
+}
+
+#[test]
+fn opposite_order_deadlock_is_detected() {
+    let (_t, _dir, db) = new_db(&["deadlock_timeout=200ms"]);
+    db.session().execute("CREATE TABLE a (x integer); CREATE TABLE b (x integer)").unwrap();
+    let start = Instant::now();
+    let barrier = std::sync::Barrier::new(2);
+    let results: Vec<Result<(), heapstore::PgError>> = std::thread::scope(|sc| {
+        let hs: Vec<_> = [("a", "b"), ("b", "a")]
+            .into_iter()
+            .map(|(first, second)| {
+                let (db, barrier) = (&db, &barrier);
+                sc.spawn(move || {
+                    let mut s = db.session();
+                    s.execute(&format!("BEGIN; TRUNCATE {first}")).unwrap();
+                    barrier.wait();
+                    let r = s.execute(&format!("TRUNCATE {second}")).map(|_| ());
+                    s.execute("ROLLBACK").unwrap();
+                    r
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let errors: Vec<_> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!(errors.len(), 1, "exactly one victim: {results:?}");
+    let e = errors[0];
+    assert_eq!(e.code, "40P01");
+    assert_eq!(e.message, "deadlock detected");
+    let detail = e.detail.as_deref().unwrap_or("");
+    assert!(detail.contains("AccessExclusiveLock on relation"), "{detail}");
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+}
