@@ -14,6 +14,7 @@
 //! 2. Figures carry their unit in their names (`seconds`, `table_mb_per_s`, `examined`).
 
 pub mod copy;
+pub mod lockbloat;
 pub mod plot;
 pub mod postgres;
 pub mod victim;

@@ -151,6 +151,19 @@ impl PgServer {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Runs pgbench with several custom scripts (each may carry `@weight`).
+    pub fn pgbench_scripts(&self, scripts: &[&str], args: &[&str]) -> Result<String> {
+        let mut a = self.conn_args();
+        a.extend(args.iter().map(|s| s.to_string()));
+        for s in scripts {
+            a.push("-f".into());
+            a.push(s.to_string());
+        }
+        let refs: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        let out = self.run_tool("pgbench", &refs)?;
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// Runs pgbench with a custom script.
     pub fn pgbench(&self, script: &Path, args: &[&str]) -> Result<String> {
         let mut a = self.conn_args();

@@ -46,12 +46,12 @@ pub fn generate(path: &Path, rows: u64) -> Result<u64> {
         let year = 2000 + ((r >> 16) % 25) as u32;
         let _ = writeln!(
             line,
-            "{id}\tcustomer {} {} {}\t{}.{:02}\t{year:04}-{month:02}-{day:02}\t{}",
+            "{id}\tcustomer {} {} {}\t{}\t{year:04}-{month:02}-{day:02}\t{}",
             WORDS[(r >> 24) as usize % 16],
             WORDS[(r >> 28) as usize % 16],
             r % 100_000,
-            (r >> 32) % 1_000_000,
-            (r >> 40) % 100,
+            // Two decimals, printed as PostgreSQL prints a float8 (12.5, not 12.50).
+            ((r >> 32) % 100_000_000) as f64 / 100.0,
             if r & 1 == 0 { 't' } else { 'f' }
         );
         bytes += line.len() as u64;

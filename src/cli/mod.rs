@@ -33,6 +33,9 @@ pub struct Cli {
     /// Rows only, no header or footer (as psql -t).
     #[arg(short = 't', long = "tuples-only")]
     pub tuples_only: bool,
+    /// Print how long each -c / -f string took (as psql's \timing), on stderr.
+    #[arg(long)]
+    pub timing: bool,
     /// Field separator for unaligned output.
     #[arg(short = 'F', long = "field-separator", default_value = "|")]
     pub field_separator: String,
@@ -74,6 +77,8 @@ pub enum BenchCmd {
     Copy(crate::bench::copy::CopyArgs),
     /// Seed 004: victim search in a huge, hot pool.
     Victim(crate::bench::victim::VictimArgs),
+    /// Seed 003: trivial transactions after one that touched 10,000 tables.
+    Lockbloat(crate::bench::lockbloat::LockBloatArgs),
 }
 
 fn need_dir(cli: &Cli) -> Result<PathBuf> {
@@ -120,6 +125,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return match &**b {
                 BenchCmd::Copy(a) => crate::bench::copy::run(a.clone(), &cli.set),
                 BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
+                BenchCmd::Lockbloat(a) => crate::bench::lockbloat::run(a.clone(), &cli.set),
             }
             .map(|_| 0)
         }
@@ -148,7 +154,11 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             let mut inp = stdin.lock();
             let mut out = stdout.lock();
             let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out) };
+            let t0 = std::time::Instant::now();
             let res = session.execute_with_io(sql, &mut io);
+            if cli.timing {
+                eprintln!("Time: {:.3} ms", t0.elapsed().as_secs_f64() * 1e3);
+            }
             match res {
                 Ok(results) => {
                     for r in &results {
