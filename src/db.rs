@@ -33,6 +33,7 @@ use crate::lock::{LockManager, LockSettings};
 use crate::session::Session;
 use crate::storage::{fsutil, ForkNumber, Smgr};
 use crate::txn::TxnManager;
+use crate::wal::{Wal, WalReader, WalSettings};
 use serde::{Deserialize, Serialize};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -57,6 +58,18 @@ pub struct ControlFile {
     pub block_size: usize,
     pub state: DbState,
     pub next_xid: u64,
+    /// Where the last checkpoint record starts (0: none yet).
+    #[serde(default)]
+    pub checkpoint_lsn: u64,
+    /// The last checkpoint's REDO pointer: recovery replays the WAL from here.
+    #[serde(default)]
+    pub redo_lsn: u64,
+    #[serde(default = "default_segment_size")]
+    pub wal_segment_size: u64,
+}
+
+fn default_segment_size() -> u64 {
+    crate::wal::DEFAULT_SEGMENT_SIZE
 }
 
 const CONTROL_VERSION: u32 = 1;
@@ -73,6 +86,17 @@ pub struct Shared {
     pub bgwriter_stats: Arc<BgWriterStats>,
     bgwriter: Mutex<Option<BgWriter>>,
     pub txns: TxnManager,
+    pub wal: Arc<Wal>,
+    wal_writer: Mutex<Option<crate::wal::WalWriterHandle>>,
+    pub(crate) checkpointer: Mutex<Option<crate::checkpoint::Checkpointer>>,
+    pub checkpoint_stats: crate::checkpoint::CheckpointStats,
+    /// Held by a committing DDL transaction from its catalog record to its catalog save, and by
+    /// a checkpoint while it takes its REDO pointer: so a DDL commit before the REDO pointer is
+    /// always in the saved catalog.
+    pub(crate) ddl_lock: Mutex<()>,
+    pub(crate) checkpoint_lock: Mutex<()>,
+    /// The REDO pointer of the last checkpoint (for max_wal_size).
+    pub(crate) last_redo: AtomicU64,
     pub catalog: Catalog,
     pub locks: LockManager,
     control: Mutex<ControlFile>,
@@ -120,6 +144,46 @@ fn write_control(dir: &Path, c: &ControlFile) -> Result<()> {
     fsutil::write_file_durably(&control_path(dir), &serde_json::to_vec_pretty(c).expect("serializable"))
 }
 
+/// The WAL's settings from the data directory's settings.
+fn wal_settings(dir: &Path, settings: &Settings, segment_size: u64) -> Result<WalSettings> {
+    let mut w = WalSettings::new(dir);
+    w.segment_size = segment_size;
+    w.buffers_bytes = (settings.bytes("wal_buffers") as usize).max(crate::wal::MIN_WAL_BUFFERS);
+    w.insert_locks = (settings.int("wal_insert_locks").max(1) as usize).min(crate::wal::MAX_INSERT_LOCKS);
+    w.sync_method = crate::wal::SyncMethod::parse(settings.get("wal_sync_method")?).unwrap_or(crate::wal::SyncMethod::Fdatasync);
+    w.single_lock_insert = settings.bool("heapstore.wal_single_lock_insert");
+    w.validate()?;
+    Ok(w)
+}
+
+/// Replays the WAL from `redo`; returns (end of valid WAL, records, bytes, highest xid seen).
+fn replay(
+    dir: &Path,
+    pool: &BufferPool,
+    smgr: &Arc<Smgr>,
+    txns: &TxnManager,
+    catalog: &Catalog,
+    segment_size: u64,
+    redo: u64,
+) -> Result<(u64, u64, u64, u64)> {
+    crate::stats::set_backend_type(crate::stats::BackendType::Startup);
+    let pins = pool.new_pins();
+    let mut rec = crate::recovery::Recovery::new(pool, &pins, smgr, txns, catalog);
+    let mut reader = WalReader::new(dir, segment_size, redo)?;
+    let r = (|| -> Result<()> {
+        while let Some((_, bytes)) = reader.next()? {
+            let d = crate::wal::decode(bytes)?;
+            rec.redo(&d)?;
+        }
+        Ok(())
+    })();
+    crate::stats::set_backend_type(crate::stats::BackendType::ClientBackend);
+    r.map_err(|e| e.with_context("WAL redo"))?;
+    let end = reader.end_lsn();
+    let (records, bytes, max_xid) = rec.finish();
+    Ok((end, records, bytes, max_xid))
+}
+
 /// Takes the data directory's lock file, or says who holds it.
 fn lock_datadir(dir: &Path) -> Result<File> {
     let p = dir.join("heapstore.pid");
@@ -165,6 +229,15 @@ impl Database {
             let p = dir.join(sub);
             std::fs::DirBuilder::new().mode(0o700).create(&p).map_err(|e| PgError::io("create directory", &p, e))?;
         }
+        let wal_segment_size = s.bytes("wal_segment_size");
+        if !wal_segment_size.is_power_of_two() || !(crate::wal::MIN_SEGMENT_SIZE..=crate::wal::MAX_SEGMENT_SIZE).contains(&wal_segment_size)
+        {
+            return Err(PgError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                format!("invalid value for parameter \"wal_segment_size\": \"{}\"", s.get("wal_segment_size")?),
+            )
+            .with_hint("It must be a power of two between 1MB and 1GB."));
+        }
         s.save_file(&dir.join(CONFIG_FILE))?;
         let sysid = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
             ^ std::process::id() as u64;
@@ -176,6 +249,9 @@ impl Database {
                 block_size: s.int("block_size") as usize,
                 state: DbState::ShutDown,
                 next_xid: crate::txn::FIRST_NORMAL_XID,
+                checkpoint_lsn: 0,
+                redo_lsn: 0,
+                wal_segment_size,
             },
         )?;
         Catalog::open(dir)?.save()?;
@@ -213,29 +289,47 @@ impl Database {
         let catalog = Catalog::open(dir)?;
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
+        let txns = TxnManager::open(dir, control.next_xid)?;
         if crashed {
-            control.next_xid += XID_GAP_AFTER_CRASH;
-            let tables = catalog.tables();
-            for t in &tables {
+            // Unlogged tables are not in the WAL: after a crash they are reset to empty.
+            for t in catalog.tables().iter().filter(|t| t.persistence == crate::catalog::Persistence::Unlogged) {
                 for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
                     smgr.unlink(rel)?;
                     smgr.create(rel, ForkNumber::Main)?;
-                    smgr.fsync(rel, ForkNumber::Main)?;
                 }
             }
+            messages.push("LOG:  database system was not properly shut down; automatic recovery in progress".to_string());
+        }
+        let wal_settings = wal_settings(dir, &settings, control.wal_segment_size)?;
+        let redo = if control.redo_lsn == 0 { wal_settings.initial_lsn() } else { control.redo_lsn };
+        let t0 = std::time::Instant::now();
+        let (end, records, bytes, max_xid) = replay(dir, &pool, &smgr, &txns, &catalog, control.wal_segment_size, redo)?;
+        let secs = t0.elapsed().as_secs_f64();
+        // Records past a clean shutdown's checkpoint mean the previous run wrote after it:
+        // the shutdown was not clean after all.
+        if crashed || records > 1 {
+            messages.push(format!("LOG:  redo starts at {}", crate::wal::lsn_str(redo)));
             messages.push(format!(
-                "LOG:  database system was not properly shut down; {} table(s) reset to empty (no write-ahead log yet: tables are crash-safe only as UNLOGGED tables are)",
-                tables.len()
+                "LOG:  redo done at {}; {records} records, {:.1} MB replayed in {secs:.3} s ({:.0} MB/s)",
+                crate::wal::lsn_str(end),
+                bytes as f64 / 1048576.0,
+                bytes as f64 / 1048576.0 / secs.max(1e-9)
             ));
         }
-        // Orphans: files no table references (a transaction that created them crashed).
+        txns.advance_next_xid(control.next_xid.max(max_xid + 1));
+        if crashed {
+            txns.advance_next_xid(control.next_xid + XID_GAP_AFTER_CRASH);
+        }
+        let wal = Arc::new(Wal::open(wal_settings, end)?);
+        pool.set_wal(wal.clone());
+        // Orphans: files no table references (a transaction that created them did not commit).
         let referenced = catalog.referenced_relfiles();
         for rel in smgr.list_relations()? {
             if !referenced.contains(&rel) {
+                pool.drop_relation_buffers(rel);
                 smgr.unlink(rel)?;
             }
         }
-        let txns = TxnManager::open(dir, control.next_xid)?;
         control.state = DbState::InProduction;
         write_control(dir, &control)?;
         let saved_stats = crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))?;
@@ -261,7 +355,7 @@ impl Database {
             },
             bgwriter_stats.clone(),
         );
-        Ok(Database {
+        let db = Database {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
                 settings,
@@ -271,6 +365,13 @@ impl Database {
                 bgwriter_stats,
                 bgwriter: Mutex::new(bgwriter),
                 txns,
+                wal: wal.clone(),
+                wal_writer: Mutex::new(None),
+                checkpointer: Mutex::new(None),
+                checkpoint_stats: crate::checkpoint::CheckpointStats::default(),
+                ddl_lock: Mutex::new(()),
+                checkpoint_lock: Mutex::new(()),
+                last_redo: AtomicU64::new(redo),
                 catalog,
                 locks,
                 control: Mutex::new(control),
@@ -280,7 +381,14 @@ impl Database {
                 _lock_file: lock,
                 startup_messages: messages,
             }),
-        })
+        };
+        if crashed || records > 1 {
+            db.shared.checkpoint(crate::checkpoint::CheckpointKind::EndOfRecovery)?;
+        }
+        let delay = std::time::Duration::from_millis(db.shared.settings.ms("wal_writer_delay").max(1));
+        *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay));
+        crate::checkpoint::Checkpointer::start(&db.shared);
+        Ok(db)
     }
 
     /// A new session (one per thread; sessions are Send, not Sync).
@@ -297,6 +405,17 @@ impl Database {
     /// statistics and catalog, and mark the control file "shut down".
     pub fn close(self) -> Result<()> {
         self.shared.shutdown()
+    }
+
+    /// Runs a checkpoint now (CHECKPOINT).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.shared.checkpoint(crate::checkpoint::CheckpointKind::Requested)
+    }
+
+    /// Stops without a shutdown checkpoint, as a crash would: the next open runs recovery.
+    /// For tests; the data directory lock is released when the last session is dropped.
+    pub fn crash(self) {
+        self.shared.simulate_crash();
     }
 
     /// Statistics: saved totals plus this process's counters.
@@ -318,46 +437,47 @@ impl Shared {
         s
     }
 
-    /// A checkpoint without the WAL: write all dirty buffers and fsync every relation.
-    pub fn flush_everything(&self) -> Result<u64> {
-        let pins = self.pool.new_pins();
-        let n = self.pool.flush_all(&pins, None)?;
-        if self.settings.bool("fsync") {
-            for t in self.catalog.tables() {
-                for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
-                    let t0 = std::time::Instant::now();
-                    self.smgr.fsync(rel, ForkNumber::Main)?;
-                    crate::stats::count_io(
-                        crate::stats::IoContext::Normal,
-                        crate::stats::IoOp::Fsync,
-                        1,
-                        0,
-                        t0.elapsed().as_nanos() as u64,
-                    );
-                }
-            }
-        }
-        Ok(n)
-    }
-
     fn shutdown(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
         assert_eq!(self.txns.running_count(), 0, "shutdown with transactions still running");
+        if let Some(c) = self.checkpointer.lock().expect("poisoned").take() {
+            c.stop();
+        }
         if let Some(bg) = self.bgwriter.lock().expect("poisoned").take() {
             bg.stop();
         }
-        crate::stats::set_backend_type(crate::stats::BackendType::Checkpointer);
-        self.flush_everything()?;
-        crate::stats::set_backend_type(crate::stats::BackendType::ClientBackend);
-        self.txns.save()?;
+        self.checkpoint(crate::checkpoint::CheckpointKind::Shutdown)?;
+        if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
+            w.stop();
+        }
         self.catalog.save()?;
-        self.stats().save(&self.dir.join("pg_stat").join("stats.json"))?;
+        self.stats().save(&self.dir.join("pg_stat").join("stats.json"))
+    }
+
+    /// Writes the control file after a checkpoint.
+    pub(crate) fn update_control(&self, checkpoint_lsn: u64, redo_lsn: u64, shutdown: bool) -> Result<()> {
         let mut c = self.control.lock().expect("poisoned");
+        c.checkpoint_lsn = checkpoint_lsn;
+        c.redo_lsn = redo_lsn;
         c.next_xid = self.txns.next_xid();
-        c.state = DbState::ShutDown;
+        c.state = if shutdown { DbState::ShutDown } else { DbState::InProduction };
         write_control(&self.dir, &c)
+    }
+
+    /// Leaves without a shutdown checkpoint, as a crash would (tests): the next open recovers.
+    pub fn simulate_crash(&self) {
+        self.closed.store(true, Ordering::Release);
+        if let Some(c) = self.checkpointer.lock().expect("poisoned").take() {
+            c.stop();
+        }
+        if let Some(bg) = self.bgwriter.lock().expect("poisoned").take() {
+            bg.stop();
+        }
+        if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
+            w.stop();
+        }
     }
 }
 

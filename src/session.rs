@@ -50,6 +50,11 @@ pub(crate) struct Txn {
     pub replaces: Vec<(Arc<Table>, Arc<Table>)>,
     pub new_files: Vec<RelFileNumber>,
     pub dead_files: Vec<RelFileNumber>,
+    /// Relations whose changes skipped the WAL (created or truncated in this transaction,
+    /// wal_level = minimal): synced at commit.
+    pub wal_skipped: Vec<RelFileNumber>,
+    /// The transaction wrote WAL for data: its commit must be flushed.
+    pub wrote_wal: bool,
     pub explicit: bool,
     pub failed: bool,
 }
@@ -176,24 +181,60 @@ impl Session {
             self.finish_abort(t);
             return Ok(());
         }
-        let creates: Vec<Arc<Table>> = t.creates.clone();
-        let drops: Vec<String> = t.drops.iter().map(|d| d.name.clone()).collect();
-        let replaces: Vec<Arc<Table>> = t.replaces.iter().map(|(n, _)| n.clone()).collect();
-        let ddl = !creates.is_empty() || !drops.is_empty() || !replaces.is_empty();
-        if ddl {
-            if let Err(e) = self.shared.catalog.apply(&creates, &drops, &replaces) {
+        match self.commit_durably(&t) {
+            Ok(()) => {
+                self.release_locks(&t);
+                Ok(())
+            }
+            Err(e) => {
                 self.finish_abort(t);
-                return Err(e);
+                Err(e)
             }
         }
-        if t.xid != INVALID_XID {
-            self.shared.txns.finish(t.xid, true);
+    }
+
+    /// The commit sequence: relations that skipped the WAL are synced; the catalog change and
+    /// the COMMIT record are logged and (with synchronous_commit) flushed; only then is the
+    /// transaction marked committed, the catalog saved and dead files deleted.
+    fn commit_durably(&mut self, t: &Txn) -> Result<()> {
+        if t.xid == INVALID_XID {
+            return Ok(());
         }
+        let sh = self.shared.clone();
+        for &rel in &t.wal_skipped {
+            sh.pool.flush_all(&self.pins, Some(rel))?;
+            sh.smgr.fsync(rel, ForkNumber::Main)?;
+        }
+        let ddl = crate::recovery::DdlChange {
+            creates: t.creates.iter().map(|x| (**x).clone()).collect(),
+            drops: t.drops.iter().map(|d| d.name.clone()).collect(),
+            replaces: t.replaces.iter().map(|(n, _)| (**n).clone()).collect(),
+            dead_files: t.dead_files.clone(),
+        };
+        let has_ddl = !ddl.creates.is_empty() || !ddl.drops.is_empty() || !ddl.replaces.is_empty() || !ddl.dead_files.is_empty();
+        let _ddl_guard = has_ddl.then(|| sh.ddl_lock.lock().expect("poisoned"));
+        let mut rec = crate::wal::RecordBuilder::new();
+        if has_ddl {
+            rec.begin(crate::recovery::RM_CATALOG, crate::recovery::CATALOG_DDL, t.xid);
+            rec.set_main(&serde_json::to_vec(&ddl).expect("serializable"));
+            sh.wal.insert(&mut rec)?;
+        }
+        rec.begin(crate::recovery::RM_XACT, crate::recovery::XACT_COMMIT, t.xid);
+        let (_, end) = sh.wal.insert(&mut rec)?;
+        let sync = sh.settings.get("synchronous_commit").map(|v| v != "off").unwrap_or(true);
+        if (t.wrote_wal || has_ddl) && sync {
+            sh.wal.flush(end)?;
+        }
+        if has_ddl {
+            let creates: Vec<Arc<Table>> = t.creates.clone();
+            let replaces: Vec<Arc<Table>> = t.replaces.iter().map(|(n, _)| n.clone()).collect();
+            sh.catalog.apply(&creates, &ddl.drops, &replaces)?;
+        }
+        sh.txns.finish(t.xid, true);
         for rel in &t.dead_files {
-            self.shared.pool.drop_relation_buffers(*rel);
-            let _ = self.shared.smgr.unlink(*rel);
+            sh.pool.drop_relation_buffers(*rel);
+            let _ = sh.smgr.unlink(*rel);
         }
-        self.release_locks(&t);
         Ok(())
     }
 
@@ -207,6 +248,11 @@ impl Session {
     fn finish_abort(&mut self, t: Txn) {
         assert_eq!(self.pins.held(), 0, "buffer pins leaked at abort");
         if t.xid != INVALID_XID {
+            // The ABORT record is not flushed: without it recovery treats the xid as aborted
+            // anyway.
+            let mut rec = crate::wal::RecordBuilder::new();
+            rec.begin(crate::recovery::RM_XACT, crate::recovery::XACT_ABORT, t.xid);
+            let _ = self.shared.wal.insert(&mut rec);
             self.shared.txns.finish(t.xid, false);
         }
         for rel in &t.new_files {

@@ -136,15 +136,16 @@ fn second_process_gets_error_naming_owner_pid() {
 }
 
 #[test]
-fn crash_resets_tables_to_empty_and_keeps_them_usable() {
+fn crash_keeps_committed_rows_and_resets_unlogged_tables() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("d");
     Database::init(&dir, &[]).unwrap();
     {
         let db = Database::open(&dir, &[]).unwrap();
         let mut s = db.session();
-        s.execute("CREATE TABLE t (a integer, b text)").unwrap();
+        s.execute("CREATE TABLE t (a integer, b text); CREATE UNLOGGED TABLE u (a integer)").unwrap();
         copy_in(&mut s, "COPY t FROM STDIN", b"1\tx\n").unwrap();
+        copy_in(&mut s, "COPY u FROM STDIN", b"1\n2\n").unwrap();
         drop(s);
         db.close().unwrap();
     }
@@ -167,9 +168,10 @@ fn crash_resets_tables_to_empty_and_keeps_them_usable() {
     let db = Database::open(&dir, &[]).unwrap();
     assert!(db.shared().startup_messages.iter().any(|m| m.contains("not properly shut down")));
     let mut s = db.session();
-    assert_eq!(count(&mut s, "t"), 0, "without a WAL a crash resets tables");
+    assert_eq!(count(&mut s, "t"), 1, "the committed row survives; the killed COPY left nothing");
+    assert_eq!(count(&mut s, "u"), 0, "an UNLOGGED table is reset after a crash");
     copy_in(&mut s, "COPY t FROM STDIN", b"5\tafter\n").unwrap();
-    assert_eq!(count(&mut s, "t"), 1);
+    assert_eq!(count(&mut s, "t"), 2);
 }
 
 #[test]

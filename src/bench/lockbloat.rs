@@ -109,7 +109,8 @@ pub fn run(args: LockBloatArgs, set_args: &[String]) -> Result<()> {
         let bin = find_bin(c.pg_bin.as_deref())?;
         let locks = (tables / 50 + 64).to_string();
         let pg = PgServer::start(&bin, &work.path.join("pg"), "128MB", c.pg_user.clone(), &[("max_locks_per_transaction", &locks)])?;
-        let mut sql = String::from("CREATE TABLE one (x integer); INSERT INTO one VALUES (1); CREATE TABLE p (x integer) PARTITION BY RANGE (x);");
+        let mut sql =
+            String::from("CREATE TABLE one (x integer); INSERT INTO one VALUES (1); CREATE TABLE p (x integer) PARTITION BY RANGE (x);");
         for i in 0..tables {
             sql.push_str(&format!("CREATE TABLE p{i} PARTITION OF p FOR VALUES FROM ({i}) TO ({});", i + 1));
         }
@@ -146,7 +147,13 @@ pub fn run(args: LockBloatArgs, set_args: &[String]) -> Result<()> {
                 for (label, bloat) in [("without bloat", None), ("with bloat", Some(bloat_sql.as_str()))] {
                     let p = run_phase(&db, n, secs, bloat, args.weight)?;
                     let tps = p.trivial as f64 / p.trivial_secs.max(1e-9);
-                    report.add(design, label, n, r, json!({"tps": tps, "trivial_transactions": p.trivial, "bloating_transactions": p.bloats}));
+                    report.add(
+                        design,
+                        label,
+                        n,
+                        r,
+                        json!({"tps": tps, "trivial_transactions": p.trivial, "bloating_transactions": p.bloats}),
+                    );
                 }
                 if let (Some(pg), false) = (&pg, old) {
                     for (label, bloat) in [("without bloat", false), ("with bloat", true)] {
@@ -165,13 +172,20 @@ pub fn run(args: LockBloatArgs, set_args: &[String]) -> Result<()> {
     let mut series = Vec::new();
     for system in ["heapstore", "old design (release walks whole table)", "postgres"] {
         for label in ["without bloat", "with bloat"] {
-            let pts: Vec<(f64, f64)> = clients.iter().filter_map(|&n| report.spread(system, label, n, "tps").map(|s| (n as f64, s.median))).collect();
+            let pts: Vec<(f64, f64)> =
+                clients.iter().filter_map(|&n| report.spread(system, label, n, "tps").map(|s| (n as f64, s.median))).collect();
             if !pts.is_empty() {
                 series.push(super::plot::Series { label: format!("{system}, {label}"), points: pts });
             }
         }
     }
-    super::plot::line_chart(&plot_path, "Trivial select after one transaction touched many tables (seed 003)", "sessions", "transactions per second", &series)?;
+    super::plot::line_chart(
+        &plot_path,
+        "Trivial select after one transaction touched many tables (seed 003)",
+        "sessions",
+        "transactions per second",
+        &series,
+    )?;
     println!("wrote {} and {}", json_path.display(), plot_path.display());
     Ok(())
 }
@@ -202,7 +216,11 @@ fn pgbench_tps(pg: &PgServer, work: &std::path::Path, n: usize, secs: f64, bloat
 
 fn print_table(r: &Report, clients: &[usize], vs: bool) {
     let mut rows = Vec::new();
-    let systems: &[&str] = if vs { &["heapstore", "old design (release walks whole table)", "postgres"] } else { &["heapstore", "old design (release walks whole table)"] };
+    let systems: &[&str] = if vs {
+        &["heapstore", "old design (release walks whole table)", "postgres"]
+    } else {
+        &["heapstore", "old design (release walks whole table)"]
+    };
     for &n in clients {
         for sys in systems {
             let a = r.spread(sys, "without bloat", n, "tps");

@@ -145,7 +145,16 @@ impl PgServer {
     /// Runs SQL with psql; returns unaligned, tuples-only output.
     pub fn psql(&self, sql: &str) -> Result<String> {
         let mut args = self.conn_args();
-        args.extend(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql].map(String::from));
+        args.extend(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"].map(String::from));
+        if sql.len() > 64 << 10 {
+            // Too long for an argument: pass it as a script file.
+            let f = self.socket_dir.join("script.sql");
+            std::fs::write(&f, sql).map_err(|e| PgError::io("write", &f, e))?;
+            super::open_up(&f)?;
+            args.extend(["-f".to_string(), f.to_string_lossy().into_owned()]);
+        } else {
+            args.extend(["-c".to_string(), sql.to_string()]);
+        }
         let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
         let out = self.run_tool("psql", &a)?;
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())

@@ -25,6 +25,8 @@
 //!    `heapstore.clock_sweep_max_examined` buffers per search (seed 004).
 //! 5. A page is written from a checksummed private copy under the shared content lock, so the
 //!    on-disk image is always one the page had.
+//! 6. WAL before data: a page is written only after the WAL up to its LSN is durable — in
+//!    eviction, the background writer and checkpoints alike (all go through `flush_buffer`).
 
 pub mod bgwriter;
 pub mod desc;

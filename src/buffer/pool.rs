@@ -80,6 +80,8 @@ pub struct BufferPool {
     deadlock_timeout: Duration,
     /// Buffers handed out by the clock sweep (pg_stat_bgwriter's buffers_alloc).
     pub buffers_alloc: AtomicU64,
+    /// The WAL, once open: a page is written only after the WAL up to its LSN is durable.
+    wal: std::sync::OnceLock<Arc<crate::wal::Wal>>,
     /// Blocks added to main forks by `extend_by` (a test checks no block is handed out twice).
     pub extended_main_blocks: AtomicU64,
 }
@@ -123,8 +125,14 @@ impl BufferPool {
             log_lock_waits: false,
             deadlock_timeout: Duration::from_secs(1),
             extended_main_blocks: AtomicU64::new(0),
+            wal: std::sync::OnceLock::new(),
             buffers_alloc: AtomicU64::new(0),
         })
+    }
+
+    /// Connects the WAL (WAL before data: invariant 6 of `buffer`).
+    pub fn set_wal(&self, wal: Arc<crate::wal::Wal>) {
+        let _ = self.wal.set(wal);
     }
 
     /// Turns on logging of extension-lock waits longer than `deadlock_timeout`.
@@ -292,6 +300,47 @@ impl BufferPool {
         Ok(victim)
     }
 
+    /// Pins block `block` without reading it from disk: a page that recovery is about to
+    /// overwrite entirely (full-page image, or a record that initializes the page). If the
+    /// block is not in the pool it comes back zeroed and valid. The caller holds the only
+    /// access to the relation (recovery is single-threaded).
+    pub fn read_buffer_for_overwrite<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        block: BlockNumber,
+    ) -> Result<Buffer<'a>> {
+        let tag = BufferTag { rel, fork, block };
+        let h = HashedTag::new(tag);
+        {
+            let part = self.partition(&h).read();
+            if let Some(&id) = part.get(&h) {
+                let buf = pins.pin(self, id, false);
+                drop(part);
+                if self.start_io(id, true) {
+                    // SAFETY: IO_IN_PROGRESS held on a buffer that is not valid.
+                    unsafe { std::ptr::write_bytes(self.page_ptr(id), 0, self.block_size) };
+                    self.end_io(id, false, true, false);
+                }
+                return Ok(buf);
+            }
+        }
+        let victim = self.get_victim(pins, None)?;
+        let mut part = self.partition(&h).write();
+        assert!(!part.contains_key(&h), "recovery reads are single-threaded");
+        let d = self.desc(victim.id());
+        let s = d.lock_header();
+        d.set_tag(tag);
+        part.insert(h, victim.id());
+        d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
+        drop(part);
+        // SAFETY: IO_IN_PROGRESS held on a buffer that is not valid.
+        unsafe { std::ptr::write_bytes(self.page_ptr(victim.id()), 0, self.block_size) };
+        self.end_io(victim.id(), false, true, false);
+        Ok(victim)
+    }
+
     /// Finishes a read that another session may be doing: wait for it, or do it ourselves.
     fn complete_read(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<()> {
         if self.start_io(buf.id(), true) {
@@ -309,10 +358,16 @@ impl BufferPool {
         // writes its memory until end_io (they wait in start_io or on the mapping).
         let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(id), self.block_size) };
         let t0 = Instant::now();
-        let r = self
+        let mut r = self
             .smgr
             .read(tag.rel, tag.fork, tag.block, page)
             .and_then(|_| page::verify(page, tag.block, &self.smgr.display_name(tag.rel, tag.fork)));
+        if r.is_err() && tag.fork == ForkNumber::Fsm {
+            // The free space map is a hint and not WAL-logged: a torn or unreadable FSM page
+            // reads as empty (PostgreSQL's RBM_ZERO_ON_ERROR for the FSM).
+            page.fill(0);
+            r = Ok(());
+        }
         match r {
             Ok(()) => {
                 stats::count_io(ctx, IoOp::Read, 1, self.block_size as u64, t0.elapsed().as_nanos() as u64);
@@ -574,6 +629,14 @@ impl BufferPool {
             if !page::is_new(scratch) {
                 page::set_checksum(scratch, tag.block);
             }
+            if let Some(wal) = self.wal.get() {
+                let lsn = page::lsn(scratch);
+                if lsn > wal.flushed_lsn() {
+                    if let Err(e) = wal.flush(lsn) {
+                        return (Err(e), Duration::ZERO);
+                    }
+                }
+            }
             let t0 = Instant::now();
             let r = self.smgr.write(tag.rel, tag.fork, tag.block, scratch);
             (r, t0.elapsed())
@@ -718,6 +781,22 @@ impl BufferPool {
             written += 1;
         }
         Ok(written)
+    }
+
+    /// Buffers that are dirty now (a checkpoint's work list).
+    pub fn dirty_buffer_ids(&self) -> Vec<BufferId> {
+        (0..self.nbuffers).filter(|&id| self.desc(id).state.load(Ordering::Relaxed) & (DIRTY | TAG_VALID) == (DIRTY | TAG_VALID)).collect()
+    }
+
+    /// Writes buffer `id` if it is still valid and dirty; true if it wrote it.
+    pub fn flush_buffer_id(&self, pins: &Pins, id: BufferId) -> Result<bool> {
+        let buf = pins.pin(self, id, true);
+        let s = self.desc(id).state.load(Ordering::Acquire);
+        if s & (DIRTY | VALID | TAG_VALID) != (DIRTY | VALID | TAG_VALID) {
+            return Ok(false);
+        }
+        self.flush_buffer(&buf, IoContext::Normal)?;
+        Ok(true)
     }
 
     /// Forgets every buffer of a relation without writing it (DROP, TRUNCATE, crash reset).

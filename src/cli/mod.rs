@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod print;
+pub mod torture;
 
 use crate::db::Database;
 use crate::error::{sqlstate, PgError, Result};
@@ -56,6 +57,14 @@ pub enum Cmd {
         /// Print JSON instead of tables.
         #[arg(long)]
         json: bool,
+    },
+    /// The crash test's child: concurrent COPYs printing each acknowledged commit (hidden).
+    #[command(hide = true)]
+    Torture {
+        #[arg(long, default_value_t = 4)]
+        threads: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Rerun a seed experiment (see ../shared/design/BENCH.md).
     #[command(subcommand)]
@@ -121,6 +130,10 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return Ok(0);
         }
         Some(Cmd::Demo { dir, rows }) => return demo::run(dir.clone(), *rows, &cli.set).map(|_| 0),
+        Some(Cmd::Torture { threads, seed }) => {
+            let dir = need_dir(cli)?;
+            return torture::run(&dir, &cli.set, *threads, *seed).map(|_| 0);
+        }
         Some(Cmd::Bench(b)) => {
             return match &**b {
                 BenchCmd::Copy(a) => crate::bench::copy::run(a.clone(), &cli.set),

@@ -154,13 +154,33 @@ fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<u
     Ok(out)
 }
 
+/// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
+/// not (with wal_level = minimal) for a table created or truncated in this same transaction,
+/// whose files are synced at commit instead. Records the choice in the transaction.
+fn wal_for(s: &mut Session, table: &Table) -> bool {
+    if table.persistence == crate::catalog::Persistence::Unlogged {
+        return false;
+    }
+    let minimal = s.shared.settings.get("wal_level").map(|v| v == "minimal").unwrap_or(false);
+    let t = s.txn();
+    if minimal && t.new_files.contains(&table.relfile) {
+        for rel in std::iter::once(table.relfile).chain(table.toast_relfile) {
+            if !t.wal_skipped.contains(&rel) {
+                t.wal_skipped.push(rel);
+            }
+        }
+        return false;
+    }
+    t.wrote_wal = true;
+    true
+}
+
 /// Loads rows into `table`; returns how many.
 pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read) -> Result<u64> {
     let xid = s.xid();
     let cid = s.txn().cid;
     let shared = s.shared.clone();
     let pool = &shared.pool;
-    let pins = &s.pins;
     let bs = pool.block_size();
     let ncols = table.columns.len();
     let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
@@ -178,8 +198,11 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     let mut rdr = CopyReader::new(src, opts, &table.name, &names);
     let mut b = tuple::TupleBuilder::new(ncols);
     let use_fsm = shared.settings.bool("heapstore.use_fsm");
-    let mut bulk = BulkInsert::new(pool, pins, table.relfile, use_fsm);
-    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::new(pool, pins, r, use_fsm));
+    let fpw = shared.settings.bool("full_page_writes");
+    let wal = wal_for(s, table);
+    let pins = &s.pins;
+    let mut bulk = BulkInsert::logged(pool, pins, table.relfile, use_fsm, wal.then_some(&*shared.wal), fpw);
+    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::logged(pool, pins, r, use_fsm, wal.then_some(&*shared.wal), fpw));
     let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
     let mut lens: Vec<usize> = Vec::with_capacity(4096);
     let mut n = 0u64;

@@ -43,10 +43,12 @@ pub enum LWLockClass {
     Catalog,
     RelationExtension,
     FreeSpaceMap,
+    WalInsert,
+    WalWrite,
     Other,
 }
 
-pub const NUM_CLASSES: usize = 10;
+pub const NUM_CLASSES: usize = 12;
 
 impl LWLockClass {
     pub const ALL: [LWLockClass; NUM_CLASSES] = [
@@ -59,6 +61,8 @@ impl LWLockClass {
         LWLockClass::Catalog,
         LWLockClass::RelationExtension,
         LWLockClass::FreeSpaceMap,
+        LWLockClass::WalInsert,
+        LWLockClass::WalWrite,
         LWLockClass::Other,
     ];
 
@@ -74,6 +78,8 @@ impl LWLockClass {
             LWLockClass::Catalog => "Catalog",
             LWLockClass::RelationExtension => "RelationExtension",
             LWLockClass::FreeSpaceMap => "FreeSpaceMap",
+            LWLockClass::WalInsert => "WALInsert",
+            LWLockClass::WalWrite => "WALWrite",
             LWLockClass::Other => "Other",
         }
     }

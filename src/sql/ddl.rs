@@ -79,6 +79,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         }
         columns.push(Column { name: cname, ty, not_null });
     }
+    s.xid(); // DDL is logged (its catalog change rides on the commit), so it needs an xid
     let needs_toast = columns.iter().any(|c| c.ty.fixed_len().is_none());
     let relfile = s.create_files()?;
     let toast_relfile = if needs_toast { Some(s.create_files()?) } else { None };
@@ -109,6 +110,7 @@ pub fn drop_tables(s: &mut Session, object_type: ObjectType, if_exists: bool, na
             return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("table \"{name}\" does not exist")));
         };
         s.lock_table(&t, LockMode::AccessExclusive)?;
+        s.xid();
         let txn = s.txn();
         txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
         if let Some(i) = txn.creates.iter().position(|c| c.name == name) {
@@ -129,6 +131,7 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
         let name = table_name(&target.name)?;
         let t = s.table(&name)?;
         s.lock_table(&t, LockMode::AccessExclusive)?;
+        s.xid();
         let relfile = s.create_files()?;
         let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
         let new = Arc::new(Table { relfile, toast_relfile, ..(*t).clone() });

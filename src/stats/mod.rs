@@ -136,6 +136,11 @@ fn stripe() -> &'static Stripe {
     &STATS[i]
 }
 
+/// What kind of backend the current thread is.
+pub fn backend_type() -> BackendType {
+    MY_BACKEND.with(|c| c.get())
+}
+
 /// Declares what kind of backend the current thread is (default: client backend).
 pub fn set_backend_type(t: BackendType) {
     MY_BACKEND.with(|c| c.set(t));

@@ -21,6 +21,10 @@
 //! 5. `nblocks` is cached per fork and changed only by `zero_extend`, `write` past the end and
 //!    `truncate`; callers that extend hold the relation's extension lock, so the cache cannot go
 //!    backwards underneath a reader.
+//! 6. A failed fsync poisons the storage manager: that call and every later write, extend or
+//!    fsync fail with an error naming the first failure, until the process restarts and crash
+//!    recovery rebuilds what was not durable (PostgreSQL's lesson: a failed fsync is never
+//!    retried as if it had worked).
 
 use crate::error::{sqlstate, PgError, Result};
 use std::collections::HashMap;
@@ -66,8 +70,24 @@ struct ForkFiles {
     nblocks: AtomicU32,
 }
 
+/// Faults the tests inject at the storage boundary.
+#[derive(Default)]
+pub struct Faults {
+    /// The next fsync fails with EIO.
+    pub fail_next_fsync: std::sync::atomic::AtomicBool,
+    /// Extending a relation fails with ENOSPC while set.
+    pub enospc: std::sync::atomic::AtomicBool,
+    /// The next write of this (relfile, block) writes only its first half (a torn page).
+    pub torn_write: Mutex<Option<(RelFileNumber, BlockNumber)>>,
+}
+
 /// Relation files under one data directory.
 pub struct Smgr {
+    /// Fault injection hooks (tests).
+    pub faults: Faults,
+    poisoned: Mutex<Option<String>>,
+    /// Segments written or extended since the last checkpoint's sync (the sync request queue).
+    pending_sync: Mutex<std::collections::HashSet<(RelFileNumber, ForkNumber, u32)>>,
     base: PathBuf,
     block_size: usize,
     blocks_per_segment: u32,
@@ -88,6 +108,9 @@ impl Smgr {
         let base = datadir.join("base");
         std::fs::create_dir_all(&base).map_err(|e| PgError::io("create directory", &base, e))?;
         Ok(Smgr {
+            faults: Faults::default(),
+            poisoned: Mutex::new(None),
+            pending_sync: Mutex::new(std::collections::HashSet::new()),
             base,
             block_size,
             blocks_per_segment: (segment_bytes / block_size as u64) as u32,
@@ -301,8 +324,30 @@ impl Smgr {
         self.writev(rel, fork, block, &[buf])
     }
 
+    /// Fails if an earlier fsync failed (invariant 6).
+    pub fn check_poisoned(&self) -> Result<()> {
+        match &*self.poisoned.lock().expect("poisoned") {
+            None => Ok(()),
+            Some(first) => Err(PgError::new(sqlstate::IO_ERROR, format!("storage is read-only after an earlier fsync failure: {first}"))
+                .with_hint("Restart: crash recovery rebuilds what may not be durable.")),
+        }
+    }
+
     /// Writes consecutive blocks starting at `block`.
     pub fn writev(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber, bufs: &[&[u8]]) -> Result<()> {
+        self.check_poisoned()?;
+        if bufs.len() == 1 {
+            let mut torn = self.faults.torn_write.lock().expect("poisoned");
+            if *torn == Some((rel, block)) {
+                *torn = None;
+                drop(torn);
+                let half = &bufs[0][..self.block_size / 2];
+                let file = self.segment(rel, fork, block / self.blocks_per_segment, true)?;
+                let offset = (block % self.blocks_per_segment) as u64 * self.block_size as u64;
+                file.write_all_at(half, offset).map_err(|e| PgError::io("write", &self.segment_path(rel, fork, 0), e))?;
+                return Ok(());
+            }
+        }
         let mut done = 0usize;
         while done < bufs.len() {
             let b = block + done as u32;
@@ -317,6 +362,7 @@ impl Smgr {
                 self.check_aligned(c);
             }
             self.pwritev_full(&file, chunk, offset, rel, fork, b)?;
+            self.pending_sync.lock().expect("poisoned").insert((rel, fork, seg));
             done += n;
         }
         self.note_extended(rel, fork, block + bufs.len() as u32);
@@ -364,6 +410,14 @@ impl Smgr {
 
     /// Extends the fork by `n` zeroed blocks starting at `at` (which must be its current end).
     pub fn zero_extend(&self, rel: RelFileNumber, fork: ForkNumber, at: BlockNumber, n: u32) -> Result<()> {
+        self.check_poisoned()?;
+        if self.faults.enospc.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(PgError::new(
+                sqlstate::DISK_FULL,
+                format!("could not extend file \"{}\": No space left on device", self.display_name(rel, fork)),
+            )
+            .with_hint("Check free disk space."));
+        }
         let mut done = 0u32;
         while done < n {
             let b = at + done;
@@ -400,6 +454,7 @@ impl Smgr {
                     off += (m * self.block_size) as u64;
                 }
             }
+            self.pending_sync.lock().expect("poisoned").insert((rel, fork, seg));
             done += k;
         }
         self.note_extended(rel, fork, at + n);
@@ -433,6 +488,7 @@ impl Smgr {
 
     /// Makes everything written to the fork durable.
     pub fn fsync(&self, rel: RelFileNumber, fork: ForkNumber) -> Result<()> {
+        self.check_poisoned()?;
         let n = self.nblocks(rel, fork)?;
         let segs = if n == 0 { 1 } else { n.div_ceil(self.blocks_per_segment).max(1) };
         for seg in 0..segs {
@@ -441,13 +497,62 @@ impl Smgr {
                 continue;
             }
             let f = self.segment(rel, fork, seg, false)?;
-            f.sync_data().map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not fsync file \"{}\": {e}", path.display())))?;
+            let r = if self.faults.fail_next_fsync.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                Err(std::io::Error::from_raw_os_error(libc::EIO))
+            } else {
+                f.sync_data()
+            };
+            if let Err(e) = r {
+                let msg = format!("could not fsync file \"{}\": {e}", path.display());
+                self.poisoned.lock().expect("poisoned").get_or_insert(msg.clone());
+                return Err(PgError::new(sqlstate::IO_ERROR, msg));
+            }
         }
+        Ok(())
+    }
+
+    /// Fsyncs every segment written or extended since the last call, each once (a checkpoint's
+    /// sync phase). Returns (files synced, longest sync).
+    pub fn sync_pending(&self) -> Result<(usize, std::time::Duration)> {
+        let pending: Vec<_> = self.pending_sync.lock().expect("poisoned").drain().collect();
+        let mut longest = std::time::Duration::ZERO;
+        for (i, &(rel, fork, seg)) in pending.iter().enumerate() {
+            if !self.segment_path(rel, fork, seg).exists() {
+                continue; // dropped since
+            }
+            let t0 = std::time::Instant::now();
+            if let Err(e) = self.fsync_segment(rel, fork, seg) {
+                // Keep the rest queued: nothing that was not synced may be forgotten.
+                self.pending_sync.lock().expect("poisoned").extend(pending[i..].iter().copied());
+                return Err(e);
+            }
+            longest = longest.max(t0.elapsed());
+        }
+        Ok((pending.len(), longest))
+    }
+
+    fn fsync_segment(&self, rel: RelFileNumber, fork: ForkNumber, seg: u32) -> Result<()> {
+        self.check_poisoned()?;
+        let path = self.segment_path(rel, fork, seg);
+        let f = self.segment(rel, fork, seg, false)?;
+        let t0 = std::time::Instant::now();
+        let r = if self.faults.fail_next_fsync.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            Err(std::io::Error::from_raw_os_error(libc::EIO))
+        } else {
+            f.sync_data()
+        };
+        if let Err(e) = r {
+            let msg = format!("could not fsync file \"{}\": {e}", path.display());
+            self.poisoned.lock().expect("poisoned").get_or_insert(msg.clone());
+            return Err(PgError::new(sqlstate::IO_ERROR, msg));
+        }
+        crate::stats::count_io(crate::stats::IoContext::Normal, crate::stats::IoOp::Fsync, 1, 0, t0.elapsed().as_nanos() as u64);
         Ok(())
     }
 
     /// Removes every fork and segment of a relation.
     pub fn unlink(&self, rel: RelFileNumber) -> Result<()> {
+        self.pending_sync.lock().expect("poisoned").retain(|p| p.0 != rel);
         for fork in ForkNumber::ALL {
             self.forget(rel, fork);
             let mut seg = 0;

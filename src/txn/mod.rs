@@ -215,6 +215,17 @@ impl TxnManager {
         r.remove(&xid);
     }
 
+    /// Recovery: records a transaction's outcome replayed from the WAL.
+    pub fn set_status_for_redo(&self, xid: Xid, committed: bool) {
+        self.clog.set(xid, if committed { XidStatus::Committed } else { XidStatus::Aborted });
+        self.advance_next_xid(xid + 1);
+    }
+
+    /// Makes sure xids below `at_least` are never handed out again.
+    pub fn advance_next_xid(&self, at_least: Xid) {
+        self.next_xid.fetch_max(at_least, Ordering::AcqRel);
+    }
+
     /// A snapshot for transaction `me` at command `cid`.
     pub fn snapshot(&self, me: Xid, cid: CommandId) -> Snapshot {
         let r = self.running.read();

@@ -1,0 +1,70 @@
+//! `heapstore -D DIR torture`: the child process of the crash test. Sessions run concurrent
+//! COPYs (small committed transactions, some large ones, and some that fail on purpose) into
+//! table `crash (id bigint NOT NULL, who integer, pad text)` and print one line per outcome:
+//!
+//! ```text
+//! ACK <first_id> <rows>     the COMMIT returned: these rows must survive any crash
+//! FAIL <first_id> <rows>    the COPY failed: none of these rows may ever be visible
+//! ```
+//!
+//! Each line is written and flushed only after the statement returned, so every ACK the parent
+//! read was acknowledged. The parent kills this process with SIGKILL at a random moment.
+
+use crate::db::Database;
+use crate::error::Result;
+use crate::sql::CopyIo;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64) -> Result<()> {
+    let db = Database::open(dir, set)?;
+    db.session().execute("CREATE TABLE IF NOT EXISTS crash (id bigint NOT NULL, who integer, pad text)")?;
+    let out = Mutex::new(std::io::stdout());
+    let base = seed.wrapping_mul(1_000_000_007) % 1_000_000 * 1_000_000_000;
+    std::thread::scope(|sc| {
+        for t in 0..threads {
+            let (db, out) = (&db, &out);
+            sc.spawn(move || -> Result<()> {
+                let mut s = db.session();
+                let mut rng = seed ^ ((t as u64 + 1) * 0x9E37_79B9_7F4A_7C15);
+                let mut next_id = base + t as u64 * 100_000_000;
+                loop {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    let rows = match rng % 20 {
+                        0 => 2000 + rng % 3000,
+                        _ => 1 + rng % 8,
+                    };
+                    let fail = rng % 13 == 0;
+                    let mut data = String::with_capacity(rows as usize * 40);
+                    for i in 0..rows {
+                        data.push_str(&format!("{}\t{t}\tpadding {}\n", next_id + i, "x".repeat((rng % 60) as usize)));
+                    }
+                    if fail {
+                        data.push_str("not-a-number\t0\tx\n");
+                    }
+                    let mut r: &[u8] = data.as_bytes();
+                    let res = s.execute_with_io("COPY crash FROM STDIN", &mut CopyIo { stdin: Some(&mut r), stdout: None });
+                    let line = match (&res, fail) {
+                        (Ok(_), false) => format!("ACK {next_id} {rows}\n"),
+                        (Err(_), true) => format!("FAIL {next_id} {rows}\n"),
+                        (Ok(_), true) => panic!("a bad row was accepted"),
+                        (Err(e), false) => {
+                            eprintln!("{e}");
+                            return Err(e.clone());
+                        }
+                    };
+                    {
+                        let mut o = out.lock().expect("poisoned");
+                        let _ = o.write_all(line.as_bytes());
+                        let _ = o.flush();
+                    }
+                    next_id += rows + 1;
+                }
+            });
+        }
+    });
+    Ok(())
+}

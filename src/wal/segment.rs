@@ -1,0 +1,366 @@
+//! Segment files: names, creation (preallocated), the start-up cleanup, recycling, and the
+//! fault injector.
+//!
+//! Segment `n` holds WAL positions `n * wal_segment_size ..` and is named as PostgreSQL names
+//! it on timeline 1: `TTTTTTTTXXXXXXXXYYYYYYYY`, where `XXXXXXXX = n / (4 GB / size)` and
+//! `YYYYYYYY = n % (4 GB / size)` (16 MB segments: `000000010000000000000001` is segment 1).
+//!
+//! A segment is created as `pg_wal/xlogtemp.<pid>`, preallocated (`posix_fallocate`, which
+//! reports ENOSPC before anything is written) and then written full of zeros, so that later
+//! `fdatasync`s have no block allocation or extent conversion to record; fsynced; and renamed
+//! into place (then the directory is fsynced): a segment never appears half made (invariant
+//! 9). ENOSPC on the way removes the temporary file and fails that write or flush with 53100;
+//! nothing else changes, so the next attempt starts afresh.
+//!
+//! Recycling ([`Wal::recycle_before`]) renames segments that lie wholly before a position (the
+//! checkpoint's REDO pointer) to future names, so that the writer reuses them instead of
+//! creating new files; their old contents are harmless, because every record's lsn field must
+//! equal its position and an old record's does not. Beyond `recycle_keep` future segments,
+//! old ones are removed.
+
+use std::fs::{File, OpenOptions};
+use std::io::ErrorKind;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+use crate::error::{PgError, Result};
+
+use super::{Counters, Lsn, SyncMethod, Wal};
+
+/// The WAL directory, relative to the data directory.
+pub const WAL_DIR: &str = "pg_wal";
+const TIMELINE: u64 = 1;
+const ZERO_CHUNK: usize = 1 << 20;
+
+fn segments_per_id(seg_size: u64) -> u64 {
+    0x1_0000_0000 / seg_size
+}
+
+/// The file name of segment `segno`.
+pub fn segment_name(segno: u64, seg_size: u64) -> String {
+    let per = segments_per_id(seg_size);
+    format!("{TIMELINE:08X}{:08X}{:08X}", segno / per, segno % per)
+}
+
+/// The segment number of a segment file name (timeline 1), or `None` for other names.
+pub fn parse_segment_name(name: &str, seg_size: u64) -> Option<u64> {
+    if name.len() != 24 || !name.bytes().all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b)) {
+        return None;
+    }
+    let field = |i: usize| u64::from_str_radix(&name[i * 8..i * 8 + 8], 16).ok();
+    let (tli, id, seg) = (field(0)?, field(1)?, field(2)?);
+    let per = segments_per_id(seg_size);
+    (tli == TIMELINE && seg < per).then(|| id * per + seg)
+}
+
+/// An open segment file in the writer's state.
+pub(crate) struct SegmentFile {
+    pub(crate) segno: u64,
+    pub(crate) file: File,
+    /// `pg_wal/<name>`, for messages.
+    pub(crate) rel_path: PathBuf,
+    /// Written since its last sync.
+    pub(crate) dirty: bool,
+}
+
+/// Writes all of `a` then `b` at `offset` with `pwritev`, continuing after short writes.
+pub(crate) fn pwritev_all<'a>(file: &File, mut offset: u64, mut a: &'a [u8], mut b: &'a [u8]) -> std::io::Result<()> {
+    while !a.is_empty() || !b.is_empty() {
+        if a.is_empty() {
+            (a, b) = (b, &[]);
+        }
+        let iov = [
+            libc::iovec { iov_base: a.as_ptr() as *mut libc::c_void, iov_len: a.len() },
+            libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() },
+        ];
+        let cnt = if b.is_empty() { 1 } else { 2 };
+        // SAFETY: the iovecs describe live, initialized slices that outlive the call; pwritev
+        // only reads them.
+        let n = unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), cnt, offset as libc::off_t) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if n == 0 {
+            return Err(ErrorKind::WriteZero.into());
+        }
+        let n = n as usize;
+        offset += n as u64;
+        if n >= a.len() {
+            b = &b[n - a.len()..];
+            a = &[];
+        } else {
+            a = &a[n..];
+        }
+    }
+    Ok(())
+}
+
+fn rel(name: &str) -> PathBuf {
+    Path::new(WAL_DIR).join(name)
+}
+
+impl Wal {
+    fn disk_full_injected(&self) -> bool {
+        self.faults.as_ref().is_some_and(|f| f.disk_full())
+    }
+
+    fn fsync_dir(&self) -> Result<()> {
+        File::open(&self.wal_dir).and_then(|d| d.sync_all()).map_err(|e| PgError::io("fsync", Path::new(WAL_DIR), e))
+    }
+
+    /// Segment numbers of the segment files present.
+    fn list_segments(&self) -> Result<Vec<u64>> {
+        let rd = std::fs::read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
+        let mut v = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| PgError::io("read directory", Path::new(WAL_DIR), e))?;
+            if let Some(n) = entry.file_name().to_str().and_then(|s| parse_segment_name(s, self.seg_size)) {
+                v.push(n);
+            }
+        }
+        v.sort_unstable();
+        Ok(v)
+    }
+
+    /// Writes zeros over `from..to` of `file`, after preallocating that range.
+    fn fill_zeros(&self, file: &File, rel_path: &Path, from: u64, to: u64) -> Result<()> {
+        let enospc = || PgError::io("write to", rel_path, std::io::Error::from_raw_os_error(libc::ENOSPC));
+        if self.disk_full_injected() {
+            return Err(enospc());
+        }
+        // SAFETY: plain syscall on an fd we own; no memory is passed.
+        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), from as libc::off_t, (to - from) as libc::off_t) };
+        if rc == libc::ENOSPC {
+            return Err(enospc());
+        }
+        // Other failures (EOPNOTSUPP, EINVAL on some filesystems) only lose the early warning.
+        let zeros = vec![0u8; ZERO_CHUNK];
+        let mut off = from;
+        while off < to {
+            let n = ((to - off) as usize).min(ZERO_CHUNK);
+            file.write_all_at(&zeros[..n], off).map_err(|e| PgError::io("write to", rel_path, e))?;
+            off += n as u64;
+        }
+        Ok(())
+    }
+
+    fn open_options(&self) -> OpenOptions {
+        let mut o = OpenOptions::new();
+        o.read(true).write(true);
+        if self.sync_method == SyncMethod::OpenDatasync {
+            o.custom_flags(libc::O_DSYNC);
+        }
+        o
+    }
+
+    /// Opens segment `segno` for writing, creating it if missing (caller holds no lock but
+    /// WALWrite; takes the install lock).
+    pub(crate) fn open_segment(&self, segno: u64) -> Result<SegmentFile> {
+        let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
+        self.open_segment_locked(segno)
+    }
+
+    fn open_segment_locked(&self, segno: u64) -> Result<SegmentFile> {
+        let name = segment_name(segno, self.seg_size);
+        let path = self.wal_dir.join(&name);
+        let rel_path = rel(&name);
+        let file = match self.open_options().open(&path) {
+            Ok(f) => {
+                // A segment shorter than its size (only possible if someone truncated it) is
+                // extended with zeros.
+                let len = f.metadata().map_err(|e| PgError::io("stat", &rel_path, e))?.len();
+                if len < self.seg_size {
+                    self.fill_zeros(&f, &rel_path, len, self.seg_size)?;
+                    f.sync_all().map_err(|e| PgError::io("fsync", &rel_path, e))?;
+                }
+                f
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.create_segment(&path)?;
+                self.open_options().open(&path).map_err(|e| PgError::io("open", &rel_path, e))?
+            }
+            Err(e) => return Err(PgError::io("open", &rel_path, e)),
+        };
+        Ok(SegmentFile { segno, file, rel_path, dirty: false })
+    }
+
+    /// Creates a zero-filled segment at `path` via a temporary file (install lock held).
+    fn create_segment(&self, path: &Path) -> Result<()> {
+        let tmp_name = format!("xlogtemp.{}", std::process::id());
+        let tmp = self.wal_dir.join(&tmp_name);
+        let rel_tmp = rel(&tmp_name);
+        let _ = std::fs::remove_file(&tmp);
+        let f = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(|e| PgError::io("create", &rel_tmp, e))?;
+        let res = (|| {
+            self.fill_zeros(&f, &rel_tmp, 0, self.seg_size)?;
+            f.sync_all().map_err(|e| PgError::io("fsync", &rel_tmp, e))?;
+            std::fs::rename(&tmp, path).map_err(|e| PgError::io("rename", &rel_tmp, e))?;
+            self.fsync_dir()
+        })();
+        if res.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        } else {
+            Counters::add(&self.counters.segments_created, 1);
+        }
+        res
+    }
+
+    /// Start-up (invariant 9): removes temporary files, opens (or creates) the segment holding
+    /// `start`, zeroes it from `start` on wherever it is not zero already, and removes every
+    /// later segment. Returns the open start segment.
+    pub(crate) fn prepare_start(&self, start: Lsn) -> Result<SegmentFile> {
+        let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
+        let rd = std::fs::read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
+        for entry in rd.flatten() {
+            if entry.file_name().to_str().is_some_and(|n| n.starts_with("xlogtemp.")) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let segno = start / self.seg_size;
+        let f = self.open_segment_locked(segno)?;
+        let mut buf = vec![0u8; ZERO_CHUNK];
+        let mut off = start % self.seg_size;
+        let mut zeroed = false;
+        while off < self.seg_size {
+            let n = ((self.seg_size - off) as usize).min(ZERO_CHUNK);
+            f.file.read_exact_at(&mut buf[..n], off).map_err(|e| PgError::io("read", &f.rel_path, e))?;
+            if buf[..n].iter().any(|&b| b != 0) {
+                buf[..n].fill(0);
+                f.file.write_all_at(&buf[..n], off).map_err(|e| PgError::io("write to", &f.rel_path, e))?;
+                zeroed = true;
+            }
+            off += n as u64;
+        }
+        if zeroed {
+            f.file.sync_data().map_err(|e| PgError::io("fsync", &f.rel_path, e))?;
+        }
+        let mut removed = false;
+        for n in self.list_segments()?.into_iter().filter(|&n| n > segno) {
+            let name = segment_name(n, self.seg_size);
+            std::fs::remove_file(self.wal_dir.join(&name)).map_err(|e| PgError::io("remove", &rel(&name), e))?;
+            Counters::add(&self.counters.segments_removed, 1);
+            removed = true;
+        }
+        if removed {
+            self.fsync_dir()?;
+        }
+        Ok(f)
+    }
+
+    /// Recycles or removes every segment that lies wholly before `lsn` (clamped to
+    /// [`Wal::flushed_lsn`]: WAL that is not durable is never given up). Up to `recycle_keep`
+    /// segments after the current insert segment are kept, renamed to future names; the rest
+    /// are removed. Returns how many segments were recycled or removed.
+    pub fn recycle_before(&self, lsn: Lsn) -> Result<usize> {
+        let cutoff = lsn.min(self.flushed_lsn()) / self.seg_size;
+        let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
+        let segs = self.list_segments()?;
+        let current = self.insert_lsn() / self.seg_size;
+        let mut future = segs.iter().filter(|&&n| n > current).count();
+        let mut next = segs.last().copied().unwrap_or(0).max(current) + 1;
+        let mut done = 0;
+        for &n in segs.iter().filter(|&&n| n < cutoff) {
+            let name = segment_name(n, self.seg_size);
+            let from = self.wal_dir.join(&name);
+            if future < self.recycle_keep {
+                let to = self.wal_dir.join(segment_name(next, self.seg_size));
+                std::fs::rename(&from, &to).map_err(|e| PgError::io("rename", &rel(&name), e))?;
+                Counters::add(&self.counters.segments_recycled, 1);
+                next += 1;
+                future += 1;
+            } else {
+                std::fs::remove_file(&from).map_err(|e| PgError::io("remove", &rel(&name), e))?;
+                Counters::add(&self.counters.segments_removed, 1);
+            }
+            done += 1;
+        }
+        if done > 0 {
+            self.fsync_dir()?;
+        }
+        Ok(done)
+    }
+}
+
+/// Fault injection for tests (shared, all atomics). Pass it in [`super::WalSettings::faults`].
+#[derive(Debug, Default)]
+pub struct FaultInjector {
+    fsync_failures: AtomicU32,
+    disk_full: AtomicBool,
+    torn_write_countdown: AtomicU64,
+}
+
+impl FaultInjector {
+    pub fn new() -> std::sync::Arc<FaultInjector> {
+        std::sync::Arc::new(FaultInjector::default())
+    }
+
+    /// The next fsync/fdatasync of a segment file fails with EIO.
+    pub fn fail_next_fsync(&self) {
+        self.fsync_failures.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// While on, creating or extending a segment file fails with ENOSPC.
+    pub fn set_disk_full(&self, on: bool) {
+        self.disk_full.store(on, Ordering::SeqCst);
+    }
+
+    /// The `nth` WAL write from now (1 = the next) writes only its first half and then the WAL
+    /// stops, as if the process had crashed mid-write.
+    pub fn tear_write(&self, nth: u64) {
+        self.torn_write_countdown.store(nth, Ordering::SeqCst);
+    }
+
+    pub(crate) fn take_fsync_failure(&self) -> bool {
+        self.fsync_failures.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok()
+    }
+
+    pub(crate) fn disk_full(&self) -> bool {
+        self.disk_full.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn take_torn_write(&self) -> bool {
+        self.torn_write_countdown.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)) == Ok(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_postgres() {
+        let s16 = 16 << 20;
+        assert_eq!(segment_name(1, s16), "000000010000000000000001");
+        assert_eq!(segment_name(0x100, s16), "000000010000000100000000");
+        assert_eq!(segment_name(0x1FF, s16), "0000000100000001000000FF");
+        assert_eq!(parse_segment_name("0000000100000001000000FF", s16), Some(0x1FF));
+        let s1 = 1 << 20;
+        assert_eq!(segment_name(4097, s1), "000000010000000100000001");
+        assert_eq!(parse_segment_name("000000010000000100000001", s1), Some(4097));
+        assert_eq!(parse_segment_name("000000020000000100000001", s1), None);
+        assert_eq!(parse_segment_name("00000001000000010000000g", s1), None);
+        assert_eq!(parse_segment_name("xlogtemp.12", s1), None);
+        for n in [0u64, 1, 255, 256, 4095, 4096, 1 << 30] {
+            assert_eq!(parse_segment_name(&segment_name(n, s1), s1), Some(n));
+        }
+    }
+
+    #[test]
+    fn torn_write_countdown() {
+        let f = FaultInjector::new();
+        assert!(!f.take_torn_write());
+        f.tear_write(2);
+        assert!(!f.take_torn_write());
+        assert!(f.take_torn_write());
+        assert!(!f.take_torn_write());
+        f.fail_next_fsync();
+        assert!(f.take_fsync_failure());
+        assert!(!f.take_fsync_failure());
+    }
+}
