@@ -433,6 +433,26 @@ impl Shared {
             maxwritten_clean: self.bgwriter_stats.maxwritten_clean.load(Ordering::Relaxed),
             buffers_alloc: self.pool.buffers_alloc.load(Ordering::Relaxed),
         };
+        let w = self.wal.stats();
+        cur.wal = crate::stats::WalRow {
+            wal_records: w.records,
+            wal_bytes: w.bytes,
+            wal_write: w.writes,
+            wal_sync: w.fsyncs,
+            wal_write_time_ms: w.write_ns as f64 / 1e6,
+            wal_sync_time_ms: w.fsync_ns as f64 / 1e6,
+            group_commit_hits: w.group_commit_hits,
+            flush_calls: w.flush_calls,
+            wal_buffers_full: w.buffer_full_waits,
+        };
+        let c = &self.checkpoint_stats;
+        cur.checkpointer = crate::stats::CheckpointerRow {
+            num_timed: c.timed.load(Ordering::Relaxed),
+            num_requested: c.requested.load(Ordering::Relaxed),
+            buffers_written: c.buffers_written.load(Ordering::Relaxed),
+            write_time_ms: c.write_ms.load(Ordering::Relaxed),
+            sync_time_ms: c.sync_ms.load(Ordering::Relaxed),
+        };
         s.merge(&cur);
         s
     }

@@ -18,6 +18,7 @@ pub mod lockbloat;
 pub mod plot;
 pub mod postgres;
 pub mod victim;
+pub mod wal;
 
 use crate::error::{sqlstate, PgError, Result};
 use serde::Serialize;

@@ -86,6 +86,8 @@ pub enum BenchCmd {
     Copy(crate::bench::copy::CopyArgs),
     /// Seed 004: victim search in a huge, hot pool.
     Victim(crate::bench::victim::VictimArgs),
+    /// Seed 001: parallel COPY into a skinny logged table; WAL insertion designs compared.
+    Wal(crate::bench::wal::WalArgs),
     /// Seed 003: trivial transactions after one that touched 10,000 tables.
     Lockbloat(crate::bench::lockbloat::LockBloatArgs),
 }
@@ -138,6 +140,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return match &**b {
                 BenchCmd::Copy(a) => crate::bench::copy::run(a.clone(), &cli.set),
                 BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
+                BenchCmd::Wal(a) => crate::bench::wal::run(a.clone(), &cli.set),
                 BenchCmd::Lockbloat(a) => crate::bench::lockbloat::run(a.clone(), &cli.set),
             }
             .map(|_| 0)

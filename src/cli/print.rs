@@ -197,6 +197,18 @@ pub fn format_stats(s: &Snapshot) -> String {
         s.writes_by("client backend"),
         s.writes_by("checkpointer")
     );
+    let w = &s.wal;
+    let _ = writeln!(
+        out,
+        "WAL (as pg_stat_wal): records {}, bytes {}, writes {}, syncs {} ({:.3} ms), write time {:.3} ms; flushes {}, served by another's sync (group commit) {}, waits for WAL buffers {}",
+        w.wal_records, w.wal_bytes, w.wal_write, w.wal_sync, w.wal_sync_time_ms, w.wal_write_time_ms, w.flush_calls, w.group_commit_hits, w.wal_buffers_full
+    );
+    let c = &s.checkpointer;
+    let _ = writeln!(
+        out,
+        "Checkpointer (as pg_stat_checkpointer): num_timed {}, num_requested {}, buffers_written {}, write_time {} ms, sync_time {} ms",
+        c.num_timed, c.num_requested, c.buffers_written, c.write_time_ms, c.sync_time_ms
+    );
     let searches: u64 = s.victim_hist.iter().sum();
     let _ = writeln!(
         out,

@@ -215,6 +215,31 @@ pub struct BgWriterRow {
     pub buffers_alloc: u64,
 }
 
+/// pg_stat_wal's counters (and group commit's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WalRow {
+    pub wal_records: u64,
+    pub wal_bytes: u64,
+    pub wal_write: u64,
+    pub wal_sync: u64,
+    pub wal_write_time_ms: f64,
+    pub wal_sync_time_ms: f64,
+    /// Flushes served by another session's sync (group commit).
+    pub group_commit_hits: u64,
+    pub flush_calls: u64,
+    pub wal_buffers_full: u64,
+}
+
+/// pg_stat_checkpointer's counters.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointerRow {
+    pub num_timed: u64,
+    pub num_requested: u64,
+    pub buffers_written: u64,
+    pub write_time_ms: u64,
+    pub sync_time_ms: u64,
+}
+
 /// Everything `heapstore stats` shows.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -225,6 +250,10 @@ pub struct Snapshot {
     pub victim_examined_max: u64,
     #[serde(default)]
     pub bgwriter: BgWriterRow,
+    #[serde(default)]
+    pub wal: WalRow,
+    #[serde(default)]
+    pub checkpointer: CheckpointerRow,
 }
 
 impl Snapshot {
@@ -276,7 +305,7 @@ impl Snapshot {
         let victim_hist = (0..VICTIM_BUCKETS).map(|b| STATS.iter().map(|s| s.victim_hist[b].load(Ordering::Relaxed)).sum()).collect();
         let _ = NUM_CLASSES;
         let _ = LWLockClass::ALL;
-        Snapshot { io, lwlocks, victim_hist, victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed), bgwriter: BgWriterRow::default() }
+        Snapshot { io, lwlocks, victim_hist, victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed), bgwriter: BgWriterRow::default(), wal: WalRow::default(), checkpointer: CheckpointerRow::default() }
     }
 
     /// Adds `other` into `self` (saved totals plus this run's).
@@ -323,6 +352,22 @@ impl Snapshot {
         self.bgwriter.buffers_clean += other.bgwriter.buffers_clean;
         self.bgwriter.maxwritten_clean += other.bgwriter.maxwritten_clean;
         self.bgwriter.buffers_alloc += other.bgwriter.buffers_alloc;
+        let (w, o) = (&mut self.wal, &other.wal);
+        w.wal_records += o.wal_records;
+        w.wal_bytes += o.wal_bytes;
+        w.wal_write += o.wal_write;
+        w.wal_sync += o.wal_sync;
+        w.wal_write_time_ms += o.wal_write_time_ms;
+        w.wal_sync_time_ms += o.wal_sync_time_ms;
+        w.group_commit_hits += o.group_commit_hits;
+        w.flush_calls += o.flush_calls;
+        w.wal_buffers_full += o.wal_buffers_full;
+        let (c, o) = (&mut self.checkpointer, &other.checkpointer);
+        c.num_timed += o.num_timed;
+        c.num_requested += o.num_requested;
+        c.buffers_written += o.buffers_written;
+        c.write_time_ms += o.write_time_ms;
+        c.sync_time_ms += o.sync_time_ms;
     }
 
     /// Buffers written by backends of a type (all contexts).
