@@ -185,7 +185,7 @@ const DEFS: &[Def] = &[
     Def {
         name: "log_checkpoints",
         kind: Kind::Bool,
-        default: "on",
+        default: "off",
         init_only: false,
         doc: "log each checkpoint's start and completion as PostgreSQL does",
     },

@@ -7,15 +7,17 @@
 //!    global/pg_control  block size, state (shut down / in production), next xid
 //!    global/catalog.json
 //!    base/<relfile>[.N|_fsm]   relation files
-//!    pg_xact/clog       commit log
+//!    pg_xact/clog       commit log (saved at checkpoints; rebuilt past them from the WAL)
+//!    pg_wal/            WAL segment files
 //!    pg_stat/stats.json cumulative statistics
 //! ```
 //!
-//! Durability until the WAL exists (issue 4): a clean shutdown writes every dirty buffer,
-//! fsyncs every relation, saves the commit log and marks the control file "shut down". If the
-//! control file says "in production" at start-up, the previous process crashed: every table is
-//! reset to empty, exactly as PostgreSQL treats unlogged tables after a crash. The catalog
-//! itself is durable at every DDL commit, so tables (empty) survive a crash.
+//! Start-up: read the control file, take the lock file, reset UNLOGGED tables if the last run
+//! crashed, replay the WAL from the last checkpoint's REDO pointer (`recovery`), open the WAL
+//! for writing at the end of valid WAL, remove orphan relation files, run an end-of-recovery
+//! checkpoint if anything was replayed, and start the WAL writer, background writer and
+//! checkpointer. Shutdown: stop those, run a shutdown checkpoint (everything written and
+//! synced, control file "shut down"), save statistics.
 //!
 //! Invariants:
 //! 1. One process owns a data directory: it holds an exclusive `flock` on `heapstore.pid` for

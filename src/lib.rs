@@ -4,9 +4,12 @@
 //! The data path (see `../shared/design/ARCHITECTURE.md` and each module's doc):
 //!
 //! ```text
-//! COPY file ─► copy (text/csv/binary) ─► heap::BulkInsert ─► buffer pool ─► smgr ─► files
+//! COPY file ─► copy (text/csv/binary) ─► heap::BulkInsert ─► hio: FSM or extend_by(n)
+//!                                          ├─► WAL: one MULTI_INSERT record per page filled
+//!                                          └─► buffer pool ─► smgr ─► files (WAL before data)
 //! scan ─► heap::scan ─► buffer pool (BULKREAD ring) ─► page ─► visible tuples (snapshot)
-//! commit ─► commit log ─► relation locks released
+//! commit ─► WAL COMMIT record, group-commit flush ─► commit log ─► locks released in O(held)
+//! crash ─► recovery: redo from the last checkpoint's REDO pointer; full-page images fix torn pages
 //! ```
 //!
 //! Start with [`Database`] and [`Session`]:

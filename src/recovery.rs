@@ -79,11 +79,19 @@ impl CheckpointData {
     }
 }
 
-/// Appends one tuple to a MULTI_INSERT record's block data.
+/// Bytes of a heap tuple header that redo rebuilds instead of reading from the WAL: xmin (the
+/// record's xid), xmax (none), cmin/cmax (0: after a crash only the commit matters) and ctid
+/// (the block and offset). Like PostgreSQL's xl_multi_insert_tuple, a logged tuple carries
+/// only what follows: infomask, natts, hoff, null bitmap and data.
+const LOGGED_HEADER_SKIP: usize = 30;
+
+/// Appends one tuple to a MULTI_INSERT record's block data: `offset u16, length u16`, then the
+/// tuple from its infomask on.
 pub fn push_tuple(data: &mut Vec<u8>, off: u16, tuple: &[u8]) {
+    debug_assert!(tuple.len() >= crate::access::heap::tuple::HEADER_SIZE && tuple.len() <= u16::MAX as usize);
     data.extend_from_slice(&off.to_le_bytes());
-    data.extend_from_slice(&(tuple.len() as u32).to_le_bytes());
-    data.extend_from_slice(tuple);
+    data.extend_from_slice(&(tuple.len() as u16).to_le_bytes());
+    data.extend_from_slice(&tuple[LOGGED_HEADER_SKIP..]);
 }
 
 /// State of one recovery run.
@@ -161,7 +169,7 @@ impl<'a> Recovery<'a> {
                 if b.will_init() || page::is_new(&pg) {
                     page::init(&mut pg, 0);
                 }
-                apply_tuples(&mut pg, b.data()).map_err(|why| corrupt(rec, why))?;
+                apply_tuples(&mut pg, b.block, rec.xid(), b.data()).map_err(|why| corrupt(rec, why))?;
             }
             page::set_lsn(&mut pg, rec.end_lsn());
             pg.mark_dirty();
@@ -191,24 +199,32 @@ impl<'a> Recovery<'a> {
     }
 }
 
-/// Adds the tuples of a MULTI_INSERT block at their offsets.
-fn apply_tuples(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'static str> {
+/// Adds the tuples of a MULTI_INSERT block at their offsets, rebuilding their headers.
+fn apply_tuples(pg: &mut [u8], block: BlockNumber, xid: Xid, mut data: &[u8]) -> std::result::Result<(), &'static str> {
+    use crate::access::heap::tuple;
+    let mut t = Vec::with_capacity(256);
     while !data.is_empty() {
-        if data.len() < 6 {
+        if data.len() < 4 {
             return Err("truncated tuple entry");
         }
         let off = u16::from_le_bytes([data[0], data[1]]);
-        let len = u32::from_le_bytes(data[2..6].try_into().expect("4")) as usize;
-        let t = data.get(6..6 + len).ok_or("tuple past record end")?;
+        let len = u16::from_le_bytes([data[2], data[3]]) as usize;
+        if len < tuple::HEADER_SIZE {
+            return Err("logged tuple shorter than a tuple header");
+        }
+        let body = data.get(4..4 + len - LOGGED_HEADER_SKIP).ok_or("tuple past record end")?;
+        t.clear();
+        t.resize(LOGGED_HEADER_SKIP, 0);
+        t.extend_from_slice(body);
+        tuple::set_xmin(&mut t, xid, 0);
+        tuple::set_ctid(&mut t, block, off);
         let next = page::max_offset(pg) + 1;
-        if off < next {
-            // Already there (a partial earlier replay): the page LSN check normally prevents this.
-        } else if off == next {
-            page::add_item(pg, t).ok_or("tuple does not fit its page")?;
-        } else {
+        if off == next {
+            page::add_item(pg, &t).ok_or("tuple does not fit its page")?;
+        } else if off > next {
             return Err("tuple offset skips line pointers");
         }
-        data = &data[6 + len..];
+        data = &data[4 + len - LOGGED_HEADER_SKIP..];
     }
     Ok(())
 }

@@ -28,7 +28,8 @@ pub struct WalArgs {
     pub shared_buffers: String,
 }
 
-const CONFIGS: [(&str, bool, bool); 3] = [("logged, parallel insertion", true, false), ("logged, single insertion lock", true, true), ("unlogged", false, false)];
+const CONFIGS: [(&str, bool, bool); 3] =
+    [("logged, parallel insertion", true, false), ("logged, single insertion lock", true, true), ("unlogged", false, false)];
 
 fn generate(dir: &Path, rows: u64) -> Result<PathBuf> {
     let p = dir.join(format!("skinny_{rows}.txt"));
@@ -48,7 +49,8 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
     let rows = if quick { 5_000 } else { args.rows };
     let work = Workdir::new(c.data_dir.as_deref())?;
     super::open_up(&work.path)?;
-    let mut settings: Vec<(String, String)> = vec![("shared_buffers".into(), args.shared_buffers.clone()), ("rows_per_session".into(), rows.to_string())];
+    let mut settings: Vec<(String, String)> =
+        vec![("shared_buffers".into(), args.shared_buffers.clone()), ("rows_per_session".into(), rows.to_string())];
     for s in set_args {
         if let Some((k, v)) = s.split_once('=') {
             settings.push((k.into(), v.into()));
@@ -56,7 +58,13 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
     }
     let pg = if c.vs_postgres {
         let bin = find_bin(c.pg_bin.as_deref())?;
-        Some(PgServer::start(&bin, &work.path.join("pg"), &args.shared_buffers, c.pg_user.clone(), &[("max_connections", "100"), ("max_wal_size", "4GB")])?)
+        Some(PgServer::start(
+            &bin,
+            &work.path.join("pg"),
+            &args.shared_buffers,
+            c.pg_user.clone(),
+            &[("max_connections", "100"), ("max_wal_size", "4GB")],
+        )?)
     } else {
         None
     };
@@ -67,7 +75,16 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
     report.pg_version = pg.as_ref().map(|p| p.version.clone());
     let mut lock_tables = Vec::new();
     for (name, logged, single) in CONFIGS {
-        let dir = work.path.join(format!("hs_{}", if !logged { "unlogged" } else if single { "single" } else { "parallel" }));
+        let dir = work.path.join(format!(
+            "hs_{}",
+            if !logged {
+                "unlogged"
+            } else if single {
+                "single"
+            } else {
+                "parallel"
+            }
+        ));
         Database::init(&dir, &[])?;
         let mut set = set_args.to_vec();
         set.push(format!("shared_buffers={}", args.shared_buffers));
@@ -81,13 +98,25 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
                 let before = lwlock_stats();
                 let (secs, mb) = heapstore_run(&db, &file, "text", n, create)?;
                 let after = lwlock_stats();
-                report.add("heapstore", name, n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "rows_per_s": (rows * n as u64) as f64 / secs}));
+                report.add(
+                    "heapstore",
+                    name,
+                    n,
+                    r,
+                    json!({"seconds": secs, "table_mb_per_s": mb / secs, "rows_per_s": (rows * n as u64) as f64 / secs}),
+                );
                 if n == top && r == runs - 1 {
                     lock_tables.push((name, n, secs, before, after));
                 }
                 if let (Some(pg), 0) = (&pg, CONFIGS.iter().position(|x| x.0 == name).unwrap_or(1)) {
                     let (secs, mb) = postgres_run(pg, &work.path, &file, "text", n, "CREATE TABLE copytest (id integer)")?;
-                    report.add("postgres", name, n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "rows_per_s": (rows * n as u64) as f64 / secs}));
+                    report.add(
+                        "postgres",
+                        name,
+                        n,
+                        r,
+                        json!({"seconds": secs, "table_mb_per_s": mb / secs, "rows_per_s": (rows * n as u64) as f64 / secs}),
+                    );
                 }
             }
         }
@@ -104,7 +133,13 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
             }
             let waits = a.waits - b.waits;
             let wait_s = (a.wait_ns - b.wait_ns) as f64 / 1e9;
-            rows_out.push(vec![class.name().to_string(), acq.to_string(), waits.to_string(), format!("{wait_s:.3}"), format!("{:.1}", 100.0 * wait_s / (n as f64 * secs))]);
+            rows_out.push(vec![
+                class.name().to_string(),
+                acq.to_string(),
+                waits.to_string(),
+                format!("{wait_s:.3}"),
+                format!("{:.1}", 100.0 * wait_s / (n as f64 * secs)),
+            ]);
         }
         print_table(&["lock class", "acquisitions", "waits", "wait seconds", "% of lifetime"], rows_out);
     }
@@ -114,7 +149,8 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
     let mut series = Vec::new();
     for cfg in report.configs() {
         for system in ["heapstore", "postgres"] {
-            let pts: Vec<(f64, f64)> = clients.iter().filter_map(|&n| report.spread(system, &cfg, n, "rows_per_s").map(|s| (n as f64, s.median))).collect();
+            let pts: Vec<(f64, f64)> =
+                clients.iter().filter_map(|&n| report.spread(system, &cfg, n, "rows_per_s").map(|s| (n as f64, s.median))).collect();
             if !pts.is_empty() {
                 series.push(super::plot::Series { label: format!("{system}: {cfg}"), points: pts });
             }

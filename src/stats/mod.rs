@@ -305,7 +305,15 @@ impl Snapshot {
         let victim_hist = (0..VICTIM_BUCKETS).map(|b| STATS.iter().map(|s| s.victim_hist[b].load(Ordering::Relaxed)).sum()).collect();
         let _ = NUM_CLASSES;
         let _ = LWLockClass::ALL;
-        Snapshot { io, lwlocks, victim_hist, victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed), bgwriter: BgWriterRow::default(), wal: WalRow::default(), checkpointer: CheckpointerRow::default() }
+        Snapshot {
+            io,
+            lwlocks,
+            victim_hist,
+            victim_examined_max: VICTIM_MAX.load(Ordering::Relaxed),
+            bgwriter: BgWriterRow::default(),
+            wal: WalRow::default(),
+            checkpointer: CheckpointerRow::default(),
+        }
     }
 
     /// Adds `other` into `self` (saved totals plus this run's).
