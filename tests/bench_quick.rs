@@ -47,3 +47,18 @@ fn bench_victim_quick_writes_json() {
     let bounded = runs.iter().find(|r| r["config"] == "heapstore bounded").unwrap();
     assert!(bounded["examined_max"].as_u64().unwrap() <= 1024);
 }
+
+#[test]
+fn bench_wal_quick_writes_json() {
+    let v = run_quick("wal");
+    let configs: std::collections::HashSet<String> = v["runs"].as_array().unwrap().iter().map(|r| r["config"].as_str().unwrap().to_string()).collect();
+    assert_eq!(configs.len(), 3, "parallel, single-lock and unlogged: {configs:?}");
+}
+
+#[test]
+fn bench_lockbloat_quick_writes_json() {
+    let v = run_quick("lockbloat");
+    let runs = v["runs"].as_array().unwrap();
+    assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
+    assert!(runs.iter().any(|r| r["config"] == "with bloat" && r["bloating_transactions"].as_u64().unwrap() >= 1));
+}
