@@ -51,7 +51,8 @@ fn bench_victim_quick_writes_json() {
 #[test]
 fn bench_wal_quick_writes_json() {
     let v = run_quick("wal");
-    let configs: std::collections::HashSet<String> = v["runs"].as_array().unwrap().iter().map(|r| r["config"].as_str().unwrap().to_string()).collect();
+    let configs: std::collections::HashSet<String> =
+        v["runs"].as_array().unwrap().iter().map(|r| r["config"].as_str().unwrap().to_string()).collect();
     assert_eq!(configs.len(), 3, "parallel, single-lock and unlogged: {configs:?}");
 }
 
