@@ -39,6 +39,7 @@ pub mod db;
 pub mod error;
 pub mod lock;
 pub mod recovery;
+pub mod rng;
 pub mod session;
 pub mod sql;
 pub mod stats;

@@ -38,16 +38,6 @@ pub struct CopyArgs {
     pub shared_buffers: String,
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next_f64(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Writes `rows` rows of `repeat(random()::text, 5)` in text and binary COPY format.
 pub fn generate(dir: &Path, rows: u64) -> Result<(PathBuf, PathBuf, u64)> {
     let text = dir.join(format!("copy_{rows}.txt"));
@@ -56,7 +46,7 @@ pub fn generate(dir: &Path, rows: u64) -> Result<(PathBuf, PathBuf, u64)> {
     let mut b = std::io::BufWriter::new(std::fs::File::create(&bin).map_err(|e| PgError::io("create", &bin, e))?);
     let io = |e, p: &Path| PgError::io("write", p, e);
     b.write_all(b"PGCOPY\n\xff\r\n\0\0\0\0\0\0\0\0\0").map_err(|e| io(e, &bin))?;
-    let mut rng = Rng(0x853c_49e6_748f_ea9b);
+    let mut rng = crate::rng::Rng::new(0x853c_49e6_748f_ea9b);
     let mut bytes = 0u64;
     for _ in 0..rows {
         let v = format!("{}", rng.next_f64()).repeat(5);
@@ -266,18 +256,7 @@ fn print_tables(r: &Report, vs: bool) {
         if vs {
             header.extend(["postgres seconds", "postgres table MB/s", "ratio"]);
         }
-        let qr = crate::session::QueryResult {
-            tag: String::new(),
-            columns: header
-                .iter()
-                .enumerate()
-                .map(|(i, h)| (h.to_string(), if i == 0 { "integer".into() } else { "text".into() }))
-                .collect(),
-            rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
-            returns_rows: true,
-            notices: vec![],
-        };
-        print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
+        super::print_table(&header, 1, rows);
         if best > 0.0 {
             println!("heapstore at the most sessions: {:.0}% of its best session count\n", 100.0 * last / best);
         }

@@ -165,7 +165,7 @@ pub fn run(args: LockBloatArgs, set_args: &[String]) -> Result<()> {
         }
         db.close()?;
     }
-    print_table(&report, &clients, pg.is_some());
+    print_results(&report, &clients, pg.is_some());
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-lockbloat.json"));
     report.write_json(&json_path, &work.path, &["tps"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from("bench-lockbloat.png"));
@@ -214,7 +214,7 @@ fn pgbench_tps(pg: &PgServer, work: &std::path::Path, n: usize, secs: f64, bloat
         .ok_or_else(|| PgError::internal(format!("could not read pgbench's tps from: {out}")))
 }
 
-fn print_table(r: &Report, clients: &[usize], vs: bool) {
+fn print_results(r: &Report, clients: &[usize], vs: bool) {
     let mut rows = Vec::new();
     let systems: &[&str] = if vs {
         &["heapstore", "old design (release walks whole table)", "postgres"]
@@ -237,16 +237,5 @@ fn print_table(r: &Report, clients: &[usize], vs: bool) {
             ]);
         }
     }
-    let qr = crate::session::QueryResult {
-        tag: String::new(),
-        columns: ["clients", "system", "tps without bloat", "tps with bloat", "with / without"]
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.to_string(), if i == 0 { "integer".into() } else { "text".into() }))
-            .collect(),
-        rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
-        returns_rows: true,
-        notices: vec![],
-    };
-    print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
+    super::print_table(&["clients", "system", "tps without bloat", "tps with bloat", "with / without"], 2, rows);
 }

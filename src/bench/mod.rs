@@ -285,6 +285,23 @@ pub fn open_up(p: &Path) -> Result<()> {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).map_err(|e| PgError::io("chmod", p, e))
 }
 
+/// Prints a table in psql's aligned format; the first `text_cols` columns are left-aligned,
+/// the rest right-aligned as numbers.
+pub fn print_table(header: &[&str], text_cols: usize, rows: Vec<Vec<String>>) {
+    let qr = crate::session::QueryResult {
+        tag: String::new(),
+        columns: header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.to_string(), if i < text_cols { "text".into() } else { "numeric".into() }))
+            .collect(),
+        rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
+        returns_rows: true,
+        notices: vec![],
+    };
+    print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
+}
+
 pub fn bad_arg(msg: impl Into<String>) -> PgError {
     PgError::new(sqlstate::INVALID_PARAMETER_VALUE, msg)
 }

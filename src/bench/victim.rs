@@ -129,18 +129,7 @@ pub fn run(args: VictimArgs) -> Result<()> {
             f("search_us_p50", 2),
         ]);
     }
-    let qr = crate::session::QueryResult {
-        tag: String::new(),
-        columns: ["sweep", "examined max", "examined p99.9", "examined p50", "µs max", "µs p99.9", "µs p50"]
-            .iter()
-            .enumerate()
-            .map(|(i, h)| (h.to_string(), if i == 0 { "text".into() } else { "numeric".into() }))
-            .collect(),
-        rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
-        returns_rows: true,
-        notices: vec![],
-    };
-    print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
+    super::print_table(&["sweep", "examined max", "examined p99.9", "examined p50", "µs max", "µs p99.9", "µs p50"], 1, rows);
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-victim.json"));
     report.write_json(&json_path, &work.path, &["examined_max", "examined_p999", "search_us_max", "search_us_p999"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from("bench-victim.png"));

@@ -141,7 +141,7 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
                 format!("{:.1}", 100.0 * wait_s / (n as f64 * secs)),
             ]);
         }
-        print_table(&["lock class", "acquisitions", "waits", "wait seconds", "% of lifetime"], rows_out);
+        super::print_table(&["lock class", "acquisitions", "waits", "wait seconds", "% of lifetime"], 1, rows_out);
     }
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-wal.json"));
     report.write_json(&json_path, &work.path, &["seconds", "table_mb_per_s", "rows_per_s"])?;
@@ -190,16 +190,5 @@ fn print_results(r: &Report, clients: &[usize], vs: bool) {
     if vs {
         header.extend(["postgres logged rows/s", "ratio vs postgres"]);
     }
-    print_table(&header, rows);
-}
-
-fn print_table(header: &[&str], rows: Vec<Vec<String>>) {
-    let qr = crate::session::QueryResult {
-        tag: String::new(),
-        columns: header.iter().enumerate().map(|(i, h)| (h.to_string(), if i == 0 { "integer".into() } else { "text".into() })).collect(),
-        rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
-        returns_rows: true,
-        notices: vec![],
-    };
-    print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
+    super::print_table(&header, 1, rows);
 }

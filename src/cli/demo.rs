@@ -14,17 +14,6 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// A small, fast, deterministic generator (xorshift64*), so that runs are comparable.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 const WORDS: [&str; 16] = [
     "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november",
     "oscar", "papa",
@@ -34,12 +23,12 @@ const WORDS: [&str; 16] = [
 pub fn generate(path: &Path, rows: u64) -> Result<u64> {
     let f = std::fs::File::create(path).map_err(|e| PgError::io("create", path, e))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = crate::rng::Rng::new(0x9E37_79B9_7F4A_7C15);
     let mut line = String::with_capacity(128);
     let mut bytes = 0u64;
     for id in 1..=rows {
         use std::fmt::Write as _;
-        let r = rng.next();
+        let r = rng.next_u64();
         line.clear();
         let day = 1 + (r % 28) as u32;
         let month = 1 + ((r >> 8) % 12) as u32;

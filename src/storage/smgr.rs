@@ -496,17 +496,7 @@ impl Smgr {
             if !path.exists() {
                 continue;
             }
-            let f = self.segment(rel, fork, seg, false)?;
-            let r = if self.faults.fail_next_fsync.swap(false, std::sync::atomic::Ordering::Relaxed) {
-                Err(std::io::Error::from_raw_os_error(libc::EIO))
-            } else {
-                f.sync_data()
-            };
-            if let Err(e) = r {
-                let msg = format!("could not fsync file \"{}\": {e}", path.display());
-                self.poisoned.lock().expect("poisoned").get_or_insert(msg.clone());
-                return Err(PgError::new(sqlstate::IO_ERROR, msg));
-            }
+            self.fsync_segment(rel, fork, seg)?;
         }
         Ok(())
     }
