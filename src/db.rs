@@ -455,6 +455,13 @@ impl Shared {
             write_time_ms: c.write_ms.load(Ordering::Relaxed),
             sync_time_ms: c.sync_ms.load(Ordering::Relaxed),
         };
+        cur.lock_waits = self
+            .locks
+            .wait_stats()
+            .into_iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(m, n, d)| crate::stats::LockWaitRow { mode: m.name().to_string(), waits: n, wait_time_ms: d.as_secs_f64() * 1e3 })
+            .collect();
         s.merge(&cur);
         s
     }

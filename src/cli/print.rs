@@ -209,6 +209,8 @@ pub fn format_stats(s: &Snapshot) -> String {
         "Checkpointer (as pg_stat_checkpointer): num_timed {}, num_requested {}, buffers_written {}, write_time {} ms, sync_time {} ms",
         c.num_timed, c.num_requested, c.buffers_written, c.write_time_ms, c.sync_time_ms
     );
+    let lw: Vec<String> = s.lock_waits.iter().map(|r| format!("{} {} ({:.1} ms)", r.mode, r.waits, r.wait_time_ms)).collect();
+    let _ = writeln!(out, "Heavyweight lock waits by mode: {}", if lw.is_empty() { "none".to_string() } else { lw.join(", ") });
     let searches: u64 = s.victim_hist.iter().sum();
     let _ = writeln!(
         out,

@@ -230,6 +230,14 @@ pub struct WalRow {
     pub wal_buffers_full: u64,
 }
 
+/// Heavyweight lock waits by mode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LockWaitRow {
+    pub mode: String,
+    pub waits: u64,
+    pub wait_time_ms: f64,
+}
+
 /// pg_stat_checkpointer's counters.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointerRow {
@@ -254,6 +262,8 @@ pub struct Snapshot {
     pub wal: WalRow,
     #[serde(default)]
     pub checkpointer: CheckpointerRow,
+    #[serde(default)]
+    pub lock_waits: Vec<LockWaitRow>,
 }
 
 impl Snapshot {
@@ -313,6 +323,7 @@ impl Snapshot {
             bgwriter: BgWriterRow::default(),
             wal: WalRow::default(),
             checkpointer: CheckpointerRow::default(),
+            lock_waits: Vec::new(),
         }
     }
 
@@ -376,6 +387,15 @@ impl Snapshot {
         c.buffers_written += o.buffers_written;
         c.write_time_ms += o.write_time_ms;
         c.sync_time_ms += o.sync_time_ms;
+        for r in &other.lock_waits {
+            match self.lock_waits.iter_mut().find(|x| x.mode == r.mode) {
+                Some(x) => {
+                    x.waits += r.waits;
+                    x.wait_time_ms += r.wait_time_ms;
+                }
+                None => self.lock_waits.push(r.clone()),
+            }
+        }
     }
 
     /// Buffers written by backends of a type (all contexts).
