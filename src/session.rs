@@ -15,6 +15,11 @@
 //! 2. At transaction end the session holds no buffer pins (asserted) and no relation locks.
 //! 3. Files created by a transaction are deleted if it aborts; files it made obsolete (DROP,
 //!    TRUNCATE) are deleted only after its commit is recorded.
+//! 4. Commit order: relations that skipped the WAL are written and fsynced; the catalog change
+//!    (if any) and the COMMIT record are inserted into the WAL and, unless
+//!    `synchronous_commit = off`, flushed; only then is the transaction marked committed in the
+//!    commit log (so no one sees a commit that a crash could lose) and its catalog change saved.
+//!    An abort writes an ABORT record without flushing it: a lost one reads as aborted anyway.
 
 use crate::buffer::Pins;
 use crate::catalog::Table;
