@@ -26,6 +26,9 @@
 //! 3. usage count ≤ [`MAX_USAGE`] (PostgreSQL's BM_MAX_USAGE_COUNT).
 //! 4. DIRTY is set only under the exclusive content lock, and cleared only by the writer that
 //!    holds IO_IN_PROGRESS after its write succeeded.
+//! 5. IO_WAITERS is set (by CAS, while IO_IN_PROGRESS is set) by a session about to wait for
+//!    the I/O; ending the I/O clears both under the header lock and wakes waiters only if it
+//!    was set, so an I/O nobody waits for costs no wake-up call.
 
 use crate::lock::{LWLock, LWLockClass};
 use crate::storage::{BlockNumber, ForkNumber, RelFileNumber};
@@ -46,6 +49,8 @@ pub const TAG_VALID: u64 = 1 << 25;
 pub const IO_IN_PROGRESS: u64 = 1 << 26;
 pub const IO_ERROR: u64 = 1 << 27;
 pub const PERMANENT: u64 = 1 << 28;
+/// Someone waits for this buffer's I/O (so ending it must wake them).
+pub const IO_WAITERS: u64 = 1 << 29;
 
 #[inline]
 pub fn refcount(s: u64) -> u64 {

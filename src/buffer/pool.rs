@@ -403,6 +403,24 @@ impl BufferPool {
 
     fn wait_io(&self, id: BufferId) {
         let d = self.desc(id);
+        // Announce the wait (desc invariant 5); if the I/O ended meanwhile, nothing to wait for.
+        let mut s = d.state.load(Ordering::Acquire);
+        loop {
+            if s & IO_IN_PROGRESS == 0 {
+                return;
+            }
+            if s & IO_WAITERS != 0 {
+                break;
+            }
+            if s & LOCKED != 0 {
+                s = d.wait_header_unlocked();
+                continue;
+            }
+            match d.state.compare_exchange_weak(s, s | IO_WAITERS, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(cur) => s = cur,
+            }
+        }
         // SAFETY: key is the descriptor's address, valid for the pool's life; closures are
         // trivial and do not re-enter the parking lot.
         unsafe {
@@ -423,7 +441,8 @@ impl BufferPool {
         let d = self.desc(id);
         let mut s = d.lock_header();
         debug_assert!(s & IO_IN_PROGRESS != 0);
-        s &= !(LOCKED | IO_IN_PROGRESS | IO_ERROR);
+        let waiters = s & IO_WAITERS != 0;
+        s &= !(LOCKED | IO_IN_PROGRESS | IO_ERROR | IO_WAITERS);
         if clear_dirty {
             s &= !DIRTY;
         }
@@ -434,9 +453,11 @@ impl BufferPool {
             s |= IO_ERROR;
         }
         d.unlock_header(s);
-        // SAFETY: unpark only touches the parking lot's queue for this key.
-        unsafe {
-            parking_lot_core::unpark_all(d.io_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+        if waiters {
+            // SAFETY: unpark only touches the parking lot's queue for this key.
+            unsafe {
+                parking_lot_core::unpark_all(d.io_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+            }
         }
     }
 
@@ -753,7 +774,7 @@ impl BufferPool {
             part.remove(&h);
             let s = d.lock_header();
             d.set_tag(BufferTag::INVALID);
-            d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | IO_IN_PROGRESS));
+            d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | IO_IN_PROGRESS | IO_WAITERS));
             drop(part);
             // SAFETY: as in end_io.
             unsafe { parking_lot_core::unpark_all(d.io_key(), parking_lot_core::DEFAULT_UNPARK_TOKEN) };

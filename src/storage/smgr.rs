@@ -92,7 +92,7 @@ pub struct Smgr {
     block_size: usize,
     blocks_per_segment: u32,
     io_direct: bool,
-    forks: Mutex<HashMap<(RelFileNumber, ForkNumber), Arc<ForkFiles>>>,
+    forks: RwLock<HashMap<(RelFileNumber, ForkNumber), Arc<ForkFiles>>>,
     zeros: crate::buffer::memory::AlignedBuf,
 }
 
@@ -115,7 +115,7 @@ impl Smgr {
             block_size,
             blocks_per_segment: (segment_bytes / block_size as u64) as u32,
             io_direct,
-            forks: Mutex::new(HashMap::new()),
+            forks: RwLock::new(HashMap::new()),
             zeros: crate::buffer::memory::AlignedBuf::zeroed(block_size * 16),
         })
     }
@@ -150,7 +150,10 @@ impl Smgr {
     }
 
     fn fork(&self, rel: RelFileNumber, fork: ForkNumber) -> Arc<ForkFiles> {
-        let mut m = self.forks.lock().expect("smgr map poisoned");
+        if let Some(f) = self.forks.read().expect("smgr map poisoned").get(&(rel, fork)) {
+            return f.clone();
+        }
+        let mut m = self.forks.write().expect("smgr map poisoned");
         m.entry((rel, fork))
             .or_insert_with(|| Arc::new(ForkFiles { segments: RwLock::new(Vec::new()), nblocks: AtomicU32::new(u32::MAX) }))
             .clone()
@@ -190,7 +193,7 @@ impl Smgr {
     }
 
     fn forget(&self, rel: RelFileNumber, fork: ForkNumber) {
-        self.forks.lock().expect("poisoned").remove(&(rel, fork));
+        self.forks.write().expect("poisoned").remove(&(rel, fork));
     }
 
     /// The fork's size in blocks (0 if it does not exist).
