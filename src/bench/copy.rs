@@ -131,6 +131,7 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     let mut report = Report::new("copy", settings.clone());
     report.pg_version = pg.as_ref().map(|p| p.version.clone());
     let mut files = std::collections::HashMap::new();
+    let mut lock_tables = Vec::new();
     for cfg in &configs {
         if let std::collections::hash_map::Entry::Vacant(e) = files.entry(cfg.rows) {
             e.insert(generate(&work.path, cfg.rows)?);
@@ -145,10 +146,15 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         let hs_dir = work.path.join(format!("hs_{}", cfg.name().replace(' ', "_")));
         Database::init(&hs_dir, &[])?;
         let db = Database::open(&hs_dir, &set)?;
+        let top = clients.iter().copied().max().unwrap_or(1);
         for &n in &clients {
             for r in 0..runs {
                 let create = if cfg.logged { "CREATE TABLE copytest (data text)" } else { "CREATE UNLOGGED TABLE copytest (data text)" };
+                let before = crate::lock::lwlock::lwlock_stats();
                 let (secs, mb) = heapstore_run(&db, &file, fmt, n, create)?;
+                if n == top && r == runs - 1 {
+                    lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
+                }
                 report.add("heapstore", &cfg.name(), n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb, "input_mb": text_bytes as f64 / 1048576.0 * n as f64}));
                 if let Some(pg) = &pg {
                     let (secs, mb) = postgres_run(pg, &work.path, &file, fmt, n, create)?;
@@ -160,6 +166,9 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         let _ = std::fs::remove_dir_all(&hs_dir);
     }
     print_tables(&report, pg.is_some());
+    for (name, n, secs, before, after) in &lock_tables {
+        super::print_lwlock_waits(name, *n, *secs, before, after);
+    }
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-copy.json"));
     report.write_json(&json_path, &work.path, &["seconds", "table_mb_per_s"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from("bench-copy.png"));

@@ -285,6 +285,34 @@ pub fn open_up(p: &Path) -> Result<()> {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).map_err(|e| PgError::io("chmod", p, e))
 }
 
+/// Prints seed 001's LWLock table for one run: per class, acquisitions, waits, wait seconds and
+/// the share of the sessions' lifetime spent waiting, from counters taken before and after.
+pub fn print_lwlock_waits(
+    title: &str,
+    sessions: usize,
+    secs: f64,
+    before: &[(crate::lock::LWLockClass, crate::lock::lwlock::LWLockStats)],
+    after: &[(crate::lock::LWLockClass, crate::lock::lwlock::LWLockStats)],
+) {
+    println!("LWLock waits, {title}, {sessions} sessions (% = wait time / ({sessions} sessions × {secs:.2} s)):");
+    let mut rows = Vec::new();
+    for ((class, b), (_, a)) in before.iter().zip(after.iter()) {
+        let acq = (a.acquire_shared + a.acquire_exclusive) - (b.acquire_shared + b.acquire_exclusive);
+        if acq == 0 || matches!(class, crate::lock::LWLockClass::Other) {
+            continue;
+        }
+        let wait_s = (a.wait_ns - b.wait_ns) as f64 / 1e9;
+        rows.push(vec![
+            class.name().to_string(),
+            acq.to_string(),
+            (a.waits - b.waits).to_string(),
+            format!("{wait_s:.3}"),
+            format!("{:.1}", 100.0 * wait_s / (sessions as f64 * secs)),
+        ]);
+    }
+    print_table(&["lock class", "acquisitions", "waits", "wait seconds", "% of lifetime"], 1, rows);
+}
+
 /// Prints a table in psql's aligned format; the first `text_cols` columns are left-aligned,
 /// the rest right-aligned as numbers.
 pub fn print_table(header: &[&str], text_cols: usize, rows: Vec<Vec<String>>) {

@@ -11,7 +11,7 @@ use super::postgres::{find_bin, PgServer};
 use super::{print_header, Common, Report, Workdir};
 use crate::db::Database;
 use crate::error::{PgError, Result};
-use crate::lock::lwlock::{lwlock_stats, LWLockClass};
+use crate::lock::lwlock::lwlock_stats;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -124,24 +124,7 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
     }
     print_results(&report, &clients, pg.is_some());
     for (name, n, secs, before, after) in lock_tables {
-        println!("LWLock waits, {name}, {n} sessions (seed 001's table; % = wait time / ({n} sessions × {secs:.2} s)):");
-        let mut rows_out = Vec::new();
-        for ((class, b), (_, a)) in before.iter().zip(after.iter()) {
-            let acq = (a.acquire_shared + a.acquire_exclusive) - (b.acquire_shared + b.acquire_exclusive);
-            if acq == 0 || matches!(class, LWLockClass::Other) {
-                continue;
-            }
-            let waits = a.waits - b.waits;
-            let wait_s = (a.wait_ns - b.wait_ns) as f64 / 1e9;
-            rows_out.push(vec![
-                class.name().to_string(),
-                acq.to_string(),
-                waits.to_string(),
-                format!("{wait_s:.3}"),
-                format!("{:.1}", 100.0 * wait_s / (n as f64 * secs)),
-            ]);
-        }
-        super::print_table(&["lock class", "acquisitions", "waits", "wait seconds", "% of lifetime"], 1, rows_out);
+        super::print_lwlock_waits(name, n, secs, &before, &after);
     }
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-wal.json"));
     report.write_json(&json_path, &work.path, &["seconds", "table_mb_per_s", "rows_per_s"])?;

@@ -33,8 +33,11 @@ pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64) -> Result<()> 
                     rng ^= rng << 13;
                     rng ^= rng >> 7;
                     rng ^= rng << 17;
-                    let rows = match rng % 20 {
-                        0 => 2000 + rng % 3000,
+                    // Mostly small transactions; now and then a batch of a few pages, so that
+                    // crashes land inside multi-page COPYs too (and the table stays small
+                    // enough to verify quickly after hundreds of cycles).
+                    let rows = match rng % 40 {
+                        0 => 500 + rng % 1500,
                         _ => 1 + rng % 8,
                     };
                     let fail = rng % 13 == 0;
