@@ -79,3 +79,24 @@ fn free_space_is_reused_by_later_loads() {
     assert_eq!(db.shared().smgr.nblocks(rel, ForkNumber::Main).unwrap(), 1, "each small COPY must reuse the page with room");
     assert_eq!(count(&mut s, "t"), 100);
 }
+
+#[test]
+fn a_failed_copy_gives_its_page_with_room_back_to_the_fsm() {
+    let (_t, _dir, db) = new_db(&["shared_buffers=8MB"]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (id integer, v text)").unwrap();
+    // More than one 256 kB batch, so pages are filled before the bad last row fails the COPY.
+    let mut bad = String::new();
+    for i in 0..6000 {
+        bad.push_str(&format!("{i}\tsome row text that fills pages {i}\n"));
+    }
+    bad.push_str("oops\tx\n");
+    assert!(copy_in(&mut s, "COPY t FROM STDIN", bad.as_bytes()).is_err());
+    let rel = s.table("t").unwrap().relfile;
+    let n = db.shared().smgr.nblocks(rel, ForkNumber::Main).unwrap();
+    assert!(n > 0);
+    // A small COPY now goes into the failed COPY's last page, which still has room.
+    copy_in(&mut s, "COPY t FROM STDIN", b"1\tsmall\n").unwrap();
+    assert_eq!(db.shared().smgr.nblocks(rel, ForkNumber::Main).unwrap(), n, "the page with room was lost to the FSM");
+    assert_eq!(count(&mut s, "t"), 1);
+}

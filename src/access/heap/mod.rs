@@ -250,6 +250,13 @@ impl<'a> BulkInsert<'a> {
     /// Ends the insert: the page in use and any pages extended ahead but not used go to the
     /// free space map (batched), and every pin is released.
     pub fn finish(mut self) -> Result<()> {
+        self.release_pages()
+    }
+
+    /// Gives the page in use and the pages extended ahead to the free space map and unpins
+    /// them. Also run when the insert is dropped unfinished (a COPY that failed), so that pages
+    /// it extended are not lost to later inserts.
+    fn release_pages(&mut self) -> Result<()> {
         let mut entries = Vec::new();
         if let Some(b) = self.current.take() {
             let free = {
@@ -269,6 +276,15 @@ impl<'a> BulkInsert<'a> {
             fsm::record_many(self.pool, self.pins, self.rel, &mut entries)?;
         }
         Ok(())
+    }
+}
+
+impl Drop for BulkInsert<'_> {
+    fn drop(&mut self) {
+        if (self.current.is_some() || !self.ahead.is_empty()) && !std::thread::panicking() {
+            // Best effort: the FSM is a hint, and the error that dropped us is the one to report.
+            let _ = self.release_pages();
+        }
     }
 }
 
