@@ -65,6 +65,9 @@ pub enum Cmd {
         threads: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Microseconds each session sleeps between transactions.
+        #[arg(long, default_value_t = 500)]
+        pause_us: u64,
     },
     /// Rerun a seed experiment (see ../shared/design/BENCH.md).
     #[command(subcommand)]
@@ -132,9 +135,9 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return Ok(0);
         }
         Some(Cmd::Demo { dir, rows }) => return demo::run(dir.clone(), *rows, &cli.set).map(|_| 0),
-        Some(Cmd::Torture { threads, seed }) => {
+        Some(Cmd::Torture { threads, seed, pause_us }) => {
             let dir = need_dir(cli)?;
-            return torture::run(&dir, &cli.set, *threads, *seed).map(|_| 0);
+            return torture::run(&dir, &cli.set, *threads, *seed, *pause_us).map(|_| 0);
         }
         Some(Cmd::Bench(b)) => {
             return match &**b {
