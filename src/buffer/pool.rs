@@ -698,8 +698,25 @@ impl BufferPool {
         rel: RelFileNumber,
         fork: ForkNumber,
         n: u32,
-        mut strategy: Option<&mut Strategy>,
+        strategy: Option<&mut Strategy>,
     ) -> Result<Vec<Buffer<'a>>> {
+        self.extend_by_with_extra(pins, rel, fork, n, 0, strategy).map(|(b, _)| b)
+    }
+
+    /// As [`BufferPool::extend_by`], and in the same critical section also extends the file by
+    /// `extra` more zeroed blocks that get no buffer (a zeroed block on disk is a valid new
+    /// page). Returns the pinned buffers and the range of the extra blocks, which the caller
+    /// gives to the free space map: when others wait for the extension lock this serves them
+    /// without another trip through it (seed 000's extend-by-more, without pinning the extra).
+    pub fn extend_by_with_extra<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        n: u32,
+        extra: u32,
+        mut strategy: Option<&mut Strategy>,
+    ) -> Result<(Vec<Buffer<'a>>, std::ops::Range<BlockNumber>)> {
         let room = pins.limit().saturating_sub(pins.held()).max(1) as u32;
         let n = n.clamp(1, MAX_EXTEND_BY).min(room);
         let ctx = Self::io_context(strategy.as_deref());
@@ -718,9 +735,10 @@ impl BufferPool {
             ext.lock.acquire(LWLockMode::Exclusive);
         }
         ext.waiters.fetch_sub(1, Ordering::Relaxed);
-        let r = self.extend_locked(&victims, rel, fork, ctx);
+        let r = self.extend_locked(&victims, extra, rel, fork, ctx);
         ext.lock.release(LWLockMode::Exclusive);
         let first = r?;
+        let extra_blocks = first + n..first + n + extra;
         for (i, b) in victims.iter().enumerate() {
             debug_assert_eq!(self.desc(b.id()).tag().block, first + i as u32);
             // SAFETY: we hold IO_IN_PROGRESS on a buffer that is not VALID: no one else touches
@@ -728,13 +746,21 @@ impl BufferPool {
             unsafe { std::ptr::write_bytes(self.page_ptr(b.id()), 0, self.block_size) };
             self.end_io(b.id(), false, true, false);
         }
-        Ok(victims)
+        Ok((victims, extra_blocks))
     }
 
     /// The part of `extend_by` under the extension lock. Returns the first new block.
-    fn extend_locked(&self, victims: &[Buffer<'_>], rel: RelFileNumber, fork: ForkNumber, ctx: IoContext) -> Result<BlockNumber> {
+    fn extend_locked(
+        &self,
+        victims: &[Buffer<'_>],
+        extra: u32,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        ctx: IoContext,
+    ) -> Result<BlockNumber> {
         let first = self.smgr.nblocks(rel, fork)?;
-        let n = victims.len() as u32;
+        let mapped = victims.len() as u32;
+        let n = mapped + extra;
         for (i, b) in victims.iter().enumerate() {
             let tag = BufferTag { rel, fork, block: first + i as u32 };
             let h = HashedTag::new(tag);
@@ -758,6 +784,7 @@ impl BufferPool {
             self.unmap_new(victims);
             return Err(e);
         }
+        debug_assert!(mapped <= n);
         stats::count_io(ctx, IoOp::Extend, n as u64, n as u64 * self.block_size as u64, t0.elapsed().as_nanos() as u64);
         if fork == ForkNumber::Main {
             self.extended_main_blocks.fetch_add(n as u64, Ordering::Relaxed);

@@ -200,17 +200,12 @@ impl<'a> BulkInsert<'a> {
         let need = pages_needed(pending, bs);
         let waiters = self.pool.extension_lock(self.rel).waiters.load(std::sync::atomic::Ordering::Relaxed);
         let extra = if self.use_fsm && waiters > 0 { (20 * waiters).min(512) } else { 0 };
-        let bufs = self.pool.extend_by(self.pins, self.rel, ForkNumber::Main, need + extra, Some(&mut self.strategy))?;
-        self.pages_extended += bufs.len() as u64;
-        let mut spare = Vec::new();
-        for (k, b) in bufs.into_iter().enumerate() {
-            if (k as u32) < need {
-                self.ahead.push_back(b);
-            } else {
-                spare.push((b.block(), bs - page::PAGE_HEADER_SIZE));
-            }
-        }
-        if !spare.is_empty() {
+        let (bufs, extra_blocks) =
+            self.pool.extend_by_with_extra(self.pins, self.rel, ForkNumber::Main, need, extra, Some(&mut self.strategy))?;
+        self.pages_extended += bufs.len() as u64 + extra_blocks.len() as u64;
+        self.ahead.extend(bufs);
+        if !extra_blocks.is_empty() {
+            let mut spare: Vec<(BlockNumber, usize)> = extra_blocks.map(|b| (b, bs - page::PAGE_HEADER_SIZE)).collect();
             fsm::record_many(self.pool, self.pins, self.rel, &mut spare)?;
         }
         self.current = self.ahead.pop_front();
