@@ -489,20 +489,10 @@ mod tests {
     use super::*;
 
     /// xorshift64*: deterministic, good enough for test contents.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-        fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
+    use crate::rng::Rng;
+
+    fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+        (0..n).map(|_| rng.next_u64() as u8).collect()
     }
 
     #[test]
@@ -550,18 +540,18 @@ mod tests {
 
     #[test]
     fn random_round_trips_and_corruption_is_rejected() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
         let mut b = RecordBuilder::new();
         for iter in 0..400 {
             let rmgr = rng.below(256) as u8;
             let info = rng.below(256) as u8;
-            let xid = rng.next();
+            let xid = rng.next_u64();
             b.begin(rmgr, info, xid);
             let nblocks = rng.below(5) as usize;
             let mut expect = Vec::new();
             for _ in 0..nblocks {
                 let page_len = [512usize, 4096, 8192, 32768][rng.below(4) as usize];
-                let page = rng.bytes(page_len);
+                let page = random_bytes(&mut rng, page_len);
                 let image = if rng.below(2) == 0 {
                     let off = rng.below(page_len as u64 + 1) as usize;
                     let len = rng.below((page_len - off) as u64 + 1) as usize;
@@ -570,15 +560,15 @@ mod tests {
                     None
                 };
                 let n = rng.below(300) as usize;
-                let data = rng.bytes(n);
-                let (rel, fork, block, init) = (rng.next() as u32, rng.below(4) as u8, rng.next() as u32, rng.below(2) == 1);
+                let data = random_bytes(&mut rng, n);
+                let (rel, fork, block, init) = (rng.next_u64() as u32, rng.below(4) as u8, rng.next_u64() as u32, rng.below(2) == 1);
                 b.add_block(rel, fork, block, image.map(|(o, l)| (&page[..], o, l)), &data, init);
                 expect.push((rel, fork, block, init, data, image.map(|(o, l)| (page.clone(), o, l))));
             }
             let n = rng.below(2000) as usize;
-            let main = rng.bytes(n);
+            let main = random_bytes(&mut rng, n);
             b.set_main(&main);
-            let lsn = rng.next() & !7;
+            let lsn = rng.next_u64() & !7;
             let bytes = b.stamp(lsn).to_vec();
             let d = decode(&bytes).unwrap_or_else(|e| panic!("iteration {iter}: {e}"));
             assert_eq!((d.lsn(), d.xid(), d.rmgr(), d.info(), d.main_data()), (lsn, xid, rmgr, info, &main[..]));

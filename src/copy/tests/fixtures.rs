@@ -211,20 +211,7 @@ fn bad_values_get_postgres_context_lines() {
 }
 
 /// xorshift64*: deterministic randomness without dependencies.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use crate::rng::Rng;
 
 /// Hands out at most `max` bytes per read, so that lines, characters and tuples are cut
 /// at every possible place.
@@ -281,9 +268,9 @@ fn random_value(rng: &mut Rng, binary: bool) -> Option<Vec<u8>> {
     }
     let len = rng.below(10);
     if binary {
-        return Some((0..len * 3).map(|_| rng.next() as u8).collect());
+        return Some((0..len * 3).map(|_| rng.next_u64() as u8).collect());
     }
-    Some((0..len).flat_map(|_| PIECES[rng.below(PIECES.len())].bytes()).collect())
+    Some((0..len).flat_map(|_| PIECES[rng.below(PIECES.len() as u64) as usize].bytes()).collect())
 }
 
 fn random_options(rng: &mut Rng, format: CopyFormat) -> CopyOptions {
@@ -303,10 +290,10 @@ fn random_options(rng: &mut Rng, format: CopyFormat) -> CopyOptions {
 
 fn round_trip_once(rng: &mut Rng, format: CopyFormat) {
     let opts = random_options(rng, format);
-    let ncols = 1 + rng.below(5);
+    let ncols = 1 + rng.below(5) as usize;
     let cols: Vec<String> = (0..ncols).map(|i| format!("c{i}")).collect();
     let rows: Vec<Vec<Option<Vec<u8>>>> =
-        (0..rng.below(12)).map(|_| (0..ncols).map(|_| random_value(rng, format == CopyFormat::Binary)).collect()).collect();
+        (0..rng.below(12) as usize).map(|_| (0..ncols).map(|_| random_value(rng, format == CopyFormat::Binary)).collect()).collect();
     let mut writer = CopyWriter::new(Vec::new(), opts.clone());
     writer.begin(&cols).unwrap();
     for row in &rows {
@@ -314,7 +301,7 @@ fn round_trip_once(rng: &mut Rng, format: CopyFormat) {
         writer.write_row(&fields).unwrap();
     }
     let data = writer.finish().unwrap();
-    let max = 1 + rng.below(9);
+    let max = 1 + rng.below(9) as usize;
     let mut reader = CopyReader::new(Chunked { data: &data, max }, opts.clone(), "t", &cols);
     for (i, want) in rows.iter().enumerate() {
         let row = reader.next_row().unwrap_or_else(|e| panic!("{opts:?} row {i}: {e}\n{data:?}"));
@@ -326,7 +313,7 @@ fn round_trip_once(rng: &mut Rng, format: CopyFormat) {
 
 #[test]
 fn random_rows_round_trip_in_all_formats() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     for _ in 0..3000 {
         for format in [CopyFormat::Text, CopyFormat::Csv, CopyFormat::Binary] {
             round_trip_once(&mut rng, format);

@@ -3,16 +3,7 @@
 use crate::types::{SqlType, TypeId};
 
 /// xorshift64*: a small deterministic generator (no dependency needed).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use crate::rng::Rng;
 
 /// Output then input; returns the stored bytes read back.
 fn through_text(ty: SqlType, stored: &[u8]) -> Vec<u8> {
@@ -27,13 +18,13 @@ fn through_text(ty: SqlType, stored: &[u8]) -> Vec<u8> {
 #[test]
 fn float8_bits_roundtrip() {
     let ty = SqlType::new(TypeId::Float8);
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
     let special = [0u64, 1, 0x000f_ffff_ffff_ffff, 0x0010_0000_0000_0000, 0x7fef_ffff_ffff_ffff];
     let randoms = (0..200_000).map(|i| match i % 4 {
         // Uniform bits, subnormals, and values near integers/powers of ten.
-        0 | 1 => rng.next(),
-        2 => rng.next() & 0x800f_ffff_ffff_ffff,
-        _ => (rng.next() as i64 as f64 / 1024.0).to_bits(),
+        0 | 1 => rng.next_u64(),
+        2 => rng.next_u64() & 0x800f_ffff_ffff_ffff,
+        _ => (rng.next_u64() as i64 as f64 / 1024.0).to_bits(),
     });
     for bits in special.into_iter().chain(randoms) {
         let v = f64::from_bits(bits);
@@ -50,9 +41,9 @@ fn float8_bits_roundtrip() {
 #[test]
 fn float4_bits_roundtrip() {
     let ty = SqlType::new(TypeId::Float4);
-    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let mut rng = Rng::new(0xD1B5_4A32_D192_ED03);
     let randoms = (0..200_000).map(|i| {
-        let r = rng.next() as u32;
+        let r = rng.next_u64() as u32;
         if i % 3 == 0 {
             r & 0x807f_ffff
         } else {
