@@ -43,6 +43,8 @@ pub struct QueryResult {
     pub returns_rows: bool,
     /// Lines to show after the result (EXPLAIN output is rows; notices go here).
     pub notices: Vec<String>,
+    /// The statement wrote its data to the client (COPY ... TO STDOUT): psql prints no tag.
+    pub wrote_to_client: bool,
 }
 
 #[derive(Default)]

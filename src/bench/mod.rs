@@ -326,6 +326,7 @@ pub fn print_table(header: &[&str], text_cols: usize, rows: Vec<Vec<String>>) {
         rows: rows.into_iter().map(|r| r.into_iter().map(Some).collect()).collect(),
         returns_rows: true,
         notices: vec![],
+        wrote_to_client: false,
     };
     print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
 }

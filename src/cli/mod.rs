@@ -185,7 +185,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
                             eprintln!("{n}");
                         }
                         // COPY TO STDOUT writes data only, as psql does.
-                        if r.tag.starts_with("COPY") && sql.to_uppercase().contains("STDOUT") {
+                        if r.wrote_to_client {
                             continue;
                         }
                         let _ = out.write_all(print::format_result(r, &opts).as_bytes());

@@ -121,6 +121,7 @@ fn table(title: &str, header: &[&str], rows: &[Vec<String>], text_cols: usize) -
         rows: rows.iter().map(|r| r.iter().map(|v| Some(v.clone())).collect()).collect(),
         returns_rows: true,
         notices: vec![],
+        wrote_to_client: false,
     };
     format!("{title}\n{}", format_result(&r, &PrintOptions::default()))
 }
@@ -233,6 +234,7 @@ mod tests {
             rows: vec![vec![Some("1".into()), Some("hello".into())], vec![Some("22".into()), None]],
             returns_rows: true,
             notices: vec![],
+            wrote_to_client: false,
         };
         let s = format_result(&r, &PrintOptions::default());
         assert_eq!(s, " id | name  \n----+-------\n  1 | hello\n 22 | \n(2 rows)\n\n");

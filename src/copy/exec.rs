@@ -89,6 +89,7 @@ pub fn run_copy(
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
     let cols = column_list(&table, &columns)?;
     s.lock_table(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
+    let to_client = to && matches!(target, CopyTarget::Stdout);
     let n = match (to, target) {
         (_, CopyTarget::Program { .. }) => return Err(PgError::feature("COPY ... PROGRAM is not supported")),
         (false, CopyTarget::Stdin) => {
@@ -124,7 +125,9 @@ pub fn run_copy(
         }
         (false, CopyTarget::Stdout) | (true, CopyTarget::Stdin) => return Err(PgError::syntax("COPY FROM STDOUT / TO STDIN is not valid")),
     };
-    Ok(crate::sql::tag(&format!("COPY {n}")))
+    let mut r = crate::sql::tag(&format!("COPY {n}"));
+    r.wrote_to_client = to_client;
+    Ok(r)
 }
 
 fn os_msg(e: &std::io::Error) -> String {

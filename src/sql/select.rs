@@ -77,6 +77,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
                 rows,
                 returns_rows: true,
                 notices: vec![],
+                wrote_to_client: false,
             })
         }
         Projection::Columns(cols) => {
@@ -110,6 +111,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
                 rows,
                 returns_rows: true,
                 notices: vec![],
+                wrote_to_client: false,
             })
         }
     }
@@ -166,7 +168,7 @@ fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
         columns.push((name, ty.to_string()));
         row.push(v);
     }
-    Ok(QueryResult { tag: "SELECT 1".into(), columns, rows: vec![row], returns_rows: true, notices: vec![] })
+    Ok(QueryResult { tag: "SELECT 1".into(), columns, rows: vec![row], returns_rows: true, notices: vec![], wrote_to_client: false })
 }
 
 /// `SELECT * FROM pg_locks`: the heavyweight locks held and awaited now, as PostgreSQL's view
@@ -217,5 +219,6 @@ fn pg_locks(s: &mut Session, items: &[SelectItem], limit: Option<u64>) -> Result
         rows,
         returns_rows: true,
         notices: vec![],
+        wrote_to_client: false,
     })
 }
