@@ -1,5 +1,5 @@
 //! A session: what PostgreSQL keeps per backend — private pin counts, the current transaction,
-//! its pending catalog changes, and the relation locks it holds.
+//! its pending catalog changes, and its heavyweight locks (released all at once at transaction end).
 //!
 //! ```text
 //!  idle ──BEGIN──► in block ──COMMIT──► idle
@@ -12,7 +12,7 @@
 //! Invariants:
 //! 1. An xid is assigned at the first write of a transaction only; read-only transactions
 //!    leave no trace in the commit log.
-//! 2. At transaction end the session holds no buffer pins (asserted) and no relation locks.
+//! 2. At transaction end the session holds no buffer pins (asserted) and no heavyweight locks.
 //! 3. Files created by a transaction are deleted if it aborts; files it made obsolete (DROP,
 //!    TRUNCATE) are deleted only after its commit is recorded.
 //! 4. Commit order: relations that skipped the WAL are written and fsynced; the catalog change

@@ -12,7 +12,7 @@
 //!
 //! Invariants:
 //! 1. Statements touch storage only through the access methods (`access::heap`, `copy`) and
-//!    the session's relation locks.
+//!    the heavyweight lock manager (PostgreSQL's lock for each statement, held to transaction end).
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
 mod ddl;
