@@ -61,6 +61,8 @@ pub mod sqlstate {
     pub const DATA_CORRUPTED: &str = "XX001";
     pub const INTERNAL_ERROR: &str = "XX000";
     pub const UNDEFINED_PARAMETER: &str = "42704";
+    /// `there is no parameter $N` (PostgreSQL's undefined_parameter).
+    pub const UNDEFINED_PARAMETER_NUMBER: &str = "42P02";
 }
 
 /// An error in PostgreSQL's ERROR / DETAIL / HINT / CONTEXT shape.

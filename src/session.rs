@@ -294,6 +294,17 @@ impl Session {
         crate::sql::execute(self, sql, &mut io)
     }
 
+    /// Parses a statement once, for [`Session::execute_prepared`].
+    pub fn prepare(&self, sql: &str) -> Result<crate::sql::Prepared> {
+        crate::sql::prepare(sql)
+    }
+
+    /// Runs a prepared statement with text parameters (`None` = NULL).
+    pub fn execute_prepared(&mut self, p: &crate::sql::Prepared, params: &[Option<String>]) -> Result<QueryResult> {
+        let mut io = crate::sql::CopyIo::default();
+        crate::sql::execute_prepared(self, p, params, &mut io)
+    }
+
     /// Runs statements with COPY's STDIN/STDOUT connected to `io`.
     pub fn execute_with_io(&mut self, sql: &str, io: &mut crate::sql::CopyIo<'_>) -> Result<Vec<QueryResult>> {
         crate::sql::execute(self, sql, io)

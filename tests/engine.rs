@@ -230,3 +230,24 @@ fn cli_runs_statements_like_psql() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["io"].as_array().unwrap().iter().any(|r| r["extends"].as_u64().unwrap_or(0) > 0));
 }
+
+#[test]
+fn prepared_statements_take_parameters_and_run_many_times() {
+    let dir = tempfile::tempdir().unwrap();
+    heapstore::Database::init(dir.path(), &[]).unwrap();
+    let db = heapstore::Database::open(dir.path(), &[]).unwrap();
+    let mut s = db.session();
+    let p = s.prepare("SELECT $1, $2").unwrap();
+    assert_eq!(p.nparams, 2);
+    let r = s.execute_prepared(&p, &[Some("7".into()), None]).unwrap();
+    assert_eq!(r.rows, vec![vec![Some("7".to_string()), None]]);
+    let r = s.execute_prepared(&p, &[Some("x".into()), Some("y".into())]).unwrap();
+    assert_eq!(r.rows, vec![vec![Some("x".to_string()), Some("y".to_string())]]);
+    let e = s.execute_prepared(&p, &[Some("1".into())]).unwrap_err();
+    assert_eq!(e.code, "08P01", "{e:?}");
+    let e = s.prepare("SELECT 1; SELECT 2").unwrap_err();
+    assert_eq!(e.code, "42601");
+    assert!(s.prepare("").unwrap().is_empty());
+    drop(s);
+    db.close().unwrap();
+}

@@ -22,7 +22,7 @@ pub(crate) use ddl::table_name as ddl_table_name;
 
 use crate::error::{sqlstate, PgError, Result};
 use crate::session::{QueryResult, Session};
-use sqlparser::ast::Statement;
+use sqlparser::ast::{Expr, Statement, Value};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -68,6 +68,111 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
         s.commit()?;
     }
     Ok(results)
+}
+
+/// A statement parsed once and run many times with parameters `$1`, `$2`, ... (the library's
+/// and the extended query protocol's prepared statement).
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub(crate) stmt: Option<Statement>,
+    pub(crate) unlogged: bool,
+    /// The highest parameter number the statement uses.
+    pub nparams: usize,
+    /// The statement's text.
+    pub sql: String,
+}
+
+impl Prepared {
+    /// True for an empty statement (PostgreSQL answers it with EmptyQueryResponse).
+    pub fn is_empty(&self) -> bool {
+        self.stmt.is_none()
+    }
+
+    /// Whether running it returns rows.
+    pub fn returns_rows(&self) -> bool {
+        matches!(self.stmt, Some(Statement::Query(_)) | Some(Statement::Explain { .. }))
+    }
+}
+
+/// Parses one statement with parameter placeholders `$n`. More than one statement is refused,
+/// as PostgreSQL refuses it in a prepared statement.
+pub fn prepare(sql: &str) -> Result<Prepared> {
+    let (mut text, unlogged) = strip_unlogged(sql)?;
+    if !text.trim_end().ends_with(';') {
+        text.push(';');
+    }
+    let mut stmts = parse(&text)?;
+    if stmts.len() > 1 {
+        return Err(PgError::syntax("cannot insert multiple commands into a prepared statement"));
+    }
+    let stmt = stmts.pop();
+    let mut nparams = 0usize;
+    if let Some(st) = &stmt {
+        let _ = sqlparser::ast::visit_expressions(st, |e| {
+            if let Expr::Value(v) = e {
+                if let Value::Placeholder(p) = &v.value {
+                    if let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()) {
+                        nparams = nparams.max(n);
+                    }
+                }
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+    }
+    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string() })
+}
+
+/// Runs a prepared statement with `params` (text form; None = NULL), as one statement of the
+/// simple query protocol: in its own implicit transaction unless a block is open. A parameter
+/// is substituted as an untyped literal, so it takes the type its context asks for.
+pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    if params.len() < p.nparams {
+        return Err(PgError::new(
+            sqlstate::PROTOCOL_VIOLATION,
+            format!("bind message supplies {} parameters, but prepared statement requires {}", params.len(), p.nparams),
+        ));
+    }
+    let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
+    let mut stmt = stmt.clone();
+    if p.nparams > 0 {
+        let mut bad = None;
+        let _ = sqlparser::ast::visit_expressions_mut(&mut stmt, |e| {
+            if let Expr::Value(v) = e {
+                if let Value::Placeholder(ph) = &v.value {
+                    match ph.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).filter(|&n| n >= 1 && n <= params.len()) {
+                        Some(n) => {
+                            v.value = match &params[n - 1] {
+                                Some(t) => Value::SingleQuotedString(t.clone()),
+                                None => Value::Null,
+                            }
+                        }
+                        None => bad = Some(ph.clone()),
+                    }
+                }
+            }
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        if let Some(ph) = bad {
+            return Err(PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter {ph}")));
+        }
+    }
+    let r = run_one(s, stmt, p.unlogged, io);
+    match r {
+        Ok(r) => {
+            if !s.in_transaction_block() {
+                s.commit()?;
+            }
+            Ok(r)
+        }
+        Err(e) => {
+            if s.in_transaction_block() {
+                s.mark_failed();
+            } else {
+                s.rollback();
+            }
+            Err(e)
+        }
+    }
 }
 
 fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
