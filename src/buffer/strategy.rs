@@ -59,6 +59,16 @@ impl Strategy {
         Self::with_size(kind, blocks)
     }
 
+    /// The BULKREAD ring of a sequential scan under `settings` (a fixed size if
+    /// `heapstore.bulkread_ring_size` is set; then still capped as the formula's).
+    pub fn bulkread(pool: &BufferPool, settings: &super::ScanSettings) -> Strategy {
+        if settings.bulkread_ring_bytes == 0 {
+            return Strategy::new(StrategyKind::BulkRead, pool, settings.io_combine_limit, settings.effective_io_concurrency);
+        }
+        let blocks = (settings.bulkread_ring_bytes / pool.block_size()).min(pool.nbuffers() as usize / 8).min(pool.pin_limit()).max(1);
+        Self::with_size(StrategyKind::BulkRead, blocks)
+    }
+
     pub fn with_size(kind: StrategyKind, blocks: usize) -> Strategy {
         Strategy { kind, ring: vec![NONE; blocks.max(1)], current: 0, reuses: 0, escapes: 0, rejected: 0, filled: 0 }
     }

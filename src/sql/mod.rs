@@ -16,6 +16,7 @@
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
 mod ddl;
+mod explain;
 mod select;
 
 pub(crate) use ddl::table_name as ddl_table_name;
@@ -218,7 +219,7 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }
         Statement::Query(q) => select::run_query(s, *q),
-        Statement::Explain { .. } => Err(PgError::feature("EXPLAIN is not supported yet")),
+        st @ Statement::Explain { .. } => explain::explain(s, st),
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;
     s.command_done();

@@ -1,0 +1,245 @@
+//! Read streams (PostgreSQL's read_stream.c, reasoned afresh): the caller says which blocks it
+//! will want, in order; the stream pins them ahead, combines consecutive misses into one read
+//! of up to `io_combine_limit` blocks, keeps up to `effective_io_concurrency` reads in flight,
+//! and hands the buffers back in order.
+//!
+//! Look-ahead distance (how many buffers the stream keeps pinned ahead of the consumer):
+//! starts at 1; doubles on every miss, up to the maximum; decays by one on every hit. So a
+//! relation that is all in the pool is read one buffer ahead (no pins wasted), and one that is
+//! on disk quickly reaches full look-ahead with whole combined reads in flight.
+//!
+//! A partly built read (consecutive misses not yet io_combine_limit long) is not started while
+//! buffers before it are ready for the consumer: it waits to grow into a full read, and is
+//! started as soon as the consumer reaches it or the block sequence ends.
+//!
+//! Invariants:
+//! 1. Buffers come back in exactly the order the block callback produced them.
+//! 2. The stream never holds more than `max_distance` pins, where `max_distance` ≤ the
+//!    session's free pin share − 1 (the buffer handed to the caller) and, with a ring, ≤ the
+//!    ring size − 2 (the buffer handed out, and one pin held outside the stream: seed 002's two
+//!    ring escapes). So a scan through a ring always finds the ring's oldest slot unpinned.
+//! 3. Every buffer in the queue is pinned; a buffer whose read this stream started is not used
+//!    until its I/O has ended (`BufferPool::wait_valid`); a read that failed is retried
+//!    synchronously by the consumer, which reports the error.
+//! 4. On drop, reads the stream staged but never submitted are ended without data (the buffer
+//!    stays mapped, not valid, and the next reader reads it), and submitted reads are waited
+//!    for, so no I/O outlives the pins that protect it from a concurrent DROP.
+
+use super::aio::ReadRequest;
+use super::pins::{Buffer, Pins};
+use super::pool::{BufferPool, Staged};
+use super::strategy::Strategy;
+use crate::error::Result;
+use crate::stats::{self, IoContext};
+use crate::storage::{BlockNumber, ForkNumber, RelFileNumber};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+/// What a stream did (EXPLAIN shows it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StreamStats {
+    /// Buffers found valid in the pool.
+    pub hits: u64,
+    /// Buffers another session was reading when the stream reached them.
+    pub foreign: u64,
+    /// Blocks read by this stream's reads.
+    pub blocks_read: u64,
+    /// Reads issued (each of up to io_combine_limit blocks).
+    pub reads: u64,
+    /// The largest look-ahead distance reached.
+    pub max_distance: usize,
+    /// The look-ahead limit.
+    pub distance_limit: usize,
+    /// Time the consumer waited for reads.
+    pub wait_ns: u64,
+}
+
+struct Entry<'a, D> {
+    buf: Buffer<'a>,
+    data: D,
+    staged: Staged,
+    submitted: bool,
+    ends_run: bool,
+}
+
+/// A stream of buffers for a sequence of blocks chosen by `next`.
+pub struct ReadStream<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> {
+    pool: &'a BufferPool,
+    pins: &'a Pins,
+    rel: RelFileNumber,
+    fork: ForkNumber,
+    strategy: Option<Strategy>,
+    next: F,
+    queue: VecDeque<Entry<'a, D>>,
+    /// The last `pending` entries of the queue are misses not yet submitted, starting at
+    /// `pending_first`.
+    pending: usize,
+    pending_first: BlockNumber,
+    distance: usize,
+    max_distance: usize,
+    combine: usize,
+    max_ios: usize,
+    ios_in_flight: usize,
+    exhausted: bool,
+    ctx: IoContext,
+    stats: StreamStats,
+}
+
+impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
+    /// A stream over `rel`'s `fork`, taking victims from `strategy`'s ring if given.
+    pub fn new(
+        pool: &'a BufferPool,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        strategy: Option<Strategy>,
+        next: F,
+    ) -> ReadStream<'a, D, F> {
+        let settings = pool.scan_settings();
+        let combine = settings.io_combine_limit.clamp(1, 128);
+        let max_ios = settings.effective_io_concurrency;
+        // Invariant 2.
+        let pin_budget = pins.limit().saturating_sub(pins.held()).saturating_sub(1).max(1);
+        let mut max_distance = (max_ios.max(1) * combine).min(pin_budget);
+        if let Some(s) = &strategy {
+            max_distance = max_distance.min(s.ring_size_blocks().saturating_sub(2).max(1));
+        }
+        let ctx = strategy.as_ref().map(|s| s.io_context()).unwrap_or(IoContext::Normal);
+        ReadStream {
+            pool,
+            pins,
+            rel,
+            fork,
+            strategy,
+            next,
+            queue: VecDeque::with_capacity(max_distance.min(1024)),
+            pending: 0,
+            pending_first: 0,
+            distance: 1,
+            max_distance,
+            combine,
+            max_ios: max_ios.max(1),
+            ios_in_flight: 0,
+            exhausted: false,
+            ctx,
+            stats: StreamStats { distance_limit: max_distance, ..Default::default() },
+        }
+    }
+
+    pub fn stats(&self) -> &StreamStats {
+        &self.stats
+    }
+
+    pub fn strategy(&self) -> Option<&Strategy> {
+        self.strategy.as_ref()
+    }
+
+    /// The next buffer (pinned, valid) and its data, or None at the end.
+    pub fn next_buffer(&mut self) -> Result<Option<(Buffer<'a>, D)>> {
+        self.look_ahead()?;
+        let Some(front) = self.queue.front() else { return Ok(None) };
+        if front.staged == Staged::Mine && !front.submitted {
+            // The consumer has reached the pending read: start it now.
+            self.submit_pending();
+        }
+        let e = self.queue.pop_front().expect("front exists");
+        if e.ends_run {
+            self.ios_in_flight -= 1;
+        }
+        if e.staged != Staged::Hit {
+            let t0 = Instant::now();
+            if self.pool.wait_valid(&e.buf, self.ctx)? {
+                self.stats.wait_ns += t0.elapsed().as_nanos() as u64;
+            }
+        }
+        Ok(Some((e.buf, e.data)))
+    }
+
+    fn look_ahead(&mut self) -> Result<()> {
+        let bps = self.pool.smgr().blocks_per_segment();
+        while !self.exhausted && self.queue.len() < self.distance && self.ios_in_flight < self.max_ios {
+            let Some((block, data)) = (self.next)() else {
+                self.exhausted = true;
+                break;
+            };
+            let (buf, staged) = self.pool.stage_read(self.pins, self.rel, self.fork, block, self.strategy.as_mut())?;
+            match staged {
+                Staged::Mine => {
+                    let continues = self.pending > 0
+                        && block == self.pending_first + self.pending as u32
+                        && self.pending < self.combine
+                        && block % bps != 0;
+                    if !continues {
+                        self.submit_pending();
+                        self.pending_first = block;
+                    }
+                    self.pending += 1;
+                    self.queue.push_back(Entry { buf, data, staged, submitted: false, ends_run: false });
+                    self.distance = (self.distance * 2).min(self.max_distance);
+                    if self.pending == self.combine {
+                        self.submit_pending();
+                    }
+                }
+                Staged::Hit | Staged::Foreign => {
+                    self.submit_pending();
+                    if staged == Staged::Hit {
+                        self.stats.hits += 1;
+                        self.distance = self.distance.saturating_sub(1).max(1);
+                    } else {
+                        self.stats.foreign += 1;
+                    }
+                    self.queue.push_back(Entry { buf, data, staged, submitted: true, ends_run: false });
+                }
+            }
+            self.stats.max_distance = self.stats.max_distance.max(self.queue.len());
+        }
+        // A partial read waits to grow unless the consumer would otherwise stall on it.
+        if self.pending > 0 && (self.exhausted || self.queue.len() == self.pending) {
+            self.submit_pending();
+        }
+        Ok(())
+    }
+
+    fn submit_pending(&mut self) {
+        if self.pending == 0 {
+            return;
+        }
+        let n = self.pending;
+        let start = self.queue.len() - n;
+        let mut ids = Vec::with_capacity(n);
+        for (i, e) in self.queue.range_mut(start..).enumerate() {
+            debug_assert!(e.staged == Staged::Mine && !e.submitted);
+            debug_assert_eq!(e.buf.block(), self.pending_first + i as u32);
+            e.submitted = true;
+            ids.push(e.buf.id());
+        }
+        self.queue.back_mut().expect("pending entries exist").ends_run = true;
+        self.pending = 0;
+        self.ios_in_flight += 1;
+        self.stats.reads += 1;
+        self.stats.blocks_read += n as u64;
+        self.pool.submit_read(ReadRequest {
+            rel: self.rel,
+            fork: self.fork,
+            block: self.pending_first,
+            ids,
+            ctx: self.ctx,
+            backend: stats::backend_type(),
+        });
+    }
+}
+
+impl<D, F: FnMut() -> Option<(BlockNumber, D)>> Drop for ReadStream<'_, D, F> {
+    fn drop(&mut self) {
+        // Invariant 4.
+        for e in self.queue.drain(..) {
+            if e.staged == Staged::Mine {
+                if e.submitted {
+                    self.pool.wait_valid_quiet(&e.buf);
+                } else {
+                    self.pool.end_io(e.buf.id(), false, false, false);
+                }
+            }
+        }
+    }
+}
