@@ -159,3 +159,42 @@ fn explain_without_analyze_runs_nothing_and_names_the_strategy() {
     let e = s.execute("EXPLAIN SELECT count(*) FROM nope").unwrap_err();
     assert_eq!(e.code, "42P01");
 }
+
+#[test]
+fn a_second_scan_starts_where_a_running_scan_is_and_wraps_around() {
+    use heapstore::access::heap::{self, Flow};
+    let (_t, _dir, db) = new_db(&["shared_buffers=2MB", "max_connections=4"]);
+    let mut s = db.session();
+    load(&mut s, 60_000);
+    let rel = s.table("t").unwrap().relfile;
+    drop(s);
+    let sh = db.shared().clone();
+    let snap = sh.txns.snapshot(0, 0);
+    let pins_a = sh.pool.new_pins();
+    let mut seen_a = 0u64;
+    let mut second = None;
+    let first = heap::scan(&sh.pool, &pins_a, &sh.txns, rel, &snap, |block, _, _| {
+        seen_a += 1;
+        if second.is_none() && block >= 300 {
+            // A second scan begins while the first is at block 300.
+            let pins_b = sh.pool.new_pins();
+            let mut seen_b = 0u64;
+            let st = heap::scan(&sh.pool, &pins_b, &sh.txns, rel, &snap, |_, _, _| {
+                seen_b += 1;
+                Ok(Flow::Continue)
+            })?;
+            second = Some((st, seen_b));
+        }
+        Ok(Flow::Continue)
+    })
+    .unwrap();
+    let (st, seen_b) = second.unwrap();
+    assert_eq!(first.start_block, 0);
+    assert!((284..=300).contains(&st.start_block), "the second scan joins at the first's last report: {}", st.start_block);
+    assert_eq!((seen_a, seen_b), (60_000, 60_000), "both scans see every row once, the second wrapping around");
+    assert_eq!(st.pages, first.pages);
+
+    // With synchronize_seqscans off every scan starts at block 0.
+    drop(pins_a);
+    db.close().unwrap();
+}

@@ -4,7 +4,8 @@
 //! file with every run, and a PNG chart.
 //!
 //! Experiments: [`copy`] (seed 000's concurrent COPY), [`victim`] (seed 004's hot-pool victim
-//! search). Benchmarks are never tests: the test suite only checks that `--quick` runs produce
+//! search), [`wal`] (seed 001), [`lockbloat`] (seed 003), [`seqscan`] (seed 002's ring × io_method
+//! matrix). Benchmarks are never tests: the test suite only checks that `--quick` runs produce
 //! well-formed JSON.
 //!
 //! Invariants:
@@ -17,6 +18,7 @@ pub mod copy;
 pub mod lockbloat;
 pub mod plot;
 pub mod postgres;
+pub mod seqscan;
 pub mod victim;
 pub mod wal;
 

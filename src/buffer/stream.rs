@@ -8,9 +8,11 @@
 //! relation that is all in the pool is read one buffer ahead (no pins wasted), and one that is
 //! on disk quickly reaches full look-ahead with whole combined reads in flight.
 //!
-//! A partly built read (consecutive misses not yet io_combine_limit long) is not started while
+//! A partly built read (consecutive blocks not yet io_combine_limit long) is not started while
 //! buffers before it are ready for the consumer: it waits to grow into a full read, and is
-//! started as soon as the consumer reaches it or the block sequence ends.
+//! started as soon as the consumer reaches it or the block sequence ends. Until then its blocks
+//! are only numbers: nothing is pinned or mapped for them, so no other session can be made to
+//! wait for a read that has not been started.
 //!
 //! Invariants:
 //! 1. Buffers come back in exactly the order the block callback produced them.
@@ -21,9 +23,12 @@
 //! 3. Every buffer in the queue is pinned; a buffer whose read this stream started is not used
 //!    until its I/O has ended (`BufferPool::wait_valid`); a read that failed is retried
 //!    synchronously by the consumer, which reports the error.
-//! 4. On drop, reads the stream staged but never submitted are ended without data (the buffer
-//!    stays mapped, not valid, and the next reader reads it), and submitted reads are waited
-//!    for, so no I/O outlives the pins that protect it from a concurrent DROP.
+//! 4. A buffer this stream maps for a read (IO_IN_PROGRESS) has its read started before the
+//!    stream returns to its caller, and the read completes without the stream (see `aio`): a
+//!    session that waits for it never waits on this stream's consumer (no deadlock, even when
+//!    the consumer itself scans the same relation or waits for a lock).
+//! 5. On drop, started reads are waited for, so no I/O outlives the pins that protect it from a
+//!    concurrent DROP.
 
 use super::aio::ReadRequest;
 use super::pins::{Buffer, Pins};
@@ -58,7 +63,7 @@ struct Entry<'a, D> {
     buf: Buffer<'a>,
     data: D,
     staged: Staged,
-    submitted: bool,
+    /// The last buffer of a read this stream started.
     ends_run: bool,
 }
 
@@ -70,11 +75,11 @@ pub struct ReadStream<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> {
     fork: ForkNumber,
     strategy: Option<Strategy>,
     next: F,
+    /// Staged buffers, in order: pinned; hits, or reads already started.
     queue: VecDeque<Entry<'a, D>>,
-    /// The last `pending` entries of the queue are misses not yet submitted, starting at
-    /// `pending_first`.
-    pending: usize,
-    pending_first: BlockNumber,
+    /// Consecutive blocks after the queue's, not yet staged (nothing pinned or mapped for
+    /// them), growing into one read.
+    pending: Vec<(BlockNumber, D)>,
     distance: usize,
     max_distance: usize,
     combine: usize,
@@ -113,11 +118,10 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
             strategy,
             next,
             queue: VecDeque::with_capacity(max_distance.min(1024)),
-            pending: 0,
-            pending_first: 0,
+            pending: Vec::with_capacity(combine),
             distance: 1,
             max_distance,
-            combine,
+            combine: combine.min(max_distance),
             max_ios: max_ios.max(1),
             ios_in_flight: 0,
             exhausted: false,
@@ -137,12 +141,7 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
     /// The next buffer (pinned, valid) and its data, or None at the end.
     pub fn next_buffer(&mut self) -> Result<Option<(Buffer<'a>, D)>> {
         self.look_ahead()?;
-        let Some(front) = self.queue.front() else { return Ok(None) };
-        if front.staged == Staged::Mine && !front.submitted {
-            // The consumer has reached the pending read: start it now.
-            self.submit_pending();
-        }
-        let e = self.queue.pop_front().expect("front exists");
+        let Some(e) = self.queue.pop_front() else { return Ok(None) };
         if e.ends_run {
             self.ios_in_flight -= 1;
         }
@@ -157,71 +156,82 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
 
     fn look_ahead(&mut self) -> Result<()> {
         let bps = self.pool.smgr().blocks_per_segment();
-        while !self.exhausted && self.queue.len() < self.distance && self.ios_in_flight < self.max_ios {
+        while !self.exhausted && self.queue.len() + self.pending.len() < self.distance && self.ios_in_flight < self.max_ios {
             let Some((block, data)) = (self.next)() else {
                 self.exhausted = true;
                 break;
             };
-            let (buf, staged) = self.pool.stage_read(self.pins, self.rel, self.fork, block, self.strategy.as_mut())?;
-            match staged {
-                Staged::Mine => {
-                    let continues = self.pending > 0
-                        && block == self.pending_first + self.pending as u32
-                        && self.pending < self.combine
-                        && block % bps != 0;
-                    if !continues {
-                        self.submit_pending();
-                        self.pending_first = block;
-                    }
-                    self.pending += 1;
-                    self.queue.push_back(Entry { buf, data, staged, submitted: false, ends_run: false });
-                    self.distance = (self.distance * 2).min(self.max_distance);
-                    if self.pending == self.combine {
-                        self.submit_pending();
-                    }
-                }
-                Staged::Hit | Staged::Foreign => {
-                    self.submit_pending();
-                    if staged == Staged::Hit {
-                        self.stats.hits += 1;
-                        self.distance = self.distance.saturating_sub(1).max(1);
-                    } else {
-                        self.stats.foreign += 1;
-                    }
-                    self.queue.push_back(Entry { buf, data, staged, submitted: true, ends_run: false });
+            if let Some(&(last, _)) = self.pending.last() {
+                if block != last.wrapping_add(1) || block % bps == 0 {
+                    self.start_pending()?;
                 }
             }
-            self.stats.max_distance = self.stats.max_distance.max(self.queue.len());
+            self.pending.push((block, data));
+            if self.pending.len() >= self.combine {
+                self.start_pending()?;
+            }
         }
         // A partial read waits to grow unless the consumer would otherwise stall on it.
-        if self.pending > 0 && (self.exhausted || self.queue.len() == self.pending) {
-            self.submit_pending();
+        if !self.pending.is_empty() && (self.exhausted || self.queue.is_empty()) {
+            self.start_pending()?;
         }
         Ok(())
     }
 
-    fn submit_pending(&mut self) {
-        if self.pending == 0 {
+    /// Stages the pending blocks: hits are queued as they are; each run of consecutive misses
+    /// becomes one read, started at once.
+    fn start_pending(&mut self) -> Result<()> {
+        let mut run: Vec<crate::buffer::BufferId> = Vec::with_capacity(self.pending.len());
+        let mut run_first = 0;
+        let pending = std::mem::take(&mut self.pending);
+        let mut result = Ok(());
+        for (block, data) in pending {
+            if result.is_err() {
+                break;
+            }
+            match self.pool.stage_read(self.pins, self.rel, self.fork, block, self.strategy.as_mut()) {
+                Ok((buf, staged)) => {
+                    if staged == Staged::Mine {
+                        if run.is_empty() {
+                            run_first = block;
+                        }
+                        run.push(buf.id());
+                        self.distance = (self.distance * 2).min(self.max_distance);
+                    } else {
+                        self.submit(&mut run, run_first);
+                        if staged == Staged::Hit {
+                            self.stats.hits += 1;
+                            self.distance = self.distance.saturating_sub(1).max(1);
+                        } else {
+                            self.stats.foreign += 1;
+                        }
+                    }
+                    self.queue.push_back(Entry { buf, data, staged, ends_run: false });
+                }
+                Err(e) => result = Err(e),
+            }
+        }
+        self.submit(&mut run, run_first);
+        self.stats.max_distance = self.stats.max_distance.max(self.queue.len());
+        result
+    }
+
+    /// Starts one read of the buffers in `run` (the last ones queued).
+    fn submit(&mut self, run: &mut Vec<crate::buffer::BufferId>, first: BlockNumber) {
+        if run.is_empty() {
             return;
         }
-        let n = self.pending;
-        let start = self.queue.len() - n;
-        let mut ids = Vec::with_capacity(n);
-        for (i, e) in self.queue.range_mut(start..).enumerate() {
-            debug_assert!(e.staged == Staged::Mine && !e.submitted);
-            debug_assert_eq!(e.buf.block(), self.pending_first + i as u32);
-            e.submitted = true;
-            ids.push(e.buf.id());
-        }
-        self.queue.back_mut().expect("pending entries exist").ends_run = true;
-        self.pending = 0;
+        let ids = std::mem::take(run);
+        let n = ids.len();
+        debug_assert!(self.queue.iter().rev().take(n).zip(ids.iter().rev()).all(|(e, &id)| e.buf.id() == id && e.staged == Staged::Mine));
+        self.queue.back_mut().expect("the run is queued").ends_run = true;
         self.ios_in_flight += 1;
         self.stats.reads += 1;
         self.stats.blocks_read += n as u64;
         self.pool.submit_read(ReadRequest {
             rel: self.rel,
             fork: self.fork,
-            block: self.pending_first,
+            block: first,
             ids,
             ctx: self.ctx,
             backend: stats::backend_type(),
@@ -234,11 +244,7 @@ impl<D, F: FnMut() -> Option<(BlockNumber, D)>> Drop for ReadStream<'_, D, F> {
         // Invariant 4.
         for e in self.queue.drain(..) {
             if e.staged == Staged::Mine {
-                if e.submitted {
-                    self.pool.wait_valid_quiet(&e.buf);
-                } else {
-                    self.pool.end_io(e.buf.id(), false, false, false);
-                }
+                self.pool.wait_valid_quiet(&e.buf);
             }
         }
     }
