@@ -238,7 +238,7 @@ const DEFS: &[Def] = &[
         kind: Kind::Memory { unit_bytes: 1024 },
         default: "0",
         init_only: false,
-        doc: "BULKREAD ring size (0: Max(256kB, io_combine_limit * effective_io_concurrency))",
+        doc: "BULKREAD ring size (0: 256kB + io_combine_limit * effective_io_concurrency)",
     },
     Def { name: "log_lock_waits", kind: Kind::Bool, default: "off", init_only: false, doc: "log lock waits longer than deadlock_timeout" },
     Def {

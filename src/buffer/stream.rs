@@ -19,7 +19,9 @@
 //! 2. The stream never holds more than `max_distance` pins, where `max_distance` ≤ the
 //!    session's free pin share − 1 (the buffer handed to the caller) and, with a ring, ≤ the
 //!    ring size − 2 (the buffer handed out, and one pin held outside the stream: seed 002's two
-//!    ring escapes). So a scan through a ring always finds the ring's oldest slot unpinned.
+//!    ring escapes), and leaves the ring's last 256 kB (at most a quarter of it) to pages already
+//!    consumed, for a synchronized scan that follows. So a scan through a ring always finds
+//!    the ring's oldest slot unpinned.
 //! 3. Every buffer in the queue is pinned; a buffer whose read this stream started is not used
 //!    until its I/O has ended (`BufferPool::wait_valid`); a read that failed is retried
 //!    synchronously by the consumer, which reports the error.
@@ -86,6 +88,8 @@ pub struct ReadStream<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> {
     max_ios: usize,
     ios_in_flight: usize,
     exhausted: bool,
+    /// The last block the callback produced (the stream's look-ahead frontier).
+    frontier: Option<BlockNumber>,
     ctx: IoContext,
     stats: StreamStats,
 }
@@ -107,7 +111,12 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
         let pin_budget = pins.limit().saturating_sub(pins.held()).saturating_sub(1).max(1);
         let mut max_distance = (max_ios.max(1) * combine).min(pin_budget);
         if let Some(s) = &strategy {
-            max_distance = max_distance.min(s.ring_size_blocks().saturating_sub(2).max(1));
+            // Keep the ring's last 256 kB (at most a quarter of it) out of the look-ahead, so a
+            // synchronized scan following this one finds them; and at least 2 buffers (seed
+            // 002's two escapes).
+            let ring = s.ring_size_blocks();
+            let tail = ((256 << 10) / pool.block_size()).min(ring / 4).max(2);
+            max_distance = max_distance.min(ring.saturating_sub(tail).max(1));
         }
         let ctx = strategy.as_ref().map(|s| s.io_context()).unwrap_or(IoContext::Normal);
         ReadStream {
@@ -125,6 +134,7 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
             max_ios: max_ios.max(1),
             ios_in_flight: 0,
             exhausted: false,
+            frontier: None,
             ctx,
             stats: StreamStats { distance_limit: max_distance, ..Default::default() },
         }
@@ -136,6 +146,11 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
 
     pub fn strategy(&self) -> Option<&Strategy> {
         self.strategy.as_ref()
+    }
+
+    /// The last block the stream asked its callback for: how far its look-ahead reaches.
+    pub fn frontier(&self) -> Option<BlockNumber> {
+        self.frontier
     }
 
     /// The next buffer (pinned, valid) and its data, or None at the end.
@@ -161,6 +176,7 @@ impl<'a, D, F: FnMut() -> Option<(BlockNumber, D)>> ReadStream<'a, D, F> {
                 self.exhausted = true;
                 break;
             };
+            self.frontier = Some(block);
             if let Some(&(last, _)) = self.pending.last() {
                 if block != last.wrapping_add(1) || block % bps == 0 {
                     self.start_pending()?;

@@ -20,8 +20,8 @@
 //!    holds are its read stream's, which is what lets the stream's ring accounting hold).
 //! 5. Scans read through a read stream (`buffer::stream`): look-ahead, combined reads,
 //!    io_method; a scan of a relation larger than a quarter of the pool uses a BULKREAD ring and
-//!    (synchronize_seqscans) starts at the position a running scan last reported, reporting its
-//!    own every 128 kB, and wraps around.
+//!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
+//!    starts at the position a running scan last reported and wraps around.
 
 pub mod toast;
 pub mod tuple;
@@ -459,8 +459,12 @@ pub fn scan(
         }
         drop(buf);
         st.pages += 1;
-        if sync && st.pages % report_every as u64 == 0 {
-            pool.sync_scan_report(rel, block);
+        if large && st.pages % report_every as u64 == 0 {
+            // Report the look-ahead frontier, not the page being processed: a scan that joins
+            // there reads ahead of this one, and this one then finds those pages in the pool,
+            // instead of the newcomer racing through this scan's look-ahead and ending up a
+            // whole ring ahead of it (where neither finds the other's pages).
+            pool.sync_scan_report(rel, stream.frontier().map(|f| (f + 1) % nblocks).unwrap_or(block));
         }
         if page::is_new(&copy) {
             continue;
