@@ -133,8 +133,12 @@ impl Session {
         let t = self.txn();
         if t.xid == INVALID_XID {
             t.xid = shared.txns.assign_xid();
+            let xid = t.xid;
+            // Others wait for this transaction's end on its lock (heap::dml::wait_for_xid); it
+            // conflicts with nothing the transaction could already hold, so it cannot fail.
+            shared.locks.lock(&mut self.locks, LockTag::Transaction(xid), LockMode::Exclusive).expect("a new xid's lock is free");
         }
-        t.xid
+        self.txn().xid
     }
 
     /// A snapshot for the current statement.

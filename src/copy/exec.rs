@@ -160,7 +160,7 @@ fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<u
 /// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
 /// not (with wal_level = minimal) for a table created or truncated in this same transaction,
 /// whose files are synced at commit instead. Records the choice in the transaction.
-fn wal_for(s: &mut Session, table: &Table) -> bool {
+pub(crate) fn wal_for(s: &mut Session, table: &Table) -> bool {
     if table.persistence == crate::catalog::Persistence::Unlogged {
         return false;
     }
@@ -268,7 +268,7 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
 }
 
 /// "Failing row contains (...)." with each value in output form, clipped at 64 bytes.
-fn failing_row(b: &mut tuple::TupleBuilder, types: &[SqlType], pool: &BufferPool, pins: &Pins) -> String {
+pub(crate) fn failing_row(b: &mut tuple::TupleBuilder, types: &[SqlType], pool: &BufferPool, pins: &Pins) -> String {
     let t = b.finish().to_vec();
     let mut attrs = Vec::new();
     if tuple::deform(&t, types, &mut attrs).is_err() {

@@ -90,6 +90,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         relfile,
         toast_relfile,
         persistence: if unlogged { Persistence::Unlogged } else { Persistence::Permanent },
+        indexes: Vec::new(),
     };
     s.txn().creates.push(Arc::new(t));
     Ok(tag("CREATE TABLE"))

@@ -16,6 +16,9 @@
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
 mod ddl;
+pub(crate) mod dml;
+pub mod expr;
+mod index;
 mod select;
 
 pub(crate) use ddl::table_name as ddl_table_name;
@@ -218,6 +221,11 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }
         Statement::Query(q) => select::run_query(s, *q),
+        Statement::Insert(ins) => dml::insert(s, ins, &[]),
+        Statement::Update { table, assignments, from: None, selection, returning: None, or: None, limit: None } => {
+            dml::update(s, &table, &assignments, selection.as_ref(), &[])
+        }
+        Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Explain { .. } => Err(PgError::feature("EXPLAIN is not supported yet")),
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;

@@ -241,6 +241,11 @@ impl TxnManager {
         r.first().copied().unwrap_or_else(|| self.next_xid())
     }
 
+    /// Whether `xid` is in the running set (assigned, not yet committed or aborted).
+    pub fn is_running(&self, xid: Xid) -> bool {
+        self.running.read().contains(&xid)
+    }
+
     pub fn running_count(&self) -> usize {
         self.running.read().len()
     }

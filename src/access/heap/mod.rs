@@ -18,8 +18,10 @@
 //! 3. A scan copies each page under its shared content lock and reads tuples from the copy,
 //!    so no lock is held while rows are processed or written out.
 
+pub mod dml;
 pub mod toast;
 pub mod tuple;
+pub mod vacuum;
 
 use crate::access::fsm;
 
