@@ -10,6 +10,7 @@
 //! | HEAP | MULTI_INSERT | one block: the tuples placed on one page (`offset u16, len u32, bytes`…), WILL_INIT if the insert initialized the page; or its full-page image | restore the image, or (re)initialize and add the tuples |
 //! | HEAP | INSERT / DELETE / UPDATE | per block: operations (add tuple at offset; set xmax, cmax and ctid of an offset), see `access::heap::dml`; or the block's full-page image | restore the image, or apply the operations in order |
 //! | HEAP | PAGE_IMAGE | one block's full-page image (VACUUM) | restore the image |
+//! | BTREE | INSERT / SPLIT / NEWPAGES / VACUUM | see `access::btree::redo` | restore images, add or remove index items |
 //! | CATALOG | DDL | main: the transaction's catalog change (JSON) | kept until the transaction's COMMIT or ABORT |
 //!
 //! Invariants:
@@ -35,6 +36,7 @@ pub const RM_XLOG: u8 = 1;
 pub const RM_XACT: u8 = 2;
 pub const RM_HEAP: u8 = 3;
 pub const RM_CATALOG: u8 = 4;
+pub const RM_BTREE: u8 = 5;
 
 pub const XLOG_CHECKPOINT: u8 = 1;
 pub const XACT_COMMIT: u8 = 1;
@@ -141,6 +143,7 @@ impl<'a> Recovery<'a> {
             }
             (RM_HEAP, HEAP_MULTI_INSERT) => self.redo_multi_insert(rec),
             (RM_HEAP, HEAP_INSERT | HEAP_DELETE | HEAP_UPDATE | HEAP_PAGE_IMAGE) => self.redo_heap_ops(rec),
+            (RM_BTREE, _) => crate::access::btree::redo::redo(self, rec),
             (RM_CATALOG, CATALOG_DDL) => {
                 let ch: DdlChange =
                     serde_json::from_slice(rec.main_data()).map_err(|e| corrupt(rec, &format!("bad catalog change: {e}")))?;
@@ -221,7 +224,7 @@ impl<'a> Recovery<'a> {
 
     /// Makes sure the fork has `block` (files may be shorter after a crash: extension is not
     /// WAL-logged, as in PostgreSQL).
-    fn ensure_block(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<()> {
+    pub(crate) fn ensure_block(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<()> {
         if !self.smgr.exists(rel, fork) {
             self.smgr.create(rel, fork)?;
         }
