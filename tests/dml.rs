@@ -165,3 +165,120 @@ fn single_row_changes_survive_a_crash() {
     s.execute("UPDATE r SET v = 'again' WHERE k = 5").unwrap();
     assert_eq!(one(&mut s, "SELECT v FROM r WHERE k = 5"), "again");
 }
+
+fn check_indexes(s: &mut Session, table: &str) -> u64 {
+    heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn primary_keys_and_indexes() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE p (id int PRIMARY KEY, name text, d date)").unwrap();
+    s.execute("INSERT INTO p VALUES (1, 'a', '2024-01-01'), (2, 'b', '2024-01-02'), (5, 'e', '2024-01-05')").unwrap();
+    let e = s.execute("INSERT INTO p VALUES (5, 'dup', NULL)").unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), ("23505", "duplicate key value violates unique constraint \"p_pkey\""));
+    assert_eq!(e.detail.as_deref(), Some("Key (id)=(5) already exists."));
+    let e = s.execute("INSERT INTO p (name) VALUES ('x')").unwrap_err();
+    assert_eq!(e.code, "23502");
+    assert_eq!(one(&mut s, "SELECT name FROM p WHERE id = 5"), "e");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM p WHERE id >= 2 AND id < 5"), "1");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM p WHERE id > 1"), "2");
+    // An update of the key moves the row; the old key is free again once deleted.
+    s.execute("UPDATE p SET id = 6 WHERE id = 5").unwrap();
+    s.execute("INSERT INTO p VALUES (5, 'again', NULL)").unwrap();
+    assert_eq!(one(&mut s, "SELECT name FROM p WHERE id = 6"), "e");
+    assert_eq!(one(&mut s, "SELECT name FROM p WHERE id = 5"), "again");
+    s.execute("DELETE FROM p WHERE id = 5").unwrap();
+    s.execute("INSERT INTO p VALUES (5, 'third', NULL)").unwrap();
+    assert_eq!(check_indexes(&mut s, "p"), 4);
+    // CREATE INDEX on a second column; a failing unique build; DROP INDEX.
+    s.execute("CREATE INDEX ON p (d)").unwrap();
+    assert_eq!(one(&mut s, "SELECT id FROM p WHERE d = '2024-01-02'"), "2");
+    s.execute("INSERT INTO p VALUES (7, 'b', '2024-01-02')").unwrap();
+    let e = s.execute("CREATE UNIQUE INDEX p_name ON p (name)").unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), ("23505", "could not create unique index \"p_name\""));
+    assert_eq!(e.detail.as_deref(), Some("Key (name)=(b) is duplicated."));
+    s.execute("CREATE INDEX p_name ON p (name, id)").unwrap();
+    assert_eq!(one(&mut s, "SELECT count(*) FROM p WHERE name = 'b'"), "2");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM p WHERE name = 'b' AND id > 2"), "1");
+    assert_eq!(check_indexes(&mut s, "p"), 5);
+    let e = s.execute("CREATE INDEX p_name ON p (id)").unwrap_err();
+    assert_eq!(e.code, "42P07");
+    s.execute("DROP INDEX p_name").unwrap();
+    assert_eq!(s.execute("DROP INDEX p_name").unwrap_err().code, "42704");
+    assert_eq!(s.execute("DROP INDEX p_pkey").unwrap_err().code, "2BP01");
+    // Rolled-back CREATE INDEX leaves nothing.
+    s.execute("BEGIN; CREATE INDEX q ON p (name); ROLLBACK").unwrap();
+    s.execute("CREATE INDEX q ON p (name)").unwrap();
+    // TRUNCATE empties the indexes too.
+    s.execute("TRUNCATE p").unwrap();
+    s.execute("INSERT INTO p VALUES (1, 'a', NULL)").unwrap();
+    assert_eq!(one(&mut s, "SELECT name FROM p WHERE id = 1"), "a");
+    assert_eq!(check_indexes(&mut s, "p"), 1);
+}
+
+#[test]
+fn copy_maintains_indexes_and_fails_whole() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE c (k bigint, v text, PRIMARY KEY (k))").unwrap();
+    let data: String = (0..3000).map(|i| format!("{i}\tv{i}\n")).collect();
+    common::copy_in(&mut s, "COPY c FROM STDIN", data.as_bytes()).unwrap();
+    assert_eq!(one(&mut s, "SELECT v FROM c WHERE k = 2999"), "v2999");
+    let e = common::copy_in(&mut s, "COPY c FROM STDIN", b"5000\tx\n7\tdup\n").unwrap_err();
+    assert_eq!(e.code, "23505");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM c"), "3000");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM c WHERE k = 5000"), "0");
+    assert_eq!(check_indexes(&mut s, "c"), 3000);
+}
+
+#[test]
+fn unique_inserts_wait_for_the_other_transaction() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut a = db.session();
+    let mut b = db.session();
+    a.execute("CREATE TABLE u (id int PRIMARY KEY)").unwrap();
+    a.execute("BEGIN; INSERT INTO u VALUES (1)").unwrap();
+    let h = std::thread::spawn(move || {
+        let r = b.execute("INSERT INTO u VALUES (1)");
+        (b, r)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    a.execute("ROLLBACK").unwrap();
+    let (mut b, r) = h.join().unwrap();
+    assert_eq!(r.unwrap()[0].tag, "INSERT 0 1", "the other inserter aborted: no conflict");
+    a.execute("BEGIN; DELETE FROM u WHERE id = 1").unwrap();
+    let h = std::thread::spawn(move || {
+        let r = b.execute("INSERT INTO u VALUES (1)");
+        (b, r)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    a.execute("ROLLBACK").unwrap();
+    let (_b, r) = h.join().unwrap();
+    assert_eq!(r.unwrap_err().code, "23505", "the deleter aborted: the row is live");
+}
+
+#[test]
+fn indexes_survive_a_crash() {
+    let (_t, dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE k (id int PRIMARY KEY, v int)").unwrap();
+    let data: String = (0..2000).map(|i| format!("{i}\t{i}\n")).collect();
+    common::copy_in(&mut s, "COPY k FROM STDIN", data.as_bytes()).unwrap();
+    s.execute("CREATE INDEX k_v ON k (v)").unwrap();
+    for i in 2000..2300 {
+        s.execute(&format!("INSERT INTO k VALUES ({i}, {i})")).unwrap();
+    }
+    s.execute("UPDATE k SET v = v + 1 WHERE id < 100").unwrap();
+    s.execute("DELETE FROM k WHERE id >= 2200").unwrap();
+    drop(s);
+    db.crash();
+    let db = heapstore::Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    assert_eq!(check_indexes(&mut s, "k"), 2200);
+    assert_eq!(one(&mut s, "SELECT v FROM k WHERE id = 50"), "51");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM k WHERE v BETWEEN 1 AND 100"), "101");
+    s.execute("INSERT INTO k VALUES (2250, 0)").unwrap();
+    assert_eq!(s.execute("INSERT INTO k VALUES (7, 0)").unwrap_err().code, "23505");
+}

@@ -155,38 +155,39 @@ impl Plan {
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
         let types: Vec<SqlType> = self.table.columns.iter().map(|c| c.ty).collect();
         let mut row = Vec::with_capacity(types.len());
-        match &self.access {
-            Access::Seq => {
-                heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
-                    decode_row(pool, pins, t, &types, &self.needed, &mut row)
-                        .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
-                    if let Some(w) = &self.filter {
-                        if !w.matches(&row, params)? {
-                            return Ok(Flow::Continue);
-                        }
-                    }
-                    f((block, off), &row)
-                })?;
-            }
+        let tids = match &self.access {
+            Access::Seq => None,
             Access::Index { idx, eq, lo, hi } => {
-                let ix = &self.table.indexes[*idx];
-                let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
-                let tids = index::scan_tids(s, &self.table, ix, eq, lo.as_ref(), hi.as_ref(), params)?;
-                for tid in tids {
-                    let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, &types, &self.needed, &mut row))?;
-                    match got {
-                        None => continue,
-                        Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
-                    }
-                    if let Some(w) = &self.filter {
-                        if !w.matches(&row, params)? {
-                            continue;
-                        }
-                    }
-                    if let Flow::Stop = f(tid, &row)? {
-                        break;
+                index::scan_tids(s, &self.table, &self.table.indexes[*idx], eq, lo.as_ref(), hi.as_ref(), params)?
+            }
+        };
+        let Some(tids) = tids else {
+            heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
+                decode_row(pool, pins, t, &types, &self.needed, &mut row)
+                    .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
+                if let Some(w) = &self.filter {
+                    if !w.matches(&row, params)? {
+                        return Ok(Flow::Continue);
                     }
                 }
+                f((block, off), &row)
+            })?;
+            return Ok(());
+        };
+        let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
+        for tid in tids {
+            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, &types, &self.needed, &mut row))?;
+            match got {
+                None => continue,
+                Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
+            }
+            if let Some(w) = &self.filter {
+                if !w.matches(&row, params)? {
+                    continue;
+                }
+            }
+            if let Flow::Stop = f(tid, &row)? {
+                break;
             }
         }
         Ok(())

@@ -18,7 +18,7 @@
 mod ddl;
 pub(crate) mod dml;
 pub mod expr;
-mod index;
+pub mod index;
 mod select;
 
 pub(crate) use ddl::table_name as ddl_table_name;
@@ -215,7 +215,11 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
     s.begin_implicit();
     let r = match stmt {
         Statement::CreateTable(ct) => ddl::create_table(s, ct, unlogged),
+        Statement::Drop { object_type: sqlparser::ast::ObjectType::Index, if_exists, names, .. } => {
+            index::drop_indexes(s, if_exists, names)
+        }
         Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
+        Statement::CreateIndex(ci) => index::create_index(s, ci),
         Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
