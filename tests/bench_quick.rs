@@ -63,3 +63,15 @@ fn bench_lockbloat_quick_writes_json() {
     assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
     assert!(runs.iter().any(|r| r["config"] == "with bloat" && r["bloating_transactions"].as_u64().unwrap() >= 1));
 }
+
+#[test]
+fn bench_select_only_quick_writes_json() {
+    let v = run_quick("select-only");
+    assert_eq!(v["experiment"], "select-only");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "clients 1 and 2, one run each");
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0);
+        assert!(r["tps_best_5s"].as_f64().unwrap() > 0.0);
+    }
+}

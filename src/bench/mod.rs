@@ -3,7 +3,7 @@
 //! with each figure a median (min..max) and a ratio against PostgreSQL where compared, a JSON
 //! file with every run, and a PNG chart.
 //!
-//! Experiments: [`copy`] (seed 000's concurrent COPY), [`victim`] (seed 004's hot-pool victim
+//! Experiments: [`copy`] (seed 000's concurrent COPY), [`select_only`] (seed 000's pgbench -S), [`victim`] (seed 004's hot-pool victim
 //! search). Benchmarks are never tests: the test suite only checks that `--quick` runs produce
 //! well-formed JSON.
 //!
@@ -17,6 +17,7 @@ pub mod copy;
 pub mod lockbloat;
 pub mod plot;
 pub mod postgres;
+pub mod select_only;
 pub mod victim;
 pub mod wal;
 

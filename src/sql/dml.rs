@@ -527,3 +527,46 @@ pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<Strin
     res.tag = format!("SELECT {}", res.rows.len());
     Ok(res)
 }
+
+/// A prepared single-table `SELECT ... FROM t WHERE ...` run with its cached plan: planned at
+/// the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
+/// table's definition changed (a new `Arc<Table>`: CREATE INDEX, TRUNCATE, DROP). None when the
+/// statement is not of that shape (the caller substitutes and runs it the general way).
+pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Option<String>]) -> Option<Result<QueryResult>> {
+    let Some(sqlparser::ast::Statement::Query(q)) = &p.stmt else { return None };
+    if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return None;
+    }
+    let SetExpr::Select(sel) = &*q.body else { return None };
+    let selection = sel.selection.as_ref()?;
+    if sel.from.len() != 1 || !sel.from[0].joins.is_empty() || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![]) {
+        return None;
+    }
+    let TableFactor::Table { name, .. } = &sel.from[0].relation else { return None };
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        return Some(Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        )));
+    }
+    let run = |s: &mut Session| -> Result<QueryResult> {
+        let tname = super::ddl_table_name(name)?;
+        let table = s.table(&tname)?;
+        let cached = p.plan.lock().expect("poisoned").clone();
+        let plan = match cached {
+            Some(pl) if Arc::ptr_eq(&pl.plan.table, &table) => pl,
+            _ => {
+                let pl = Arc::new(plan_select(table, &sel.projection, Some(selection), None)?);
+                *p.plan.lock().expect("poisoned") = Some(pl.clone());
+                pl
+            }
+        };
+        run_select(s, &plan, params)
+    };
+    s.begin_implicit();
+    let r = run(s);
+    if r.is_ok() {
+        s.command_done();
+    }
+    Some(r)
+}

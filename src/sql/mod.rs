@@ -83,6 +83,9 @@ pub struct Prepared {
     pub nparams: usize,
     /// The statement's text.
     pub sql: String,
+    /// The plan of a single-table SELECT with WHERE, made at its first run and reused while
+    /// its table's definition is the same one (see [`dml::cached_select`]).
+    pub(crate) plan: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dml::SelectPlan>>>>,
 }
 
 impl Prepared {
@@ -122,7 +125,7 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
             std::ops::ControlFlow::<()>::Continue(())
         });
     }
-    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string() })
+    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string(), plan: Default::default() })
 }
 
 /// Runs a prepared statement with `params` (text form; None = NULL), as one statement of the
@@ -136,6 +139,24 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
         ));
     }
     let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
+    if let Some(r) = dml::cached_select(s, p, params) {
+        return match r {
+            Ok(r) => {
+                if !s.in_transaction_block() {
+                    s.commit()?;
+                }
+                Ok(r)
+            }
+            Err(e) => {
+                if s.in_transaction_block() {
+                    s.mark_failed();
+                } else {
+                    s.rollback();
+                }
+                Err(e)
+            }
+        };
+    }
     let mut stmt = stmt.clone();
     if p.nparams > 0 {
         let mut bad = None;
