@@ -79,8 +79,12 @@
 //! * **INSERT / COPY.** After the heap insert (the TID is in the tuple's `t_ctid`, set by
 //!   `BulkInsert::insert_batch`), [`BTree::insert_unique`] for each index. The unique callback
 //!   looks at the heap tuple at the TID: inserted or deleted by a transaction still in progress
-//!   (not ours) → `WaitFor(xid)`; live (committed, or ours) → `Conflict`; dead or aborted →
-//!   `NoConflict`. The wait hook waits on the lock manager for that transaction. A conflict is
+//!   (not ours) → `WaitFor(xid)`; live (inserted by a committed transaction or by us, and not
+//!   deleted by a committed one or by us) → `Conflict`; otherwise (dead, aborted, or deleted by
+//!   us, as the old version in an UPDATE) → `NoConflict`. It runs under the leaf's exclusive
+//!   lock, so hold no heap content lock when calling insert (the callback may lock heap pages:
+//!   index before heap). The wait hook waits on the lock manager for that transaction; it is
+//!   called with no content lock held. A conflict is
 //!   an error with SQLSTATE 23505 ([`is_unique_violation`]): replace its message and detail
 //!   with the constraint's name and `Key (id)=(5) already exists.`.
 //! * **UPDATE** inserts a new entry for the new tuple's TID (there is no HOT); **DELETE**
