@@ -106,6 +106,8 @@ fn build_and_vacuum_are_logged() {
 #[derive(Clone, Debug)]
 enum Op {
     Insert(i64, u16),
+    /// A unique insert: any entry with the same key is a conflict.
+    InsertUnique(i64),
     InsertRun(i64, u16),
     Vacuum(u32),
     Lookup(i64),
@@ -119,6 +121,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         30 => (0i64..400, 0u16..300).prop_map(|(k, p)| Op::Insert(k, p)),
         6 => (0i64..400, 1u16..400).prop_map(|(k, n)| Op::InsertRun(k, n)),
+        6 => (0i64..400).prop_map(Op::InsertUnique),
         2 => (2u32..5).prop_map(Op::Vacuum),
         6 => (0i64..400).prop_map(Op::Lookup),
         4 => (0i64..400, 0i64..400).prop_map(|(a, b)| Op::Range(a.min(b), a.max(b))),
@@ -143,6 +146,29 @@ fn run_model(ops: &[Op]) {
                 next_tid += 1;
                 with_tree(d, rel, |t| t.insert(&e.0, e.1, None).unwrap());
                 model.insert(e);
+            }
+            Op::InsertUnique(k) => {
+                let e = (key(k, 0), (next_tid, 3));
+                next_tid += 1;
+                let mut asked = Vec::new();
+                let r = with_tree(d, rel, |t| {
+                    t.insert(
+                        &e.0,
+                        e.1,
+                        Some(&mut |tid| {
+                            asked.push(tid);
+                            Ok(heapstore::access::btree::UniqueVerdict::Conflict)
+                        }),
+                    )
+                });
+                let existing: Vec<Tid> = model.iter().filter(|(kk, _)| *kk == e.0).map(|(_, t)| *t).collect();
+                if existing.is_empty() {
+                    r.unwrap();
+                    model.insert(e);
+                } else {
+                    assert!(heapstore::access::btree::is_unique_violation(&r.unwrap_err()));
+                    assert_eq!(asked, existing[..1].to_vec(), "the first equal entry is asked about first");
+                }
             }
             Op::InsertRun(k, n) => with_tree(d, rel, |t| {
                 for i in 0..n {
