@@ -76,6 +76,16 @@ pub fn encode_values(out: &mut Vec<u8>, values: &[(SqlType, &Value)]) -> bool {
     any_null
 }
 
+/// The exclusive upper bound of the keys that start with `prefix`, the encoded leading columns
+/// of a multi-column index: scan `Included(prefix)..Excluded(prefix_end(prefix))` to find
+/// `WHERE a = 5` on an index on `(a, b)`. (Every column starts with a tag byte below `0xFF`.)
+pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(prefix.len() + 1);
+    v.extend_from_slice(prefix);
+    v.push(0xFF);
+    v
+}
+
 /// Appends one non-NULL value (without tag).
 fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
     match ty.id {
@@ -241,6 +251,22 @@ mod tests {
         let mut stored = Vec::new();
         assert!(encode_key(&mut stored, &[(SqlType::new(TypeId::Int4), None)]));
         assert_eq!(stored, null);
+        // Leading-column prefix bounds.
+        let int4 = SqlType::new(TypeId::Int4);
+        let text = SqlType::new(TypeId::Text);
+        let row = |a: i32, s: Option<&str>| {
+            let mut k = Vec::new();
+            let sv = s.map_or(Value::Null, |s| Value::Text(s.into()));
+            encode_values(&mut k, &[(int4, &Value::Int4(a)), (text, &sv)]);
+            k
+        };
+        let mut p5 = Vec::new();
+        encode_values(&mut p5, &[(int4, &Value::Int4(5))]);
+        let end = prefix_end(&p5);
+        for k in [row(5, Some("")), row(5, Some("\u{10FFFF}")), row(5, None)] {
+            assert!(k >= p5 && k < end);
+        }
+        assert!(row(6, Some("")) > end && row(4, None) < p5);
         // Stored form in, same as typed values.
         let mut k = Vec::new();
         assert!(!encode_key(&mut k, &[(SqlType::new(TypeId::Int8), Some(&7i64.to_le_bytes()))]));

@@ -54,6 +54,42 @@
 //! WAL: see [`redo`]. An index with `wal: None` (UNLOGGED, or wal_level=minimal in the
 //! creating transaction) writes no WAL; its caller flushes and syncs the file at commit, as for
 //! the heap.
+//!
+//! ## Using it from the SQL layer
+//!
+//! * **The file.** An index is one relation file (main fork only, no FSM): take a
+//!   `catalog.new_relfile()`, `smgr.create(rel, ForkNumber::Main)`, record it with the
+//!   transaction's new files, and make the catalog's `referenced_relfiles` include it (start-up
+//!   deletes unreferenced files as orphans). Then [`BTree::build`] (CREATE INDEX) or
+//!   [`BTree::create_empty`] (an index on an empty table). After a crash, an UNLOGGED index is
+//!   reset like its table (unlink + create an empty file): an empty file is an empty index.
+//! * **The WAL.** `Some(&*shared.wal)` for a logged index; `None` for an UNLOGGED one, and for
+//!   one created in this transaction under wal_level=minimal (then push its relfile on
+//!   `txn.wal_skipped`, so commit flushes and fsyncs it, as COPY does for the heap). Pass
+//!   `with_full_page_writes(settings.bool("full_page_writes"))`, `with_name(index name)` and
+//!   `with_xid(xid)`.
+//! * **Keys.** [`keycode::encode_key`] from the stored values (`tuple::deform`'s
+//!   `Attr::Inline` bytes; detoast `Attr::External` first), in index column order. It returns
+//!   true when a column is NULL: skip the unique check then (NULLs are distinct). Point lookups
+//!   on all columns: [`BTree::lookup_eq`]; on leading columns: [`BTree::scan`] from
+//!   `Included(prefix)` to `Excluded(keycode::prefix_end(prefix))`. Results are heap TIDs of
+//!   entries, dead ones included: check visibility on the heap tuple.
+//! * **CREATE INDEX.** Scan the heap (`heap::scan`'s callback gets block and offset), push
+//!   `(key, (block, offset))`, [`build::sort_entries`], [`BTree::build`].
+//! * **INSERT / COPY.** After the heap insert (the TID is in the tuple's `t_ctid`, set by
+//!   `BulkInsert::insert_batch`), [`BTree::insert_unique`] for each index. The unique callback
+//!   looks at the heap tuple at the TID: inserted or deleted by a transaction still in progress
+//!   (not ours) → `WaitFor(xid)`; live (inserted by a committed transaction or by us, and not
+//!   deleted by a committed one or by us) → `Conflict`; otherwise (dead, aborted, or deleted by
+//!   us, as the old version in an UPDATE) → `NoConflict`. It runs under the leaf's exclusive
+//!   lock, so hold no heap content lock when calling insert (the callback may lock heap pages:
+//!   index before heap). The wait hook waits on the lock manager for that transaction; it is
+//!   called with no content lock held. A conflict is
+//!   an error with SQLSTATE 23505 ([`is_unique_violation`]): replace its message and detail
+//!   with the constraint's name and `Key (id)=(5) already exists.`.
+//! * **UPDATE** inserts a new entry for the new tuple's TID (there is no HOT); **DELETE**
+//!   changes no index. **VACUUM**: [`BTree::bulk_delete`] with the set of dead heap TIDs,
+//!   before the heap's line pointers are freed for reuse.
 
 pub mod build;
 mod check;

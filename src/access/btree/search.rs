@@ -71,7 +71,13 @@ pub(crate) fn descend<'a>(
 /// Point lookup: appends the TIDs of entries equal to `key`.
 pub(crate) fn lookup_eq(t: &BTree<'_>, key: &[u8], out: &mut Vec<Tid>) -> Result<()> {
     let sk = ScanKey { key, tid: TidBound::NegInf };
-    let Some(mut buf) = descend(t, &sk, None, 0)? else { return Ok(()) };
+    let Some(buf) = descend(t, &sk, None, 0)? else { return Ok(()) };
+    lookup_from(t, buf, key, out)
+}
+
+/// Point lookup from a leaf found by a descent (which may have split since: invariant 3).
+pub(crate) fn lookup_from<'a>(t: &BTree<'a>, mut buf: Buffer<'a>, key: &[u8], out: &mut Vec<Tid>) -> Result<()> {
+    let sk = ScanKey { key, tid: TidBound::NegInf };
     let mut first = true;
     let mut moves = 0u32;
     loop {

@@ -194,14 +194,14 @@ fn empty_file_is_an_empty_index_until_the_first_insert() {
 
 #[test]
 fn concurrent_readers_never_miss_a_committed_key_during_splits() {
-    let (_d, pool) = new_pool(512);
+    let (_d, pool) = new_pool(1024);
     {
         let pins = pool.new_pins();
         BTree::new(&pool, &pins, None, REL, false).create_empty().unwrap();
     }
     let committed: Mutex<Vec<u64>> = Mutex::new(Vec::new());
     let writers = 3u64;
-    let per_writer = 4_000u64;
+    let per_writer = 15_000u64;
     let done = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for w in 0..writers {
@@ -229,10 +229,12 @@ fn concurrent_readers_never_miss_a_committed_key_during_splits() {
                 let mut found = 0u64;
                 // Bounded by count, not time: at most this many lookups, stopping early when
                 // the writers are done.
-                for _ in 0..200_000 {
+                for _ in 0..10_000_000u64 {
                     let k = {
                         let c = committed.lock().unwrap();
                         if c.is_empty() {
+                            drop(c);
+                            std::thread::yield_now();
                             continue;
                         }
                         c[rng.below(c.len() as u64) as usize]
@@ -240,10 +242,24 @@ fn concurrent_readers_never_miss_a_committed_key_during_splits() {
                     let got = t.lookup_eq(&long_key(k, 60)).unwrap();
                     assert!(got.contains(&((k % 1_000_000) as u32, 1)), "committed key {k} not found");
                     found += 1;
+                    if found % 200 == 0 {
+                        // A range scan must return every key committed before it started.
+                        let (lo, hi) = (long_key(k, 60), long_key(k + (1 << 38), 60));
+                        let want: Vec<u64> = {
+                            let c = committed.lock().unwrap();
+                            c.iter().copied().filter(|&x| long_key(x, 60) >= lo && long_key(x, 60) <= hi).collect()
+                        };
+                        let seen: BTreeSet<Vec<u8>> =
+                            t.scan(Bound::Included(&lo[..]), Bound::Included(&hi[..])).unwrap().map(|r| r.unwrap().0).collect();
+                        for x in want {
+                            assert!(seen.contains(&long_key(x, 60)), "range scan missed committed key {x}");
+                        }
+                    }
                     if done.load(std::sync::atomic::Ordering::Acquire) == writers as usize && found > 1000 {
                         break;
                     }
                 }
+                assert!(found > 1000, "the reader ran lookups while the writers split pages");
                 assert_eq!(pins.held(), 0);
             });
         }
@@ -253,4 +269,82 @@ fn concurrent_readers_never_miss_a_committed_key_during_splits() {
     let rep = t.check().unwrap();
     assert_eq!(rep.entries, writers * per_writer);
     assert!(rep.root_level >= 1);
+}
+
+#[test]
+fn concurrent_unique_inserts_of_one_key_let_exactly_one_win() {
+    let (_d, pool) = new_pool(256);
+    {
+        let pins = pool.new_pins();
+        BTree::new(&pool, &pins, None, REL, true).create_empty().unwrap();
+    }
+    let keys = 1_500u64;
+    let threads = 4u32;
+    let wins = std::sync::atomic::AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for th in 0..threads {
+            let (pool, wins) = (&pool, &wins);
+            s.spawn(move || {
+                let pins = pool.new_pins();
+                let t = BTree::new(pool, &pins, None, REL, true);
+                for i in 0..keys {
+                    // Every thread inserts every key (with its own heap TID); any existing
+                    // entry is a live row, so only the first inserter of a key may succeed.
+                    let k = long_key(i.wrapping_mul(0x9E37_79B9) % 100_000, 100);
+                    let mut any = |_: Tid| Ok(UniqueVerdict::Conflict);
+                    match t.insert(&k, (i as u32, th as u16 + 1), Some(&mut any)) {
+                        Ok(()) => {
+                            wins.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        Err(e) => assert!(is_unique_violation(&e), "{e}"),
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(wins.into_inner(), keys, "exactly one insert per key succeeds");
+    let pins = pool.new_pins();
+    let t = BTree::new(&pool, &pins, None, REL, true);
+    assert_eq!(t.check().unwrap().entries, keys);
+}
+
+/// A reader that read a downlink before the leaf split (the Lehman–Yao race, made deterministic
+/// by pausing the reader between reading the downlink and locking the child) still finds its
+/// key by moving right.
+#[test]
+fn a_reader_arriving_after_a_split_moves_right() {
+    let (_d, pool) = new_pool(128);
+    let pins = pool.new_pins();
+    let t = BTree::new(&pool, &pins, None, REL, false);
+    t.create_empty().unwrap();
+    for i in 0..2000u32 {
+        t.insert(format!("b{i:05}").as_bytes(), (i, 1), None).unwrap();
+    }
+    let target = b"b01000".to_vec();
+    let sk = page::ScanKey { key: &target, tid: page::TidBound::NegInf };
+    let stale = super::search::descend(&t, &sk, None, 0).unwrap().unwrap();
+    let stale_block = stale.block();
+    drop(stale);
+    let cursor = t.scan(Bound::Included(&target[..]), Bound::Included(&target[..])).unwrap();
+    // Split the leaf until the target has moved off it (keys just below the target).
+    let other_pins = pool.new_pins();
+    let writer = BTree::new(&pool, &other_pins, None, REL, false);
+    let mut moved = false;
+    for j in 0..10_000u32 {
+        writer.insert(format!("b00999/{j:05}").as_bytes(), (100_000 + j, 1), None).unwrap();
+        let buf = t.read(stale_block).unwrap();
+        let pg = buf.lock_shared();
+        let o = page::opaque(&pg);
+        if page::beyond_high_key(&pg, &o, &sk) {
+            moved = true;
+            break;
+        }
+    }
+    assert!(moved, "the target key moved right of its old leaf");
+    let mut got = Vec::new();
+    super::search::lookup_from(&t, t.read(stale_block).unwrap(), &target, &mut got).unwrap();
+    assert_eq!(got, vec![(1000, 1)]);
+    let scanned: Vec<Tid> = cursor.map(|r| r.unwrap().1).collect();
+    assert_eq!(scanned, vec![(1000, 1)]);
+    t.check().unwrap();
 }
