@@ -3,7 +3,9 @@
 //!
 //! Statements: CREATE [UNLOGGED] TABLE (with NOT NULL), DROP TABLE [IF EXISTS], TRUNCATE,
 //! COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
-//! SELECT count(*) FROM t, SELECT * | cols FROM t [LIMIT n], BEGIN, COMMIT, ROLLBACK.
+//! SELECT count(*) | * | cols FROM t [WHERE ...] [LIMIT n], INSERT ... VALUES, UPDATE ... SET
+//! ... [WHERE ...], DELETE FROM t [WHERE ...] (`dml`), CREATE [UNIQUE] INDEX, DROP INDEX,
+//! PRIMARY KEY / UNIQUE (`index`), VACUUM [t] (`vacuum`), BEGIN, COMMIT, ROLLBACK.
 //!
 //! Transactions follow PostgreSQL's simple-query rules: the statements of one `execute` call
 //! outside BEGIN ... COMMIT run in one implicit transaction, committed at the end or rolled
@@ -20,6 +22,7 @@ pub(crate) mod dml;
 pub mod expr;
 pub mod index;
 mod select;
+pub mod vacuum;
 
 pub(crate) use ddl::table_name as ddl_table_name;
 
@@ -251,6 +254,7 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
             dml::update(s, &table, &assignments, selection.as_ref(), &[])
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
+        Statement::Vacuum(v) => vacuum::run(s, v),
         Statement::Explain { .. } => Err(PgError::feature("EXPLAIN is not supported yet")),
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;
