@@ -253,12 +253,18 @@ impl<'a> BTree<'a> {
     /// # let pool = heapstore::buffer::BufferPool::new(smgr.clone(), 64, 4, 64, "off", 4).unwrap();
     /// # let pins = pool.new_pins();
     /// use heapstore::access::btree::BTree;
+    /// use std::ops::Bound;
     /// let rel = heapstore::storage::RelFileNumber(16384);
     /// smgr.create(rel, heapstore::storage::ForkNumber::Main).unwrap();
     /// let t = BTree::new(&pool, &pins, None, rel, false);
     /// t.create_empty().unwrap();
     /// t.insert(b"k", (1, 1), None).unwrap();
+    /// t.insert(b"m", (1, 2), None).unwrap();
     /// assert_eq!(t.lookup_eq(b"k").unwrap(), vec![(1, 1)]);
+    /// let all: Vec<_> = t.scan(Bound::Excluded(&b"k"[..]), Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect();
+    /// assert_eq!(all, vec![(b"m".to_vec(), (1, 2))]);
+    /// assert_eq!(t.bulk_delete(&mut |tid| tid == (1, 1)).unwrap(), 1);
+    /// assert_eq!(t.check().unwrap().entries, 1);
     /// ```
     pub fn create_empty(&self) -> Result<()> {
         let smgr = self.pool.smgr();
