@@ -47,7 +47,9 @@
 //!    uniqueness check until its entry is inserted, so two inserters of one key are serialized
 //!    there. It never waits for a transaction while holding a content lock: on `WaitFor(xid)`
 //!    it releases everything, calls the wait hook and starts again from the root.
-//! 7. Block 0 is the meta page (root block and level), changed only with the root split.
+//! 7. Block 0 is the meta page (root block and level), changed only with the root split. A
+//!    [`BTree`] handle caches it; a descent that finds its cached root no longer root reads it
+//!    again (a former root is still a correct, only slower, place to start).
 //!    An index file of 0 blocks is an empty index (an UNLOGGED index reset after a crash); the
 //!    first insert creates its meta page and root.
 //!
@@ -144,6 +146,8 @@ pub struct BTree<'a> {
     pub(crate) full_page_writes: bool,
     pub(crate) name: Option<String>,
     pub(crate) xid: Xid,
+    /// The meta page as last read through this handle (see `search::descend`).
+    pub(crate) root_cache: std::cell::Cell<Option<Meta>>,
 }
 
 /// Serializes the creation of a missing meta page (an empty file: rare, see invariant 7).
@@ -154,7 +158,7 @@ impl<'a> BTree<'a> {
     /// that skips the WAL. `unique` is recorded for [`BTree::check`]; the uniqueness check
     /// itself is asked for per insert.
     pub fn new(pool: &'a BufferPool, pins: &'a Pins, wal: Option<&'a Wal>, rel: RelFileNumber, unique: bool) -> Self {
-        BTree { pool, pins, wal, rel, unique, full_page_writes: true, name: None, xid: 0 }
+        BTree { pool, pins, wal, rel, unique, full_page_writes: true, name: None, xid: 0, root_cache: std::cell::Cell::new(None) }
     }
 
     /// Names the index in error messages (default: its file, `base/N`).
@@ -233,6 +237,9 @@ impl<'a> BTree<'a> {
 
     /// Creates the meta page and an empty root leaf if the file has none yet.
     fn ensure_created(&self) -> Result<Meta> {
+        if let Some(m) = self.root_cache.get() {
+            return Ok(m);
+        }
         if let Some(m) = self.meta()? {
             return Ok(m);
         }
