@@ -41,8 +41,14 @@
 //! 5. Lock order: child before parent, left before right, the meta page after every other page.
 //!    Every lock taken while holding another is on a higher level, or on the same level to the
 //!    right (the relative order of existing pages never changes: new pages go right of the page
-//!    that split). Descents and scans hold one lock at a time. So every waiter waits for a page
-//!    later in one total order than all pages it holds: no cycle, no deadlock.
+//!    that split). Descents and scans hold one lock at a time; the one exception, a splitter
+//!    re-descending to find a parent it lost (the root split since it looked), holds only pages
+//!    below the levels it descends through. A page just added to the file is locked while
+//!    others are held, but no one else can reach it before it is linked. So every waiter waits
+//!    for a page later in one total order (level, then left to right, then the meta page) than
+//!    all pages it holds: no cycle, no deadlock. Heap pages come after index pages (the unique
+//!    callback reads the heap under the leaf's lock), so callers hold no heap content lock
+//!    while they call into the index.
 //! 6. A unique insert holds the exclusive lock on the first leaf that can hold its key from the
 //!    uniqueness check until its entry is inserted, so two inserters of one key are serialized
 //!    there. It never waits for a transaction while holding a content lock: on `WaitFor(xid)`
