@@ -41,13 +41,21 @@
 //! 5. Lock order: child before parent, left before right, the meta page after every other page.
 //!    Every lock taken while holding another is on a higher level, or on the same level to the
 //!    right (the relative order of existing pages never changes: new pages go right of the page
-//!    that split). Descents and scans hold one lock at a time. So every waiter waits for a page
-//!    later in one total order than all pages it holds: no cycle, no deadlock.
+//!    that split). Descents and scans hold one lock at a time; the one exception, a splitter
+//!    re-descending to find a parent it lost (the root split since it looked), holds only pages
+//!    below the levels it descends through. A page just added to the file is locked while
+//!    others are held, but no one else can reach it before it is linked. So every waiter waits
+//!    for a page later in one total order (level, then left to right, then the meta page) than
+//!    all pages it holds: no cycle, no deadlock. Heap pages come after index pages (the unique
+//!    callback reads the heap under the leaf's lock), so callers hold no heap content lock
+//!    while they call into the index.
 //! 6. A unique insert holds the exclusive lock on the first leaf that can hold its key from the
 //!    uniqueness check until its entry is inserted, so two inserters of one key are serialized
 //!    there. It never waits for a transaction while holding a content lock: on `WaitFor(xid)`
 //!    it releases everything, calls the wait hook and starts again from the root.
-//! 7. Block 0 is the meta page (root block and level), changed only with the root split.
+//! 7. Block 0 is the meta page (root block and level), changed only with the root split. A
+//!    [`BTree`] handle caches it; a descent that finds its cached root no longer root reads it
+//!    again (a former root is still a correct, only slower, place to start).
 //!    An index file of 0 blocks is an empty index (an UNLOGGED index reset after a crash); the
 //!    first insert creates its meta page and root.
 //!
@@ -144,6 +152,8 @@ pub struct BTree<'a> {
     pub(crate) full_page_writes: bool,
     pub(crate) name: Option<String>,
     pub(crate) xid: Xid,
+    /// The meta page as last read through this handle (see `search::descend`).
+    pub(crate) root_cache: std::cell::Cell<Option<Meta>>,
 }
 
 /// Serializes the creation of a missing meta page (an empty file: rare, see invariant 7).
@@ -154,7 +164,7 @@ impl<'a> BTree<'a> {
     /// that skips the WAL. `unique` is recorded for [`BTree::check`]; the uniqueness check
     /// itself is asked for per insert.
     pub fn new(pool: &'a BufferPool, pins: &'a Pins, wal: Option<&'a Wal>, rel: RelFileNumber, unique: bool) -> Self {
-        BTree { pool, pins, wal, rel, unique, full_page_writes: true, name: None, xid: 0 }
+        BTree { pool, pins, wal, rel, unique, full_page_writes: true, name: None, xid: 0, root_cache: std::cell::Cell::new(None) }
     }
 
     /// Names the index in error messages (default: its file, `base/N`).
@@ -233,6 +243,9 @@ impl<'a> BTree<'a> {
 
     /// Creates the meta page and an empty root leaf if the file has none yet.
     fn ensure_created(&self) -> Result<Meta> {
+        if let Some(m) = self.root_cache.get() {
+            return Ok(m);
+        }
         if let Some(m) = self.meta()? {
             return Ok(m);
         }
@@ -253,12 +266,18 @@ impl<'a> BTree<'a> {
     /// # let pool = heapstore::buffer::BufferPool::new(smgr.clone(), 64, 4, 64, "off", 4).unwrap();
     /// # let pins = pool.new_pins();
     /// use heapstore::access::btree::BTree;
+    /// use std::ops::Bound;
     /// let rel = heapstore::storage::RelFileNumber(16384);
     /// smgr.create(rel, heapstore::storage::ForkNumber::Main).unwrap();
     /// let t = BTree::new(&pool, &pins, None, rel, false);
     /// t.create_empty().unwrap();
     /// t.insert(b"k", (1, 1), None).unwrap();
+    /// t.insert(b"m", (1, 2), None).unwrap();
     /// assert_eq!(t.lookup_eq(b"k").unwrap(), vec![(1, 1)]);
+    /// let all: Vec<_> = t.scan(Bound::Excluded(&b"k"[..]), Bound::Unbounded).unwrap().map(|r| r.unwrap()).collect();
+    /// assert_eq!(all, vec![(b"m".to_vec(), (1, 2))]);
+    /// assert_eq!(t.bulk_delete(&mut |tid| tid == (1, 1)).unwrap(), 1);
+    /// assert_eq!(t.check().unwrap().entries, 1);
     /// ```
     pub fn create_empty(&self) -> Result<()> {
         let smgr = self.pool.smgr();

@@ -25,18 +25,34 @@ pub(crate) fn descend<'a>(
     mut stack: Option<&mut Vec<StackEntry>>,
     level: u32,
 ) -> Result<Option<Buffer<'a>>> {
-    let Some(meta) = t.meta()? else { return Ok(None) };
+    // The root as last seen by this handle (PostgreSQL caches the meta page in the relcache):
+    // a former root is still a valid place to start (pages are never deleted), but a descent
+    // that finds it no longer root reads the meta page again, so it never starts far down.
+    let (meta, cached) = match t.root_cache.get() {
+        Some(m) if m.level >= level => (m, true),
+        _ => {
+            let Some(m) = t.meta()? else { return Ok(None) };
+            t.root_cache.set(Some(m));
+            (m, false)
+        }
+    };
     if meta.level < level {
         return Err(PgError::internal(format!("descent to level {level} of index \"{}\" of height {}", t.display_name(), meta.level)));
     }
     let mut buf = t.read(meta.root)?;
     let mut moves = 0u32;
+    let mut at_root = true;
     loop {
         let child = {
             let pg = buf.lock_shared();
             let block = buf.block();
             t.check_page(&pg, block)?;
             let o = page::opaque(&pg);
+            if std::mem::take(&mut at_root) && cached && !o.is_root() {
+                drop(pg);
+                t.root_cache.set(None);
+                return descend(t, sk, stack, level);
+            }
             if page::beyond_high_key(&pg, &o, sk) {
                 moves += 1;
                 if moves > MOVE_RIGHT_MAX {

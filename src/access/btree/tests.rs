@@ -348,3 +348,24 @@ fn a_reader_arriving_after_a_split_moves_right() {
     assert_eq!(scanned, vec![(1000, 1)]);
     t.check().unwrap();
 }
+
+/// A handle that cached the root before the tree grew reads the meta page again when its root
+/// is no longer root (instead of walking right along a low level).
+#[test]
+fn a_cached_root_that_is_no_longer_root_is_refreshed() {
+    let (_d, pool) = new_pool(256);
+    let pins = pool.new_pins();
+    let old = BTree::new(&pool, &pins, None, REL, false);
+    old.create_empty().unwrap();
+    old.insert(&k8(0), (0, 1), None).unwrap();
+    assert_eq!(old.root_cache.get().map(|m| m.level), Some(0));
+    let other_pins = pool.new_pins();
+    let writer = BTree::new(&pool, &other_pins, None, REL, false);
+    for i in 1..40_000u64 {
+        writer.insert(&k8(i), (i as u32, 1), None).unwrap();
+    }
+    assert_eq!(old.lookup_eq(&k8(39_999)).unwrap(), vec![(39_999, 1)]);
+    let fresh = writer.check().unwrap();
+    assert_eq!(old.root_cache.get().map(|m| (m.root, m.level)), Some((fresh.root, fresh.root_level)));
+    assert!(fresh.root_level >= 1);
+}
