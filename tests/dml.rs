@@ -335,3 +335,48 @@ fn vacuum_removes_dead_rows_and_space_is_reused() {
     assert_eq!(check_indexes(&mut s, "v"), 1000);
     assert_eq!(one(&mut s, "SELECT pad FROM v WHERE id = 999").len(), 100);
 }
+
+#[test]
+fn readers_never_miss_a_committed_key_while_the_index_splits() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    let (_t, _dir, db) = new_db(&["shared_buffers=2MB"]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE g (k int PRIMARY KEY, pad text)").unwrap();
+    let committed = AtomicI64::new(-1);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        for r in 0..2u64 {
+            let (db, committed, done) = (&db, &committed, &done);
+            sc.spawn(move || {
+                let mut s = db.session();
+                let p = s.prepare("SELECT k FROM g WHERE k = $1").unwrap();
+                let mut rng = 0x9E37_79B9u64 + r;
+                let mut checked = 0u64;
+                while !done.load(Ordering::Acquire) || checked < 100 {
+                    let m = committed.load(Ordering::Acquire);
+                    if m < 0 {
+                        std::thread::yield_now();
+                        continue;
+                    }
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    // Keys are inserted in a scattered order: k -> k * 7919 % 4001.
+                    let i = (rng % (m as u64 + 1)) as i64;
+                    let k = i * 7919 % 4001;
+                    let got = s.execute_prepared(&p, &[Some(k.to_string())]).unwrap();
+                    assert_eq!(got.rows.len(), 1, "committed key {k} (insert #{i}) not found");
+                    checked += 1;
+                }
+            });
+        }
+        let pad = "p".repeat(200);
+        for i in 0..3000i64 {
+            let k = i * 7919 % 4001;
+            s.execute(&format!("INSERT INTO g VALUES ({k}, '{pad}')")).unwrap();
+            committed.store(i, Ordering::Release);
+        }
+        done.store(true, Ordering::Release);
+    });
+    assert_eq!(check_indexes(&mut s, "g"), 3000);
+}
