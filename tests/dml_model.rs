@@ -74,11 +74,12 @@ proptest! {
             match op {
                 Op::Insert(k, v) => {
                     let r = tag(&mut s, &format!("INSERT INTO m VALUES ({k}, {v})"));
-                    if model.contains_key(&k) {
-                        prop_assert_eq!(r, Err("23505".to_string()));
-                    } else {
-                        prop_assert_eq!(r, Ok("INSERT 0 1".to_string()));
-                        model.insert(k, v);
+                    match model.entry(k) {
+                        std::collections::btree_map::Entry::Occupied(_) => prop_assert_eq!(r, Err("23505".to_string())),
+                        std::collections::btree_map::Entry::Vacant(e) => {
+                            prop_assert_eq!(r, Ok("INSERT 0 1".to_string()));
+                            e.insert(v);
+                        }
                     }
                 }
                 Op::Update(k, v) => {
