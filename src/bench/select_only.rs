@@ -115,10 +115,14 @@ fn rates(per_second: &[u64], secs: f64) -> (f64, f64) {
 /// transactions completed in each whole second of the run.
 pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u64) -> Result<Vec<u64>> {
     let barrier = Barrier::new(clients);
+    // One clock for all sessions: the first past the barrier starts it, and every session
+    // stops at the same instant, so the per-second counts add up over the same wall seconds
+    // however late the scheduler runs a thread.
+    let start_cell = std::sync::OnceLock::new();
     let results: Vec<Result<Vec<u64>>> = std::thread::scope(|sc| {
         let hs: Vec<_> = (0..clients)
             .map(|k| {
-                let barrier = &barrier;
+                let (barrier, start_cell) = (&barrier, &start_cell);
                 std::thread::Builder::new()
                     .stack_size(256 << 10)
                     .spawn_scoped(sc, move || -> Result<Vec<u64>> {
@@ -128,7 +132,7 @@ pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u
                         let mut counts = vec![0u64; secs as usize];
                         let mut params = [Some(String::with_capacity(12))];
                         barrier.wait();
-                        let start = Instant::now();
+                        let start = *start_cell.get_or_init(Instant::now);
                         let end = Duration::from_secs(secs);
                         loop {
                             let el = start.elapsed();
