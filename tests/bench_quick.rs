@@ -75,3 +75,12 @@ fn bench_select_only_quick_writes_json() {
         assert!(r["tps_best_5s"].as_f64().unwrap() > 0.0);
     }
 }
+
+#[test]
+fn bench_tpcb_quick_writes_json() {
+    let v = run_quick("tpcb");
+    assert_eq!(v["experiment"], "tpcb");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
+}

@@ -10,9 +10,13 @@
 //! Unix socket** (same scale via `pgbench -i -s`, same shared_buffers and session counts). The
 //! two are reported side by side and labelled so; the ratio includes that difference.
 //!
+//! `heapstore bench tpcb` runs pgbench's default TPC-B-like transaction instead (BEGIN; UPDATE
+//! an account; SELECT it; UPDATE its teller and branch; INSERT into history; COMMIT), against
+//! plain `pgbench -M prepared` when compared.
+//!
 //! Invariants:
-//! 1. The data set is built once and reopened for each shared_buffers value; each run starts on
-//!    the same data (the workload only reads).
+//! 1. The data set is built once and reopened for each shared_buffers value; select-only runs
+//!    start on the same data (they only read); tpcb runs continue on what earlier runs left.
 //! 2. heapstore and PostgreSQL runs alternate run by run (bench invariant 1).
 
 use super::postgres::{find_bin, PgServer};
@@ -113,7 +117,74 @@ fn rates(per_second: &[u64], secs: f64) -> (f64, f64) {
 
 /// One measurement: `clients` sessions looking up random aids for `secs` seconds. Returns
 /// transactions completed in each whole second of the run.
-pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u64) -> Result<Vec<u64>> {
+/// What each session runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// pgbench -S: one primary-key lookup per transaction.
+    SelectOnly,
+    /// pgbench's default TPC-B-like transaction: update an account, read it back, update its
+    /// teller and branch, append to the history, commit.
+    Tpcb,
+}
+
+/// Prepared statements of one session.
+struct Statements {
+    lookup: crate::sql::Prepared,
+    tpcb: Option<[crate::sql::Prepared; 4]>,
+}
+
+impl Statements {
+    fn new(s: &crate::Session, w: Workload) -> Result<Statements> {
+        let lookup = s.prepare("SELECT abalance FROM pgbench_accounts WHERE aid = $1")?;
+        let tpcb = match w {
+            Workload::SelectOnly => None,
+            Workload::Tpcb => Some([
+                s.prepare("UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2")?,
+                s.prepare("UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2")?,
+                s.prepare("UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2")?,
+                s.prepare("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, $5)")?,
+            ]),
+        };
+        Ok(Statements { lookup, tpcb })
+    }
+
+    /// One transaction with random ids, as pgbench draws them.
+    fn run(&self, s: &mut crate::Session, rng: &mut crate::rng::Rng, scale: u64) -> Result<()> {
+        let aid = rng.below(scale * ACCOUNTS_PER_SCALE) + 1;
+        let Some([acc, tel, bra, his]) = &self.tpcb else {
+            let r = s.execute_prepared(&self.lookup, &[Some(aid.to_string())])?;
+            if r.rows.len() != 1 {
+                return Err(PgError::internal(format!("aid {aid} returned {} rows", r.rows.len())));
+            }
+            return Ok(());
+        };
+        let bid = rng.below(scale) + 1;
+        let tid = rng.below(scale * 10) + 1;
+        let delta = rng.below(10_001) as i64 - 5000;
+        let (a, b, t, d) = (Some(aid.to_string()), Some(bid.to_string()), Some(tid.to_string()), Some(delta.to_string()));
+        let now_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as i64).unwrap_or(0);
+        let ts = crate::types::Value::Timestamp(now_us - 946_684_800_000_000)
+            .to_text(&crate::types::SqlType::new(crate::types::TypeId::Timestamp));
+        let body = |s: &mut crate::Session| -> Result<()> {
+            s.execute_prepared(acc, &[d.clone(), a.clone()])?;
+            s.execute_prepared(&self.lookup, std::slice::from_ref(&a))?;
+            s.execute_prepared(tel, &[d.clone(), t.clone()])?;
+            s.execute_prepared(bra, &[d.clone(), b.clone()])?;
+            s.execute_prepared(his, &[t.clone(), b.clone(), a.clone(), d.clone(), ts.clone()])?;
+            Ok(())
+        };
+        s.execute("BEGIN")?;
+        match body(s) {
+            Ok(()) => s.execute("COMMIT").map(|_| ()),
+            Err(e) => {
+                let _ = s.execute("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+}
+
+pub fn measure(db: &Database, clients: usize, secs: u64, scale: u64, seed: u64, w: Workload) -> Result<Vec<u64>> {
     let barrier = Barrier::new(clients);
     // One clock for all sessions: the first past the barrier starts it, and every session
     // stops at the same instant, so the per-second counts add up over the same wall seconds
@@ -127,10 +198,9 @@ pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u
                     .stack_size(256 << 10)
                     .spawn_scoped(sc, move || -> Result<Vec<u64>> {
                         let mut s = db.session();
-                        let p = s.prepare("SELECT abalance FROM pgbench_accounts WHERE aid = $1")?;
+                        let st = Statements::new(&s, w)?;
                         let mut rng = crate::rng::Rng::new(seed ^ ((k as u64 + 1) * 0x9E37_79B9_7F4A_7C15));
                         let mut counts = vec![0u64; secs as usize];
-                        let mut params = [Some(String::with_capacity(12))];
                         barrier.wait();
                         let start = *start_cell.get_or_init(Instant::now);
                         let end = Duration::from_secs(secs);
@@ -139,15 +209,7 @@ pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u
                             if el >= end {
                                 break;
                             }
-                            let aid = rng.below(naccounts) + 1;
-                            let t = params[0].as_mut().expect("set");
-                            t.clear();
-                            use std::fmt::Write;
-                            let _ = write!(t, "{aid}");
-                            let r = s.execute_prepared(&p, &params)?;
-                            if r.rows.len() != 1 {
-                                return Err(PgError::internal(format!("aid {aid} returned {} rows", r.rows.len())));
-                            }
+                            st.run(&mut s, &mut rng, scale)?;
                             counts[(el.as_secs() as usize).min(secs as usize - 1)] += 1;
                         }
                         Ok(counts)
@@ -167,9 +229,13 @@ pub fn measure(db: &Database, clients: usize, secs: u64, naccounts: u64, seed: u
 }
 
 /// pgbench -S -M prepared: (best 5 s, total) tps from its per-second progress and summary.
-fn pgbench_rates(pg: &PgServer, clients: usize, secs: u64) -> Result<(f64, f64)> {
+fn pgbench_rates(pg: &PgServer, clients: usize, secs: u64, w: Workload) -> Result<(f64, f64)> {
     let (c, t) = (clients.to_string(), secs.to_string());
-    let (out, err) = pg.pgbench_output(&["-n", "-S", "-M", "prepared", "-c", &c, "-j", &c, "-T", &t, "-P", "1"])?;
+    let mut args = vec!["-n", "-M", "prepared", "-c", &c, "-j", &c, "-T", &t, "-P", "1"];
+    if w == Workload::SelectOnly {
+        args.push("-S");
+    }
+    let (out, err) = pg.pgbench_output(&args)?;
     let total: f64 = out
         .lines()
         .find(|l| l.starts_with("tps = "))
@@ -187,7 +253,8 @@ fn pgbench_rates(pg: &PgServer, clients: usize, secs: u64) -> Result<(f64, f64)>
     Ok((best, total))
 }
 
-pub fn run(args: SelectOnlyArgs, set_args: &[String]) -> Result<()> {
+pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()> {
+    let experiment = if w == Workload::Tpcb { "tpcb" } else { "select-only" };
     let c = &args.common;
     let quick = c.quick;
     let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { (0..=10).map(|i| 1usize << i).collect() });
@@ -229,9 +296,8 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String]) -> Result<()> {
         db.close()?;
         settings.push(("heapstore_build_seconds".into(), format!("{:.1}", t.elapsed().as_secs_f64())));
     }
-    print_header("select-only", &work.path, &settings, None);
-    let mut report = Report::new("select-only", settings.clone());
-    let naccounts = scale * ACCOUNTS_PER_SCALE;
+    print_header(experiment, &work.path, &settings, None);
+    let mut report = Report::new(experiment, settings.clone());
     for sb in &sbs {
         let config = format!("shared_buffers={sb}");
         let pg = match &pg_bin {
@@ -247,11 +313,11 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String]) -> Result<()> {
         let db = open(sb)?;
         for &n in &clients {
             for r in 0..runs {
-                let per_s = measure(&db, n, secs, naccounts, 0x5EED + r as u64)?;
+                let per_s = measure(&db, n, secs, scale, 0x5EED + r as u64, w)?;
                 let (best, total) = rates(&per_s, secs as f64);
                 report.add("heapstore", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
                 if let Some(pg) = &pg {
-                    let (best, total) = pgbench_rates(pg, n, secs)?;
+                    let (best, total) = pgbench_rates(pg, n, secs, w)?;
                     report.add("postgres", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
                 }
             }
@@ -259,10 +325,10 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String]) -> Result<()> {
         db.close()?;
     }
     print_results(&report, &sbs, &clients, pg_bin.is_some());
-    let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-select-only.json"));
+    let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.json")));
     report.write_json(&json_path, &work.path, &["tps_best_5s", "tps"])?;
-    let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from("bench-select-only.png"));
-    plot(&report, &sbs, &clients, &plot_path)?;
+    let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.png")));
+    plot(&report, &sbs, &clients, &plot_path, w)?;
     println!("wrote {} and {}", json_path.display(), plot_path.display());
     Ok(())
 }
@@ -308,7 +374,7 @@ fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool) {
     }
 }
 
-fn plot(r: &Report, sbs: &[String], clients: &[usize], path: &Path) -> Result<()> {
+fn plot(r: &Report, sbs: &[String], clients: &[usize], path: &Path, w: Workload) -> Result<()> {
     let mut series = Vec::new();
     for sb in sbs {
         let config = format!("shared_buffers={sb}");
@@ -320,7 +386,11 @@ fn plot(r: &Report, sbs: &[String], clients: &[usize], path: &Path) -> Result<()
             }
         }
     }
-    super::plot::line_chart(path, "pgbench -S: random primary-key lookups (seed 000)", "sessions", "transactions per second", &series)
+    let title = match w {
+        Workload::SelectOnly => "pgbench -S: random primary-key lookups (seed 000)",
+        Workload::Tpcb => "pgbench TPC-B-like: update account, teller, branch; insert history",
+    };
+    super::plot::line_chart(path, title, "sessions", "transactions per second", &series)
 }
 
 #[cfg(test)]
