@@ -8,6 +8,9 @@
 //! | XLOG | CHECKPOINT | main: redo LSN, next xid, shutdown flag | nothing (the control file points at it) |
 //! | XACT | COMMIT / ABORT | xid in the header | commit log; applies the transaction's catalog change |
 //! | HEAP | MULTI_INSERT | one block: the tuples placed on one page (`offset u16, len u32, bytes`…), WILL_INIT if the insert initialized the page; or its full-page image | restore the image, or (re)initialize and add the tuples |
+//! | HEAP | INSERT / DELETE / UPDATE | per block: operations (add tuple at offset; set xmax, cmax and ctid of an offset), see `access::heap::dml`; or the block's full-page image | restore the image, or apply the operations in order |
+//! | HEAP | PAGE_IMAGE | one block's full-page image (VACUUM) | restore the image |
+//! | BTREE | INSERT / SPLIT / NEWPAGES / VACUUM | see `access::btree::redo` | restore images, add or remove index items |
 //! | CATALOG | DDL | main: the transaction's catalog change (JSON) | kept until the transaction's COMMIT or ABORT |
 //!
 //! Invariants:
@@ -33,11 +36,20 @@ pub const RM_XLOG: u8 = 1;
 pub const RM_XACT: u8 = 2;
 pub const RM_HEAP: u8 = 3;
 pub const RM_CATALOG: u8 = 4;
+pub const RM_BTREE: u8 = 5;
 
 pub const XLOG_CHECKPOINT: u8 = 1;
 pub const XACT_COMMIT: u8 = 1;
 pub const XACT_ABORT: u8 = 2;
 pub const HEAP_MULTI_INSERT: u8 = 1;
+/// One tuple added (`access::heap::dml`).
+pub const HEAP_INSERT: u8 = 2;
+/// A tuple's xmax set.
+pub const HEAP_DELETE: u8 = 3;
+/// A new version added and the old one's xmax and ctid set (one or two blocks).
+pub const HEAP_UPDATE: u8 = 4;
+/// A page rewritten whole (VACUUM's pruning and compaction): always a full-page image.
+pub const HEAP_PAGE_IMAGE: u8 = 5;
 pub const CATALOG_DDL: u8 = 1;
 
 /// A transaction's catalog change, as logged before its commit record.
@@ -130,6 +142,8 @@ impl<'a> Recovery<'a> {
                 Ok(())
             }
             (RM_HEAP, HEAP_MULTI_INSERT) => self.redo_multi_insert(rec),
+            (RM_HEAP, HEAP_INSERT | HEAP_DELETE | HEAP_UPDATE | HEAP_PAGE_IMAGE) => self.redo_heap_ops(rec),
+            (RM_BTREE, _) => crate::access::btree::redo::redo(self, rec),
             (RM_CATALOG, CATALOG_DDL) => {
                 let ch: DdlChange =
                     serde_json::from_slice(rec.main_data()).map_err(|e| corrupt(rec, &format!("bad catalog change: {e}")))?;
@@ -177,9 +191,40 @@ impl<'a> Recovery<'a> {
         Ok(())
     }
 
+    /// Redo of the single-row records and VACUUM's page images: per block, the image or the
+    /// operations (`access::heap::dml::apply_ops`), skipped when the page is already past the
+    /// record (invariant 1).
+    fn redo_heap_ops(&mut self, rec: &DecodedRecord<'_>) -> Result<()> {
+        for b in rec.blocks() {
+            let rel = RelFileNumber(b.rel);
+            self.ensure_block(rel, ForkNumber::Main, b.block)?;
+            let overwrite = b.image().is_some() || b.will_init();
+            let buf = if overwrite {
+                self.pool.read_buffer_for_overwrite(self.pins, rel, ForkNumber::Main, b.block)?
+            } else {
+                self.pool.read_buffer(self.pins, rel, ForkNumber::Main, b.block, None)?
+            };
+            let mut pg = buf.lock_exclusive();
+            if !overwrite && !page::is_new(&pg) && page::lsn(&pg) >= rec.end_lsn() {
+                continue;
+            }
+            if let Some(img) = b.image() {
+                img.restore_into(&mut pg);
+            } else {
+                if b.will_init() || page::is_new(&pg) {
+                    page::init(&mut pg, 0);
+                }
+                crate::access::heap::dml::apply_ops(&mut pg, b.data()).map_err(|why| corrupt(rec, why))?;
+            }
+            page::set_lsn(&mut pg, rec.end_lsn());
+            pg.mark_dirty();
+        }
+        Ok(())
+    }
+
     /// Makes sure the fork has `block` (files may be shorter after a crash: extension is not
     /// WAL-logged, as in PostgreSQL).
-    fn ensure_block(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<()> {
+    pub(crate) fn ensure_block(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<()> {
         if !self.smgr.exists(rel, fork) {
             self.smgr.create(rel, fork)?;
         }

@@ -74,13 +74,16 @@ pub struct Session {
     pub(crate) txn: Option<Txn>,
     /// Heavyweight locks held (released at transaction end).
     pub(crate) locks: SessionLocks,
+    /// The xmin of the oldest snapshot this transaction took (VACUUM's horizon respects it).
+    snapshot_xmin: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Session {
     pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Session {
         let pins = shared.pool.new_pins();
         let locks = shared.locks.register(id);
-        Session { shared, pins, id, txn: None, locks }
+        let snapshot_xmin = shared.txns.register_snapshot_slot();
+        Session { shared, pins, id, txn: None, locks, snapshot_xmin }
     }
 
     pub fn id(&self) -> u64 {
@@ -133,8 +136,12 @@ impl Session {
         let t = self.txn();
         if t.xid == INVALID_XID {
             t.xid = shared.txns.assign_xid();
+            let xid = t.xid;
+            // Others wait for this transaction's end on its lock (heap::dml::wait_for_xid); it
+            // conflicts with nothing the transaction could already hold, so it cannot fail.
+            shared.locks.lock(&mut self.locks, LockTag::Transaction(xid), LockMode::Exclusive).expect("a new xid's lock is free");
         }
-        t.xid
+        self.txn().xid
     }
 
     /// A snapshot for the current statement.
@@ -143,7 +150,7 @@ impl Session {
             let t = self.txn();
             (t.xid, t.cid)
         };
-        self.shared.txns.snapshot(xid, cid)
+        self.shared.txns.snapshot_published(xid, cid, &self.snapshot_xmin)
     }
 
     /// Ends the current command: later commands of the transaction see its changes.
@@ -270,6 +277,7 @@ impl Session {
     }
 
     fn release_locks(&mut self, _t: &Txn) {
+        self.snapshot_xmin.store(crate::txn::NO_SNAPSHOT, std::sync::atomic::Ordering::Release);
         self.shared.locks.release_all(&mut self.locks);
     }
 
@@ -316,5 +324,6 @@ impl Drop for Session {
         if self.txn.is_some() {
             self.rollback();
         }
+        self.shared.txns.unregister_snapshot_slot(&self.snapshot_xmin);
     }
 }

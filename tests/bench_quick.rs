@@ -77,3 +77,24 @@ fn bench_seqscan_quick_writes_json() {
     }
     assert!(v["settings"]["dd_direct_mb_per_s"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
 }
+
+#[test]
+fn bench_select_only_quick_writes_json() {
+    let v = run_quick("select-only");
+    assert_eq!(v["experiment"], "select-only");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "clients 1 and 2, one run each");
+    for r in runs {
+        assert!(r["tps"].as_f64().unwrap() > 0.0);
+        assert!(r["tps_best_5s"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn bench_tpcb_quick_writes_json() {
+    let v = run_quick("tpcb");
+    assert_eq!(v["experiment"], "tpcb");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
+}

@@ -4,7 +4,8 @@
 //!   large ones, and ones that fail on purpose — and prints each outcome after its statement
 //!   returned. The parent SIGKILLs it at a random moment, reopens the directory (recovery),
 //!   and checks: every acknowledged commit is there exactly once, nothing of a failed COPY is
-//!   visible, and every page's checksum is valid. 20 cycles by default;
+//!   visible, every page's checksum is valid, and the primary key of the table the child also
+//!   changes with INSERT / UPDATE / DELETE / VACUUM agrees with its heap. 20 cycles by default;
 //!   `HEAPSTORE_CRASH_CYCLES=500 cargo test --release --test crash` runs more.
 //! - A torn page (half written, then a crash) is repaired from its full-page image.
 //! - A failed fsync poisons the write path; ENOSPC fails the statement cleanly and work
@@ -57,6 +58,13 @@ fn verify(dir: &std::path::Path, acks: &[(u64, u64)], fails: &[(u64, u64)]) -> u
     for &(first, n) in fails {
         for id in first..first + n {
             assert!(!present.contains(&id), "row {id} of a failed COPY is visible");
+        }
+    }
+    // The row-statement table's primary key agrees with its heap: every visible row is found
+    // through the index under its key, and no entry points at nothing or at another key.
+    if s.lookup_table("crash_kv").is_some() {
+        if let Err(e) = heapstore::sql::index::check_table(&mut s, "crash_kv").unwrap() {
+            panic!("index and heap disagree after recovery: {e}");
         }
     }
     // Every page of the table verifies (its checksum is checked on every read from disk).

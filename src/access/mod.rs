@@ -1,5 +1,6 @@
-//! Access methods: heap tables ([`heap`]) and their free space map ([`fsm`]). B-tree indexes
-//! arrive with a later issue.
+//! Access methods: heap tables ([`heap`]), their free space map ([`fsm`]) and B-tree indexes
+//! ([`btree`]).
 
+pub mod btree;
 pub mod fsm;
 pub mod heap;

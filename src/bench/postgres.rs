@@ -173,6 +173,15 @@ impl PgServer {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Runs pgbench with `args` only (e.g. `-i`, or `-S` with `-P 1`): (stdout, stderr).
+    pub fn pgbench_output(&self, args: &[&str]) -> Result<(String, String)> {
+        let mut a = self.conn_args();
+        a.extend(args.iter().map(|s| s.to_string()));
+        let refs: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
+        let out = self.run_tool("pgbench", &refs)?;
+        Ok((String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned()))
+    }
+
     /// Runs pgbench with a custom script.
     pub fn pgbench(&self, script: &Path, args: &[&str]) -> Result<String> {
         let mut a = self.conn_args();

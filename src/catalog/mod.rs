@@ -51,6 +51,23 @@ pub struct Table {
     /// Files of the out-of-line storage (TOAST) relation, if the table has varlena columns.
     pub toast_relfile: Option<RelFileNumber>,
     pub persistence: Persistence,
+    /// The table's indexes (B-trees). Part of the table's definition, so an index is created,
+    /// dropped and truncated with the same transactional DDL as the table (a "replace").
+    #[serde(default)]
+    pub indexes: Vec<Index>,
+}
+
+/// A B-tree index on columns of a table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    pub oid: Oid,
+    pub name: String,
+    /// Key columns (indexes into the table's columns), in key order.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+    /// The table's PRIMARY KEY (implies unique; its columns are NOT NULL).
+    pub primary: bool,
+    pub relfile: RelFileNumber,
 }
 
 impl Table {
@@ -160,7 +177,10 @@ impl Catalog {
     /// Every relation file any table references.
     pub fn referenced_relfiles(&self) -> Vec<RelFileNumber> {
         let s = self.state.read().expect("poisoned");
-        s.by_name.values().flat_map(|t| std::iter::once(t.relfile).chain(t.toast_relfile)).collect()
+        s.by_name
+            .values()
+            .flat_map(|t| std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)))
+            .collect()
     }
 }
 

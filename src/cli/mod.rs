@@ -87,6 +87,10 @@ pub enum Cmd {
 pub enum BenchCmd {
     /// Seed 000: concurrent COPY into one table.
     Copy(crate::bench::copy::CopyArgs),
+    /// Seed 000: pgbench -S, random primary-key lookups by N sessions.
+    SelectOnly(crate::bench::select_only::SelectOnlyArgs),
+    /// pgbench's default TPC-B-like transaction by N sessions.
+    Tpcb(crate::bench::select_only::SelectOnlyArgs),
     /// Seed 004: victim search in a huge, hot pool.
     Victim(crate::bench::victim::VictimArgs),
     /// Seed 001: parallel COPY into a skinny logged table; WAL insertion designs compared.
@@ -144,6 +148,10 @@ fn run_inner(cli: &Cli) -> Result<i32> {
         Some(Cmd::Bench(b)) => {
             return match &**b {
                 BenchCmd::Copy(a) => crate::bench::copy::run(a.clone(), &cli.set),
+                BenchCmd::SelectOnly(a) => {
+                    crate::bench::select_only::run(a.clone(), &cli.set, crate::bench::select_only::Workload::SelectOnly)
+                }
+                BenchCmd::Tpcb(a) => crate::bench::select_only::run(a.clone(), &cli.set, crate::bench::select_only::Workload::Tpcb),
                 BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
                 BenchCmd::Wal(a) => crate::bench::wal::run(a.clone(), &cli.set),
                 BenchCmd::Lockbloat(a) => crate::bench::lockbloat::run(a.clone(), &cli.set),

@@ -22,6 +22,9 @@ use std::sync::Mutex;
 pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64, pause_us: u64) -> Result<()> {
     let db = Database::open(dir, set)?;
     db.session().execute("CREATE TABLE IF NOT EXISTS crash (id bigint NOT NULL, who integer, pad text)")?;
+    // Row statements through a primary key, so that crashes land in single-row heap records,
+    // index inserts and splits, and VACUUM too; the crash test checks index and heap agree.
+    db.session().execute("CREATE TABLE IF NOT EXISTS crash_kv (k bigint PRIMARY KEY, v bigint)")?;
     let out = Mutex::new(std::io::stdout());
     let base = seed.wrapping_mul(1_000_000_007) % 1_000_000 * 1_000_000_000;
     std::thread::scope(|sc| {
@@ -65,6 +68,18 @@ pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64, pause_us: u64)
                         let mut o = out.lock().expect("poisoned");
                         let _ = o.write_all(line.as_bytes());
                         let _ = o.flush();
+                    }
+                    if rng % 4 == 0 {
+                        s.execute(&format!("INSERT INTO crash_kv VALUES ({next_id}, {})", rng % 1000))?;
+                        if rng % 3 == 0 {
+                            s.execute(&format!("UPDATE crash_kv SET v = v + 1 WHERE k = {next_id}"))?;
+                        }
+                        if rng % 5 == 0 {
+                            s.execute(&format!("DELETE FROM crash_kv WHERE k = {next_id}"))?;
+                        }
+                    }
+                    if t == 0 && rng % 97 == 0 {
+                        s.execute("VACUUM crash_kv")?;
                     }
                     next_id += rows + 1;
                     if pause_us > 0 {

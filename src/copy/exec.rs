@@ -160,7 +160,7 @@ fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<u
 /// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
 /// not (with wal_level = minimal) for a table created or truncated in this same transaction,
 /// whose files are synced at commit instead. Records the choice in the transaction.
-fn wal_for(s: &mut Session, table: &Table) -> bool {
+pub(crate) fn wal_for(s: &mut Session, table: &Table) -> bool {
     if table.persistence == crate::catalog::Persistence::Unlogged {
         return false;
     }
@@ -203,8 +203,14 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     let use_fsm = shared.settings.bool("heapstore.use_fsm");
     let fpw = shared.settings.bool("full_page_writes");
     let wal = wal_for(s, table);
+    let (_, index_wal) = crate::sql::index::Maintainer::prepare(s, table);
     let pins = &s.pins;
+    let mut indexes =
+        crate::sql::index::Maintainer { shared: &shared, pins, locks: &mut s.locks, me: xid, wal: index_wal, key: Vec::new() };
     let mut bulk = BulkInsert::logged(pool, pins, table.relfile, use_fsm, wal.then_some(&*shared.wal), fpw);
+    if !table.indexes.is_empty() {
+        bulk.placed = Some(Vec::new());
+    }
     let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::logged(pool, pins, r, use_fsm, wal.then_some(&*shared.wal), fpw));
     let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
     let mut lens: Vec<usize> = Vec::with_capacity(4096);
@@ -253,12 +259,14 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
         n += 1;
         if batch.len() >= BATCH_BYTES {
             bulk.insert_batch(&mut batch, &lens, xid, cid)?;
+            index_batch(&mut indexes, &mut bulk, table, &batch, &lens)?;
             batch.clear();
             lens.clear();
         }
     }
     if !lens.is_empty() {
         bulk.insert_batch(&mut batch, &lens, xid, cid)?;
+        index_batch(&mut indexes, &mut bulk, table, &batch, &lens)?;
     }
     bulk.finish()?;
     if let Some(tb) = toast_bulk {
@@ -267,8 +275,27 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     Ok(n)
 }
 
+/// Adds the index entries of the batch just inserted (its TIDs collected by the bulk insert).
+fn index_batch(
+    m: &mut crate::sql::index::Maintainer<'_>,
+    bulk: &mut BulkInsert<'_>,
+    table: &Table,
+    batch: &[u8],
+    lens: &[usize],
+) -> Result<()> {
+    let Some(placed) = bulk.placed.as_mut() else { return Ok(()) };
+    debug_assert_eq!(placed.len(), lens.len());
+    let mut pos = 0;
+    for (&len, &tid) in lens.iter().zip(placed.iter()) {
+        m.insert_tuple(table, &batch[pos..pos + len], tid)?;
+        pos += len;
+    }
+    placed.clear();
+    Ok(())
+}
+
 /// "Failing row contains (...)." with each value in output form, clipped at 64 bytes.
-fn failing_row(b: &mut tuple::TupleBuilder, types: &[SqlType], pool: &BufferPool, pins: &Pins) -> String {
+pub(crate) fn failing_row(b: &mut tuple::TupleBuilder, types: &[SqlType], pool: &BufferPool, pins: &Pins) -> String {
     let t = b.finish().to_vec();
     let mut attrs = Vec::new();
     if tuple::deform(&t, types, &mut attrs).is_err() {

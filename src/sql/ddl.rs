@@ -56,8 +56,20 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         }
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
-    if !ct.constraints.is_empty() {
-        return Err(PgError::feature("table constraints (PRIMARY KEY, UNIQUE, CHECK, FOREIGN KEY) are not supported yet"));
+    // PRIMARY KEY / UNIQUE (column or table constraints): (columns, primary, name).
+    let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
+    for c in &ct.constraints {
+        match c {
+            sqlparser::ast::TableConstraint::PrimaryKey { name, columns, .. } => {
+                keys.push((columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect(), true, name.as_ref().map(fold_ident)))
+            }
+            sqlparser::ast::TableConstraint::Unique { name, columns, .. } => keys.push((
+                columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect(),
+                false,
+                name.as_ref().map(fold_ident),
+            )),
+            other => return Err(PgError::feature(format!("table constraint not supported yet: {other}"))),
+        }
     }
     if ct.columns.len() > 1600 {
         return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "tables can have at most 1600 columns"));
@@ -74,6 +86,10 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
             match &o.option {
                 ColumnOption::NotNull => not_null = true,
                 ColumnOption::Null => not_null = false,
+                ColumnOption::Unique { is_primary, .. } => {
+                    not_null |= *is_primary;
+                    keys.push((vec![cname.clone()], *is_primary, o.name.as_ref().map(fold_ident)));
+                }
                 other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
             }
         }
@@ -90,8 +106,13 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         relfile,
         toast_relfile,
         persistence: if unlogged { Persistence::Unlogged } else { Persistence::Permanent },
+        indexes: Vec::new(),
     };
-    s.txn().creates.push(Arc::new(t));
+    let mut t = Arc::new(t);
+    s.txn().creates.push(t.clone());
+    for (cols, primary, name) in keys {
+        t = super::index::add_constraint_index(s, &t, &cols, primary, name)?;
+    }
     Ok(tag("CREATE TABLE"))
 }
 
@@ -112,7 +133,7 @@ pub fn drop_tables(s: &mut Session, object_type: ObjectType, if_exists: bool, na
         s.lock_table(&t, LockMode::AccessExclusive)?;
         s.xid();
         let txn = s.txn();
-        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
+        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)));
         if let Some(i) = txn.creates.iter().position(|c| c.name == name) {
             txn.creates.remove(i);
             continue;
@@ -134,7 +155,9 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
         s.xid();
         let relfile = s.create_files()?;
         let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
-        let new = Arc::new(Table { relfile, toast_relfile, ..(*t).clone() });
+        let mut new = Table { relfile, toast_relfile, ..(*t).clone() };
+        super::index::truncate_indexes(s, &mut new)?;
+        let new = Arc::new(new);
         let txn = s.txn();
         txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
         if let Some(c) = txn.creates.iter_mut().find(|c| c.name == name) {

@@ -3,7 +3,9 @@
 //!
 //! Statements: CREATE [UNLOGGED] TABLE (with NOT NULL), DROP TABLE [IF EXISTS], TRUNCATE,
 //! COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
-//! SELECT count(*) FROM t, SELECT * | cols FROM t [LIMIT n], BEGIN, COMMIT, ROLLBACK.
+//! SELECT count(*) | * | cols FROM t [WHERE ...] [LIMIT n], INSERT ... VALUES, UPDATE ... SET
+//! ... [WHERE ...], DELETE FROM t [WHERE ...] (`dml`), CREATE [UNIQUE] INDEX, DROP INDEX,
+//! PRIMARY KEY / UNIQUE (`index`), VACUUM [t] (`vacuum`), BEGIN, COMMIT, ROLLBACK.
 //!
 //! Transactions follow PostgreSQL's simple-query rules: the statements of one `execute` call
 //! outside BEGIN ... COMMIT run in one implicit transaction, committed at the end or rolled
@@ -16,8 +18,12 @@
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
 mod ddl;
+pub(crate) mod dml;
 mod explain;
+pub mod expr;
+pub mod index;
 mod select;
+pub mod vacuum;
 
 pub(crate) use ddl::table_name as ddl_table_name;
 
@@ -81,6 +87,9 @@ pub struct Prepared {
     pub nparams: usize,
     /// The statement's text.
     pub sql: String,
+    /// The plan of a single-table SELECT with WHERE, made at its first run and reused while
+    /// its table's definition is the same one (see [`dml::cached_select`]).
+    pub(crate) plan: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dml::SelectPlan>>>>,
 }
 
 impl Prepared {
@@ -120,7 +129,7 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
             std::ops::ControlFlow::<()>::Continue(())
         });
     }
-    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string() })
+    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string(), plan: Default::default() })
 }
 
 /// Runs a prepared statement with `params` (text form; None = NULL), as one statement of the
@@ -134,6 +143,24 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
         ));
     }
     let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
+    if let Some(r) = dml::cached_select(s, p, params) {
+        return match r {
+            Ok(r) => {
+                if !s.in_transaction_block() {
+                    s.commit()?;
+                }
+                Ok(r)
+            }
+            Err(e) => {
+                if s.in_transaction_block() {
+                    s.mark_failed();
+                } else {
+                    s.rollback();
+                }
+                Err(e)
+            }
+        };
+    }
     let mut stmt = stmt.clone();
     if p.nparams > 0 {
         let mut bad = None;
@@ -213,12 +240,22 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
     s.begin_implicit();
     let r = match stmt {
         Statement::CreateTable(ct) => ddl::create_table(s, ct, unlogged),
+        Statement::Drop { object_type: sqlparser::ast::ObjectType::Index, if_exists, names, .. } => {
+            index::drop_indexes(s, if_exists, names)
+        }
         Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
+        Statement::CreateIndex(ci) => index::create_index(s, ci),
         Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }
         Statement::Query(q) => select::run_query(s, *q),
+        Statement::Insert(ins) => dml::insert(s, ins, &[]),
+        Statement::Update { table, assignments, from: None, selection, returning: None, or: None, limit: None } => {
+            dml::update(s, &table, &assignments, selection.as_ref(), &[])
+        }
+        Statement::Delete(d) => dml::delete(s, d, &[]),
+        Statement::Vacuum(v) => vacuum::run(s, v),
         st @ Statement::Explain { .. } => explain::explain(s, st),
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;

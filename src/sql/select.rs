@@ -9,7 +9,7 @@ use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, LimitClause, Query, SelectItem, SetExpr, TableFactor, Value};
 
-enum Projection {
+pub(crate) enum Projection {
     CountStar,
     Columns(Vec<usize>),
 }
@@ -41,9 +41,6 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
     let SetExpr::Select(sel) = *q.body else {
         return Err(PgError::feature("only simple SELECT is supported"));
     };
-    if sel.selection.is_some() {
-        return Err(PgError::feature("WHERE is not supported yet (it arrives with indexes)"));
-    }
     if sel.from.is_empty() {
         return constant_select(&sel.projection);
     }
@@ -58,7 +55,11 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
         return pg_locks(s, &sel.projection, limit);
     }
     let table = s.table(&tname)?;
-    let proj = projection(&sel.projection, &table)?;
+    if sel.selection.is_some() {
+        let plan = super::dml::plan_select(table, &sel.projection, sel.selection.as_ref(), limit)?;
+        return super::dml::run_select(s, &plan, &[]);
+    }
+    let proj = projection_of(&sel.projection, &table)?;
     s.lock_table(&table, LockMode::AccessShare)?;
     let snap = s.snapshot();
     let shared = s.shared.clone();
@@ -117,7 +118,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
     }
 }
 
-fn projection(items: &[SelectItem], table: &crate::catalog::Table) -> Result<Projection> {
+pub(crate) fn projection_of(items: &[SelectItem], table: &crate::catalog::Table) -> Result<Projection> {
     if items.len() == 1 {
         if let SelectItem::UnnamedExpr(Expr::Function(f)) = &items[0] {
             let fname = f.name.to_string().to_lowercase();

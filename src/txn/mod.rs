@@ -36,6 +36,8 @@ pub type CommandId = u32;
 
 /// No transaction.
 pub const INVALID_XID: Xid = 0;
+/// A snapshot slot's value when its session holds no snapshot.
+pub const NO_SNAPSHOT: Xid = u64::MAX;
 /// Rows created by bootstrap: always visible.
 pub const FROZEN_XID: Xid = 2;
 pub const FIRST_NORMAL_XID: Xid = 3;
@@ -169,6 +171,10 @@ impl Snapshot {
 pub struct TxnManager {
     next_xid: AtomicU64,
     running: LWLocked<BTreeSet<Xid>>,
+    /// Each session's published snapshot xmin (`NO_SNAPSHOT` when it holds none), for
+    /// [`TxnManager::vacuum_horizon`]. Set under the running set's read lock; the horizon is
+    /// computed under its write lock, so no snapshot is taken unseen while a horizon is made.
+    snapshot_xmins: std::sync::RwLock<Vec<Arc<AtomicU64>>>,
     pub clog: Clog,
     dir: PathBuf,
 }
@@ -191,6 +197,7 @@ impl TxnManager {
         Ok(TxnManager {
             next_xid: AtomicU64::new(next_xid.max(FIRST_NORMAL_XID)),
             running: LWLocked::new(LWLockClass::ProcArray, BTreeSet::new()),
+            snapshot_xmins: std::sync::RwLock::new(Vec::new()),
             clog,
             dir,
         })
@@ -235,10 +242,52 @@ impl TxnManager {
         Snapshot { xmin, xmax, xip, me, cid }
     }
 
+    /// A session's slot for its snapshot xmin (see [`TxnManager::snapshot_published`]).
+    pub fn register_snapshot_slot(&self) -> Arc<AtomicU64> {
+        let slot = Arc::new(AtomicU64::new(NO_SNAPSHOT));
+        self.snapshot_xmins.write().expect("poisoned").push(slot.clone());
+        slot
+    }
+
+    /// Forgets a session's slot (the session ends).
+    pub fn unregister_snapshot_slot(&self, slot: &Arc<AtomicU64>) {
+        self.snapshot_xmins.write().expect("poisoned").retain(|s| !Arc::ptr_eq(s, slot));
+    }
+
+    /// As [`TxnManager::snapshot`], publishing the snapshot's xmin in `slot` (if lower than
+    /// what it holds) before the running set is released.
+    pub fn snapshot_published(&self, me: Xid, cid: CommandId, slot: &AtomicU64) -> Snapshot {
+        let r = self.running.read();
+        let xmax = self.next_xid.load(Ordering::Acquire);
+        let xip: Vec<Xid> = r.iter().copied().filter(|&x| x != me).collect();
+        let xmin = xip.first().copied().unwrap_or(xmax).min(if me != INVALID_XID { me } else { xmax });
+        slot.fetch_min(xmin, Ordering::AcqRel);
+        drop(r);
+        Snapshot { xmin, xmax, xip, me, cid }
+    }
+
+    /// VACUUM's horizon: every xid below it had finished before any running transaction began
+    /// and before any snapshot still held was taken, so a version deleted by a committed xid
+    /// below it is invisible to everyone now and later.
+    pub fn vacuum_horizon(&self) -> Xid {
+        let r = self.running.write();
+        let mut h = r.first().copied().unwrap_or_else(|| self.next_xid());
+        for s in self.snapshot_xmins.read().expect("poisoned").iter() {
+            h = h.min(s.load(Ordering::Acquire));
+        }
+        drop(r);
+        h
+    }
+
     /// The oldest xid any running transaction might still need to see as running.
     pub fn oldest_running(&self) -> Xid {
         let r = self.running.read();
         r.first().copied().unwrap_or_else(|| self.next_xid())
+    }
+
+    /// Whether `xid` is in the running set (assigned, not yet committed or aborted).
+    pub fn is_running(&self, xid: Xid) -> bool {
+        self.running.read().contains(&xid)
     }
 
     pub fn running_count(&self) -> usize {

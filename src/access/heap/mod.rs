@@ -23,8 +23,10 @@
 //!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
 //!    starts at the position a running scan last reported and wraps around.
 
+pub mod dml;
 pub mod toast;
 pub mod tuple;
+pub mod vacuum;
 
 use crate::access::fsm;
 
@@ -57,6 +59,8 @@ pub struct BulkInsert<'a> {
     pub tuples_inserted: u64,
     /// Where the last tuple went.
     pub last_tid: (BlockNumber, u16),
+    /// When Some, every tuple's TID is appended here (COPY into an indexed table).
+    pub placed: Option<Vec<(BlockNumber, u16)>>,
     /// The WAL, for a logged relation (None: unlogged, or WAL skipped until commit).
     wal: Option<&'a crate::wal::Wal>,
     full_page_writes: bool,
@@ -100,6 +104,7 @@ impl<'a> BulkInsert<'a> {
             pages_from_fsm: 0,
             tuples_inserted: 0,
             last_tid: (0, 0),
+            placed: None,
             wal,
             full_page_writes,
             wal_data: Vec::new(),
@@ -151,6 +156,9 @@ impl<'a> BulkInsert<'a> {
                     crate::recovery::push_tuple(&mut self.wal_data, off, t);
                 }
                 self.last_tid = (block, off);
+                if let Some(p) = &mut self.placed {
+                    p.push((block, off));
+                }
                 pos += len;
                 i += 1;
                 placed += 1;

@@ -1,0 +1,275 @@
+//! Order-preserving key encoding: a row's index columns become one byte string whose `memcmp`
+//! order is the SQL order of the values (ASC, NULLS LAST), so the tree never needs to know the
+//! column types.
+//!
+//! Each column is a tag byte followed by the value:
+//!
+//! | column | bytes after the tag ([`TAG_VALUE`]) |
+//! |---|---|
+//! | boolean | `0` or `1` |
+//! | smallint, integer, bigint, date, timestamp | big-endian with the sign bit flipped (date and timestamp are `i32`/`i64`; their -infinity/infinity are `MIN`/`MAX`, so they sort first/last) |
+//! | real, double precision | the IEEE bits, sign bit flipped for positives and all bits inverted for negatives; `-0` is written as `+0` (they are equal, as in PostgreSQL) and every NaN as all ones, after `+infinity` (PostgreSQL sorts NaN above all other values and treats NaNs as equal) |
+//! | text, varchar, char, bytea | the bytes with each `0x00` written `0x00 0xFF`, then the terminator `0x00 0x00`, so a value sorts before its extensions; char(n) drops its trailing blanks first (bpchar compares without them) |
+//!
+//! A NULL is the tag [`TAG_NULL`] alone; it is greater than [`TAG_VALUE`], so NULLs sort after
+//! every value (PostgreSQL's default `ASC NULLS LAST`).
+//!
+//! Text is compared byte by byte: this is the **C collation** order (PostgreSQL's `COLLATE
+//! "C"`), not a linguistic one. Every encoding is self-delimiting, so a multi-column key never
+//! is a proper prefix of another key with the same column types, and the key of `(a, b)` orders
+//! by `a` first, then `b`.
+
+use crate::types::{SqlType, TypeId, Value};
+
+/// Tag byte before a non-NULL column value.
+pub const TAG_VALUE: u8 = 0x01;
+/// Tag byte of a NULL column (sorts after [`TAG_VALUE`]: NULLS LAST).
+pub const TAG_NULL: u8 = 0x02;
+
+/// Appends the key of one row to `out`: for each index column its type and its value in
+/// heapstore's storage form (as `tuple::deform` gives it, a varlena's payload without its
+/// header; `None` for NULL). Returns true if any column is NULL (unique indexes do not check
+/// such keys: NULLs are distinct, as in PostgreSQL).
+///
+/// ```
+/// use heapstore::access::btree::keycode::encode_key;
+/// use heapstore::types::{SqlType, TypeId};
+/// let int4 = SqlType::new(TypeId::Int4);
+/// let (mut a, mut b) = (Vec::new(), Vec::new());
+/// encode_key(&mut a, &[(int4, Some(&(-5i32).to_le_bytes()[..]))]);
+/// encode_key(&mut b, &[(int4, Some(&3i32.to_le_bytes()[..]))]);
+/// assert!(a < b);
+/// ```
+pub fn encode_key(out: &mut Vec<u8>, values: &[(SqlType, Option<&[u8]>)]) -> bool {
+    let mut any_null = false;
+    for (ty, v) in values {
+        match v {
+            None => {
+                out.push(TAG_NULL);
+                any_null = true;
+            }
+            Some(v) => {
+                out.push(TAG_VALUE);
+                encode_stored(out, ty, v);
+            }
+        }
+    }
+    any_null
+}
+
+/// As [`encode_key`], from typed values (`Value::Null` is NULL). Convenient for tests and for
+/// search keys built from SQL literals.
+pub fn encode_values(out: &mut Vec<u8>, values: &[(SqlType, &Value)]) -> bool {
+    let mut stored = Vec::with_capacity(16);
+    let mut any_null = false;
+    for (ty, v) in values {
+        if let Value::Null = v {
+            out.push(TAG_NULL);
+            any_null = true;
+        } else {
+            stored.clear();
+            v.encode(&mut stored);
+            out.push(TAG_VALUE);
+            encode_stored(out, ty, &stored);
+        }
+    }
+    any_null
+}
+
+/// The exclusive upper bound of the keys that start with `prefix`, the encoded leading columns
+/// of a multi-column index: scan `Included(prefix)..Excluded(prefix_end(prefix))` to find
+/// `WHERE a = 5` on an index on `(a, b)`. (Every column starts with a tag byte below `0xFF`.)
+pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(prefix.len() + 1);
+    v.extend_from_slice(prefix);
+    v.push(0xFF);
+    v
+}
+
+/// Appends one non-NULL value (without tag).
+fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
+    match ty.id {
+        TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
+        TypeId::Int2 => out.extend_from_slice(&((i16::from_le_bytes(fixed(v)) as u16) ^ 0x8000).to_be_bytes()),
+        TypeId::Int4 | TypeId::Date => out.extend_from_slice(&((i32::from_le_bytes(fixed(v)) as u32) ^ 0x8000_0000).to_be_bytes()),
+        TypeId::Int8 | TypeId::Timestamp => out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes()),
+        TypeId::Float4 => out.extend_from_slice(&float4_bits(f32::from_bits(u32::from_le_bytes(fixed(v)))).to_be_bytes()),
+        TypeId::Float8 => out.extend_from_slice(&float8_bits(f64::from_bits(u64::from_le_bytes(fixed(v)))).to_be_bytes()),
+        TypeId::Bpchar => {
+            let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
+            escape_bytes(out, &v[..n]);
+        }
+        TypeId::Text | TypeId::Varchar | TypeId::Bytea => escape_bytes(out, v),
+    }
+}
+
+fn fixed<const N: usize>(v: &[u8]) -> [u8; N] {
+    assert!(v.len() >= N, "stored value of {} bytes for a {N}-byte type", v.len());
+    v[..N].try_into().expect("length checked")
+}
+
+fn float4_bits(x: f32) -> u32 {
+    if x.is_nan() {
+        return u32::MAX;
+    }
+    let x = if x == 0.0 { 0.0f32 } else { x };
+    let b = x.to_bits();
+    if b & 0x8000_0000 != 0 {
+        !b
+    } else {
+        b ^ 0x8000_0000
+    }
+}
+
+fn float8_bits(x: f64) -> u64 {
+    if x.is_nan() {
+        return u64::MAX;
+    }
+    let x = if x == 0.0 { 0.0f64 } else { x };
+    let b = x.to_bits();
+    if b & (1 << 63) != 0 {
+        !b
+    } else {
+        b ^ (1 << 63)
+    }
+}
+
+fn escape_bytes(out: &mut Vec<u8>, v: &[u8]) {
+    out.reserve(v.len() + 2);
+    let mut rest = v;
+    while let Some(p) = memchr::memchr(0, rest) {
+        out.extend_from_slice(&rest[..p]);
+        out.extend_from_slice(&[0x00, 0xFF]);
+        rest = &rest[p + 1..];
+    }
+    out.extend_from_slice(rest);
+    out.extend_from_slice(&[0x00, 0x00]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::cmp::Ordering;
+
+    fn key(ty: TypeId, v: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode_values(&mut out, &[(SqlType::new(ty), v)]);
+        out
+    }
+
+    /// PostgreSQL's float comparison: NaN greatest and equal to itself, -0 = 0.
+    fn pg_cmp_f64(a: f64, b: f64) -> Ordering {
+        match (a.is_nan(), b.is_nan()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Greater,
+            (false, true) => Ordering::Less,
+            _ => a.partial_cmp(&b).expect("no NaN"),
+        }
+    }
+
+    fn opt_cmp<T>(a: &Option<T>, b: &Option<T>, f: impl Fn(&T, &T) -> Ordering) -> Ordering {
+        match (a, b) {
+            (None, None) => Ordering::Equal,
+            (None, Some(_)) => Ordering::Greater, // NULLS LAST
+            (Some(_), None) => Ordering::Less,
+            (Some(x), Some(y)) => f(x, y),
+        }
+    }
+
+    fn any_f64() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>(),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::NAN),
+            Just(-f64::NAN),
+            Just(f64::MIN_POSITIVE),
+            (-1000i32..1000).prop_map(|i| i as f64 / 8.0),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn integer_order(a in any::<i64>(), b in any::<i64>(), c in any::<i32>(), d in any::<i32>(), e in any::<i16>(), f in any::<i16>()) {
+            prop_assert_eq!(key(TypeId::Int8, &Value::Int8(a)).cmp(&key(TypeId::Int8, &Value::Int8(b))), a.cmp(&b));
+            prop_assert_eq!(key(TypeId::Int4, &Value::Int4(c)).cmp(&key(TypeId::Int4, &Value::Int4(d))), c.cmp(&d));
+            prop_assert_eq!(key(TypeId::Int2, &Value::Int2(e)).cmp(&key(TypeId::Int2, &Value::Int2(f))), e.cmp(&f));
+            prop_assert_eq!(key(TypeId::Date, &Value::Date(c)).cmp(&key(TypeId::Date, &Value::Date(d))), c.cmp(&d));
+            prop_assert_eq!(key(TypeId::Timestamp, &Value::Timestamp(a)).cmp(&key(TypeId::Timestamp, &Value::Timestamp(b))), a.cmp(&b));
+        }
+
+        #[test]
+        fn float_order(a in any_f64(), b in any_f64()) {
+            prop_assert_eq!(key(TypeId::Float8, &Value::Float8(a)).cmp(&key(TypeId::Float8, &Value::Float8(b))), pg_cmp_f64(a, b));
+            let (x, y) = (a as f32, b as f32);
+            prop_assert_eq!(key(TypeId::Float4, &Value::Float4(x)).cmp(&key(TypeId::Float4, &Value::Float4(y))), pg_cmp_f64(x as f64, y as f64));
+        }
+
+        #[test]
+        fn bytes_order(a in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), any::<u8>()], 0..12),
+                       b in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), any::<u8>()], 0..12)) {
+            prop_assert_eq!(key(TypeId::Bytea, &Value::Bytea(a.clone())).cmp(&key(TypeId::Bytea, &Value::Bytea(b.clone()))), a.cmp(&b));
+        }
+
+        #[test]
+        fn multi_column_order(a in proptest::option::of(any::<i32>()), s in proptest::option::of("[a-c]{0,4}"),
+                              b in proptest::option::of(any::<i32>()), t in proptest::option::of("[a-c]{0,4}")) {
+            let int4 = SqlType::new(TypeId::Int4);
+            let text = SqlType::new(TypeId::Text);
+            let val = |i: &Option<i32>| i.map_or(Value::Null, Value::Int4);
+            let sval = |s: &Option<String>| s.clone().map_or(Value::Null, Value::Text);
+            let (va, vs, vb, vt) = (val(&a), sval(&s), val(&b), sval(&t));
+            let (mut k1, mut k2) = (Vec::new(), Vec::new());
+            let n1 = encode_values(&mut k1, &[(int4, &va), (text, &vs)]);
+            let n2 = encode_values(&mut k2, &[(int4, &vb), (text, &vt)]);
+            prop_assert_eq!(n1, a.is_none() || s.is_none());
+            prop_assert_eq!(n2, b.is_none() || t.is_none());
+            let want = opt_cmp(&a, &b, |x, y| x.cmp(y)).then_with(|| opt_cmp(&s, &t, |x, y| x.cmp(y)));
+            prop_assert_eq!(k1.cmp(&k2), want);
+        }
+    }
+
+    #[test]
+    fn special_values() {
+        let f = |x: f64| key(TypeId::Float8, &Value::Float8(x));
+        assert_eq!(f(0.0), f(-0.0));
+        assert_eq!(f(f64::NAN), f(-f64::NAN));
+        assert!(f(f64::INFINITY) < f(f64::NAN));
+        assert!(f(f64::NEG_INFINITY) < f(-1e300));
+        let t = |s: &str| key(TypeId::Text, &Value::Text(s.into()));
+        assert!(t("") < t("a") && t("a") < t("ab") && t("ab") < t("b"));
+        // char(n): trailing blanks do not count.
+        let c = |s: &str| key(TypeId::Bpchar, &Value::Text(s.into()));
+        assert_eq!(c("ab  "), c("ab"));
+        assert!(c("a\t") > c("a  "));
+        // NULL after everything.
+        let null = key(TypeId::Int4, &Value::Null);
+        assert!(key(TypeId::Int4, &Value::Int4(i32::MAX)) < null);
+        let mut stored = Vec::new();
+        assert!(encode_key(&mut stored, &[(SqlType::new(TypeId::Int4), None)]));
+        assert_eq!(stored, null);
+        // Leading-column prefix bounds.
+        let int4 = SqlType::new(TypeId::Int4);
+        let text = SqlType::new(TypeId::Text);
+        let row = |a: i32, s: Option<&str>| {
+            let mut k = Vec::new();
+            let sv = s.map_or(Value::Null, |s| Value::Text(s.into()));
+            encode_values(&mut k, &[(int4, &Value::Int4(a)), (text, &sv)]);
+            k
+        };
+        let mut p5 = Vec::new();
+        encode_values(&mut p5, &[(int4, &Value::Int4(5))]);
+        let end = prefix_end(&p5);
+        for k in [row(5, Some("")), row(5, Some("\u{10FFFF}")), row(5, None)] {
+            assert!(k >= p5 && k < end);
+        }
+        assert!(row(6, Some("")) > end && row(4, None) < p5);
+        // Stored form in, same as typed values.
+        let mut k = Vec::new();
+        assert!(!encode_key(&mut k, &[(SqlType::new(TypeId::Int8), Some(&7i64.to_le_bytes()))]));
+        assert_eq!(k, key(TypeId::Int8, &Value::Int8(7)));
+    }
+}

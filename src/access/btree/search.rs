@@ -1,0 +1,257 @@
+//! Descents, scans and point lookups (PostgreSQL's nbtsearch.c): one content lock at a time,
+//! moving right past pages that split after their downlink was read (invariant 3).
+
+use super::page::{self, ScanKey, TidBound};
+use super::{BTree, Tid};
+use crate::buffer::Buffer;
+use crate::error::{PgError, Result};
+use crate::storage::{page as spage, BlockNumber};
+use std::collections::VecDeque;
+use std::ops::Bound;
+
+/// Most right-moves one search makes on one level before it calls the index corrupt (a cycle
+/// of right links would otherwise loop forever).
+pub(crate) const MOVE_RIGHT_MAX: u32 = 1 << 24;
+
+/// One step of a descent: the internal page and the offset of the downlink followed.
+pub(crate) type StackEntry = (BlockNumber, u16);
+
+/// Descends from the root to the page at `level` whose key range holds `sk`, and returns it
+/// pinned but not locked (the caller locks it and moves right if it split meanwhile). Pushes
+/// the internal pages passed (top first) on `stack` if given. None for an empty index.
+pub(crate) fn descend<'a>(
+    t: &BTree<'a>,
+    sk: &ScanKey<'_>,
+    mut stack: Option<&mut Vec<StackEntry>>,
+    level: u32,
+) -> Result<Option<Buffer<'a>>> {
+    // The root as last seen by this handle (PostgreSQL caches the meta page in the relcache):
+    // a former root is still a valid place to start (pages are never deleted), but a descent
+    // that finds it no longer root reads the meta page again, so it never starts far down.
+    let (meta, cached) = match t.root_cache.get() {
+        Some(m) if m.level >= level => (m, true),
+        _ => {
+            let Some(m) = t.meta()? else { return Ok(None) };
+            t.root_cache.set(Some(m));
+            (m, false)
+        }
+    };
+    if meta.level < level {
+        return Err(PgError::internal(format!("descent to level {level} of index \"{}\" of height {}", t.display_name(), meta.level)));
+    }
+    let mut buf = t.read(meta.root)?;
+    let mut moves = 0u32;
+    let mut at_root = true;
+    loop {
+        let child = {
+            let pg = buf.lock_shared();
+            let block = buf.block();
+            t.check_page(&pg, block)?;
+            let o = page::opaque(&pg);
+            if std::mem::take(&mut at_root) && cached && !o.is_root() {
+                drop(pg);
+                t.root_cache.set(None);
+                return descend(t, sk, stack, level);
+            }
+            if page::beyond_high_key(&pg, &o, sk) {
+                moves += 1;
+                if moves > MOVE_RIGHT_MAX {
+                    return Err(t.corrupt_page(block, "right links form a cycle"));
+                }
+                Some(o.right)
+            } else if o.level == level {
+                None
+            } else if o.level < level || o.is_leaf() {
+                return Err(t.corrupt_page(block, &format!("level {} below the descent's target level {level}", o.level)));
+            } else {
+                let off = page::internal_child_offset(&pg, &o, sk);
+                if let Some(s) = stack.as_deref_mut() {
+                    s.push((block, off));
+                }
+                moves = 0;
+                Some(page::item_child(page::get(&pg, off)))
+            }
+        };
+        match child {
+            None => return Ok(Some(buf)),
+            Some(next) => {
+                if next == page::P_NONE {
+                    return Err(t.corrupt_page(buf.block(), "link to block 0"));
+                }
+                buf = t.read(next)?;
+            }
+        }
+    }
+}
+
+/// Point lookup: appends the TIDs of entries equal to `key`.
+pub(crate) fn lookup_eq(t: &BTree<'_>, key: &[u8], out: &mut Vec<Tid>) -> Result<()> {
+    let sk = ScanKey { key, tid: TidBound::NegInf };
+    let Some(buf) = descend(t, &sk, None, 0)? else { return Ok(()) };
+    lookup_from(t, buf, key, out)
+}
+
+/// Point lookup from a leaf found by a descent (which may have split since: invariant 3).
+pub(crate) fn lookup_from<'a>(t: &BTree<'a>, mut buf: Buffer<'a>, key: &[u8], out: &mut Vec<Tid>) -> Result<()> {
+    let sk = ScanKey { key, tid: TidBound::NegInf };
+    let mut first = true;
+    let mut moves = 0u32;
+    loop {
+        let next = {
+            let pg = buf.lock_shared();
+            let block = buf.block();
+            t.check_page(&pg, block)?;
+            let o = page::opaque(&pg);
+            if first && page::beyond_high_key(&pg, &o, &sk) {
+                Some(o.right)
+            } else {
+                // Past the first leaf every item is >= its left sibling's high key, which is key.
+                let start = if first { page::leaf_lower_bound(&pg, &o, &sk) } else { o.first_data() };
+                first = false;
+                let max = spage::max_offset(&pg);
+                let mut ended = false;
+                for off in start..=max {
+                    let it = page::get(&pg, off);
+                    if page::item_key(it) != key {
+                        ended = true;
+                        break;
+                    }
+                    out.push(page::item_tid(it));
+                }
+                // Equal keys may continue on the right sibling only if its high key equals key.
+                match page::high_key(&pg, &o) {
+                    Some(hk) if !ended && page::item_key(hk) == key => Some(o.right),
+                    _ => None,
+                }
+            }
+        };
+        match next {
+            None => return Ok(()),
+            Some(r) => {
+                moves += 1;
+                if moves > MOVE_RIGHT_MAX {
+                    return Err(t.corrupt_page(buf.block(), "right links form a cycle"));
+                }
+                buf = t.read(r)?;
+            }
+        }
+    }
+}
+
+/// A range scan's position: entries copied from one leaf at a time.
+pub struct Cursor<'a> {
+    tree: BTree<'a>,
+    hi: Bound<Vec<u8>>,
+    /// Entries copied from the current leaf, not yet returned.
+    items: VecDeque<(Vec<u8>, Tid)>,
+    /// The leaf to read next (its right link as it was when the current leaf was copied).
+    next_block: Option<BlockNumber>,
+    /// The first leaf must be searched for the start key (and moved right past splits).
+    start: Option<(Vec<u8>, TidBound)>,
+    pages_read: u64,
+}
+
+pub(crate) fn scan<'a>(t: &BTree<'a>, lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> Result<Cursor<'a>> {
+    let (key, tid) = match lo {
+        Bound::Included(k) => (k.to_vec(), TidBound::NegInf),
+        Bound::Excluded(k) => (k.to_vec(), TidBound::PosInf),
+        Bound::Unbounded => (Vec::new(), TidBound::NegInf),
+    };
+    let sk = ScanKey { key: &key, tid };
+    let first = descend(t, &sk, None, 0)?.map(|b| b.block());
+    Ok(Cursor {
+        tree: t.clone(),
+        hi: match hi {
+            Bound::Included(k) => Bound::Included(k.to_vec()),
+            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+            Bound::Unbounded => Bound::Unbounded,
+        },
+        items: VecDeque::new(),
+        next_block: first,
+        start: Some((key, tid)),
+        pages_read: 0,
+    })
+}
+
+impl<'a> Cursor<'a> {
+    /// Leaves read so far.
+    pub fn pages_read(&self) -> u64 {
+        self.pages_read
+    }
+
+    fn past_hi(&self, key: &[u8]) -> bool {
+        match &self.hi {
+            Bound::Included(h) => key > &h[..],
+            Bound::Excluded(h) => key >= &h[..],
+            Bound::Unbounded => false,
+        }
+    }
+
+    /// Copies the matching entries of the next leaf; false when the scan is done.
+    fn load_next(&mut self) -> Result<bool> {
+        let tree = &self.tree;
+        let mut moves = 0u32;
+        while let Some(block) = self.next_block.take() {
+            let buf = tree.read(block)?;
+            let pg = buf.lock_shared();
+            tree.check_page(&pg, block)?;
+            let o = page::opaque(&pg);
+            let start = match &self.start {
+                Some((k, tb)) => {
+                    let sk = ScanKey { key: k, tid: *tb };
+                    if page::beyond_high_key(&pg, &o, &sk) {
+                        moves += 1;
+                        if moves > MOVE_RIGHT_MAX {
+                            return Err(tree.corrupt_page(block, "right links form a cycle"));
+                        }
+                        self.next_block = Some(o.right);
+                        continue;
+                    }
+                    page::leaf_lower_bound(&pg, &o, &sk)
+                }
+                None => o.first_data(),
+            };
+            self.start = None;
+            self.pages_read += 1;
+            let mut done = false;
+            for off in start..=spage::max_offset(&pg) {
+                let it = page::get(&pg, off);
+                let key = page::item_key(it);
+                if self.past_hi(key) {
+                    done = true;
+                    break;
+                }
+                self.items.push_back((key.to_vec(), page::item_tid(it)));
+            }
+            if !done && !o.is_rightmost() {
+                // Items of the right sibling are >= our high key: stop early if that is past hi.
+                let hk = page::high_key(&pg, &o).expect("not rightmost");
+                if !self.past_hi(page::item_key(hk)) {
+                    self.next_block = Some(o.right);
+                }
+            }
+            if !self.items.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(!self.items.is_empty())
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Result<(Vec<u8>, Tid)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.items.is_empty() {
+            match self.load_next() {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.next_block = None;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.items.pop_front().map(Ok)
+    }
+}

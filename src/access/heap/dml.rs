@@ -1,0 +1,503 @@
+//! Single-row heap changes — insert, delete, update — with their WAL records, the fetch of a
+//! tuple by TID (index scans, EvalPlanQual), and the READ COMMITTED rules for rows that another
+//! transaction is changing.
+//!
+//! Entry points: [`HeapRel`] ([`HeapRel::insert`], [`HeapRel::delete`], [`HeapRel::update`],
+//! [`HeapRel::fetch`]), [`xid_state`], [`apply_ops`] (redo).
+//!
+//! ```text
+//!  old version                          new version
+//!  ┌──────────────────────────────┐     ┌──────────────────────────────┐
+//!  │ xmin=A  xmax=B  ctid=(7,3) ──┼────►│ xmin=B  xmax=0  ctid=(7,3)   │  (update by B)
+//!  └──────────────────────────────┘     └──────────────────────────────┘
+//!  a deleted row has xmax=B and ctid pointing at itself
+//! ```
+//!
+//! Invariants:
+//! 1. A tuple's xmax/cmax/ctid change only under its page's exclusive content lock, and only
+//!    when its xmax is empty, aborted, or its creator's own (a row is "claimed" by setting
+//!    xmax: the check and the set are one critical section, so two updaters never both claim a
+//!    version). A caller that finds xmax set by a running transaction waits for it on its
+//!    transaction lock (`LockTag::Transaction`, ShareLock against the owner's ExclusiveLock,
+//!    so deadlocks are found by the lock manager) and tries again.
+//! 2. An update locks both pages in block order (lower first) — the only place two heap page
+//!    locks are held at once — and re-checks the old version's xmax after locking, since the
+//!    lock on the old page was dropped while a page for the new version was found.
+//! 3. Every change is WAL-logged while the page locks are held, and the page LSN is set to the
+//!    record's end before the locks are released; the record carries a full-page image of a
+//!    page at its first change after the checkpoint's REDO pointer (`full_page_writes`), the
+//!    decision made again if the REDO pointer moved before the record was reserved.
+//! 4. Readers read tuples only under the page's content lock (they copy what they need), so
+//!    VACUUM may move tuple data within a page under the exclusive lock; line pointer numbers
+//!    (TIDs) never move while an index entry can point at them.
+//!
+//! Record block data is a list of operations, applied in order by [`apply_ops`] during redo:
+//! `1 = add tuple (offset u16, length u16, whole tuple)`, `2 = set xmax (offset u16, xmax u64,
+//! cmax u32, ctid block u32, ctid offset u16)`.
+
+use super::tuple;
+use crate::access::fsm;
+use crate::buffer::{BufferPool, PageMut, Pins};
+use crate::error::{sqlstate, PgError, Result};
+use crate::storage::{page, BlockNumber, ForkNumber, RelFileNumber};
+use crate::txn::{CommandId, Snapshot, TxnManager, VisCache, Xid, XidStatus, INVALID_XID};
+
+/// A heap tuple's address: (block, line pointer offset).
+pub type Tid = (BlockNumber, u16);
+
+const OP_ADD: u8 = 1;
+const OP_SET_XMAX: u8 = 2;
+
+/// Attempts to find a page for one tuple before extending (bounded: the FSM is a hint).
+const FSM_TRIES_MAX: usize = 4;
+
+/// A heap relation as the row operations see it.
+pub struct HeapRel<'a> {
+    pub pool: &'a BufferPool,
+    pub pins: &'a Pins,
+    pub rel: RelFileNumber,
+    /// The WAL, for a logged relation (None: unlogged, or WAL skipped until commit).
+    pub wal: Option<&'a crate::wal::Wal>,
+    pub full_page_writes: bool,
+}
+
+/// The state of a transaction as a row change sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XidState {
+    Committed,
+    Aborted,
+    Running,
+}
+
+/// Committed, aborted or still running. An xid with no commit-log mark that is not running was
+/// in progress at a crash: aborted.
+pub fn xid_state(txns: &TxnManager, xid: Xid) -> XidState {
+    match txns.clog.status(xid) {
+        XidStatus::Committed => XidState::Committed,
+        XidStatus::Aborted => XidState::Aborted,
+        XidStatus::InProgress => {
+            if txns.is_running(xid) {
+                return XidState::Running;
+            }
+            // It may have finished between the two reads: the mark is set before it leaves
+            // the running set (txn invariant 2).
+            match txns.clog.status(xid) {
+                XidStatus::Committed => XidState::Committed,
+                _ => XidState::Aborted,
+            }
+        }
+    }
+}
+
+/// What happened when a row change met the version it targeted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeOutcome {
+    /// The change was made; for an update, the new version's TID.
+    Done(Tid),
+    /// A running transaction holds the row: wait for it, then try again.
+    Wait(Xid),
+    /// A committed transaction updated the row: its newest version is at this TID (follow it
+    /// and re-check the WHERE clause).
+    Updated(Tid),
+    /// A committed transaction deleted the row, or this command already changed it: skip it.
+    Gone,
+}
+
+/// Appends an add-tuple operation to a record's block data.
+fn push_add(data: &mut Vec<u8>, off: u16, t: &[u8]) {
+    data.push(OP_ADD);
+    data.extend_from_slice(&off.to_le_bytes());
+    data.extend_from_slice(&(t.len() as u16).to_le_bytes());
+    data.extend_from_slice(t);
+}
+
+/// Appends a set-xmax operation.
+fn push_set_xmax(data: &mut Vec<u8>, off: u16, xmax: Xid, cmax: CommandId, ctid: Tid) {
+    data.push(OP_SET_XMAX);
+    data.extend_from_slice(&off.to_le_bytes());
+    data.extend_from_slice(&xmax.to_le_bytes());
+    data.extend_from_slice(&cmax.to_le_bytes());
+    data.extend_from_slice(&ctid.0.to_le_bytes());
+    data.extend_from_slice(&ctid.1.to_le_bytes());
+}
+
+/// Redo: applies a block's operations to its page.
+pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'static str> {
+    while let Some((&op, rest)) = data.split_first() {
+        match op {
+            OP_ADD => {
+                if rest.len() < 4 {
+                    return Err("truncated add-tuple operation");
+                }
+                let off = u16::from_le_bytes([rest[0], rest[1]]);
+                let len = u16::from_le_bytes([rest[2], rest[3]]) as usize;
+                let t = rest.get(4..4 + len).ok_or("tuple past record end")?;
+                let next = page::max_offset(pg) + 1;
+                if off != next {
+                    return Err("tuple offset is not the page's next line pointer");
+                }
+                page::add_item(pg, t).ok_or("tuple does not fit its page")?;
+                data = &rest[4 + len..];
+            }
+            OP_SET_XMAX => {
+                let b = rest.get(..20).ok_or("truncated set-xmax operation")?;
+                let off = u16::from_le_bytes([b[0], b[1]]);
+                let xmax = u64::from_le_bytes(b[2..10].try_into().expect("8"));
+                let cmax = u32::from_le_bytes(b[10..14].try_into().expect("4"));
+                let blk = u32::from_le_bytes(b[14..18].try_into().expect("4"));
+                let coff = u16::from_le_bytes([b[18], b[19]]);
+                if off == 0 || off > page::max_offset(pg) {
+                    return Err("set-xmax on a missing line pointer");
+                }
+                let t = page::item_mut(pg, off).ok_or("set-xmax on an unused line pointer")?;
+                tuple::set_xmax(t, xmax, cmax);
+                tuple::set_ctid(t, blk, coff);
+                data = &rest[20..];
+            }
+            _ => return Err("unknown heap operation"),
+        }
+    }
+    Ok(())
+}
+
+/// One page of a record being logged.
+struct LoggedPage<'p, 'b> {
+    block: BlockNumber,
+    pg: &'p mut PageMut<'b>,
+    will_init: bool,
+    data: &'p [u8],
+}
+
+impl HeapRel<'_> {
+    /// Logs one record covering `pages` (already changed, all locked exclusively) and stamps
+    /// them with its end LSN (invariant 3).
+    fn log(&self, info: u8, xid: Xid, pages: &mut [LoggedPage<'_, '_>]) -> Result<()> {
+        let Some(wal) = self.wal else { return Ok(()) };
+        let mut rec = crate::wal::RecordBuilder::new();
+        loop {
+            let redo = wal.redo_point();
+            rec.begin(crate::recovery::RM_HEAP, info, xid);
+            for p in pages.iter() {
+                let image = self.full_page_writes && !p.will_init && page::lsn(p.pg) <= redo;
+                if image {
+                    let (lower, upper) = (page::lower(p.pg), page::upper(p.pg));
+                    rec.add_block(
+                        self.rel.0,
+                        ForkNumber::Main as u8,
+                        p.block,
+                        Some((&p.pg[..], lower as u16, (upper - lower) as u16)),
+                        &[],
+                        false,
+                    );
+                } else {
+                    rec.add_block(self.rel.0, ForkNumber::Main as u8, p.block, None, p.data, p.will_init);
+                }
+            }
+            if let Some((_, end)) = wal.insert_if_redo(&mut rec, redo)? {
+                for p in pages.iter_mut() {
+                    page::set_lsn(p.pg, end);
+                }
+                return Ok(());
+            }
+        }
+    }
+
+    /// Finds a page with room for `len` bytes: the free space map, then the relation's last
+    /// page, then a new page. Returns the pinned buffer and whether it came from the FSM or was
+    /// just extended (its left-over space is then given back to the FSM).
+    fn page_for(&self, len: usize, avoid: Option<BlockNumber>) -> Result<(crate::buffer::Buffer<'_>, bool)> {
+        let need = len + page::LINE_POINTER_SIZE;
+        for _ in 0..FSM_TRIES_MAX {
+            let Some(block) = fsm::take(self.pool, self.pins, self.rel, need)? else { break };
+            if block >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? || Some(block) == avoid {
+                continue;
+            }
+            let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, block, None)?;
+            let free = {
+                let pg = buf.lock_shared();
+                if page::is_new(&pg) {
+                    self.pool.block_size() - page::PAGE_HEADER_SIZE
+                } else {
+                    page::free_space(&pg)
+                }
+            };
+            if free >= len {
+                return Ok((buf, true));
+            }
+            drop(buf);
+            fsm::record(self.pool, self.pins, self.rel, block, free)?;
+        }
+        let n = self.pool.smgr().nblocks(self.rel, ForkNumber::Main)?;
+        if n > 0 && Some(n - 1) != avoid {
+            let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, n - 1, None)?;
+            let room = {
+                let pg = buf.lock_shared();
+                page::is_new(&pg) || page::free_space(&pg) >= len
+            };
+            if room {
+                return Ok((buf, false));
+            }
+        }
+        let mut bufs = self.pool.extend_by(self.pins, self.rel, ForkNumber::Main, 1, None)?;
+        let buf = bufs.pop().ok_or_else(|| PgError::internal("could not extend relation by one page"))?;
+        Ok((buf, true))
+    }
+
+    /// Inserts one formed tuple (xmin/cmin and ctid are set here). Returns its TID.
+    pub fn insert(&self, t: &mut [u8], xid: Xid, cid: CommandId) -> Result<Tid> {
+        let bs = self.pool.block_size();
+        if t.len() > super::max_tuple_size(bs) {
+            return Err(super::row_too_big(t.len(), bs));
+        }
+        tuple::set_xmin(t, xid, cid);
+        tuple::set_xmax(t, INVALID_XID, 0);
+        // Bounded: a page that filled up between the search and the lock is retried.
+        for _ in 0..16 {
+            let (buf, give_back) = self.page_for(t.len(), None)?;
+            let block = buf.block();
+            let mut pg = buf.lock_exclusive();
+            let will_init = page::is_new(&pg);
+            if will_init {
+                page::init(&mut pg, 0);
+            }
+            if page::free_space(&pg) < t.len() {
+                continue;
+            }
+            let off = page::max_offset(&pg) + 1;
+            tuple::set_ctid(t, block, off);
+            let got = page::add_item(&mut pg, t).expect("free space was checked");
+            debug_assert_eq!(got, off);
+            let mut data = Vec::with_capacity(t.len() + 8);
+            push_add(&mut data, off, t);
+            self.log(crate::recovery::HEAP_INSERT, xid, &mut [LoggedPage { block, pg: &mut pg, will_init, data: &data }])?;
+            pg.mark_dirty();
+            let free = page::free_space(&pg);
+            drop(pg);
+            if give_back {
+                fsm::record(self.pool, self.pins, self.rel, block, free)?;
+            }
+            return Ok((block, off));
+        }
+        Err(PgError::internal(format!("could not find a page with room for a tuple of {} bytes", t.len())))
+    }
+
+    /// Decides whether `me` may claim the version `t` (invariant 1): None if it may, else the
+    /// outcome to report.
+    fn claim_check(txns: &TxnManager, t: &[u8], tid: Tid, me: Xid, cid: CommandId) -> Option<ChangeOutcome> {
+        let xmax = tuple::xmax(t);
+        if xmax == INVALID_XID {
+            return None;
+        }
+        if xmax == me {
+            // Changed by this transaction: by this command (skip), or by an earlier one, in
+            // which case the caller's snapshot did not see the row at all.
+            let _ = cid;
+            return Some(ChangeOutcome::Gone);
+        }
+        match xid_state(txns, xmax) {
+            XidState::Aborted => None,
+            XidState::Running => Some(ChangeOutcome::Wait(xmax)),
+            XidState::Committed => {
+                let ctid = tuple::ctid(t);
+                Some(if ctid == tid { ChangeOutcome::Gone } else { ChangeOutcome::Updated(ctid) })
+            }
+        }
+    }
+
+    /// Deletes the version at `tid` for transaction `xid` at command `cid`.
+    pub fn delete(&self, txns: &TxnManager, tid: Tid, xid: Xid, cid: CommandId) -> Result<ChangeOutcome> {
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        let mut pg = buf.lock_exclusive();
+        let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item_mut(&mut pg, tid.1)).flatten() else {
+            return Ok(ChangeOutcome::Gone);
+        };
+        if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+            return Ok(o);
+        }
+        tuple::set_xmax(t, xid, cid);
+        tuple::set_ctid(t, tid.0, tid.1);
+        let mut data = Vec::with_capacity(24);
+        push_set_xmax(&mut data, tid.1, xid, cid, tid);
+        self.log(crate::recovery::HEAP_DELETE, xid, &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }])?;
+        pg.mark_dirty();
+        Ok(ChangeOutcome::Done(tid))
+    }
+
+    /// Replaces the version at `tid` with `new` (a formed tuple) for `xid` at `cid`.
+    pub fn update(&self, txns: &TxnManager, tid: Tid, new: &mut [u8], xid: Xid, cid: CommandId) -> Result<ChangeOutcome> {
+        let bs = self.pool.block_size();
+        if new.len() > super::max_tuple_size(bs) {
+            return Err(super::row_too_big(new.len(), bs));
+        }
+        tuple::set_xmin(new, xid, cid);
+        tuple::set_xmax(new, INVALID_XID, 0);
+        let old_buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        // First try: the new version fits on the old version's page.
+        {
+            let mut pg = old_buf.lock_exclusive();
+            let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item(&pg, tid.1)).flatten() else {
+                return Ok(ChangeOutcome::Gone);
+            };
+            if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+                return Ok(o);
+            }
+            if page::free_space(&pg) >= new.len() {
+                let off = page::max_offset(&pg) + 1;
+                tuple::set_ctid(new, tid.0, off);
+                page::add_item(&mut pg, new).expect("free space was checked");
+                let t = page::item_mut(&mut pg, tid.1).expect("checked above");
+                tuple::set_xmax(t, xid, cid);
+                tuple::set_ctid(t, tid.0, off);
+                let mut data = Vec::with_capacity(new.len() + 32);
+                push_add(&mut data, off, new);
+                push_set_xmax(&mut data, tid.1, xid, cid, (tid.0, off));
+                self.log(
+                    crate::recovery::HEAP_UPDATE,
+                    xid,
+                    &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }],
+                )?;
+                pg.mark_dirty();
+                return Ok(ChangeOutcome::Done((tid.0, off)));
+            }
+        }
+        // Another page: find one with the old page unlocked, then lock both in block order
+        // and check the old version again (invariant 2).
+        for _ in 0..16 {
+            let (new_buf, give_back) = self.page_for(new.len(), Some(tid.0))?;
+            let nb = new_buf.block();
+            debug_assert_ne!(nb, tid.0);
+            let (mut old_pg, mut new_pg) = if nb < tid.0 {
+                let n = new_buf.lock_exclusive();
+                (old_buf.lock_exclusive(), n)
+            } else {
+                let o = old_buf.lock_exclusive();
+                (o, new_buf.lock_exclusive())
+            };
+            let Some(t) = page::item(&old_pg, tid.1) else { return Ok(ChangeOutcome::Gone) };
+            if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+                return Ok(o);
+            }
+            let will_init = page::is_new(&new_pg);
+            if will_init {
+                page::init(&mut new_pg, 0);
+            }
+            if page::free_space(&new_pg) < new.len() {
+                continue;
+            }
+            let off = page::max_offset(&new_pg) + 1;
+            tuple::set_ctid(new, nb, off);
+            page::add_item(&mut new_pg, new).expect("free space was checked");
+            let t = page::item_mut(&mut old_pg, tid.1).expect("checked above");
+            tuple::set_xmax(t, xid, cid);
+            tuple::set_ctid(t, nb, off);
+            let mut new_data = Vec::with_capacity(new.len() + 8);
+            push_add(&mut new_data, off, new);
+            let mut old_data = Vec::with_capacity(24);
+            push_set_xmax(&mut old_data, tid.1, xid, cid, (nb, off));
+            self.log(
+                crate::recovery::HEAP_UPDATE,
+                xid,
+                &mut [
+                    LoggedPage { block: nb, pg: &mut new_pg, will_init, data: &new_data },
+                    LoggedPage { block: tid.0, pg: &mut old_pg, will_init: false, data: &old_data },
+                ],
+            )?;
+            new_pg.mark_dirty();
+            old_pg.mark_dirty();
+            let free = page::free_space(&new_pg);
+            drop(new_pg);
+            drop(old_pg);
+            if give_back {
+                fsm::record(self.pool, self.pins, self.rel, nb, free)?;
+            }
+            return Ok(ChangeOutcome::Done((nb, off)));
+        }
+        Err(PgError::internal(format!("could not find a page with room for a tuple of {} bytes", new.len())))
+    }
+
+    /// Calls `f` with the version at `tid` if `snap` sees it (pin, shared lock, visibility,
+    /// `f` copies out what it needs). None if the line pointer is unused or the version is
+    /// invisible.
+    #[inline]
+    pub fn fetch<R>(&self, txns: &TxnManager, tid: Tid, snap: &Snapshot, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) || tid.1 == 0 || tid.1 > page::max_offset(&pg) {
+            return Ok(None);
+        }
+        let Some(t) = page::item(&pg, tid.1) else { return Ok(None) };
+        debug_assert!(t.len() >= tuple::HEADER_SIZE);
+        let mut vis = VisCache::default();
+        if !txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
+            return Ok(None);
+        }
+        Ok(Some(f(t)))
+    }
+
+    /// Calls `f` with the version at `tid` whatever its visibility (EvalPlanQual follows update
+    /// chains to versions the statement's snapshot cannot see). None for an unused line pointer.
+    pub fn fetch_any<R>(&self, tid: Tid, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+        if tid.0 >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
+            return Ok(None);
+        }
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) || tid.1 == 0 || tid.1 > page::max_offset(&pg) {
+            return Ok(None);
+        }
+        Ok(page::item(&pg, tid.1).map(f))
+    }
+}
+
+/// Waits until transaction `xid` has ended, on its transaction lock (ShareLock against the
+/// ExclusiveLock its owner holds from xid assignment to its end). A deadlock fails with 40P01.
+pub fn wait_for_xid(s: &mut crate::session::Session, xid: Xid) -> Result<()> {
+    let shared = s.shared.clone();
+    wait_for_xid_with(&shared, &mut s.locks, xid)
+}
+
+/// As [`wait_for_xid`], with the session's parts borrowed separately.
+pub fn wait_for_xid_with(shared: &crate::db::Shared, locks: &mut crate::lock::SessionLocks, xid: Xid) -> Result<()> {
+    use crate::lock::{LockMode, LockTag};
+    // Bounded: the owner takes its lock right after its xid is assigned, so a waiter that got
+    // the lock while the xid still runs only spins for that short window.
+    for i in 0..100_000u32 {
+        shared.locks.lock(locks, LockTag::Transaction(xid), LockMode::Share)?;
+        shared.locks.unlock(locks, LockTag::Transaction(xid), LockMode::Share);
+        if xid_state(&shared.txns, xid) != XidState::Running {
+            return Ok(());
+        }
+        if i > 10 {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    Err(PgError::new(sqlstate::INTERNAL_ERROR, format!("transaction {xid} did not end")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ops_apply_in_order() {
+        let mut pg = vec![0u8; 8192];
+        page::init(&mut pg, 0);
+        let mut t = vec![0u8; tuple::HEADER_SIZE + 4];
+        tuple::set_xmin(&mut t, 9, 0);
+        let mut data = Vec::new();
+        push_add(&mut data, 1, &t);
+        push_add(&mut data, 2, &t);
+        push_set_xmax(&mut data, 1, 11, 3, (0, 2));
+        apply_ops(&mut pg, &data).unwrap();
+        assert_eq!(page::max_offset(&pg), 2);
+        let t1 = page::item(&pg, 1).unwrap();
+        assert_eq!(tuple::xmax(t1), 11);
+        assert_eq!(tuple::ctid(t1), (0, 2));
+        assert!(apply_ops(&mut pg, &[9]).is_err());
+        let mut bad = Vec::new();
+        push_add(&mut bad, 7, &t);
+        assert!(apply_ops(&mut pg, &bad).is_err(), "offsets must be consecutive");
+    }
+}

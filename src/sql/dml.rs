@@ -1,0 +1,572 @@
+//! Row statements: `INSERT INTO t [(cols)] VALUES (...), ...`, `UPDATE t SET col = expr, ...
+//! [WHERE ...]`, `DELETE FROM t [WHERE ...]`, and `SELECT cols | * | count(*) FROM t WHERE ...`
+//! — planned as an index scan when the WHERE clause bounds an index's leading column, else a
+//! sequential scan with a filter (see [`Plan`]).
+//!
+//! Concurrency is PostgreSQL's READ COMMITTED: each statement reads with its own snapshot; an
+//! UPDATE or DELETE that meets a row a running transaction is changing waits for that
+//! transaction (`heap::dml::wait_for_xid`), then skips the row if it was deleted, or follows
+//! the update chain to the newest version and re-checks the WHERE clause on it
+//! (EvalPlanQual) before changing that version.
+//!
+//! Invariants:
+//! 1. DML takes RowExclusiveLock on its table, SELECT AccessShareLock, both held to
+//!    transaction end (so DDL that rewrites the table waits for them).
+//! 2. An UPDATE or DELETE first collects the TIDs its snapshot sees and the WHERE clause
+//!    accepts, then changes them; versions it creates have its command id and are invisible to
+//!    its own snapshot, so no row is changed twice by one statement.
+//! 3. Every heap version an INSERT or UPDATE creates gets an entry in each of the table's
+//!    indexes before the statement ends (unique indexes checked), so an index scan finds every
+//!    version a snapshot can see.
+
+use super::expr::{self, CmpOp, Scalar};
+use super::index;
+use crate::access::heap::{self, dml::ChangeOutcome, dml::HeapRel, dml::Tid, tuple, Flow};
+use crate::buffer::{BufferPool, Pins};
+use crate::catalog::{fold_ident, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
+use crate::session::{QueryResult, Session};
+use crate::txn::Snapshot;
+use crate::types::{SqlType, Value};
+use sqlparser::ast::{Expr, FromTable, Insert, SelectItem, SetExpr, TableFactor, TableObject, TableWithJoins};
+use std::sync::Arc;
+
+/// How the rows of a statement are found.
+#[derive(Clone, Debug)]
+pub(crate) enum Access {
+    Seq,
+    /// Index `idx` of the table: equality on its first `eq.len()` columns, then optionally a
+    /// range on the next one (bound, inclusive).
+    Index {
+        idx: usize,
+        eq: Vec<Scalar>,
+        lo: Option<(Scalar, bool)>,
+        hi: Option<(Scalar, bool)>,
+    },
+}
+
+/// A planned row source: access path plus the whole WHERE clause, rechecked on every row.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub table: Arc<Table>,
+    pub filter: Option<Scalar>,
+    pub access: Access,
+    /// Columns to decode: those the filter, the projection or the assignments read.
+    pub needed: Vec<bool>,
+}
+
+/// What a SELECT returns.
+#[derive(Clone, Debug)]
+pub(crate) enum Output {
+    CountStar,
+    Columns(Vec<usize>),
+}
+
+/// A planned SELECT (cached in a prepared statement).
+#[derive(Clone, Debug)]
+pub(crate) struct SelectPlan {
+    pub plan: Plan,
+    pub output: Output,
+    pub limit: Option<u64>,
+}
+
+fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
+    if let Scalar::And(a, b) = e {
+        conjuncts(a, out);
+        conjuncts(b, out);
+    } else {
+        out.push(e);
+    }
+}
+
+/// A comparison of column `col` with something that reads no column: (op as `col op value`,
+/// value).
+fn col_cmp(e: &Scalar) -> Option<(usize, CmpOp, &Scalar)> {
+    let Scalar::Cmp(op, a, b) = e else { return None };
+    let free = |x: &Scalar| {
+        let mut u = vec![false; 1600];
+        x.columns_used(&mut u);
+        !u.iter().any(|&b| b)
+    };
+    match (&**a, &**b) {
+        (Scalar::Col(c, _), v) if free(v) => Some((*c, *op, v)),
+        (v, Scalar::Col(c, _)) if free(v) => Some((*c, op.commute(), v)),
+        _ => None,
+    }
+}
+
+impl Plan {
+    /// Plans the row source for `filter` on `table`: the index whose leading columns the most
+    /// equality conditions bound (then a range on the next column), else a sequential scan.
+    pub fn new(table: Arc<Table>, filter: Option<Scalar>, mut needed: Vec<bool>) -> Plan {
+        let mut access = Access::Seq;
+        if let Some(f) = &filter {
+            f.columns_used(&mut needed);
+            let mut cs = Vec::new();
+            conjuncts(f, &mut cs);
+            let conds: Vec<(usize, CmpOp, &Scalar)> = cs.iter().filter_map(|c| col_cmp(c)).collect();
+            let mut best: Option<(usize, Access)> = None;
+            for (i, ix) in table.indexes.iter().enumerate() {
+                let mut eq = Vec::new();
+                for &c in &ix.columns {
+                    match conds.iter().find(|(cc, op, _)| *cc == c && *op == CmpOp::Eq) {
+                        Some((_, _, v)) => eq.push((*v).clone()),
+                        None => break,
+                    }
+                }
+                let (mut lo, mut hi) = (None, None);
+                if let Some(&next) = ix.columns.get(eq.len()) {
+                    for (cc, op, v) in &conds {
+                        if *cc != next {
+                            continue;
+                        }
+                        match op {
+                            CmpOp::Gt | CmpOp::Ge if lo.is_none() => lo = Some(((*v).clone(), *op == CmpOp::Ge)),
+                            CmpOp::Lt | CmpOp::Le if hi.is_none() => hi = Some(((*v).clone(), *op == CmpOp::Le)),
+                            _ => {}
+                        }
+                    }
+                }
+                let score = eq.len() * 4
+                    + usize::from(lo.is_some())
+                    + usize::from(hi.is_some())
+                    + usize::from(ix.unique && eq.len() == ix.columns.len());
+                if score > 0 && best.as_ref().is_none_or(|(s, _)| score > *s) {
+                    best = Some((score, Access::Index { idx: i, eq, lo, hi }));
+                }
+            }
+            if let Some((_, a)) = best {
+                access = a;
+            }
+        }
+        Plan { table, filter, access, needed }
+    }
+
+    /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
+    pub fn for_each(
+        &self,
+        s: &Session,
+        snap: &Snapshot,
+        params: &[Option<String>],
+        mut f: impl FnMut(Tid, &[Value]) -> Result<Flow>,
+    ) -> Result<()> {
+        let shared = s.shared.clone();
+        let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
+        let types: Vec<SqlType> = self.table.columns.iter().map(|c| c.ty).collect();
+        let mut row = Vec::with_capacity(types.len());
+        let tids = match &self.access {
+            Access::Seq => None,
+            Access::Index { idx, eq, lo, hi } => {
+                index::scan_tids(s, &self.table, &self.table.indexes[*idx], eq, lo.as_ref(), hi.as_ref(), params)?
+            }
+        };
+        let Some(tids) = tids else {
+            heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
+                decode_row(pool, pins, t, &types, &self.needed, &mut row)
+                    .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
+                if let Some(w) = &self.filter {
+                    if !w.matches(&row, params)? {
+                        return Ok(Flow::Continue);
+                    }
+                }
+                f((block, off), &row)
+            })?;
+            return Ok(());
+        };
+        let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
+        for tid in tids {
+            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, &types, &self.needed, &mut row))?;
+            match got {
+                None => continue,
+                Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
+            }
+            if let Some(w) = &self.filter {
+                if !w.matches(&row, params)? {
+                    continue;
+                }
+            }
+            if let Flow::Stop = f(tid, &row)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes the `needed` columns of tuple `t` (others read as NULL), fetching TOASTed values.
+pub(crate) fn decode_row(pool: &BufferPool, pins: &Pins, t: &[u8], types: &[SqlType], needed: &[bool], out: &mut Vec<Value>) -> Result<()> {
+    let mut attrs = Vec::with_capacity(types.len());
+    tuple::deform(t, types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+    out.clear();
+    let mut scratch = Vec::new();
+    for (i, a) in attrs.iter().enumerate() {
+        out.push(match a {
+            Some(a) if needed[i] => Value::decode(&types[i], crate::copy::exec::attr_bytes(pool, pins, *a, &mut scratch)?),
+            _ => Value::Null,
+        });
+    }
+    Ok(())
+}
+
+/// Forms a heap tuple for `values` (one per column, NULL = `Value::Null`, already of the
+/// column types): NOT NULL checked, big values moved to TOAST.
+pub(crate) fn form_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>]) -> Result<Vec<u8>> {
+    let shared = s.shared.clone();
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let mut b = tuple::TupleBuilder::new(types.len());
+    b.begin();
+    for (i, v) in stored.iter().enumerate() {
+        match v {
+            None => b.push_null(),
+            Some(v) if types[i].fixed_len().is_some() => b.push_fixed(v),
+            Some(v) => b.push_varlena(v),
+        }
+    }
+    for (c, col) in table.columns.iter().enumerate() {
+        if col.not_null && b.is_null(c) {
+            let detail = crate::copy::exec::failing_row(&mut b, &types, &shared.pool, &s.pins);
+            return Err(PgError::new(
+                sqlstate::NOT_NULL_VIOLATION,
+                format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
+            )
+            .with_detail(detail));
+        }
+    }
+    let bs = shared.pool.block_size();
+    let threshold = match shared.settings.bytes("heapstore.toast_threshold") {
+        0 => heap::toast::default_threshold(bs),
+        n => n as usize,
+    };
+    if b.len() > threshold {
+        if let Some(trel) = table.toast_relfile {
+            let (xid, cid) = (s.xid(), s.txn().cid);
+            let wal = crate::copy::exec::wal_for(s, table);
+            let fpw = shared.settings.bool("full_page_writes");
+            let mut tb = heap::BulkInsert::logged(&shared.pool, &s.pins, trel, true, wal.then_some(&*shared.wal), fpw);
+            heap::toast::toast_row(&mut b, threshold, &mut tb, trel, xid, cid)?;
+            tb.finish()?;
+        }
+    }
+    Ok(b.finish().to_vec())
+}
+
+/// Stored forms of `values` for the table's columns (assignment conversion).
+fn store_row(table: &Table, values: &[Value]) -> Result<Vec<Option<Vec<u8>>>> {
+    let mut out = Vec::with_capacity(values.len());
+    for (i, v) in values.iter().enumerate() {
+        if *v == Value::Null {
+            out.push(None);
+            continue;
+        }
+        let mut b = Vec::new();
+        expr::store(v, &table.columns[i].ty, &mut b).map_err(|e| {
+            if e.code == sqlstate::NUMERIC_VALUE_OUT_OF_RANGE || e.code == sqlstate::INVALID_TEXT_REPRESENTATION {
+                e
+            } else {
+                e.with_context(format!("column \"{}\"", table.columns[i].name))
+            }
+        })?;
+        out.push(Some(b));
+    }
+    Ok(out)
+}
+
+/// Whether the table's changes are WAL-logged, and full_page_writes.
+fn heap_rel(s: &mut Session, table: &Table) -> (bool, bool) {
+    let wal = crate::copy::exec::wal_for(s, table);
+    (wal, s.shared.settings.bool("full_page_writes"))
+}
+
+/// INSERT INTO t [(cols)] VALUES (...), (...).
+pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result<QueryResult> {
+    if ins.on.is_some() || ins.returning.is_some() {
+        return Err(PgError::feature("INSERT ... ON CONFLICT / RETURNING is not supported yet"));
+    }
+    let TableObject::TableName(name) = &ins.table else { return Err(PgError::feature("INSERT into a function is not supported")) };
+    let table = s.table(&super::ddl_table_name(name)?)?;
+    let cols: Vec<usize> = if ins.columns.is_empty() {
+        (0..table.columns.len()).collect()
+    } else {
+        let mut v = Vec::new();
+        for c in &ins.columns {
+            let n = fold_ident(c);
+            let i = table.column_index(&n).ok_or_else(|| {
+                PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+            })?;
+            if v.contains(&i) {
+                return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
+            }
+            v.push(i);
+        }
+        v
+    };
+    let Some(src) = &ins.source else { return Err(PgError::feature("INSERT without VALUES is not supported")) };
+    let SetExpr::Values(values) = &*src.body else { return Err(PgError::feature("INSERT ... SELECT is not supported yet")) };
+    s.lock_table(&table, LockMode::RowExclusive)?;
+    // No column can be referenced in VALUES: bind against a table without columns.
+    let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
+    let mut rows = Vec::with_capacity(values.rows.len());
+    for r in &values.rows {
+        if r.len() > cols.len() {
+            return Err(PgError::syntax("INSERT has more expressions than target columns"));
+        }
+        let mut vals = vec![Value::Null; table.columns.len()];
+        for (k, e) in r.iter().enumerate() {
+            if matches!(e, Expr::Identifier(id) if id.value.eq_ignore_ascii_case("default")) {
+                continue;
+            }
+            let c = cols[k];
+            let b = bind_untyped(e, &empty, table.columns[c].ty)?;
+            vals[c] = b.eval(&[], params)?;
+        }
+        rows.push(vals);
+    }
+    let xid = s.xid();
+    let cid = s.txn().cid;
+    let (wal, fpw) = heap_rel(s, &table);
+    let mut n = 0u64;
+    for vals in &rows {
+        let stored = store_row(&table, vals)?;
+        let mut t = form_tuple(s, &table, &stored)?;
+        let shared = s.shared.clone();
+        let heap =
+            HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+        let tid = heap.insert(&mut t, xid, cid)?;
+        index::insert_entries(s, &table, &stored, tid)?;
+        n += 1;
+    }
+    Ok(super::tag(&format!("INSERT 0 {n}")))
+}
+
+/// Binds `e`; an untyped literal or parameter takes `ty` (the target column's type).
+fn bind_untyped(e: &Expr, table: &Table, ty: SqlType) -> Result<Scalar> {
+    Ok(match expr::bind(e, table)? {
+        Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
+        Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+        other => other,
+    })
+}
+
+fn single_table(t: &TableWithJoins) -> Result<String> {
+    if !t.joins.is_empty() {
+        return Err(PgError::feature("joins are not supported"));
+    }
+    let TableFactor::Table { name, .. } = &t.relation else { return Err(PgError::feature("only tables can be changed")) };
+    super::ddl_table_name(name)
+}
+
+/// UPDATE t SET col = expr [, ...] [WHERE ...].
+pub fn update(
+    s: &mut Session,
+    table: &TableWithJoins,
+    assignments: &[sqlparser::ast::Assignment],
+    selection: Option<&Expr>,
+    params: &[Option<String>],
+) -> Result<QueryResult> {
+    let table = s.table(&single_table(table)?)?;
+    let mut sets: Vec<(usize, Scalar)> = Vec::new();
+    let mut needed = vec![false; table.columns.len()];
+    for a in assignments {
+        let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target else {
+            return Err(PgError::feature("multiple-column assignment is not supported"));
+        };
+        let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+        let c = table.column_index(&n).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+        })?;
+        if sets.iter().any(|(x, _)| *x == c) {
+            return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
+        }
+        let e = bind_untyped(&a.value, &table, table.columns[c].ty)?;
+        e.columns_used(&mut needed);
+        sets.push((c, e));
+    }
+    // The new version copies every column.
+    needed.iter_mut().for_each(|b| *b = true);
+    let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
+    s.lock_table(&table, LockMode::RowExclusive)?;
+    let plan = Plan::new(table.clone(), filter, needed);
+    let n = change_rows(s, &plan, params, Some(&sets))?;
+    Ok(super::tag(&format!("UPDATE {n}")))
+}
+
+/// DELETE FROM t [WHERE ...].
+pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<String>]) -> Result<QueryResult> {
+    if d.using.is_some() || d.returning.is_some() || d.limit.is_some() || !d.order_by.is_empty() {
+        return Err(PgError::feature("DELETE ... USING / RETURNING / LIMIT is not supported"));
+    }
+    let from = match &d.from {
+        FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
+    };
+    let [t] = from.as_slice() else { return Err(PgError::feature("DELETE from more than one table is not supported")) };
+    let table = s.table(&single_table(t)?)?;
+    let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
+    s.lock_table(&table, LockMode::RowExclusive)?;
+    let plan = Plan::new(table.clone(), filter, vec![false; table.columns.len()]);
+    let n = change_rows(s, &plan, params, None)?;
+    Ok(super::tag(&format!("DELETE {n}")))
+}
+
+/// The UPDATE / DELETE loop (module doc: READ COMMITTED, EvalPlanQual). `sets` None = delete.
+fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Option<&[(usize, Scalar)]>) -> Result<u64> {
+    let table = plan.table.clone();
+    let snap = s.snapshot();
+    let mut targets: Vec<(Tid, Vec<Value>)> = Vec::new();
+    plan.for_each(s, &snap, params, |tid, row| {
+        targets.push((tid, row.to_vec()));
+        Ok(Flow::Continue)
+    })?;
+    if targets.is_empty() {
+        return Ok(0);
+    }
+    let xid = s.xid();
+    let cid = s.txn().cid;
+    let (wal, fpw) = heap_rel(s, &table);
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let all = vec![true; types.len()];
+    let mut n = 0u64;
+    for (first_tid, first_row) in targets {
+        let (mut tid, mut row) = (first_tid, first_row);
+        // Bounded: each turn either ends, waits for a transaction to end, or moves one version
+        // along an update chain.
+        for _ in 0..1_000_000u32 {
+            let shared = s.shared.clone();
+            let mut new_version = None;
+            if let Some(sets) = sets {
+                let mut vals = row.clone();
+                for (c, e) in sets {
+                    vals[*c] = e.eval(&row, params)?;
+                }
+                let stored = store_row(&table, &vals)?;
+                let t = form_tuple(s, &table, &stored)?;
+                new_version = Some((t, stored));
+            }
+            let heap =
+                HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+            let outcome = match &mut new_version {
+                Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid)?,
+                None => heap.delete(&shared.txns, tid, xid, cid)?,
+            };
+            match outcome {
+                ChangeOutcome::Done(new_tid) => {
+                    if let Some((_, stored)) = &new_version {
+                        index::insert_entries(s, &table, stored, new_tid)?;
+                    }
+                    n += 1;
+                    break;
+                }
+                ChangeOutcome::Gone => break,
+                ChangeOutcome::Wait(other) => heap::dml::wait_for_xid(s, other)?,
+                ChangeOutcome::Updated(next) => {
+                    let mut next_row = Vec::new();
+                    let got = heap.fetch_any(next, |t| decode_row(&shared.pool, &s.pins, t, &types, &all, &mut next_row))?;
+                    match got {
+                        Some(r) => r?,
+                        None => break,
+                    }
+                    if let Some(w) = &plan.filter {
+                        if !w.matches(&next_row, params)? {
+                            break;
+                        }
+                    }
+                    tid = next;
+                    row = next_row;
+                }
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// Plans `SELECT items FROM table WHERE selection`.
+pub(crate) fn plan_select(table: Arc<Table>, items: &[SelectItem], selection: Option<&Expr>, limit: Option<u64>) -> Result<SelectPlan> {
+    let mut needed = vec![false; table.columns.len()];
+    let output = match super::select::projection_of(items, &table)? {
+        super::select::Projection::CountStar => Output::CountStar,
+        super::select::Projection::Columns(cols) => {
+            for &c in &cols {
+                needed[c] = true;
+            }
+            Output::Columns(cols)
+        }
+    };
+    let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
+    Ok(SelectPlan { plan: Plan::new(table, filter, needed), output, limit })
+}
+
+/// Runs a planned SELECT.
+pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<String>]) -> Result<QueryResult> {
+    let table = &p.plan.table;
+    s.lock_table(table, LockMode::AccessShare)?;
+    let snap = s.snapshot();
+    let mut res = QueryResult { returns_rows: true, ..Default::default() };
+    match &p.output {
+        Output::CountStar => {
+            let mut n = 0u64;
+            p.plan.for_each(s, &snap, params, |_, _| {
+                n += 1;
+                Ok(Flow::Continue)
+            })?;
+            res.columns = vec![("count".into(), "bigint".into())];
+            if p.limit != Some(0) {
+                res.rows.push(vec![Some(n.to_string())]);
+            }
+        }
+        Output::Columns(cols) => {
+            res.columns = cols.iter().map(|&c| (table.columns[c].name.clone(), table.columns[c].ty.name())).collect();
+            if p.limit != Some(0) {
+                let rows = &mut res.rows;
+                p.plan.for_each(s, &snap, params, |_, row| {
+                    rows.push(cols.iter().map(|&c| row[c].to_text(&table.columns[c].ty)).collect());
+                    Ok(if p.limit.is_some_and(|l| rows.len() as u64 >= l) { Flow::Stop } else { Flow::Continue })
+                })?;
+            }
+        }
+    }
+    res.tag = format!("SELECT {}", res.rows.len());
+    Ok(res)
+}
+
+/// A prepared single-table `SELECT ... FROM t WHERE ...` run with its cached plan: planned at
+/// the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
+/// table's definition changed (a new `Arc<Table>`: CREATE INDEX, TRUNCATE, DROP). None when the
+/// statement is not of that shape (the caller substitutes and runs it the general way).
+pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Option<String>]) -> Option<Result<QueryResult>> {
+    let Some(sqlparser::ast::Statement::Query(q)) = &p.stmt else { return None };
+    if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return None;
+    }
+    let SetExpr::Select(sel) = &*q.body else { return None };
+    let selection = sel.selection.as_ref()?;
+    if sel.from.len() != 1 || !sel.from[0].joins.is_empty() || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![]) {
+        return None;
+    }
+    let TableFactor::Table { name, .. } = &sel.from[0].relation else { return None };
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        return Some(Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        )));
+    }
+    let run = |s: &mut Session| -> Result<QueryResult> {
+        let tname = super::ddl_table_name(name)?;
+        let table = s.table(&tname)?;
+        let cached = p.plan.lock().expect("poisoned").clone();
+        let plan = match cached {
+            Some(pl) if Arc::ptr_eq(&pl.plan.table, &table) => pl,
+            _ => {
+                let pl = Arc::new(plan_select(table, &sel.projection, Some(selection), None)?);
+                *p.plan.lock().expect("poisoned") = Some(pl.clone());
+                pl
+            }
+        };
+        run_select(s, &plan, params)
+    };
+    s.begin_implicit();
+    let r = run(s);
+    if r.is_ok() {
+        s.command_done();
+    }
+    Some(r)
+}

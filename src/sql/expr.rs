@@ -1,0 +1,653 @@
+//! Scalar expressions of row statements: bound once against a table (column references
+//! resolved, untyped literals given the type their context asks for), then evaluated per row.
+//!
+//! Typing follows PostgreSQL's rule for unknown-type literals: a string literal (and a `$n`
+//! parameter, which arrives as text) compared with, or combined with, a typed operand takes
+//! that operand's type and is read with that type's input function; alone it is text.
+//!
+//! Invariants:
+//! 1. Evaluation never fails on NULL: comparisons and arithmetic with NULL give NULL, AND/OR
+//!    follow three-valued logic, and a WHERE clause keeps a row only when it is true.
+//! 2. Integer arithmetic is checked in the result type (int2, int4 or int8, the wider operand's)
+//!    and fails with 22003 `smallint/integer/bigint out of range`, as PostgreSQL's.
+
+use crate::catalog::{fold_ident, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::types::{SqlType, TypeId, Value};
+use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as AstValue};
+use std::cmp::Ordering;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArithOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    fn holds(self, o: Ordering) -> bool {
+        match self {
+            CmpOp::Eq => o == Ordering::Equal,
+            CmpOp::Ne => o != Ordering::Equal,
+            CmpOp::Lt => o == Ordering::Less,
+            CmpOp::Le => o != Ordering::Greater,
+            CmpOp::Gt => o == Ordering::Greater,
+            CmpOp::Ge => o != Ordering::Less,
+        }
+    }
+
+    fn sym(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "<>",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn commute(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            o => o,
+        }
+    }
+}
+
+/// A bound expression.
+#[derive(Clone, Debug)]
+pub enum Scalar {
+    Col(usize, SqlType),
+    Const(Value),
+    /// A string literal whose type the context has not fixed (reads as text).
+    Unknown(String),
+    /// Parameter `$n` (1-based), with the type its context gave it (None: text).
+    Param(usize, Option<SqlType>),
+    Arith(ArithOp, Box<Scalar>, Box<Scalar>),
+    Concat(Box<Scalar>, Box<Scalar>),
+    Neg(Box<Scalar>),
+    Cmp(CmpOp, Box<Scalar>, Box<Scalar>),
+    And(Box<Scalar>, Box<Scalar>),
+    Or(Box<Scalar>, Box<Scalar>),
+    Not(Box<Scalar>),
+    IsNull(Box<Scalar>, bool),
+    InList(Box<Scalar>, Vec<Scalar>, bool),
+}
+
+fn undefined_column(name: &str) -> PgError {
+    PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{name}\" does not exist"))
+}
+
+fn no_operator(op: &str, a: Option<SqlType>, b: Option<SqlType>) -> PgError {
+    let n = |t: Option<SqlType>| t.map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+    PgError::new("42883", format!("operator does not exist: {} {op} {}", n(a), n(b)))
+        .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+/// The type of a decoded value (None for NULL).
+pub fn value_type(v: &Value) -> Option<SqlType> {
+    Some(SqlType::new(match v {
+        Value::Null => return None,
+        Value::Bool(_) => TypeId::Bool,
+        Value::Int2(_) => TypeId::Int2,
+        Value::Int4(_) => TypeId::Int4,
+        Value::Int8(_) => TypeId::Int8,
+        Value::Float4(_) => TypeId::Float4,
+        Value::Float8(_) => TypeId::Float8,
+        Value::Text(_) => TypeId::Text,
+        Value::Bytea(_) => TypeId::Bytea,
+        Value::Date(_) => TypeId::Date,
+        Value::Timestamp(_) => TypeId::Timestamp,
+    }))
+}
+
+/// Reads `text` with `ty`'s input function into a value.
+pub fn parse_as(ty: &SqlType, text: &str) -> Result<Value> {
+    let mut out = Vec::with_capacity(16);
+    ty.input_text(text, &mut out)?;
+    Ok(Value::decode(ty, &out))
+}
+
+fn is_int(t: TypeId) -> bool {
+    matches!(t, TypeId::Int2 | TypeId::Int4 | TypeId::Int8)
+}
+fn is_num(t: TypeId) -> bool {
+    is_int(t) || matches!(t, TypeId::Float4 | TypeId::Float8)
+}
+fn is_text(t: TypeId) -> bool {
+    matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar)
+}
+
+/// The type binding gives an expression (None: unknown, i.e. text unless the context says).
+pub fn type_of(e: &Scalar) -> Option<SqlType> {
+    match e {
+        Scalar::Col(_, t) => Some(*t),
+        Scalar::Const(v) => value_type(v),
+        Scalar::Unknown(_) => None,
+        Scalar::Param(_, t) => *t,
+        Scalar::Arith(_, a, b) => {
+            let (ta, tb) = (type_of(a).map(|t| t.id), type_of(b).map(|t| t.id));
+            Some(SqlType::new(match (ta, tb) {
+                (Some(x), Some(y)) if is_int(x) && is_int(y) => int_rank_max(x, y),
+                (Some(x), None) | (None, Some(x)) if is_int(x) => x,
+                _ => TypeId::Float8,
+            }))
+        }
+        Scalar::Concat(..) => Some(SqlType::new(TypeId::Text)),
+        Scalar::Neg(a) => type_of(a),
+        _ => Some(SqlType::new(TypeId::Bool)),
+    }
+}
+
+fn int_rank(t: TypeId) -> u8 {
+    match t {
+        TypeId::Int2 => 1,
+        TypeId::Int4 => 2,
+        _ => 3,
+    }
+}
+fn int_rank_max(a: TypeId, b: TypeId) -> TypeId {
+    if int_rank(a) >= int_rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+/// Gives an untyped operand the type `ty` (a literal is read now; a parameter when bound).
+fn coerce(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
+    let Some(ty) = ty else { return Ok(e) };
+    Ok(match e {
+        Scalar::Unknown(s) => Scalar::Const(parse_as(&ty, &s)?),
+        Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+        other => other,
+    })
+}
+
+/// Binds a pair of operands: an untyped one takes the other's type.
+fn bind_pair(a: Scalar, b: Scalar) -> Result<(Scalar, Scalar)> {
+    let (ta, tb) = (type_of(&a), type_of(&b));
+    let b = if tb.is_none() { coerce(b, ta)? } else { b };
+    let a = if ta.is_none() { coerce(a, tb)? } else { a };
+    Ok((a, b))
+}
+
+/// Binds `e` against `table`'s columns.
+pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
+    Ok(match e {
+        Expr::Identifier(id) => {
+            let n = fold_ident(id);
+            let i = table.column_index(&n).ok_or_else(|| undefined_column(&n))?;
+            Scalar::Col(i, table.columns[i].ty)
+        }
+        Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
+            let (t, c) = (fold_ident(&ids[0]), fold_ident(&ids[1]));
+            if t != table.name {
+                return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{t}\"")));
+            }
+            let i = table.column_index(&c).ok_or_else(|| undefined_column(&format!("{t}.{c}")))?;
+            Scalar::Col(i, table.columns[i].ty)
+        }
+        Expr::Value(v) => literal(&v.value)?,
+        Expr::Nested(inner) => bind(inner, table)?,
+        Expr::UnaryOp { op: UnaryOperator::Not, expr } => {
+            Scalar::Not(Box::new(coerce(bind(expr, table)?, Some(SqlType::new(TypeId::Bool)))?))
+        }
+        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match bind(expr, table)? {
+            Scalar::Const(Value::Int4(v)) => Scalar::Const(Value::Int4(-v)),
+            Scalar::Const(Value::Int8(v)) => {
+                // -2147483648 is written as minus 2147483648, which alone needs int8.
+                let n = -v;
+                i32::try_from(n).map(Value::Int4).map(Scalar::Const).unwrap_or(Scalar::Const(Value::Int8(n)))
+            }
+            Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
+            other => Scalar::Neg(Box::new(other)),
+        },
+        Expr::UnaryOp { op: UnaryOperator::Plus, expr } => bind(expr, table)?,
+        Expr::IsNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), false),
+        Expr::IsNotNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), true),
+        Expr::Between { expr, negated, low, high } => {
+            let x = bind(expr, table)?;
+            let (x1, lo) = bind_pair(x.clone(), bind(low, table)?)?;
+            let (x2, hi) = bind_pair(x, bind(high, table)?)?;
+            let both = Scalar::And(
+                Box::new(Scalar::Cmp(CmpOp::Ge, Box::new(x1), Box::new(lo))),
+                Box::new(Scalar::Cmp(CmpOp::Le, Box::new(x2), Box::new(hi))),
+            );
+            if *negated {
+                Scalar::Not(Box::new(both))
+            } else {
+                both
+            }
+        }
+        Expr::InList { expr, list, negated } => {
+            let x = bind(expr, table)?;
+            let tx = type_of(&x);
+            let mut items = Vec::with_capacity(list.len());
+            for l in list {
+                let b = coerce(bind(l, table)?, tx)?;
+                items.push(b);
+            }
+            Scalar::InList(Box::new(x), items, *negated)
+        }
+        Expr::BinaryOp { left, op, right } => {
+            let (a, b) = (bind(left, table)?, bind(right, table)?);
+            let cmp = |o: CmpOp| -> Result<Scalar> {
+                let (a, b) = bind_pair(a.clone(), b.clone())?;
+                check_comparable(&a, &b, o.sym())?;
+                Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
+            };
+            let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
+                let (a, b) = bind_pair(a.clone(), b.clone())?;
+                let (ta, tb) = (type_of(&a), type_of(&b));
+                let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
+                if !ok(ta) || !ok(tb) {
+                    return Err(no_operator(sym, ta, tb));
+                }
+                Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
+            };
+            let boolean = |a: Scalar, b: Scalar| -> Result<(Box<Scalar>, Box<Scalar>)> {
+                let bt = Some(SqlType::new(TypeId::Bool));
+                Ok((Box::new(coerce(a, bt)?), Box::new(coerce(b, bt)?)))
+            };
+            match op {
+                BinaryOperator::Eq => cmp(CmpOp::Eq)?,
+                BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
+                BinaryOperator::Lt => cmp(CmpOp::Lt)?,
+                BinaryOperator::LtEq => cmp(CmpOp::Le)?,
+                BinaryOperator::Gt => cmp(CmpOp::Gt)?,
+                BinaryOperator::GtEq => cmp(CmpOp::Ge)?,
+                BinaryOperator::Plus => arith(ArithOp::Add, "+")?,
+                BinaryOperator::Minus => arith(ArithOp::Sub, "-")?,
+                BinaryOperator::Multiply => arith(ArithOp::Mul, "*")?,
+                BinaryOperator::Divide => arith(ArithOp::Div, "/")?,
+                BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
+                BinaryOperator::StringConcat => Scalar::Concat(Box::new(a), Box::new(b)),
+                BinaryOperator::And => {
+                    let (a, b) = boolean(a, b)?;
+                    Scalar::And(a, b)
+                }
+                BinaryOperator::Or => {
+                    let (a, b) = boolean(a, b)?;
+                    Scalar::Or(a, b)
+                }
+                other => return Err(PgError::feature(format!("operator {other} is not supported"))),
+            }
+        }
+        other => return Err(PgError::feature(format!("expression not supported: {other}"))),
+    })
+}
+
+fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
+    let (ta, tb) = (type_of(a), type_of(b));
+    let (Some(x), Some(y)) = (ta, tb) else { return Ok(()) };
+    let ok = x.id == y.id
+        || (is_num(x.id) && is_num(y.id))
+        || (is_text(x.id) && is_text(y.id))
+        || (matches!(x.id, TypeId::Date | TypeId::Timestamp) && matches!(y.id, TypeId::Date | TypeId::Timestamp));
+    if ok {
+        Ok(())
+    } else {
+        Err(no_operator(sym, ta, tb))
+    }
+}
+
+fn literal(v: &AstValue) -> Result<Scalar> {
+    Ok(match v {
+        AstValue::Number(n, _) => {
+            if let Ok(i) = n.parse::<i32>() {
+                Scalar::Const(Value::Int4(i))
+            } else if let Ok(i) = n.parse::<i64>() {
+                Scalar::Const(Value::Int8(i))
+            } else {
+                let f = n.parse::<f64>().map_err(|_| PgError::syntax(format!("invalid number: {n}")))?;
+                Scalar::Const(Value::Float8(f))
+            }
+        }
+        AstValue::SingleQuotedString(s) | AstValue::EscapedStringLiteral(s) => Scalar::Unknown(s.clone()),
+        AstValue::Boolean(b) => Scalar::Const(Value::Bool(*b)),
+        AstValue::Null => Scalar::Const(Value::Null),
+        AstValue::Placeholder(p) => {
+            let n = p
+                .strip_prefix('$')
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter {p}")))?;
+            Scalar::Param(n, None)
+        }
+        other => return Err(PgError::feature(format!("constant not supported: {other}"))),
+    })
+}
+
+fn out_of_range(t: TypeId) -> PgError {
+    let what = match t {
+        TypeId::Int2 => "smallint",
+        TypeId::Int4 => "integer",
+        _ => "bigint",
+    };
+    PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, format!("{what} out of range"))
+}
+
+fn int_value(t: TypeId, v: i64) -> Result<Value> {
+    match t {
+        TypeId::Int2 => i16::try_from(v).map(Value::Int2).map_err(|_| out_of_range(t)),
+        TypeId::Int4 => i32::try_from(v).map(Value::Int4).map_err(|_| out_of_range(t)),
+        _ => Ok(Value::Int8(v)),
+    }
+}
+
+fn as_i64(v: &Value) -> Option<i64> {
+    match *v {
+        Value::Int2(x) => Some(x.into()),
+        Value::Int4(x) => Some(x.into()),
+        Value::Int8(x) => Some(x),
+        _ => None,
+    }
+}
+
+fn as_f64(v: &Value) -> Option<f64> {
+    match *v {
+        Value::Float4(x) => Some(x.into()),
+        Value::Float8(x) => Some(x),
+        _ => as_i64(v).map(|i| i as f64),
+    }
+}
+
+/// Compares two non-NULL values of comparable types.
+pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
+    Ok(match (a, b) {
+        (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
+        (Value::Date(x), Value::Date(y)) => x.cmp(y),
+        (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
+        (Value::Date(d), Value::Timestamp(t)) => (i64::from(*d) * 86_400_000_000).cmp(t),
+        (Value::Timestamp(t), Value::Date(d)) => t.cmp(&(i64::from(*d) * 86_400_000_000)),
+        _ => {
+            if let (Some(x), Some(y)) = (as_i64(a), as_i64(b)) {
+                x.cmp(&y)
+            } else if let (Some(x), Some(y)) = (as_f64(a), as_f64(b)) {
+                x.total_cmp(&y)
+            } else {
+                return Err(no_operator("=", value_type(a), value_type(b)));
+            }
+        }
+    })
+}
+
+fn truth(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+impl Scalar {
+    /// Evaluates against a row (`row[i]` = column i; columns not needed may be NULL) and the
+    /// statement's parameters (text, None = NULL).
+    pub fn eval(&self, row: &[Value], params: &[Option<String>]) -> Result<Value> {
+        Ok(match self {
+            Scalar::Col(i, _) => row[*i].clone(),
+            Scalar::Const(v) => v.clone(),
+            Scalar::Unknown(s) => Value::Text(s.clone()),
+            Scalar::Param(n, ty) => match params.get(n - 1) {
+                None => return Err(PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter ${n}"))),
+                Some(None) => Value::Null,
+                Some(Some(t)) => match ty {
+                    Some(ty) => parse_as(ty, t)?,
+                    None => Value::Text(t.clone()),
+                },
+            },
+            Scalar::Arith(op, a, b) => {
+                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
+                if x == Value::Null || y == Value::Null {
+                    return Ok(Value::Null);
+                }
+                arith(*op, &x, &y, type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8))?
+            }
+            Scalar::Concat(a, b) => {
+                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
+                match (x.to_text(&SqlType::new(TypeId::Text)), y.to_text(&SqlType::new(TypeId::Text))) {
+                    (Some(x), Some(y)) => Value::Text(x + &y),
+                    _ => Value::Null,
+                }
+            }
+            Scalar::Neg(a) => match a.eval(row, params)? {
+                Value::Null => Value::Null,
+                Value::Int2(v) => v.checked_neg().map(Value::Int2).ok_or_else(|| out_of_range(TypeId::Int2))?,
+                Value::Int4(v) => v.checked_neg().map(Value::Int4).ok_or_else(|| out_of_range(TypeId::Int4))?,
+                Value::Int8(v) => v.checked_neg().map(Value::Int8).ok_or_else(|| out_of_range(TypeId::Int8))?,
+                Value::Float4(v) => Value::Float4(-v),
+                Value::Float8(v) => Value::Float8(-v),
+                other => {
+                    return Err(PgError::new(
+                        "42883",
+                        format!("operator does not exist: - {}", value_type(&other).map(|t| t.name()).unwrap_or_default()),
+                    ))
+                }
+            },
+            Scalar::Cmp(op, a, b) => {
+                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
+                if x == Value::Null || y == Value::Null {
+                    return Ok(Value::Null);
+                }
+                Value::Bool(op.holds(compare(&x, &y)?))
+            }
+            Scalar::And(a, b) => {
+                let x = truth(&a.eval(row, params)?);
+                if x == Some(false) {
+                    return Ok(Value::Bool(false));
+                }
+                match (x, truth(&b.eval(row, params)?)) {
+                    (_, Some(false)) => Value::Bool(false),
+                    (Some(true), Some(true)) => Value::Bool(true),
+                    _ => Value::Null,
+                }
+            }
+            Scalar::Or(a, b) => {
+                let x = truth(&a.eval(row, params)?);
+                if x == Some(true) {
+                    return Ok(Value::Bool(true));
+                }
+                match (x, truth(&b.eval(row, params)?)) {
+                    (_, Some(true)) => Value::Bool(true),
+                    (Some(false), Some(false)) => Value::Bool(false),
+                    _ => Value::Null,
+                }
+            }
+            Scalar::Not(a) => match truth(&a.eval(row, params)?) {
+                Some(b) => Value::Bool(!b),
+                None => Value::Null,
+            },
+            Scalar::IsNull(a, negated) => Value::Bool((a.eval(row, params)? == Value::Null) != *negated),
+            Scalar::InList(a, items, negated) => {
+                let x = a.eval(row, params)?;
+                if x == Value::Null {
+                    return Ok(Value::Null);
+                }
+                let mut saw_null = false;
+                for it in items {
+                    let y = it.eval(row, params)?;
+                    if y == Value::Null {
+                        saw_null = true;
+                    } else if compare(&x, &y)? == Ordering::Equal {
+                        return Ok(Value::Bool(!negated));
+                    }
+                }
+                if saw_null {
+                    Value::Null
+                } else {
+                    Value::Bool(*negated)
+                }
+            }
+        })
+    }
+
+    /// True if the row passes this WHERE clause (NULL counts as false).
+    pub fn matches(&self, row: &[Value], params: &[Option<String>]) -> Result<bool> {
+        Ok(self.eval(row, params)? == Value::Bool(true))
+    }
+
+    /// Marks the columns this expression reads.
+    pub fn columns_used(&self, used: &mut [bool]) {
+        match self {
+            Scalar::Col(i, _) => used[*i] = true,
+            Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) => {}
+            Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
+                a.columns_used(used);
+                b.columns_used(used);
+            }
+            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) => a.columns_used(used),
+            Scalar::InList(a, items, _) => {
+                a.columns_used(used);
+                for i in items {
+                    i.columns_used(used);
+                }
+            }
+        }
+    }
+}
+
+fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
+    if is_int(result) {
+        let (a, b) = (as_i64(x).expect("int operand"), as_i64(y).expect("int operand"));
+        let v = match op {
+            ArithOp::Add => a.checked_add(b),
+            ArithOp::Sub => a.checked_sub(b),
+            ArithOp::Mul => a.checked_mul(b),
+            ArithOp::Div | ArithOp::Mod => {
+                if b == 0 {
+                    return Err(PgError::new("22012", "division by zero"));
+                }
+                if op == ArithOp::Div {
+                    a.checked_div(b)
+                } else {
+                    Some(a.wrapping_rem(b))
+                }
+            }
+        };
+        return v.ok_or_else(|| out_of_range(result)).and_then(|v| int_value(result, v));
+    }
+    let (a, b) = (
+        as_f64(x).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
+        as_f64(y).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
+    );
+    let v = match op {
+        ArithOp::Add => a + b,
+        ArithOp::Sub => a - b,
+        ArithOp::Mul => a * b,
+        ArithOp::Div => {
+            if b == 0.0 {
+                return Err(PgError::new("22012", "division by zero"));
+            }
+            a / b
+        }
+        ArithOp::Mod => a % b,
+    };
+    Ok(Value::Float8(v))
+}
+
+/// Converts `v` to the stored form of a column of type `ty` (assignment: INSERT values and
+/// UPDATE SET). Integers are range-checked; anything else goes through the column type's
+/// input function on the value's text form.
+pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
+    out.clear();
+    if is_int(ty.id) {
+        if let Some(i) = as_i64(v) {
+            int_value(ty.id, i)?.encode(out);
+            return Ok(());
+        }
+        if let Some(f) = as_f64(v) {
+            let r = f.round_ties_even();
+            if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+                return Err(out_of_range(ty.id));
+            }
+            int_value(ty.id, r as i64)?.encode(out);
+            return Ok(());
+        }
+    }
+    if matches!(ty.id, TypeId::Float8) {
+        if let Some(f) = as_f64(v) {
+            Value::Float8(f).encode(out);
+            return Ok(());
+        }
+    }
+    let same = value_type(v).is_some_and(|t| t.id == ty.id) && ty.typmod < 0;
+    if same {
+        v.encode(out);
+        return Ok(());
+    }
+    let text = v.to_text(&value_type(v).unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
+    ty.input_text(&text, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, Persistence};
+    use crate::storage::RelFileNumber;
+
+    fn table() -> Table {
+        let col = |n: &str, id| Column { name: n.into(), ty: SqlType::new(id), not_null: false };
+        Table {
+            oid: 1,
+            name: "t".into(),
+            columns: vec![col("a", TypeId::Int4), col("b", TypeId::Text), col("c", TypeId::Int8)],
+            relfile: RelFileNumber(1),
+            toast_relfile: None,
+            persistence: Persistence::Permanent,
+            indexes: vec![],
+        }
+    }
+
+    fn expr(sql: &str) -> Expr {
+        let d = sqlparser::dialect::PostgreSqlDialect {};
+        sqlparser::parser::Parser::new(&d).try_with_sql(sql).unwrap().parse_expr().unwrap()
+    }
+
+    fn eval(sql: &str, row: &[Value]) -> Result<Value> {
+        bind(&expr(sql), &table())?.eval(row, &[Some("7".into())])
+    }
+
+    #[test]
+    fn literals_take_the_column_type() {
+        let row = [Value::Int4(7), Value::Text("x".into()), Value::Int8(1)];
+        assert_eq!(eval("a = '7'", &row).unwrap(), Value::Bool(true));
+        assert_eq!(eval("a = $1", &row).unwrap(), Value::Bool(true));
+        assert_eq!(eval("b = 'x' AND a BETWEEN 1 AND 10", &row).unwrap(), Value::Bool(true));
+        assert_eq!(eval("a IN (1, 2, '7')", &row).unwrap(), Value::Bool(true));
+        let e = bind(&expr("a = 'abc'"), &table()).unwrap_err();
+        assert_eq!(e.code, sqlstate::INVALID_TEXT_REPRESENTATION);
+        assert_eq!(bind(&expr("zz = 1"), &table()).unwrap_err().code, sqlstate::UNDEFINED_COLUMN);
+    }
+
+    #[test]
+    fn nulls_and_overflow() {
+        let row = [Value::Null, Value::Text("x".into()), Value::Int8(1)];
+        assert_eq!(eval("a = 1", &row).unwrap(), Value::Null);
+        assert_eq!(eval("a = 1 OR b = 'x'", &row).unwrap(), Value::Bool(true));
+        assert_eq!(eval("a IS NULL", &row).unwrap(), Value::Bool(true));
+        let row = [Value::Int4(i32::MAX), Value::Null, Value::Int8(1)];
+        let e = eval("a + 1 = 0", &row).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "integer out of range"));
+        assert_eq!(eval("a + c > 0", &row).unwrap(), Value::Bool(true), "int4 + int8 is int8");
+        assert_eq!(eval("a / 0 = 1", &row).unwrap_err().code, "22012");
+    }
+}

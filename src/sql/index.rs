@@ -1,0 +1,646 @@
+//! Indexes as the row statements use them: keys from rows (`btree::keycode`), maintenance on
+//! INSERT / UPDATE / COPY with unique checks against heap visibility, index scans for the
+//! planner, and the DDL — `CREATE [UNIQUE] INDEX`, `PRIMARY KEY`, `DROP INDEX`.
+//!
+//! An index is part of its table's catalog entry (`catalog::Index`), so creating or dropping
+//! one replaces the table's definition in the transaction's pending catalog change, and it
+//! commits, aborts and is recovered with the same transactional DDL as the table.
+//!
+//! Invariants:
+//! 1. CREATE INDEX holds ShareLock on the table (no writer runs while it reads the heap) and
+//!    indexes every version whose creator did not abort — also deleted ones, since older
+//!    snapshots may still see them; the unique check of the build counts only live versions.
+//! 2. A unique check is made under the B-tree leaf's lock (btree invariant 6). For each equal
+//!    key it looks at the heap version: creator aborted, or deleter committed (or this
+//!    transaction) → no conflict; creator or deleter still running → wait for it (with no
+//!    index lock held) and check again; otherwise → 23505.
+//! 3. Keys with a NULL column are never checked for uniqueness (NULLs are distinct).
+//! 4. An index scan returns TIDs only; the caller fetches each under the heap page's lock and
+//!    checks visibility with the statement's snapshot and the full WHERE clause.
+
+use super::expr::{self, Scalar};
+use crate::access::btree::{keycode, BTree, UniqueVerdict};
+use crate::access::heap::dml::{xid_state, HeapRel, Tid, XidState};
+use crate::access::heap::tuple;
+use crate::catalog::{fold_ident, Index, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
+use crate::session::{QueryResult, Session};
+use crate::storage::{page, ForkNumber};
+use crate::txn::{TxnManager, Xid, INVALID_XID};
+use crate::types::{SqlType, TypeId, Value};
+use std::ops::Bound;
+use std::sync::Arc;
+
+/// The B-tree handle of `ix`, WAL-logged as its table is.
+fn tree<'a>(s: &'a Session, ix: &Index, wal: bool) -> BTree<'a> {
+    let sh = &s.shared;
+    BTree::new(&sh.pool, &s.pins, wal.then_some(&*sh.wal), ix.relfile, ix.unique)
+        .with_name(ix.name.clone())
+        .with_full_page_writes(sh.settings.bool("full_page_writes"))
+}
+
+/// Whether the table's index changes are WAL-logged (as its heap's); relations that skip the
+/// WAL are synced at commit.
+fn index_wal(s: &mut Session, table: &Table) -> bool {
+    let wal = crate::copy::exec::wal_for(s, table);
+    if !wal && table.persistence == crate::catalog::Persistence::Permanent {
+        let t = s.txn();
+        for ix in &table.indexes {
+            if !t.wal_skipped.contains(&ix.relfile) {
+                t.wal_skipped.push(ix.relfile);
+            }
+        }
+    }
+    wal
+}
+
+/// Encodes the key of `ix` for a row's stored column values. True if a column is NULL.
+pub(crate) fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let vals: Vec<(SqlType, Option<&[u8]>)> = ix.columns.iter().map(|&c| (table.columns[c].ty, stored[c].as_deref())).collect();
+    keycode::encode_key(out, &vals)
+}
+
+/// Stored column values of a heap tuple (TOASTed values fetched).
+pub(crate) fn stored_of(s: &Session, table: &Table, t: &[u8]) -> Result<Vec<Option<Vec<u8>>>> {
+    stored_of_parts(&s.shared.pool, &s.pins, table, t)
+}
+
+fn stored_of_parts(pool: &crate::buffer::BufferPool, pins: &crate::buffer::Pins, table: &Table, t: &[u8]) -> Result<Vec<Option<Vec<u8>>>> {
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let mut attrs = Vec::with_capacity(types.len());
+    tuple::deform(t, &types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+    let mut scratch = Vec::new();
+    attrs
+        .iter()
+        .map(|a| match a {
+            None => Ok(None),
+            Some(a) => crate::copy::exec::attr_bytes(pool, pins, *a, &mut scratch).map(|v| Some(v.to_vec())),
+        })
+        .collect()
+}
+
+/// "Key (a, b)=(1, x)" values in output form.
+fn key_text(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>]) -> (String, String) {
+    let names: Vec<&str> = ix.columns.iter().map(|&c| table.columns[c].name.as_str()).collect();
+    let vals: Vec<String> = ix
+        .columns
+        .iter()
+        .map(|&c| match &stored[c] {
+            None => "null".to_string(),
+            Some(v) => {
+                let mut out = Vec::new();
+                table.columns[c].ty.output_text(v, &mut out);
+                String::from_utf8_lossy(&out).into_owned()
+            }
+        })
+        .collect();
+    (names.join(", "), vals.join(", "))
+}
+
+/// The unique-check verdict for the heap version at `tid` (invariant 2).
+fn verdict(heap: &HeapRel<'_>, txns: &TxnManager, me: Xid, tid: Tid) -> Result<UniqueVerdict> {
+    let Some((xmin, xmax)) = heap.fetch_any(tid, |t| (tuple::xmin(t), tuple::xmax(t)))? else {
+        return Ok(UniqueVerdict::NoConflict);
+    };
+    if xmin != me {
+        match xid_state(txns, xmin) {
+            XidState::Aborted => return Ok(UniqueVerdict::NoConflict),
+            XidState::Running => return Ok(UniqueVerdict::WaitFor(xmin)),
+            XidState::Committed => {}
+        }
+    }
+    if xmax == INVALID_XID {
+        return Ok(UniqueVerdict::Conflict);
+    }
+    if xmax == me {
+        return Ok(UniqueVerdict::NoConflict);
+    }
+    Ok(match xid_state(txns, xmax) {
+        XidState::Aborted => UniqueVerdict::Conflict,
+        XidState::Running => UniqueVerdict::WaitFor(xmax),
+        XidState::Committed => UniqueVerdict::NoConflict,
+    })
+}
+
+/// Adds entries for the new heap version at `tid` (stored column values `stored`) to every
+/// index of `table`, checking unique indexes.
+pub(crate) fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
+    if table.indexes.is_empty() {
+        return Ok(());
+    }
+    let wal = index_wal(s, table);
+    let me = s.xid();
+    let shared = s.shared.clone();
+    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: &mut s.locks, me, wal, key: Vec::new() };
+    m.insert(table, stored, tid)
+}
+
+/// Index maintenance for one statement, with the session's parts borrowed separately (COPY
+/// holds its bulk insert's borrow of the pins meanwhile).
+pub(crate) struct Maintainer<'a> {
+    pub shared: &'a crate::db::Shared,
+    pub pins: &'a crate::buffer::Pins,
+    pub locks: &'a mut crate::lock::SessionLocks,
+    pub me: Xid,
+    pub wal: bool,
+    pub key: Vec<u8>,
+}
+
+impl Maintainer<'_> {
+    /// Prepares `s` for maintaining `table`'s indexes: returns (xid, wal).
+    pub(crate) fn prepare(s: &mut Session, table: &Table) -> (Xid, bool) {
+        (s.xid(), index_wal(s, table))
+    }
+
+    /// Inserts the entries of one heap version (invariants 2 and 3).
+    pub(crate) fn insert(&mut self, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
+        let shared = self.shared;
+        let me = self.me;
+        for ix in &table.indexes {
+            let any_null = key_of(table, ix, stored, &mut self.key);
+            let t = BTree::new(&shared.pool, self.pins, self.wal.then_some(&*shared.wal), ix.relfile, ix.unique)
+                .with_name(ix.name.clone())
+                .with_full_page_writes(shared.settings.bool("full_page_writes"))
+                .with_xid(me);
+            let heap = HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false };
+            let mut check = |other: Tid| -> Result<UniqueVerdict> {
+                if other == tid {
+                    return Ok(UniqueVerdict::NoConflict);
+                }
+                verdict(&heap, &shared.txns, me, other)
+            };
+            let locks = &mut *self.locks;
+            let mut wait = |xid: Xid| crate::access::heap::dml::wait_for_xid_with(shared, locks, xid);
+            let unique: Option<&mut dyn FnMut(Tid) -> Result<UniqueVerdict>> = (ix.unique && !any_null).then_some(&mut check as _);
+            if let Err(e) = t.insert_unique(&self.key, tid, unique, &mut wait) {
+                if crate::access::btree::is_unique_violation(&e) {
+                    let (names, vals) = key_text(table, ix, stored);
+                    return Err(PgError::new(
+                        crate::access::btree::UNIQUE_VIOLATION,
+                        format!("duplicate key value violates unique constraint \"{}\"", ix.name),
+                    )
+                    .with_detail(format!("Key ({names})=({vals}) already exists.")));
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts the entries of a heap tuple as stored (COPY's batches).
+    pub(crate) fn insert_tuple(&mut self, table: &Table, t: &[u8], tid: Tid) -> Result<()> {
+        let stored = stored_of_parts(&self.shared.pool, self.pins, table, t)?;
+        self.insert(table, &stored, tid)
+    }
+}
+
+/// The stored form of a search value for a key column of type `ty`, when the value converts
+/// exactly (same type family); None when it does not (the caller scans the heap instead).
+fn search_value(v: &Value, ty: &SqlType) -> Option<Vec<u8>> {
+    let vt = expr::value_type(v)?;
+    let int = |t: TypeId| matches!(t, TypeId::Int2 | TypeId::Int4 | TypeId::Int8);
+    let text = |t: TypeId| matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar);
+    let ok = (int(vt.id) && int(ty.id)) || (text(vt.id) && text(ty.id)) || vt.id == ty.id;
+    if !ok {
+        return None;
+    }
+    let mut out = Vec::new();
+    expr::store(v, ty, &mut out).ok()?;
+    Some(out)
+}
+
+/// Appends the encoded key column `c` for value `v` (not NULL). None: no exact conversion.
+fn push_key(out: &mut Vec<u8>, ty: &SqlType, v: &Value) -> Option<()> {
+    let st = search_value(v, ty)?;
+    keycode::encode_key(out, &[(*ty, Some(&st))]);
+    Some(())
+}
+
+/// Tag bytes are at most `TAG_NULL`: a byte above it bounds every key with a given prefix.
+const PREFIX_END: u8 = keycode::TAG_NULL + 1;
+
+/// TIDs from an index scan of `ix` for equality values `eq` on its leading columns and an
+/// optional range on the next. `Ok(None)`: a value does not convert exactly to the key type,
+/// so the caller must scan the heap.
+pub(crate) fn scan_tids(
+    s: &Session,
+    table: &Table,
+    ix: &Index,
+    eq: &[Scalar],
+    lo: Option<&(Scalar, bool)>,
+    hi: Option<&(Scalar, bool)>,
+    params: &[Option<String>],
+) -> Result<Option<Vec<Tid>>> {
+    let mut prefix = Vec::with_capacity(32);
+    for (k, e) in eq.iter().enumerate() {
+        let v = e.eval(&[], params)?;
+        if v == Value::Null {
+            return Ok(Some(Vec::new())); // col = NULL is never true
+        }
+        if push_key(&mut prefix, &table.columns[ix.columns[k]].ty, &v).is_none() {
+            return Ok(None);
+        }
+    }
+    let t = tree(s, ix, false);
+    if eq.len() == ix.columns.len() {
+        let mut out = Vec::with_capacity(2);
+        t.lookup_eq_into(&prefix, &mut out)?;
+        return Ok(Some(out));
+    }
+    let bound = |b: Option<&(Scalar, bool)>, upper: bool| -> Result<Option<Bound<Vec<u8>>>> {
+        let Some((e, incl)) = b else {
+            let mut k = prefix.clone();
+            return Ok(Some(if upper {
+                k.push(PREFIX_END);
+                Bound::Excluded(k)
+            } else if k.is_empty() {
+                Bound::Unbounded
+            } else {
+                Bound::Included(k)
+            }));
+        };
+        let v = e.eval(&[], params)?;
+        if v == Value::Null {
+            return Ok(Some(Bound::Excluded(Vec::new()))); // col < NULL: nothing
+        }
+        let mut k = prefix.clone();
+        if push_key(&mut k, &table.columns[ix.columns[eq.len()]].ty, &v).is_none() {
+            return Ok(None);
+        }
+        Ok(Some(match (upper, *incl) {
+            (false, true) => Bound::Included(k),
+            (false, false) => {
+                k.push(PREFIX_END);
+                Bound::Included(k)
+            }
+            (true, true) => {
+                k.push(PREFIX_END);
+                Bound::Excluded(k)
+            }
+            (true, false) => Bound::Excluded(k),
+        }))
+    };
+    let (Some(lo), Some(hi)) = (bound(lo, false)?, bound(hi, true)?) else { return Ok(None) };
+    if matches!(&hi, Bound::Excluded(k) if k.is_empty()) {
+        return Ok(Some(Vec::new()));
+    }
+    let as_ref = |b: &Bound<Vec<u8>>| match b {
+        Bound::Included(k) => Bound::Included(k.clone()),
+        Bound::Excluded(k) => Bound::Excluded(k.clone()),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    let (lo, hi) = (as_ref(&lo), as_ref(&hi));
+    let cur = t.scan(lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]))?;
+    let mut out = Vec::new();
+    for e in cur {
+        out.push(e?.1);
+    }
+    Ok(Some(out))
+}
+
+/// Every version of the heap whose creator did not abort, with its TID and whether it is
+/// live (not deleted by a committed or own transaction): what an index build reads.
+fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool) -> Result<()>) -> Result<()> {
+    let sh = &s.shared;
+    let me = s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID);
+    let nblocks = sh.pool.smgr().nblocks(table.relfile, ForkNumber::Main)?;
+    let mut copy = vec![0u8; sh.pool.block_size()];
+    for block in 0..nblocks {
+        {
+            let buf = sh.pool.read_buffer(&s.pins, table.relfile, ForkNumber::Main, block, None)?;
+            let pg = buf.lock_shared();
+            copy.copy_from_slice(&pg);
+        }
+        if page::is_new(&copy) {
+            continue;
+        }
+        for off in 1..=page::max_offset(&copy) {
+            let Some(t) = page::item(&copy, off) else { continue };
+            let xmin = tuple::xmin(t);
+            if xmin != me && xid_state(&sh.txns, xmin) == XidState::Aborted {
+                continue;
+            }
+            let xmax = tuple::xmax(t);
+            let live = xmax == INVALID_XID || (xmax != me && xid_state(&sh.txns, xmax) == XidState::Aborted);
+            f((block, off), t, live)?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds `ix` (its file created, empty) from the heap: scan, encode, sort, bottom-up build.
+fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
+    let wal = index_wal(s, table);
+    let mut entries: Vec<(Vec<u8>, Tid, bool)> = Vec::new();
+    heap_versions(s, table, |tid, t, live| {
+        let stored = stored_of(s, table, t)?;
+        let mut k = Vec::new();
+        let any_null = key_of(table, ix, &stored, &mut k);
+        entries.push((k, tid, live && !any_null));
+        Ok(())
+    })?;
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    if ix.unique {
+        let mut last_live: Option<usize> = None;
+        for i in 0..entries.len() {
+            if i > 0 && entries[i].0 != entries[i - 1].0 {
+                last_live = None;
+            }
+            if entries[i].2 {
+                if last_live.is_some() {
+                    let tid = entries[i].1;
+                    let t = HeapRel { pool: &s.shared.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false }
+                        .fetch_any(tid, |t| t.to_vec())?
+                        .unwrap_or_default();
+                    let stored = stored_of(s, table, &t)?;
+                    let (names, vals) = key_text(table, ix, &stored);
+                    return Err(PgError::new(
+                        crate::access::btree::UNIQUE_VIOLATION,
+                        format!("could not create unique index \"{}\"", ix.name),
+                    )
+                    .with_detail(format!("Key ({names})=({vals}) is duplicated.")));
+                }
+                last_live = Some(i);
+            }
+        }
+    }
+    let t = tree(s, ix, wal).with_xid(s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID));
+    t.build(entries.into_iter().map(|(k, tid, _)| (k, tid)))?;
+    Ok(())
+}
+
+/// Whether any table (as this transaction sees the catalog) has an index or is named `name`.
+fn relation_name_taken(s: &Session, name: &str) -> bool {
+    if s.lookup_table(name).is_some() {
+        return true;
+    }
+    let mut tables = s.shared.catalog.tables();
+    if let Some(t) = &s.txn {
+        tables.extend(t.creates.iter().cloned());
+        tables.extend(t.replaces.iter().map(|(n, _)| n.clone()));
+    }
+    tables.iter().filter_map(|t| s.lookup_table(&t.name)).any(|t| t.indexes.iter().any(|i| i.name == name))
+}
+
+/// Replaces `old` by `new` in the transaction's pending catalog change.
+fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
+    let new = Arc::new(new);
+    let txn = s.txn();
+    if let Some(c) = txn.creates.iter_mut().find(|c| c.name == old.name) {
+        *c = new;
+        return;
+    }
+    match txn.replaces.iter_mut().find(|(n, _)| n.name == old.name) {
+        Some(r) => r.0 = new,
+        None => txn.replaces.push((new, old.clone())),
+    }
+}
+
+/// Adds an index on `cols` to `table` (already locked) and builds it. Returns the new table
+/// definition (also recorded in the transaction).
+pub(crate) fn add_index(
+    s: &mut Session,
+    table: &Arc<Table>,
+    name: String,
+    cols: Vec<usize>,
+    unique: bool,
+    primary: bool,
+) -> Result<Arc<Table>> {
+    if relation_name_taken(s, &name) {
+        return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
+    }
+    if primary && table.indexes.iter().any(|i| i.primary) {
+        return Err(PgError::new("42P16", format!("multiple primary keys for table \"{}\" are not allowed", table.name)));
+    }
+    s.xid();
+    let relfile = s.create_files()?;
+    let ix = Index { oid: s.shared.catalog.new_oid(), name, columns: cols, unique: unique || primary, primary, relfile };
+    let mut new = (**table).clone();
+    if primary {
+        for &c in &ix.columns {
+            new.columns[c].not_null = true;
+        }
+    }
+    if primary {
+        // The primary key's columns became NOT NULL: existing rows must satisfy it.
+        let mut bad = None;
+        heap_versions(s, table, |_, t, live| {
+            if live && bad.is_none() {
+                let stored = stored_of(s, table, t)?;
+                if let Some(&c) = ix.columns.iter().find(|&&c| stored[c].is_none()) {
+                    bad = Some(c);
+                }
+            }
+            Ok(())
+        })?;
+        if let Some(c) = bad {
+            return Err(PgError::new(
+                sqlstate::NOT_NULL_VIOLATION,
+                format!("column \"{}\" of relation \"{}\" contains null values", table.columns[c].name, table.name),
+            ));
+        }
+    }
+    build(s, &new, &ix)?;
+    new.indexes.push(ix);
+    replace_table(s, table, new);
+    Ok(s.lookup_table(&table.name).expect("just replaced"))
+}
+
+/// Resolves index column names.
+pub(crate) fn index_columns(table: &Table, names: &[String]) -> Result<Vec<usize>> {
+    let mut cols = Vec::with_capacity(names.len());
+    for n in names {
+        let c = table.column_index(n).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
+        cols.push(c);
+    }
+    Ok(cols)
+}
+
+/// PostgreSQL's default index name: `t_a_b_idx` / `t_pkey`, made unique with a number.
+fn default_name(s: &Session, table: &Table, cols: &[usize], primary: bool) -> String {
+    let base = if primary {
+        format!("{}_pkey", table.name)
+    } else {
+        let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
+        format!("{}_{}_idx", table.name, names.join("_"))
+    };
+    if !relation_name_taken(s, &base) {
+        return base;
+    }
+    (1..).map(|i| format!("{base}{i}")).find(|n| !relation_name_taken(s, n)).expect("some name is free")
+}
+
+/// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t (cols).
+pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<QueryResult> {
+    if ci.concurrently || ci.predicate.is_some() || !ci.include.is_empty() {
+        return Err(PgError::feature("CREATE INDEX CONCURRENTLY / WHERE / INCLUDE is not supported"));
+    }
+    if let Some(u) = &ci.using {
+        if !u.to_string().eq_ignore_ascii_case("btree") {
+            return Err(PgError::new(
+                sqlstate::UNDEFINED_OBJECT,
+                format!("access method \"{}\" does not exist", u.to_string().to_lowercase()),
+            ));
+        }
+    }
+    let table = s.table(&super::ddl_table_name(&ci.table_name)?)?;
+    let mut names = Vec::new();
+    for c in &ci.columns {
+        match &c.column.expr {
+            sqlparser::ast::Expr::Identifier(id) => names.push(fold_ident(id)),
+            other => return Err(PgError::feature(format!("index expressions are not supported: {other}"))),
+        }
+        if c.column.options.asc == Some(false) {
+            return Err(PgError::feature("DESC index columns are not supported"));
+        }
+    }
+    let cols = index_columns(&table, &names)?;
+    s.lock_table(&table, LockMode::Share)?;
+    let table = s.table(&table.name)?;
+    let name = match &ci.name {
+        Some(n) => super::ddl_table_name(n)?,
+        None => default_name(s, &table, &cols, false),
+    };
+    if ci.if_not_exists && relation_name_taken(s, &name) {
+        let mut r = super::tag("CREATE INDEX");
+        r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
+        return Ok(r);
+    }
+    add_index(s, &table, name, cols, ci.unique, false)?;
+    Ok(super::tag("CREATE INDEX"))
+}
+
+/// Adds the PRIMARY KEY / UNIQUE constraints of a table being created.
+pub(crate) fn add_constraint_index(
+    s: &mut Session,
+    table: &Arc<Table>,
+    names: &[String],
+    primary: bool,
+    name: Option<String>,
+) -> Result<Arc<Table>> {
+    let cols = index_columns(table, names)?;
+    let name = match name {
+        Some(n) => n,
+        None if primary => default_name(s, table, &cols, true),
+        None => {
+            let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
+            let base = format!("{}_{}_key", table.name, names.join("_"));
+            if relation_name_taken(s, &base) {
+                (1..).map(|i| format!("{base}{i}")).find(|n| !relation_name_taken(s, n)).expect("free")
+            } else {
+                base
+            }
+        }
+    };
+    add_index(s, table, name, cols, true, primary)
+}
+
+/// DROP INDEX [IF EXISTS] name [, ...].
+pub fn drop_indexes(s: &mut Session, if_exists: bool, names: Vec<sqlparser::ast::ObjectName>) -> Result<QueryResult> {
+    let mut r = super::tag("DROP INDEX");
+    for n in &names {
+        let name = super::ddl_table_name(n)?;
+        let mut tables = s.shared.catalog.tables();
+        if let Some(t) = &s.txn {
+            tables.extend(t.creates.iter().cloned());
+        }
+        let owner = tables.iter().filter_map(|t| s.lookup_table(&t.name)).find(|t| t.indexes.iter().any(|i| i.name == name));
+        let Some(table) = owner else {
+            if if_exists {
+                r.notices.push(format!("NOTICE:  index \"{name}\" does not exist, skipping"));
+                continue;
+            }
+            return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("index \"{name}\" does not exist")));
+        };
+        s.lock_table(&table, LockMode::AccessExclusive)?;
+        let table = s.table(&table.name)?;
+        let Some(pos) = table.indexes.iter().position(|i| i.name == name) else { continue };
+        if table.indexes[pos].primary {
+            return Err(PgError::new(
+                "2BP01",
+                format!("cannot drop index {name} because constraint {name} on table {} requires it", table.name),
+            )
+            .with_hint(format!("You can drop constraint {name} on table {} instead.", table.name)));
+        }
+        s.xid();
+        let mut new = (*table).clone();
+        let ix = new.indexes.remove(pos);
+        s.txn().dead_files.push(ix.relfile);
+        replace_table(s, &table, new);
+    }
+    Ok(r)
+}
+
+/// New, empty index files for a table getting new heap files (TRUNCATE).
+pub(crate) fn truncate_indexes(s: &mut Session, new: &mut Table) -> Result<()> {
+    let wal = index_wal(s, new);
+    for i in 0..new.indexes.len() {
+        let old = new.indexes[i].relfile;
+        let relfile = s.create_files()?;
+        new.indexes[i].relfile = relfile;
+        s.txn().dead_files.push(old);
+        tree(s, &new.indexes[i], wal).create_empty()?;
+    }
+    Ok(())
+}
+
+/// Checks that each index of `table` agrees with its heap: every version the snapshot sees is
+/// found through each index under its key, and every index entry points at a version whose
+/// key matches. Returns a description of the first disagreement. For tests and `amcheck`-like
+/// use.
+pub fn check_table(s: &mut Session, table: &str) -> Result<std::result::Result<u64, String>> {
+    let started = s.begin_implicit();
+    let r = check_table_in_txn(s, table);
+    if started {
+        s.rollback();
+    }
+    r
+}
+
+fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Result<u64, String>> {
+    let table = s.table(table)?;
+    s.lock_table(&table, LockMode::AccessShare)?;
+    let snap = s.snapshot();
+    let sh = s.shared.clone();
+    let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false };
+    let mut visible = Vec::new();
+    crate::access::heap::scan(&sh.pool, &s.pins, &sh.txns, table.relfile, &snap, |b, o, t| {
+        visible.push(((b, o), t.to_vec()));
+        Ok(crate::access::heap::Flow::Continue)
+    })?;
+    for ix in &table.indexes {
+        let t = tree(s, ix, false);
+        if let Err(e) = t.check() {
+            return Ok(Err(format!("index \"{}\": {e}", ix.name)));
+        }
+        let mut entries = std::collections::BTreeMap::new();
+        for e in t.scan(Bound::Unbounded, Bound::Unbounded)? {
+            let (k, tid) = e?;
+            entries.insert(tid, k);
+        }
+        for (tid, tup) in &visible {
+            let stored = stored_of(s, &table, tup)?;
+            let mut k = Vec::new();
+            key_of(&table, ix, &stored, &mut k);
+            match entries.get(tid) {
+                Some(ek) if *ek == k => {}
+                Some(_) => return Ok(Err(format!("index \"{}\": entry for ({},{}) has the wrong key", ix.name, tid.0, tid.1))),
+                None => return Ok(Err(format!("index \"{}\": visible row ({},{}) has no entry", ix.name, tid.0, tid.1))),
+            }
+        }
+        for (tid, k) in &entries {
+            let Some(tup) = heap.fetch_any(*tid, |t| t.to_vec())? else {
+                return Ok(Err(format!("index \"{}\": entry points at unused ({},{})", ix.name, tid.0, tid.1)));
+            };
+            let stored = stored_of(s, &table, &tup)?;
+            let mut hk = Vec::new();
+            key_of(&table, ix, &stored, &mut hk);
+            if hk != *k {
+                return Ok(Err(format!("index \"{}\": entry for ({},{}) does not match its heap tuple", ix.name, tid.0, tid.1)));
+            }
+        }
+    }
+    Ok(Ok(visible.len() as u64))
+}

@@ -1,0 +1,57 @@
+//! `VACUUM [table]`: removes the versions no snapshot can see from a table's indexes and heap
+//! and records the freed space in the FSM (`access::heap::vacuum`). Without a table name every
+//! table is vacuumed. Like PostgreSQL, it refuses to run inside a transaction block.
+//!
+//! Invariants:
+//! 1. The table is locked ShareUpdateExclusive (one VACUUM per table; readers and writers run).
+//! 2. The horizon is taken once, before the heap is read; index entries go before line
+//!    pointers (heap vacuum invariant 2).
+
+use crate::access::btree::BTree;
+use crate::access::heap::vacuum::{self, VacuumStats};
+use crate::catalog::Table;
+use crate::error::{sqlstate, PgError, Result};
+use crate::lock::LockMode;
+use crate::session::{QueryResult, Session};
+use std::collections::HashSet;
+
+/// VACUUM of one table; returns its figures.
+pub fn vacuum_table(s: &mut Session, table: &Table) -> Result<VacuumStats> {
+    s.lock_table(table, LockMode::ShareUpdateExclusive)?;
+    let table = s.table(&table.name)?;
+    let sh = s.shared.clone();
+    let horizon = sh.txns.vacuum_horizon();
+    let mut st = VacuumStats::default();
+    let dead = vacuum::collect_dead(&sh.pool, &s.pins, &sh.txns, table.relfile, horizon, &mut st)?;
+    let logged = table.persistence == crate::catalog::Persistence::Permanent;
+    let wal = logged.then_some(&*sh.wal);
+    if !dead.is_empty() {
+        let set: HashSet<(u32, u16)> = dead.iter().copied().collect();
+        for ix in &table.indexes {
+            let t = BTree::new(&sh.pool, &s.pins, wal, ix.relfile, ix.unique)
+                .with_name(ix.name.clone())
+                .with_full_page_writes(sh.settings.bool("full_page_writes"));
+            t.bulk_delete(&mut |tid| set.contains(&tid))?;
+        }
+    }
+    vacuum::prune_pages(&sh.pool, &s.pins, table.relfile, wal, &dead, &mut st)?;
+    Ok(st)
+}
+
+/// The VACUUM statement.
+pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement) -> Result<QueryResult> {
+    if s.in_transaction_block() {
+        return Err(PgError::new(sqlstate::ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block"));
+    }
+    if v.full || v.sort_only || v.delete_only || v.reindex || v.recluster || v.threshold.is_some() || v.boost {
+        return Err(PgError::feature("only plain VACUUM [table] is supported"));
+    }
+    let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
+        Some(n) => vec![s.table(&super::ddl_table_name(n)?)?],
+        None => s.shared.catalog.tables(),
+    };
+    for t in tables {
+        vacuum_table(s, &t)?;
+    }
+    Ok(super::tag("VACUUM"))
+}
