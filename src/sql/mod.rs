@@ -175,6 +175,27 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
     }
 }
 
+/// The result columns of a prepared statement that returns rows, without running it: the query
+/// is run with `LIMIT 0` and its parameters as NULL (the extended protocol's Describe).
+pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> {
+    match &p.stmt {
+        Some(Statement::Query(q)) => {
+            let mut q = q.clone();
+            q.limit_clause = Some(sqlparser::ast::LimitClause::LimitOffset {
+                limit: Some(Expr::value(Value::Number("0".into(), false))),
+                offset: None,
+                limit_by: vec![],
+            });
+            let probe = Prepared { stmt: Some(Statement::Query(q)), unlogged: false, nparams: p.nparams, sql: p.sql.clone() };
+            let nulls = vec![None; p.nparams];
+            let mut io = CopyIo::default();
+            Ok(execute_prepared(s, &probe, &nulls, &mut io)?.columns)
+        }
+        Some(Statement::Explain { .. }) => Ok(vec![("QUERY PLAN".into(), "text".into())]),
+        _ => Ok(vec![]),
+    }
+}
+
 fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
     match &stmt {
         Statement::StartTransaction { .. } => {
