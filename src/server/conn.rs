@@ -658,7 +658,9 @@ impl<S: Read + Write> Conn<'_, S> {
             params.push(match p {
                 None => None,
                 Some(bytes) if format_for(fmts, i) == 1 => {
-                    Some(types::param_from_binary(stmt.param_types.get(i).copied().unwrap_or(0), bytes)?)
+                    // Untyped at Parse: the client used the type Describe reported (text).
+                    let oid = stmt.param_types.get(i).copied().filter(|&t| t != 0).unwrap_or(types::TEXT_OID);
+                    Some(types::param_from_binary(oid, bytes)?)
                 }
                 Some(bytes) => Some(
                     String::from_utf8(bytes.to_vec())

@@ -199,14 +199,16 @@ impl Server {
                 .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not bind to address \"{a}\", port {}: {e}", cfg.port)))?;
             tcp.push(l);
         }
+        let tcp_addrs: Vec<SocketAddr> = tcp.iter().map(|l| l.local_addr().expect("bound")).collect();
+        // Port 0 (tests): the socket is named after the port the first TCP listener got.
+        let socket_port = if cfg.port == 0 { tcp_addrs.first().map_or(0, |a| a.port()) } else { cfg.port };
         let mut unix = None;
         let mut socket_path = None;
         if let Some(d) = &cfg.socket_dir {
-            let p = d.join(socket_file_name(cfg.port));
+            let p = d.join(socket_file_name(socket_port));
             unix = Some(bind_unix(&p)?);
             socket_path = Some(p);
         }
-        let tcp_addrs: Vec<SocketAddr> = tcp.iter().map(|l| l.local_addr().expect("bound")).collect();
         let mut accept_threads = Vec::new();
         for l in tcp {
             let sh = shared.clone();
