@@ -39,6 +39,8 @@ TRUNCATE types;
 SELECT count(*) FROM types;
 \dt
 \d types
+\d+ types
+\di
 SQL
 cmp "$FIX/types.text" "$WORK/out.text"
 cmp "$FIX/types.csv" "$WORK/out.csv"

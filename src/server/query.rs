@@ -314,9 +314,9 @@ fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
     Some(rest[a + 1..a + 1 + b].to_string())
 }
 
-/// psql's `\dt [NAME]` and `\d NAME` queries (PostgreSQL 15's psql), answered from heapstore's
-/// catalog: every table is in schema `public`, owned by the connected user's superuser.
-/// `\dt` and `\d NAME` work (`NAME` a plain name or psql pattern without wildcards); other
+/// psql's `\d`, `\dt`, `\di`, `\dv`, `\ds`, ... `[NAME]` (the relation list) and `\d[+] NAME`
+/// queries (PostgreSQL 15's psql), answered from heapstore's catalog: every table is in schema
+/// `public`, owned by the connected user. `NAME` is a plain name (no wildcards); other
 /// catalog queries psql sends for `\d`'s footers (indexes, constraints, policies, statistics,
 /// publications, inheritance) get an empty result, which is true for heapstore's tables.
 /// Any other query naming `pg_catalog` is refused with 0A000.
@@ -330,7 +330,7 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
     let pattern =
         literal_after(lower, sql, "operator(pg_catalog.~)").map(|p| p.trim_start_matches("^(").trim_end_matches(")$").to_string());
     let matches = |name: &str| pattern.as_deref().is_none_or(|p| p == name);
-    if lower.contains("as \"schema\"") && lower.contains("as \"name\"") && lower.contains("pg_catalog.pg_class c") {
+    if lower.contains("as \"schema\"") && lower.contains("as \"name\"") && lower.contains("c.relkind in (") {
         // \dt: Schema, Name, Type, Owner.
         let mut rows: Vec<Vec<Option<String>>> = tables
             .iter()
@@ -338,7 +338,9 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
             .map(|t| vec![Some("public".into()), Some(t.name.clone()), Some("table".into()), Some(user.to_string())])
             .collect();
         rows.sort();
-        if !lower.contains("'r'") {
+        // Only tables exist: \di, \dv, \ds, ... (relkind lists without 'r') find nothing.
+        let kinds = lower.split("c.relkind in (").nth(1).and_then(|r| r.split(')').next()).unwrap_or("");
+        if !kinds.contains("'r'") {
             rows.clear();
         }
         return done(cols(&[("Schema", "name"), ("Name", "name"), ("Type", "text"), ("Owner", "name")]), rows);
@@ -386,6 +388,8 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         return done(cols(&names), rows);
     }
     if lower.contains("from pg_catalog.pg_attribute a") && lower.contains("a.attnum > 0") {
+        let verbose: &[(&str, Option<&str>)] =
+            &[("a.attstorage", None), ("a.attcompression", None), ("attstattarget", None), ("pg_catalog.col_description", None)];
         // \d NAME, step 3: columns (name, type, default, not null, collation, identity, generated).
         let t = oid_of("a.attrelid =").and_then(by_oid);
         let rows = t
@@ -393,7 +397,7 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
                 t.columns
                     .iter()
                     .map(|c| {
-                        vec![
+                        let mut row = vec![
                             Some(c.name.clone()),
                             Some(c.ty.name()),
                             None,
@@ -401,12 +405,23 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
                             None,
                             Some(String::new()),
                             Some(String::new()),
-                        ]
+                        ];
+                        // \d+: storage, compression, statistics target, description.
+                        for (marker, v) in verbose {
+                            if lower.contains(marker) {
+                                row.push(match *marker {
+                                    "a.attstorage" => Some(if c.ty.fixed_len().is_some() { "p" } else { "x" }.to_string()),
+                                    "a.attcompression" => Some(String::new()),
+                                    _ => v.map(str::to_string),
+                                });
+                            }
+                        }
+                        row
                     })
                     .collect()
             })
             .unwrap_or_default();
-        let names = [
+        let mut names = vec![
             ("attname", "name"),
             ("format_type", "text"),
             ("pg_get_expr", "text"),
@@ -415,6 +430,7 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
             ("attidentity", "\"char\""),
             ("attgenerated", "\"char\""),
         ];
+        names.extend(verbose.iter().filter(|(m, _)| lower.contains(m)).map(|(m, _)| (m.trim_start_matches("a."), "text")));
         return done(cols(&names), rows);
     }
     let footer = ["pg_catalog.pg_policy", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication", "pg_catalog.pg_inherits"];
