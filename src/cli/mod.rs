@@ -134,6 +134,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             Database::init(&dir, &set)?;
             crate::auth::init_roles(&dir, superuser)?;
             println!("heapstore data directory initialized at {}", dir.display());
+            println!("superuser role \"{superuser}\"; `serve` trusts the Unix socket, TCP needs a password: heapstore -D DIR user add {superuser}");
             return Ok(0);
         }
         Some(Cmd::Stats { json }) => {

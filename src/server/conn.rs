@@ -110,6 +110,7 @@ pub(crate) fn serve_connection<S: Read + Write>(sh: Arc<ServerShared>, stream: S
         Ok(Ok(())) => {}
         Ok(Err(e)) if is_disconnect(&e) => {}
         Ok(Err(e)) => {
+            eprintln!("FATAL:  {}", e.message);
             let _ = send_error(&mut wire, &e, "FATAL");
             let _ = wire.flush();
         }
@@ -166,7 +167,15 @@ fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, 
     let superuser = authenticate(sh, wire, &peer, &database, &user)?;
     wire.send(B::Authentication(Authentication::Ok))?;
     let app = param("application_name").unwrap_or_default();
-    let gucs = SessionParams::new(&user, superuser, &app);
+    let mut gucs = SessionParams::new(&user, superuser, &app);
+    // Parameters in the startup packet (DateStyle, client_encoding, ...) apply as SET would; one
+    // heapstore cannot honour keeps its value (reported below), rather than refusing the
+    // connection (psql under a C locale asks for SQL_ASCII, for example).
+    for (k, v) in &params {
+        if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication") {
+            let _ = gucs.set(k, v, &sh.db.shared().settings);
+        }
+    }
     for name in query::REPORTED {
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }

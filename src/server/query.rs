@@ -121,6 +121,12 @@ impl SessionParams {
                     ))
                 }
             },
+            "statement_timeout" => {
+                if crate::config::parse_time_ms(value) != Some(0) {
+                    return Err(PgError::feature("statement_timeout is not supported by heapstore (only 0)"));
+                }
+                value.to_string()
+            }
             "timezone" => {
                 if !matches!(value.to_ascii_uppercase().as_str(), "UTC" | "GMT" | "ETC/UTC" | "Z" | "0" | "+00" | "00:00") {
                     return Err(PgError::new(
@@ -440,4 +446,51 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
     Some(Err(
         PgError::feature("this catalog query is not supported by heapstore").with_hint("psql's \\dt and \\d NAME work; see the README.")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(p: &mut SessionParams, s: &mut Session, sql: &str) -> Option<Result<LocalOutcome>> {
+        local(p, s, "alice", 7, sql)
+    }
+
+    #[test]
+    fn set_show_and_functions() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::Database::init(&dir.path().join("d"), &[]).unwrap();
+        let db = crate::Database::open(&dir.path().join("d"), &[]).unwrap();
+        let mut s = db.session();
+        let mut p = SessionParams::new("alice", false, "");
+        let show = |p: &mut SessionParams, s: &mut Session, sql: &str| run(p, s, sql).unwrap().unwrap().result.rows[0][0].clone().unwrap();
+        assert_eq!(show(&mut p, &mut s, "SHOW DateStyle"), "ISO, MDY");
+        assert_eq!(show(&mut p, &mut s, "show shared_buffers;"), "128MB");
+        let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
+        assert_eq!(o.result.tag, "SET");
+        assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);
+        run(&mut p, &mut s, "set session extra_float_digits = 3").unwrap().unwrap();
+        assert_eq!(show(&mut p, &mut s, "SHOW extra_float_digits"), "3");
+        run(&mut p, &mut s, "SET TIME ZONE 'UTC'").unwrap().unwrap();
+        run(&mut p, &mut s, "RESET application_name").unwrap().unwrap();
+        assert_eq!(p.get("application_name"), Some(""));
+        let code = |r: Option<Result<LocalOutcome>>| r.unwrap().err().unwrap().code;
+        assert_eq!(code(run(&mut p, &mut s, "SET nosuch = 1")), sqlstate::UNDEFINED_OBJECT);
+        assert_eq!(code(run(&mut p, &mut s, "SHOW nosuch")), sqlstate::UNDEFINED_OBJECT);
+        assert_eq!(code(run(&mut p, &mut s, "SET fsync = off")), sqlstate::CANT_CHANGE_RUNTIME_PARAM);
+        assert_eq!(code(run(&mut p, &mut s, "SET server_version = '9'")), sqlstate::CANT_CHANGE_RUNTIME_PARAM);
+        assert_eq!(code(run(&mut p, &mut s, "SET client_encoding = 'LATIN1'")), sqlstate::FEATURE_NOT_SUPPORTED);
+        assert!(show(&mut p, &mut s, "SELECT version()").starts_with("PostgreSQL 15.0 (heapstore"));
+        assert_eq!(show(&mut p, &mut s, "SELECT pg_catalog.version();").len(), version_string().len());
+        assert_eq!(show(&mut p, &mut s, "SELECT current_user"), "alice");
+        assert_eq!(show(&mut p, &mut s, "select current_setting('port')"), "5433");
+        assert_eq!(show(&mut p, &mut s, "SELECT pg_backend_pid()"), "7");
+        // Not ours: left to the engine.
+        assert!(run(&mut p, &mut s, "SELECT 1").is_none());
+        assert!(run(&mut p, &mut s, "SELECT version() FROM t").is_none());
+        assert!(run(&mut p, &mut s, "SET x = (1)").is_none());
+        assert!(run(&mut p, &mut s, "COPY t FROM STDIN").is_none());
+        drop(s);
+        db.close().unwrap();
+    }
 }

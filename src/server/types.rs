@@ -67,9 +67,23 @@ fn type_for_oid(oid: u32) -> Option<SqlType> {
 /// A result value in binary format: parse the text with the type's input function, then its
 /// send function.
 pub fn binary_value(type_name: &str, text: &str, out: &mut Vec<u8>) -> Result<()> {
-    let ty = sql_type(type_name)
-        .or_else(|| (type_oid(type_name) == 26).then(|| SqlType::new(TypeId::Int4)))
-        .ok_or_else(|| PgError::feature(format!("binary output is not supported for type {type_name}")))?;
+    // Types heapstore does not store but answers with (catalog and function results): name,
+    // "char" and unknown send their text bytes, oid its number.
+    match type_oid(type_name) {
+        19 | 18 | 705 => {
+            out.extend_from_slice(text.as_bytes());
+            return Ok(());
+        }
+        26 => {
+            let v: u32 = text.parse().map_err(|_| {
+                PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type oid: \"{text}\""))
+            })?;
+            out.extend_from_slice(&v.to_be_bytes());
+            return Ok(());
+        }
+        _ => {}
+    }
+    let ty = sql_type(type_name).ok_or_else(|| PgError::feature(format!("binary output is not supported for type {type_name}")))?;
     let mut stored = Vec::new();
     ty.input_text(text, &mut stored)?;
     ty.send_binary(&stored, out);
@@ -108,6 +122,13 @@ mod tests {
         assert_eq!(param_from_binary(23, &b).unwrap(), "-5");
         assert_eq!(param_from_binary(25, b"h\xc3\xa9").unwrap(), "hé");
         assert!(param_from_binary(1700, &b).is_err());
+        b.clear();
+        binary_value("name", "alice", &mut b).unwrap();
+        assert_eq!(b, b"alice");
+        b.clear();
+        binary_value("oid", "16384", &mut b).unwrap();
+        assert_eq!(b, 16384u32.to_be_bytes());
+        assert!(binary_value("numeric", "1.5", &mut Vec::new()).is_err());
         assert!(param_from_binary(23, &[1, 2]).is_err());
     }
 }
