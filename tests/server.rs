@@ -103,6 +103,13 @@ fn simple_query_over_tcp_and_unix_socket() {
     assert_eq!(simple_rows(&mut c, "SHOW shared_buffers")[0][0].as_deref(), Some("128MB"));
     let mut u = s.unix();
     assert_eq!(simple_rows(&mut u, "SELECT count(*) FROM t"), vec![vec![Some("0".to_string())]]);
+    // The backend pid is the session id pg_locks shows.
+    let pid = simple_rows(&mut u, "SELECT pg_backend_pid()")[0][0].clone().unwrap();
+    u.batch_execute("BEGIN; SELECT count(*) FROM t").unwrap();
+    let locks = c.simple_query("SELECT * FROM pg_locks").unwrap();
+    let held_by_u = locks.iter().any(|m| matches!(m, SimpleQueryMessage::Row(r) if r.get("pid") == Some(pid.as_str())));
+    assert!(held_by_u, "pid {pid} holds no lock in pg_locks");
+    u.batch_execute("COMMIT").unwrap();
     // The empty query.
     assert!(simple_rows(&mut u, "").is_empty());
 }

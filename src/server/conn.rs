@@ -156,7 +156,9 @@ fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, 
     if sh.shutting_down.load(Ordering::SeqCst) {
         return Err(PgError::new("57P03", "the database system is shutting down"));
     }
-    let pid = sh.next_pid.fetch_add(1, Ordering::Relaxed);
+    // The backend pid is the session id, as `pg_locks.pid` shows it.
+    let session = sh.db.session();
+    let pid = session.id() as i32;
     let mut secret_bytes = [0u8; 4];
     getrandom::getrandom(&mut secret_bytes).expect("OS random source");
     let secret = i32::from_ne_bytes(secret_bytes);
@@ -180,7 +182,6 @@ fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, 
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }
     wire.send(B::BackendKeyData(BackendKeyData::new(pid, SecretKey::I32(secret))))?;
-    let session = sh.db.session();
     let mut c = Conn { wire, session, gucs, user, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
     c.ready()?;
     c.main_loop()
@@ -559,7 +560,9 @@ impl<S: Read + Write> Conn<'_, S> {
         self.cancel.store(false, Ordering::SeqCst);
         let shape = match prepared {
             Some((p, _)) => copy_shape(&self.session, p),
-            None => crate::sql::prepare(sql).ok().and_then(|p| copy_shape(&self.session, &p)),
+            // Parsed a second time only when it may be a COPY.
+            None if sql.to_ascii_lowercase().contains("copy") => crate::sql::prepare(sql).ok().and_then(|p| copy_shape(&self.session, &p)),
+            None => None,
         };
         let state = RefCell::new(CopyState {
             wire: &mut *self.wire,

@@ -39,7 +39,7 @@ use std::collections::HashMap;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -143,7 +143,6 @@ pub(crate) struct ServerShared {
     pub registry: Registry,
     pub hba: Hba,
     pub shutting_down: AtomicBool,
-    next_pid: AtomicI32,
     conn_threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
@@ -183,7 +182,6 @@ impl Server {
             registry: Registry { conns: Mutex::new(HashMap::new()), max: cfg.max_connections.max(1) },
             hba: cfg.hba.clone(),
             shutting_down: AtomicBool::new(false),
-            next_pid: AtomicI32::new(std::process::id() as i32 & 0xffff | 0x10000),
             conn_threads: Mutex::new(Vec::new()),
         });
         let mut tcp = Vec::new();
@@ -289,7 +287,11 @@ fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
         if sh.shutting_down.load(Ordering::SeqCst) {
             break;
         }
-        let Ok(s) = s else { continue };
+        let Ok(s) = s else {
+            // Out of file descriptors and the like: back off instead of spinning.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
         let _ = s.set_nodelay(true);
         let peer = s.peer_addr().ok();
         let closer = s.try_clone().ok().map(Closer::Tcp);
@@ -303,7 +305,10 @@ fn accept_unix(sh: Arc<ServerShared>, l: UnixListener) {
         if sh.shutting_down.load(Ordering::SeqCst) {
             break;
         }
-        let Ok(s) = s else { continue };
+        let Ok(s) = s else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
         let closer = s.try_clone().ok().map(Closer::Unix);
         let sh2 = sh.clone();
         spawn_conn(&sh, move || conn::serve_connection(sh2, s, conn::Peer::Unix, closer));

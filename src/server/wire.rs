@@ -21,6 +21,8 @@ use std::io::{Read, Write};
 pub const STARTUP_LEN_MAX_BYTES: usize = 10_000;
 /// PostgreSQL's `PQ_LARGE_MESSAGE_LIMIT` (1 GB - 1).
 pub const MESSAGE_LEN_MAX_BYTES: usize = 0x3fff_ffff;
+/// Largest buffer reserved before a message's bytes have arrived.
+const BODY_PREALLOC_MAX_BYTES: usize = 1 << 20;
 /// Messages that are never long (PostgreSQL's `PQ_SMALL_MESSAGE_LIMIT` for Sync, Flush, ...).
 const SMALL_MESSAGE_LEN_MAX_BYTES: usize = 10_000;
 
@@ -127,10 +129,17 @@ impl<S: Read + Write> Wire<S> {
         if len < 4 || len as usize > max {
             return Err(violation(format!("invalid message length {len} for message type \"{}\"", ty.escape_ascii())));
         }
-        let mut frame = BytesMut::with_capacity(len as usize + 1);
+        // The body is read as it arrives, not allocated up front: a 5-byte header claiming 1 GB
+        // costs nothing until the bytes come.
+        let body_len = len as usize - 4;
+        let mut body = Vec::with_capacity(body_len.min(BODY_PREALLOC_MAX_BYTES));
+        (&mut self.stream).take(body_len as u64).read_to_end(&mut body).map_err(disconnect)?;
+        if body.len() != body_len {
+            return Err(disconnect(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed inside a message")));
+        }
+        let mut frame = BytesMut::with_capacity(body_len + 5);
         frame.put_slice(&head);
-        frame.resize(len as usize + 1, 0);
-        self.read_exact(&mut frame[5..])?;
+        frame.put_slice(&body);
         Ok((ty, frame))
     }
 
