@@ -186,8 +186,9 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> 
                 offset: None,
                 limit_by: vec![],
             });
-            let probe = Prepared { stmt: Some(Statement::Query(q)), unlogged: false, nparams: p.nparams, sql: p.sql.clone() };
-            let nulls = vec![None; p.nparams];
+            // A fresh statement from the rewritten text: nothing of it is shared with `p`.
+            let probe = prepare(&Statement::Query(q).to_string())?;
+            let nulls = vec![None; probe.nparams];
             let mut io = CopyIo::default();
             Ok(execute_prepared(s, &probe, &nulls, &mut io)?.columns)
         }
