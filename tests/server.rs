@@ -206,6 +206,10 @@ fn errors_carry_postgres_sqlstates() {
     let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
     w.write_all(b"\\N\n").unwrap();
     assert_eq!(code(&w.finish().unwrap_err()), "23502");
+    // A COPY the client abandons (CopyFail) leaves nothing either.
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"5\n6\n").unwrap();
+    drop(w);
     // The connection is still usable, and nothing of the failed COPYs is visible.
     assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
     // A failed transaction block: 25P02 until ROLLBACK.

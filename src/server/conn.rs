@@ -467,12 +467,13 @@ impl<S: Read + Write> Conn<'_, S> {
         loop {
             self.wire.flush()?;
             let msg = self.wire.read_message()?;
-            if self.ignore_till_sync && msg.is_extended_query() && !matches!(msg, F::Sync(_)) {
+            // Invariant 2: after an extended-protocol error everything up to Sync is dropped
+            // (a Query too, as PostgreSQL does).
+            if self.ignore_till_sync && !matches!(msg, F::Sync(_) | F::Terminate(_)) {
                 continue;
             }
             let r = match msg {
                 F::Query(q) => {
-                    self.ignore_till_sync = false;
                     self.simple_query(&q.query)?;
                     self.ready()?;
                     Ok(())
