@@ -49,6 +49,7 @@ pub mod sqlstate {
     pub const INVALID_TABLE_DEFINITION: &str = "42P16";
     pub const DATATYPE_MISMATCH: &str = "42804";
     pub const CONNECTION_FAILURE: &str = "08006";
+    pub const INSUFFICIENT_PRIVILEGE: &str = "42501";
     pub const INVALID_AUTHORIZATION_SPECIFICATION: &str = "28000";
     pub const INVALID_PASSWORD: &str = "28P01";
     pub const TOO_MANY_CONNECTIONS: &str = "53300";

@@ -278,9 +278,19 @@ fn scram_and_hba() {
         unknown.as_db_error().unwrap().message().replace("mallory", "X")
     );
     assert_eq!(code(&s.tcp_config("postgres").password("x").connect(NoTls).err().expect("connection refused")), "28000");
+    // Server files are for superusers only.
+    c.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    let path = s.dir.join("x.txt");
+    std::fs::write(&path, "1\n").unwrap();
+    let e = c.batch_execute(&format!("COPY t FROM '{}'", path.display())).unwrap_err();
+    assert_eq!(code(&e), "42501");
+    assert_eq!(e.as_db_error().unwrap().message(), "permission denied to COPY from a file");
+    assert_eq!(code(&c.query(&format!("COPY t TO '{}'", path.display()), &[]).unwrap_err()), "42501");
     // Trust applies only where configured: the Unix socket.
     let mut u = s.unix();
     assert_eq!(simple_rows(&mut u, "SELECT 1").len(), 1);
+    u.batch_execute(&format!("COPY t FROM '{}'", path.display())).unwrap();
+    assert_eq!(simple_rows(&mut u, "SELECT count(*) FROM t")[0][0].as_deref(), Some("1"));
 }
 
 #[test]

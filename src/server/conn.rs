@@ -9,9 +9,11 @@
 //! ```
 //!
 //! Invariants:
-//! 1. Every Query and every Sync is answered by exactly one ReadyForQuery, whose status is the
-//!    session's: 'E' if the open block failed, 'T' inside BEGIN ... COMMIT, else 'I'.
-//! 2. Between an extended-protocol error and the next Sync every message is discarded.
+//! 1. Every Sync, and every Query not discarded by rule 2, is answered by exactly one
+//!    ReadyForQuery, whose status is the session's: 'E' if the open block failed, 'T' inside
+//!    BEGIN ... COMMIT, else 'I'.
+//! 2. Between an extended-protocol error and the next Sync every message but Terminate is
+//!    discarded.
 //! 3. COPY FROM STDIN announces CopyInResponse only when the engine first reads its input (so a
 //!    COPY that fails before, e.g. on a missing table, never puts the client in copy mode); COPY
 //!    TO STDOUT announces CopyOutResponse at its first output, or at its end if it had none, and
@@ -20,6 +22,11 @@
 //! 4. A cancel request sets the connection's flag; it is checked between COPY messages in and
 //!    out (the long-running statements of this engine) and cleared when a statement starts.
 //!    A scan of a SELECT is not interrupted (the engine has no cancel point there yet).
+//!
+//! 5. A portal's statement runs at its first Describe or Execute (pgbench and libpq send
+//!    Bind, Describe portal, Execute); its rows are kept and sent in pieces of `max_rows`
+//!    (PortalSuspended between them). The unnamed portal is dropped at Sync; named ones at
+//!    Close or disconnect.
 //!
 //! Approximations (documented in the README): each Execute of the extended protocol runs in its
 //! own implicit transaction (PostgreSQL keeps one open until Sync); in a simple Query with
@@ -182,7 +189,8 @@ fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, 
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }
     wire.send(B::BackendKeyData(BackendKeyData::new(pid, SecretKey::I32(secret))))?;
-    let mut c = Conn { wire, session, gucs, user, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
+    let mut c =
+        Conn { wire, session, gucs, user, superuser, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
     c.ready()?;
     c.main_loop()
 }
@@ -278,6 +286,7 @@ struct Conn<'w, S: Read + Write> {
     session: Session,
     gucs: SessionParams,
     user: String,
+    superuser: bool,
     pid: i32,
     cancel: Arc<AtomicBool>,
     stmts: HashMap<String, Stmt>,
@@ -422,6 +431,27 @@ impl<S: Read + Write> Write for CopyOut<'_, '_, S> {
     }
 }
 
+/// PostgreSQL's rule for server files: only superusers (`pg_read_server_files` /
+/// `pg_write_server_files` in PostgreSQL) may COPY from or to a file or program.
+fn check_server_file_access(superuser: bool, stmts: &[Statement]) -> Result<()> {
+    if superuser {
+        return Ok(());
+    }
+    for st in stmts {
+        if let Statement::Copy { to, target, .. } = st {
+            let (what, role) = match (to, target) {
+                (_, CopyTarget::Stdin | CopyTarget::Stdout) => continue,
+                (_, CopyTarget::Program { .. }) => ("COPY to or from an external program", "pg_execute_server_program"),
+                (false, _) => ("COPY from a file", "pg_read_server_files"),
+                (true, _) => ("COPY to a file", "pg_write_server_files"),
+            };
+            return Err(PgError::new(sqlstate::INSUFFICIENT_PRIVILEGE, format!("permission denied to {what}"))
+                .with_hint(format!("Only roles with privileges of the \"{role}\" role may {what}.")));
+        }
+    }
+    Ok(())
+}
+
 /// The COPY shape of a statement (format and column count), if it is COPY FROM STDIN or TO STDOUT.
 fn copy_shape(s: &Session, p: &Prepared) -> Option<CopyShape> {
     let Some(Statement::Copy { source, target, options, legacy_options, .. }) = &p.stmt else { return None };
@@ -559,6 +589,16 @@ impl<S: Read + Write> Conn<'_, S> {
     /// Runs one statement of the engine with COPY connected to the client.
     fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
         self.cancel.store(false, Ordering::SeqCst);
+        if !self.superuser {
+            match prepared {
+                Some((p, _)) => check_server_file_access(false, p.stmt.as_slice())?,
+                // A text that does not parse fails in the engine the same way, running nothing.
+                None if sql.to_ascii_lowercase().contains("copy") => {
+                    check_server_file_access(false, &crate::sql::statements(sql).unwrap_or_default())?
+                }
+                None => {}
+            }
+        }
         let shape = match prepared {
             Some((p, _)) => copy_shape(&self.session, p),
             // Parsed a second time only when it may be a COPY.

@@ -272,6 +272,15 @@ fn parse(sql: &str) -> Result<Vec<Statement>> {
     })
 }
 
+/// The statements of `sql` as `execute` parses them (for callers that inspect them first).
+pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
+    let (mut text, _) = strip_unlogged(sql)?;
+    if !text.trim_end().ends_with(';') {
+        text.push(';');
+    }
+    parse(&text)
+}
+
 /// sqlparser does not know `CREATE UNLOGGED TABLE`: blank the keyword out and remember, for
 /// each `CREATE [UNLOGGED] TABLE` in order, whether it was there.
 fn strip_unlogged(sql: &str) -> Result<(String, Vec<bool>)> {
