@@ -110,9 +110,16 @@ fn send_notice<S: Read + Write>(w: &mut Wire<S>, line: &str) -> Result<()> {
 }
 
 /// Runs a connection to its end; never panics out (invariant 4 of the server).
-pub(crate) fn serve_connection<S: Read + Write>(sh: Arc<ServerShared>, stream: S, peer: Peer, closer: Option<Closer>) {
+/// `authenticated` runs once the client is authenticated (it lifts the authentication timeout).
+pub(crate) fn serve_connection<S: Read + Write>(
+    sh: Arc<ServerShared>,
+    stream: S,
+    peer: Peer,
+    closer: Option<Closer>,
+    authenticated: impl FnOnce(),
+) {
     let mut wire = Wire::new(stream);
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sh, &mut wire, peer, closer)));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sh, &mut wire, peer, closer, authenticated)));
     match r {
         Ok(Ok(())) => {}
         Ok(Err(e)) if is_disconnect(&e) => {}
@@ -137,7 +144,13 @@ impl Drop for Registered<'_> {
     }
 }
 
-fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, closer: Option<Closer>) -> Result<()> {
+fn run<S: Read + Write>(
+    sh: &Arc<ServerShared>,
+    wire: &mut Wire<S>,
+    peer: Peer,
+    closer: Option<Closer>,
+    authenticated: impl FnOnce(),
+) -> Result<()> {
     let mut negotiations = 0;
     let params = loop {
         match wire.read_startup()? {
@@ -174,6 +187,7 @@ fn run<S: Read + Write>(sh: &Arc<ServerShared>, wire: &mut Wire<S>, peer: Peer, 
     let _registered = Registered(sh, pid);
 
     let superuser = authenticate(sh, wire, &peer, &database, &user)?;
+    authenticated();
     wire.send(B::Authentication(Authentication::Ok))?;
     let app = param("application_name").unwrap_or_default();
     let mut gucs = SessionParams::new(&user, superuser, &app);

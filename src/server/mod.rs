@@ -16,7 +16,8 @@
 //!
 //! Invariants:
 //! 1. At most `max_connections` sessions exist; the next startup gets 53300
-//!    `sorry, too many clients already` and is closed. A connection counts from its startup
+//!    `sorry, too many clients already` and is closed. A connection must finish startup and
+//!    authentication within [`AUTHENTICATION_TIMEOUT`]. A connection counts from its startup
 //!    packet to the end of its thread (registration and deregistration in [`Registry`] only).
 //! 2. A connection's thread owns its socket and its session; other threads touch it only
 //!    through its [`ConnEntry`]: the cancel flag and a socket clone used to shut it down.
@@ -43,6 +44,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// PostgreSQL's `authentication_timeout` default: a client that has not finished startup and
+/// authentication by then is disconnected, so idle half-open connections cannot hold
+/// `max_connections` slots.
+pub const AUTHENTICATION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where and how to listen.
 #[derive(Clone, Debug)]
@@ -293,10 +299,18 @@ fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
             continue;
         };
         let _ = s.set_nodelay(true);
+        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
         let peer = s.peer_addr().ok();
         let closer = s.try_clone().ok().map(Closer::Tcp);
+        let lift = s.try_clone().ok();
         let sh2 = sh.clone();
-        spawn_conn(&sh, move || conn::serve_connection(sh2, s, conn::Peer::Tcp(peer), closer));
+        spawn_conn(&sh, move || {
+            conn::serve_connection(sh2, s, conn::Peer::Tcp(peer), closer, move || {
+                if let Some(l) = lift {
+                    let _ = l.set_read_timeout(None);
+                }
+            })
+        });
     }
 }
 
@@ -309,8 +323,16 @@ fn accept_unix(sh: Arc<ServerShared>, l: UnixListener) {
             std::thread::sleep(Duration::from_millis(50));
             continue;
         };
+        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
         let closer = s.try_clone().ok().map(Closer::Unix);
+        let lift = s.try_clone().ok();
         let sh2 = sh.clone();
-        spawn_conn(&sh, move || conn::serve_connection(sh2, s, conn::Peer::Unix, closer));
+        spawn_conn(&sh, move || {
+            conn::serve_connection(sh2, s, conn::Peer::Unix, closer, move || {
+                if let Some(l) = lift {
+                    let _ = l.set_read_timeout(None);
+                }
+            })
+        });
     }
 }
