@@ -182,6 +182,31 @@ fn bind_unix(path: &Path) -> Result<UnixListener> {
 
 impl Server {
     /// Binds the listeners and starts the accept threads.
+    ///
+    /// ```
+    /// use heapstore::server::{Server, ServerConfig};
+    /// use std::sync::Arc;
+    /// let tmp = tempfile::tempdir().unwrap();
+    /// let dir = tmp.path().join("data");
+    /// heapstore::Database::init(&dir, &[]).unwrap();
+    /// heapstore::auth::init_roles(&dir, "postgres").unwrap();
+    /// let db = Arc::new(heapstore::Database::open(&dir, &[]).unwrap());
+    /// let cfg = ServerConfig {
+    ///     listen_addresses: vec!["127.0.0.1".into()],
+    ///     port: 0, // any free port
+    ///     socket_dir: Some(dir.clone()),
+    ///     hba: heapstore::auth::Hba::parse("local all all trust; host all all 127.0.0.1/32 trust").unwrap(),
+    ///     max_connections: 10,
+    /// };
+    /// let server = Server::start(db, cfg).unwrap();
+    /// let port = server.tcp_addrs()[0].port();
+    /// let mut client = postgres::Client::connect(&format!("host=127.0.0.1 port={port} user=postgres"), postgres::NoTls).unwrap();
+    /// client.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    /// assert_eq!(client.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
+    /// drop(client);
+    /// let db = server.shutdown(std::time::Duration::from_secs(5));
+    /// Arc::try_unwrap(db).ok().unwrap().close().unwrap();
+    /// ```
     pub fn start(db: Arc<Database>, cfg: ServerConfig) -> Result<Server> {
         let shared = Arc::new(ServerShared {
             db,
