@@ -244,6 +244,32 @@ mod tests {
     }
 
     #[test]
+    fn random_bodies_never_escape_as_panics() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for &ty in b"BCDEFHPQSXcdfp!" {
+            for _ in 0..300 {
+                let len = (next() % 48) as usize;
+                let mut frame = BytesMut::new();
+                frame.put_u8(ty);
+                frame.put_i32(len as i32 + 4);
+                for _ in 0..len {
+                    frame.put_u8(next() as u8 % 8);
+                }
+                // Ok or a protocol violation; never an unwinding panic.
+                if let Err(e) = decode_frame(ty, frame) {
+                    assert_eq!(e.code, sqlstate::PROTOCOL_VIOLATION);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_query_decodes() {
         let m = wire(&[b'Q', 0, 0, 0, 7, b'x', b'y', 0]).read_message().unwrap();
         assert!(matches!(m, PgWireFrontendMessage::Query(q) if q.query == "xy"));
