@@ -74,6 +74,7 @@ pub fn binary_value(type_name: &str, text: &str, out: &mut Vec<u8>) -> Result<()
             out.extend_from_slice(text.as_bytes());
             return Ok(());
         }
+        1700 => return numeric_send(text, out),
         26 => {
             let v: u32 = text.parse().map_err(|_| {
                 PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type oid: \"{text}\""))
@@ -87,6 +88,52 @@ pub fn binary_value(type_name: &str, text: &str, out: &mut Vec<u8>) -> Result<()
     let mut stored = Vec::new();
     ty.input_text(text, &mut stored)?;
     ty.send_binary(&stored, out);
+    Ok(())
+}
+
+/// PostgreSQL's `numeric_send` for a plain decimal (`-12.340`): ndigits, weight, sign, dscale,
+/// then base-10000 digits.
+fn numeric_send(text: &str, out: &mut Vec<u8>) -> Result<()> {
+    let bad = || PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type numeric: \"{text}\""));
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if body.eq_ignore_ascii_case("nan") {
+        out.extend_from_slice(&[0, 0, 0, 0, 0xc0, 0, 0, 0]);
+        return Ok(());
+    }
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let dscale = frac.len() as i16;
+    let int = int.trim_start_matches('0');
+    // Digits padded to whole groups of 4: left of the integer part, right of the fraction.
+    let lead = (4 - int.len() % 4) % 4;
+    let trail = (4 - frac.len() % 4) % 4;
+    let all: Vec<u8> =
+        std::iter::repeat_n(b'0', lead).chain(int.bytes()).chain(frac.bytes()).chain(std::iter::repeat_n(b'0', trail)).collect();
+    let mut groups: Vec<i16> = all.chunks(4).map(|c| c.iter().fold(0i16, |a, &d| a * 10 + i16::from(d - b'0'))).collect();
+    let mut weight = ((lead + int.len()) / 4) as i16 - 1;
+    while groups.first() == Some(&0) {
+        groups.remove(0);
+        weight -= 1;
+    }
+    while groups.last() == Some(&0) {
+        groups.pop();
+    }
+    if groups.is_empty() {
+        weight = 0;
+    }
+    let sign: u16 = if neg && !groups.is_empty() { 0x4000 } else { 0 };
+    out.extend_from_slice(&(groups.len() as i16).to_be_bytes());
+    out.extend_from_slice(&weight.to_be_bytes());
+    out.extend_from_slice(&sign.to_be_bytes());
+    out.extend_from_slice(&dscale.to_be_bytes());
+    for g in groups {
+        out.extend_from_slice(&g.to_be_bytes());
+    }
     Ok(())
 }
 
@@ -128,7 +175,18 @@ mod tests {
         b.clear();
         binary_value("oid", "16384", &mut b).unwrap();
         assert_eq!(b, 16384u32.to_be_bytes());
-        assert!(binary_value("numeric", "1.5", &mut Vec::new()).is_err());
+        let num = |t: &str| {
+            let mut b = Vec::new();
+            binary_value("numeric", t, &mut b).unwrap();
+            b.chunks(2).map(|c| i16::from_be_bytes([c[0], c[1]])).collect::<Vec<i16>>()
+        };
+        // As PostgreSQL's numeric_send: [ndigits, weight, sign, dscale, digits...].
+        assert_eq!(num("1.5"), [2, 0, 0, 1, 1, 5000]);
+        assert_eq!(num("-12345.678"), [3, 1, 0x4000, 3, 1, 2345, 6780]);
+        assert_eq!(num("0.0001"), [1, -1, 0, 4, 1]);
+        assert_eq!(num("10000"), [1, 1, 0, 0, 1]);
+        assert_eq!(num("0.00"), [0, 0, 0, 2]);
+        assert!(binary_value("numeric", "1e5", &mut Vec::new()).is_err());
         assert!(param_from_binary(23, &[1, 2]).is_err());
     }
 }
