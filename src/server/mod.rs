@@ -22,8 +22,9 @@
 //! 2. A connection's thread owns its socket and its session; other threads touch it only
 //!    through its [`ConnEntry`]: the cancel flag and a socket clone used to shut it down.
 //! 3. Shutdown: stop accepting (the accept threads see the flag within `ACCEPT_POLL_MS` and
-//!    are joined), wait up to the grace
-//!    period for connections to finish, then cancel and disconnect the rest and join every
+//!    are joined), wait up to the grace period for connections to finish, then cancel the
+//!    rest and shut their sockets' reading side (each says FATAL 57P01 `terminating connection
+//!    due to administrator command` and ends), then both sides of any left, and join every
 //!    connection thread; only then may the caller close the database (a final checkpoint).
 //! 4. A malformed message, bad length or unknown message type gets an ErrorResponse (08P01)
 //!    and the connection is closed; nothing a client sends can stop the server or other
@@ -98,10 +99,12 @@ enum Closer {
 }
 
 impl Closer {
-    fn close(&self) {
+    /// `Shutdown::Read` first: the session's next read sees EOF and it can still say goodbye
+    /// (57P01); `Shutdown::Both` for one that does not end (blocked writing to a stalled client).
+    fn close(&self, how: Shutdown) {
         let _ = match self {
-            Closer::Tcp(s) => s.shutdown(Shutdown::Both),
-            Closer::Unix(s) => s.shutdown(Shutdown::Both),
+            Closer::Tcp(s) => s.shutdown(how),
+            Closer::Unix(s) => s.shutdown(how),
         };
     }
 }
@@ -282,13 +285,19 @@ impl Server {
         while self.shared.registry.len() > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        {
-            let c = self.shared.registry.conns.lock().expect("poisoned");
-            for e in c.values() {
-                e.cancel.store(true, Ordering::SeqCst);
-                if let Some(cl) = &e.closer {
-                    cl.close();
+        for how in [Shutdown::Read, Shutdown::Both] {
+            {
+                let c = self.shared.registry.conns.lock().expect("poisoned");
+                for e in c.values() {
+                    e.cancel.store(true, Ordering::SeqCst);
+                    if let Some(cl) = &e.closer {
+                        cl.close(how);
+                    }
                 }
+            }
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while self.shared.registry.len() > 0 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
             }
         }
         let threads: Vec<JoinHandle<()>> = std::mem::take(&mut *self.shared.conn_threads.lock().expect("poisoned"));
