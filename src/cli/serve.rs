@@ -4,7 +4,7 @@
 //! server's pid, as for every command), starts [`crate::server::Server`], and waits for SIGINT
 //! or SIGTERM; then it stops accepting, gives sessions `--grace-secs` to finish, cancels and
 //! disconnects the rest, and closes the database (shutdown checkpoint). The Unix socket file is
-//! removed on the way out.
+//! removed on the way out. A second signal exits at once, without the checkpoint.
 //!
 //! `user add` reads the password from the terminal (twice, without echo) or, when stdin is not
 //! a terminal, from its first line; never from the command line. Roles are read by the server
@@ -57,16 +57,21 @@ pub fn serve(dir: &Path, set: &[String], a: &ServeArgs) -> Result<i32> {
     if let Some(d) = &a.socket_dir {
         set.push(format!("unix_socket_directories={}", d.display()));
     }
+    // Before opening: a signal during start-up (recovery can take a while) is not lost.
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let err = |e: std::io::Error| PgError::new(sqlstate::IO_ERROR, format!("could not install signal handler: {e}"));
+        // A second signal while shutting down exits at once (PostgreSQL's immediate shutdown:
+        // no checkpoint, the next start runs recovery). Registered first, so it sees the flag
+        // before this signal sets it.
+        signal_hook::flag::register_conditional_shutdown(sig, 1, stop.clone()).map_err(err)?;
+        signal_hook::flag::register(sig, stop.clone()).map_err(err)?;
+    }
     let db = Arc::new(Database::open(dir, &set)?);
     for m in &db.shared().startup_messages {
         eprintln!("{m}");
     }
     let cfg = ServerConfig::from_settings(&db)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone())
-            .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not install signal handler: {e}")))?;
-    }
     let server = Server::start(db, cfg)?;
     for a in server.tcp_addrs() {
         eprintln!("LOG:  listening on {} address \"{}\", port {}", if a.is_ipv4() { "IPv4" } else { "IPv6" }, a.ip(), a.port());

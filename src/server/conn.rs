@@ -206,7 +206,16 @@ fn run<S: Read + Write>(
     let mut c =
         Conn { wire, session, gucs, user, superuser, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
     c.ready()?;
-    c.main_loop()
+    let r = c.main_loop();
+    drop(c);
+    if sh.shutting_down.load(Ordering::SeqCst) {
+        // The server closed our reading side to stop us: say why, as PostgreSQL does.
+        let e = PgError::new(sqlstate::ADMIN_SHUTDOWN, "terminating connection due to administrator command");
+        let _ = send_error(wire, &e, "FATAL");
+        let _ = wire.flush();
+        return Ok(());
+    }
+    r
 }
 
 /// Checks hba and runs the authentication exchange; returns whether the role is a superuser.

@@ -21,8 +21,10 @@
 //!    packet to the end of its thread (registration and deregistration in [`Registry`] only).
 //! 2. A connection's thread owns its socket and its session; other threads touch it only
 //!    through its [`ConnEntry`]: the cancel flag and a socket clone used to shut it down.
-//! 3. Shutdown: stop accepting (the accept threads are woken and joined), wait up to the grace
-//!    period for connections to finish, then cancel and disconnect the rest and join every
+//! 3. Shutdown: stop accepting (the accept threads see the flag within `ACCEPT_POLL_MS` and
+//!    are joined), wait up to the grace period for connections to finish, then cancel the
+//!    rest and shut their sockets' reading side (each says FATAL 57P01 `terminating connection
+//!    due to administrator command` and ends), then both sides of any left, and join every
 //!    connection thread; only then may the caller close the database (a final checkpoint).
 //! 4. A malformed message, bad length or unknown message type gets an ErrorResponse (08P01)
 //!    and the connection is closed; nothing a client sends can stop the server or other
@@ -97,10 +99,12 @@ enum Closer {
 }
 
 impl Closer {
-    fn close(&self) {
+    /// `Shutdown::Read` first: the session's next read sees EOF and it can still say goodbye
+    /// (57P01); `Shutdown::Both` for one that does not end (blocked writing to a stalled client).
+    fn close(&self, how: Shutdown) {
         let _ = match self {
-            Closer::Tcp(s) => s.shutdown(Shutdown::Both),
-            Closer::Unix(s) => s.shutdown(Shutdown::Both),
+            Closer::Tcp(s) => s.shutdown(how),
+            Closer::Unix(s) => s.shutdown(how),
         };
     }
 }
@@ -269,14 +273,8 @@ impl Server {
     /// Connections get up to `grace` to finish; the rest are cancelled and disconnected.
     pub fn shutdown(mut self, grace: Duration) -> Arc<Database> {
         self.shared.shutting_down.store(true, Ordering::SeqCst);
-        // Wake the blocking accepts: each sees the flag on its next connection.
-        for a in &self.tcp_addrs {
-            let wake = if a.ip().is_unspecified() { SocketAddr::new([127, 0, 0, 1].into(), a.port()) } else { *a };
-            let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
-        }
-        if let Some(p) = &self.socket_path {
-            let _ = UnixStream::connect(p);
-        }
+        // The accept loops poll the flag every ACCEPT_POLL_MS (no wake-up connection: the
+        // socket file may be gone, or the address unreachable).
         for t in self.accept_threads.drain(..) {
             let _ = t.join();
         }
@@ -287,13 +285,19 @@ impl Server {
         while self.shared.registry.len() > 0 && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
-        {
-            let c = self.shared.registry.conns.lock().expect("poisoned");
-            for e in c.values() {
-                e.cancel.store(true, Ordering::SeqCst);
-                if let Some(cl) = &e.closer {
-                    cl.close();
+        for how in [Shutdown::Read, Shutdown::Both] {
+            {
+                let c = self.shared.registry.conns.lock().expect("poisoned");
+                for e in c.values() {
+                    e.cancel.store(true, Ordering::SeqCst);
+                    if let Some(cl) = &e.closer {
+                        cl.close(how);
+                    }
                 }
+            }
+            let deadline = Instant::now() + Duration::from_secs(1);
+            while self.shared.registry.len() > 0 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
             }
         }
         let threads: Vec<JoinHandle<()>> = std::mem::take(&mut *self.shared.conn_threads.lock().expect("poisoned"));
@@ -313,16 +317,34 @@ fn spawn_conn(sh: &Arc<ServerShared>, f: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// Waits up to `timeout_ms` for a listener to have a connection to accept.
+fn wait_acceptable(fd: std::os::fd::RawFd, timeout_ms: i32) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    // SAFETY: one valid pollfd for a listening socket this thread owns, for the duration of the call.
+    let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+    n > 0
+}
+
+/// How often an accept loop looks at the shutdown flag.
+const ACCEPT_POLL_MS: i32 = 100;
+
 fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
-    for s in l.incoming() {
-        if sh.shutting_down.load(Ordering::SeqCst) {
-            break;
-        }
-        let Ok(s) = s else {
-            // Out of file descriptors and the like: back off instead of spinning.
-            std::thread::sleep(Duration::from_millis(50));
+    use std::os::fd::AsRawFd;
+    let _ = l.set_nonblocking(true);
+    while !sh.shutting_down.load(Ordering::SeqCst) {
+        if !wait_acceptable(l.as_raw_fd(), ACCEPT_POLL_MS) {
             continue;
+        }
+        let s = match l.accept() {
+            Ok((s, _)) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(_) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
         };
+        let _ = s.set_nonblocking(false);
         let _ = s.set_nodelay(true);
         let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
         let peer = s.peer_addr().ok();
@@ -340,14 +362,21 @@ fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
 }
 
 fn accept_unix(sh: Arc<ServerShared>, l: UnixListener) {
-    for s in l.incoming() {
-        if sh.shutting_down.load(Ordering::SeqCst) {
-            break;
-        }
-        let Ok(s) = s else {
-            std::thread::sleep(Duration::from_millis(50));
+    use std::os::fd::AsRawFd;
+    let _ = l.set_nonblocking(true);
+    while !sh.shutting_down.load(Ordering::SeqCst) {
+        if !wait_acceptable(l.as_raw_fd(), ACCEPT_POLL_MS) {
             continue;
+        }
+        let s = match l.accept() {
+            Ok((s, _)) => s,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            Err(_) => {
+                std::thread::sleep(Duration::from_millis(50));
+                continue;
+            }
         };
+        let _ = s.set_nonblocking(false);
         let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
         let closer = s.try_clone().ok().map(Closer::Unix);
         let lift = s.try_clone().ok();
