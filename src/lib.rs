@@ -38,6 +38,7 @@ pub mod config;
 pub mod copy;
 pub mod db;
 pub mod error;
+pub mod interrupt;
 pub mod lock;
 pub mod recovery;
 pub mod rng;

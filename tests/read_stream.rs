@@ -218,3 +218,19 @@ fn explain_shows_the_index_the_planner_uses() {
     assert_eq!(r[0].rows[0][0].as_deref(), Some("Seq Scan on a"));
     assert_eq!(r[0].rows[1][0].as_deref(), Some("  Filter: (v = 'x')"));
 }
+
+#[test]
+fn a_canceled_statement_stops_its_scan_with_57014() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let (_t, _dir, db) = new_db(&["shared_buffers=1MB"]);
+    let mut s = db.session();
+    load(&mut s, 5_000);
+    let flag = Arc::new(AtomicBool::new(true));
+    heapstore::interrupt::set_cancel_flag(Some(flag.clone()));
+    let e = s.execute("SELECT count(*) FROM t").unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), ("57014", "canceling statement due to user request"));
+    flag.store(false, Ordering::SeqCst);
+    assert_eq!(count(&mut s, "t"), 5_000, "the session goes on after a cancel");
+    heapstore::interrupt::set_cancel_flag(None);
+}

@@ -21,8 +21,7 @@
 //!    ignored (as PostgreSQL does); copy messages arriving outside copy-in are discarded.
 //! 4. A cancel request sets the connection's flag; it is checked between COPY messages in and
 //!    out (the long-running statements of this engine) and cleared when a statement starts.
-//!    A scan of a SELECT is not interrupted (the engine has no cancel point there yet).
-//!
+//!    A heap scan or index fetch checks it too (`crate::interrupt`), once per page.
 //! 5. A portal's statement runs at its first Describe or Execute (pgbench and libpq send
 //!    Bind, Describe portal, Execute); its rows are kept and sent in pieces of `max_rows`
 //!    (PortalSuspended between them). The unnamed portal is dropped at Sync; named ones at
@@ -203,6 +202,7 @@ fn run<S: Read + Write>(
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }
     wire.send(B::BackendKeyData(BackendKeyData::new(pid, SecretKey::I32(secret))))?;
+    crate::interrupt::set_cancel_flag(Some(cancel.clone()));
     let mut c =
         Conn { wire, session, gucs, user, superuser, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
     c.ready()?;

@@ -209,7 +209,10 @@ impl Plan {
         mut f: impl FnMut(Tid, &[Value]) -> Result<Flow>,
     ) -> Result<()> {
         let (pool, pins) = (heap.pool, heap.pins);
-        for &tid in tids {
+        for (i, &tid) in tids.iter().enumerate() {
+            if i % 256 == 255 {
+                crate::interrupt::check_for_interrupts()?;
+            }
             let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, types, &self.needed, row))?;
             match got {
                 None => continue,

@@ -472,6 +472,7 @@ pub fn scan(
     let tracing = TRACE.with(|t| t.borrow().is_some()).then(Instant::now);
     let mut first_row_ns = None;
     'blocks: while let Some((buf, ())) = stream.next_buffer()? {
+        crate::interrupt::check_for_interrupts()?;
         let block = buf.block();
         {
             let pg = buf.lock_shared();
