@@ -56,6 +56,10 @@ type PartitionMap = HashMap<HashedTag, BufferId, BuildHasherDefault<PassHasher>>
 pub struct ExtensionLock {
     pub lock: LWLock,
     pub waiters: AtomicU32,
+    /// Blocks extended for others (zeros on disk, never handed out yet): the first session to
+    /// take one fills its buffer with zeros instead of reading it
+    /// ([`BufferPool::read_buffer_taken`]).
+    fresh: Mutex<Vec<std::ops::Range<BlockNumber>>>,
 }
 
 /// How long a victim search may keep finding every buffer pinned before it gives up.
@@ -405,6 +409,54 @@ impl BufferPool {
             m.clear();
         }
         m.insert(rel, block);
+    }
+
+    /// Like [`BufferPool::read_buffer`], for a block just taken from the free space map: if it
+    /// is one of the blocks extended for others and never handed out before, it is known to be
+    /// zeros on disk, so a miss fills the buffer with zeros instead of reading the file (seed
+    /// 000's extra pages would otherwise each cost a read).
+    pub fn read_buffer_taken<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        block: BlockNumber,
+        strategy: Option<&mut Strategy>,
+    ) -> Result<Buffer<'a>> {
+        let fresh = {
+            let ext = self.extension_lock(rel);
+            let mut f = ext.fresh.lock().expect("poisoned");
+            match f.iter().position(|r| r.contains(&block)) {
+                Some(i) => {
+                    let r = f.swap_remove(i);
+                    if r.start < block {
+                        f.push(r.start..block);
+                    }
+                    if block + 1 < r.end {
+                        f.push(block + 1..r.end);
+                    }
+                    true
+                }
+                None => false,
+            }
+        };
+        if !fresh || fork != ForkNumber::Main {
+            return self.read_buffer(pins, rel, fork, block, strategy);
+        }
+        let ctx = Self::io_context(strategy.as_deref());
+        let (buf, staged) = self.stage_read(pins, rel, fork, block, strategy)?;
+        match staged {
+            Staged::Hit => {}
+            Staged::Foreign => {
+                self.wait_valid(&buf, ctx)?;
+            }
+            Staged::Mine => {
+                // SAFETY: we hold IO_IN_PROGRESS on a buffer that is not valid.
+                unsafe { std::ptr::write_bytes(self.page_ptr(buf.id()), 0, self.block_size) };
+                self.end_io(buf.id(), false, true, false);
+            }
+        }
+        Ok(buf)
     }
 
     /// Waits until no I/O is in progress on a pinned buffer (without reading it).
@@ -795,7 +847,13 @@ impl BufferPool {
             .lock()
             .expect("poisoned")
             .entry(rel)
-            .or_insert_with(|| Arc::new(ExtensionLock { lock: LWLock::new(LWLockClass::RelationExtension), waiters: AtomicU32::new(0) }))
+            .or_insert_with(|| {
+                Arc::new(ExtensionLock {
+                    lock: LWLock::new(LWLockClass::RelationExtension),
+                    waiters: AtomicU32::new(0),
+                    fresh: Mutex::new(Vec::new()),
+                })
+            })
             .clone()
     }
 
@@ -853,6 +911,9 @@ impl BufferPool {
         ext.lock.release(LWLockMode::Exclusive);
         let first = r?;
         let extra_blocks = first + n..first + n + extra;
+        if extra > 0 {
+            ext.fresh.lock().expect("poisoned").push(extra_blocks.clone());
+        }
         for (i, b) in victims.iter().enumerate() {
             debug_assert_eq!(self.desc(b.id()).tag().block, first + i as u32);
             // SAFETY: we hold IO_IN_PROGRESS on a buffer that is not VALID: no one else touches

@@ -144,22 +144,7 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
     }
     let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
     if let Some(r) = dml::cached_select(s, p, params) {
-        return match r {
-            Ok(r) => {
-                if !s.in_transaction_block() {
-                    s.commit()?;
-                }
-                Ok(r)
-            }
-            Err(e) => {
-                if s.in_transaction_block() {
-                    s.mark_failed();
-                } else {
-                    s.rollback();
-                }
-                Err(e)
-            }
-        };
+        return end_statement(s, r);
     }
     let mut stmt = stmt.clone();
     if p.nparams > 0 {
@@ -185,6 +170,12 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
         }
     }
     let r = run_one(s, stmt, p.unlogged, io);
+    end_statement(s, r)
+}
+
+/// Ends a statement run on its own: outside a block its implicit transaction commits (or rolls
+/// back on error); inside one, an error fails the block.
+fn end_statement(s: &mut Session, r: Result<QueryResult>) -> Result<QueryResult> {
     match r {
         Ok(r) => {
             if !s.in_transaction_block() {

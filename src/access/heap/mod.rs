@@ -236,7 +236,7 @@ impl<'a> BulkInsert<'a> {
             if block >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
                 continue; // the relation was truncated since: forget the entry
             }
-            let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, block, None)?;
+            let buf = self.pool.read_buffer_taken(self.pins, self.rel, ForkNumber::Main, block, None)?;
             let free = {
                 let mut pg = buf.lock_exclusive();
                 if page::is_new(&pg) {
