@@ -380,3 +380,21 @@ fn readers_never_miss_a_committed_key_while_the_index_splits() {
     });
     assert_eq!(check_indexes(&mut s, "g"), 3000);
 }
+
+#[test]
+fn unlogged_table_and_its_index_are_reset_after_a_crash() {
+    let (_t, dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE UNLOGGED TABLE ul (id int PRIMARY KEY, v text)").unwrap();
+    for i in 0..300 {
+        s.execute(&format!("INSERT INTO ul VALUES ({i}, 'x')")).unwrap();
+    }
+    drop(s);
+    db.crash();
+    let db = heapstore::Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "SELECT count(*) FROM ul WHERE id = 5"), "0");
+    s.execute("INSERT INTO ul VALUES (5, 'again')").unwrap();
+    assert_eq!(one(&mut s, "SELECT v FROM ul WHERE id = 5"), "again");
+    assert_eq!(check_indexes(&mut s, "ul"), 1);
+}
