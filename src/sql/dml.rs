@@ -54,6 +54,8 @@ pub(crate) struct Plan {
     pub access: Access,
     /// Columns to decode: those the filter, the projection or the assignments read.
     pub needed: Vec<bool>,
+    /// The table's column types (kept so that a run allocates nothing for them).
+    pub types: Vec<SqlType>,
 }
 
 /// What a SELECT returns.
@@ -140,7 +142,8 @@ impl Plan {
                 access = a;
             }
         }
-        Plan { table, filter, access, needed }
+        let types = table.columns.iter().map(|c| c.ty).collect();
+        Plan { table, filter, access, needed, types }
     }
 
     /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
@@ -153,7 +156,7 @@ impl Plan {
     ) -> Result<()> {
         let shared = s.shared.clone();
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
-        let types: Vec<SqlType> = self.table.columns.iter().map(|c| c.ty).collect();
+        let types = &self.types;
         let mut row = Vec::with_capacity(types.len());
         let tids = match &self.access {
             Access::Seq => None,
@@ -163,7 +166,7 @@ impl Plan {
         };
         let Some(tids) = tids else {
             heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
-                decode_row(pool, pins, t, &types, &self.needed, &mut row)
+                decode_row(pool, pins, t, types, &self.needed, &mut row)
                     .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
                 if let Some(w) = &self.filter {
                     if !w.matches(&row, params)? {
@@ -176,7 +179,7 @@ impl Plan {
         };
         let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
         for tid in tids {
-            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, &types, &self.needed, &mut row))?;
+            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, types, &self.needed, &mut row))?;
             match got {
                 None => continue,
                 Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
@@ -539,7 +542,12 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
     }
     let SetExpr::Select(sel) = &*q.body else { return None };
     let selection = sel.selection.as_ref()?;
-    if sel.from.len() != 1 || !sel.from[0].joins.is_empty() || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![]) {
+    if sel.from.len() != 1
+        || !sel.from[0].joins.is_empty()
+        || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![])
+        || sel.distinct.is_some()
+        || sel.having.is_some()
+    {
         return None;
     }
     let TableFactor::Table { name, .. } = &sel.from[0].relation else { return None };
