@@ -218,6 +218,28 @@ const DEFS: &[Def] = &[
         doc: "largest read issued at once",
     },
     Def { name: "effective_io_concurrency", kind: Kind::Int, default: "16", init_only: false, doc: "reads a stream keeps in flight" },
+    Def {
+        name: "io_method",
+        kind: Kind::Enum(&["sync", "worker", "io_uring"]),
+        default: "worker",
+        init_only: false,
+        doc: "how reads are executed: inline, by I/O worker threads, or by io_uring",
+    },
+    Def { name: "io_workers", kind: Kind::Int, default: "3", init_only: false, doc: "I/O worker threads (io_method = worker)" },
+    Def {
+        name: "synchronize_seqscans",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "a scan of a large table starts where a running scan of it is",
+    },
+    Def {
+        name: "heapstore.bulkread_ring_size",
+        kind: Kind::Memory { unit_bytes: 1024 },
+        default: "0",
+        init_only: false,
+        doc: "BULKREAD ring size (0: 256kB + io_combine_limit * effective_io_concurrency)",
+    },
     Def { name: "log_lock_waits", kind: Kind::Bool, default: "off", init_only: false, doc: "log lock waits longer than deadlock_timeout" },
     Def {
         name: "deadlock_timeout",

@@ -347,6 +347,14 @@ impl Database {
             release_walks_whole_table: settings.bool("heapstore.lock_release_walks_whole_table"),
         });
         let pool = Arc::new(pool);
+        pool.set_scan_settings(crate::buffer::ScanSettings {
+            io_combine_limit: (settings.bytes("io_combine_limit") as usize / bs).max(1),
+            effective_io_concurrency: settings.int("effective_io_concurrency").max(0) as usize,
+            synchronize_seqscans: settings.bool("synchronize_seqscans"),
+            bulkread_ring_bytes: settings.bytes("heapstore.bulkread_ring_size") as usize,
+        });
+        let method = crate::buffer::IoMethod::parse(settings.get("io_method")?).expect("validated enum");
+        pool.start_aio(method, settings.int("io_workers").max(1) as usize)?;
         let bgwriter_stats = Arc::new(BgWriterStats::default());
         let bgwriter = BgWriter::start(
             pool.clone(),

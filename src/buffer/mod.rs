@@ -28,13 +28,17 @@
 //! 6. WAL before data: a page is written only after the WAL up to its LSN is durable — in
 //!    eviction, the background writer and checkpoints alike (all go through `flush_buffer`).
 
+pub mod aio;
 pub mod bgwriter;
 pub mod desc;
 pub mod memory;
 pub mod pins;
 pub mod pool;
 pub mod strategy;
+pub mod stream;
 
+pub use aio::IoMethod;
 pub use pins::{Buffer, PageMut, PageRef, Pins};
-pub use pool::{BufferId, BufferPool};
+pub use pool::{BufferId, BufferPool, ScanSettings};
 pub use strategy::{Strategy, StrategyKind};
+pub use stream::{ReadStream, StreamStats};

@@ -60,6 +60,9 @@ pub struct ExtensionLock {
 
 /// How long a victim search may keep finding every buffer pinned before it gives up.
 const ALL_PINNED_TIMEOUT: Duration = Duration::from_secs(30);
+/// Relations whose synchronized-scan position is remembered (PostgreSQL keeps 20).
+pub const SYNC_SCAN_MAX_RELATIONS: usize = 64;
+
 /// PostgreSQL's MAX_BUFFERS_TO_EXTEND_BY.
 pub const MAX_EXTEND_BY: u32 = 64;
 
@@ -84,6 +87,42 @@ pub struct BufferPool {
     wal: std::sync::OnceLock<Arc<crate::wal::Wal>>,
     /// Blocks added to main forks by `extend_by` (a test checks no block is handed out twice).
     pub extended_main_blocks: AtomicU64,
+    /// The read executor (io_method), once started.
+    pub(crate) aio: std::sync::OnceLock<super::aio::Aio>,
+    /// Settings of sequential scans (read streams, rings, synchronized scans).
+    scan_settings: std::sync::OnceLock<ScanSettings>,
+    /// Where running sequential scans of large relations are (synchronized scans).
+    pub(crate) sync_scans: Mutex<HashMap<RelFileNumber, BlockNumber>>,
+}
+
+/// Settings that shape sequential scans, with PostgreSQL's names.
+#[derive(Clone, Debug)]
+pub struct ScanSettings {
+    /// `io_combine_limit`, in blocks.
+    pub io_combine_limit: usize,
+    /// `effective_io_concurrency`: reads a stream keeps in flight.
+    pub effective_io_concurrency: usize,
+    /// `synchronize_seqscans`.
+    pub synchronize_seqscans: bool,
+    /// `heapstore.bulkread_ring_size` in bytes (0: seed 002's formula).
+    pub bulkread_ring_bytes: usize,
+}
+
+impl Default for ScanSettings {
+    fn default() -> Self {
+        ScanSettings { io_combine_limit: 16, effective_io_concurrency: 16, synchronize_seqscans: true, bulkread_ring_bytes: 0 }
+    }
+}
+
+/// What [`BufferPool::stage_read`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Staged {
+    /// Valid in the pool.
+    Hit,
+    /// Newly mapped; the caller owns IO_IN_PROGRESS and must submit a read for it.
+    Mine,
+    /// Mapped but not valid: another session's read is in progress (or failed).
+    Foreign,
 }
 
 thread_local! {
@@ -127,6 +166,9 @@ impl BufferPool {
             extended_main_blocks: AtomicU64::new(0),
             wal: std::sync::OnceLock::new(),
             buffers_alloc: AtomicU64::new(0),
+            aio: std::sync::OnceLock::new(),
+            scan_settings: std::sync::OnceLock::new(),
+            sync_scans: Mutex::new(HashMap::new()),
         })
     }
 
@@ -247,6 +289,15 @@ impl BufferPool {
         strategy.map(|s| s.io_context()).unwrap_or(IoContext::Normal)
     }
 
+    /// Sets the scan settings (once, at open).
+    pub fn set_scan_settings(&self, s: ScanSettings) {
+        let _ = self.scan_settings.set(s);
+    }
+
+    pub fn scan_settings(&self) -> ScanSettings {
+        self.scan_settings.get().cloned().unwrap_or_default()
+    }
+
     /// Returns block `block` of a fork, pinned and valid (read from disk on a miss).
     pub fn read_buffer<'a>(
         &'a self,
@@ -254,8 +305,30 @@ impl BufferPool {
         rel: RelFileNumber,
         fork: ForkNumber,
         block: BlockNumber,
-        mut strategy: Option<&mut Strategy>,
+        strategy: Option<&mut Strategy>,
     ) -> Result<Buffer<'a>> {
+        let ctx = Self::io_context(strategy.as_deref());
+        let (buf, staged) = self.stage_read(pins, rel, fork, block, strategy)?;
+        match staged {
+            Staged::Hit => {}
+            Staged::Mine => self.read_into(&buf, ctx)?,
+            Staged::Foreign => self.complete_read(&buf, ctx)?,
+        }
+        Ok(buf)
+    }
+
+    /// Pins block `block`, mapping it to a victim buffer on a miss without reading it: the
+    /// first step of a read, shared by [`BufferPool::read_buffer`] and read streams. On
+    /// [`Staged::Mine`] the caller owns IO_IN_PROGRESS and must read the page (or submit a
+    /// read for it); on [`Staged::Foreign`] it calls [`BufferPool::wait_valid`] before use.
+    pub(crate) fn stage_read<'a>(
+        &'a self,
+        pins: &'a Pins,
+        rel: RelFileNumber,
+        fork: ForkNumber,
+        block: BlockNumber,
+        mut strategy: Option<&mut Strategy>,
+    ) -> Result<(Buffer<'a>, Staged)> {
         let tag = BufferTag { rel, fork, block };
         let h = HashedTag::new(tag);
         let ctx = Self::io_context(strategy.as_deref());
@@ -267,10 +340,9 @@ impl BufferPool {
                 drop(part);
                 if self.desc(id).state.load(Ordering::Acquire) & VALID != 0 {
                     stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
-                    return Ok(buf);
+                    return Ok((buf, Staged::Hit));
                 }
-                self.complete_read(&buf, ctx)?;
-                return Ok(buf);
+                return Ok((buf, Staged::Foreign));
             }
         }
         // Miss: get a clean, unmapped victim first, holding no mapping lock.
@@ -282,11 +354,10 @@ impl BufferPool {
             drop(part);
             drop(victim);
             if self.desc(id).state.load(Ordering::Acquire) & VALID == 0 {
-                self.complete_read(&buf, ctx)?;
-            } else {
-                stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+                return Ok((buf, Staged::Foreign));
             }
-            return Ok(buf);
+            stats::count_io(ctx, IoOp::Hit, 1, 0, 0);
+            return Ok((buf, Staged::Hit));
         }
         let d = self.desc(victim.id());
         let s = d.lock_header();
@@ -296,8 +367,51 @@ impl BufferPool {
         part.insert(h, victim.id());
         d.unlock_header((s & !(LOCKED | USAGE_MASK)) | TAG_VALID | IO_IN_PROGRESS | USAGE_ONE);
         drop(part);
-        self.read_into(&victim, ctx)?;
-        Ok(victim)
+        Ok((victim, Staged::Mine))
+    }
+
+    /// Waits until a pinned buffer whose read someone started is valid; if that read failed,
+    /// reads the page itself (so the error is reported with its relation and block). Returns
+    /// whether it had to wait.
+    pub(crate) fn wait_valid(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<bool> {
+        let id = buf.id();
+        let mut waited = false;
+        loop {
+            let s = self.desc(id).state.load(Ordering::Acquire);
+            if s & VALID != 0 {
+                return Ok(waited);
+            }
+            if s & IO_IN_PROGRESS != 0 {
+                waited = true;
+                self.wait_io(id);
+                continue;
+            }
+            self.complete_read(buf, ctx)?;
+            return Ok(waited);
+        }
+    }
+
+    /// Where a new scan of `rel` should start: the last position a running scan reported
+    /// (synchronized scans), or 0.
+    pub(crate) fn sync_scan_start(&self, rel: RelFileNumber, nblocks: BlockNumber) -> BlockNumber {
+        let m = self.sync_scans.lock().expect("poisoned");
+        m.get(&rel).copied().filter(|&b| b < nblocks).unwrap_or(0)
+    }
+
+    /// Records a scan's position (at most [`SYNC_SCAN_MAX_RELATIONS`] relations are tracked).
+    pub(crate) fn sync_scan_report(&self, rel: RelFileNumber, block: BlockNumber) {
+        let mut m = self.sync_scans.lock().expect("poisoned");
+        if m.len() >= SYNC_SCAN_MAX_RELATIONS && !m.contains_key(&rel) {
+            m.clear();
+        }
+        m.insert(rel, block);
+    }
+
+    /// Waits until no I/O is in progress on a pinned buffer (without reading it).
+    pub(crate) fn wait_valid_quiet(&self, buf: &Buffer<'_>) {
+        while self.desc(buf.id()).state.load(Ordering::Acquire) & IO_IN_PROGRESS != 0 {
+            self.wait_io(buf.id());
+        }
     }
 
     /// Pins block `block` without reading it from disk: a page that recovery is about to

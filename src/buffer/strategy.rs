@@ -2,8 +2,8 @@
 //! operation recycles, so that a big scan or load does not push everything else out of the pool.
 //!
 //! Ring sizes (seed 002's settlement):
-//! - BULKREAD: Max(256 kB, io_combine_limit × effective_io_concurrency), capped at 1/8 of the
-//!   pool and at the session's pin share;
+//! - BULKREAD: 256 kB on top of io_combine_limit × effective_io_concurrency blocks (the reads a
+//!   stream keeps in flight), capped at 1/8 of the pool and at the session's pin share;
 //! - BULKWRITE: 16 MB, capped at 1/8 of the pool;
 //! - VACUUM: 2 MB.
 //!
@@ -47,7 +47,10 @@ impl Strategy {
     pub fn new(kind: StrategyKind, pool: &BufferPool, io_combine_limit_blocks: usize, effective_io_concurrency: usize) -> Strategy {
         let bs = pool.block_size();
         let bytes = match kind {
-            StrategyKind::BulkRead => (256 << 10).max(io_combine_limit_blocks * effective_io_concurrency.max(1) * bs),
+            // The base 256 kB plus the stream's look-ahead: the reads in flight never fill
+            // the whole ring, so a synchronized scan that joins behind this one still finds the
+            // last 256 kB it read (seed 002: "we should only *add* to the 256kB").
+            StrategyKind::BulkRead => (256 << 10) + io_combine_limit_blocks * effective_io_concurrency * bs,
             StrategyKind::BulkWrite => 16 << 20,
             StrategyKind::Vacuum => 2 << 20,
         };
@@ -57,6 +60,16 @@ impl Strategy {
             blocks = blocks.min(pool.pin_limit().max(1));
         }
         Self::with_size(kind, blocks)
+    }
+
+    /// The BULKREAD ring of a sequential scan under `settings` (a fixed size if
+    /// `heapstore.bulkread_ring_size` is set; then still capped as the formula's).
+    pub fn bulkread(pool: &BufferPool, settings: &super::ScanSettings) -> Strategy {
+        if settings.bulkread_ring_bytes == 0 {
+            return Strategy::new(StrategyKind::BulkRead, pool, settings.io_combine_limit, settings.effective_io_concurrency);
+        }
+        let blocks = (settings.bulkread_ring_bytes / pool.block_size()).min(pool.nbuffers() as usize / 8).min(pool.pin_limit()).max(1);
+        Self::with_size(StrategyKind::BulkRead, blocks)
     }
 
     pub fn with_size(kind: StrategyKind, blocks: usize) -> Strategy {

@@ -97,6 +97,8 @@ pub enum BenchCmd {
     Wal(crate::bench::wal::WalArgs),
     /// Seed 003: trivial transactions after one that touched 10,000 tables.
     Lockbloat(crate::bench::lockbloat::LockBloatArgs),
+    /// Seed 002: sequential scans, ring size x io_method x buffered/direct x warm/cold.
+    Seqscan(crate::bench::seqscan::SeqscanArgs),
 }
 
 fn need_dir(cli: &Cli) -> Result<PathBuf> {
@@ -153,6 +155,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
                 BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
                 BenchCmd::Wal(a) => crate::bench::wal::run(a.clone(), &cli.set),
                 BenchCmd::Lockbloat(a) => crate::bench::lockbloat::run(a.clone(), &cli.set),
+                BenchCmd::Seqscan(a) => crate::bench::seqscan::run(a.clone(), &cli.set),
             }
             .map(|_| 0)
         }

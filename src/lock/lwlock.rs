@@ -11,15 +11,18 @@
 //! 1. EXCL set ⇒ shared holders = 0; shared holders > 0 ⇒ EXCL clear.
 //! 2. WAIT is set by a waiter (with a CAS) before it parks; the park re-checks, under the
 //!    parking lot's bucket lock, that the lock is still held and WAIT still set. A releaser that
-//!    sees WAIT clears it and wakes every parked waiter after its release, so no wake-up is lost:
-//!    a waiter either sees the release during validation or is already queued when woken.
+//!    sees WAIT clears it and wakes the first exclusive waiter or the shared waiters, setting
+//!    WAIT again (under the bucket lock, before anyone woken runs) if others stay parked. So no
+//!    wake-up is lost: a waiter either sees the release during validation or is queued when the
+//!    releaser looks, and a woken waiter that loses the lock to a newcomer parks again with WAIT
+//!    set, so the newcomer's release wakes the queue.
 //! 3. An uncontended acquire is one CAS and no clock call. Only the wait path reads the clock
 //!    (seed 001: "a clock call per wait, none per uncontended acquire").
 //! 4. Statistics are per lock class ([`LWLockClass`]), kept in cache-line-padded stripes chosen
 //!    per thread so that counting does not itself become a contended cache line.
 //!
-//! Waking all waiters is a deliberate simplicity: holders are brief (microseconds), and waiters
-//! retry their CAS. Writers can be overtaken by a stream of readers; no LWLock in heapstore
+//! A woken waiter still competes with newcomers (no hand-off: holders are brief, and barging
+//! keeps the lock busy). Writers can be overtaken by a stream of readers; no LWLock in heapstore
 //! is held across I/O except a buffer's content lock, whose holders are bounded by pins.
 
 use std::cell::Cell;
@@ -29,6 +32,8 @@ use std::time::Instant;
 const EXCL: u32 = 1 << 31;
 const WAIT: u32 = 1 << 30;
 const SHARED_MASK: u32 = WAIT - 1;
+const SHARED_WAITER: parking_lot_core::ParkToken = parking_lot_core::ParkToken(1);
+const EXCLUSIVE_WAITER: parking_lot_core::ParkToken = parking_lot_core::ParkToken(2);
 
 /// What a lock protects; statistics are kept per class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -270,7 +275,10 @@ impl LWLock {
                     },
                     || {},
                     |_, _| {},
-                    parking_lot_core::DEFAULT_PARK_TOKEN,
+                    match mode {
+                        LWLockMode::Shared => SHARED_WAITER,
+                        LWLockMode::Exclusive => EXCLUSIVE_WAITER,
+                    },
                     timeout,
                 );
             }
@@ -298,15 +306,48 @@ impl LWLock {
             }
         };
         if prev & WAIT != 0 {
-            self.wake_all();
+            self.wake_waiters();
         }
     }
 
+    /// Wakes the first waiter if it wants the lock exclusively, else every shared waiter
+    /// (PostgreSQL's LWLockWakeup), and sets WAIT again if anyone is left parked. Waking one
+    /// writer rather than all avoids a thundering herd when dozens of sessions queue for the
+    /// same lock (the relation extension lock at 32 loaders): the others stay parked instead of
+    /// all waking to fight for one CAS.
     #[cold]
-    fn wake_all(&self) {
-        // SAFETY: unpark_all only touches the parking lot's queue for this address.
+    fn wake_waiters(&self) {
+        let mut woke_shared = false;
+        let mut woke_exclusive = false;
+        // SAFETY: unpark_filter only touches the parking lot's queue for this address; the
+        // closures do not call into the parking lot.
         unsafe {
-            parking_lot_core::unpark_all(self.key(), parking_lot_core::DEFAULT_UNPARK_TOKEN);
+            parking_lot_core::unpark_filter(
+                self.key(),
+                |token| {
+                    if woke_exclusive {
+                        parking_lot_core::FilterOp::Stop
+                    } else if token == EXCLUSIVE_WAITER {
+                        if woke_shared {
+                            parking_lot_core::FilterOp::Skip
+                        } else {
+                            woke_exclusive = true;
+                            parking_lot_core::FilterOp::Unpark
+                        }
+                    } else {
+                        woke_shared = true;
+                        parking_lot_core::FilterOp::Unpark
+                    }
+                },
+                |result| {
+                    // Runs under the queue's lock, before anyone woken runs: a waiter left parked
+                    // is seen by the next release (invariant 2).
+                    if result.have_more_threads {
+                        self.state.fetch_or(WAIT, Ordering::Relaxed);
+                    }
+                    parking_lot_core::DEFAULT_UNPARK_TOKEN
+                },
+            );
         }
     }
 
@@ -444,6 +485,37 @@ mod tests {
             t.join().unwrap();
         }
         assert_eq!(*l.read(), 160_000);
+    }
+
+    /// Many more threads than cores, holding the lock across a yield so that queues form:
+    /// waking one writer (or the readers) at a time must never leave anyone parked for good.
+    #[test]
+    fn queued_readers_and_writers_all_get_through() {
+        let l = Arc::new(LWLocked::new(LWLockClass::Other, 0u64));
+        let threads: Vec<_> = (0..24)
+            .map(|i| {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    let mut seen = 0;
+                    for _ in 0..2_000 {
+                        if i % 3 == 0 {
+                            let g = l.read();
+                            seen = seen.max(*g);
+                            std::thread::yield_now();
+                        } else {
+                            let mut g = l.write();
+                            *g += 1;
+                            std::thread::yield_now();
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(*l.read(), 16 * 2_000);
     }
 
     #[test]

@@ -19,6 +19,7 @@
 
 mod ddl;
 pub(crate) mod dml;
+mod explain;
 pub mod expr;
 pub mod index;
 mod select;
@@ -255,7 +256,7 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v),
-        Statement::Explain { .. } => Err(PgError::feature("EXPLAIN is not supported yet")),
+        st @ Statement::Explain { .. } => explain::explain(s, st),
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;
     s.command_done();

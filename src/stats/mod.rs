@@ -153,7 +153,12 @@ fn cell(b: BackendType, ctx: IoContext, op: IoOp) -> usize {
 /// Counts one I/O operation of `bytes` taking `ns` (0 when untimed).
 #[inline]
 pub fn count_io(ctx: IoContext, op: IoOp, n: u64, bytes: u64, ns: u64) {
-    let b = MY_BACKEND.with(|c| c.get());
+    count_io_for(MY_BACKEND.with(|c| c.get()), ctx, op, n, bytes, ns)
+}
+
+/// Counts I/O done on behalf of backend `b` (an I/O worker completing a session's read).
+#[inline]
+pub fn count_io_for(b: BackendType, ctx: IoContext, op: IoOp, n: u64, bytes: u64, ns: u64) {
     let i = cell(b, ctx, op);
     let s = stripe();
     s.count[i].fetch_add(n, Ordering::Relaxed);

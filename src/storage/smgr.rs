@@ -178,6 +178,23 @@ impl Smgr {
         Ok(segs[seg as usize].clone())
     }
 
+    /// Blocks per segment file (a read must not cross a segment boundary).
+    pub fn blocks_per_segment(&self) -> u32 {
+        self.blocks_per_segment
+    }
+
+    /// The open segment file holding `block`, the byte offset of the block in it, and how many
+    /// blocks from `block` to the end of the segment (for asynchronous reads issued directly
+    /// against the file).
+    pub(crate) fn segment_for(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<(Arc<File>, u64, u32)> {
+        let seg = block / self.blocks_per_segment;
+        let file = self
+            .segment(rel, fork, seg, false)
+            .map_err(|e| e.with_context(format!("reading block {block} of relation {}", self.display_name(rel, fork))))?;
+        let in_seg = block % self.blocks_per_segment;
+        Ok((file, in_seg as u64 * self.block_size as u64, self.blocks_per_segment - in_seg))
+    }
+
     /// True if the fork's first segment exists.
     pub fn exists(&self, rel: RelFileNumber, fork: ForkNumber) -> bool {
         self.segment_path(rel, fork, 0).exists()

@@ -17,7 +17,12 @@
 //!    the FSM; extra pages extended for waiters are recorded at once. So every block of a
 //!    relation is either holding tuples or known to the FSM.
 //! 3. A scan copies each page under its shared content lock and reads tuples from the copy,
-//!    so no lock is held while rows are processed or written out.
+//!    so no lock or pin is held while rows are processed or written out (the only pins a scan
+//!    holds are its read stream's, which is what lets the stream's ring accounting hold).
+//! 5. Scans read through a read stream (`buffer::stream`): look-ahead, combined reads,
+//!    io_method; a scan of a relation larger than a quarter of the pool uses a BULKREAD ring and
+//!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
+//!    starts at the position a running scan last reported and wraps around.
 
 pub mod dml;
 pub mod toast;
@@ -26,11 +31,12 @@ pub mod vacuum;
 
 use crate::access::fsm;
 
-use crate::buffer::{Buffer, BufferPool, Pins, Strategy, StrategyKind};
+use crate::buffer::{Buffer, BufferPool, Pins, ReadStream, Strategy, StrategyKind};
 use crate::error::{sqlstate, PgError, Result};
 use crate::storage::{page, BlockNumber, ForkNumber, RelFileNumber};
 use crate::txn::{CommandId, Snapshot, TxnManager, VisCache, Xid};
 use std::collections::VecDeque;
+use std::time::Instant;
 
 /// The largest tuple a page can hold (MaxHeapTupleSize).
 pub fn max_tuple_size(block_size: usize) -> usize {
@@ -372,13 +378,52 @@ pub enum Flow {
 pub struct ScanStats {
     pub pages: u64,
     pub tuples_visible: u64,
+    /// The ring (kind, buffers), if the scan used one.
     pub strategy: Option<(StrategyKind, usize)>,
     pub ring_escapes: u64,
     pub ring_reuses: u64,
+    pub ring_rejected: u64,
+    /// The read stream's figures.
+    pub stream: crate::buffer::StreamStats,
+    /// Where the scan started (not 0 when it joined a running scan: synchronized scans).
+    pub start_block: BlockNumber,
+    pub nblocks: BlockNumber,
+    /// The io_method reads went through.
+    pub io_method: &'static str,
 }
 
-/// Scans the visible tuples of `rel` in block order, calling `f(block, offset, tuple)`.
-/// Uses a BULKREAD ring when the relation is larger than a quarter of the pool.
+/// One scan's figures, collected for EXPLAIN ANALYZE by [`traced`].
+#[derive(Clone, Debug)]
+pub struct ScanTrace {
+    pub rel: RelFileNumber,
+    pub stats: ScanStats,
+    /// Time from the scan's start to its first visible tuple.
+    pub first_row_ns: Option<u64>,
+    pub total_ns: u64,
+}
+
+thread_local! {
+    static TRACE: std::cell::RefCell<Option<Vec<ScanTrace>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, collecting a [`ScanTrace`] for every heap scan it does on this thread.
+pub fn traced<R>(f: impl FnOnce() -> R) -> (R, Vec<ScanTrace>) {
+    let outer = TRACE.with(|t| t.borrow_mut().replace(Vec::new()));
+    let r = f();
+    let traces = TRACE.with(|t| std::mem::replace(&mut *t.borrow_mut(), outer)).unwrap_or_default();
+    (r, traces)
+}
+
+/// Blocks between two reports of a synchronized scan's position (PostgreSQL's
+/// SYNC_SCAN_REPORT_INTERVAL: 128 kB worth).
+fn sync_scan_report_interval(block_size: usize) -> u32 {
+    ((128 << 10) / block_size).max(1) as u32
+}
+
+/// Scans the visible tuples of `rel`, calling `f(block, offset, tuple)`, through a read stream.
+/// A relation larger than a quarter of the pool is read through a BULKREAD ring and, with
+/// `synchronize_seqscans`, starts where a running scan of it is and wraps around (so the
+/// order of blocks is then not 0..n).
 pub fn scan(
     pool: &BufferPool,
     pins: &Pins,
@@ -388,17 +433,48 @@ pub fn scan(
     mut f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
 ) -> Result<ScanStats> {
     let nblocks = pool.smgr().nblocks(rel, ForkNumber::Main)?;
-    let mut strategy = (nblocks as usize > pool.nbuffers() as usize / 4).then(|| Strategy::new(StrategyKind::BulkRead, pool, 16, 16));
-    let mut st = ScanStats { strategy: strategy.as_ref().map(|s| (s.kind(), s.ring_size_blocks())), ..Default::default() };
+    let settings = pool.scan_settings();
+    let large = nblocks as usize > pool.nbuffers() as usize / 4;
+    let strategy = large.then(|| Strategy::bulkread(pool, &settings));
+    let sync = large && settings.synchronize_seqscans;
+    let start = if sync { pool.sync_scan_start(rel, nblocks) } else { 0 };
+    let mut st = ScanStats {
+        strategy: strategy.as_ref().map(|s| (s.kind(), s.ring_size_blocks())),
+        start_block: start,
+        nblocks,
+        io_method: pool.io_method().name(),
+        ..Default::default()
+    };
+    let mut i = 0u32;
+    let blocks = move || {
+        if i >= nblocks {
+            return None;
+        }
+        let b = (start + i) % nblocks.max(1);
+        i += 1;
+        Some((b, ()))
+    };
+    let mut stream = ReadStream::new(pool, pins, rel, ForkNumber::Main, strategy, blocks);
+    let report_every = sync_scan_report_interval(pool.block_size());
     let mut copy = vec![0u8; pool.block_size()];
     let mut vis = VisCache::default();
-    'blocks: for block in 0..nblocks {
+    let tracing = TRACE.with(|t| t.borrow().is_some()).then(Instant::now);
+    let mut first_row_ns = None;
+    'blocks: while let Some((buf, ())) = stream.next_buffer()? {
+        let block = buf.block();
         {
-            let buf = pool.read_buffer(pins, rel, ForkNumber::Main, block, strategy.as_mut())?;
             let pg = buf.lock_shared();
             copy.copy_from_slice(&pg);
         }
+        drop(buf);
         st.pages += 1;
+        if large && st.pages % report_every as u64 == 0 {
+            // Report the look-ahead frontier, not the page being processed: a scan that joins
+            // there reads ahead of this one, and this one then finds those pages in the pool,
+            // instead of the newcomer racing through this scan's look-ahead and ending up a
+            // whole ring ahead of it (where neither finds the other's pages).
+            pool.sync_scan_report(rel, stream.frontier().map(|f| (f + 1) % nblocks).unwrap_or(block));
+        }
         if page::is_new(&copy) {
             continue;
         }
@@ -411,14 +487,24 @@ pub fn scan(
                 continue;
             }
             st.tuples_visible += 1;
+            if let (Some(t0), None) = (tracing, first_row_ns) {
+                first_row_ns = Some(t0.elapsed().as_nanos() as u64);
+            }
             if let Flow::Stop = f(block, off, t)? {
                 break 'blocks;
             }
         }
     }
-    if let Some(s) = &strategy {
+    st.stream = stream.stats().clone();
+    if let Some(s) = stream.strategy() {
         st.ring_escapes = s.escapes;
         st.ring_reuses = s.reuses;
+        st.ring_rejected = s.rejected;
+    }
+    drop(stream);
+    if let Some(t0) = tracing {
+        let trace = ScanTrace { rel, stats: st.clone(), first_row_ns, total_ns: t0.elapsed().as_nanos() as u64 };
+        TRACE.with(|t| t.borrow_mut().as_mut().map(|v| v.push(trace)));
     }
     Ok(st)
 }
