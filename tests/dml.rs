@@ -398,3 +398,14 @@ fn unlogged_table_and_its_index_are_reset_after_a_crash() {
     assert_eq!(one(&mut s, "SELECT v FROM ul WHERE id = 5"), "again");
     assert_eq!(check_indexes(&mut s, "ul"), 1);
 }
+
+#[test]
+fn explain_names_the_index_it_reads() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE e (id int PRIMARY KEY, v text)").unwrap();
+    let plan = |s: &mut Session, sql: &str| rows(s, sql).into_iter().map(|r| r[0].clone().unwrap()).collect::<Vec<_>>();
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE id = 3")[0], "Index Scan using e_pkey on e");
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE id > 3 AND id < 9")[0], "Index Scan using e_pkey on e");
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE v = 'x'")[0], "Seq Scan on e");
+}

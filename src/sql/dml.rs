@@ -498,6 +498,15 @@ pub(crate) fn plan_select(table: Arc<Table>, items: &[SelectItem], selection: Op
     Ok(SelectPlan { plan: Plan::new(table, filter, needed), output, limit })
 }
 
+/// The name of the index a SELECT with this WHERE clause reads through (None: sequential scan).
+pub(crate) fn index_used(table: Arc<Table>, items: &[SelectItem], selection: &Expr) -> Result<Option<String>> {
+    let p = plan_select(table, items, Some(selection), None)?;
+    Ok(match &p.plan.access {
+        Access::Index { idx, .. } => Some(p.plan.table.indexes[*idx].name.clone()),
+        Access::Seq => None,
+    })
+}
+
 /// Runs a planned SELECT.
 pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<String>]) -> Result<QueryResult> {
     let table = &p.plan.table;

@@ -116,6 +116,8 @@ struct Shape {
     aggregate: bool,
     limit: Option<String>,
     filter: Option<String>,
+    /// The index the WHERE clause is answered through (`dml::Plan`), if any.
+    index: Option<String>,
 }
 
 struct Actuals {
@@ -148,7 +150,11 @@ impl Shape {
             matches!(it, SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }
                 if matches!(f.args, FunctionArguments::List(_)) && f.name.to_string().eq_ignore_ascii_case("count"))
         });
-        Ok(Shape { table, aggregate, limit, filter: sel.selection.as_ref().map(|e| format!("({e})")) })
+        let index = match (&table, &sel.selection) {
+            (Some(t), Some(w)) if s.lookup_table(t).is_some() => super::dml::index_used(s.table(t)?, &sel.projection, w)?,
+            _ => None,
+        };
+        Ok(Shape { table, aggregate, limit, filter: sel.selection.as_ref().map(|e| format!("({e})")), index })
     }
 
     fn render(&self, s: &Session, act: Option<Actuals>, opt: &Options, out: &mut Vec<String>) -> Result<()> {
@@ -208,6 +214,11 @@ impl Shape {
         let mut details = Vec::new();
         if let Some(f) = &self.filter {
             details.push(format!("Filter: {f}"));
+        }
+        if let Some(ix) = &self.index {
+            // Rows come from the index; the whole WHERE clause is rechecked on each.
+            push(out, &mut depth, format!("Index Scan using {ix} on {table}{}", actual(0, exec, out_rows)), details);
+            return Ok(());
         }
         match trace {
             Some(t) if opt.buffers => {
