@@ -409,3 +409,16 @@ fn explain_names_the_index_it_reads() {
     assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE id > 3 AND id < 9")[0], "Index Scan using e_pkey on e");
     assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE v = 'x'")[0], "Seq Scan on e");
 }
+
+#[test]
+fn vacuum_verbose_reports_counts() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE w (id int PRIMARY KEY)").unwrap();
+    s.execute("INSERT INTO w VALUES (1), (2), (3)").unwrap();
+    s.execute("DELETE FROM w WHERE id < 3").unwrap();
+    let r = s.execute("VACUUM VERBOSE").unwrap().pop().unwrap();
+    assert_eq!(r.tag, "VACUUM");
+    assert_eq!(r.notices[0], "INFO:  vacuuming \"public.w\"");
+    assert!(r.notices[1].ends_with("tuples: 2 removed, 1 remain"), "{}", r.notices[1]);
+}
