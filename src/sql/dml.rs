@@ -540,12 +540,47 @@ pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<Strin
     Ok(res)
 }
 
-/// A prepared single-table `SELECT ... FROM t WHERE ...` run with its cached plan: planned at
-/// the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
+/// Runs a prepared row statement with its parameters.
+type RunWithParams = fn(&mut Session, &sqlparser::ast::Statement, &[Option<String>]) -> Result<QueryResult>;
+
+/// A prepared row statement (INSERT / UPDATE / DELETE, `$n` bound as parameters without
+/// copying the statement), or a prepared single-table `SELECT ... FROM t WHERE ...` run with
+/// its cached plan: planned at the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
 /// table's definition changed (a new `Arc<Table>`: CREATE INDEX, TRUNCATE, DROP). None when the
 /// statement is not of that shape (the caller substitutes and runs it the general way).
 pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Option<String>]) -> Option<Result<QueryResult>> {
-    let Some(sqlparser::ast::Statement::Query(q)) = &p.stmt else { return None };
+    use sqlparser::ast::Statement;
+    // Row statements bind `$n` as parameter nodes: no copy of the statement, no substitution.
+    let dml: Option<RunWithParams> = match &p.stmt {
+        Some(Statement::Update { from: None, returning: None, or: None, limit: None, .. }) => Some(|s, st, params| {
+            let Statement::Update { table, assignments, selection, .. } = st else { unreachable!("matched above") };
+            update(s, table, assignments, selection.as_ref(), params)
+        }),
+        Some(Statement::Delete(_)) => Some(|s, st, params| {
+            let Statement::Delete(d) = st else { unreachable!("matched above") };
+            delete(s, d.clone(), params)
+        }),
+        Some(Statement::Insert(_)) => Some(|s, st, params| {
+            let Statement::Insert(i) = st else { unreachable!("matched above") };
+            insert(s, i.clone(), params)
+        }),
+        _ => None,
+    };
+    if let (Some(run), Some(st)) = (dml, &p.stmt) {
+        if s.txn.as_ref().is_some_and(|t| t.failed) {
+            return Some(Err(PgError::new(
+                sqlstate::IN_FAILED_SQL_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )));
+        }
+        s.begin_implicit();
+        let r = run(s, st, params);
+        if r.is_ok() {
+            s.command_done();
+        }
+        return Some(r);
+    }
+    let Some(Statement::Query(q)) = &p.stmt else { return None };
     if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
         return None;
     }
