@@ -33,6 +33,8 @@ enum Kind {
     Real,
     Bool,
     Enum(&'static [&'static str]),
+    /// Free text (checked where it is used, e.g. `heapstore.hba` by `auth::Hba::parse`).
+    Str,
 }
 
 struct Def {
@@ -73,6 +75,41 @@ const DEFS: &[Def] = &[
         default: "100",
         init_only: false,
         doc: "sessions; each may pin shared_buffers / max_connections buffers",
+    },
+    Def {
+        name: "listen_addresses",
+        kind: Kind::Str,
+        default: "localhost",
+        init_only: false,
+        doc: "serve: TCP addresses to listen on (comma-separated; '' = none, '*' = all; beyond loopback needs heapstore.hba lines)",
+    },
+    Def {
+        name: "port",
+        kind: Kind::Int,
+        default: "5433",
+        init_only: false,
+        doc: "serve: TCP port, and the number in the Unix socket's name",
+    },
+    Def {
+        name: "unix_socket_directories",
+        kind: Kind::Str,
+        default: "",
+        init_only: false,
+        doc: "serve: directory of the Unix socket (empty = the data directory)",
+    },
+    Def {
+        name: "password_encryption",
+        kind: Kind::Enum(&["scram-sha-256"]),
+        default: "scram-sha-256",
+        init_only: false,
+        doc: "how `user add` stores passwords",
+    },
+    Def {
+        name: "heapstore.hba",
+        kind: Kind::Str,
+        default: "local all all trust; host all all 127.0.0.1/32 scram-sha-256; host all all ::1/128 scram-sha-256",
+        init_only: false,
+        doc: "serve: client authentication, pg_hba.conf lines separated by ';' (local DB USER METHOD | host DB USER ADDR/BITS METHOD)",
     },
     Def {
         name: "heapstore.buffer_partitions",
@@ -401,6 +438,7 @@ fn validate(d: &Def, value: &str) -> Result<()> {
         Kind::Real => v.parse::<f64>().is_ok_and(|x| x.is_finite()),
         Kind::Bool => parse_bool(v).is_some(),
         Kind::Enum(vals) => vals.iter().any(|x| x.eq_ignore_ascii_case(v)),
+        Kind::Str => true,
     };
     if !ok {
         let hint = match d.kind {

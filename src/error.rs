@@ -48,6 +48,16 @@ pub mod sqlstate {
     pub const DUPLICATE_COLUMN: &str = "42701";
     pub const INVALID_TABLE_DEFINITION: &str = "42P16";
     pub const DATATYPE_MISMATCH: &str = "42804";
+    pub const CONNECTION_FAILURE: &str = "08006";
+    pub const INSUFFICIENT_PRIVILEGE: &str = "42501";
+    pub const INVALID_AUTHORIZATION_SPECIFICATION: &str = "28000";
+    pub const INVALID_PASSWORD: &str = "28P01";
+    pub const TOO_MANY_CONNECTIONS: &str = "53300";
+    pub const QUERY_CANCELED: &str = "57014";
+    pub const ADMIN_SHUTDOWN: &str = "57P01";
+    pub const INVALID_SQL_STATEMENT_NAME: &str = "26000";
+    pub const INVALID_CURSOR_NAME: &str = "34000";
+    pub const DUPLICATE_PSTATEMENT: &str = "42P05";
     pub const PROGRAM_LIMIT_EXCEEDED: &str = "54000";
     pub const INSUFFICIENT_RESOURCES: &str = "53000";
     pub const DISK_FULL: &str = "53100";

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod access;
+pub mod auth;
 pub mod bench;
 pub mod buffer;
 pub mod catalog;
@@ -40,6 +41,7 @@ pub mod error;
 pub mod lock;
 pub mod recovery;
 pub mod rng;
+pub mod server;
 pub mod session;
 pub mod sql;
 pub mod stats;

@@ -65,6 +65,20 @@ fn bench_lockbloat_quick_writes_json() {
 }
 
 #[test]
+fn bench_seqscan_quick_writes_json() {
+    let v = run_quick("seqscan");
+    let runs = v["runs"].as_array().unwrap();
+    // 3 modes x 3 io_methods x 2 rings in quick mode.
+    assert_eq!(runs.len(), 18);
+    for r in runs {
+        assert!(r["mb_per_s"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["ring_escapes"].as_u64().unwrap(), 0, "{r}");
+        assert!(r["reads"].as_u64().unwrap() > 0, "every run read from outside the pool: {r}");
+    }
+    assert!(v["settings"]["dd_direct_mb_per_s"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
+}
+
+#[test]
 fn bench_select_only_quick_writes_json() {
     let v = run_quick("select-only");
     assert_eq!(v["experiment"], "select-only");
@@ -83,18 +97,4 @@ fn bench_tpcb_quick_writes_json() {
     let runs = v["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
-}
-
-#[test]
-fn bench_seqscan_quick_writes_json() {
-    let v = run_quick("seqscan");
-    let runs = v["runs"].as_array().unwrap();
-    // 3 modes x 3 io_methods x 2 rings in quick mode.
-    assert_eq!(runs.len(), 18);
-    for r in runs {
-        assert!(r["mb_per_s"].as_f64().unwrap() > 0.0);
-        assert_eq!(r["ring_escapes"].as_u64().unwrap(), 0, "{r}");
-        assert!(r["reads"].as_u64().unwrap() > 0, "every run read from outside the pool: {r}");
-    }
-    assert!(v["settings"]["dd_direct_mb_per_s"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
 }

@@ -204,3 +204,17 @@ fn a_second_scan_starts_where_a_running_scan_is_and_wraps_around() {
     drop(pins_a);
     db.close().unwrap();
 }
+
+#[test]
+fn explain_shows_the_index_the_planner_uses() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE a (id integer PRIMARY KEY, v text)").unwrap();
+    s.execute("INSERT INTO a VALUES (1, 'x'), (2, 'y'), (3, 'z')").unwrap();
+    let plan = explain(&mut s, "SELECT v FROM a WHERE id = 2");
+    assert!(plan[0].starts_with("Index Scan using a_pkey on a (actual time="), "{plan:#?}");
+    assert!(plan[0].contains("rows=1 loops=1"), "{plan:#?}");
+    let r = s.execute("EXPLAIN SELECT * FROM a WHERE v = 'x'").unwrap();
+    assert_eq!(r[0].rows[0][0].as_deref(), Some("Seq Scan on a"));
+    assert_eq!(r[0].rows[1][0].as_deref(), Some("  Filter: (v = 'x')"));
+}

@@ -3,10 +3,10 @@
 //! with each figure a median (min..max) and a ratio against PostgreSQL where compared, a JSON
 //! file with every run, and a PNG chart.
 //!
-//! Experiments: [`copy`] (seed 000's concurrent COPY), [`select_only`] (seed 000's pgbench -S,
-//! and `bench tpcb`), [`victim`] (seed 004's hot-pool victim search), [`wal`] (seed 001),
-//! [`lockbloat`] (seed 003), [`seqscan`] (seed 002's ring × io_method matrix). Benchmarks are
-//! never tests: the test suite only checks that `--quick` runs produce
+//! Experiments: [`copy`] (seed 000's concurrent COPY), [`select_only`] (seed 000's pgbench -S),
+//! `tpcb`, [`victim`] (seed 004's hot-pool victim search), [`wal`] (seed 001), [`lockbloat`]
+//! (seed 003), [`seqscan`] (seed 002's ring × io_method matrix). Benchmarks are never tests: the
+//! test suite only checks that `--quick` runs produce
 //! well-formed JSON.
 //!
 //! Invariants:

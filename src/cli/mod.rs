@@ -1,8 +1,9 @@
 //! The `heapstore` command line, psql-like: `-D DIR`, `--set name=value`, `-c SQL`, `-f FILE`,
-//! `-A`, `-t`, and the commands `init`, `stats`, `demo`.
+//! `-A`, `-t`, and the commands `init`, `stats`, `demo`, `serve`, `user add`.
 
 pub mod demo;
 pub mod print;
+pub mod serve;
 pub mod torture;
 
 use crate::db::Database;
@@ -51,7 +52,15 @@ pub enum Cmd {
         /// Page size in bytes (4096..32768, a power of two); fixed for the directory's life.
         #[arg(long)]
         block_size: Option<u32>,
+        /// Name of the superuser role that `serve` knows from the start.
+        #[arg(long, default_value = "postgres")]
+        superuser: String,
     },
+    /// Serve the PostgreSQL wire protocol (psql, pgbench, drivers) on a Unix socket and TCP.
+    Serve(serve::ServeArgs),
+    /// Manage roles for `serve`.
+    #[command(subcommand)]
+    User(serve::UserCmd),
     /// Show cumulative I/O, LWLock and buffer-replacement statistics.
     Stats {
         /// Print JSON instead of tables.
@@ -120,14 +129,18 @@ pub fn run(cli: Cli) -> i32 {
 
 fn run_inner(cli: &Cli) -> Result<i32> {
     match &cli.cmd {
-        Some(Cmd::Init { block_size }) => {
+        Some(Cmd::Serve(a)) => return serve::serve(&need_dir(cli)?, &cli.set, a),
+        Some(Cmd::User(u)) => return serve::user(&need_dir(cli)?, u),
+        Some(Cmd::Init { block_size, superuser }) => {
             let dir = need_dir(cli)?;
             let mut set = cli.set.clone();
             if let Some(b) = block_size {
                 set.push(format!("block_size={b}"));
             }
             Database::init(&dir, &set)?;
+            crate::auth::init_roles(&dir, superuser)?;
             println!("heapstore data directory initialized at {}", dir.display());
+            println!("superuser role \"{superuser}\"; `serve` trusts the Unix socket, TCP needs a password: heapstore -D DIR user add {superuser}");
             return Ok(0);
         }
         Some(Cmd::Stats { json }) => {

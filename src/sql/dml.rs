@@ -178,18 +178,52 @@ impl Plan {
             return Ok(());
         };
         let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
-        for tid in tids {
-            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, types, &self.needed, &mut row))?;
+        let trace = heap::tracing().then(std::time::Instant::now);
+        let (mut rows, mut first_row_ns) = (0u64, None);
+        let r = self.fetch_each(&heap, txns, snap, params, types, &tids, &mut row, |tid, row| {
+            rows += 1;
+            if let (Some(t0), None) = (trace, first_row_ns) {
+                first_row_ns = Some(t0.elapsed().as_nanos() as u64);
+            }
+            f(tid, row)
+        });
+        if let (Some(t0), Access::Index { idx, .. }) = (trace, &self.access) {
+            heap::record_trace(heap::ScanTrace {
+                rel: self.table.relfile,
+                index: Some(self.table.indexes[*idx].name.clone()),
+                stats: heap::ScanStats { tuples_visible: rows, ..Default::default() },
+                first_row_ns,
+                total_ns: t0.elapsed().as_nanos() as u64,
+            });
+        }
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn fetch_each(
+        &self,
+        heap: &HeapRel<'_>,
+        txns: &crate::txn::TxnManager,
+        snap: &Snapshot,
+        params: &[Option<String>],
+        types: &[SqlType],
+        tids: &[Tid],
+        row: &mut Vec<Value>,
+        mut f: impl FnMut(Tid, &[Value]) -> Result<Flow>,
+    ) -> Result<()> {
+        let (pool, pins) = (heap.pool, heap.pins);
+        for &tid in tids {
+            let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, types, &self.needed, row))?;
             match got {
                 None => continue,
                 Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
             }
             if let Some(w) = &self.filter {
-                if !w.matches(&row, params)? {
+                if !w.matches(row, params)? {
                     continue;
                 }
             }
-            if let Flow::Stop = f(tid, &row)? {
+            if let Flow::Stop = f(tid, row)? {
                 break;
             }
         }
@@ -496,15 +530,6 @@ pub(crate) fn plan_select(table: Arc<Table>, items: &[SelectItem], selection: Op
     };
     let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
     Ok(SelectPlan { plan: Plan::new(table, filter, needed), output, limit })
-}
-
-/// The name of the index a SELECT with this WHERE clause reads through (None: sequential scan).
-pub(crate) fn index_used(table: Arc<Table>, items: &[SelectItem], selection: &Expr) -> Result<Option<String>> {
-    let p = plan_select(table, items, Some(selection), None)?;
-    Ok(match &p.plan.access {
-        Access::Index { idx, .. } => Some(p.plan.table.indexes[*idx].name.clone()),
-        Access::Seq => None,
-    })
 }
 
 /// Runs a planned SELECT.

@@ -1,7 +1,8 @@
 //! EXPLAIN [ANALYZE] [(ANALYZE, BUFFERS, TIMING, COSTS, VERBOSE, FORMAT TEXT)] for SELECT.
 //!
-//! The plan is the shape the executor runs: `Limit` over `Aggregate` over `Seq Scan on t`
-//! (each node only when the query has it). heapstore has no cost model, so plans print as
+//! The plan is the shape the executor runs: `Limit` over `Aggregate` over `Seq Scan on t` or
+//! `Index Scan using i on t` (as the planner in `sql::dml` chooses; each node only when the
+//! query has it). heapstore has no cost model, so plans print as
 //! PostgreSQL's `COSTS OFF`. With ANALYZE the statement runs (its rows are discarded) and each
 //! node shows `actual time=first..total rows=N loops=1`; with BUFFERS the scan also shows what
 //! PostgreSQL does not: the strategy and its ring, ring reuses and escapes, the read stream's
@@ -116,8 +117,8 @@ struct Shape {
     aggregate: bool,
     limit: Option<String>,
     filter: Option<String>,
-    /// The index the WHERE clause is answered through (`dml::Plan`), if any.
-    index: Option<String>,
+    /// The index the planner chose, and what it bounds.
+    index: Option<(String, String)>,
 }
 
 struct Actuals {
@@ -150,10 +151,24 @@ impl Shape {
             matches!(it, SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }
                 if matches!(f.args, FunctionArguments::List(_)) && f.name.to_string().eq_ignore_ascii_case("count"))
         });
-        let index = match (&table, &sel.selection) {
-            (Some(t), Some(w)) if s.lookup_table(t).is_some() => super::dml::index_used(s.table(t)?, &sel.projection, w)?,
-            _ => None,
-        };
+        let mut index = None;
+        if let (Some(t), Some(_)) = (&table, &sel.selection) {
+            if let Some(tab) = s.lookup_table(t) {
+                let plan = super::dml::plan_select(tab.clone(), &sel.projection, sel.selection.as_ref(), None)?;
+                if let super::dml::Access::Index { idx, eq, lo, hi } = &plan.plan.access {
+                    let ix = &tab.indexes[*idx];
+                    let col = |k: usize| tab.columns[ix.columns[k]].name.clone();
+                    let mut cond: Vec<String> = (0..eq.len()).map(|k| format!("{} = ...", col(k))).collect();
+                    if lo.is_some() || hi.is_some() {
+                        let bounds = [lo.as_ref().map(|l| if l.1 { ">=" } else { ">" }), hi.as_ref().map(|h| if h.1 { "<=" } else { "<" })];
+                        for b in bounds.into_iter().flatten() {
+                            cond.push(format!("{} {b} ...", col(eq.len())));
+                        }
+                    }
+                    index = Some((ix.name.clone(), cond.join(" AND ")));
+                }
+            }
+        }
         Ok(Shape { table, aggregate, limit, filter: sel.selection.as_ref().map(|e| format!("({e})")), index })
     }
 
@@ -193,7 +208,7 @@ impl Shape {
         };
         let out_rows = act.as_ref().map(|a| a.out_rows).unwrap_or(0);
         let scan_buffers: Vec<String> = match (opt.buffers, trace) {
-            (true, Some(t)) => vec![buffers(t)],
+            (true, Some(t)) if t.index.is_none() => vec![buffers(t)],
             _ => vec![],
         };
         if self.limit.is_some() {
@@ -212,13 +227,16 @@ impl Shape {
             return Ok(());
         }
         let mut details = Vec::new();
+        if let Some((name, cond)) = &self.index {
+            details.push(format!("Index Cond: ({cond})"));
+            if let Some(f) = &self.filter {
+                details.push(format!("Recheck: {f}"));
+            }
+            push(out, &mut depth, format!("Index Scan using {name} on {table}{}", actual(scan_first, scan_total, scan_rows)), details);
+            return Ok(());
+        }
         if let Some(f) = &self.filter {
             details.push(format!("Filter: {f}"));
-        }
-        if let Some(ix) = &self.index {
-            // Rows come from the index; the whole WHERE clause is rechecked on each.
-            push(out, &mut depth, format!("Index Scan using {ix} on {table}{}", actual(0, exec, out_rows)), details);
-            return Ok(());
         }
         match trace {
             Some(t) if opt.buffers => {

@@ -203,6 +203,28 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
     }
 }
 
+/// The result columns of a prepared statement that returns rows, without running it: the query
+/// is run with `LIMIT 0` and its parameters as NULL (the extended protocol's Describe).
+pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> {
+    match &p.stmt {
+        Some(Statement::Query(q)) => {
+            let mut q = q.clone();
+            q.limit_clause = Some(sqlparser::ast::LimitClause::LimitOffset {
+                limit: Some(Expr::value(Value::Number("0".into(), false))),
+                offset: None,
+                limit_by: vec![],
+            });
+            // A fresh statement from the rewritten text: nothing of it is shared with `p`.
+            let probe = prepare(&Statement::Query(q).to_string())?;
+            let nulls = vec![None; probe.nparams];
+            let mut io = CopyIo::default();
+            Ok(execute_prepared(s, &probe, &nulls, &mut io)?.columns)
+        }
+        Some(Statement::Explain { .. }) => Ok(vec![("QUERY PLAN".into(), "text".into())]),
+        _ => Ok(vec![]),
+    }
+}
+
 fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
     match &stmt {
         Statement::StartTransaction { .. } => {
@@ -286,6 +308,15 @@ fn parse(sql: &str) -> Result<Vec<Statement>> {
         }
         PgError::syntax(format!("syntax error: {msg}"))
     })
+}
+
+/// The statements of `sql` as `execute` parses them (for callers that inspect them first).
+pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
+    let (mut text, _) = strip_unlogged(sql)?;
+    if !text.trim_end().ends_with(';') {
+        text.push(';');
+    }
+    parse(&text)
 }
 
 /// sqlparser does not know `CREATE UNLOGGED TABLE`: blank the keyword out and remember, for

@@ -396,6 +396,8 @@ pub struct ScanStats {
 #[derive(Clone, Debug)]
 pub struct ScanTrace {
     pub rel: RelFileNumber,
+    /// The index, for an index scan (its `stats` then carry only `tuples_visible`).
+    pub index: Option<String>,
     pub stats: ScanStats,
     /// Time from the scan's start to its first visible tuple.
     pub first_row_ns: Option<u64>,
@@ -412,6 +414,16 @@ pub fn traced<R>(f: impl FnOnce() -> R) -> (R, Vec<ScanTrace>) {
     let r = f();
     let traces = TRACE.with(|t| std::mem::replace(&mut *t.borrow_mut(), outer)).unwrap_or_default();
     (r, traces)
+}
+
+/// True while [`traced`] collects scans on this thread.
+pub fn tracing() -> bool {
+    TRACE.with(|t| t.borrow().is_some())
+}
+
+/// Adds a scan's figures to the collection of [`traced`] (no-op when not tracing).
+pub fn record_trace(trace: ScanTrace) {
+    TRACE.with(|t| t.borrow_mut().as_mut().map(|v| v.push(trace)));
 }
 
 /// Blocks between two reports of a synchronized scan's position (PostgreSQL's
@@ -503,8 +515,7 @@ pub fn scan(
     }
     drop(stream);
     if let Some(t0) = tracing {
-        let trace = ScanTrace { rel, stats: st.clone(), first_row_ns, total_ns: t0.elapsed().as_nanos() as u64 };
-        TRACE.with(|t| t.borrow_mut().as_mut().map(|v| v.push(trace)));
+        record_trace(ScanTrace { rel, index: None, stats: st.clone(), first_row_ns, total_ns: t0.elapsed().as_nanos() as u64 });
     }
     Ok(st)
 }

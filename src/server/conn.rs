@@ -1,0 +1,838 @@
+//! One connection: startup, authentication, then the simple and extended query protocols and
+//! the COPY sub-protocols, on one thread with one session.
+//!
+//! ```text
+//!  startup ──(SSLRequest: 'N')──► startup packet ──► register (53300?) ──► hba → trust | SCRAM
+//!     ──► AuthenticationOk, ParameterStatus*, BackendKeyData, ReadyForQuery
+//!     ──► loop: Query | Parse/Bind/Describe/Execute/Close ... Sync | Terminate
+//!  extended-protocol error ──► ErrorResponse, skip messages until Sync ──► ReadyForQuery
+//! ```
+//!
+//! Invariants:
+//! 1. Every Sync, and every Query not discarded by rule 2, is answered by exactly one
+//!    ReadyForQuery, whose status is the session's: 'E' if the open block failed, 'T' inside
+//!    BEGIN ... COMMIT, else 'I'.
+//! 2. Between an extended-protocol error and the next Sync every message but Terminate is
+//!    discarded.
+//! 3. COPY FROM STDIN announces CopyInResponse only when the engine first reads its input (so a
+//!    COPY that fails before, e.g. on a missing table, never puts the client in copy mode); COPY
+//!    TO STDOUT announces CopyOutResponse at its first output, or at its end if it had none, and
+//!    always ends with CopyDone before CommandComplete. During copy-in, Flush and Sync are
+//!    ignored (as PostgreSQL does); copy messages arriving outside copy-in are discarded.
+//! 4. A cancel request sets the connection's flag; it is checked between COPY messages in and
+//!    out (the long-running statements of this engine) and cleared when a statement starts.
+//!    A scan of a SELECT is not interrupted (the engine has no cancel point there yet).
+//!
+//! 5. A portal's statement runs at its first Describe or Execute (pgbench and libpq send
+//!    Bind, Describe portal, Execute); its rows are kept and sent in pieces of `max_rows`
+//!    (PortalSuspended between them). The unnamed portal is dropped at Sync; named ones at
+//!    Close or disconnect.
+//!
+//! Approximations (documented in the README): each Execute of the extended protocol runs in its
+//! own implicit transaction (PostgreSQL keeps one open until Sync); in a simple Query with
+//! several statements, an error discards the results of the earlier ones.
+
+use super::query::{self, SessionParams};
+use super::types;
+use super::wire::{is_disconnect, StartupPacket, Wire};
+use super::{Closer, ServerShared};
+use crate::auth::{self, Method, Origin, ScramServer};
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use crate::sql::{CopyIo, Prepared};
+use bytes::{BufMut, Bytes};
+use pgwire::messages::copy::{CopyData, CopyDone, CopyInResponse, CopyOutResponse};
+use pgwire::messages::data::{FieldDescription, NoData, ParameterDescription, RowDescription};
+use pgwire::messages::extendedquery::{BindComplete, CloseComplete, ParseComplete, PortalSuspended};
+use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, ErrorResponse, NoticeResponse, ReadyForQuery, TransactionStatus};
+use pgwire::messages::startup::{Authentication, BackendKeyData, ParameterStatus, SecretKey};
+use pgwire::messages::{PgWireBackendMessage as B, PgWireFrontendMessage as F};
+use sqlparser::ast::{CopyLegacyOption, CopyOption, CopySource, CopyTarget, Statement};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Where a connection comes from.
+pub(crate) enum Peer {
+    Tcp(Option<SocketAddr>),
+    Unix,
+}
+
+/// Buffered output is written once it passes this size (and always before a read).
+const OUT_FLUSH_BYTES: usize = 64 * 1024;
+/// COPY TO STDOUT data is sent in CopyData messages of about this size.
+const COPY_CHUNK_BYTES: usize = 64 * 1024;
+/// SSLRequest / GSSENCRequest answered 'N' at most this often before the startup packet.
+const NEGOTIATIONS_MAX: usize = 2;
+
+fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
+    let mut f = vec![(b'S', severity.to_string()), (b'V', severity.to_string()), (b'C', e.code.to_string()), (b'M', e.message.clone())];
+    if let Some(d) = &e.detail {
+        f.push((b'D', d.clone()));
+    }
+    if let Some(h) = &e.hint {
+        f.push((b'H', h.clone()));
+    }
+    if let Some(c) = &e.context {
+        f.push((b'W', c.clone()));
+    }
+    f
+}
+
+fn send_error<S: Read + Write>(w: &mut Wire<S>, e: &PgError, severity: &str) -> Result<()> {
+    w.send(B::ErrorResponse(ErrorResponse::new(error_fields(e, severity))))
+}
+
+/// Sends a notice line as the engine writes them (`WARNING:  text`).
+fn send_notice<S: Read + Write>(w: &mut Wire<S>, line: &str) -> Result<()> {
+    let (sev, code, msg) = [("WARNING:  ", "WARNING", "01000"), ("NOTICE:  ", "NOTICE", "00000"), ("INFO:  ", "INFO", "00000")]
+        .iter()
+        .find_map(|(p, sev, code)| line.strip_prefix(p).map(|m| (*sev, *code, m)))
+        .unwrap_or(("NOTICE", "00000", line));
+    let code = if msg.contains("transaction in progress") {
+        if msg.contains("no transaction") {
+            "25P01"
+        } else {
+            "25001"
+        }
+    } else {
+        code
+    };
+    w.send(B::NoticeResponse(NoticeResponse::new(vec![
+        (b'S', sev.to_string()),
+        (b'V', sev.to_string()),
+        (b'C', code.to_string()),
+        (b'M', msg.to_string()),
+    ])))
+}
+
+/// Runs a connection to its end; never panics out (invariant 4 of the server).
+/// `authenticated` runs once the client is authenticated (it lifts the authentication timeout).
+pub(crate) fn serve_connection<S: Read + Write>(
+    sh: Arc<ServerShared>,
+    stream: S,
+    peer: Peer,
+    closer: Option<Closer>,
+    authenticated: impl FnOnce(),
+) {
+    let mut wire = Wire::new(stream);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sh, &mut wire, peer, closer, authenticated)));
+    match r {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) if is_disconnect(&e) => {}
+        Ok(Err(e)) => {
+            eprintln!("FATAL:  {}", e.message);
+            let _ = send_error(&mut wire, &e, "FATAL");
+            let _ = wire.flush();
+        }
+        Err(_) => {
+            let _ = send_error(&mut wire, &PgError::internal("internal error in connection; closing it"), "FATAL");
+            let _ = wire.flush();
+        }
+    }
+}
+
+/// Deregisters on every way out of a connection.
+struct Registered<'a>(&'a ServerShared, i32);
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.0.registry.deregister(self.1);
+    }
+}
+
+fn run<S: Read + Write>(
+    sh: &Arc<ServerShared>,
+    wire: &mut Wire<S>,
+    peer: Peer,
+    closer: Option<Closer>,
+    authenticated: impl FnOnce(),
+) -> Result<()> {
+    let mut negotiations = 0;
+    let params = loop {
+        match wire.read_startup()? {
+            StartupPacket::Ssl | StartupPacket::Gss if negotiations < NEGOTIATIONS_MAX => {
+                negotiations += 1;
+                wire.stream.write_all(b"N").map_err(|e| PgError::new(sqlstate::CONNECTION_FAILURE, e.to_string()))?;
+            }
+            StartupPacket::Ssl | StartupPacket::Gss => {
+                return Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "too many encryption requests"))
+            }
+            StartupPacket::Cancel { pid, secret } => {
+                sh.registry.cancel(pid, secret);
+                return Ok(());
+            }
+            StartupPacket::Startup { params, .. } => break params,
+        }
+    };
+    let param = |n: &str| params.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    let user = param("user").filter(|u| !u.is_empty()).ok_or_else(|| {
+        PgError::new(sqlstate::INVALID_AUTHORIZATION_SPECIFICATION, "no PostgreSQL user name specified in startup packet")
+    })?;
+    let database = param("database").filter(|d| !d.is_empty()).unwrap_or_else(|| user.clone());
+    if sh.shutting_down.load(Ordering::SeqCst) {
+        return Err(PgError::new("57P03", "the database system is shutting down"));
+    }
+    // The backend pid is the session id, as `pg_locks.pid` shows it.
+    let session = sh.db.session();
+    let pid = session.id() as i32;
+    let mut secret_bytes = [0u8; 4];
+    getrandom::getrandom(&mut secret_bytes).expect("OS random source");
+    let secret = i32::from_ne_bytes(secret_bytes);
+    let cancel = Arc::new(AtomicBool::new(false));
+    sh.registry.register(pid, secret, cancel.clone(), closer)?;
+    let _registered = Registered(sh, pid);
+
+    let superuser = authenticate(sh, wire, &peer, &database, &user)?;
+    authenticated();
+    wire.send(B::Authentication(Authentication::Ok))?;
+    let app = param("application_name").unwrap_or_default();
+    let mut gucs = SessionParams::new(&user, superuser, &app);
+    // Parameters in the startup packet (DateStyle, client_encoding, ...) apply as SET would; one
+    // heapstore cannot honour keeps its value (reported below), rather than refusing the
+    // connection (psql under a C locale asks for SQL_ASCII, for example).
+    for (k, v) in &params {
+        if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication") {
+            let _ = gucs.set(k, v, &sh.db.shared().settings);
+        }
+    }
+    for name in query::REPORTED {
+        wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
+    }
+    wire.send(B::BackendKeyData(BackendKeyData::new(pid, SecretKey::I32(secret))))?;
+    let mut c =
+        Conn { wire, session, gucs, user, superuser, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
+    c.ready()?;
+    c.main_loop()
+}
+
+/// Checks hba and runs the authentication exchange; returns whether the role is a superuser.
+fn authenticate<S: Read + Write>(sh: &ServerShared, wire: &mut Wire<S>, peer: &Peer, database: &str, user: &str) -> Result<bool> {
+    let origin = match peer {
+        Peer::Unix => Origin::Local,
+        Peer::Tcp(Some(a)) => Origin::Host(a.ip()),
+        Peer::Tcp(None) => Origin::Host([0, 0, 0, 0].into()),
+    };
+    let method = sh.hba.method(origin, database, user)?;
+    let roles = auth::load_roles(&sh.db.shared().dir)?;
+    let role = roles.iter().find(|r| r.rolname == user);
+    match method {
+        Method::Reject => {
+            let host = match origin {
+                Origin::Local => "[local]".to_string(),
+                Origin::Host(a) => a.to_string(),
+            };
+            Err(PgError::new(
+                sqlstate::INVALID_AUTHORIZATION_SPECIFICATION,
+                format!("pg_hba.conf rejects connection for host \"{host}\", user \"{user}\", database \"{database}\", no encryption"),
+            ))
+        }
+        Method::Trust => match role {
+            Some(r) => Ok(r.rolsuper),
+            None => Err(PgError::new(sqlstate::INVALID_AUTHORIZATION_SPECIFICATION, format!("role \"{user}\" does not exist"))),
+        },
+        Method::ScramSha256 => {
+            let mut scram = ScramServer::new(role.and_then(|r| r.rolpassword.as_deref()), user);
+            wire.send(B::Authentication(Authentication::SASL(vec!["SCRAM-SHA-256".to_string()])))?;
+            wire.flush()?;
+            let first = read_password_message(wire)?;
+            let init = guarded(|| first.into_sasl_initial_response())?;
+            if init.auth_method != "SCRAM-SHA-256" {
+                return Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "client selected an invalid SASL authentication mechanism"));
+            }
+            let data = init.data.unwrap_or_default();
+            let server_first = scram.client_first(&data).map_err(|_| auth::password_failed(user))?;
+            wire.send(B::Authentication(Authentication::SASLContinue(Bytes::from(server_first))))?;
+            wire.flush()?;
+            let second = read_password_message(wire)?;
+            let resp = guarded(|| second.into_sasl_response())?;
+            let server_final = scram.client_final(&resp.data).map_err(|_| auth::password_failed(user))?;
+            wire.send(B::Authentication(Authentication::SASLFinal(Bytes::from(server_final))))?;
+            Ok(role.is_some_and(|r| r.rolsuper))
+        }
+    }
+}
+
+fn guarded<T>(f: impl FnOnce() -> pgwire::error::PgWireResult<T>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        _ => Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "malformed SASL message")),
+    }
+}
+
+fn read_password_message<S: Read + Write>(wire: &mut Wire<S>) -> Result<pgwire::messages::startup::PasswordMessageFamily> {
+    match wire.read_message()? {
+        F::PasswordMessageFamily(p) => Ok(p),
+        _ => Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "expected SASL response")),
+    }
+}
+
+/// A prepared statement of the extended protocol.
+#[derive(Clone)]
+struct Stmt {
+    sql: String,
+    /// None: answered by [`query::local`].
+    prepared: Option<Prepared>,
+    param_types: Vec<u32>,
+}
+
+impl Stmt {
+    fn nparams(&self) -> usize {
+        self.prepared.as_ref().map_or(0, |p| p.nparams).max(self.param_types.len())
+    }
+}
+
+/// A bound portal; its result is computed at its first Describe or Execute and then sent in
+/// pieces of `max_rows` (portal suspension).
+struct Portal {
+    stmt: Stmt,
+    params: Vec<Option<String>>,
+    result_formats: Vec<i16>,
+    result: Option<QueryResult>,
+    rows_sent: usize,
+}
+
+struct Conn<'w, S: Read + Write> {
+    wire: &'w mut Wire<S>,
+    session: Session,
+    gucs: SessionParams,
+    user: String,
+    superuser: bool,
+    pid: i32,
+    cancel: Arc<AtomicBool>,
+    stmts: HashMap<String, Stmt>,
+    portals: HashMap<String, Portal>,
+    ignore_till_sync: bool,
+}
+
+/// How a COPY statement talks to the client.
+#[derive(Clone, Copy)]
+struct CopyShape {
+    binary: bool,
+    columns: i16,
+}
+
+/// The COPY sub-protocol state shared by the STDIN reader and the STDOUT writer.
+struct CopyState<'a, S: Read + Write> {
+    wire: &'a mut Wire<S>,
+    cancel: &'a AtomicBool,
+    shape: Option<CopyShape>,
+    in_started: bool,
+    in_done: bool,
+    in_buf: Bytes,
+    out_started: bool,
+    out_buf: Vec<u8>,
+    /// Why the copy ended abnormally, to report instead of the engine's I/O error.
+    abort: Option<PgError>,
+}
+
+fn canceled() -> PgError {
+    PgError::new(sqlstate::QUERY_CANCELED, "canceling statement due to user request")
+}
+
+impl<S: Read + Write> CopyState<'_, S> {
+    fn fail(&mut self, e: PgError) -> std::io::Error {
+        let msg = e.message.clone();
+        self.abort = Some(e);
+        std::io::Error::other(msg)
+    }
+
+    fn shape(&self) -> CopyShape {
+        self.shape.unwrap_or(CopyShape { binary: false, columns: 0 })
+    }
+
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancel.load(Ordering::SeqCst) {
+            return Err(self.fail(canceled()));
+        }
+        if !self.in_started {
+            self.in_started = true;
+            let sh = self.shape();
+            let fmt = i16::from(sh.binary);
+            let m = B::CopyInResponse(CopyInResponse::new(fmt as i8, sh.columns, vec![fmt; sh.columns as usize]));
+            self.wire.send(m).and_then(|_| self.wire.flush()).map_err(|e| self.fail(e))?;
+        }
+        while self.in_buf.is_empty() {
+            if self.in_done {
+                return Ok(0);
+            }
+            match self.wire.read_message() {
+                Ok(F::CopyData(d)) => self.in_buf = d.data,
+                Ok(F::CopyDone(_)) => self.in_done = true,
+                Ok(F::CopyFail(f)) => {
+                    self.in_done = true;
+                    return Err(self.fail(PgError::new(sqlstate::QUERY_CANCELED, format!("COPY from stdin failed: {}", f.message))));
+                }
+                Ok(F::Flush(_)) | Ok(F::Sync(_)) => {}
+                Ok(_) => {
+                    self.in_done = true;
+                    return Err(self.fail(PgError::new(sqlstate::PROTOCOL_VIOLATION, "unexpected message type during COPY from stdin")));
+                }
+                Err(e) => {
+                    self.in_done = true;
+                    return Err(self.fail(e));
+                }
+            }
+            if self.cancel.load(Ordering::SeqCst) {
+                return Err(self.fail(canceled()));
+            }
+        }
+        let n = out.len().min(self.in_buf.len());
+        out[..n].copy_from_slice(&self.in_buf[..n]);
+        let _ = self.in_buf.split_to(n);
+        Ok(n)
+    }
+
+    fn start_out(&mut self) -> Result<()> {
+        if !self.out_started {
+            self.out_started = true;
+            let sh = self.shape();
+            let fmt = i16::from(sh.binary);
+            self.wire.send(B::CopyOutResponse(CopyOutResponse::new(fmt as i8, sh.columns, vec![fmt; sh.columns as usize])))?;
+        }
+        Ok(())
+    }
+
+    fn send_out(&mut self) -> Result<()> {
+        if !self.out_buf.is_empty() {
+            let data = Bytes::from(std::mem::take(&mut self.out_buf));
+            self.wire.send(B::CopyData(CopyData::new(data)))?;
+            if self.wire.pending_bytes() >= OUT_FLUSH_BYTES {
+                self.wire.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.cancel.load(Ordering::SeqCst) {
+            return Err(self.fail(canceled()));
+        }
+        self.start_out().map_err(|e| self.fail(e))?;
+        self.out_buf.extend_from_slice(data);
+        if self.out_buf.len() >= COPY_CHUNK_BYTES {
+            self.send_out().map_err(|e| self.fail(e))?;
+        }
+        Ok(data.len())
+    }
+
+    /// Ends COPY TO STDOUT: the rest of the data, then CopyDone (invariant 3).
+    fn finish_out(&mut self) -> Result<()> {
+        self.start_out()?;
+        self.send_out()?;
+        self.wire.send(B::CopyDone(CopyDone::new()))
+    }
+}
+
+struct CopyIn<'r, 'a, S: Read + Write>(&'r RefCell<CopyState<'a, S>>);
+struct CopyOut<'r, 'a, S: Read + Write>(&'r RefCell<CopyState<'a, S>>);
+
+impl<S: Read + Write> Read for CopyIn<'_, '_, S> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().read(out)
+    }
+}
+
+impl<S: Read + Write> Write for CopyOut<'_, '_, S> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().write(data)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// PostgreSQL's rule for server files: only superusers (`pg_read_server_files` /
+/// `pg_write_server_files` in PostgreSQL) may COPY from or to a file or program.
+fn check_server_file_access(superuser: bool, stmts: &[Statement]) -> Result<()> {
+    if superuser {
+        return Ok(());
+    }
+    for st in stmts {
+        if let Statement::Copy { to, target, .. } = st {
+            let (what, role) = match (to, target) {
+                (_, CopyTarget::Stdin | CopyTarget::Stdout) => continue,
+                (_, CopyTarget::Program { .. }) => ("COPY to or from an external program", "pg_execute_server_program"),
+                (false, _) => ("COPY from a file", "pg_read_server_files"),
+                (true, _) => ("COPY to a file", "pg_write_server_files"),
+            };
+            return Err(PgError::new(sqlstate::INSUFFICIENT_PRIVILEGE, format!("permission denied to {what}"))
+                .with_hint(format!("Only roles with privileges of the \"{role}\" role may {what}.")));
+        }
+    }
+    Ok(())
+}
+
+/// The COPY shape of a statement (format and column count), if it is COPY FROM STDIN or TO STDOUT.
+fn copy_shape(s: &Session, p: &Prepared) -> Option<CopyShape> {
+    let Some(Statement::Copy { source, target, options, legacy_options, .. }) = &p.stmt else { return None };
+    if !matches!(target, CopyTarget::Stdin | CopyTarget::Stdout) {
+        return None;
+    }
+    let binary = options.iter().any(|o| matches!(o, CopyOption::Format(f) if f.value.eq_ignore_ascii_case("binary")))
+        || legacy_options.iter().any(|o| matches!(o, CopyLegacyOption::Binary));
+    let columns = match source {
+        CopySource::Table { table_name, columns } if columns.is_empty() => {
+            crate::sql::ddl_table_name(table_name).ok().and_then(|n| s.lookup_table(&n)).map_or(0, |t| t.columns.len())
+        }
+        CopySource::Table { columns, .. } => columns.len(),
+        CopySource::Query(_) => 0,
+    };
+    Some(CopyShape { binary, columns: columns as i16 })
+}
+
+fn format_for(formats: &[i16], i: usize) -> i16 {
+    match formats.len() {
+        0 => 0,
+        1 => formats[0],
+        _ => formats.get(i).copied().unwrap_or(0),
+    }
+}
+
+impl<S: Read + Write> Conn<'_, S> {
+    fn status(&self) -> TransactionStatus {
+        match &self.session.txn {
+            Some(t) if t.failed => TransactionStatus::Error,
+            Some(t) if t.explicit => TransactionStatus::Transaction,
+            _ => TransactionStatus::Idle,
+        }
+    }
+
+    fn ready(&mut self) -> Result<()> {
+        let st = self.status();
+        self.wire.send(B::ReadyForQuery(ReadyForQuery::new(st)))?;
+        self.wire.flush()
+    }
+
+    fn main_loop(&mut self) -> Result<()> {
+        loop {
+            self.wire.flush()?;
+            let msg = self.wire.read_message()?;
+            // Invariant 2: after an extended-protocol error everything up to Sync is dropped
+            // (a Query too, as PostgreSQL does).
+            if self.ignore_till_sync && !matches!(msg, F::Sync(_) | F::Terminate(_)) {
+                continue;
+            }
+            let r = match msg {
+                F::Query(q) => {
+                    self.simple_query(&q.query)?;
+                    self.ready()?;
+                    Ok(())
+                }
+                F::Parse(p) => self.parse(p.name.unwrap_or_default(), p.query, p.type_oids),
+                F::Bind(b) => self.bind(b),
+                F::Describe(d) => self.describe(d.target_type, d.name.unwrap_or_default()),
+                F::Execute(e) => self.execute(e.name.unwrap_or_default(), e.max_rows),
+                F::Close(c) => {
+                    let name = c.name.unwrap_or_default();
+                    if c.target_type == b'S' {
+                        self.stmts.remove(&name);
+                    } else {
+                        self.portals.remove(&name);
+                    }
+                    self.wire.send(B::CloseComplete(CloseComplete::new()))
+                }
+                F::Sync(_) => {
+                    self.ignore_till_sync = false;
+                    self.portals.remove("");
+                    self.ready()?;
+                    Ok(())
+                }
+                F::Flush(_) => self.wire.flush(),
+                F::Terminate(_) => return Ok(()),
+                // Left over from a COPY FROM STDIN that failed (invariant 3).
+                F::CopyData(_) | F::CopyDone(_) | F::CopyFail(_) => Ok(()),
+                _ => return Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "unexpected message type")),
+            };
+            if let Err(e) = r {
+                if is_disconnect(&e) {
+                    return Err(e);
+                }
+                send_error(self.wire, &e, "ERROR")?;
+                self.ignore_till_sync = true;
+            }
+        }
+    }
+
+    /// Sends a result's notices, and its rows unless `rows` is false.
+    fn send_rows(&mut self, r: &QueryResult, from: usize, count: usize, formats: &[i16]) -> Result<()> {
+        let mut body = Vec::new();
+        let mut bin = Vec::new();
+        for row in r.rows.iter().skip(from).take(count) {
+            body.clear();
+            body.put_i16(row.len() as i16);
+            for (i, v) in row.iter().enumerate() {
+                match v {
+                    None => body.put_i32(-1),
+                    Some(t) if format_for(formats, i) == 1 => {
+                        bin.clear();
+                        types::binary_value(&r.columns[i].1, t, &mut bin)?;
+                        body.put_i32(bin.len() as i32);
+                        body.put_slice(&bin);
+                    }
+                    Some(t) => {
+                        body.put_i32(t.len() as i32);
+                        body.put_slice(t.as_bytes());
+                    }
+                }
+            }
+            self.wire.send_raw(b'D', &body);
+            if self.wire.pending_bytes() >= OUT_FLUSH_BYTES {
+                self.wire.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn row_description(columns: &[(String, String)], formats: &[i16]) -> B {
+        let fields = columns
+            .iter()
+            .enumerate()
+            .map(|(i, (n, t))| FieldDescription::new(n.clone(), 0, 0, types::type_oid(t), types::type_len(t), -1, format_for(formats, i)))
+            .collect();
+        B::RowDescription(RowDescription::new(fields))
+    }
+
+    fn complete(&mut self, r: &QueryResult) -> Result<()> {
+        self.wire.send(B::CommandComplete(CommandComplete::new(r.tag.clone())))
+    }
+
+    /// Runs one statement of the engine with COPY connected to the client.
+    fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
+        self.cancel.store(false, Ordering::SeqCst);
+        if !self.superuser {
+            match prepared {
+                Some((p, _)) => check_server_file_access(false, p.stmt.as_slice())?,
+                // A text that does not parse fails in the engine the same way, running nothing.
+                None if sql.to_ascii_lowercase().contains("copy") => {
+                    check_server_file_access(false, &crate::sql::statements(sql).unwrap_or_default())?
+                }
+                None => {}
+            }
+        }
+        let shape = match prepared {
+            Some((p, _)) => copy_shape(&self.session, p),
+            // Parsed a second time only when it may be a COPY.
+            None if sql.to_ascii_lowercase().contains("copy") => crate::sql::prepare(sql).ok().and_then(|p| copy_shape(&self.session, &p)),
+            None => None,
+        };
+        let state = RefCell::new(CopyState {
+            wire: &mut *self.wire,
+            cancel: &self.cancel,
+            shape,
+            in_started: false,
+            in_done: false,
+            in_buf: Bytes::new(),
+            out_started: false,
+            out_buf: Vec::new(),
+            abort: None,
+        });
+        let r = {
+            let mut rd = CopyIn(&state);
+            let mut wr = CopyOut(&state);
+            let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr) };
+            match prepared {
+                Some((p, params)) => crate::sql::execute_prepared(&mut self.session, p, params, &mut io).map(|r| vec![r]),
+                None => crate::sql::execute(&mut self.session, sql, &mut io),
+            }
+        };
+        let mut st = state.into_inner();
+        match r {
+            Ok(results) => {
+                if results.iter().any(|r| r.wrote_to_client) || st.out_started {
+                    st.finish_out()?;
+                }
+                Ok(results)
+            }
+            Err(e) => Err(st.abort.take().unwrap_or(e)),
+        }
+    }
+
+    fn simple_query(&mut self, sql: &str) -> Result<()> {
+        if sql.trim().trim_end_matches(';').trim().is_empty() {
+            return self.wire.send(B::EmptyQueryResponse(EmptyQueryResponse::new()));
+        }
+        let results = match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
+            Some(Ok(o)) => {
+                for (n, v) in o.report {
+                    self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+                }
+                Ok(vec![o.result])
+            }
+            Some(Err(e)) => Err(e),
+            None => self.run_engine(sql, None),
+        };
+        match results {
+            Ok(results) => {
+                for r in &results {
+                    for n in &r.notices {
+                        send_notice(self.wire, n)?;
+                    }
+                    if r.returns_rows {
+                        self.wire.send(Self::row_description(&r.columns, &[]))?;
+                        self.send_rows(r, 0, usize::MAX, &[])?;
+                    }
+                    self.complete(r)?;
+                }
+                Ok(())
+            }
+            Err(e) if is_disconnect(&e) => Err(e),
+            Err(e) => send_error(self.wire, &e, "ERROR"),
+        }
+    }
+
+    fn parse(&mut self, name: String, sql: String, type_oids: Vec<u32>) -> Result<()> {
+        if !name.is_empty() && self.stmts.contains_key(&name) {
+            return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{name}\" already exists")));
+        }
+        let is_local = {
+            let mut probe = self.gucs.clone();
+            query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()
+        };
+        let prepared = if is_local { None } else { Some(crate::sql::prepare(&sql)?) };
+        self.stmts.insert(name, Stmt { sql, prepared, param_types: type_oids });
+        self.wire.send(B::ParseComplete(ParseComplete::new()))
+    }
+
+    fn bind(&mut self, b: pgwire::messages::extendedquery::Bind) -> Result<()> {
+        let sname = b.statement_name.unwrap_or_default();
+        let stmt =
+            self.stmts.get(&sname).cloned().ok_or_else(|| {
+                PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{sname}\" does not exist"))
+            })?;
+        if b.parameters.len() != stmt.nparams() {
+            return Err(PgError::new(
+                sqlstate::PROTOCOL_VIOLATION,
+                format!(
+                    "bind message supplies {} parameters, but prepared statement \"{sname}\" requires {}",
+                    b.parameters.len(),
+                    stmt.nparams()
+                ),
+            ));
+        }
+        let fmts = &b.parameter_format_codes;
+        if fmts.len() > 1 && fmts.len() != b.parameters.len() {
+            return Err(PgError::new(
+                sqlstate::PROTOCOL_VIOLATION,
+                format!("bind message has {} parameter formats but {} parameters", fmts.len(), b.parameters.len()),
+            ));
+        }
+        let mut params = Vec::with_capacity(b.parameters.len());
+        for (i, p) in b.parameters.iter().enumerate() {
+            params.push(match p {
+                None => None,
+                Some(bytes) if format_for(fmts, i) == 1 => {
+                    // Untyped at Parse: the client used the type Describe reported (text).
+                    let oid = stmt.param_types.get(i).copied().filter(|&t| t != 0).unwrap_or(types::TEXT_OID);
+                    Some(types::param_from_binary(oid, bytes)?)
+                }
+                Some(bytes) => Some(
+                    String::from_utf8(bytes.to_vec())
+                        .map_err(|_| PgError::new(sqlstate::CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\""))?,
+                ),
+            });
+        }
+        let pname = b.portal_name.unwrap_or_default();
+        if !pname.is_empty() && self.portals.contains_key(&pname) {
+            return Err(PgError::new("42P03", format!("cursor \"{pname}\" already exists")));
+        }
+        self.portals.insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0 });
+        self.wire.send(B::BindComplete(BindComplete::new()))
+    }
+
+    /// Runs a portal's statement if it has not run yet.
+    fn run_portal(&mut self, name: &str) -> Result<()> {
+        let p = self
+            .portals
+            .get(name)
+            .ok_or_else(|| PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")))?;
+        if p.result.is_some() {
+            return Ok(());
+        }
+        let (stmt, params) = (p.stmt.clone(), p.params.clone());
+        let r = match &stmt.prepared {
+            None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, &stmt.sql) {
+                Some(Ok(o)) => {
+                    for (n, v) in o.report {
+                        self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+                    }
+                    o.result
+                }
+                Some(Err(e)) => return Err(e),
+                None => return Err(PgError::internal("statement changed kind")),
+            },
+            Some(prep) => {
+                if prep.is_empty() {
+                    QueryResult::default()
+                } else {
+                    self.run_engine(&stmt.sql, Some((prep, &params)))?.pop().unwrap_or_default()
+                }
+            }
+        };
+        for n in &r.notices {
+            send_notice(self.wire, n)?;
+        }
+        self.portals.get_mut(name).expect("checked").result = Some(r);
+        Ok(())
+    }
+
+    fn describe(&mut self, target: u8, name: String) -> Result<()> {
+        if target == b'S' {
+            let stmt = self.stmts.get(&name).cloned().ok_or_else(|| {
+                PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{name}\" does not exist"))
+            })?;
+            let mut types: Vec<u32> = stmt.param_types.iter().map(|&t| if t == 0 { types::TEXT_OID } else { t }).collect();
+            types.resize(stmt.nparams(), types::TEXT_OID);
+            self.wire.send(B::ParameterDescription(ParameterDescription::new(types)))?;
+            let columns = match &stmt.prepared {
+                None => {
+                    let mut probe = self.gucs.clone();
+                    match query::local(&mut probe, &mut self.session, &self.user, self.pid, &stmt.sql) {
+                        Some(Ok(o)) if o.result.returns_rows => Some(o.result.columns),
+                        Some(Err(e)) => return Err(e),
+                        _ => None,
+                    }
+                }
+                Some(p) if p.returns_rows() => Some(crate::sql::describe(&mut self.session, p)?),
+                Some(_) => None,
+            };
+            return match columns {
+                Some(c) => self.wire.send(Self::row_description(&c, &[])),
+                None => self.wire.send(B::NoData(NoData::new())),
+            };
+        }
+        self.run_portal(&name)?;
+        let p = self.portals.get(&name).expect("run_portal checked");
+        let r = p.result.as_ref().expect("ran");
+        let m = if r.returns_rows { Self::row_description(&r.columns, &p.result_formats) } else { B::NoData(NoData::new()) };
+        self.wire.send(m)
+    }
+
+    fn execute(&mut self, name: String, max_rows: i32) -> Result<()> {
+        self.run_portal(&name)?;
+        let p = self.portals.get_mut(&name).expect("run_portal checked");
+        let r = p.result.take().expect("ran");
+        let formats = p.result_formats.clone();
+        let from = p.rows_sent;
+        let left = r.rows.len().saturating_sub(from);
+        let count = if max_rows > 0 { left.min(max_rows as usize) } else { left };
+        if p.stmt.prepared.as_ref().is_some_and(|x| x.is_empty()) {
+            p.result = Some(r);
+            return self.wire.send(B::EmptyQueryResponse(EmptyQueryResponse::new()));
+        }
+        p.rows_sent += count;
+        let suspended = r.returns_rows && count < left;
+        let sent = self.send_rows(&r, from, count, &formats);
+        let done = self.portals.get_mut(&name).expect("still there");
+        done.result = Some(r);
+        sent?;
+        if suspended {
+            return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
+        }
+        let r = self.portals.get(&name).and_then(|p| p.result.as_ref()).expect("kept").clone();
+        self.complete(&r)
+    }
+}

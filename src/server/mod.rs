@@ -1,0 +1,363 @@
+//! `heapstore serve`: PostgreSQL's frontend/backend protocol 3.0 over a Unix socket and TCP,
+//! one OS thread and one [`Session`](crate::session::Session) per connection on the shared
+//! engine.
+//!
+//! ```text
+//!  accept thread (Unix) ─┐                      ┌─ conn thread: startup → auth → query loop
+//!  accept thread (TCP)  ─┴─ register (max_conn) ─┤   (wire.rs framing, conn.rs protocol,
+//!                                                 └─  query.rs SET/SHOW/catalog, types.rs)
+//!  serve (main thread): waits for SIGINT/SIGTERM → Server::shutdown → Database::close
+//! ```
+//!
+//! Entry points: [`Server::start`] binds and returns at once; [`Server::shutdown`] stops it.
+//! The wire format is `pgwire`'s message codec (default features off: no async runtime, no
+//! TLS); framing, limits and the protocol state machine are ours, synchronous and blocking, so a
+//! statement that waits on a heavyweight lock simply blocks its connection's thread.
+//!
+//! Invariants:
+//! 1. At most `max_connections` sessions exist; the next startup gets 53300
+//!    `sorry, too many clients already` and is closed. A connection must finish startup and
+//!    authentication within [`AUTHENTICATION_TIMEOUT`]. A connection counts from its startup
+//!    packet to the end of its thread (registration and deregistration in [`Registry`] only).
+//! 2. A connection's thread owns its socket and its session; other threads touch it only
+//!    through its [`ConnEntry`]: the cancel flag and a socket clone used to shut it down.
+//! 3. Shutdown: stop accepting (the accept threads are woken and joined), wait up to the grace
+//!    period for connections to finish, then cancel and disconnect the rest and join every
+//!    connection thread; only then may the caller close the database (a final checkpoint).
+//! 4. A malformed message, bad length or unknown message type gets an ErrorResponse (08P01)
+//!    and the connection is closed; nothing a client sends can stop the server or other
+//!    connections (a panicking connection thread is confined to that connection).
+
+mod conn;
+mod query;
+mod types;
+pub mod wire;
+
+use crate::auth::Hba;
+use crate::db::Database;
+use crate::error::{sqlstate, PgError, Result};
+use std::collections::HashMap;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// PostgreSQL's `authentication_timeout` default: a client that has not finished startup and
+/// authentication by then is disconnected, so idle half-open connections cannot hold
+/// `max_connections` slots.
+pub const AUTHENTICATION_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Where and how to listen.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// TCP addresses (`listen_addresses`: host names or IPs; empty = no TCP).
+    pub listen_addresses: Vec<String>,
+    /// TCP port, and the number in the Unix socket's name (`.s.PGSQL.<port>`); 0 for TCP = any.
+    pub port: u16,
+    /// Directory for the Unix socket; None = no Unix socket.
+    pub socket_dir: Option<PathBuf>,
+    /// Client authentication rules.
+    pub hba: Hba,
+    pub max_connections: usize,
+}
+
+impl ServerConfig {
+    /// The configuration from the database's settings (`listen_addresses`, `port`,
+    /// `unix_socket_directories` (empty = the data directory), `heapstore.hba`,
+    /// `max_connections`).
+    pub fn from_settings(db: &Database) -> Result<ServerConfig> {
+        let s = &db.shared().settings;
+        let listen: Vec<String> = s.get("listen_addresses")?.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
+        let dirs = s.get("unix_socket_directories")?.trim().to_string();
+        let socket_dir =
+            if dirs.is_empty() { Some(db.shared().dir.clone()) } else { Some(PathBuf::from(dirs.split(',').next().unwrap_or("").trim())) };
+        Ok(ServerConfig {
+            listen_addresses: listen,
+            port: s.int("port") as u16,
+            socket_dir,
+            hba: Hba::parse(s.get("heapstore.hba")?)?,
+            max_connections: s.int("max_connections") as usize,
+        })
+    }
+}
+
+/// A connection as other threads see it (invariant 2).
+pub(crate) struct ConnEntry {
+    secret: i32,
+    cancel: Arc<AtomicBool>,
+    closer: Option<Closer>,
+}
+
+enum Closer {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Closer {
+    fn close(&self) {
+        let _ = match self {
+            Closer::Tcp(s) => s.shutdown(Shutdown::Both),
+            Closer::Unix(s) => s.shutdown(Shutdown::Both),
+        };
+    }
+}
+
+/// Live connections: the max_connections count, cancel keys, and shutdown handles.
+pub(crate) struct Registry {
+    conns: Mutex<HashMap<i32, ConnEntry>>,
+    max: usize,
+}
+
+impl Registry {
+    /// Registers a connection, or refuses it with 53300 (invariant 1).
+    fn register(&self, pid: i32, secret: i32, cancel: Arc<AtomicBool>, closer: Option<Closer>) -> Result<()> {
+        let mut c = self.conns.lock().expect("poisoned");
+        if c.len() >= self.max {
+            return Err(PgError::new(sqlstate::TOO_MANY_CONNECTIONS, "sorry, too many clients already"));
+        }
+        c.insert(pid, ConnEntry { secret, cancel, closer });
+        Ok(())
+    }
+
+    fn deregister(&self, pid: i32) {
+        self.conns.lock().expect("poisoned").remove(&pid);
+    }
+
+    /// A CancelRequest: sets the flag if pid and secret match (else ignored, as PostgreSQL).
+    fn cancel(&self, pid: i32, secret: i32) -> bool {
+        let c = self.conns.lock().expect("poisoned");
+        match c.get(&pid) {
+            Some(e) if e.secret == secret => {
+                e.cancel.store(true, Ordering::SeqCst);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.conns.lock().expect("poisoned").len()
+    }
+}
+
+/// What every connection thread shares.
+pub(crate) struct ServerShared {
+    pub db: Arc<Database>,
+    pub registry: Registry,
+    pub hba: Hba,
+    pub shutting_down: AtomicBool,
+    conn_threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// A running server.
+pub struct Server {
+    shared: Arc<ServerShared>,
+    accept_threads: Vec<JoinHandle<()>>,
+    tcp_addrs: Vec<SocketAddr>,
+    socket_path: Option<PathBuf>,
+}
+
+/// The Unix socket's file name for a port, as PostgreSQL names it.
+pub fn socket_file_name(port: u16) -> String {
+    format!(".s.PGSQL.{port}")
+}
+
+fn bind_unix(path: &Path) -> Result<UnixListener> {
+    if path.exists() {
+        if UnixStream::connect(path).is_ok() {
+            return Err(PgError::new(
+                sqlstate::OBJECT_IN_USE,
+                format!("could not bind Unix socket \"{}\": Address already in use", path.display()),
+            )
+            .with_hint("Is another server already running on this port?"));
+        }
+        // A stale socket of a server that is gone (we hold the data directory's lock).
+        let _ = std::fs::remove_file(path);
+    }
+    UnixListener::bind(path).map_err(|e| PgError::io("bind Unix socket", path, e))
+}
+
+impl Server {
+    /// Binds the listeners and starts the accept threads.
+    ///
+    /// ```
+    /// use heapstore::server::{Server, ServerConfig};
+    /// use std::sync::Arc;
+    /// let tmp = tempfile::tempdir().unwrap();
+    /// let dir = tmp.path().join("data");
+    /// heapstore::Database::init(&dir, &[]).unwrap();
+    /// heapstore::auth::init_roles(&dir, "postgres").unwrap();
+    /// let db = Arc::new(heapstore::Database::open(&dir, &[]).unwrap());
+    /// let cfg = ServerConfig {
+    ///     listen_addresses: vec!["127.0.0.1".into()],
+    ///     port: 0, // any free port
+    ///     socket_dir: Some(dir.clone()),
+    ///     hba: heapstore::auth::Hba::parse("local all all trust; host all all 127.0.0.1/32 trust").unwrap(),
+    ///     max_connections: 10,
+    /// };
+    /// let server = Server::start(db, cfg).unwrap();
+    /// let port = server.tcp_addrs()[0].port();
+    /// let mut client = postgres::Client::connect(&format!("host=127.0.0.1 port={port} user=postgres"), postgres::NoTls).unwrap();
+    /// client.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    /// assert_eq!(client.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
+    /// drop(client);
+    /// let db = server.shutdown(std::time::Duration::from_secs(5));
+    /// Arc::try_unwrap(db).ok().unwrap().close().unwrap();
+    /// ```
+    pub fn start(db: Arc<Database>, cfg: ServerConfig) -> Result<Server> {
+        let shared = Arc::new(ServerShared {
+            db,
+            registry: Registry { conns: Mutex::new(HashMap::new()), max: cfg.max_connections.max(1) },
+            hba: cfg.hba.clone(),
+            shutting_down: AtomicBool::new(false),
+            conn_threads: Mutex::new(Vec::new()),
+        });
+        let mut tcp = Vec::new();
+        for a in &cfg.listen_addresses {
+            let host = if a == "*" {
+                "0.0.0.0"
+            } else if a == "localhost" {
+                "127.0.0.1"
+            } else {
+                a.as_str()
+            };
+            let l = TcpListener::bind((host, cfg.port))
+                .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not bind to address \"{a}\", port {}: {e}", cfg.port)))?;
+            tcp.push(l);
+        }
+        let tcp_addrs: Vec<SocketAddr> = tcp.iter().map(|l| l.local_addr().expect("bound")).collect();
+        // Port 0 (tests): the socket is named after the port the first TCP listener got.
+        let socket_port = if cfg.port == 0 { tcp_addrs.first().map_or(0, |a| a.port()) } else { cfg.port };
+        let mut unix = None;
+        let mut socket_path = None;
+        if let Some(d) = &cfg.socket_dir {
+            let p = d.join(socket_file_name(socket_port));
+            unix = Some(bind_unix(&p)?);
+            socket_path = Some(p);
+        }
+        let mut accept_threads = Vec::new();
+        for l in tcp {
+            let sh = shared.clone();
+            accept_threads.push(std::thread::Builder::new().name("accept-tcp".into()).spawn(move || accept_tcp(sh, l)).expect("spawn"));
+        }
+        if let Some(l) = unix {
+            let sh = shared.clone();
+            accept_threads.push(std::thread::Builder::new().name("accept-unix".into()).spawn(move || accept_unix(sh, l)).expect("spawn"));
+        }
+        Ok(Server { shared, accept_threads, tcp_addrs, socket_path })
+    }
+
+    /// The bound TCP addresses (the real port when configured with port 0).
+    pub fn tcp_addrs(&self) -> &[SocketAddr] {
+        &self.tcp_addrs
+    }
+
+    /// The Unix socket's path, if any.
+    pub fn socket_path(&self) -> Option<&Path> {
+        self.socket_path.as_deref()
+    }
+
+    /// Connections now open.
+    pub fn connections(&self) -> usize {
+        self.shared.registry.len()
+    }
+
+    /// Stops the server (invariant 3) and returns the database for the caller to close.
+    /// Connections get up to `grace` to finish; the rest are cancelled and disconnected.
+    pub fn shutdown(mut self, grace: Duration) -> Arc<Database> {
+        self.shared.shutting_down.store(true, Ordering::SeqCst);
+        // Wake the blocking accepts: each sees the flag on its next connection.
+        for a in &self.tcp_addrs {
+            let wake = if a.ip().is_unspecified() { SocketAddr::new([127, 0, 0, 1].into(), a.port()) } else { *a };
+            let _ = TcpStream::connect_timeout(&wake, Duration::from_secs(1));
+        }
+        if let Some(p) = &self.socket_path {
+            let _ = UnixStream::connect(p);
+        }
+        for t in self.accept_threads.drain(..) {
+            let _ = t.join();
+        }
+        if let Some(p) = &self.socket_path {
+            let _ = std::fs::remove_file(p);
+        }
+        let deadline = Instant::now() + grace;
+        while self.shared.registry.len() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        {
+            let c = self.shared.registry.conns.lock().expect("poisoned");
+            for e in c.values() {
+                e.cancel.store(true, Ordering::SeqCst);
+                if let Some(cl) = &e.closer {
+                    cl.close();
+                }
+            }
+        }
+        let threads: Vec<JoinHandle<()>> = std::mem::take(&mut *self.shared.conn_threads.lock().expect("poisoned"));
+        for t in threads {
+            let _ = t.join();
+        }
+        self.shared.db.clone()
+    }
+}
+
+fn spawn_conn(sh: &Arc<ServerShared>, f: impl FnOnce() + Send + 'static) {
+    let h = std::thread::Builder::new().name("conn".into()).spawn(f);
+    if let Ok(h) = h {
+        let mut v = sh.conn_threads.lock().expect("poisoned");
+        v.retain(|t| !t.is_finished());
+        v.push(h);
+    }
+}
+
+fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
+    for s in l.incoming() {
+        if sh.shutting_down.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(s) = s else {
+            // Out of file descriptors and the like: back off instead of spinning.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        let _ = s.set_nodelay(true);
+        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
+        let peer = s.peer_addr().ok();
+        let closer = s.try_clone().ok().map(Closer::Tcp);
+        let lift = s.try_clone().ok();
+        let sh2 = sh.clone();
+        spawn_conn(&sh, move || {
+            conn::serve_connection(sh2, s, conn::Peer::Tcp(peer), closer, move || {
+                if let Some(l) = lift {
+                    let _ = l.set_read_timeout(None);
+                }
+            })
+        });
+    }
+}
+
+fn accept_unix(sh: Arc<ServerShared>, l: UnixListener) {
+    for s in l.incoming() {
+        if sh.shutting_down.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(s) = s else {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
+        let closer = s.try_clone().ok().map(Closer::Unix);
+        let lift = s.try_clone().ok();
+        let sh2 = sh.clone();
+        spawn_conn(&sh, move || {
+            conn::serve_connection(sh2, s, conn::Peer::Unix, closer, move || {
+                if let Some(l) = lift {
+                    let _ = l.set_read_timeout(None);
+                }
+            })
+        });
+    }
+}

@@ -1,0 +1,496 @@
+//! Statements the server answers itself, before the engine's statement front end sees them:
+//! `SET` / `RESET` / `SHOW` (session parameters and heapstore's settings), `SELECT version()`
+//! and a few other zero-table functions clients ask for, and the catalog queries psql's `\dt`
+//! and `\d NAME` send (answered from heapstore's catalog; see [`catalog_query`]).
+//!
+//! Invariants:
+//! 1. A statement is answered here only if it is recognized completely; anything else goes to
+//!    `crate::sql` unchanged (so the engine's errors stay the errors clients see).
+//! 2. Session parameters (client-side formatting: `application_name`, `DateStyle`, ...) are
+//!    per connection; heapstore's engine settings are per server and can be shown, not set
+//!    (55P02 `parameter "x" cannot be changed now`), as PostgreSQL answers for its
+//!    postmaster-level settings.
+
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::{QueryResult, Session};
+use sqlparser::dialect::PostgreSqlDialect;
+use sqlparser::tokenizer::{Token, Tokenizer};
+use std::collections::BTreeMap;
+
+/// What `server_version` reports: psql and pgbench parse it for feature checks.
+pub const SERVER_VERSION: &str = "15.0";
+
+/// `SELECT version()`.
+pub fn version_string() -> String {
+    format!(
+        "PostgreSQL {SERVER_VERSION} (heapstore {}) on {}-linux, compiled by rustc, 64-bit",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH
+    )
+}
+
+/// Per-connection parameters: name (lower case) → (display name, value, settable).
+#[derive(Clone)]
+pub struct SessionParams {
+    values: BTreeMap<String, (&'static str, String, bool)>,
+    defaults: BTreeMap<String, String>,
+}
+
+/// The parameters reported in ParameterStatus at startup (PostgreSQL's GUC_REPORT set).
+pub const REPORTED: &[&str] = &[
+    "application_name",
+    "client_encoding",
+    "DateStyle",
+    "integer_datetimes",
+    "IntervalStyle",
+    "is_superuser",
+    "server_encoding",
+    "server_version",
+    "session_authorization",
+    "standard_conforming_strings",
+    "TimeZone",
+];
+
+impl SessionParams {
+    pub fn new(user: &str, superuser: bool, application_name: &str) -> SessionParams {
+        let defs: [(&'static str, String, bool); 15] = [
+            ("application_name", application_name.to_string(), true),
+            ("client_encoding", "UTF8".into(), true),
+            ("DateStyle", "ISO, MDY".into(), true),
+            ("integer_datetimes", "on".into(), false),
+            ("IntervalStyle", "postgres".into(), true),
+            ("is_superuser", if superuser { "on" } else { "off" }.into(), false),
+            ("server_encoding", "UTF8".into(), false),
+            ("server_version", SERVER_VERSION.into(), false),
+            ("server_version_num", "150000".into(), false),
+            ("session_authorization", user.to_string(), false),
+            ("standard_conforming_strings", "on".into(), false),
+            ("TimeZone", "UTC".into(), true),
+            ("extra_float_digits", "1".into(), true),
+            ("search_path", "\"$user\", public".into(), true),
+            ("statement_timeout", "0".into(), true),
+        ];
+        let values: BTreeMap<_, _> = defs.into_iter().map(|(n, v, s)| (n.to_ascii_lowercase(), (n, v, s))).collect();
+        let defaults = values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
+        SessionParams { values, defaults }
+    }
+
+    /// A parameter's value, by any capitalization.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.get(&name.to_ascii_lowercase()).map(|v| v.1.as_str())
+    }
+
+    /// Sets a session parameter, checking what heapstore can honour. Returns the display name
+    /// if the parameter is one reported to the client (a ParameterStatus follows).
+    pub fn set(&mut self, name: &str, value: &str, engine: &crate::config::Settings) -> Result<Option<&'static str>> {
+        let key = name.to_ascii_lowercase();
+        let Some((display, _, settable)) = self.values.get(&key).map(|v| (v.0, v.1.clone(), v.2)) else {
+            engine.get(name)?; // unknown: 42704 unrecognized configuration parameter
+            return Err(cant_change(name));
+        };
+        if !settable {
+            return Err(cant_change(name));
+        }
+        let value = match key.as_str() {
+            "client_encoding" => {
+                let v = value.to_ascii_uppercase().replace(['-', '_'], "");
+                if v != "UTF8" && v != "UNICODE" {
+                    return Err(PgError::new(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!("conversion between {value} and UTF8 is not supported"),
+                    ));
+                }
+                "UTF8".to_string()
+            }
+            "datestyle" => {
+                if !value.to_ascii_uppercase().contains("ISO") {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"DateStyle\": \"{value}\""),
+                    )
+                    .with_detail("heapstore writes dates in ISO format only."));
+                }
+                "ISO, MDY".to_string()
+            }
+            "extra_float_digits" => match value.parse::<i32>() {
+                Ok(n) if (-15..=3).contains(&n) => value.to_string(),
+                _ => {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"extra_float_digits\": \"{value}\""),
+                    ))
+                }
+            },
+            "statement_timeout" => {
+                if crate::config::parse_time_ms(value) != Some(0) {
+                    return Err(PgError::feature("statement_timeout is not supported by heapstore (only 0)"));
+                }
+                value.to_string()
+            }
+            "timezone" => {
+                if !matches!(value.to_ascii_uppercase().as_str(), "UTC" | "GMT" | "ETC/UTC" | "Z" | "0" | "+00" | "00:00") {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"TimeZone\": \"{value}\""),
+                    )
+                    .with_detail("heapstore has no time zone support: only UTC."));
+                }
+                value.to_string()
+            }
+            _ => value.to_string(),
+        };
+        let reported = REPORTED.contains(&display);
+        self.values.insert(key, (display, value, true));
+        Ok(reported.then_some(display))
+    }
+
+    fn reset(&mut self, name: &str, engine: &crate::config::Settings) -> Result<Option<&'static str>> {
+        let key = name.to_ascii_lowercase();
+        let d = self.defaults.get(&key).cloned();
+        match d {
+            Some(v) => self.set(name, &v, engine),
+            None => {
+                engine.get(name)?;
+                Err(cant_change(name))
+            }
+        }
+    }
+}
+
+fn cant_change(name: &str) -> PgError {
+    PgError::new(sqlstate::CANT_CHANGE_RUNTIME_PARAM, format!("parameter \"{name}\" cannot be changed now"))
+}
+
+/// What a local statement did, beyond its result.
+pub struct LocalOutcome {
+    pub result: QueryResult,
+    /// Parameters whose new value must be reported (ParameterStatus).
+    pub report: Vec<(String, String)>,
+}
+
+fn words(sql: &str) -> Option<Vec<Token>> {
+    let toks = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
+    Some(toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon)).collect())
+}
+
+fn word(t: &Token) -> Option<String> {
+    match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_lowercase()),
+        Token::Word(w) => Some(w.value.clone()),
+        _ => None,
+    }
+}
+
+fn value_text(t: &Token) -> Option<String> {
+    match t {
+        Token::SingleQuotedString(s) => Some(s.clone()),
+        Token::Number(n, _) => Some(n.clone()),
+        Token::Word(w) => Some(w.value.clone()),
+        _ => None,
+    }
+}
+
+fn one_row(col: &str, ty: &str, tag: &str, v: Option<String>) -> QueryResult {
+    QueryResult { tag: tag.into(), columns: vec![(col.into(), ty.into())], rows: vec![vec![v]], returns_rows: true, ..Default::default() }
+}
+
+/// Answers `sql` if it is a statement this module handles (invariant 1).
+pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql: &str) -> Option<Result<LocalOutcome>> {
+    let toks = words(sql)?;
+    let first = toks.first().and_then(word)?;
+    let engine = s.shared().settings.clone();
+    let plain = |r: QueryResult| Some(Ok(LocalOutcome { result: r, report: vec![] }));
+    match first.as_str() {
+        "show" if toks.len() == 2 => {
+            let name = word(&toks[1])?;
+            if name == "all" {
+                let mut rows: Vec<Vec<Option<String>>> =
+                    params.values.values().map(|(n, v, _)| vec![Some(n.to_string()), Some(v.clone()), None]).collect();
+                rows.extend(engine.all().into_iter().map(|(n, v, d)| vec![Some(n.to_string()), Some(v), Some(d.to_string())]));
+                let n = rows.len();
+                return plain(QueryResult {
+                    tag: format!("SHOW {n}"),
+                    columns: vec![("name".into(), "text".into()), ("setting".into(), "text".into()), ("description".into(), "text".into())],
+                    rows,
+                    returns_rows: true,
+                    ..Default::default()
+                });
+            }
+            let v = match params.get(&name) {
+                Some(v) => Ok(v.to_string()),
+                None => engine.get(&name).map(str::to_string),
+            };
+            Some(v.map(|v| LocalOutcome { result: one_row(&name, "text", "SHOW", Some(v)), report: vec![] }))
+        }
+        "set" | "reset" => {
+            let mut i = 1;
+            if first == "set" && toks.get(1).and_then(word).is_some_and(|w| w == "session" || w == "local") {
+                i = 2;
+            }
+            let name = word(toks.get(i)?)?;
+            // SET TIME ZONE x
+            let (name, rest) = if name == "time" && toks.get(i + 1).and_then(word).as_deref() == Some("zone") {
+                ("timezone".to_string(), &toks[i + 2..])
+            } else {
+                (name, &toks[i + 1..])
+            };
+            let r = if first == "reset" {
+                if !rest.is_empty() {
+                    return None;
+                }
+                params.reset(&name, &engine)
+            } else {
+                let rest = match rest.first() {
+                    Some(Token::Eq) => &rest[1..],
+                    Some(t) if word(t).as_deref() == Some("to") => &rest[1..],
+                    _ if name == "timezone" => rest,
+                    _ => return None,
+                };
+                let vals: Vec<String> = rest.iter().filter(|t| !matches!(t, Token::Comma)).map(value_text).collect::<Option<_>>()?;
+                if vals.is_empty() {
+                    return None;
+                }
+                if vals.len() == 1 && vals[0].eq_ignore_ascii_case("default") {
+                    params.reset(&name, &engine)
+                } else {
+                    params.set(&name, &vals.join(", "), &engine)
+                }
+            };
+            let tag = if first == "set" { "SET" } else { "RESET" };
+            Some(r.map(|rep| LocalOutcome {
+                result: crate::sql::tag(tag),
+                report: rep.map(|d| vec![(d.to_string(), params.get(d).unwrap_or("").to_string())]).unwrap_or_default(),
+            }))
+        }
+        "select" => {
+            let lower = sql.to_ascii_lowercase();
+            if lower.contains("from pg_catalog.pg_") {
+                return catalog_query(s, user, &lower, sql).map(|r| r.map(|result| LocalOutcome { result, report: vec![] }));
+            }
+            // SELECT f() with no FROM: version(), current_user, current_setting('x'), ...
+            if toks.len() < 2 {
+                return None;
+            }
+            let body: Vec<&Token> = toks[1..].iter().collect();
+            let name_of = |i: usize| body.get(i).and_then(|t| word(t));
+            let (fname, args_at) = match (name_of(0).as_deref(), body.get(1)) {
+                (Some("pg_catalog"), Some(Token::Period)) => (name_of(2)?, 3),
+                (Some(n), _) => (n.to_string(), 1),
+                _ => return None,
+            };
+            let call_args: Option<Vec<String>> = match (body.get(args_at), body.last()) {
+                (Some(Token::LParen), Some(Token::RParen)) => {
+                    let inner = &body[args_at + 1..body.len() - 1];
+                    inner.iter().filter(|t| !matches!(t, Token::Comma)).map(|t| value_text(t)).collect()
+                }
+                (None, _) => None,
+                _ => return None,
+            };
+            let bare = call_args.is_none();
+            if !bare && body.len() != args_at + 2 + call_args.as_ref().map_or(0, |a| (a.len() * 2).saturating_sub(1)) {
+                return None;
+            }
+            let args = call_args.unwrap_or_default();
+            match (fname.as_str(), bare, args.len()) {
+                ("version", false, 0) => plain(one_row("version", "text", "SELECT 1", Some(version_string()))),
+                ("current_user" | "session_user" | "user", true, 0) => plain(one_row(&fname, "name", "SELECT 1", Some(user.to_string()))),
+                ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some("heapstore".into()))),
+                ("current_schema", _, 0) => plain(one_row("current_schema", "name", "SELECT 1", Some("public".into()))),
+                ("pg_backend_pid", false, 0) => plain(one_row("pg_backend_pid", "integer", "SELECT 1", Some(pid.to_string()))),
+                ("current_setting", false, 1) => {
+                    let v = match params.get(&args[0]) {
+                        Some(v) => Ok(v.to_string()),
+                        None => engine.get(&args[0]).map(str::to_string),
+                    };
+                    Some(v.map(|v| LocalOutcome { result: one_row("current_setting", "text", "SELECT 1", Some(v)), report: vec![] }))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The first `'...'` literal after `marker` in `sql` (case-insensitive marker).
+fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
+    let i = lower.find(marker)? + marker.len();
+    let rest = &sql[i..];
+    let a = rest.find('\'')?;
+    let b = rest[a + 1..].find('\'')?;
+    Some(rest[a + 1..a + 1 + b].to_string())
+}
+
+/// psql's `\d`, `\dt`, `\di`, `\dv`, `\ds`, ... `[NAME]` (the relation list) and `\d[+] NAME`
+/// queries (PostgreSQL 15's psql), answered from heapstore's catalog: every table is in schema
+/// `public`, owned by the connected user. `NAME` is a plain name (no wildcards); other
+/// catalog queries psql sends for `\d`'s footers (indexes, constraints, policies, statistics,
+/// publications, inheritance) get an empty result, which is true for heapstore's tables.
+/// Any other query naming `pg_catalog` is refused with 0A000.
+fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<Result<QueryResult>> {
+    let cols = |names: &[(&str, &str)]| names.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect::<Vec<_>>();
+    let done = |columns: Vec<(String, String)>, rows: Vec<Vec<Option<String>>>| {
+        Some(Ok(QueryResult { tag: format!("SELECT {}", rows.len()), columns, rows, returns_rows: true, ..Default::default() }))
+    };
+    let tables = s.shared().catalog.tables();
+    // A name pattern as psql sends it: '^(name)$'.
+    let pattern =
+        literal_after(lower, sql, "operator(pg_catalog.~)").map(|p| p.trim_start_matches("^(").trim_end_matches(")$").to_string());
+    let matches = |name: &str| pattern.as_deref().is_none_or(|p| p == name);
+    if lower.contains("as \"schema\"") && lower.contains("as \"name\"") && lower.contains("c.relkind in (") {
+        // \dt: Schema, Name, Type, Owner.
+        let mut rows: Vec<Vec<Option<String>>> = tables
+            .iter()
+            .filter(|t| matches(&t.name))
+            .map(|t| vec![Some("public".into()), Some(t.name.clone()), Some("table".into()), Some(user.to_string())])
+            .collect();
+        rows.sort();
+        // Only tables exist: \di, \dv, \ds, ... (relkind lists without 'r') find nothing.
+        let kinds = lower.split("c.relkind in (").nth(1).and_then(|r| r.split(')').next()).unwrap_or("");
+        if !kinds.contains("'r'") {
+            rows.clear();
+        }
+        return done(cols(&[("Schema", "name"), ("Name", "name"), ("Type", "text"), ("Owner", "name")]), rows);
+    }
+    if lower.starts_with("select c.oid,\n  n.nspname,\n  c.relname")
+        || (lower.contains("c.oid") && lower.contains("n.nspname") && pattern.is_some())
+    {
+        // \d NAME, step 1: oid, schema, name.
+        let rows = tables
+            .iter()
+            .filter(|t| matches(&t.name))
+            .map(|t| vec![Some(t.oid.to_string()), Some("public".into()), Some(t.name.clone())])
+            .collect();
+        return done(cols(&[("oid", "oid"), ("nspname", "name"), ("relname", "name")]), rows);
+    }
+    let oid_of = |marker: &str| literal_after(lower, sql, marker).and_then(|o| o.parse::<u32>().ok());
+    let by_oid = |oid: u32| tables.iter().find(|t| t.oid == oid).cloned();
+    if lower.contains("c.relchecks") {
+        // \d NAME, step 2: table details (15 columns).
+        let t = oid_of("where c.oid =").and_then(by_oid);
+        let rows = t
+            .map(|t| {
+                let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
+                let v: [&str; 15] = ["0", "r", "f", "f", "f", "f", "f", "f", "f", "", "0", "", persistence, "d", "heap"];
+                vec![v.iter().map(|x| Some(x.to_string())).collect()]
+            })
+            .unwrap_or_default();
+        let names = [
+            ("relchecks", "smallint"),
+            ("relkind", "\"char\""),
+            ("relhasindex", "boolean"),
+            ("relhasrules", "boolean"),
+            ("relhastriggers", "boolean"),
+            ("relrowsecurity", "boolean"),
+            ("relforcerowsecurity", "boolean"),
+            ("relhasoids", "boolean"),
+            ("relispartition", "boolean"),
+            ("?column?", "text"),
+            ("reltablespace", "oid"),
+            ("reloftype", "text"),
+            ("relpersistence", "\"char\""),
+            ("relreplident", "\"char\""),
+            ("amname", "name"),
+        ];
+        return done(cols(&names), rows);
+    }
+    if lower.contains("from pg_catalog.pg_attribute a") && lower.contains("a.attnum > 0") {
+        let verbose: &[(&str, Option<&str>)] =
+            &[("a.attstorage", None), ("a.attcompression", None), ("attstattarget", None), ("pg_catalog.col_description", None)];
+        // \d NAME, step 3: columns (name, type, default, not null, collation, identity, generated).
+        let t = oid_of("a.attrelid =").and_then(by_oid);
+        let rows = t
+            .map(|t| {
+                t.columns
+                    .iter()
+                    .map(|c| {
+                        let mut row = vec![
+                            Some(c.name.clone()),
+                            Some(c.ty.name()),
+                            None,
+                            Some(if c.not_null { "t" } else { "f" }.into()),
+                            None,
+                            Some(String::new()),
+                            Some(String::new()),
+                        ];
+                        // \d+: storage, compression, statistics target, description.
+                        for (marker, v) in verbose {
+                            if lower.contains(marker) {
+                                row.push(match *marker {
+                                    "a.attstorage" => Some(if c.ty.fixed_len().is_some() { "p" } else { "x" }.to_string()),
+                                    "a.attcompression" => Some(String::new()),
+                                    _ => v.map(str::to_string),
+                                });
+                            }
+                        }
+                        row
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut names = vec![
+            ("attname", "name"),
+            ("format_type", "text"),
+            ("pg_get_expr", "text"),
+            ("attnotnull", "boolean"),
+            ("attcollation", "name"),
+            ("attidentity", "\"char\""),
+            ("attgenerated", "\"char\""),
+        ];
+        names.extend(verbose.iter().filter(|(m, _)| lower.contains(m)).map(|(m, _)| (m.trim_start_matches("a."), "text")));
+        return done(cols(&names), rows);
+    }
+    let footer = ["pg_catalog.pg_policy", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication", "pg_catalog.pg_inherits"];
+    if footer.iter().any(|f| lower.contains(f)) {
+        return done(cols(&[("?column?", "text")]), vec![]);
+    }
+    Some(Err(
+        PgError::feature("this catalog query is not supported by heapstore").with_hint("psql's \\dt and \\d NAME work; see the README.")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(p: &mut SessionParams, s: &mut Session, sql: &str) -> Option<Result<LocalOutcome>> {
+        local(p, s, "alice", 7, sql)
+    }
+
+    #[test]
+    fn set_show_and_functions() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::Database::init(&dir.path().join("d"), &[]).unwrap();
+        let db = crate::Database::open(&dir.path().join("d"), &[]).unwrap();
+        let mut s = db.session();
+        let mut p = SessionParams::new("alice", false, "");
+        let show = |p: &mut SessionParams, s: &mut Session, sql: &str| run(p, s, sql).unwrap().unwrap().result.rows[0][0].clone().unwrap();
+        assert_eq!(show(&mut p, &mut s, "SHOW DateStyle"), "ISO, MDY");
+        assert_eq!(show(&mut p, &mut s, "show shared_buffers;"), "128MB");
+        let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
+        assert_eq!(o.result.tag, "SET");
+        assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);
+        run(&mut p, &mut s, "set session extra_float_digits = 3").unwrap().unwrap();
+        assert_eq!(show(&mut p, &mut s, "SHOW extra_float_digits"), "3");
+        run(&mut p, &mut s, "SET TIME ZONE 'UTC'").unwrap().unwrap();
+        run(&mut p, &mut s, "RESET application_name").unwrap().unwrap();
+        assert_eq!(p.get("application_name"), Some(""));
+        let code = |r: Option<Result<LocalOutcome>>| r.unwrap().err().unwrap().code;
+        assert_eq!(code(run(&mut p, &mut s, "SET nosuch = 1")), sqlstate::UNDEFINED_OBJECT);
+        assert_eq!(code(run(&mut p, &mut s, "SHOW nosuch")), sqlstate::UNDEFINED_OBJECT);
+        assert_eq!(code(run(&mut p, &mut s, "SET fsync = off")), sqlstate::CANT_CHANGE_RUNTIME_PARAM);
+        assert_eq!(code(run(&mut p, &mut s, "SET server_version = '9'")), sqlstate::CANT_CHANGE_RUNTIME_PARAM);
+        assert_eq!(code(run(&mut p, &mut s, "SET client_encoding = 'LATIN1'")), sqlstate::FEATURE_NOT_SUPPORTED);
+        assert!(show(&mut p, &mut s, "SELECT version()").starts_with("PostgreSQL 15.0 (heapstore"));
+        assert_eq!(show(&mut p, &mut s, "SELECT pg_catalog.version();").len(), version_string().len());
+        assert_eq!(show(&mut p, &mut s, "SELECT current_user"), "alice");
+        assert_eq!(show(&mut p, &mut s, "select current_setting('port')"), "5433");
+        assert_eq!(show(&mut p, &mut s, "SELECT pg_backend_pid()"), "7");
+        // Not ours: left to the engine.
+        assert!(run(&mut p, &mut s, "SELECT 1").is_none());
+        assert!(run(&mut p, &mut s, "SELECT version() FROM t").is_none());
+        assert!(run(&mut p, &mut s, "SET x = (1)").is_none());
+        assert!(run(&mut p, &mut s, "COPY t FROM STDIN").is_none());
+        drop(s);
+        db.close().unwrap();
+    }
+}

@@ -1,0 +1,403 @@
+//! `heapstore serve` with a real client (the `postgres` crate): startup, simple and extended
+//! query protocols, COPY in and out, SQLSTATEs, concurrent sessions, max_connections, SCRAM,
+//! cancellation, malformed input, shutdown. Each test runs its own server in-process on an
+//! ephemeral port and a socket in its temp directory.
+
+mod common;
+
+use heapstore::auth::Hba;
+use heapstore::server::{Server, ServerConfig};
+use heapstore::Database;
+use postgres::types::Type;
+use postgres::{Client, Config, NoTls, SimpleQueryMessage};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct TestServer {
+    _tmp: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    server: Option<Server>,
+    port: u16,
+}
+
+impl TestServer {
+    fn start(hba: &str, max_connections: usize) -> TestServer {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        Database::init(&dir, &[]).unwrap();
+        heapstore::auth::init_roles(&dir, "postgres").unwrap();
+        heapstore::auth::set_password(&dir, "alice", "sekret").unwrap();
+        let db = Arc::new(Database::open(&dir, &[]).unwrap());
+        let cfg = ServerConfig {
+            listen_addresses: vec!["127.0.0.1".into()],
+            port: 0,
+            socket_dir: Some(dir.clone()),
+            hba: Hba::parse(hba).unwrap(),
+            max_connections,
+        };
+        let server = Server::start(db, cfg).unwrap();
+        let port = server.tcp_addrs()[0].port();
+        TestServer { _tmp: tmp, dir, server: Some(server), port }
+    }
+
+    fn default() -> TestServer {
+        TestServer::start("local all all trust; host all all 127.0.0.1/32 trust", 20)
+    }
+
+    fn tcp_config(&self, user: &str) -> Config {
+        let mut c = Config::new();
+        c.host("127.0.0.1").port(self.port).user(user).dbname("postgres").connect_timeout(Duration::from_secs(10));
+        c
+    }
+
+    fn tcp(&self) -> Client {
+        self.tcp_config("postgres").connect(NoTls).unwrap()
+    }
+
+    fn unix(&self) -> Client {
+        let mut c = Config::new();
+        c.host_path(&self.dir).port(self.port).user("postgres").dbname("postgres");
+        c.connect(NoTls).unwrap()
+    }
+
+    fn stop(&mut self) {
+        if let Some(s) = self.server.take() {
+            let db = s.shutdown(Duration::from_secs(2));
+            Arc::try_unwrap(db).ok().expect("no session holds the database").close().unwrap();
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn code(e: &postgres::Error) -> String {
+    e.code().map(|c| c.code().to_string()).unwrap_or_else(|| format!("no SQLSTATE: {e}"))
+}
+
+fn simple_rows(c: &mut Client, sql: &str) -> Vec<Vec<Option<String>>> {
+    c.simple_query(sql)
+        .unwrap()
+        .into_iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn simple_query_over_tcp_and_unix_socket() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer NOT NULL, b text)").unwrap();
+    assert_eq!(simple_rows(&mut c, "SELECT 1"), vec![vec![Some("1".to_string())]]);
+    let v = simple_rows(&mut c, "SELECT version()");
+    assert!(v[0][0].as_deref().unwrap().starts_with("PostgreSQL 15"), "{v:?}");
+    assert_eq!(simple_rows(&mut c, "SHOW client_encoding"), vec![vec![Some("UTF8".to_string())]]);
+    assert_eq!(simple_rows(&mut c, "SHOW shared_buffers")[0][0].as_deref(), Some("128MB"));
+    let mut u = s.unix();
+    assert_eq!(simple_rows(&mut u, "SELECT count(*) FROM t"), vec![vec![Some("0".to_string())]]);
+    // The backend pid is the session id pg_locks shows.
+    let pid = simple_rows(&mut u, "SELECT pg_backend_pid()")[0][0].clone().unwrap();
+    u.batch_execute("BEGIN; SELECT count(*) FROM t").unwrap();
+    let locks = c.simple_query("SELECT * FROM pg_locks").unwrap();
+    let held_by_u = locks.iter().any(|m| matches!(m, SimpleQueryMessage::Row(r) if r.get("pid") == Some(pid.as_str())));
+    assert!(held_by_u, "pid {pid} holds no lock in pg_locks");
+    u.batch_execute("COMMIT").unwrap();
+    // The empty query.
+    assert!(simple_rows(&mut u, "").is_empty());
+}
+
+#[test]
+fn extended_protocol_text_and_binary() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer, b text, c bigint, d boolean, e date, f double precision)").unwrap();
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"1\tone\t10000000000\tt\t2024-02-29\t1.5\n2\t\\N\t-3\tf\t1999-12-31\t-0\n").unwrap();
+    assert_eq!(w.finish().unwrap(), 2);
+    // The client asks for binary results: each type's send function.
+    let rows = c.query("SELECT * FROM t", &[]).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0].get::<_, i32>(0), 1);
+    assert_eq!(rows[0].get::<_, String>(1), "one");
+    assert_eq!(rows[0].get::<_, i64>(2), 10_000_000_000);
+    assert!(rows[0].get::<_, bool>(3));
+    assert_eq!(rows[1].get::<_, Option<String>>(1), None);
+    assert_eq!(rows[1].get::<_, f64>(5), 0.0);
+    assert_eq!(rows[0].columns()[4].type_(), &Type::DATE);
+    // Described without running: the statement's columns and a parameter typed text.
+    let st = c.prepare("SELECT a, b FROM t").unwrap();
+    assert_eq!(st.columns().iter().map(|c| c.name()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(st.columns()[0].type_(), &Type::INT4);
+    // Parameters: text (untyped, reported as text) and binary (typed at Parse).
+    let r = c.query_one("SELECT $1", &[&"héllo"]).unwrap();
+    assert_eq!(r.get::<_, String>(0), "héllo");
+    let st = c.prepare_typed("SELECT $1, $2", &[Type::INT4, Type::INT8]).unwrap();
+    let r = c.query_one(&st, &[&-7i32, &(1i64 << 40)]).unwrap();
+    assert_eq!(r.get::<_, String>(0), "-7");
+    assert_eq!(r.get::<_, String>(1), "1099511627776");
+    // The same prepared statement many times.
+    let st = c.prepare("SELECT count(*) FROM t").unwrap();
+    for _ in 0..20 {
+        assert_eq!(c.query_one(&st, &[]).unwrap().get::<_, i64>(0), 2);
+    }
+    // Portal suspension: rows fetched 1 at a time.
+    let mut tx = c.transaction().unwrap();
+    let portal = tx.bind("SELECT a FROM t", &[]).unwrap();
+    let first = tx.query_portal(&portal, 1).unwrap();
+    let second = tx.query_portal(&portal, 1).unwrap();
+    let rest = tx.query_portal(&portal, 1).unwrap();
+    assert_eq!((first.len(), second.len(), rest.len()), (1, 1, 0));
+    assert_eq!(second[0].get::<_, i32>(0), 2);
+    tx.commit().unwrap();
+}
+
+#[test]
+fn copy_in_and_out_round_trip_the_fixtures() {
+    let s = TestServer::default();
+    let mut c = s.unix();
+    c.batch_execute(&format!("CREATE TABLE types ({})", common::TYPES_COLUMNS.trim())).unwrap();
+    for (file, opts) in [("types.text", ""), ("types.csv", " WITH (FORMAT csv, HEADER true)"), ("types.bin", " WITH (FORMAT binary)")] {
+        let data = std::fs::read(common::fixture(file)).unwrap();
+        c.batch_execute("TRUNCATE types").unwrap();
+        let mut w = c.copy_in(&format!("COPY types FROM STDIN{opts}")).unwrap();
+        for chunk in data.chunks(7_777) {
+            w.write_all(chunk).unwrap();
+        }
+        assert_eq!(w.finish().unwrap(), 5000, "{file}");
+        let mut out = Vec::new();
+        c.copy_out(&format!("COPY types TO STDOUT{opts}")).unwrap().read_to_end(&mut out).unwrap();
+        assert!(out == data, "{file} differs after a round trip");
+    }
+    // An empty table still gives a complete COPY OUT.
+    c.batch_execute("TRUNCATE types").unwrap();
+    let mut out = Vec::new();
+    c.copy_out("COPY types TO STDOUT").unwrap().read_to_end(&mut out).unwrap();
+    assert!(out.is_empty());
+}
+
+#[test]
+fn errors_carry_postgres_sqlstates() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    assert_eq!(code(&c.batch_execute("SELECT * FROM nosuch").unwrap_err()), "42P01");
+    assert_eq!(code(&c.query("SELECT * FROM nosuch", &[]).unwrap_err()), "42P01");
+    assert_eq!(code(&c.batch_execute("SELEC 1").unwrap_err()), "42601");
+    assert_eq!(code(&c.batch_execute("SHOW nosuch").unwrap_err()), "42704");
+    assert_eq!(code(&c.batch_execute("SET nosuch = 1").unwrap_err()), "42704");
+    assert_eq!(code(&c.batch_execute("SET shared_buffers = '1GB'").unwrap_err()), "55P02");
+    c.batch_execute("SET application_name = 'tests'").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW application_name")[0][0].as_deref(), Some("tests"));
+    c.batch_execute("CREATE TABLE t (a integer NOT NULL)").unwrap();
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"1\nx\n").unwrap();
+    let e = w.finish().unwrap_err();
+    assert_eq!(code(&e), "22P02");
+    let db = e.as_db_error().unwrap();
+    assert_eq!(db.message(), "invalid input syntax for type integer: \"x\"");
+    assert!(db.where_().unwrap().contains("line 2"), "{:?}", db.where_());
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"\\N\n").unwrap();
+    assert_eq!(code(&w.finish().unwrap_err()), "23502");
+    // A COPY the client abandons (CopyFail) leaves nothing either.
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"5\n6\n").unwrap();
+    drop(w);
+    // The connection is still usable, and nothing of the failed COPYs is visible.
+    assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
+    // A failed transaction block: 25P02 until ROLLBACK.
+    c.batch_execute("BEGIN").unwrap();
+    assert!(c.batch_execute("SELECT * FROM nosuch").is_err());
+    assert_eq!(code(&c.batch_execute("SELECT 1").unwrap_err()), "25P02");
+    c.batch_execute("ROLLBACK").unwrap();
+    assert_eq!(simple_rows(&mut c, "SELECT 1").len(), 1);
+}
+
+#[test]
+fn concurrent_sessions_copy_into_one_table() {
+    let s = TestServer::default();
+    s.tcp().batch_execute("CREATE TABLE t (a integer, b text)").unwrap();
+    let threads: Vec<_> = (0..6)
+        .map(|i| {
+            let mut c = if i % 2 == 0 { s.tcp() } else { s.unix() };
+            std::thread::spawn(move || {
+                for _ in 0..5 {
+                    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+                    for r in 0..200 {
+                        writeln!(w, "{r}\tthread {i}").unwrap();
+                    }
+                    assert_eq!(w.finish().unwrap(), 200);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(s.tcp().query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 6 * 5 * 200);
+}
+
+#[test]
+fn max_connections_gives_53300() {
+    let s = TestServer::start("host all all 127.0.0.1/32 trust", 2);
+    let a = s.tcp();
+    let _b = s.tcp();
+    let e = s.tcp_config("postgres").connect(NoTls).err().expect("connection refused");
+    assert_eq!(code(&e), "53300");
+    drop(a);
+    // The slot comes back once the session has ended.
+    let mut ok = None;
+    for _ in 0..100 {
+        if let Ok(c) = s.tcp_config("postgres").connect(NoTls) {
+            ok = Some(c);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(ok.is_some());
+}
+
+#[test]
+fn scram_and_hba() {
+    let s = TestServer::start("local all all trust; host all postgres 127.0.0.1/32 reject; host all all 127.0.0.1/32 scram-sha-256", 20);
+    let mut c = s.tcp_config("alice").password("sekret").connect(NoTls).unwrap();
+    assert_eq!(simple_rows(&mut c, "SELECT current_user")[0][0].as_deref(), Some("alice"));
+    let wrong = s.tcp_config("alice").password("Sekret").connect(NoTls).err().expect("connection refused");
+    assert_eq!(code(&wrong), "28P01");
+    let unknown = s.tcp_config("mallory").password("sekret").connect(NoTls).err().expect("connection refused");
+    assert_eq!(code(&unknown), "28P01");
+    assert_eq!(
+        wrong.as_db_error().unwrap().message().replace("alice", "X"),
+        unknown.as_db_error().unwrap().message().replace("mallory", "X")
+    );
+    assert_eq!(code(&s.tcp_config("postgres").password("x").connect(NoTls).err().expect("connection refused")), "28000");
+    // Server files are for superusers only.
+    c.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    let path = s.dir.join("x.txt");
+    std::fs::write(&path, "1\n").unwrap();
+    let e = c.batch_execute(&format!("COPY t FROM '{}'", path.display())).unwrap_err();
+    assert_eq!(code(&e), "42501");
+    assert_eq!(e.as_db_error().unwrap().message(), "permission denied to COPY from a file");
+    assert_eq!(code(&c.query(&format!("COPY t TO '{}'", path.display()), &[]).unwrap_err()), "42501");
+    // Trust applies only where configured: the Unix socket.
+    let mut u = s.unix();
+    assert_eq!(simple_rows(&mut u, "SELECT 1").len(), 1);
+    u.batch_execute(&format!("COPY t FROM '{}'", path.display())).unwrap();
+    assert_eq!(simple_rows(&mut u, "SELECT count(*) FROM t")[0][0].as_deref(), Some("1"));
+}
+
+#[test]
+fn cancel_request_stops_a_copy() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    let token = c.cancel_token();
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"1\n2\n").unwrap();
+    w.flush().unwrap();
+    token.cancel_query(NoTls).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    w.write_all(b"3\n").unwrap();
+    let e = w.finish().unwrap_err();
+    assert_eq!(code(&e), "57014");
+    assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
+}
+
+/// Sends raw bytes on a fresh connection and returns what came back until the server closed it.
+fn raw_exchange(port: u16, startup: bool, bytes: &[u8]) -> Vec<u8> {
+    let mut sock = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    if startup {
+        let mut p = Vec::new();
+        p.extend_from_slice(&196608i32.to_be_bytes());
+        p.extend_from_slice(b"user\0postgres\0\0");
+        let mut m = ((p.len() + 4) as i32).to_be_bytes().to_vec();
+        m.extend_from_slice(&p);
+        sock.write_all(&m).unwrap();
+    }
+    // The server may close before reading everything (writes can then fail).
+    let _ = sock.write_all(bytes);
+    // EOF after the bytes: a truncated message must end the connection, not hang it.
+    let _ = sock.shutdown(std::net::Shutdown::Write);
+    let mut out = Vec::new();
+    let _ = sock.read_to_end(&mut out);
+    out
+}
+
+/// The SQLSTATE of the first ErrorResponse in a byte stream of backend messages.
+fn first_error_code(mut b: &[u8]) -> Option<String> {
+    while b.len() >= 5 {
+        let len = i32::from_be_bytes([b[1], b[2], b[3], b[4]]) as usize;
+        let (ty, body) = (b[0], &b[5..(len + 1).min(b.len())]);
+        if ty == b'E' {
+            let mut f = body;
+            while let Some((&t, rest)) = f.split_first() {
+                let end = rest.iter().position(|&x| x == 0)?;
+                if t == b'C' {
+                    return Some(String::from_utf8_lossy(&rest[..end]).into_owned());
+                }
+                f = &rest[end + 1..];
+            }
+        }
+        b = &b[(len + 1).min(b.len())..];
+    }
+    None
+}
+
+#[test]
+fn malformed_input_is_refused_and_others_are_still_served() {
+    let s = TestServer::default();
+    let mut bystander = s.tcp();
+    // Garbage before startup: a length far beyond the startup limit.
+    let out = raw_exchange(s.port, false, b"GET / HTTP/1.1\r\n\r\n");
+    assert_eq!(first_error_code(&out).as_deref(), Some("08P01"));
+    // After startup: an unknown message type, an oversized length, a length below 4, a Bind
+    // whose counts run past its body, a truncated message then EOF.
+    for bad in [&b"!\0\0\0\x04"[..], b"Q\x7f\xff\xff\xff", b"Q\0\0\0\x02", b"B\0\0\0\x0c\0\0\0\0\0\x05\0\0", b"P\0\0\0\x08\0"] {
+        let out = raw_exchange(s.port, true, bad);
+        assert!(out.starts_with(b"R"), "authentication first");
+        if bad[0] != b'P' {
+            assert_eq!(first_error_code(&out).as_deref(), Some("08P01"), "{bad:?}");
+        }
+    }
+    // A deterministic stream of random bytes after startup.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..30 {
+        let junk: Vec<u8> = (0..64)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        let _ = raw_exchange(s.port, true, &junk);
+    }
+    assert_eq!(simple_rows(&mut bystander, "SELECT 1").len(), 1);
+    assert_eq!(simple_rows(&mut s.tcp(), "SELECT 1").len(), 1);
+}
+
+#[test]
+fn shutdown_disconnects_idle_sessions_and_checkpoints() {
+    let mut s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer)").unwrap();
+    let mut w = c.copy_in("COPY t FROM STDIN").unwrap();
+    w.write_all(b"1\n2\n3\n").unwrap();
+    w.finish().unwrap();
+    s.stop();
+    assert!(c.simple_query("SELECT 1").is_err());
+    // Reopens cleanly with the data.
+    let db = Database::open(&s.dir, &[]).unwrap();
+    let mut sess = db.session();
+    assert_eq!(sess.execute("SELECT count(*) FROM t").unwrap()[0].rows[0][0].as_deref(), Some("3"));
+    db.close().unwrap();
+    assert!(!s.dir.join(".s.PGSQL.".to_string() + &s.port.to_string()).exists());
+}
