@@ -295,7 +295,7 @@ impl Database {
         if crashed {
             // Unlogged tables are not in the WAL: after a crash they are reset to empty.
             for t in catalog.tables().iter().filter(|t| t.persistence == crate::catalog::Persistence::Unlogged) {
-                for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
+                for rel in std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)) {
                     smgr.unlink(rel)?;
                     smgr.create(rel, ForkNumber::Main)?;
                 }

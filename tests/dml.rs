@@ -380,3 +380,45 @@ fn readers_never_miss_a_committed_key_while_the_index_splits() {
     });
     assert_eq!(check_indexes(&mut s, "g"), 3000);
 }
+
+#[test]
+fn unlogged_table_and_its_index_are_reset_after_a_crash() {
+    let (_t, dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE UNLOGGED TABLE ul (id int PRIMARY KEY, v text)").unwrap();
+    for i in 0..300 {
+        s.execute(&format!("INSERT INTO ul VALUES ({i}, 'x')")).unwrap();
+    }
+    drop(s);
+    db.crash();
+    let db = heapstore::Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "SELECT count(*) FROM ul WHERE id = 5"), "0");
+    s.execute("INSERT INTO ul VALUES (5, 'again')").unwrap();
+    assert_eq!(one(&mut s, "SELECT v FROM ul WHERE id = 5"), "again");
+    assert_eq!(check_indexes(&mut s, "ul"), 1);
+}
+
+#[test]
+fn explain_names_the_index_it_reads() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE e (id int PRIMARY KEY, v text)").unwrap();
+    let plan = |s: &mut Session, sql: &str| rows(s, sql).into_iter().map(|r| r[0].clone().unwrap()).collect::<Vec<_>>();
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE id = 3")[0], "Index Scan using e_pkey on e");
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE id > 3 AND id < 9")[0], "Index Scan using e_pkey on e");
+    assert_eq!(plan(&mut s, "EXPLAIN SELECT v FROM e WHERE v = 'x'")[0], "Seq Scan on e");
+}
+
+#[test]
+fn vacuum_verbose_reports_counts() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE w (id int PRIMARY KEY)").unwrap();
+    s.execute("INSERT INTO w VALUES (1), (2), (3)").unwrap();
+    s.execute("DELETE FROM w WHERE id < 3").unwrap();
+    let r = s.execute("VACUUM VERBOSE").unwrap().pop().unwrap();
+    assert_eq!(r.tag, "VACUUM");
+    assert_eq!(r.notices[0], "INFO:  vacuuming \"public.w\"");
+    assert!(r.notices[1].ends_with("tuples: 2 removed, 1 remain"), "{}", r.notices[1]);
+}

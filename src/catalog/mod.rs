@@ -1,5 +1,7 @@
-//! The catalog: tables, their columns and types, and which files hold them; persisted in
-//! `global/catalog.json`.
+//! The catalog: tables, their columns and types, their indexes, and which files hold them;
+//! persisted in `global/catalog.json`. An index belongs to its table's entry
+//! ([`Table::indexes`]), so CREATE / DROP INDEX are table definition changes ("replaces") and
+//! share the tables' transactional DDL and its WAL record.
 //!
 //! DDL is transactional the way PostgreSQL's is, with relation file numbers doing the work:
 //! CREATE TABLE makes new files; TRUNCATE gives the table *new* files and keeps the old ones

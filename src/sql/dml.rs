@@ -54,6 +54,8 @@ pub(crate) struct Plan {
     pub access: Access,
     /// Columns to decode: those the filter, the projection or the assignments read.
     pub needed: Vec<bool>,
+    /// The table's column types (kept so that a run allocates nothing for them).
+    pub types: Vec<SqlType>,
 }
 
 /// What a SELECT returns.
@@ -140,7 +142,8 @@ impl Plan {
                 access = a;
             }
         }
-        Plan { table, filter, access, needed }
+        let types = table.columns.iter().map(|c| c.ty).collect();
+        Plan { table, filter, access, needed, types }
     }
 
     /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
@@ -153,7 +156,7 @@ impl Plan {
     ) -> Result<()> {
         let shared = s.shared.clone();
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
-        let types: Vec<SqlType> = self.table.columns.iter().map(|c| c.ty).collect();
+        let types = &self.types;
         let mut row = Vec::with_capacity(types.len());
         let tids = match &self.access {
             Access::Seq => None,
@@ -163,7 +166,7 @@ impl Plan {
         };
         let Some(tids) = tids else {
             heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
-                decode_row(pool, pins, t, &types, &self.needed, &mut row)
+                decode_row(pool, pins, t, types, &self.needed, &mut row)
                     .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
                 if let Some(w) = &self.filter {
                     if !w.matches(&row, params)? {
@@ -177,7 +180,7 @@ impl Plan {
         let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
         let trace = heap::tracing().then(std::time::Instant::now);
         let (mut rows, mut first_row_ns) = (0u64, None);
-        let r = self.fetch_each(&heap, txns, snap, params, &types, &tids, &mut row, |tid, row| {
+        let r = self.fetch_each(&heap, txns, snap, params, types, &tids, &mut row, |tid, row| {
             rows += 1;
             if let (Some(t0), None) = (trace, first_row_ns) {
                 first_row_ns = Some(t0.elapsed().as_nanos() as u64);
@@ -565,18 +568,58 @@ pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<Strin
     Ok(res)
 }
 
-/// A prepared single-table `SELECT ... FROM t WHERE ...` run with its cached plan: planned at
-/// the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
+/// Runs a prepared row statement with its parameters.
+type RunWithParams = fn(&mut Session, &sqlparser::ast::Statement, &[Option<String>]) -> Result<QueryResult>;
+
+/// A prepared row statement (INSERT / UPDATE / DELETE, `$n` bound as parameters without
+/// copying the statement), or a prepared single-table `SELECT ... FROM t WHERE ...` run with
+/// its cached plan: planned at the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
 /// table's definition changed (a new `Arc<Table>`: CREATE INDEX, TRUNCATE, DROP). None when the
 /// statement is not of that shape (the caller substitutes and runs it the general way).
 pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Option<String>]) -> Option<Result<QueryResult>> {
-    let Some(sqlparser::ast::Statement::Query(q)) = &p.stmt else { return None };
+    use sqlparser::ast::Statement;
+    // Row statements bind `$n` as parameter nodes: no copy of the statement, no substitution.
+    let dml: Option<RunWithParams> = match &p.stmt {
+        Some(Statement::Update { from: None, returning: None, or: None, limit: None, .. }) => Some(|s, st, params| {
+            let Statement::Update { table, assignments, selection, .. } = st else { unreachable!("matched above") };
+            update(s, table, assignments, selection.as_ref(), params)
+        }),
+        Some(Statement::Delete(_)) => Some(|s, st, params| {
+            let Statement::Delete(d) = st else { unreachable!("matched above") };
+            delete(s, d.clone(), params)
+        }),
+        Some(Statement::Insert(_)) => Some(|s, st, params| {
+            let Statement::Insert(i) = st else { unreachable!("matched above") };
+            insert(s, i.clone(), params)
+        }),
+        _ => None,
+    };
+    if let (Some(run), Some(st)) = (dml, &p.stmt) {
+        if s.txn.as_ref().is_some_and(|t| t.failed) {
+            return Some(Err(PgError::new(
+                sqlstate::IN_FAILED_SQL_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            )));
+        }
+        s.begin_implicit();
+        let r = run(s, st, params);
+        if r.is_ok() {
+            s.command_done();
+        }
+        return Some(r);
+    }
+    let Some(Statement::Query(q)) = &p.stmt else { return None };
     if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
         return None;
     }
     let SetExpr::Select(sel) = &*q.body else { return None };
     let selection = sel.selection.as_ref()?;
-    if sel.from.len() != 1 || !sel.from[0].joins.is_empty() || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![]) {
+    if sel.from.len() != 1
+        || !sel.from[0].joins.is_empty()
+        || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![])
+        || sel.distinct.is_some()
+        || sel.having.is_some()
+    {
         return None;
     }
     let TableFactor::Table { name, .. } = &sel.from[0].relation else { return None };

@@ -56,6 +56,9 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
     }
     let table = s.table(&tname)?;
     if sel.selection.is_some() {
+        if sel.distinct.is_some() || sel.having.is_some() || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![]) {
+            return Err(PgError::feature("DISTINCT, GROUP BY and HAVING are not supported yet"));
+        }
         let plan = super::dml::plan_select(table, &sel.projection, sel.selection.as_ref(), limit)?;
         return super::dml::run_select(s, &plan, &[]);
     }

@@ -1,4 +1,4 @@
-//! `VACUUM [table]`: removes the versions no snapshot can see from a table's indexes and heap
+//! `VACUUM [table]` and `VACUUM VERBOSE` (all tables, with INFO counts): removes the versions no snapshot can see from a table's indexes and heap
 //! and records the freed space in the FSM (`access::heap::vacuum`). Without a table name every
 //! table is vacuumed. Like PostgreSQL, it refuses to run inside a transaction block.
 //!
@@ -46,12 +46,27 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement) -> Result<QueryR
     if v.full || v.sort_only || v.delete_only || v.reindex || v.recluster || v.threshold.is_some() || v.boost {
         return Err(PgError::feature("only plain VACUUM [table] is supported"));
     }
+    // sqlparser reads `VACUUM VERBOSE` as a table named verbose.
+    let verbose = v.table_name.as_ref().is_some_and(|n| matches!(n.0.as_slice(), [p] if p.as_ident().is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("verbose"))));
     let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
-        Some(n) => vec![s.table(&super::ddl_table_name(n)?)?],
-        None => s.shared.catalog.tables(),
+        Some(n) if !verbose => vec![s.table(&super::ddl_table_name(n)?)?],
+        _ => s.shared.catalog.tables(),
     };
+    let mut r = super::tag("VACUUM");
     for t in tables {
-        vacuum_table(s, &t)?;
+        let st = vacuum_table(s, &t)?;
+        if verbose {
+            r.notices.push(format!("INFO:  vacuuming \"public.{}\"", t.name));
+            r.notices.push(format!(
+                "INFO:  finished vacuuming \"public.{}\": index scans: {}\npages: {} scanned, {} pruned\ntuples: {} removed, {} remain",
+                t.name,
+                usize::from(st.tuples_removed > 0) * t.indexes.len().min(1),
+                st.pages_scanned,
+                st.pages_pruned,
+                st.tuples_removed,
+                st.tuples_remaining
+            ));
+        }
     }
-    Ok(super::tag("VACUUM"))
+    Ok(r)
 }
