@@ -872,7 +872,7 @@ impl BufferPool {
         n: u32,
         strategy: Option<&mut Strategy>,
     ) -> Result<Vec<Buffer<'a>>> {
-        self.extend_by_with_extra(pins, rel, fork, n, 0, strategy).map(|(b, _)| b)
+        Ok(self.extend_by_with_extra(pins, rel, fork, n, 0, strategy, false)?.map(|(b, _)| b).expect("extends when not yielding"))
     }
 
     /// As [`BufferPool::extend_by`], and in the same critical section also extends the file by
@@ -888,7 +888,17 @@ impl BufferPool {
         n: u32,
         extra: u32,
         mut strategy: Option<&mut Strategy>,
-    ) -> Result<(Vec<Buffer<'a>>, std::ops::Range<BlockNumber>)> {
+        yield_if_busy: bool,
+    ) -> Result<Option<(Vec<Buffer<'a>>, std::ops::Range<BlockNumber>)>> {
+        let ext = self.extension_lock(rel);
+        if yield_if_busy && ext.lock.is_locked() {
+            // Someone is extending, probably by extra pages for waiters like us: wait until
+            // they are done, then let the caller look in the free space map first (PostgreSQL
+            // re-checks the FSM after waiting for the extension lock, for the same reason).
+            self.acquire_extension_lock(&ext, rel, fork);
+            ext.lock.release(LWLockMode::Exclusive);
+            return Ok(None);
+        }
         let room = pins.limit().saturating_sub(pins.held()).max(1) as u32;
         let n = n.clamp(1, MAX_EXTEND_BY).min(room);
         let ctx = Self::io_context(strategy.as_deref());
@@ -896,17 +906,7 @@ impl BufferPool {
         for _ in 0..n {
             victims.push(self.get_victim(pins, strategy.as_deref_mut())?);
         }
-        let ext = self.extension_lock(rel);
-        ext.waiters.fetch_add(1, Ordering::Relaxed);
-        if self.log_lock_waits {
-            let name = self.smgr.display_name(rel, fork);
-            ext.lock.acquire_reporting(LWLockMode::Exclusive, self.deadlock_timeout, &mut |d| {
-                eprintln!("LOG:  still waiting for extension lock on relation {name} after {:.1} ms", d.as_secs_f64() * 1e3);
-            });
-        } else {
-            ext.lock.acquire(LWLockMode::Exclusive);
-        }
-        ext.waiters.fetch_sub(1, Ordering::Relaxed);
+        self.acquire_extension_lock(&ext, rel, fork);
         let r = self.extend_locked(&victims, extra, rel, fork, ctx);
         ext.lock.release(LWLockMode::Exclusive);
         let first = r?;
@@ -921,7 +921,22 @@ impl BufferPool {
             unsafe { std::ptr::write_bytes(self.page_ptr(b.id()), 0, self.block_size) };
             self.end_io(b.id(), false, true, false);
         }
-        Ok((victims, extra_blocks))
+        Ok(Some((victims, extra_blocks)))
+    }
+
+    /// Takes a relation's extension lock, counted as a waiter while waiting (the count sizes
+    /// the extra pages the holder adds), logging waits beyond deadlock_timeout if asked.
+    fn acquire_extension_lock(&self, ext: &ExtensionLock, rel: RelFileNumber, fork: ForkNumber) {
+        ext.waiters.fetch_add(1, Ordering::Relaxed);
+        if self.log_lock_waits {
+            let name = self.smgr.display_name(rel, fork);
+            ext.lock.acquire_reporting(LWLockMode::Exclusive, self.deadlock_timeout, &mut |d| {
+                eprintln!("LOG:  still waiting for extension lock on relation {name} after {:.1} ms", d.as_secs_f64() * 1e3);
+            });
+        } else {
+            ext.lock.acquire(LWLockMode::Exclusive);
+        }
+        ext.waiters.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// The part of `extend_by` under the extension lock. Returns the first new block.

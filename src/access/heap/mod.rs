@@ -213,10 +213,31 @@ impl<'a> BulkInsert<'a> {
         }
         let bs = self.pool.block_size();
         let need = pages_needed(pending, bs);
-        let waiters = self.pool.extension_lock(self.rel).waiters.load(std::sync::atomic::Ordering::Relaxed);
-        let extra = if self.use_fsm && waiters > 0 { (20 * waiters).min(512) } else { 0 };
-        let (bufs, extra_blocks) =
-            self.pool.extend_by_with_extra(self.pins, self.rel, ForkNumber::Main, need, extra, Some(&mut self.strategy))?;
+        // With the FSM, a session that finds the extension lock busy waits for it to be free
+        // and looks in the FSM again (once) before extending itself: the holder is most likely
+        // adding extra pages for exactly such waiters.
+        let mut yield_if_busy = self.use_fsm;
+        let (bufs, extra_blocks) = loop {
+            let waiters = self.pool.extension_lock(self.rel).waiters.load(std::sync::atomic::Ordering::Relaxed);
+            let extra = if self.use_fsm && waiters > 0 { (20 * waiters).min(512) } else { 0 };
+            match self.pool.extend_by_with_extra(
+                self.pins,
+                self.rel,
+                ForkNumber::Main,
+                need,
+                extra,
+                Some(&mut self.strategy),
+                yield_if_busy,
+            )? {
+                Some(r) => break r,
+                None => {
+                    yield_if_busy = false;
+                    if self.page_from_fsm(footprint(pending[0]))? {
+                        return Ok(());
+                    }
+                }
+            }
+        };
         self.pages_extended += bufs.len() as u64 + extra_blocks.len() as u64;
         self.ahead.extend(bufs);
         if !extra_blocks.is_empty() {
