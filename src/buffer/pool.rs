@@ -880,6 +880,10 @@ impl BufferPool {
     /// page). Returns the pinned buffers and the range of the extra blocks, which the caller
     /// gives to the free space map: when others wait for the extension lock this serves them
     /// without another trip through it (seed 000's extend-by-more, without pinning the extra).
+    ///
+    /// With `yield_if_busy`, a caller that finds the lock held waits for it to be free and gets
+    /// `None` instead of extending, to look in the free space map again first.
+    #[allow(clippy::too_many_arguments)]
     pub fn extend_by_with_extra<'a>(
         &'a self,
         pins: &'a Pins,
