@@ -395,7 +395,12 @@ fn concurrent(dir: &Path, base: &[String], nblocks: u32, runs: usize, files: &[P
         }
         let r = super::Spread::of(&read).expect("runs");
         let s = super::Spread::of(&secs).expect("runs");
-        rows.push(vec![format!("synchronize_seqscans={sync}"), r.show(0), format!("{:.2}", r.median / nblocks as f64), s.show(2)]);
+        rows.push(vec![
+            format!("synchronize_seqscans={sync}, ring {}", ring.unwrap_or("default")),
+            r.show(0),
+            format!("{:.2}", r.median / nblocks as f64),
+            s.show(2),
+        ]);
     }
     println!("two concurrent scans of the table ({nblocks} blocks), direct I/O, the second starting when the first is a quarter through:");
     print_table(&["setting", "blocks read from disk", "× table size", "seconds"], 1, rows);

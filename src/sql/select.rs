@@ -70,7 +70,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
     match proj {
         Projection::CountStar => {
             let mut n = 0u64;
-            heap::scan(pool, &s.pins, txns, table.relfile, &snap, |_, _, _| {
+            heap::scan_locked(pool, &s.pins, txns, table.relfile, &snap, |_, _, _| {
                 n += 1;
                 Ok(Flow::Continue)
             })?;

@@ -463,6 +463,32 @@ pub fn scan(
     txns: &TxnManager,
     rel: RelFileNumber,
     snap: &Snapshot,
+    f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
+) -> Result<ScanStats> {
+    scan_pages(pool, pins, txns, rel, snap, true, f)
+}
+
+/// Like [`scan`], but `f` runs on the page itself under its shared content lock, with no copy
+/// (PostgreSQL's page-at-a-time visibility pass): for callers that only look at a tuple
+/// briefly, such as `count(*)`. `f` must not block, take locks, or pin other buffers.
+pub fn scan_locked(
+    pool: &BufferPool,
+    pins: &Pins,
+    txns: &TxnManager,
+    rel: RelFileNumber,
+    snap: &Snapshot,
+    f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
+) -> Result<ScanStats> {
+    scan_pages(pool, pins, txns, rel, snap, false, f)
+}
+
+fn scan_pages(
+    pool: &BufferPool,
+    pins: &Pins,
+    txns: &TxnManager,
+    rel: RelFileNumber,
+    snap: &Snapshot,
+    copy_pages: bool,
     mut f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
 ) -> Result<ScanStats> {
     let nblocks = pool.smgr().nblocks(rel, ForkNumber::Main)?;
@@ -496,11 +522,18 @@ pub fn scan(
     'blocks: while let Some((buf, ())) = stream.next_buffer()? {
         crate::interrupt::check_for_interrupts()?;
         let block = buf.block();
-        {
-            let pg = buf.lock_shared();
-            copy.copy_from_slice(&pg);
-        }
-        drop(buf);
+        let locked = if copy_pages {
+            copy.copy_from_slice(&buf.lock_shared());
+            drop(buf);
+            None
+        } else {
+            Some(buf)
+        };
+        let guard = locked.as_ref().map(|b| b.lock_shared());
+        let copy: &[u8] = match &guard {
+            Some(g) => g,
+            None => &copy,
+        };
         st.pages += 1;
         if large && st.pages % report_every as u64 == 0 {
             // Report the look-ahead frontier, not the page being processed: a scan that joins
