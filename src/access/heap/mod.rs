@@ -542,11 +542,11 @@ fn scan_pages(
             // whole ring ahead of it (where neither finds the other's pages).
             pool.sync_scan_report(rel, stream.frontier().map(|f| (f + 1) % nblocks).unwrap_or(block));
         }
-        if page::is_new(&copy) {
+        if page::is_new(copy) {
             continue;
         }
-        for off in 1..=page::max_offset(&copy) {
-            let Some(t) = page::item(&copy, off) else { continue };
+        for off in 1..=page::max_offset(copy) {
+            let Some(t) = page::item(copy, off) else { continue };
             if t.len() < tuple::HEADER_SIZE {
                 return Err(corrupt_tuple(pool, rel, block, off));
             }
