@@ -103,19 +103,7 @@ fn no_operator(op: &str, a: Option<SqlType>, b: Option<SqlType>) -> PgError {
 
 /// The type of a decoded value (None for NULL).
 pub fn value_type(v: &Value) -> Option<SqlType> {
-    Some(SqlType::new(match v {
-        Value::Null => return None,
-        Value::Bool(_) => TypeId::Bool,
-        Value::Int2(_) => TypeId::Int2,
-        Value::Int4(_) => TypeId::Int4,
-        Value::Int8(_) => TypeId::Int8,
-        Value::Float4(_) => TypeId::Float4,
-        Value::Float8(_) => TypeId::Float8,
-        Value::Text(_) => TypeId::Text,
-        Value::Bytea(_) => TypeId::Bytea,
-        Value::Date(_) => TypeId::Date,
-        Value::Timestamp(_) => TypeId::Timestamp,
-    }))
+    v.natural_type()
 }
 
 /// Reads `text` with `ty`'s input function into a value.

@@ -428,8 +428,8 @@ impl Value {
         matches!(self, Value::Text(_))
     }
 
-    /// The type whose storage form `encode` writes.
-    fn natural_type(&self) -> Option<SqlType> {
+    /// The type whose storage form `encode` writes (None for NULL).
+    pub fn natural_type(&self) -> Option<SqlType> {
         let id = match self {
             Value::Null => return None,
             Value::Bool(_) => TypeId::Bool,
