@@ -109,13 +109,21 @@ impl PgServer {
 
     fn command(&self, tool: &str) -> Command {
         let path = self.bin.join(tool);
+        // Only the server refuses to run as root; clients run as we do, keeping our limits
+        // (runuser would reset the open-files limit, and pgbench needs one per connection).
+        let server_tool = !matches!(tool, "psql" | "pgbench");
         match &self.run_as {
-            Some(u) => {
+            Some(u) if server_tool => {
                 let mut c = Command::new("runuser");
                 c.args(["-u", u, "--"]).arg(path);
                 c
             }
-            None => Command::new(path),
+            _ => {
+                let mut c = Command::new(path);
+                // pgbench's default database is the OS user's name, not -U's.
+                c.env("PGDATABASE", "postgres");
+                c
+            }
         }
     }
 
