@@ -4,7 +4,9 @@
 //! [`BufferPool::extend_by`] (new pages at the end of a fork), [`Buffer::lock_shared`] /
 //! [`Buffer::lock_exclusive`] (content locks), [`BufferPool::flush_all`],
 //! [`BufferPool::drop_relation_buffers`]. See also `desc.rs` (state word, I/O life),
-//! `pins.rs` (per-session pins), `strategy.rs` (rings), `memory.rs` (pool memory).
+//! `pins.rs` (per-session pins), `strategy.rs` (rings), `stream.rs` (read streams: look-ahead
+//! and combined reads), `aio.rs` (io_method: who executes and completes reads), `memory.rs`
+//! (pool memory).
 //!
 //! Rules for callers (as PostgreSQL's src/backend/storage/buffer/README):
 //! 1. To read a page one holds a pin and the content lock (shared or exclusive).

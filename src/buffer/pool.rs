@@ -527,12 +527,7 @@ impl BufferPool {
         let mut r = self
             .smgr
             .read(tag.rel, tag.fork, tag.block, page)
-            // The relation's name is formatted only for the error message.
-            .and_then(|_| {
-                page::verify(page, tag.block, "")
-                    .map_err(|_| ())
-                    .or_else(|_| page::verify(page, tag.block, &self.smgr.display_name(tag.rel, tag.fork)))
-            });
+            .and_then(|_| page::verify_with(page, tag.block, || self.smgr.display_name(tag.rel, tag.fork)));
         if r.is_err() && tag.fork == ForkNumber::Fsm {
             // The free space map is a hint and not WAL-logged: a torn or unreadable FSM page
             // reads as empty (PostgreSQL's RBM_ZERO_ON_ERROR for the FSM).

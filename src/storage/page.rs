@@ -173,20 +173,30 @@ fn stored_checksum(p: &[u8]) -> u32 {
 /// Checks a page just read from disk (PageIsVerified): header sanity and checksum, or all zeros.
 /// `what` names the relation in the error, e.g. `base/16384`.
 pub fn verify(p: &[u8], block: u32, what: &str) -> Result<()> {
+    verify_with(p, block, || what.to_string())
+}
+
+/// [`verify`] with the relation's name computed only if the page is bad (the read path calls
+/// this for every page it reads).
+pub fn verify_with(p: &[u8], block: u32, what: impl FnOnce() -> String) -> Result<()> {
     if is_new(p) {
         if p.iter().all(|&b| b == 0) {
             return Ok(());
         }
-        return Err(invalid_page(block, what, "page header is zero but the page is not all zeros".into()));
+        return Err(invalid_page(block, &what(), "page header is zero but the page is not all zeros".into()));
     }
     let (l, u, s) = (lower(p), upper(p), special(p));
     if !(l >= PAGE_HEADER_SIZE && l <= u && u <= s && s <= p.len()) {
-        return Err(invalid_page(block, what, format!("corrupt page header: lower {l}, upper {u}, special {s}")));
+        return Err(invalid_page(block, &what(), format!("corrupt page header: lower {l}, upper {u}, special {s}")));
     }
     let computed = checksum(p, block);
     let stored = stored_checksum(p);
     if computed != stored {
-        return Err(invalid_page(block, what, format!("page verification failed, calculated checksum {computed} but expected {stored}")));
+        return Err(invalid_page(
+            block,
+            &what(),
+            format!("page verification failed, calculated checksum {computed} but expected {stored}"),
+        ));
     }
     Ok(())
 }
