@@ -328,65 +328,68 @@ fn wait_acceptable(fd: std::os::fd::RawFd, timeout_ms: i32) -> bool {
 /// How often an accept loop looks at the shutdown flag.
 const ACCEPT_POLL_MS: i32 = 100;
 
+/// Accepts connections until shutdown: polls the listening socket (so the shutdown flag is seen
+/// within ACCEPT_POLL_MS), backs off on errors such as running out of file descriptors, and hands
+/// each new connection to `start`.
+fn accept_loop<T>(sh: &ServerShared, fd: std::os::fd::RawFd, mut accept: impl FnMut() -> std::io::Result<T>, mut start: impl FnMut(T)) {
+    while !sh.shutting_down.load(Ordering::SeqCst) {
+        if !wait_acceptable(fd, ACCEPT_POLL_MS) {
+            continue;
+        }
+        match accept() {
+            Ok(s) => start(s),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
 fn accept_tcp(sh: Arc<ServerShared>, l: TcpListener) {
     use std::os::fd::AsRawFd;
     let _ = l.set_nonblocking(true);
-    while !sh.shutting_down.load(Ordering::SeqCst) {
-        if !wait_acceptable(l.as_raw_fd(), ACCEPT_POLL_MS) {
-            continue;
-        }
-        let s = match l.accept() {
-            Ok((s, _)) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
-            Err(_) => {
-                // Out of file descriptors and the like: back off instead of spinning.
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        let _ = s.set_nonblocking(false);
-        let _ = s.set_nodelay(true);
-        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
-        let peer = s.peer_addr().ok();
-        let closer = s.try_clone().ok().map(Closer::Tcp);
-        let lift = s.try_clone().ok();
-        let sh2 = sh.clone();
-        spawn_conn(&sh, move || {
-            conn::serve_connection(sh2, s, conn::Peer::Tcp(peer), closer, move || {
-                if let Some(l) = lift {
-                    let _ = l.set_read_timeout(None);
-                }
-            })
-        });
-    }
+    accept_loop(
+        &sh,
+        l.as_raw_fd(),
+        || l.accept().map(|(s, _)| s),
+        |s| {
+            let _ = s.set_nonblocking(false);
+            let _ = s.set_nodelay(true);
+            let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
+            let peer = s.peer_addr().ok();
+            let closer = s.try_clone().ok().map(Closer::Tcp);
+            let lift = s.try_clone().ok();
+            let sh2 = sh.clone();
+            spawn_conn(&sh, move || {
+                conn::serve_connection(sh2, s, conn::Peer::Tcp(peer), closer, move || {
+                    if let Some(l) = lift {
+                        let _ = l.set_read_timeout(None);
+                    }
+                })
+            });
+        },
+    );
 }
 
 fn accept_unix(sh: Arc<ServerShared>, l: UnixListener) {
     use std::os::fd::AsRawFd;
     let _ = l.set_nonblocking(true);
-    while !sh.shutting_down.load(Ordering::SeqCst) {
-        if !wait_acceptable(l.as_raw_fd(), ACCEPT_POLL_MS) {
-            continue;
-        }
-        let s = match l.accept() {
-            Ok((s, _)) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
-            Err(_) => {
-                std::thread::sleep(Duration::from_millis(50));
-                continue;
-            }
-        };
-        let _ = s.set_nonblocking(false);
-        let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
-        let closer = s.try_clone().ok().map(Closer::Unix);
-        let lift = s.try_clone().ok();
-        let sh2 = sh.clone();
-        spawn_conn(&sh, move || {
-            conn::serve_connection(sh2, s, conn::Peer::Unix, closer, move || {
-                if let Some(l) = lift {
-                    let _ = l.set_read_timeout(None);
-                }
-            })
-        });
-    }
+    accept_loop(
+        &sh,
+        l.as_raw_fd(),
+        || l.accept().map(|(s, _)| s),
+        |s| {
+            let _ = s.set_nonblocking(false);
+            let _ = s.set_read_timeout(Some(AUTHENTICATION_TIMEOUT));
+            let closer = s.try_clone().ok().map(Closer::Unix);
+            let lift = s.try_clone().ok();
+            let sh2 = sh.clone();
+            spawn_conn(&sh, move || {
+                conn::serve_connection(sh2, s, conn::Peer::Unix, closer, move || {
+                    if let Some(l) = lift {
+                        let _ = l.set_read_timeout(None);
+                    }
+                })
+            });
+        },
+    );
 }
