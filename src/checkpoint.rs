@@ -97,9 +97,7 @@ impl Shared {
         let dirty = self.pool.dirty_buffer_ids();
         let mut written = 0u64;
         for (i, &id) in dirty.iter().enumerate() {
-            if self.pool.flush_buffer_id(&pins, id)? {
-                written += 1;
-            }
+            written += self.pool.flush_buffer_id(&pins, id)? as u64;
             if spread && target > Duration::ZERO {
                 // Stay at or behind schedule: progress i/n by elapsed/target.
                 let due = target.mul_f64((i + 1) as f64 / dirty.len() as f64);

@@ -1,6 +1,7 @@
 //! 64 threads on a pool of 16 buffers read and write 1,000 pages whose contents encode their
 //! own block number: no mix-up, no lost update, no deadlock, and the pool is fully unpinned at
-//! the end.
+//! the end. Also: a write takes the dirty buffers of the blocks after it along (write
+//! combining), but only those it can have without waiting.
 
 use heapstore::buffer::BufferPool;
 use heapstore::storage::{page, ForkNumber, RelFileNumber, Smgr};
@@ -85,4 +86,71 @@ fn many_threads_tiny_pool_no_mixup() {
     pool.flush_all(&pins, None).unwrap();
     drop(pins);
     assert_eq!(pool.total_pins(), 0);
+}
+
+/// A pool holding blocks 0..20 of one relation, each page stamped with its block number and
+/// dirty, none pinned.
+fn dirty_pool(dir: &std::path::Path, direct: bool) -> (Arc<BufferPool>, RelFileNumber) {
+    let smgr = Arc::new(Smgr::new(dir, 8192, direct).unwrap());
+    let rel = RelFileNumber(16385);
+    smgr.create(rel, ForkNumber::Main).unwrap();
+    let pool = Arc::new(BufferPool::new(smgr, 64, 4, 1024, "off", 4).unwrap());
+    let pins = pool.new_pins();
+    for b in 0..20u32 {
+        let bufs = pool.extend_by(&pins, rel, ForkNumber::Main, 1, None).unwrap();
+        let mut pg = bufs[0].lock_exclusive();
+        page::init(&mut pg, 0);
+        let o = page::PAGE_HEADER_SIZE;
+        pg[o..o + 4].copy_from_slice(&b.to_le_bytes());
+        pg.mark_dirty();
+    }
+    (pool, rel)
+}
+
+/// Which of blocks 0..20 hold their stamp on disk (with a valid checksum).
+fn on_disk(pool: &BufferPool, rel: RelFileNumber) -> Vec<u32> {
+    let mut buf = heapstore::buffer::memory::AlignedBuf::zeroed(8192);
+    (0..20u32)
+        .filter(|&b| {
+            pool.smgr().read(rel, ForkNumber::Main, b, &mut buf).unwrap();
+            if page::is_new(&buf) {
+                return false;
+            }
+            page::verify(&buf, b, "test").unwrap();
+            stamp(&buf).0 == b
+        })
+        .collect()
+}
+
+#[test]
+fn a_write_takes_the_dirty_blocks_after_it_along() {
+    for direct in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (pool, rel) = dirty_pool(dir.path(), direct);
+        let pins = pool.new_pins();
+        let id = |b: u32| pool.read_buffer(&pins, rel, ForkNumber::Main, b, None).unwrap().id();
+        let (id3, id12) = (id(3), id(12));
+        // Block 12 stays pinned and block 7's content lock is held by someone else (here: us,
+        // exclusively): a write starting at 3 takes 3..=6 along and stops at 7.
+        let held12 = pool.read_buffer(&pins, rel, ForkNumber::Main, 12, None).unwrap();
+        assert_eq!(held12.id(), id12);
+        {
+            let seven = pool.read_buffer(&pins, rel, ForkNumber::Main, 7, None).unwrap();
+            let _locked = seven.lock_exclusive();
+            assert_eq!(pool.flush_buffer_id(&pins, id3).unwrap(), 4, "direct={direct}");
+        }
+        assert_eq!(on_disk(&pool, rel), vec![3, 4, 5, 6], "direct={direct}");
+        // Now from 7: 7..=11, stopping at the pinned block 12 (at most io_combine_limit).
+        assert_eq!(pool.flush_buffer_id(&pins, id(7)).unwrap(), 5);
+        assert_eq!(on_disk(&pool, rel), (3..12).collect::<Vec<_>>());
+        // A clean buffer writes nothing, and takes no neighbour along.
+        assert_eq!(pool.flush_buffer_id(&pins, id3).unwrap(), 0);
+        drop(held12);
+        // Everything else, and the blocks before 3, which a write never looks back for.
+        assert_eq!(pool.flush_all(&pins, None).unwrap(), 11);
+        assert_eq!(on_disk(&pool, rel), (0..20).collect::<Vec<_>>());
+        assert_eq!(pool.dirty_buffers(), 0);
+        drop(pins);
+        assert_eq!(pool.total_pins(), 0, "a neighbour's pin leaked");
+    }
 }

@@ -147,15 +147,33 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         Database::init(&hs_dir, &[])?;
         let db = Database::open(&hs_dir, &set)?;
         let top = clients.iter().copied().max().unwrap_or(1);
-        for &n in &clients {
-            for r in 0..runs {
+        // Run by run, every session count in turn: on a shared, noisy machine a slow spell
+        // then hits all session counts alike instead of all runs of one.
+        for r in 0..runs {
+            for &n in &clients {
                 let create = if cfg.logged { "CREATE TABLE copytest (data text)" } else { "CREATE UNLOGGED TABLE copytest (data text)" };
                 let before = crate::lock::lwlock::lwlock_stats();
-                let (secs, mb) = heapstore_run(&db, &file, fmt, n, create)?;
+                let f = heapstore_run_measured(&db, &file, fmt, n, create)?;
+                let (secs, mb) = (f.seconds, f.table_mb);
                 if n == top && r == runs - 1 {
                     lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
                 }
-                report.add("heapstore", &cfg.name(), n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb, "input_mb": text_bytes as f64 / 1048576.0 * n as f64}));
+                let gb = mb / 1024.0;
+                report.add(
+                    "heapstore",
+                    &cfg.name(),
+                    n,
+                    r,
+                    json!({
+                        "seconds": secs,
+                        "table_mb_per_s": mb / secs,
+                        "table_mb": mb,
+                        "input_mb": text_bytes as f64 / 1048576.0 * n as f64,
+                        "user_cpu_s_per_gb": f.cpu.user / gb,
+                        "sys_cpu_s_per_gb": f.cpu.sys / gb,
+                        "machine_busy": f.machine_busy,
+                    }),
+                );
                 if let Some(pg) = &pg {
                     let (secs, mb) = postgres_run(pg, &work.path, &file, fmt, n, create)?;
                     report.add("postgres", &cfg.name(), n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb}));
@@ -193,10 +211,27 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
 /// N sessions each COPY `file` into a fresh table `copytest` made by `create`; returns
 /// (seconds, table MB).
 pub(crate) fn heapstore_run(db: &Database, file: &Path, fmt: &str, n: usize, create: &str) -> Result<(f64, f64)> {
+    let r = heapstore_run_measured(db, file, fmt, n, create)?;
+    Ok((r.seconds, r.table_mb))
+}
+
+/// What one heapstore run measured.
+pub(crate) struct RunFigures {
+    pub seconds: f64,
+    pub table_mb: f64,
+    /// This process's CPU time during the run.
+    pub cpu: super::CpuSeconds,
+    /// Fraction of the machine's CPU time that was busy during the run (all processes).
+    pub machine_busy: Option<f64>,
+}
+
+/// [`heapstore_run`], also measuring CPU time during the timed window.
+pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: usize, create: &str) -> Result<RunFigures> {
     let mut s = db.session();
     s.execute(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
     let barrier = Barrier::new(n + 1);
     let sql = format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display());
+    let (mut cpu0, mut m0) = (super::cpu_seconds(), None);
     let secs = std::thread::scope(|sc| -> Result<f64> {
         let handles: Vec<_> = (0..n)
             .map(|_| {
@@ -208,17 +243,24 @@ pub(crate) fn heapstore_run(db: &Database, file: &Path, fmt: &str, n: usize, cre
                 })
             })
             .collect();
+        (cpu0, m0) = (super::cpu_seconds(), super::machine_ticks());
         barrier.wait();
         let t0 = Instant::now();
         for h in handles {
             h.join().map_err(|_| PgError::internal("COPY session panicked"))??;
         }
         Ok(t0.elapsed().as_secs_f64())
-    })?;
+    });
+    let (cpu1, m1) = (super::cpu_seconds(), super::machine_ticks());
+    let secs = secs?;
     let t = s.table("copytest")?;
     let sh = db.shared();
     let mb = sh.smgr.nblocks(t.relfile, ForkNumber::Main)? as f64 * sh.block_size as f64 / 1048576.0;
-    Ok((secs, mb))
+    let machine_busy = match (m0, m1) {
+        (Some((b0, i0)), Some((b1, i1))) if b1 + i1 > b0 + i0 => Some((b1 - b0) as f64 / ((b1 + i1) - (b0 + i0)) as f64),
+        _ => None,
+    };
+    Ok(RunFigures { seconds: secs, table_mb: mb, cpu: cpu1.since(cpu0), machine_busy })
 }
 
 pub(crate) fn postgres_run(pg: &PgServer, work: &Path, file: &Path, fmt: &str, n: usize, create: &str) -> Result<(f64, f64)> {
@@ -244,7 +286,19 @@ fn print_tables(r: &Report, vs: bool) {
         for n in r.clients(&cfg) {
             let hs_s = r.spread("heapstore", &cfg, n, "seconds");
             let hs = r.spread("heapstore", &cfg, n, "table_mb_per_s");
-            let mut row = vec![n.to_string(), hs_s.map(|s| s.show(3)).unwrap_or_default(), hs.map(|s| s.show(0)).unwrap_or_default()];
+            let user = r.spread("heapstore", &cfg, n, "user_cpu_s_per_gb").map(|s| s.median);
+            let sys = r.spread("heapstore", &cfg, n, "sys_cpu_s_per_gb").map(|s| s.median);
+            let busy = r.spread("heapstore", &cfg, n, "machine_busy").map(|s| s.median);
+            let mut row = vec![
+                n.to_string(),
+                hs_s.map(|s| s.show(3)).unwrap_or_default(),
+                hs.map(|s| s.show(0)).unwrap_or_default(),
+                match (user, sys) {
+                    (Some(u), Some(s)) => format!("{u:.2} + {s:.2}"),
+                    _ => String::new(),
+                },
+                busy.map(|b| format!("{:.0}", 100.0 * b)).unwrap_or_default(),
+            ];
             if let Some(h) = hs {
                 best = best.max(h.median);
                 last = h.median;
@@ -261,7 +315,7 @@ fn print_tables(r: &Report, vs: bool) {
             }
             rows.push(row);
         }
-        let mut header = vec!["clients", "heapstore seconds", "heapstore table MB/s"];
+        let mut header = vec!["clients", "heapstore seconds", "heapstore table MB/s", "CPU s/GB user + sys", "machine busy %"];
         if vs {
             header.extend(["postgres seconds", "postgres table MB/s", "ratio"]);
         }

@@ -284,6 +284,44 @@ impl Workdir {
 }
 
 /// Makes a directory readable (and traversable) by other users (PostgreSQL reads our files).
+/// CPU seconds of this process so far, user and system.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuSeconds {
+    pub user: f64,
+    pub sys: f64,
+}
+
+impl CpuSeconds {
+    pub fn total(self) -> f64 {
+        self.user + self.sys
+    }
+
+    pub fn since(self, earlier: CpuSeconds) -> CpuSeconds {
+        CpuSeconds { user: self.user - earlier.user, sys: self.sys - earlier.sys }
+    }
+}
+
+pub fn cpu_seconds() -> CpuSeconds {
+    // SAFETY: getrusage fills a zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    CpuSeconds { user: tv(ru.ru_utime), sys: tv(ru.ru_stime) }
+}
+
+/// The machine's CPU time so far, from /proc/stat: (busy, idle + iowait), in clock ticks, all
+/// processes (kernel writeback threads included). None where /proc/stat is not readable.
+pub fn machine_ticks() -> Option<(u64, u64)> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let v: Vec<u64> = s.lines().next()?.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    if v.len() < 5 {
+        return None;
+    }
+    let idle = v[3] + v[4];
+    Some((v.iter().sum::<u64>() - idle, idle))
+}
+
 pub fn open_up(p: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).map_err(|e| PgError::io("chmod", p, e))

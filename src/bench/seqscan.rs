@@ -66,16 +66,6 @@ fn drop_cache(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// CPU seconds (user + system) of this process so far.
-fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage fills a zeroed struct we own.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
 /// Runs dd over `files`; returns MB/s (bytes / seconds as dd reports them).
 fn dd(files: &[PathBuf], direct: bool) -> Result<f64> {
     let (mut bytes, mut secs) = (0f64, 0f64);
@@ -208,11 +198,11 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
                     drop_cache(f)?;
                 }
             }
-            let (cpu0, t0) = (cpu_seconds(), Instant::now());
+            let (cpu0, t0) = (super::cpu_seconds().total(), Instant::now());
             let (r, traces) = crate::access::heap::traced(|| s.execute("SELECT count(*) FROM t"));
             r?;
             let secs = t0.elapsed().as_secs_f64();
-            let cpu = cpu_seconds() - cpu0;
+            let cpu = super::cpu_seconds().total() - cpu0;
             let tr = traces.first().map(|t| t.stats.clone()).unwrap_or_default();
             let ring_blocks = tr.strategy.map(|(_, b)| b).unwrap_or(0);
             report.add(

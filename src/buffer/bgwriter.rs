@@ -119,9 +119,9 @@ fn one_round(pool: &BufferPool, pins: &super::Pins, cfg: BgWriterSettings, st: &
             continue;
         }
         let buf = pins.adopt(pool, id);
-        if pool.flush_buffer(&buf, IoContext::Normal).is_ok() {
-            written += 1;
-            st.buffers_clean.fetch_add(1, Ordering::Relaxed);
+        if let Ok(n) = pool.flush_buffer(&buf, IoContext::Normal) {
+            written += n as u64;
+            st.buffers_clean.fetch_add(n as u64, Ordering::Relaxed);
         }
     }
 }

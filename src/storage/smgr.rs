@@ -353,39 +353,64 @@ impl Smgr {
         }
     }
 
-    /// Writes consecutive blocks starting at `block`.
+    /// Writes consecutive blocks starting at `block`, one buffer per block.
     pub fn writev(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber, bufs: &[&[u8]]) -> Result<()> {
+        self.writev_parts(rel, fork, block, bufs.len(), bufs)
+    }
+
+    /// Writes `nblocks` consecutive blocks starting at `block`, each given as `parts.len() /
+    /// nblocks` consecutive pieces of `parts` (so a page can be written straight from the
+    /// buffer pool with its checksum field taken from elsewhere), with one `pwritev` per
+    /// segment the blocks fall in.
+    pub fn writev_parts(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber, nblocks: usize, parts: &[&[u8]]) -> Result<()> {
         self.check_poisoned()?;
-        if bufs.len() == 1 {
+        assert!(nblocks > 0 && parts.len() % nblocks == 0, "{} parts for {nblocks} blocks", parts.len());
+        let per = parts.len() / nblocks;
+        let torn_at = {
             let mut torn = self.faults.torn_write.lock().expect("poisoned");
-            if *torn == Some((rel, block)) {
-                *torn = None;
-                drop(torn);
-                let half = &bufs[0][..self.block_size / 2];
-                let file = self.segment(rel, fork, block / self.blocks_per_segment, true)?;
-                let offset = (block % self.blocks_per_segment) as u64 * self.block_size as u64;
-                file.write_all_at(half, offset).map_err(|e| PgError::io("write", &self.segment_path(rel, fork, 0), e))?;
-                return Ok(());
+            match *torn {
+                Some((r, t)) if r == rel && t >= block && ((t - block) as usize) < nblocks => {
+                    *torn = None;
+                    Some((t - block) as usize)
+                }
+                _ => None,
             }
+        };
+        if let Some(i) = torn_at {
+            // The injected fault: the blocks before the torn one are written whole, the torn
+            // one only its first half, the rest not at all (the crash the test simulates).
+            let whole: Vec<Vec<u8>> = parts.chunks(per).map(|c| c.concat()).collect();
+            if i > 0 {
+                let before: Vec<&[u8]> = whole[..i].iter().map(|b| b.as_slice()).collect();
+                self.writev(rel, fork, block, &before)?;
+            }
+            let b = block + i as u32;
+            let half = &whole[i][..self.block_size / 2];
+            let file = self.segment(rel, fork, b / self.blocks_per_segment, true)?;
+            let offset = (b % self.blocks_per_segment) as u64 * self.block_size as u64;
+            file.write_all_at(half, offset).map_err(|e| PgError::io("write", &self.segment_path(rel, fork, 0), e))?;
+            return Ok(());
         }
         let mut done = 0usize;
-        while done < bufs.len() {
+        while done < nblocks {
             let b = block + done as u32;
             let seg = b / self.blocks_per_segment;
             let in_seg = (self.blocks_per_segment - b % self.blocks_per_segment) as usize;
-            let n = in_seg.min(bufs.len() - done);
+            let n = in_seg.min(nblocks - done);
             let file = self.segment(rel, fork, seg, true)?;
             let offset = (b % self.blocks_per_segment) as u64 * self.block_size as u64;
-            let chunk = &bufs[done..done + n];
-            for c in chunk {
-                debug_assert_eq!(c.len(), self.block_size);
-                self.check_aligned(c);
+            let chunk = &parts[done * per..(done + n) * per];
+            for c in chunk.chunks(per) {
+                debug_assert_eq!(c.iter().map(|p| p.len()).sum::<usize>(), self.block_size);
+                for p in c {
+                    self.check_aligned(p);
+                }
             }
             self.pwritev_full(&file, chunk, offset, rel, fork, b)?;
             self.pending_sync.lock().expect("poisoned").insert((rel, fork, seg));
             done += n;
         }
-        self.note_extended(rel, fork, block + bufs.len() as u32);
+        self.note_extended(rel, fork, block + nblocks as u32);
         Ok(())
     }
 
