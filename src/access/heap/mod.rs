@@ -10,9 +10,11 @@
 //!    zeros) is initialized by whoever first locks it exclusively (`init if new`), so two
 //!    sessions that reach the same fresh page cannot both initialize it.
 //! 2. A multi-insert computes how many pages its batch needs and extends by that many at once
-//!    (`BufferPool::extend_by`); the pages it extended stay pinned in its [`BulkInsert`] state
-//!    until it has filled them, so it does not extend again while it holds empty pages, and they
-//!    are not advertised in the free space map until the insert finishes with them.
+//!    (`BufferPool::extend_by`), or takes a run of up to that many neighbouring pages from the
+//!    free space map in one step (`fsm::take_run`); the pages it got stay pinned in its
+//!    [`BulkInsert`] state until it has filled them, so it does not extend again while it holds
+//!    empty pages, and they are not advertised in the free space map until the insert finishes
+//!    with them.
 //! 4. When a bulk insert ends, its partly filled page and unused extended pages are recorded in
 //!    the FSM; extra pages extended for waiters are recorded at once. So every block of a
 //!    relation is either holding tuples or known to the FSM.
@@ -208,7 +210,7 @@ impl<'a> BulkInsert<'a> {
             self.current = Some(b);
             return Ok(());
         }
-        if self.use_fsm && self.page_from_fsm(footprint(pending[0]))? {
+        if self.use_fsm && self.page_from_fsm(pending)? {
             return Ok(());
         }
         let bs = self.pool.block_size();
@@ -232,7 +234,7 @@ impl<'a> BulkInsert<'a> {
                 Some(r) => break r,
                 None => {
                     yield_if_busy = false;
-                    if self.page_from_fsm(footprint(pending[0]))? {
+                    if self.page_from_fsm(pending)? {
                         return Ok(());
                     }
                 }
@@ -248,32 +250,46 @@ impl<'a> BulkInsert<'a> {
         Ok(())
     }
 
-    /// Takes a page with at least `need` bytes free from the FSM (bounded retries when the map
-    /// was optimistic). True if `current` was set.
-    fn page_from_fsm(&mut self, need: usize) -> Result<bool> {
+    /// Takes pages with room for the pending tuples from the FSM: a run of up to as many
+    /// neighbouring pages as they need, in one FSM operation (pages extended for waiters lie
+    /// side by side there), with bounded retries when the map was optimistic. The first page
+    /// becomes current, the others wait in `ahead`, private as extended pages are. True if
+    /// `current` was set.
+    fn page_from_fsm(&mut self, pending: &[usize]) -> Result<bool> {
+        let bs = self.pool.block_size();
+        let need = footprint(pending[0]);
+        let max_pages = pages_needed(pending, bs);
+        debug_assert!(self.current.is_none() && self.ahead.is_empty());
         for _ in 0..4 {
-            let Some(block) = fsm::take(self.pool, self.pins, self.rel, need)? else {
+            let Some(run) = fsm::take_run(self.pool, self.pins, self.rel, need, max_pages)? else {
                 return Ok(false);
             };
-            if block >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
-                continue; // the relation was truncated since: forget the entry
-            }
-            let buf = self.pool.read_buffer_taken(self.pins, self.rel, ForkNumber::Main, block, None)?;
-            let free = {
-                let mut pg = buf.lock_exclusive();
-                if page::is_new(&pg) {
-                    page::init(&mut pg, 0);
-                    pg.mark_dirty();
+            let nblocks = self.pool.smgr().nblocks(self.rel, ForkNumber::Main)?;
+            for block in run {
+                if block >= nblocks {
+                    continue; // the relation was truncated since: forget the entry
                 }
-                page::free_space(&pg)
-            };
-            if free >= need {
-                self.pages_from_fsm += 1;
-                self.current = Some(buf);
+                let buf = self.pool.read_buffer_taken(self.pins, self.rel, ForkNumber::Main, block, Some(&mut self.strategy))?;
+                let free = {
+                    let mut pg = buf.lock_exclusive();
+                    if page::is_new(&pg) {
+                        page::init(&mut pg, 0);
+                        pg.mark_dirty();
+                    }
+                    page::free_space(&pg)
+                };
+                if free >= need {
+                    self.pages_from_fsm += 1;
+                    self.ahead.push_back(buf);
+                } else {
+                    drop(buf);
+                    fsm::record(self.pool, self.pins, self.rel, block, free)?;
+                }
+            }
+            if let Some(first) = self.ahead.pop_front() {
+                self.current = Some(first);
                 return Ok(true);
             }
-            drop(buf);
-            fsm::record(self.pool, self.pins, self.rel, block, free)?;
         }
         Ok(false)
     }
@@ -301,7 +317,16 @@ impl<'a> BulkInsert<'a> {
             entries.push((b.block(), free));
         }
         for b in self.ahead.drain(..) {
-            entries.push((b.block(), self.pool.block_size() - page::PAGE_HEADER_SIZE));
+            // Extended pages are new; pages taken from the FSM may already hold tuples.
+            let free = {
+                let pg = b.lock_shared();
+                if page::is_new(&pg) {
+                    self.pool.block_size() - page::PAGE_HEADER_SIZE
+                } else {
+                    page::free_space(&pg)
+                }
+            };
+            entries.push((b.block(), free));
         }
         if self.use_fsm && !entries.is_empty() {
             fsm::record_many(self.pool, self.pins, self.rel, &mut entries)?;
