@@ -25,10 +25,16 @@
 //!    and unmapped on its own, holding no relation-level lock (seed 000's BufferAlloc split).
 //! 4. The clock sweep has an atomic hand and no global lock, and examines at most
 //!    `heapstore.clock_sweep_max_examined` buffers per search (seed 004).
-//! 5. A page is written from a checksummed private copy under the shared content lock, so the
-//!    on-disk image is always one the page had.
+//! 5. A page is written while its writer holds the shared content lock and IO_IN_PROGRESS, so
+//!    no one changes it until the write is done and the on-disk image is always one the page
+//!    had. Buffered, it goes to the kernel straight from the pool, its checksum a separate piece
+//!    of the `pwritev`; with `io_direct`, from an aligned checksummed copy.
 //! 6. WAL before data: a page is written only after the WAL up to its LSN is durable — in
 //!    eviction, the background writer and checkpoints alike (all go through `flush_buffer`).
+//! 7. Write combining: writing block B takes along, in the same `pwritev`, the buffers of B+1,
+//!    B+2, … (up to `io_combine_limit`) that are dirty, unpinned, not recently used, whose
+//!    content lock is free and that have no I/O in progress; it stops at the first that is not.
+//!    It never waits for a neighbour, so it adds no wait to the lock order of rule 3.
 
 pub mod aio;
 pub mod bgwriter;
