@@ -304,30 +304,14 @@ impl<'a> BulkInsert<'a> {
     /// them. Also run when the insert is dropped unfinished (a COPY that failed), so that pages
     /// it extended are not lost to later inserts.
     fn release_pages(&mut self) -> Result<()> {
-        let mut entries = Vec::new();
-        if let Some(b) = self.current.take() {
-            let free = {
-                let pg = b.lock_shared();
-                if page::is_new(&pg) {
-                    self.pool.block_size() - page::PAGE_HEADER_SIZE
-                } else {
-                    page::free_space(&pg)
-                }
-            };
-            entries.push((b.block(), free));
-        }
-        for b in self.ahead.drain(..) {
-            // Extended pages are new; pages taken from the FSM may already hold tuples.
-            let free = {
-                let pg = b.lock_shared();
-                if page::is_new(&pg) {
-                    self.pool.block_size() - page::PAGE_HEADER_SIZE
-                } else {
-                    page::free_space(&pg)
-                }
-            };
-            entries.push((b.block(), free));
-        }
+        let bs = self.pool.block_size();
+        // Extended pages are new; the page in use and pages taken from the FSM may hold tuples.
+        let entry = |b: Buffer<'_>| {
+            let pg = b.lock_shared();
+            let free = if page::is_new(&pg) { bs - page::PAGE_HEADER_SIZE } else { page::free_space(&pg) };
+            (b.block(), free)
+        };
+        let mut entries: Vec<(BlockNumber, usize)> = self.current.take().into_iter().chain(self.ahead.drain(..)).map(entry).collect();
         if self.use_fsm && !entries.is_empty() {
             fsm::record_many(self.pool, self.pins, self.rel, &mut entries)?;
         }
