@@ -34,7 +34,13 @@ fn bench_copy_quick_writes_json() {
     for r in runs {
         assert!(r["seconds"].as_f64().unwrap() > 0.0);
         assert!(r["table_mb_per_s"].as_f64().unwrap() > 0.0);
+        // As in the seed, every session count loads the same data: --quick runs 1 and 2
+        // sessions, so 2 COPYs in all.
+        let (n, copies) = (r["clients"].as_u64().unwrap(), r["copies_per_session"].as_u64().unwrap());
+        assert_eq!(n * copies, 2, "{r}");
     }
+    let input: Vec<f64> = runs.iter().map(|r| r["input_mb"].as_f64().unwrap()).collect();
+    assert!(input.iter().all(|&x| x == input[0]), "{input:?}");
     assert!(!v["summary"].as_array().unwrap().is_empty());
 }
 

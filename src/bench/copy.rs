@@ -3,6 +3,14 @@
 //! file size, FSM on/off, logged/unlogged), optionally beside PostgreSQL running the same files
 //! through pgbench.
 //!
+//! As in the seed ("pgbench -t is set according to the client count, so that the same amount
+//! of data is inserted"), every session count loads the same data by default: `--total-copies`
+//! COPYs in all (default: the largest session count), each session running its share one after
+//! another. Session counts then differ only in concurrency, not also in how much of the data
+//! outgrows shared_buffers and must be written out; and the smallest counts run long enough to
+//! be timed. `--total-copies 0` gives each session one COPY instead (the data grows with the
+//! sessions).
+//!
 //! Files as the seed's: `small` 100,000 rows, `medium` 600,000 rows, each row one text value
 //! like `repeat(random()::text, 5)`; text and binary formats of the same rows.
 
@@ -36,6 +44,11 @@ pub struct CopyArgs {
     /// shared_buffers for both systems.
     #[arg(long, default_value = "128MB")]
     pub shared_buffers: String,
+    /// COPYs per point in all, shared out among the sessions (each runs total / sessions,
+    /// rounded up), so that every session count loads the same data, as the seed's pgbench -t;
+    /// default: the largest session count. 0: each session runs one COPY.
+    #[arg(long)]
+    pub total_copies: Option<usize>,
 }
 
 /// Writes `rows` rows of `repeat(random()::text, 5)` in text and binary COPY format.
@@ -128,6 +141,11 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         None
     };
     print_header("copy", &work.path, &settings, pg.as_ref().map(|p| p.version.as_str()));
+    let top = clients.iter().copied().max().unwrap_or(1);
+    match args.total_copies.unwrap_or(top) {
+        0 => println!("data per point: each session runs one COPY of its file (the data grows with the sessions)\n"),
+        t => println!("data per point: {t} COPYs of the file in all, shared out among the sessions (--total-copies)\n"),
+    }
     let mut report = Report::new("copy", settings.clone());
     report.pg_version = pg.as_ref().map(|p| p.version.clone());
     let mut files = std::collections::HashMap::new();
@@ -146,14 +164,15 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         let hs_dir = work.path.join(format!("hs_{}", cfg.name().replace(' ', "_")));
         Database::init(&hs_dir, &[])?;
         let db = Database::open(&hs_dir, &set)?;
-        let top = clients.iter().copied().max().unwrap_or(1);
+        let total = args.total_copies.unwrap_or(top);
         // Run by run, every session count in turn: on a shared, noisy machine a slow spell
         // then hits all session counts alike instead of all runs of one.
         for r in 0..runs {
             for &n in &clients {
                 let create = if cfg.logged { "CREATE TABLE copytest (data text)" } else { "CREATE UNLOGGED TABLE copytest (data text)" };
                 let before = crate::lock::lwlock::lwlock_stats();
-                let f = heapstore_run_measured(&db, &file, fmt, n, create)?;
+                let copies = total.div_ceil(n).max(1);
+                let f = heapstore_run_measured(&db, &file, fmt, n, copies, create)?;
                 let (secs, mb) = (f.seconds, f.table_mb);
                 if n == top && r == runs - 1 {
                     lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
@@ -168,14 +187,17 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
                         "seconds": secs,
                         "table_mb_per_s": mb / secs,
                         "table_mb": mb,
-                        "input_mb": text_bytes as f64 / 1048576.0 * n as f64,
+                        "copies_per_session": copies,
+                        "input_mb": text_bytes as f64 / 1048576.0 * (n * copies) as f64,
                         "user_cpu_s_per_gb": f.cpu.user / gb,
                         "sys_cpu_s_per_gb": f.cpu.sys / gb,
                         "machine_busy": f.machine_busy,
+                        "blocks_written_by_sessions": f.written_by_sessions,
+                        "blocks_written_by_bgwriter": f.written_by_bgwriter,
                     }),
                 );
                 if let Some(pg) = &pg {
-                    let (secs, mb) = postgres_run(pg, &work.path, &file, fmt, n, create)?;
+                    let (secs, mb) = postgres_run(pg, &work.path, &file, fmt, n, copies, create)?;
                     report.add("postgres", &cfg.name(), n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb}));
                 }
             }
@@ -208,10 +230,10 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// N sessions each COPY `file` into a fresh table `copytest` made by `create`; returns
+/// N sessions each COPY `file` once into a fresh table `copytest` made by `create`; returns
 /// (seconds, table MB).
 pub(crate) fn heapstore_run(db: &Database, file: &Path, fmt: &str, n: usize, create: &str) -> Result<(f64, f64)> {
-    let r = heapstore_run_measured(db, file, fmt, n, create)?;
+    let r = heapstore_run_measured(db, file, fmt, n, 1, create)?;
     Ok((r.seconds, r.table_mb))
 }
 
@@ -223,15 +245,22 @@ pub(crate) struct RunFigures {
     pub cpu: super::CpuSeconds,
     /// Fraction of the machine's CPU time that was busy during the run (all processes).
     pub machine_busy: Option<f64>,
+    /// Blocks written during the run by the sessions (evicting dirty victims) and by the
+    /// background writer.
+    pub written_by_sessions: u64,
+    pub written_by_bgwriter: u64,
 }
 
-/// [`heapstore_run`], also measuring CPU time during the timed window.
-pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: usize, create: &str) -> Result<RunFigures> {
+/// N sessions each COPY `file` `copies` times, one after another (each COPY its own
+/// transaction), into a fresh table `copytest` made by `create`; also measures CPU time during
+/// the timed window.
+pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: usize, copies: usize, create: &str) -> Result<RunFigures> {
     let mut s = db.session();
     s.execute(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
     let barrier = Barrier::new(n + 1);
     let sql = format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display());
     let (mut cpu0, mut m0) = (super::cpu_seconds(), None);
+    let st0 = db.stats();
     // The window is measured by the sessions themselves, from the first one that starts after
     // the barrier to the last one that finishes: on an oversubscribed machine the main thread
     // may be scheduled well after the barrier opens, and a clock read there would miss the
@@ -244,7 +273,9 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
                     let mut s = db.session();
                     barrier.wait();
                     let start = Instant::now();
-                    s.execute(sql)?;
+                    for _ in 0..copies {
+                        s.execute(sql)?;
+                    }
                     Ok((start, Instant::now()))
                 })
             })
@@ -260,6 +291,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         Ok(end.duration_since(start).as_secs_f64())
     });
     let (cpu1, m1) = (super::cpu_seconds(), super::machine_ticks());
+    let st1 = db.stats();
     let secs = secs?;
     let t = s.table("copytest")?;
     let sh = db.shared();
@@ -268,10 +300,27 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         (Some((b0, i0)), Some((b1, i1))) if b1 + i1 > b0 + i0 => Some((b1 - b0) as f64 / ((b1 + i1) - (b0 + i0)) as f64),
         _ => None,
     };
-    Ok(RunFigures { seconds: secs, table_mb: mb, cpu: cpu1.since(cpu0), machine_busy })
+    Ok(RunFigures {
+        seconds: secs,
+        table_mb: mb,
+        cpu: cpu1.since(cpu0),
+        machine_busy,
+        written_by_sessions: st1.writes_by("client backend").saturating_sub(st0.writes_by("client backend")),
+        written_by_bgwriter: st1.bgwriter.buffers_clean.saturating_sub(st0.bgwriter.buffers_clean),
+    })
 }
 
-pub(crate) fn postgres_run(pg: &PgServer, work: &Path, file: &Path, fmt: &str, n: usize, create: &str) -> Result<(f64, f64)> {
+/// N pgbench clients each run `copies` COPYs of `file` (pgbench -t) into a fresh `copytest`;
+/// returns (seconds, table MB).
+pub(crate) fn postgres_run(
+    pg: &PgServer,
+    work: &Path,
+    file: &Path,
+    fmt: &str,
+    n: usize,
+    copies: usize,
+    create: &str,
+) -> Result<(f64, f64)> {
     pg.psql(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
     let script = work.join("copy.sql");
     std::fs::write(&script, format!("COPY copytest FROM '{}' WITH (FORMAT {fmt});\n", file.display()))
@@ -279,7 +328,7 @@ pub(crate) fn postgres_run(pg: &PgServer, work: &Path, file: &Path, fmt: &str, n
     super::open_up(&script).ok();
     let jobs = n.min(std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1)).to_string();
     let t0 = Instant::now();
-    pg.pgbench(&script, &["-n", "-c", &n.to_string(), "-j", &jobs, "-t", "1"])?;
+    pg.pgbench(&script, &["-n", "-c", &n.to_string(), "-j", &jobs, "-t", &copies.to_string()])?;
     let secs = t0.elapsed().as_secs_f64();
     let bytes: f64 = pg.psql("SELECT pg_relation_size('copytest')")?.trim().parse().unwrap_or(0.0);
     Ok((secs, bytes / 1048576.0))
@@ -297,6 +346,8 @@ fn print_tables(r: &Report, vs: bool) {
             let user = r.spread("heapstore", &cfg, n, "user_cpu_s_per_gb").map(|s| s.median);
             let sys = r.spread("heapstore", &cfg, n, "sys_cpu_s_per_gb").map(|s| s.median);
             let busy = r.spread("heapstore", &cfg, n, "machine_busy").map(|s| s.median);
+            let by_sessions = r.spread("heapstore", &cfg, n, "blocks_written_by_sessions").map(|s| s.median);
+            let by_bgwriter = r.spread("heapstore", &cfg, n, "blocks_written_by_bgwriter").map(|s| s.median);
             let mut row = vec![
                 n.to_string(),
                 hs_s.map(|s| s.show(3)).unwrap_or_default(),
@@ -306,6 +357,10 @@ fn print_tables(r: &Report, vs: bool) {
                     _ => String::new(),
                 },
                 busy.map(|b| format!("{:.0}", 100.0 * b)).unwrap_or_default(),
+                match (by_sessions, by_bgwriter) {
+                    (Some(s), Some(b)) => format!("{s:.0} / {b:.0}"),
+                    _ => String::new(),
+                },
             ];
             if let Some(h) = hs {
                 best = best.max(h.median);
@@ -323,7 +378,14 @@ fn print_tables(r: &Report, vs: bool) {
             }
             rows.push(row);
         }
-        let mut header = vec!["clients", "heapstore seconds", "heapstore table MB/s", "CPU s/GB user + sys", "machine busy %"];
+        let mut header = vec![
+            "clients",
+            "heapstore seconds",
+            "heapstore table MB/s",
+            "CPU s/GB user + sys",
+            "machine busy %",
+            "blocks written: sessions / bgwriter",
+        ];
         if vs {
             header.extend(["postgres seconds", "postgres table MB/s", "ratio"]);
         }

@@ -109,7 +109,7 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
                     lock_tables.push((name, n, secs, before, after));
                 }
                 if let (Some(pg), 0) = (&pg, CONFIGS.iter().position(|x| x.0 == name).unwrap_or(1)) {
-                    let (secs, mb) = postgres_run(pg, &work.path, &file, "text", n, "CREATE TABLE copytest (id integer)")?;
+                    let (secs, mb) = postgres_run(pg, &work.path, &file, "text", n, 1, "CREATE TABLE copytest (id integer)")?;
                     report.add(
                         "postgres",
                         name,
