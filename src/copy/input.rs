@@ -95,8 +95,8 @@ impl<R: Read> Input<R> {
     /// incomplete one when no more data is coming.
     fn verify(&mut self) {
         let chunk = &self.buf[self.verified..self.end];
-        let (valid, error) = match std::str::from_utf8(chunk) {
-            Ok(_) => (chunk.len(), false),
+        let (valid, error) = match crate::types::text::check_utf8(chunk) {
+            Ok(()) => (chunk.len(), false),
             Err(e) => (e.valid_up_to(), e.error_len().is_some() || self.eof),
         };
         if let Some(nul) = memchr::memchr(0, &chunk[..valid]) {

@@ -35,9 +35,17 @@ impl<R: Read> CopyReader<R> {
     /// The line is the first `len` input bytes; `consume` bytes (with the line ending or
     /// end marker) are used up.
     pub(super) fn take_line(&mut self, len: usize, consume: usize) -> Result<()> {
-        // Verified input cut next to an ASCII byte (or at the end) is always valid UTF-8.
-        let text = std::str::from_utf8(&self.input.verified()[..len])
-            .map_err(|_| PgError::internal("COPY line does not end on a character boundary"))?;
+        let verified = self.input.verified();
+        if len < verified.len() && !verified[len].is_ascii() {
+            return Err(PgError::internal("COPY line does not end on a character boundary"));
+        }
+        let bytes = &verified[..len];
+        debug_assert!(std::str::from_utf8(bytes).is_ok());
+        // SAFETY: the input buffer's `verified()` bytes are valid UTF-8 (its invariant: they
+        // passed the encoding check when read, and start on a character boundary), and a cut
+        // at the end or just before an ASCII byte (checked above) is a character boundary, so
+        // the prefix is valid UTF-8 too. Checking it a second time cost 3% of a text COPY.
+        let text = unsafe { std::str::from_utf8_unchecked(bytes) };
         self.line.clear();
         self.line.push_str(text);
         self.input.consume(consume);

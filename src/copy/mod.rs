@@ -96,6 +96,11 @@ pub(crate) fn invalid_encoding(bytes: &[u8]) -> PgError {
 
 /// Checks de-escaped bytes as `pg_verifymbstr` does: UTF-8 without NUL bytes.
 pub(crate) fn verify_utf8(bytes: &[u8]) -> Result<&str, PgError> {
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+        if memchr::memchr(0, bytes).is_none() {
+            return Ok(s);
+        }
+    }
     let (valid, text) = match std::str::from_utf8(bytes) {
         Ok(s) => (bytes.len(), Some(s)),
         Err(e) => (e.valid_up_to(), None),

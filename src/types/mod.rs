@@ -51,7 +51,7 @@ mod int;
 mod ryu;
 mod ryu_tables;
 mod strtod;
-mod text;
+pub(crate) mod text;
 mod util;
 
 #[cfg(test)]

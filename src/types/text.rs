@@ -78,19 +78,28 @@ fn too_long(type_name: &str, max: usize) -> PgError {
 }
 
 fn reject_nul(s: &[u8]) -> Result<()> {
-    match s.iter().position(|&b| b == 0) {
+    match memchr::memchr(0, s) {
         Some(i) => Err(invalid_encoding(&s[i..])),
         None => Ok(()),
     }
 }
 
+/// Checks UTF-8 with SIMD (`simdutf8`), asking the standard library only when the input is
+/// bad, for where the bad sequence starts and whether it is merely cut short.
+pub(crate) fn check_utf8(s: &[u8]) -> std::result::Result<(), std::str::Utf8Error> {
+    match simdutf8::basic::from_utf8(s) {
+        Ok(_) => Ok(()),
+        Err(_) => std::str::from_utf8(s).map(|_| ()),
+    }
+}
+
 /// `pg_verify_mbstr` for UTF-8: valid UTF-8 and no NUL bytes.
 pub(crate) fn verify_utf8(s: &[u8]) -> Result<()> {
-    let bad_utf8 = match std::str::from_utf8(s) {
-        Ok(_) => None,
+    let bad_utf8 = match check_utf8(s) {
+        Ok(()) => None,
         Err(e) => Some(e.valid_up_to()),
     };
-    let nul = s.iter().position(|&b| b == 0);
+    let nul = memchr::memchr(0, s);
     match (nul, bad_utf8) {
         (Some(n), Some(b)) => Err(invalid_encoding(&s[n.min(b)..])),
         (Some(p), None) | (None, Some(p)) => Err(invalid_encoding(&s[p..])),
@@ -122,6 +131,20 @@ mod tests {
         let mut out = Vec::new();
         f(s.as_bytes(), n, &mut out)?;
         Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    proptest::proptest! {
+        /// The SIMD check says exactly what the standard library says, error position and
+        /// all, on mostly-ASCII input with bad and cut-short sequences mixed in.
+        #[test]
+        fn check_utf8_agrees_with_std(v in proptest::collection::vec(proptest::prop_oneof![
+            8 => 0x20u8..0x7f, 1 => proptest::num::u8::ANY, 1 => proptest::sample::select(vec![0xc3u8, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x00]),
+        ], 0..200)) {
+            let ours = check_utf8(&v).map_err(|e| (e.valid_up_to(), e.error_len()));
+            let std = std::str::from_utf8(&v).map(|_| ()).map_err(|e| (e.valid_up_to(), e.error_len()));
+            proptest::prop_assert_eq!(ours, std);
+            proptest::prop_assert_eq!(verify_utf8(&v).is_ok(), std.is_ok() && !v.contains(&0));
+        }
     }
 
     #[test]
