@@ -386,12 +386,11 @@ impl Settings {
     }
 
     /// Reads `heapstore.conf` lines of the form `name = value` (`#` starts a comment).
-    pub fn load_file(&mut self, path: &Path) -> Result<()> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(PgError::io("read", path, e)),
-        };
+    pub fn load_file(&mut self, vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<()> {
+        let Some(bytes) = crate::storage::fsutil::read_if_exists(vfs, path)? else { return Ok(()) };
+        let text = String::from_utf8(bytes).map_err(|_| {
+            PgError::new(sqlstate::CHARACTER_NOT_IN_REPERTOIRE, format!("configuration file \"{}\" is not valid UTF-8", path.display()))
+        })?;
         for (i, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -407,12 +406,12 @@ impl Settings {
     }
 
     /// Writes the non-default settings to `path`.
-    pub fn save_file(&self, path: &Path) -> Result<()> {
+    pub fn save_file(&self, vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<()> {
         let mut s = String::from("# heapstore configuration (PostgreSQL setting names)\n");
         for (n, v) in self.non_default() {
             let _ = writeln!(s, "{n} = '{v}'");
         }
-        crate::storage::fsutil::write_file_durably(path, s.as_bytes())
+        crate::storage::fsutil::write_file_durably(vfs, path, s.as_bytes())
     }
 
     /// The pool size in buffers.

@@ -33,14 +33,11 @@ use crate::config::{Settings, CONFIG_FILE};
 use crate::error::{sqlstate, PgError, Result};
 use crate::lock::{LockManager, LockSettings};
 use crate::session::Session;
+use crate::storage::vfs::{DirLock, LockFailed, Vfs};
 use crate::storage::{fsutil, ForkNumber, Smgr};
 use crate::txn::TxnManager;
 use crate::wal::{Wal, WalReader, WalSettings};
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -78,9 +75,27 @@ const CONTROL_VERSION: u32 = 1;
 /// Xids skipped after a crash, so that none handed out before it (but not yet saved) repeats.
 const XID_GAP_AFTER_CRASH: u64 = 1 << 20;
 
+/// Where and how a database runs, beyond its settings.
+#[derive(Clone)]
+pub struct Environment {
+    /// The file system (the real one, or the crash torture's simulated disk).
+    pub vfs: Arc<dyn Vfs>,
+    /// Start the WAL writer, background writer, checkpointer and I/O worker threads. The crash
+    /// torture turns them off and does their work itself at chosen points, so that a seed
+    /// replays exactly; `io_method` is then `sync`.
+    pub background_workers: bool,
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Environment { vfs: crate::storage::vfs::real(), background_workers: true }
+    }
+}
+
 /// What every session of a database shares.
 pub struct Shared {
     pub dir: PathBuf,
+    pub vfs: Arc<dyn Vfs>,
     pub settings: Settings,
     pub block_size: usize,
     pub smgr: Arc<Smgr>,
@@ -96,7 +111,11 @@ pub struct Shared {
     /// a checkpoint while it takes its REDO pointer: so a DDL commit before the REDO pointer is
     /// always in the saved catalog.
     pub(crate) ddl_lock: Mutex<()>,
-    pub(crate) checkpoint_lock: Mutex<()>,
+    /// Held shared by a committing transaction from its COMMIT record to its commit-log
+    /// update; a checkpoint takes it exclusively (briefly) after choosing its REDO pointer and
+    /// before saving the commit log (session invariant 5, PostgreSQL's DELAY_CHKPT_START).
+    pub(crate) delay_checkpoint: std::sync::RwLock<()>,
+    pub(crate) checkpoint_slot: Arc<crate::checkpoint::CheckpointSlot>,
     /// The REDO pointer of the last checkpoint (for max_wal_size).
     pub(crate) last_redo: AtomicU64,
     pub catalog: Catalog,
@@ -105,7 +124,7 @@ pub struct Shared {
     next_session: AtomicU64,
     closed: AtomicBool,
     saved_stats: crate::stats::Snapshot,
-    _lock_file: File,
+    _lock_file: Box<dyn DirLock>,
     /// What start-up had to say (e.g. that a crash reset the tables).
     pub startup_messages: Vec<String>,
 }
@@ -128,9 +147,9 @@ fn control_path(dir: &Path) -> PathBuf {
     dir.join("global").join("pg_control")
 }
 
-fn read_control(dir: &Path) -> Result<ControlFile> {
+fn read_control(vfs: &dyn Vfs, dir: &Path) -> Result<ControlFile> {
     let p = control_path(dir);
-    let b = std::fs::read(&p).map_err(|e| {
+    let b = vfs.read(&p).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             PgError::new(sqlstate::UNDEFINED_FILE, format!("\"{}\" is not a heapstore data directory", dir.display()))
                 .with_hint(format!("Create one with: heapstore -D {} init", dir.display()))
@@ -142,13 +161,14 @@ fn read_control(dir: &Path) -> Result<ControlFile> {
         .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("control file \"{}\" is corrupt: {e}", p.display())))
 }
 
-fn write_control(dir: &Path, c: &ControlFile) -> Result<()> {
-    fsutil::write_file_durably(&control_path(dir), &serde_json::to_vec_pretty(c).expect("serializable"))
+fn write_control(vfs: &dyn Vfs, dir: &Path, c: &ControlFile) -> Result<()> {
+    fsutil::write_file_durably(vfs, &control_path(dir), &serde_json::to_vec_pretty(c).expect("serializable"))
 }
 
 /// The WAL's settings from the data directory's settings.
-fn wal_settings(dir: &Path, settings: &Settings, segment_size: u64) -> Result<WalSettings> {
+fn wal_settings(vfs: &Arc<dyn Vfs>, dir: &Path, settings: &Settings, segment_size: u64) -> Result<WalSettings> {
     let mut w = WalSettings::new(dir);
+    w.vfs = vfs.clone();
     w.segment_size = segment_size;
     w.buffers_bytes = (settings.bytes("wal_buffers") as usize).max(crate::wal::MIN_WAL_BUFFERS);
     w.insert_locks = (settings.int("wal_insert_locks").max(1) as usize).min(crate::wal::MAX_INSERT_LOCKS);
@@ -171,7 +191,7 @@ fn replay(
     crate::stats::set_backend_type(crate::stats::BackendType::Startup);
     let pins = pool.new_pins();
     let mut rec = crate::recovery::Recovery::new(pool, &pins, smgr, txns, catalog);
-    let mut reader = WalReader::new(dir, segment_size, redo)?;
+    let mut reader = WalReader::with_vfs(smgr.vfs().clone(), dir, segment_size, redo)?;
     let r = (|| -> Result<()> {
         while let Some((_, bytes)) = reader.next()? {
             let d = crate::wal::decode(bytes)?;
@@ -187,49 +207,41 @@ fn replay(
 }
 
 /// Takes the data directory's lock file, or says who holds it.
-fn lock_datadir(dir: &Path) -> Result<File> {
+fn lock_datadir(vfs: &dyn Vfs, dir: &Path) -> Result<Box<dyn DirLock>> {
     let p = dir.join("heapstore.pid");
-    let mut f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&p)
-        .map_err(|e| PgError::io("open", &p, e))?;
-    // SAFETY: flock on an fd we own.
-    let r = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if r != 0 {
-        let mut s = String::new();
-        let _ = f.read_to_string(&mut s);
-        let pid = s.lines().next().unwrap_or("?").trim().to_string();
-        return Err(PgError::new(
+    match vfs.lock_file(&p, &format!("{}\n{}\n", std::process::id(), dir.display())) {
+        Ok(l) => Ok(l),
+        Err(LockFailed::Held { owner }) => Err(PgError::new(
             sqlstate::OBJECT_IN_USE,
-            format!("data directory \"{}\" is in use by another process (pid {pid})", dir.display()),
+            format!("data directory \"{}\" is in use by another process (pid {owner})", dir.display()),
         )
-        .with_hint("Stop that process, or use another data directory."));
+        .with_hint("Stop that process, or use another data directory.")),
+        Err(LockFailed::Io(e)) => Err(PgError::io("open", &p, e)),
     }
-    f.set_len(0).map_err(|e| PgError::io("truncate", &p, e))?;
-    f.rewind().map_err(|e| PgError::io("seek", &p, e))?;
-    writeln!(f, "{}\n{}", std::process::id(), dir.display()).map_err(|e| PgError::io("write", &p, e))?;
-    Ok(f)
 }
 
 impl Database {
     /// Creates a new data directory. `settings` are `name=value` pairs stored in its config.
     pub fn init(dir: &Path, settings: &[String]) -> Result<()> {
+        Self::init_in(crate::storage::vfs::real(), dir, settings)
+    }
+
+    /// As [`Database::init`], on the file system `vfs`.
+    pub fn init_in(vfs: Arc<dyn Vfs>, dir: &Path, settings: &[String]) -> Result<()> {
+        let vfs_arc = vfs;
+        let vfs: &dyn Vfs = &*vfs_arc;
         let mut s = Settings::default();
         for p in settings {
             s.set_pair(p)?;
         }
-        if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false) {
+        if vfs.exists(dir) && vfs.read_dir(dir).map(|d| !d.is_empty()).unwrap_or(false) {
             return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("directory \"{}\" exists but is not empty", dir.display()))
                 .with_hint("Remove it, empty it, or give init another directory."));
         }
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| PgError::io("create directory", dir, e))?;
-        for sub in ["global", "base", "pg_xact", "pg_stat"] {
+        vfs.create_dir_all(dir).map_err(|e| PgError::io("create directory", dir, e))?;
+        for sub in ["global", "base", "pg_xact", "pg_stat", crate::wal::WAL_DIR] {
             let p = dir.join(sub);
-            std::fs::DirBuilder::new().mode(0o700).create(&p).map_err(|e| PgError::io("create directory", &p, e))?;
+            vfs.create_dir_all(&p).map_err(|e| PgError::io("create directory", &p, e))?;
         }
         let wal_segment_size = s.bytes("wal_segment_size");
         if !wal_segment_size.is_power_of_two() || !(crate::wal::MIN_SEGMENT_SIZE..=crate::wal::MAX_SEGMENT_SIZE).contains(&wal_segment_size)
@@ -240,10 +252,11 @@ impl Database {
             )
             .with_hint("It must be a power of two between 1MB and 1GB."));
         }
-        s.save_file(&dir.join(CONFIG_FILE))?;
+        s.save_file(vfs, &dir.join(CONFIG_FILE))?;
         let sysid = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
             ^ std::process::id() as u64;
         write_control(
+            vfs,
             dir,
             &ControlFile {
                 version: CONTROL_VERSION,
@@ -256,16 +269,23 @@ impl Database {
                 wal_segment_size,
             },
         )?;
-        Catalog::open(dir)?.save()?;
-        fsutil::fsync_dir(dir)
+        Catalog::open(vfs_arc.clone(), dir)?.save()?;
+        fsutil::fsync_dir(vfs, dir)
     }
 
     /// Opens a data directory. `overrides` are `name=value` pairs (`--set`) for this run.
     pub fn open(dir: &Path, overrides: &[String]) -> Result<Database> {
-        let mut control = read_control(dir)?;
-        let lock = lock_datadir(dir)?;
+        Self::open_in(Environment::default(), dir, overrides)
+    }
+
+    /// As [`Database::open`], in `env` (the crash torture opens databases on its simulated
+    /// disk without background threads).
+    pub fn open_in(env: Environment, dir: &Path, overrides: &[String]) -> Result<Database> {
+        let vfs = env.vfs.clone();
+        let mut control = read_control(&*vfs, dir)?;
+        let lock = lock_datadir(&*vfs, dir)?;
         let mut settings = Settings::default();
-        settings.load_file(&dir.join(CONFIG_FILE))?;
+        settings.load_file(&*vfs, &dir.join(CONFIG_FILE))?;
         for p in overrides {
             let name = p.split('=').next().unwrap_or("").trim();
             if Settings::is_init_only(name) {
@@ -278,7 +298,10 @@ impl Database {
         }
         settings.set("block_size", &control.block_size.to_string())?;
         let bs = control.block_size;
-        let smgr = Arc::new(Smgr::new(dir, bs, settings.bool("io_direct"))?);
+        if !env.background_workers {
+            settings.set("io_method", "sync")?;
+        }
+        let smgr = Arc::new(Smgr::with_vfs(vfs.clone(), dir, bs, settings.bool("io_direct"), crate::storage::smgr::SEGMENT_BYTES)?);
         let mut pool = BufferPool::new(
             smgr.clone(),
             settings.shared_buffers_blocks(bs),
@@ -288,10 +311,10 @@ impl Database {
             settings.int("max_connections") as usize,
         )?;
         pool.set_lock_wait_logging(settings.bool("log_lock_waits"), std::time::Duration::from_millis(settings.ms("deadlock_timeout")));
-        let catalog = Catalog::open(dir)?;
+        let catalog = Catalog::open(vfs.clone(), dir)?;
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
-        let txns = TxnManager::open(dir, control.next_xid)?;
+        let txns = TxnManager::open(vfs.clone(), dir, control.next_xid)?;
         if crashed {
             // Unlogged tables are not in the WAL: after a crash they are reset to empty.
             for t in catalog.tables().iter().filter(|t| t.persistence == crate::catalog::Persistence::Unlogged) {
@@ -302,7 +325,7 @@ impl Database {
             }
             messages.push("LOG:  database system was not properly shut down; automatic recovery in progress".to_string());
         }
-        let wal_settings = wal_settings(dir, &settings, control.wal_segment_size)?;
+        let wal_settings = wal_settings(&vfs, dir, &settings, control.wal_segment_size)?;
         let redo = if control.redo_lsn == 0 { wal_settings.initial_lsn() } else { control.redo_lsn };
         let t0 = std::time::Instant::now();
         let (end, records, bytes, max_xid) = replay(dir, &pool, &smgr, &txns, &catalog, control.wal_segment_size, redo)?;
@@ -333,8 +356,8 @@ impl Database {
             }
         }
         control.state = DbState::InProduction;
-        write_control(dir, &control)?;
-        let saved_stats = crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))?;
+        write_control(&*vfs, dir, &control)?;
+        let saved_stats = crate::stats::Snapshot::load(&*vfs, &dir.join("pg_stat").join("stats.json"))?;
         let locks = LockManager::new(LockSettings {
             partitions: 16,
             fast_path_slots: settings.int("max_locks_per_transaction").max(0) as usize,
@@ -356,18 +379,16 @@ impl Database {
         let method = crate::buffer::IoMethod::parse(settings.get("io_method")?).expect("validated enum");
         pool.start_aio(method, settings.int("io_workers").max(1) as usize)?;
         let bgwriter_stats = Arc::new(BgWriterStats::default());
-        let bgwriter = BgWriter::start(
-            pool.clone(),
-            BgWriterSettings {
-                delay: std::time::Duration::from_millis(settings.ms("bgwriter_delay").max(10)),
-                lru_maxpages: settings.int("bgwriter_lru_maxpages").max(0) as u64,
-                lru_multiplier: settings.real("bgwriter_lru_multiplier"),
-            },
-            bgwriter_stats.clone(),
-        );
+        let bgwriter_settings = BgWriterSettings {
+            delay: std::time::Duration::from_millis(settings.ms("bgwriter_delay").max(10)),
+            lru_maxpages: settings.int("bgwriter_lru_maxpages").max(0) as u64,
+            lru_multiplier: settings.real("bgwriter_lru_multiplier"),
+        };
+        let bgwriter = if env.background_workers { BgWriter::start(pool.clone(), bgwriter_settings, bgwriter_stats.clone()) } else { None };
         let db = Database {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
+                vfs: vfs.clone(),
                 settings,
                 block_size: bs,
                 smgr,
@@ -380,7 +401,8 @@ impl Database {
                 checkpointer: Mutex::new(None),
                 checkpoint_stats: crate::checkpoint::CheckpointStats::default(),
                 ddl_lock: Mutex::new(()),
-                checkpoint_lock: Mutex::new(()),
+                delay_checkpoint: std::sync::RwLock::new(()),
+                checkpoint_slot: Arc::default(),
                 last_redo: AtomicU64::new(redo),
                 catalog,
                 locks,
@@ -395,9 +417,11 @@ impl Database {
         if crashed || records > 1 {
             db.shared.checkpoint(crate::checkpoint::CheckpointKind::EndOfRecovery)?;
         }
-        let delay = std::time::Duration::from_millis(db.shared.settings.ms("wal_writer_delay").max(1));
-        *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay));
-        crate::checkpoint::Checkpointer::start(&db.shared);
+        if env.background_workers {
+            let delay = std::time::Duration::from_millis(db.shared.settings.ms("wal_writer_delay").max(1));
+            *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay));
+            crate::checkpoint::Checkpointer::start(&db.shared);
+        }
         Ok(db)
     }
 
@@ -490,7 +514,7 @@ impl Shared {
             w.stop();
         }
         self.catalog.save()?;
-        self.stats().save(&self.dir.join("pg_stat").join("stats.json"))
+        self.stats().save(&*self.vfs, &self.dir.join("pg_stat").join("stats.json"))
     }
 
     /// Writes the control file after a checkpoint.
@@ -500,7 +524,7 @@ impl Shared {
         c.redo_lsn = redo_lsn;
         c.next_xid = self.txns.next_xid();
         c.state = if shutdown { DbState::ShutDown } else { DbState::InProduction };
-        write_control(&self.dir, &c)
+        write_control(&*self.vfs, &self.dir, &c)
     }
 
     /// Leaves without a shutdown checkpoint, as a crash would (tests): the next open recovers.
@@ -531,6 +555,7 @@ impl Drop for Database {
 /// Reads saved statistics of a data directory without opening it (works while another
 /// process owns it; shows totals as of its last clean shutdown).
 pub fn saved_stats(dir: &Path) -> Result<crate::stats::Snapshot> {
-    read_control(dir)?;
-    crate::stats::Snapshot::load(&dir.join("pg_stat").join("stats.json"))
+    let vfs = crate::storage::vfs::real();
+    read_control(&*vfs, dir)?;
+    crate::stats::Snapshot::load(&*vfs, &dir.join("pg_stat").join("stats.json"))
 }

@@ -86,13 +86,17 @@ pub struct PgError {
     pub hint: Option<String>,
     /// Where it happened, e.g. `COPY types, line 3, column flag: "maybe"`.
     pub context: Option<String>,
+    /// Severity PANIC: the error struck inside a critical section (memory and disk may
+    /// disagree), so the database stopped and must be reopened, which runs crash recovery.
+    /// Whether the statement's effects survive is unknown to the caller, as after a crash.
+    pub panic: bool,
 }
 
 pub type Result<T, E = PgError> = std::result::Result<T, E>;
 
 impl PgError {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        PgError { code, message: message.into(), detail: None, hint: None, context: None }
+        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
@@ -124,6 +128,12 @@ impl PgError {
         PgError::new(code, format!("could not {op} file \"{}\": {err}", path.display()))
     }
 
+    /// This error, raised to PANIC (see [`PgError::panic`]).
+    pub fn into_panic(mut self) -> Self {
+        self.panic = true;
+        self
+    }
+
     pub fn internal(message: impl Into<String>) -> Self {
         PgError::new(sqlstate::INTERNAL_ERROR, message)
     }
@@ -139,7 +149,7 @@ impl PgError {
 
 impl fmt::Display for PgError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ERROR:  {}", self.message)?;
+        write!(f, "{}:  {}", if self.panic { "PANIC" } else { "ERROR" }, self.message)?;
         if let Some(d) = &self.detail {
             write!(f, "\nDETAIL:  {d}")?;
         }

@@ -175,7 +175,13 @@ impl<'a> Recovery<'a> {
             };
             let mut pg = buf.lock_exclusive();
             if !overwrite && !page::is_new(&pg) && page::lsn(&pg) >= rec.end_lsn() {
-                continue; // already on disk (invariant 1)
+                // Already on disk (invariant 1); the map may still be older than the page.
+                let free = page::free_space(&pg);
+                drop(pg);
+                if fork == ForkNumber::Main {
+                    crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
+                }
+                continue;
             }
             if let Some(img) = b.image() {
                 img.restore_into(&mut pg);
@@ -187,6 +193,11 @@ impl<'a> Recovery<'a> {
             }
             page::set_lsn(&mut pg, rec.end_lsn());
             pg.mark_dirty();
+            let free = page::free_space(&pg);
+            drop(pg);
+            if fork == ForkNumber::Main {
+                crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
+            }
         }
         Ok(())
     }
@@ -206,6 +217,9 @@ impl<'a> Recovery<'a> {
             };
             let mut pg = buf.lock_exclusive();
             if !overwrite && !page::is_new(&pg) && page::lsn(&pg) >= rec.end_lsn() {
+                let free = page::free_space(&pg);
+                drop(pg);
+                crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
                 continue;
             }
             if let Some(img) = b.image() {
@@ -218,6 +232,11 @@ impl<'a> Recovery<'a> {
             }
             page::set_lsn(&mut pg, rec.end_lsn());
             pg.mark_dirty();
+            // The map is not logged: after a crash it may promise this page more than redo
+            // left on it.
+            let free = page::free_space(&pg);
+            drop(pg);
+            crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
         }
         Ok(())
     }

@@ -20,6 +20,13 @@
 //!    `synchronous_commit = off`, flushed; only then is the transaction marked committed in the
 //!    commit log (so no one sees a commit that a crash could lose) and its catalog change saved.
 //!    An abort writes an ABORT record without flushing it: a lost one reads as aborted anyway.
+//! 5. From the COMMIT record's insertion to the commit log update the session holds
+//!    `delay_checkpoint` shared (PostgreSQL's DELAY_CHKPT_START): a checkpoint whose REDO
+//!    pointer falls after the record waits for it before saving the commit log, so recovery
+//!    never starts past a COMMIT whose commit-log bit the checkpoint did not save.
+//! 6. Once the COMMIT record is inserted, the transaction cannot be rolled back: any error
+//!    until the end of the commit sequence is a PANIC (the database stops; reopening recovers
+//!    the commit from the WAL or not, as a crash would).
 
 use crate::buffer::Pins;
 use crate::catalog::Table;
@@ -29,6 +36,9 @@ use crate::lock::{LockMode, LockTag, SessionLocks};
 use crate::storage::{ForkNumber, RelFileNumber};
 use crate::txn::{CommandId, Snapshot, Xid, INVALID_XID};
 use std::sync::Arc;
+
+/// The failpoint hit after a COMMIT record is inserted and before the commit log is updated.
+pub const FAILPOINT_COMMIT_AFTER_RECORD: &str = "commit-after-record";
 
 /// The result of one statement.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,6 +106,15 @@ impl Session {
 
     pub fn pins(&self) -> &Pins {
         &self.pins
+    }
+
+    /// Fails with the PANIC that stopped the database, if one did (every statement after a
+    /// PANIC fails; reopening the database recovers).
+    pub fn check_not_stopped(&self) -> Result<()> {
+        if self.shared.wal.panicked() {
+            return self.shared.wal.check_poison();
+        }
+        Ok(())
     }
 
     /// True inside BEGIN ... COMMIT.
@@ -200,6 +219,12 @@ impl Session {
                 self.release_locks(&t);
                 Ok(())
             }
+            Err(e) if e.panic => {
+                // Invariant 6: neither committed nor aborted in memory; the database has
+                // stopped, and recovery decides from the WAL.
+                self.release_locks(&t);
+                Err(e)
+            }
             Err(e) => {
                 self.finish_abort(t);
                 Err(e)
@@ -233,18 +258,25 @@ impl Session {
             rec.set_main(&serde_json::to_vec(&ddl).expect("serializable"));
             sh.wal.insert(&mut rec)?;
         }
+        // Invariant 5: no checkpoint saves the commit log between our COMMIT record and our
+        // commit-log bit.
+        let _delay = sh.delay_checkpoint.read().unwrap_or_else(|e| e.into_inner());
         rec.begin(crate::recovery::RM_XACT, crate::recovery::XACT_COMMIT, t.xid);
         let (_, end) = sh.wal.insert(&mut rec)?;
+        // Invariant 6: from here on, an error is a PANIC.
+        let critical = |e: PgError| sh.wal.panic(e.with_context(format!("committing transaction {}", t.xid)));
+        sh.wal.failpoints.hit(FAILPOINT_COMMIT_AFTER_RECORD);
         let sync = sh.settings.get("synchronous_commit").map(|v| v != "off").unwrap_or(true);
         if (t.wrote_wal || has_ddl) && sync {
-            sh.wal.flush(end)?;
+            sh.wal.flush(end).map_err(critical)?;
         }
         if has_ddl {
             let creates: Vec<Arc<Table>> = t.creates.clone();
             let replaces: Vec<Arc<Table>> = t.replaces.iter().map(|(n, _)| n.clone()).collect();
-            sh.catalog.apply(&creates, &ddl.drops, &replaces)?;
+            sh.catalog.apply(&creates, &ddl.drops, &replaces).map_err(critical)?;
         }
         sh.txns.finish(t.xid, true);
+        drop(_delay);
         for rel in &t.dead_files {
             sh.pool.drop_relation_buffers(*rel);
             let _ = sh.smgr.unlink(*rel);

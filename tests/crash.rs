@@ -1,6 +1,6 @@
 //! Crash safety, tested by killing processes and by injecting faults at the storage boundary.
 //!
-//! - A child process (`heapstore torture`) runs concurrent COPYs — small committed transactions,
+//! - A child process (`heapstore crash-child`) runs concurrent COPYs — small committed transactions,
 //!   large ones, and ones that fail on purpose — and prints each outcome after its statement
 //!   returned. The parent SIGKILLs it at a random moment, reopens the directory (recovery),
 //!   and checks: every acknowledged commit is there exactly once, nothing of a failed COPY is
@@ -102,7 +102,7 @@ fn killed_process_loses_no_acknowledged_commit() {
                 "--set",
                 "bgwriter_delay=20ms",
             ])
-            .args(["torture", "--threads", "3", "--seed", &(cycle + 1).to_string()])
+            .args(["crash-child", "--threads", "3", "--seed", &(cycle + 1).to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()

@@ -183,6 +183,17 @@ pub fn record(pool: &BufferPool, pins: &Pins, rel: RelFileNumber, block: BlockNu
     record_many(pool, pins, rel, &mut [(block, free)])
 }
 
+/// Lowers the recorded free space of heap page `block` to `free` if the map promises more (a
+/// shared lock when it does not): for changes that used a page without taking it from the
+/// map, and for pages recovery replayed, so that the map never promises a page more than it
+/// has (the map is not WAL-logged; after a crash it may be older than the heap).
+pub fn clamp(pool: &BufferPool, pins: &Pins, rel: RelFileNumber, block: BlockNumber, free: usize) -> Result<()> {
+    if max_category(pool, pins, rel, block)? <= category(free, pool.block_size()) {
+        return Ok(());
+    }
+    record(pool, pins, rel, block, free)
+}
+
 /// Records several pages at once: one lock and one propagation per leaf page touched.
 pub fn record_many(pool: &BufferPool, pins: &Pins, rel: RelFileNumber, entries: &mut [(BlockNumber, usize)]) -> Result<()> {
     let bs = pool.block_size();

@@ -47,27 +47,17 @@ fn authid_path(dir: &Path) -> PathBuf {
 /// Reads the roles of a data directory.
 pub fn load_roles(dir: &Path) -> Result<Vec<Role>> {
     let p = authid_path(dir);
-    match std::fs::read(&p) {
-        Ok(b) => serde_json::from_slice(&b)
+    match crate::storage::fsutil::read_if_exists(&*crate::storage::vfs::real(), &p)? {
+        Some(b) => serde_json::from_slice(&b)
             .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("invalid roles file \"{}\": {e}", p.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Ok(vec![Role { rolname: "postgres".into(), rolsuper: true, rolpassword: None }])
-        }
-        Err(e) => Err(PgError::io("read", &p, e)),
+        None => Ok(vec![Role { rolname: "postgres".into(), rolsuper: true, rolpassword: None }]),
     }
 }
 
-/// Writes the roles file atomically (invariant 4).
+/// Writes the roles file atomically and durably (invariant 4).
 pub fn save_roles(dir: &Path, roles: &[Role]) -> Result<()> {
-    use std::io::Write;
-    let p = authid_path(dir);
-    let tmp = dir.join(format!("{AUTHID_FILE}.tmp"));
-    let mut f = std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&tmp).map_err(|e| PgError::io("open", &tmp, e))?;
     let body = serde_json::to_vec_pretty(roles).expect("serializable");
-    f.write_all(&body).map_err(|e| PgError::io("write", &tmp, e))?;
-    f.sync_all().map_err(|e| PgError::io("fsync", &tmp, e))?;
-    std::fs::rename(&tmp, &p).map_err(|e| PgError::io("rename", &p, e))?;
-    Ok(())
+    crate::storage::fsutil::write_file_durably(&*crate::storage::vfs::real(), &authid_path(dir), &body)
 }
 
 /// Creates the roles file at `init` with one superuser.

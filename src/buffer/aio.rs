@@ -29,8 +29,6 @@ use super::pool::{BufferId, BufferPool};
 use crate::error::{sqlstate, PgError, Result};
 use crate::stats::{self, BackendType, IoContext, IoOp};
 use crate::storage::{BlockNumber, ForkNumber, RelFileNumber};
-use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -93,7 +91,7 @@ struct InFlight {
     req: ReadRequest,
     iov: Vec<libc::iovec>,
     /// Keeps the segment file open until the kernel is done with it.
-    _file: Arc<File>,
+    _file: Arc<dyn crate::storage::VfsFile>,
     expect: usize,
     started: Instant,
 }
@@ -244,7 +242,8 @@ impl BufferPool {
         let bs = self.block_size();
         let iov: Vec<libc::iovec> =
             req.ids.iter().map(|&id| libc::iovec { iov_base: self.page_ptr(id) as *mut libc::c_void, iov_len: bs }).collect();
-        let fd = file.as_raw_fd();
+        // Only real files have a descriptor; a simulated one is read synchronously.
+        let Some(fd) = file.raw_fd() else { return Some(req) };
         let expect = bs * req.ids.len();
         let mut slab = u.inflight.lock().expect("poisoned");
         if slab.len >= URING_ENTRIES as usize {

@@ -97,6 +97,13 @@ fn run(pool: &BufferPool, cfg: BgWriterSettings, st: &BgWriterStats, stop: &Atom
     }
 }
 
+/// One round of the background writer, run by the caller (the crash torture runs the engine
+/// without background threads and does their work at chosen points).
+pub fn round_now(pool: &BufferPool, pins: &super::Pins, lru_maxpages: u64, upcoming: u64) {
+    let cfg = BgWriterSettings { delay: std::time::Duration::ZERO, lru_maxpages, lru_multiplier: 1.0 };
+    one_round(pool, pins, cfg, &BgWriterStats::default(), upcoming);
+}
+
 fn one_round(pool: &BufferPool, pins: &super::Pins, cfg: BgWriterSettings, st: &BgWriterStats, upcoming: u64) {
     let n = pool.nbuffers() as u64;
     let start = pool.clock_hand();

@@ -38,6 +38,7 @@
 
 pub mod aio;
 pub mod bgwriter;
+pub mod critical;
 pub mod desc;
 pub mod memory;
 pub mod pins;

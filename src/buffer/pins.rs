@@ -152,6 +152,16 @@ impl PageMut<'_> {
     pub fn mark_dirty(&self) {
         self.buf.pool.mark_dirty(self.buf.id);
     }
+
+    /// The buffer this page is in.
+    pub fn buffer_id(&self) -> super::pool::BufferId {
+        self.buf.id
+    }
+
+    /// Whether the buffer is marked dirty.
+    pub fn is_dirty(&self) -> bool {
+        self.buf.pool.desc(self.buf.id).state.load(std::sync::atomic::Ordering::Acquire) & super::desc::DIRTY != 0
+    }
 }
 
 impl std::ops::Deref for PageMut<'_> {

@@ -58,8 +58,32 @@ pub struct ExtensionLock {
     pub waiters: AtomicU32,
     /// Blocks extended for others (zeros on disk, never handed out yet): the first session to
     /// take one fills its buffer with zeros instead of reading it
-    /// ([`BufferPool::read_buffer_taken`]).
+    /// ([`BufferPool::read_buffer_taken`]). A block stops being fresh when it is taken that
+    /// way or when any buffer of it is written to disk (`write_run`), whichever path put data
+    /// on it: a block whose data may be on disk is never zero-filled.
     fresh: Mutex<Vec<std::ops::Range<BlockNumber>>>,
+}
+
+/// Removes `cut` from a list of ranges; returns how many blocks were removed.
+fn remove_range(ranges: &mut Vec<std::ops::Range<BlockNumber>>, cut: std::ops::Range<BlockNumber>) -> u64 {
+    let mut removed = 0u64;
+    let mut out = Vec::with_capacity(ranges.len() + 1);
+    for r in ranges.drain(..) {
+        let (lo, hi) = (r.start.max(cut.start), r.end.min(cut.end));
+        if lo >= hi {
+            out.push(r);
+            continue;
+        }
+        removed += (hi - lo) as u64;
+        if r.start < lo {
+            out.push(r.start..lo);
+        }
+        if hi < r.end {
+            out.push(hi..r.end);
+        }
+    }
+    *ranges = out;
+    removed
 }
 
 /// How long a victim search may keep finding every buffer pinned before it gives up.
@@ -99,6 +123,8 @@ pub struct BufferPool {
     scan_settings: std::sync::OnceLock<ScanSettings>,
     /// Where running sequential scans of large relations are (synchronized scans).
     pub(crate) sync_scans: Mutex<HashMap<RelFileNumber, BlockNumber>>,
+    /// Fresh blocks in all relations' extension locks (0: writes need not look).
+    fresh_blocks: AtomicU64,
 }
 
 /// Settings that shape sequential scans, with PostgreSQL's names.
@@ -175,6 +201,7 @@ impl BufferPool {
             aio: std::sync::OnceLock::new(),
             scan_settings: std::sync::OnceLock::new(),
             sync_scans: Mutex::new(HashMap::new()),
+            fresh_blocks: AtomicU64::new(0),
         })
     }
 
@@ -428,19 +455,9 @@ impl BufferPool {
         let fresh = {
             let ext = self.extension_lock(rel);
             let mut f = ext.fresh.lock().expect("poisoned");
-            match f.iter().position(|r| r.contains(&block)) {
-                Some(i) => {
-                    let r = f.swap_remove(i);
-                    if r.start < block {
-                        f.push(r.start..block);
-                    }
-                    if block + 1 < r.end {
-                        f.push(block + 1..r.end);
-                    }
-                    true
-                }
-                None => false,
-            }
+            let taken = remove_range(&mut f, block..block + 1);
+            self.fresh_blocks.fetch_sub(taken, Ordering::AcqRel);
+            taken > 0
         };
         if !fresh || fork != ForkNumber::Main {
             return self.read_buffer(pins, rel, fork, block, strategy);
@@ -888,9 +905,15 @@ impl BufferPool {
             max_lsn = max_lsn.max(page::lsn(p));
         }
         if let Some(wal) = self.wal.get() {
+            // After a PANIC nothing more is written (critical section invariant 3), whatever
+            // the page's LSN.
+            wal.check_poison()?;
             if max_lsn > wal.flushed_lsn() {
                 wal.flush(max_lsn)?;
             }
+        }
+        if first.fork == ForkNumber::Main {
+            self.end_fresh(first.rel, first.block..first.block + n as u32);
         }
         let t0 = Instant::now();
         let r = if self.smgr.io_direct() {
@@ -934,6 +957,19 @@ impl BufferPool {
             }
         }
         r
+    }
+
+    /// Blocks about to be written stop being fresh (`ExtensionLock::fresh`): their data may be
+    /// on disk from now on. Called before the write, while the buffers are still mapped, so no
+    /// one can take them as fresh and zero-fill a buffer in between.
+    fn end_fresh(&self, rel: RelFileNumber, blocks: std::ops::Range<BlockNumber>) {
+        if self.fresh_blocks.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let Some(ext) = self.ext_locks.lock().expect("poisoned").get(&rel).cloned() else { return };
+        let mut f = ext.fresh.lock().expect("poisoned");
+        let removed = remove_range(&mut f, blocks);
+        self.fresh_blocks.fetch_sub(removed, Ordering::AcqRel);
     }
 
     /// The extension lock of a relation.
@@ -1012,6 +1048,7 @@ impl BufferPool {
         let extra_blocks = first + n..first + n + extra;
         if extra > 0 {
             ext.fresh.lock().expect("poisoned").push(extra_blocks.clone());
+            self.fresh_blocks.fetch_add(extra as u64, Ordering::AcqRel);
         }
         for (i, b) in victims.iter().enumerate() {
             debug_assert_eq!(self.desc(b.id()).tag().block, first + i as u32);

@@ -92,6 +92,7 @@ struct CatalogFile {
 /// The shared catalog.
 pub struct Catalog {
     path: PathBuf,
+    vfs: Arc<dyn crate::storage::Vfs>,
     state: RwLock<CatalogState>,
 }
 
@@ -102,21 +103,19 @@ struct CatalogState {
 }
 
 impl Catalog {
-    pub fn open(datadir: &Path) -> Result<Catalog> {
+    pub fn open(vfs: Arc<dyn crate::storage::Vfs>, datadir: &Path) -> Result<Catalog> {
         let dir = datadir.join("global");
-        std::fs::create_dir_all(&dir).map_err(|e| PgError::io("create directory", &dir, e))?;
+        vfs.create_dir_all(&dir).map_err(|e| PgError::io("create directory", &dir, e))?;
         let path = dir.join("catalog.json");
-        let file: CatalogFile = match std::fs::read(&path) {
-            Ok(b) => serde_json::from_slice(&b)
+        let file: CatalogFile = match crate::storage::fsutil::read_if_exists(&*vfs, &path)? {
+            Some(b) => serde_json::from_slice(&b)
                 .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("catalog file \"{}\" is corrupt: {e}", path.display())))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                CatalogFile { next_oid: FIRST_NORMAL_OID, next_relfile: FIRST_NORMAL_OID, tables: Vec::new() }
-            }
-            Err(e) => return Err(PgError::io("read", &path, e)),
+            None => CatalogFile { next_oid: FIRST_NORMAL_OID, next_relfile: FIRST_NORMAL_OID, tables: Vec::new() },
         };
         let by_name = file.tables.into_iter().map(|t| (t.name.clone(), Arc::new(t))).collect();
         Ok(Catalog {
             path,
+            vfs,
             state: RwLock::new(CatalogState {
                 next_oid: file.next_oid.max(FIRST_NORMAL_OID),
                 next_relfile: file.next_relfile.max(FIRST_NORMAL_OID),
@@ -158,6 +157,14 @@ impl Catalog {
             s.by_name.remove(d);
         }
         for t in creates.iter().chain(replaces) {
+            // Counters stay past every number in use (invariant 2): recovery applies changes
+            // whose numbers were handed out by a run that crashed before saving its counters.
+            for rel in std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)) {
+                s.next_relfile = s.next_relfile.max(rel.0 + 1);
+            }
+            for oid in std::iter::once(t.oid).chain(t.indexes.iter().map(|i| i.oid)) {
+                s.next_oid = s.next_oid.max(oid + 1);
+            }
             s.by_name.insert(t.name.clone(), t.clone());
         }
         self.save_locked(&s)
@@ -167,7 +174,7 @@ impl Catalog {
         let file =
             CatalogFile { next_oid: s.next_oid, next_relfile: s.next_relfile, tables: s.by_name.values().map(|t| (**t).clone()).collect() };
         let b = serde_json::to_vec_pretty(&file).expect("serializable");
-        crate::storage::fsutil::write_file_durably(&self.path, &b)
+        crate::storage::fsutil::write_file_durably(&*self.vfs, &self.path, &b)
     }
 
     /// Saves the counters (so that oids handed out are not reused after a restart).

@@ -1,10 +1,10 @@
 //! The `heapstore` command line, psql-like: `-D DIR`, `--set name=value`, `-c SQL`, `-f FILE`,
 //! `-A`, `-t`, and the commands `init`, `stats`, `demo`, `serve`, `user add`.
 
+pub mod crash_child;
 pub mod demo;
 pub mod print;
 pub mod serve;
-pub mod torture;
 
 use crate::db::Database;
 use crate::error::{sqlstate, PgError, Result};
@@ -67,9 +67,33 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// The crash test's child: concurrent COPYs printing each acknowledged commit (hidden).
-    #[command(hide = true)]
+    /// Crash torture on the simulated disk: seeded workloads, simulated power losses,
+    /// recovery and checks against a model (no data directory needed).
     Torture {
+        /// Run only this seed (replays a failure exactly).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// How many seeds to run, from --first-seed.
+        #[arg(long, default_value_t = 100)]
+        seeds: u64,
+        #[arg(long, default_value_t = 1)]
+        first_seed: u64,
+        /// Stop starting new seeds after this many minutes (0: no limit).
+        #[arg(long, default_value_t = 0.0)]
+        minutes: f64,
+        /// Crash generations per seed.
+        #[arg(long, default_value_t = 6)]
+        generations: u32,
+        /// Most statements in one generation.
+        #[arg(long, default_value_t = 160)]
+        max_steps: u32,
+        /// No injected EIO / ENOSPC / short writes (power losses only).
+        #[arg(long)]
+        no_faults: bool,
+    },
+    /// The kill -9 crash test's child: concurrent COPYs printing each acknowledged commit (hidden).
+    #[command(hide = true)]
+    CrashChild {
         #[arg(long, default_value_t = 4)]
         threads: usize,
         #[arg(long, default_value_t = 1)]
@@ -154,9 +178,38 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return Ok(0);
         }
         Some(Cmd::Demo { dir, rows }) => return demo::run(dir.clone(), *rows, &cli.set).map(|_| 0),
-        Some(Cmd::Torture { threads, seed, pause_us }) => {
+        Some(Cmd::CrashChild { threads, seed, pause_us }) => {
             let dir = need_dir(cli)?;
-            return torture::run(&dir, &cli.set, *threads, *seed, *pause_us).map(|_| 0);
+            return crash_child::run(&dir, &cli.set, *threads, *seed, *pause_us).map(|_| 0);
+        }
+        Some(Cmd::Torture { seed, seeds, first_seed, minutes, generations, max_steps, no_faults }) => {
+            let base = crate::torture::Options { seed: 0, generations: *generations, max_steps: *max_steps, faults: !*no_faults };
+            let (first, n) = match seed {
+                Some(s) => (*s, 1),
+                None => (*first_seed, *seeds),
+            };
+            let start = std::time::Instant::now();
+            let r = crate::torture::soak(first, n, *minutes, &base, |r| {
+                if r.seeds % 25 == 0 {
+                    eprintln!(
+                        "torture: {} seeds, {} power losses, {} commits checked ({:.0} s)",
+                        r.seeds,
+                        r.power_losses,
+                        r.commits_checked,
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            });
+            return match r {
+                Ok(r) => {
+                    println!("{}", crate::torture::summary(&r, start.elapsed()));
+                    Ok(0)
+                }
+                Err(f) => {
+                    eprintln!("{f}");
+                    Ok(1)
+                }
+            };
         }
         Some(Cmd::Bench(b)) => {
             return match &**b {

@@ -82,6 +82,7 @@ fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
 }
 
 fn send_error<S: Read + Write>(w: &mut Wire<S>, e: &PgError, severity: &str) -> Result<()> {
+    let severity = if e.panic { "PANIC" } else { severity };
     w.send(B::ErrorResponse(ErrorResponse::new(error_fields(e, severity))))
 }
 

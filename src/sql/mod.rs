@@ -44,6 +44,7 @@ pub struct CopyIo<'a> {
 
 /// Runs every statement in `sql`.
 pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<QueryResult>> {
+    s.check_not_stopped()?;
     let (mut text, unlogged) = strip_unlogged(sql)?;
     // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
     if !text.trim_end().ends_with(';') {
@@ -136,6 +137,7 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
 /// simple query protocol: in its own implicit transaction unless a block is open. A parameter
 /// is substituted as an untyped literal, so it takes the type its context asks for.
 pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    s.check_not_stopped()?;
     if params.len() < p.nparams {
         return Err(PgError::new(
             sqlstate::PROTOCOL_VIOLATION,

@@ -426,19 +426,18 @@ impl Snapshot {
         self.victim_examined_max
     }
 
-    pub fn load(path: &Path) -> Result<Snapshot> {
-        match std::fs::read(path) {
-            Ok(b) => {
+    pub fn load(vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<Snapshot> {
+        match crate::storage::fsutil::read_if_exists(vfs, path)? {
+            Some(b) => {
                 serde_json::from_slice(&b).map_err(|e| PgError::internal(format!("corrupt statistics file \"{}\": {e}", path.display())))
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Snapshot::default()),
-            Err(e) => Err(PgError::io("read", path, e)),
+            None => Ok(Snapshot::default()),
         }
     }
 
-    pub fn save(&self, path: &Path) -> Result<()> {
+    pub fn save(&self, vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<()> {
         let b = serde_json::to_vec_pretty(self).expect("serializable");
-        crate::storage::fsutil::write_file_durably(path, &b)
+        crate::storage::fsutil::write_file_durably(vfs, path, &b)
     }
 }
 

@@ -25,12 +25,14 @@
 //!    fsync fail with an error naming the first failure, until the process restarts and crash
 //!    recovery rebuilds what was not durable (PostgreSQL's lesson: a failed fsync is never
 //!    retried as if it had worked).
+//! 7. A relation file's name is durable before anything depends on it: `create`, a new segment
+//!    and a truncation that removes segments fsync `base/` (the file-system seam's rule: a name
+//!    is volatile until its directory is synced). Every file operation goes through the
+//!    [`Vfs`] seam.
 
+use super::vfs::{OpenMode, Vfs, VfsFile};
 use crate::error::{sqlstate, PgError, Result};
-use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -62,10 +64,11 @@ pub type BlockNumber = u32;
 /// The alignment O_DIRECT needs for memory, offsets and lengths.
 pub const DIRECT_IO_ALIGN: usize = 4096;
 
-const SEGMENT_BYTES: u64 = 1 << 30;
+/// Relation segment files are 1 GiB, as PostgreSQL's.
+pub const SEGMENT_BYTES: u64 = 1 << 30;
 
 struct ForkFiles {
-    segments: RwLock<Vec<Arc<File>>>,
+    segments: RwLock<Vec<Arc<dyn VfsFile>>>,
     /// Cached size in blocks; `u32::MAX` when not known yet.
     nblocks: AtomicU32,
 }
@@ -87,8 +90,11 @@ pub struct Smgr {
     pub faults: Faults,
     poisoned: Mutex<Option<String>>,
     /// Segments written or extended since the last checkpoint's sync (the sync request queue).
-    pending_sync: Mutex<std::collections::HashSet<(RelFileNumber, ForkNumber, u32)>>,
+    /// Ordered, so that a checkpoint syncs in the same order every run (the simulated disk
+    /// replays a seed exactly).
+    pending_sync: Mutex<BTreeSet<(RelFileNumber, ForkNumber, u32)>>,
     base: PathBuf,
+    vfs: Arc<dyn Vfs>,
     block_size: usize,
     blocks_per_segment: u32,
     io_direct: bool,
@@ -98,20 +104,26 @@ pub struct Smgr {
 
 impl Smgr {
     pub fn new(datadir: &Path, block_size: usize, io_direct: bool) -> Result<Smgr> {
-        Self::with_segment_bytes(datadir, block_size, io_direct, SEGMENT_BYTES)
+        Self::with_vfs(super::vfs::real(), datadir, block_size, io_direct, SEGMENT_BYTES)
     }
 
     /// As `new`, with a smaller segment size (tests exercise segment boundaries with it).
     pub fn with_segment_bytes(datadir: &Path, block_size: usize, io_direct: bool, segment_bytes: u64) -> Result<Smgr> {
+        Self::with_vfs(super::vfs::real(), datadir, block_size, io_direct, segment_bytes)
+    }
+
+    /// Relation files of `datadir` on the file system `vfs`.
+    pub fn with_vfs(vfs: Arc<dyn Vfs>, datadir: &Path, block_size: usize, io_direct: bool, segment_bytes: u64) -> Result<Smgr> {
         assert!(block_size.is_power_of_two() && (4096..=32768).contains(&block_size));
         assert!(segment_bytes % block_size as u64 == 0 && segment_bytes >= block_size as u64);
         let base = datadir.join("base");
-        std::fs::create_dir_all(&base).map_err(|e| PgError::io("create directory", &base, e))?;
+        vfs.create_dir_all(&base).map_err(|e| PgError::io("create directory", &base, e))?;
         Ok(Smgr {
             faults: Faults::default(),
             poisoned: Mutex::new(None),
-            pending_sync: Mutex::new(std::collections::HashSet::new()),
+            pending_sync: Mutex::new(BTreeSet::new()),
             base,
+            vfs,
             block_size,
             blocks_per_segment: (segment_bytes / block_size as u64) as u32,
             io_direct,
@@ -139,14 +151,23 @@ impl Smgr {
         format!("base/{}{}", rel.0, fork.suffix())
     }
 
-    fn open_segment(&self, path: &Path, create: bool) -> std::io::Result<File> {
-        let mut o = OpenOptions::new();
-        o.read(true).write(true).create(create);
-        if self.io_direct {
-            o.custom_flags(libc::O_DIRECT);
-        }
-        o.mode(0o600);
-        o.open(path)
+    /// The file system the relation files live on.
+    pub fn vfs(&self) -> &Arc<dyn Vfs> {
+        &self.vfs
+    }
+
+    fn open_segment(&self, path: &Path, create: bool) -> std::io::Result<Arc<dyn VfsFile>> {
+        let mode = if create { OpenMode::CREATE } else { OpenMode::READ_WRITE };
+        self.vfs.open(path, mode.direct(self.io_direct))
+    }
+
+    /// Makes the names of files created or removed in `base/` durable.
+    fn fsync_base_dir(&self) -> Result<()> {
+        self.vfs.fsync_dir(&self.base).map_err(|e| {
+            let msg = format!("could not fsync directory \"base\": {e}");
+            self.poisoned.lock().expect("poisoned").get_or_insert(msg.clone());
+            PgError::new(sqlstate::IO_ERROR, msg)
+        })
     }
 
     fn fork(&self, rel: RelFileNumber, fork: ForkNumber) -> Arc<ForkFiles> {
@@ -160,7 +181,7 @@ impl Smgr {
     }
 
     /// Opens (and with `create`, creates) segments up to and including `seg`.
-    fn segment(&self, rel: RelFileNumber, fork: ForkNumber, seg: u32, create: bool) -> Result<Arc<File>> {
+    fn segment(&self, rel: RelFileNumber, fork: ForkNumber, seg: u32, create: bool) -> Result<Arc<dyn VfsFile>> {
         let ff = self.fork(rel, fork);
         {
             let segs = ff.segments.read().expect("poisoned");
@@ -172,8 +193,13 @@ impl Smgr {
         while segs.len() <= seg as usize {
             let n = segs.len() as u32;
             let path = self.segment_path(rel, fork, n);
+            let existed = !create || self.vfs.exists(&path);
             let f = self.open_segment(&path, create).map_err(|e| PgError::io("open", &path, e))?;
-            segs.push(Arc::new(f));
+            if !existed {
+                // A new segment's name must survive a crash like its data (invariant 7).
+                self.fsync_base_dir()?;
+            }
+            segs.push(f);
         }
         Ok(segs[seg as usize].clone())
     }
@@ -186,7 +212,7 @@ impl Smgr {
     /// The open segment file holding `block`, the byte offset of the block in it, and how many
     /// blocks from `block` to the end of the segment (for asynchronous reads issued directly
     /// against the file).
-    pub(crate) fn segment_for(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<(Arc<File>, u64, u32)> {
+    pub(crate) fn segment_for(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<(Arc<dyn VfsFile>, u64, u32)> {
         let seg = block / self.blocks_per_segment;
         let file = self
             .segment(rel, fork, seg, false)
@@ -197,7 +223,7 @@ impl Smgr {
 
     /// True if the fork's first segment exists.
     pub fn exists(&self, rel: RelFileNumber, fork: ForkNumber) -> bool {
-        self.segment_path(rel, fork, 0).exists()
+        self.vfs.exists(&self.segment_path(rel, fork, 0))
     }
 
     /// Creates an empty fork (truncating an existing one).
@@ -206,7 +232,9 @@ impl Smgr {
         let path = self.segment_path(rel, fork, 0);
         let f = self.open_segment(&path, true).map_err(|e| PgError::io("create", &path, e))?;
         f.set_len(0).map_err(|e| PgError::io("truncate", &path, e))?;
-        Ok(())
+        // The new name is made durable at once (invariant 7): WAL records for this relation
+        // may be flushed by a commit long before the next checkpoint.
+        self.fsync_base_dir()
     }
 
     fn forget(&self, rel: RelFileNumber, fork: ForkNumber) {
@@ -224,9 +252,9 @@ impl Smgr {
         let mut total = 0u64;
         loop {
             let path = self.segment_path(rel, fork, seg);
-            match std::fs::metadata(&path) {
-                Ok(m) => {
-                    let blocks = m.len() / self.block_size as u64;
+            match self.vfs.open(&path, OpenMode::READ).and_then(|f| f.len()) {
+                Ok(len) => {
+                    let blocks = len / self.block_size as u64;
                     total += blocks;
                     if blocks < self.blocks_per_segment as u64 {
                         break;
@@ -284,7 +312,7 @@ impl Smgr {
 
     fn preadv_full(
         &self,
-        file: &File,
+        file: &Arc<dyn VfsFile>,
         bufs: &mut [&mut [u8]],
         mut offset: u64,
         rel: RelFileNumber,
@@ -294,33 +322,26 @@ impl Smgr {
         let want: usize = bufs.iter().map(|b| b.len()).sum();
         let mut got = 0usize;
         while got < want {
-            let mut iov: Vec<libc::iovec> = Vec::with_capacity(bufs.len());
+            let mut rest: Vec<&mut [u8]> = Vec::with_capacity(bufs.len());
             let mut skip = got;
             for b in bufs.iter_mut() {
                 if skip >= b.len() {
                     skip -= b.len();
                     continue;
                 }
-                iov.push(libc::iovec {
-                    // SAFETY: `skip < b.len()`, so the pointer stays inside the buffer.
-                    iov_base: unsafe { b.as_mut_ptr().add(skip) } as *mut libc::c_void,
-                    iov_len: b.len() - skip,
-                });
+                rest.push(&mut b[skip..]);
                 skip = 0;
             }
-            // SAFETY: each iovec points into a live, exclusively borrowed buffer of the stated
-            // length; the fd is open for the duration of the call.
-            let r = unsafe { libc::preadv(file.as_raw_fd(), iov.as_ptr(), iov.len().min(1024) as i32, offset as i64) };
-            if r < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
+            let r = match file.readv_at(&mut rest, offset) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(PgError::new(
+                        sqlstate::IO_ERROR,
+                        format!("could not read block {first} in file \"{}\": {e}", self.display_name(rel, fork)),
+                    ));
                 }
-                return Err(PgError::new(
-                    sqlstate::IO_ERROR,
-                    format!("could not read block {first} in file \"{}\": {e}", self.display_name(rel, fork)),
-                ));
-            }
+            };
             if r == 0 {
                 return Err(PgError::new(
                     sqlstate::DATA_CORRUPTED,
@@ -333,7 +354,7 @@ impl Smgr {
                     ),
                 ));
             }
-            got += r as usize;
+            got += r;
             offset += r as u64;
         }
         Ok(())
@@ -388,7 +409,7 @@ impl Smgr {
             let half = &whole[i][..self.block_size / 2];
             let file = self.segment(rel, fork, b / self.blocks_per_segment, true)?;
             let offset = (b % self.blocks_per_segment) as u64 * self.block_size as u64;
-            file.write_all_at(half, offset).map_err(|e| PgError::io("write", &self.segment_path(rel, fork, 0), e))?;
+            file.write_all_at(&[half], offset).map_err(|e| PgError::io("write", &self.segment_path(rel, fork, 0), e))?;
             return Ok(());
         }
         let mut done = 0usize;
@@ -416,7 +437,7 @@ impl Smgr {
 
     fn pwritev_full(
         &self,
-        file: &File,
+        file: &Arc<dyn VfsFile>,
         bufs: &[&[u8]],
         mut offset: u64,
         rel: RelFileNumber,
@@ -426,28 +447,34 @@ impl Smgr {
         let want: usize = bufs.iter().map(|b| b.len()).sum();
         let mut put = 0usize;
         while put < want {
-            let mut iov: Vec<libc::iovec> = Vec::with_capacity(bufs.len());
+            let mut rest: Vec<&[u8]> = Vec::with_capacity(bufs.len());
             let mut skip = put;
             for b in bufs {
                 if skip >= b.len() {
                     skip -= b.len();
                     continue;
                 }
-                iov.push(libc::iovec { iov_base: b[skip..].as_ptr() as *mut libc::c_void, iov_len: b.len() - skip });
+                rest.push(&b[skip..]);
                 skip = 0;
             }
-            // SAFETY: each iovec points into a live borrowed buffer of the stated length; the
-            // kernel only reads through them.
-            let r = unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), iov.len().min(1024) as i32, offset as i64) };
-            if r < 0 {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
+            let r = match file.writev_at(&rest, offset) {
+                Ok(0) => {
+                    return Err(PgError::new(
+                        sqlstate::IO_ERROR,
+                        format!("could not write block {first} in file \"{}\": wrote nothing", self.display_name(rel, fork)),
+                    ))
                 }
-                let code = if e.raw_os_error() == Some(libc::ENOSPC) { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
-                return Err(PgError::new(code, format!("could not write block {first} in file \"{}\": {e}", self.display_name(rel, fork))));
-            }
-            put += r as usize;
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let code = if e.raw_os_error() == Some(libc::ENOSPC) { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
+                    return Err(PgError::new(
+                        code,
+                        format!("could not write block {first} in file \"{}\": {e}", self.display_name(rel, fork)),
+                    ));
+                }
+            };
+            put += r;
             offset += r as u64;
         }
         Ok(())
@@ -473,11 +500,8 @@ impl Smgr {
             let offset = (b % self.blocks_per_segment) as u64 * self.block_size as u64;
             let len = k as u64 * self.block_size as u64;
             if k >= 8 {
-                // SAFETY: plain syscall on an open fd.
-                let r = unsafe { libc::posix_fallocate(file.as_raw_fd(), offset as i64, len as i64) };
-                if r != 0 {
-                    let e = std::io::Error::from_raw_os_error(r);
-                    let code = if r == libc::ENOSPC { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
+                if let Err(e) = file.allocate(offset, len) {
+                    let code = if e.raw_os_error() == Some(libc::ENOSPC) { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
                     return Err(PgError::new(
                         code,
                         format!("could not extend file \"{}\" with FileFallocate(): {e}", self.display_name(rel, fork)),
@@ -516,7 +540,7 @@ impl Smgr {
         let keep_seg = nblocks / self.blocks_per_segment;
         for seg in (keep_seg + 1..=last_seg).rev() {
             let p = self.segment_path(rel, fork, seg);
-            match std::fs::remove_file(&p) {
+            match self.vfs.remove_file(&p) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(PgError::io("remove", &p, e)),
@@ -524,8 +548,14 @@ impl Smgr {
         }
         let p = self.segment_path(rel, fork, keep_seg);
         let len = (nblocks % self.blocks_per_segment) as u64 * self.block_size as u64;
-        if let Ok(f) = OpenOptions::new().write(true).open(&p) {
+        if let Ok(f) = self.vfs.open(&p, OpenMode::READ_WRITE) {
             f.set_len(len).map_err(|e| PgError::io("truncate", &p, e))?;
+            // A shorter file must stay shorter after a crash: blocks past the end would come
+            // back with old contents.
+            f.sync_data().map_err(|e| PgError::io("fsync", &p, e))?;
+        }
+        if keep_seg < last_seg {
+            self.fsync_base_dir()?;
         }
         self.forget(rel, fork);
         Ok(())
@@ -538,7 +568,7 @@ impl Smgr {
         let segs = if n == 0 { 1 } else { n.div_ceil(self.blocks_per_segment).max(1) };
         for seg in 0..segs {
             let path = self.segment_path(rel, fork, seg);
-            if !path.exists() {
+            if !self.vfs.exists(&path) {
                 continue;
             }
             self.fsync_segment(rel, fork, seg)?;
@@ -549,10 +579,10 @@ impl Smgr {
     /// Fsyncs every segment written or extended since the last call, each once (a checkpoint's
     /// sync phase). Returns (files synced, longest sync).
     pub fn sync_pending(&self) -> Result<(usize, std::time::Duration)> {
-        let pending: Vec<_> = self.pending_sync.lock().expect("poisoned").drain().collect();
+        let pending: Vec<_> = std::mem::take(&mut *self.pending_sync.lock().expect("poisoned")).into_iter().collect();
         let mut longest = std::time::Duration::ZERO;
         for (i, &(rel, fork, seg)) in pending.iter().enumerate() {
-            if !self.segment_path(rel, fork, seg).exists() {
+            if !self.vfs.exists(&self.segment_path(rel, fork, seg)) {
                 continue; // dropped since
             }
             let t0 = std::time::Instant::now();
@@ -593,7 +623,7 @@ impl Smgr {
             let mut seg = 0;
             loop {
                 let p = self.segment_path(rel, fork, seg);
-                match std::fs::remove_file(&p) {
+                match self.vfs.remove_file(&p) {
                     Ok(()) => seg += 1,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
                     Err(e) => return Err(PgError::io("remove", &p, e)),
@@ -606,10 +636,8 @@ impl Smgr {
     /// Relation file numbers present on disk (for cleaning up orphans at start-up).
     pub fn list_relations(&self) -> Result<Vec<RelFileNumber>> {
         let mut out = Vec::new();
-        let rd = std::fs::read_dir(&self.base).map_err(|e| PgError::io("read directory", &self.base, e))?;
-        for ent in rd.flatten() {
-            let name = ent.file_name();
-            let name = name.to_string_lossy();
+        let names = self.vfs.read_dir(&self.base).map_err(|e| PgError::io("read directory", &self.base, e))?;
+        for name in names {
             if let Ok(n) = name.parse::<u32>() {
                 out.push(RelFileNumber(n));
             }
@@ -622,7 +650,7 @@ impl Smgr {
     pub fn read_raw(&self, rel: RelFileNumber, fork: ForkNumber, block: BlockNumber) -> Result<Vec<u8>> {
         let seg = block / self.blocks_per_segment;
         let p = self.segment_path(rel, fork, seg);
-        let f = File::open(&p).map_err(|e| PgError::io("open", &p, e))?;
+        let f = self.vfs.open(&p, OpenMode::READ).map_err(|e| PgError::io("open", &p, e))?;
         let mut buf = vec![0u8; self.block_size];
         f.read_exact_at(&mut buf, (block % self.blocks_per_segment) as u64 * self.block_size as u64)
             .map_err(|e| PgError::io("read", &p, e))?;
@@ -658,10 +686,10 @@ mod tests {
         for (i, b) in out.iter().enumerate() {
             assert!(b.iter().all(|&x| x == i as u8 + 1), "block {i}");
         }
-        assert!(s.segment_path(r, ForkNumber::Main, 2).exists());
+        assert!(s.vfs().exists(&s.segment_path(r, ForkNumber::Main, 2)));
         s.truncate(r, ForkNumber::Main, 5).unwrap();
         assert_eq!(s.nblocks(r, ForkNumber::Main).unwrap(), 5);
-        assert!(!s.segment_path(r, ForkNumber::Main, 2).exists());
+        assert!(!s.vfs().exists(&s.segment_path(r, ForkNumber::Main, 2)));
         let mut one = AlignedBuf::zeroed(8192);
         let err = s.read(r, ForkNumber::Main, 7, &mut one).unwrap_err();
         assert!(err.message.contains("block 7"), "{}", err.message);

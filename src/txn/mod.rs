@@ -111,22 +111,18 @@ impl Clog {
         }
     }
 
-    fn save(&self, path: &Path) -> Result<()> {
+    fn save(&self, vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<()> {
         let c = self.chunks.read();
         let mut out = Vec::with_capacity(c.len() * (XIDS_PER_CHUNK / XIDS_PER_BYTE) as usize);
         for ch in c.iter() {
             out.extend(ch.iter().map(|b| b.load(Ordering::Acquire)));
         }
         drop(c);
-        crate::storage::fsutil::write_file_durably(path, &out)
+        crate::storage::fsutil::write_file_durably(vfs, path, &out)
     }
 
-    fn load(&self, path: &Path) -> Result<()> {
-        let data = match std::fs::read(path) {
-            Ok(d) => d,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(PgError::io("read", path, e)),
-        };
+    fn load(&self, vfs: &dyn crate::storage::Vfs, path: &Path) -> Result<()> {
+        let Some(data) = crate::storage::fsutil::read_if_exists(vfs, path)? else { return Ok(()) };
         let per = (XIDS_PER_CHUNK / XIDS_PER_BYTE) as usize;
         let mut c = self.chunks.write();
         c.clear();
@@ -177,6 +173,7 @@ pub struct TxnManager {
     snapshot_xmins: std::sync::RwLock<Vec<Arc<AtomicU64>>>,
     pub clog: Clog,
     dir: PathBuf,
+    vfs: Arc<dyn crate::storage::Vfs>,
 }
 
 /// Per-scan cache of the last xid's verdict (rows of a page mostly share their creator).
@@ -189,17 +186,18 @@ pub struct VisCache {
 
 impl TxnManager {
     /// Opens the commit log under `datadir/pg_xact`.
-    pub fn open(datadir: &Path, next_xid: Xid) -> Result<TxnManager> {
+    pub fn open(vfs: Arc<dyn crate::storage::Vfs>, datadir: &Path, next_xid: Xid) -> Result<TxnManager> {
         let dir = datadir.join("pg_xact");
-        std::fs::create_dir_all(&dir).map_err(|e| PgError::io("create directory", &dir, e))?;
+        vfs.create_dir_all(&dir).map_err(|e| PgError::io("create directory", &dir, e))?;
         let clog = Clog::new();
-        clog.load(&dir.join("clog"))?;
+        clog.load(&*vfs, &dir.join("clog"))?;
         Ok(TxnManager {
             next_xid: AtomicU64::new(next_xid.max(FIRST_NORMAL_XID)),
             running: LWLocked::new(LWLockClass::ProcArray, BTreeSet::new()),
             snapshot_xmins: std::sync::RwLock::new(Vec::new()),
             clog,
             dir,
+            vfs,
         })
     }
 
@@ -321,7 +319,7 @@ impl TxnManager {
 
     /// Saves the commit log (at checkpoints and clean shutdown).
     pub fn save(&self) -> Result<()> {
-        self.clog.save(&self.dir.join("clog"))
+        self.clog.save(&*self.vfs, &self.dir.join("clog"))
     }
 }
 
@@ -332,7 +330,7 @@ mod tests {
     #[test]
     fn visibility_follows_commit_order() {
         let dir = tempfile::tempdir().unwrap();
-        let tm = TxnManager::open(dir.path(), FIRST_NORMAL_XID).unwrap();
+        let tm = TxnManager::open(crate::storage::vfs::real(), dir.path(), FIRST_NORMAL_XID).unwrap();
         let a = tm.assign_xid();
         let b = tm.assign_xid();
         let mut c = VisCache::default();
@@ -358,13 +356,13 @@ mod tests {
     #[test]
     fn clog_persists() {
         let dir = tempfile::tempdir().unwrap();
-        let tm = TxnManager::open(dir.path(), FIRST_NORMAL_XID).unwrap();
+        let tm = TxnManager::open(crate::storage::vfs::real(), dir.path(), FIRST_NORMAL_XID).unwrap();
         let xs: Vec<Xid> = (0..1000).map(|_| tm.assign_xid()).collect();
         for (i, &x) in xs.iter().enumerate() {
             tm.finish(x, i % 3 != 0);
         }
         tm.save().unwrap();
-        let tm2 = TxnManager::open(dir.path(), tm.next_xid()).unwrap();
+        let tm2 = TxnManager::open(crate::storage::vfs::real(), dir.path(), tm.next_xid()).unwrap();
         for (i, &x) in xs.iter().enumerate() {
             let want = if i % 3 != 0 { XidStatus::Committed } else { XidStatus::Aborted };
             assert_eq!(tm2.clog.status(x), want);

@@ -107,7 +107,6 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -198,6 +197,8 @@ pub struct WalSettings {
     pub recycle_keep: usize,
     /// Fault injection for tests; `None` in production.
     pub faults: Option<Arc<FaultInjector>>,
+    /// The file system the segments live on.
+    pub vfs: Arc<dyn crate::storage::Vfs>,
 }
 
 impl WalSettings {
@@ -212,6 +213,7 @@ impl WalSettings {
             single_lock_insert: false,
             recycle_keep: DEFAULT_RECYCLE_KEEP,
             faults: None,
+            vfs: crate::storage::vfs::real(),
         }
     }
 
@@ -309,6 +311,7 @@ impl<T> std::ops::Deref for Padded<T> {
 pub struct Wal {
     /// `<data directory>/pg_wal`.
     pub(crate) wal_dir: PathBuf,
+    pub(crate) vfs: Arc<dyn crate::storage::Vfs>,
     pub(crate) seg_size: u64,
     pub(crate) sync_method: SyncMethod,
     pub(crate) recycle_keep: usize,
@@ -329,6 +332,8 @@ pub struct Wal {
     /// Serializes creating, renaming and removing segment files.
     pub(crate) install: Mutex<()>,
     pub(crate) poison: Poison,
+    /// Places where tests and the crash torture run code of their own ([`crate::failpoint`]).
+    pub failpoints: crate::failpoint::Failpoints,
     /// Group commit: flushers wait here for the leader.
     pub(crate) flush_wait: FlushWait,
     pub(crate) counters: Counters,
@@ -353,14 +358,11 @@ impl Wal {
             ));
         }
         let wal_dir = s.dir.join(WAL_DIR);
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&wal_dir)
-            .map_err(|e| PgError::io("create directory", std::path::Path::new(WAL_DIR), e))?;
+        s.vfs.create_dir_all(&wal_dir).map_err(|e| PgError::io("create directory", std::path::Path::new(WAL_DIR), e))?;
         let nslots = if s.single_lock_insert { 1 } else { s.insert_locks };
         let wal = Wal {
             wal_dir,
+            vfs: s.vfs.clone(),
             seg_size: s.segment_size,
             sync_method: s.sync_method,
             recycle_keep: s.recycle_keep,
@@ -374,6 +376,7 @@ impl Wal {
             writer: LWLocked::new(LWLockClass::WalWrite, WriterState::default()),
             install: Mutex::new(()),
             poison: Poison::default(),
+            failpoints: crate::failpoint::Failpoints::default(),
             flush_wait: FlushWait::default(),
             counters: Counters::default(),
             writer_running: AtomicBool::new(false),

@@ -14,9 +14,9 @@
 //! stopped, in PostgreSQL's words, for the log line. A record that passes the CRC but is
 //! malformed inside is not an end but corruption (an error, XX001): the CRC says we wrote it.
 
-use std::fs::File;
-use std::os::unix::fs::FileExt;
+use crate::storage::vfs::{OpenMode, Vfs, VfsFile};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{sqlstate, PgError, Result};
 
@@ -34,7 +34,8 @@ pub struct WalReader {
     /// Position of the next record.
     pos: Lsn,
     /// The open segment: number, file, length.
-    seg: Option<(u64, File, u64)>,
+    seg: Option<(u64, Arc<dyn VfsFile>, u64)>,
+    vfs: Arc<dyn Vfs>,
     /// A window of WAL positions `chunk_start .. chunk_start + chunk.len()` read from a file.
     chunk: Vec<u8>,
     chunk_start: Lsn,
@@ -48,6 +49,11 @@ impl WalReader {
     /// A reader of `dir/pg_wal` (`dir` is the data directory, as in [`super::WalSettings`])
     /// that starts at `start`, which must be a record boundary.
     pub fn new(dir: impl AsRef<Path>, segment_size: u64, start: Lsn) -> Result<WalReader> {
+        Self::with_vfs(crate::storage::vfs::real(), dir, segment_size, start)
+    }
+
+    /// As [`WalReader::new`], on the file system `vfs`.
+    pub fn with_vfs(vfs: Arc<dyn Vfs>, dir: impl AsRef<Path>, segment_size: u64, start: Lsn) -> Result<WalReader> {
         if !segment_size.is_power_of_two() || start % RECORD_ALIGN != 0 {
             return Err(PgError::new(
                 sqlstate::INVALID_PARAMETER_VALUE,
@@ -59,6 +65,7 @@ impl WalReader {
             seg_size: segment_size,
             pos: start,
             seg: None,
+            vfs,
             chunk: Vec::with_capacity(READ_CHUNK),
             chunk_start: 0,
             rec: Vec::new(),
@@ -157,12 +164,12 @@ impl WalReader {
             self.seg = None;
             let name = segment_name(segno, self.seg_size);
             let rel_path = Path::new(WAL_DIR).join(&name);
-            let file = match File::open(self.wal_dir.join(&name)) {
+            let file = match self.vfs.open(&self.wal_dir.join(&name), OpenMode::READ) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
                 Err(e) => return Err(PgError::io("open", &rel_path, e)),
             };
-            let len = file.metadata().map_err(|e| PgError::io("stat", &rel_path, e))?.len().min(self.seg_size);
+            let len = file.len().map_err(|e| PgError::io("stat", &rel_path, e))?.min(self.seg_size);
             self.seg = Some((segno, file, len));
         }
         let (_, file, len) = self.seg.as_ref().expect("just opened");
@@ -174,7 +181,7 @@ impl WalReader {
         self.chunk.resize(n, 0);
         let mut got = 0;
         while got < n {
-            match file.read_at(&mut self.chunk[got..], off + got as u64) {
+            match file.readv_at(&mut [&mut self.chunk[got..]], off + got as u64) {
                 Ok(0) => break,
                 Ok(k) => got += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}

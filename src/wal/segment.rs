@@ -18,11 +18,11 @@
 //! equal its position and an old record's does not. Beyond `recycle_keep` future segments,
 //! old ones are removed.
 
-use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::storage::vfs::{OpenMode, VfsFile};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use crate::error::{PgError, Result};
@@ -58,7 +58,7 @@ pub fn parse_segment_name(name: &str, seg_size: u64) -> Option<u64> {
 /// An open segment file in the writer's state.
 pub(crate) struct SegmentFile {
     pub(crate) segno: u64,
-    pub(crate) file: File,
+    pub(crate) file: Arc<dyn VfsFile>,
     /// `pg_wal/<name>`, for messages.
     pub(crate) rel_path: PathBuf,
     /// Written since its last sync.
@@ -66,30 +66,18 @@ pub(crate) struct SegmentFile {
 }
 
 /// Writes all of `a` then `b` at `offset` with `pwritev`, continuing after short writes.
-pub(crate) fn pwritev_all<'a>(file: &File, mut offset: u64, mut a: &'a [u8], mut b: &'a [u8]) -> std::io::Result<()> {
+pub(crate) fn pwritev_all<'a>(file: &dyn VfsFile, mut offset: u64, mut a: &'a [u8], mut b: &'a [u8]) -> std::io::Result<()> {
     while !a.is_empty() || !b.is_empty() {
         if a.is_empty() {
             (a, b) = (b, &[]);
         }
-        let iov = [
-            libc::iovec { iov_base: a.as_ptr() as *mut libc::c_void, iov_len: a.len() },
-            libc::iovec { iov_base: b.as_ptr() as *mut libc::c_void, iov_len: b.len() },
-        ];
-        let cnt = if b.is_empty() { 1 } else { 2 };
-        // SAFETY: the iovecs describe live, initialized slices that outlive the call; pwritev
-        // only reads them.
-        let n = unsafe { libc::pwritev(file.as_raw_fd(), iov.as_ptr(), cnt, offset as libc::off_t) };
-        if n < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if n == 0 {
-            return Err(ErrorKind::WriteZero.into());
-        }
-        let n = n as usize;
+        let r = if b.is_empty() { file.writev_at(&[a], offset) } else { file.writev_at(&[a, b], offset) };
+        let n = match r {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
         offset += n as u64;
         if n >= a.len() {
             b = &b[n - a.len()..];
@@ -111,16 +99,15 @@ impl Wal {
     }
 
     fn fsync_dir(&self) -> Result<()> {
-        File::open(&self.wal_dir).and_then(|d| d.sync_all()).map_err(|e| PgError::io("fsync", Path::new(WAL_DIR), e))
+        self.vfs.fsync_dir(&self.wal_dir).map_err(|e| PgError::io("fsync", Path::new(WAL_DIR), e))
     }
 
     /// Segment numbers of the segment files present.
     fn list_segments(&self) -> Result<Vec<u64>> {
-        let rd = std::fs::read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
+        let names = self.vfs.read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
         let mut v = Vec::new();
-        for entry in rd {
-            let entry = entry.map_err(|e| PgError::io("read directory", Path::new(WAL_DIR), e))?;
-            if let Some(n) = entry.file_name().to_str().and_then(|s| parse_segment_name(s, self.seg_size)) {
+        for name in names {
+            if let Some(n) = parse_segment_name(&name, self.seg_size) {
                 v.push(n);
             }
         }
@@ -129,34 +116,29 @@ impl Wal {
     }
 
     /// Writes zeros over `from..to` of `file`, after preallocating that range.
-    fn fill_zeros(&self, file: &File, rel_path: &Path, from: u64, to: u64) -> Result<()> {
+    fn fill_zeros(&self, file: &dyn VfsFile, rel_path: &Path, from: u64, to: u64) -> Result<()> {
         let enospc = || PgError::io("write to", rel_path, std::io::Error::from_raw_os_error(libc::ENOSPC));
         if self.disk_full_injected() {
             return Err(enospc());
         }
-        // SAFETY: plain syscall on an fd we own; no memory is passed.
-        let rc = unsafe { libc::posix_fallocate(file.as_raw_fd(), from as libc::off_t, (to - from) as libc::off_t) };
-        if rc == libc::ENOSPC {
-            return Err(enospc());
+        if let Err(e) = file.allocate(from, to - from) {
+            if e.raw_os_error() == Some(libc::ENOSPC) {
+                return Err(enospc());
+            }
         }
         // Other failures (EOPNOTSUPP, EINVAL on some filesystems) only lose the early warning.
         let zeros = vec![0u8; ZERO_CHUNK];
         let mut off = from;
         while off < to {
             let n = ((to - off) as usize).min(ZERO_CHUNK);
-            file.write_all_at(&zeros[..n], off).map_err(|e| PgError::io("write to", rel_path, e))?;
+            file.write_all_at(&[&zeros[..n]], off).map_err(|e| PgError::io("write to", rel_path, e))?;
             off += n as u64;
         }
         Ok(())
     }
 
-    fn open_options(&self) -> OpenOptions {
-        let mut o = OpenOptions::new();
-        o.read(true).write(true);
-        if self.sync_method == SyncMethod::OpenDatasync {
-            o.custom_flags(libc::O_DSYNC);
-        }
-        o
+    fn open_mode(&self) -> OpenMode {
+        OpenMode { dsync: self.sync_method == SyncMethod::OpenDatasync, ..OpenMode::READ_WRITE }
     }
 
     /// Opens segment `segno` for writing, creating it if missing (caller holds no lock but
@@ -170,20 +152,20 @@ impl Wal {
         let name = segment_name(segno, self.seg_size);
         let path = self.wal_dir.join(&name);
         let rel_path = rel(&name);
-        let file = match self.open_options().open(&path) {
+        let file = match self.vfs.open(&path, self.open_mode()) {
             Ok(f) => {
                 // A segment shorter than its size (only possible if someone truncated it) is
                 // extended with zeros.
-                let len = f.metadata().map_err(|e| PgError::io("stat", &rel_path, e))?.len();
+                let len = f.len().map_err(|e| PgError::io("stat", &rel_path, e))?;
                 if len < self.seg_size {
-                    self.fill_zeros(&f, &rel_path, len, self.seg_size)?;
+                    self.fill_zeros(&*f, &rel_path, len, self.seg_size)?;
                     f.sync_all().map_err(|e| PgError::io("fsync", &rel_path, e))?;
                 }
                 f
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 self.create_segment(&path)?;
-                self.open_options().open(&path).map_err(|e| PgError::io("open", &rel_path, e))?
+                self.vfs.open(&path, self.open_mode()).map_err(|e| PgError::io("open", &rel_path, e))?
             }
             Err(e) => return Err(PgError::io("open", &rel_path, e)),
         };
@@ -195,16 +177,16 @@ impl Wal {
         let tmp_name = format!("xlogtemp.{}", std::process::id());
         let tmp = self.wal_dir.join(&tmp_name);
         let rel_tmp = rel(&tmp_name);
-        let _ = std::fs::remove_file(&tmp);
-        let f = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(|e| PgError::io("create", &rel_tmp, e))?;
+        let _ = self.vfs.remove_file(&tmp);
+        let f = self.vfs.open(&tmp, OpenMode::CREATE_NEW).map_err(|e| PgError::io("create", &rel_tmp, e))?;
         let res = (|| {
-            self.fill_zeros(&f, &rel_tmp, 0, self.seg_size)?;
+            self.fill_zeros(&*f, &rel_tmp, 0, self.seg_size)?;
             f.sync_all().map_err(|e| PgError::io("fsync", &rel_tmp, e))?;
-            std::fs::rename(&tmp, path).map_err(|e| PgError::io("rename", &rel_tmp, e))?;
+            self.vfs.rename(&tmp, path).map_err(|e| PgError::io("rename", &rel_tmp, e))?;
             self.fsync_dir()
         })();
         if res.is_err() {
-            let _ = std::fs::remove_file(&tmp);
+            let _ = self.vfs.remove_file(&tmp);
         } else {
             Counters::add(&self.counters.segments_created, 1);
         }
@@ -216,11 +198,9 @@ impl Wal {
     /// later segment. Returns the open start segment.
     pub(crate) fn prepare_start(&self, start: Lsn) -> Result<SegmentFile> {
         let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
-        let rd = std::fs::read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
-        for entry in rd.flatten() {
-            if entry.file_name().to_str().is_some_and(|n| n.starts_with("xlogtemp.")) {
-                let _ = std::fs::remove_file(entry.path());
-            }
+        let names = self.vfs.read_dir(&self.wal_dir).map_err(|e| PgError::io("open directory", Path::new(WAL_DIR), e))?;
+        for name in names.iter().filter(|n| n.starts_with("xlogtemp.")) {
+            let _ = self.vfs.remove_file(&self.wal_dir.join(name));
         }
         let segno = start / self.seg_size;
         let f = self.open_segment_locked(segno)?;
@@ -232,7 +212,7 @@ impl Wal {
             f.file.read_exact_at(&mut buf[..n], off).map_err(|e| PgError::io("read", &f.rel_path, e))?;
             if buf[..n].iter().any(|&b| b != 0) {
                 buf[..n].fill(0);
-                f.file.write_all_at(&buf[..n], off).map_err(|e| PgError::io("write to", &f.rel_path, e))?;
+                f.file.write_all_at(&[&buf[..n]], off).map_err(|e| PgError::io("write to", &f.rel_path, e))?;
                 zeroed = true;
             }
             off += n as u64;
@@ -243,7 +223,7 @@ impl Wal {
         let mut removed = false;
         for n in self.list_segments()?.into_iter().filter(|&n| n > segno) {
             let name = segment_name(n, self.seg_size);
-            std::fs::remove_file(self.wal_dir.join(&name)).map_err(|e| PgError::io("remove", &rel(&name), e))?;
+            self.vfs.remove_file(&self.wal_dir.join(&name)).map_err(|e| PgError::io("remove", &rel(&name), e))?;
             Counters::add(&self.counters.segments_removed, 1);
             removed = true;
         }
@@ -270,12 +250,12 @@ impl Wal {
             let from = self.wal_dir.join(&name);
             if future < self.recycle_keep {
                 let to = self.wal_dir.join(segment_name(next, self.seg_size));
-                std::fs::rename(&from, &to).map_err(|e| PgError::io("rename", &rel(&name), e))?;
+                self.vfs.rename(&from, &to).map_err(|e| PgError::io("rename", &rel(&name), e))?;
                 Counters::add(&self.counters.segments_recycled, 1);
                 next += 1;
                 future += 1;
             } else {
-                std::fs::remove_file(&from).map_err(|e| PgError::io("remove", &rel(&name), e))?;
+                self.vfs.remove_file(&from).map_err(|e| PgError::io("remove", &rel(&name), e))?;
                 Counters::add(&self.counters.segments_removed, 1);
             }
             done += 1;

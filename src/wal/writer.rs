@@ -121,6 +121,8 @@ impl Drop for LeaderGuard<'_> {
 #[derive(Default)]
 pub(crate) struct Poison {
     set: AtomicBool,
+    /// The failure was a PANIC (an error inside a critical section), not a failed WAL write.
+    panic: AtomicBool,
     /// The first failure: what failed ("fsync", "write") and its error.
     first: Mutex<Option<(&'static str, PgError)>>,
 }
@@ -143,15 +145,36 @@ impl Poison {
     fn error(&self) -> PgError {
         let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
         let (what, err) = first.as_ref().expect("poison is set only with a first failure");
+        if self.panic.load(Ordering::Acquire) {
+            return PgError::new(err.code, format!("the database stopped after a PANIC: {}", err.message))
+                .with_hint("Reopen the database: crash recovery restores a consistent state.")
+                .into_panic();
+        }
         PgError::new(sqlstate::IO_ERROR, format!("write-ahead log is unusable after an earlier {what} failure: {}", err.message))
             .with_hint("Restart to run crash recovery; WAL that was not reported durable may be lost.")
     }
 }
 
 impl Wal {
+    /// PANIC: an error inside a critical section (pages or the commit log changed in memory in
+    /// a way the WAL may not hold). Poisons the WAL for good (invariant 8): every later insert
+    /// and flush fails, and with them every data-page write, since pages are written only
+    /// after the WAL is flushed past their LSN. Returns `err` raised to PANIC.
+    pub fn panic(&self, err: PgError) -> PgError {
+        let err = err.into_panic();
+        self.poison.panic.store(true, Ordering::Release);
+        self.poison.set("PANIC", &err);
+        err
+    }
+
+    /// True after [`Wal::panic`].
+    pub fn panicked(&self) -> bool {
+        self.poison.panic.load(Ordering::Acquire)
+    }
+
     /// Fails if the WAL is poisoned (invariant 8).
     #[inline]
-    pub(crate) fn check_poison(&self) -> Result<()> {
+    pub fn check_poison(&self) -> Result<()> {
         if self.poison.is_set() {
             return Err(self.poison.error());
         }
@@ -267,7 +290,7 @@ impl Wal {
             // Simulated crash in the middle of this write: the first half reaches the file.
             let half = (a.len() + b.len()) / 2;
             let (a1, b1) = if half <= a.len() { (&a[..half], &b[..0]) } else { (a, &b[..half - a.len()]) };
-            let _ = super::segment::pwritev_all(&file.file, offset, a1, b1);
+            let _ = super::segment::pwritev_all(&*file.file, offset, a1, b1);
             let e = PgError::new(
                 sqlstate::IO_ERROR,
                 format!("could not write to file \"{}\": simulated crash after a torn write (fault injection)", file.rel_path.display()),
@@ -276,7 +299,7 @@ impl Wal {
             return Err(e);
         }
         let t = Instant::now();
-        super::segment::pwritev_all(&file.file, offset, a, b).map_err(|e| PgError::io("write to", &file.rel_path, e))?;
+        super::segment::pwritev_all(&*file.file, offset, a, b).map_err(|e| PgError::io("write to", &file.rel_path, e))?;
         Counters::add(&self.counters.write_ns, t.elapsed().as_nanos() as u64);
         Counters::add(&self.counters.writes, 1);
         Counters::add(&self.counters.write_bytes, total);

@@ -66,31 +66,35 @@ impl<'t, 'a> PageWriter<'t, 'a> {
         Ok(())
     }
 
-    /// Logs the queued images as one record, then writes them into the pool with its LSN.
+    /// Writes the queued images into their (locked) buffers and logs them as one record, in
+    /// the critical section.
     fn flush(&mut self) -> Result<()> {
+        use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
         if self.pending.is_empty() {
             return Ok(());
         }
         let t = self.t;
-        let mut lsn = 0;
-        if let Some(wal) = t.wal {
-            let mut rec = crate::wal::RecordBuilder::new();
-            rec.begin(RM_BTREE, BTREE_NEWPAGES, t.xid);
-            for (block, img) in &self.pending {
-                let (l, u) = (spage::lower(img), spage::upper(img));
-                rec.add_block(t.rel.0, ForkNumber::Main as u8, *block, Some((img, l as u16, (u - l) as u16)), &[], true);
-            }
-            lsn = wal.insert(&mut rec)?.1;
+        let bufs = self.pending.iter().map(|(block, _)| t.read(*block)).collect::<Result<Vec<_>>>()?;
+        let mut pgs: Vec<_> = bufs.iter().map(|b| b.lock_exclusive()).collect();
+        for (pg, (_, img)) in pgs.iter_mut().zip(&self.pending) {
+            pg.copy_from_slice(img);
         }
-        for (block, img) in self.pending.drain(..) {
-            let buf = t.read(block)?;
-            let mut pg = buf.lock_exclusive();
-            pg.copy_from_slice(&img);
-            if lsn != 0 {
-                spage::set_lsn(&mut pg, lsn);
-            }
-            pg.mark_dirty();
-        }
+        let mut changes: Vec<PageChange<'_, '_>> = pgs
+            .iter_mut()
+            .zip(&self.pending)
+            .map(|(pg, (block, _))| PageChange {
+                pg,
+                rel: t.rel,
+                fork: ForkNumber::Main,
+                block: *block,
+                logged: Logged::Image { will_init: true },
+            })
+            .collect();
+        let kind = RecordKind { rmid: RM_BTREE, info: BTREE_NEWPAGES, xid: t.xid, main: &[] };
+        log_page_changes(t.wal, t.full_page_writes, kind, &mut changes, &mut crate::wal::RecordBuilder::new())?;
+        drop(changes);
+        drop(pgs);
+        self.pending.clear();
         Ok(())
     }
 

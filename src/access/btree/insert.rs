@@ -194,52 +194,30 @@ fn insert_on_leaf(
 /// Adds `item` at `off` on a page with room, WAL-logged as BTREE_INSERT (or with a full-page
 /// image at the page's first change after a checkpoint).
 fn insert_simple(t: &BTree<'_>, block: BlockNumber, pg: &mut PageMut<'_>, off: u16, item: &[u8]) -> Result<()> {
-    if let Some(wal) = t.wal {
-        let mut data = Vec::with_capacity(2 + item.len());
+    use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
+    assert!(page::insert_at(pg, off, item), "free space was checked");
+    let mut data = Vec::new();
+    if t.wal.is_some() {
+        data.reserve(2 + item.len());
         data.extend_from_slice(&off.to_le_bytes());
         data.extend_from_slice(item);
-        let mut rec = crate::wal::RecordBuilder::new();
-        loop {
-            let redo = wal.redo_point();
-            let image = t.full_page_writes && spage::lsn(pg) <= redo;
-            rec.begin(RM_BTREE, BTREE_INSERT, t.xid);
-            let new_image;
-            if image {
-                let mut copy = pg.to_vec();
-                assert!(page::insert_at(&mut copy, off, item), "free space was checked");
-                new_image = Some(copy);
-                let img = new_image.as_deref().expect("set");
-                let (l, u) = (spage::lower(img), spage::upper(img));
-                rec.add_block(t.rel.0, ForkNumber::Main as u8, block, Some((img, l as u16, (u - l) as u16)), &[], false);
-            } else {
-                new_image = None;
-                rec.add_block(t.rel.0, ForkNumber::Main as u8, block, None, &data, false);
-            }
-            if let Some((_, end)) = wal.insert_if_redo(&mut rec, redo)? {
-                match new_image {
-                    Some(img) => pg.copy_from_slice(&img),
-                    None => assert!(page::insert_at(pg, off, item), "free space was checked"),
-                }
-                spage::set_lsn(pg, end);
-                pg.mark_dirty();
-                return Ok(());
-            }
-        }
     }
-    assert!(page::insert_at(pg, off, item), "free space was checked");
-    pg.mark_dirty();
+    let kind = RecordKind { rmid: RM_BTREE, info: BTREE_INSERT, xid: t.xid, main: &[] };
+    let change = PageChange { pg, rel: t.rel, fork: ForkNumber::Main, block, logged: Logged::Delta { data: &data, will_init: false } };
+    log_page_changes(t.wal, t.full_page_writes, kind, &mut [change], &mut crate::wal::RecordBuilder::new())?;
     Ok(())
 }
 
 /// New images of the pages a split cascade changes, in the order they are logged.
 #[derive(Default)]
 pub(crate) struct Changes {
-    pages: Vec<(BlockNumber, Vec<u8>)>,
+    /// (block, new image, the locked buffer it goes to)
+    pages: Vec<(BlockNumber, Vec<u8>, crate::buffer::pool::BufferId)>,
 }
 
 impl Changes {
-    fn push(&mut self, block: BlockNumber, image: Vec<u8>) -> usize {
-        self.pages.push((block, image));
+    fn push(&mut self, block: BlockNumber, image: Vec<u8>, pg: &PageMut<'_>) -> usize {
+        self.pages.push((block, image, pg.buffer_id()));
         self.pages.len() - 1
     }
 
@@ -247,26 +225,33 @@ impl Changes {
         &self.pages[i].1
     }
 
-    /// Logs every image as one BTREE_SPLIT record; returns its end LSN (0 without WAL).
+    /// Logs every image as one BTREE_SPLIT record; returns its end LSN (0 without WAL). The
+    /// pages are locked exclusively by the frames of the cascade, which apply their images
+    /// when this returns ([`crate::buffer::critical::log_images`]).
     fn log(&self, t: &BTree<'_>) -> Result<u64> {
-        let Some(wal) = t.wal else { return Ok(0) };
-        let mut rec = crate::wal::RecordBuilder::new();
-        rec.begin(RM_BTREE, BTREE_SPLIT, t.xid);
-        for (block, img) in &self.pages {
-            let (l, u) = (spage::lower(img), spage::upper(img));
-            rec.add_block(t.rel.0, ForkNumber::Main as u8, *block, Some((img, l as u16, (u - l) as u16)), &[], true);
-        }
-        Ok(wal.insert(&mut rec)?.1)
+        let images: Vec<crate::buffer::critical::PendingImage<'_>> = self
+            .pages
+            .iter()
+            .map(|(block, img, id)| crate::buffer::critical::PendingImage {
+                buffer: *id,
+                rel: t.rel,
+                fork: ForkNumber::Main,
+                block: *block,
+                image: img,
+            })
+            .collect();
+        crate::buffer::critical::log_images(t.wal, t.pool, RM_BTREE, BTREE_SPLIT, t.xid, &images)
     }
 }
 
-/// Overwrites a locked page with its logged image.
+/// Overwrites a locked page with its logged image (the end of `log_images`' critical
+/// section: nothing between the insert and this can fail).
 fn apply(pg: &mut PageMut<'_>, image: &[u8], lsn: u64) {
+    debug_assert!(pg.is_dirty(), "log_images marked the page dirty before inserting its record");
     pg.copy_from_slice(image);
     if lsn != 0 {
         spage::set_lsn(pg, lsn);
     }
-    pg.mark_dirty();
 }
 
 /// One new page, pinned (zeroed and valid: see `BufferPool::extend_by`).
@@ -376,13 +361,13 @@ fn split(
         }
         (left, right, page::item_vec(new_block, sk_tid, sk_key))
     };
-    let i_left = changes.push(block, left);
-    let i_right = changes.push(new_block, right);
+    let i_left = changes.push(block, left, pg);
+    let i_right = changes.push(new_block, right, &new_pg);
 
     // The old right sibling's left link now points at the new page.
     let sib_buf = if o.is_rightmost() { None } else { Some(t.read(o.right)?) };
     let mut sib_pg = sib_buf.as_ref().map(|b| b.lock_exclusive());
-    let i_sib = match sib_pg.as_deref() {
+    let i_sib = match sib_pg.as_ref() {
         Some(sp) => {
             t.check_page(sp, o.right)?;
             let mut img = sp.to_vec();
@@ -392,7 +377,7 @@ fn split(
             }
             so.left = new_block;
             page::set_opaque(&mut img, &so);
-            Some(changes.push(o.right, img))
+            Some(changes.push(o.right, img, sp))
         }
         None => None,
     };
@@ -426,7 +411,7 @@ fn new_root(t: &BTree<'_>, left: BlockNumber, right: BlockNumber, level: u32, pi
     page::init(&mut root, &Opaque { left: page::P_NONE, right: page::P_NONE, level: level + 1, flags: page::FLAG_ROOT });
     add(&mut root, &page::item_vec(left, (0, 0), b""));
     add(&mut root, pivot);
-    let i_root = changes.push(root_block, root);
+    let i_root = changes.push(root_block, root, &root_pg);
     let meta_buf = t.read(0)?;
     let mut meta_pg = meta_buf.lock_exclusive();
     let old = page::read_meta(&meta_pg).ok_or_else(|| t.corrupt_page(0, "not a meta page"))?;
@@ -435,7 +420,7 @@ fn new_root(t: &BTree<'_>, left: BlockNumber, right: BlockNumber, level: u32, pi
     }
     let mut meta = vec![0u8; bs];
     page::init_meta(&mut meta, &page::Meta { root: root_block, level: level + 1 });
-    let i_meta = changes.push(0, meta);
+    let i_meta = changes.push(0, meta, &meta_pg);
     let lsn = changes.log(t)?;
     apply(&mut root_pg, changes.image(i_root), lsn);
     apply(&mut meta_pg, changes.image(i_meta), lsn);
@@ -488,7 +473,7 @@ fn insert_downlink(
         if pivot.len() <= spage::free_space(&ppg) {
             let mut img = ppg.to_vec();
             assert!(page::insert_at(&mut img, off, pivot), "free space was checked");
-            let i = changes.push(block, img);
+            let i = changes.push(block, img, &ppg);
             let lsn = changes.log(t)?;
             apply(&mut ppg, changes.image(i), lsn);
             return Ok(lsn);

@@ -42,45 +42,14 @@ pub(crate) fn bulk_delete(t: &BTree<'_>, dead: &mut dyn FnMut(Tid) -> bool) -> R
     Err(t.corrupt_page(buf.block(), "right links form a cycle"))
 }
 
-/// Removes the items at `offs` (ascending) from a locked leaf, WAL-logged first.
+/// Removes the items at `offs` (ascending) from a locked leaf and logs it (critical section).
 fn delete_items(t: &BTree<'_>, block: BlockNumber, pg: &mut PageMut<'_>, offs: &[u16]) -> Result<()> {
+    use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
     debug_assert!(offs.windows(2).all(|w| w[0] < w[1]));
-    let keep = |off: u16, _: &[u8]| offs.binary_search(&off).is_err();
-    if let Some(wal) = t.wal {
-        let data: Vec<u8> = offs.iter().flat_map(|o| o.to_le_bytes()).collect();
-        let mut rec = crate::wal::RecordBuilder::new();
-        loop {
-            let redo = wal.redo_point();
-            let image = t.full_page_writes && spage::lsn(pg) <= redo;
-            rec.begin(RM_BTREE, BTREE_VACUUM, t.xid);
-            let new_image = image.then(|| {
-                let mut copy = pg.to_vec();
-                page::retain_items(&mut copy, keep);
-                copy
-            });
-            match &new_image {
-                Some(img) => {
-                    let (l, u) = (spage::lower(img), spage::upper(img));
-                    rec.add_block(t.rel.0, ForkNumber::Main as u8, block, Some((img, l as u16, (u - l) as u16)), &[], false);
-                }
-                None => {
-                    rec.add_block(t.rel.0, ForkNumber::Main as u8, block, None, &data, false);
-                }
-            }
-            if let Some((_, end)) = wal.insert_if_redo(&mut rec, redo)? {
-                match new_image {
-                    Some(img) => pg.copy_from_slice(&img),
-                    None => {
-                        page::retain_items(pg, keep);
-                    }
-                }
-                spage::set_lsn(pg, end);
-                pg.mark_dirty();
-                return Ok(());
-            }
-        }
-    }
-    page::retain_items(pg, keep);
-    pg.mark_dirty();
+    page::retain_items(pg, |off: u16, _: &[u8]| offs.binary_search(&off).is_err());
+    let data: Vec<u8> = if t.wal.is_some() { offs.iter().flat_map(|o| o.to_le_bytes()).collect() } else { Vec::new() };
+    let kind = RecordKind { rmid: RM_BTREE, info: BTREE_VACUUM, xid: t.xid, main: &[] };
+    let change = PageChange { pg, rel: t.rel, fork: ForkNumber::Main, block, logged: Logged::Delta { data: &data, will_init: false } };
+    log_page_changes(t.wal, t.full_page_writes, kind, &mut [change], &mut crate::wal::RecordBuilder::new())?;
     Ok(())
 }

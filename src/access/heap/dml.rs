@@ -170,36 +170,22 @@ struct LoggedPage<'p, 'b> {
 
 impl HeapRel<'_> {
     /// Logs one record covering `pages` (already changed, all locked exclusively) and stamps
-    /// them with its end LSN (invariant 3).
+    /// them with its end LSN, in the critical section (invariant 3).
     fn log(&self, info: u8, xid: Xid, pages: &mut [LoggedPage<'_, '_>]) -> Result<()> {
-        let Some(wal) = self.wal else { return Ok(()) };
-        let mut rec = crate::wal::RecordBuilder::new();
-        loop {
-            let redo = wal.redo_point();
-            rec.begin(crate::recovery::RM_HEAP, info, xid);
-            for p in pages.iter() {
-                let image = self.full_page_writes && !p.will_init && page::lsn(p.pg) <= redo;
-                if image {
-                    let (lower, upper) = (page::lower(p.pg), page::upper(p.pg));
-                    rec.add_block(
-                        self.rel.0,
-                        ForkNumber::Main as u8,
-                        p.block,
-                        Some((&p.pg[..], lower as u16, (upper - lower) as u16)),
-                        &[],
-                        false,
-                    );
-                } else {
-                    rec.add_block(self.rel.0, ForkNumber::Main as u8, p.block, None, p.data, p.will_init);
-                }
-            }
-            if let Some((_, end)) = wal.insert_if_redo(&mut rec, redo)? {
-                for p in pages.iter_mut() {
-                    page::set_lsn(p.pg, end);
-                }
-                return Ok(());
-            }
-        }
+        use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
+        let mut changes: Vec<PageChange<'_, '_>> = pages
+            .iter_mut()
+            .map(|p| PageChange {
+                pg: &mut *p.pg,
+                rel: self.rel,
+                fork: ForkNumber::Main,
+                block: p.block,
+                logged: Logged::Delta { data: p.data, will_init: p.will_init },
+            })
+            .collect();
+        let kind = RecordKind { rmid: crate::recovery::RM_HEAP, info, xid, main: &[] };
+        log_page_changes(self.wal, self.full_page_writes, kind, &mut changes, &mut crate::wal::RecordBuilder::new())?;
+        Ok(())
     }
 
     /// Finds a page with room for `len` bytes: the free space map, then the relation's last
@@ -270,11 +256,12 @@ impl HeapRel<'_> {
             let mut data = Vec::with_capacity(t.len() + 8);
             push_add(&mut data, off, t);
             self.log(crate::recovery::HEAP_INSERT, xid, &mut [LoggedPage { block, pg: &mut pg, will_init, data: &data }])?;
-            pg.mark_dirty();
             let free = page::free_space(&pg);
             drop(pg);
             if give_back {
                 fsm::record(self.pool, self.pins, self.rel, block, free)?;
+            } else {
+                fsm::clamp(self.pool, self.pins, self.rel, block, free)?;
             }
             return Ok((block, off));
         }
@@ -319,7 +306,6 @@ impl HeapRel<'_> {
         let mut data = Vec::with_capacity(24);
         push_set_xmax(&mut data, tid.1, xid, cid, tid);
         self.log(crate::recovery::HEAP_DELETE, xid, &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }])?;
-        pg.mark_dirty();
         Ok(ChangeOutcome::Done(tid))
     }
 
@@ -356,7 +342,9 @@ impl HeapRel<'_> {
                     xid,
                     &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }],
                 )?;
-                pg.mark_dirty();
+                let free = page::free_space(&pg);
+                drop(pg);
+                fsm::clamp(self.pool, self.pins, self.rel, tid.0, free)?;
                 return Ok(ChangeOutcome::Done((tid.0, off)));
             }
         }
@@ -402,8 +390,6 @@ impl HeapRel<'_> {
                     LoggedPage { block: tid.0, pg: &mut old_pg, will_init: false, data: &old_data },
                 ],
             )?;
-            new_pg.mark_dirty();
-            old_pg.mark_dirty();
             let free = page::free_space(&new_pg);
             drop(new_pg);
             drop(old_pg);

@@ -24,7 +24,9 @@
 //! 5. Scans read through a read stream (`buffer::stream`): look-ahead, combined reads,
 //!    io_method; a scan of a relation larger than a quarter of the pool uses a BULKREAD ring and
 //!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
-//!    starts at the position a running scan last reported and wraps around.
+//!    starts at the position a running scan last reported and wraps around. A scan that
+//!    finishes reports its own starting block, so scans that follow one another (not running
+//!    together) start where the last one did: block 0, unless scans overlapped.
 
 pub mod dml;
 pub mod toast;
@@ -167,11 +169,13 @@ impl<'a> BulkInsert<'a> {
                 placed += 1;
             }
             if placed > 0 {
-                if let Some(wal) = self.wal {
-                    let w = PageLog { rel: self.rel, full_page_writes: self.full_page_writes, data: &self.wal_data };
-                    w.log(wal, &mut self.record, &mut pg, block, will_init, xid)?;
-                }
-                pg.mark_dirty();
+                // One MULTI_INSERT record for the tuples just placed (seed 001: log whole pages'
+                // worth, not tuple by tuple), in the critical section.
+                use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
+                let kind = RecordKind { rmid: crate::recovery::RM_HEAP, info: crate::recovery::HEAP_MULTI_INSERT, xid, main: &[] };
+                let logged = Logged::Delta { data: &self.wal_data, will_init };
+                let change = PageChange { pg: &mut pg, rel: self.rel, fork: ForkNumber::Main, block, logged };
+                log_page_changes(self.wal, self.full_page_writes, kind, &mut [change], &mut self.record)?;
             }
             drop(pg);
             if i < lens.len() {
@@ -324,52 +328,6 @@ impl Drop for BulkInsert<'_> {
         if (self.current.is_some() || !self.ahead.is_empty()) && !std::thread::panicking() {
             // Best effort: the FSM is a hint, and the error that dropped us is the one to report.
             let _ = self.release_pages();
-        }
-    }
-}
-
-/// What a page's MULTI_INSERT record is made of.
-struct PageLog<'d> {
-    rel: RelFileNumber,
-    full_page_writes: bool,
-    data: &'d [u8],
-}
-
-impl PageLog<'_> {
-    /// Logs the tuples just placed on `pg` as one MULTI_INSERT record and stamps the page with
-    /// its end LSN. The full-page-image decision is made against the current REDO pointer and
-    /// made again if a checkpoint moved it before the record could be reserved (seed 001).
-    fn log(
-        &self,
-        wal: &crate::wal::Wal,
-        record: &mut crate::wal::RecordBuilder,
-        pg: &mut [u8],
-        block: BlockNumber,
-        will_init: bool,
-        xid: Xid,
-    ) -> Result<()> {
-        use crate::recovery::{HEAP_MULTI_INSERT, RM_HEAP};
-        loop {
-            let redo = wal.redo_point();
-            let image = self.full_page_writes && !will_init && page::lsn(pg) <= redo;
-            let (lower, upper) = (page::lower(pg), page::upper(pg));
-            record.begin(RM_HEAP, HEAP_MULTI_INSERT, xid);
-            if image {
-                record.add_block(
-                    self.rel.0,
-                    ForkNumber::Main as u8,
-                    block,
-                    Some((&pg[..], lower as u16, (upper - lower) as u16)),
-                    &[],
-                    false,
-                );
-            } else {
-                record.add_block(self.rel.0, ForkNumber::Main as u8, block, None, self.data, will_init);
-            }
-            if let Some((_, end)) = wal.insert_if_redo(record, redo)? {
-                page::set_lsn(pg, end);
-                return Ok(());
-            }
         }
     }
 }
@@ -528,6 +486,7 @@ fn scan_pages(
     let mut vis = VisCache::default();
     let tracing = TRACE.with(|t| t.borrow().is_some()).then(Instant::now);
     let mut first_row_ns = None;
+    let mut stopped = false;
     'blocks: while let Some((buf, ())) = stream.next_buffer()? {
         crate::interrupt::check_for_interrupts()?;
         let block = buf.block();
@@ -567,9 +526,16 @@ fn scan_pages(
                 first_row_ns = Some(t0.elapsed().as_nanos() as u64);
             }
             if let Flow::Stop = f(block, off, t)? {
+                stopped = true;
                 break 'blocks;
             }
         }
+    }
+    if sync && !stopped && nblocks > 0 {
+        // A scan that went all the way round leaves its starting block as the hint, as
+        // PostgreSQL's does: otherwise each finished scan would move the next one's start (and
+        // a scan started after this one ended would begin mid-table for no one's benefit).
+        pool.sync_scan_report(rel, start);
     }
     st.stream = stream.stats().clone();
     if let Some(s) = stream.strategy() {

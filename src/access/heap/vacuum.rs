@@ -127,15 +127,11 @@ pub fn prune_pages(
             continue;
         }
         if !offs.is_empty() {
+            use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
             compact(&mut pg, &offs);
-            if let Some(wal) = wal {
-                let (lower, upper) = (page::lower(&pg), page::upper(&pg));
-                rec.begin(crate::recovery::RM_HEAP, crate::recovery::HEAP_PAGE_IMAGE, INVALID_XID);
-                rec.add_block(rel.0, ForkNumber::Main as u8, block, Some((&pg[..], lower as u16, (upper - lower) as u16)), &[], false);
-                let (_, end) = wal.insert(&mut rec)?;
-                page::set_lsn(&mut pg, end);
-            }
-            pg.mark_dirty();
+            let kind = RecordKind { rmid: crate::recovery::RM_HEAP, info: crate::recovery::HEAP_PAGE_IMAGE, xid: INVALID_XID, main: &[] };
+            let change = PageChange { pg: &mut pg, rel, fork: ForkNumber::Main, block, logged: Logged::Image { will_init: false } };
+            log_page_changes(wal, true, kind, &mut [change], &mut rec)?;
             st.pages_pruned += 1;
             st.tuples_removed += offs.len() as u64;
         }

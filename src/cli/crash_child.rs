@@ -1,4 +1,4 @@
-//! `heapstore -D DIR torture`: the child process of the crash test. Sessions run concurrent
+//! `heapstore -D DIR crash-child`: the child process of the kill -9 crash test. Sessions run concurrent
 //! COPYs (small committed transactions, some large ones, and some that fail on purpose) into
 //! table `crash (id bigint NOT NULL, who integer, pad text)` and print one line per outcome:
 //!
