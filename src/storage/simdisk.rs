@@ -141,6 +141,8 @@ struct State {
     cut_at_op: Option<u64>,
     /// ENOSPC on every growing write while set.
     disk_full: bool,
+    /// Writes to files whose path contains this fail with EIO.
+    fail_writes_to: Option<String>,
     stats: SimStats,
 }
 
@@ -235,6 +237,7 @@ impl SimDisk {
                 planned: BTreeMap::new(),
                 cut_at_op: None,
                 disk_full: false,
+                fail_writes_to: None,
                 stats: SimStats::default(),
             })),
         }
@@ -256,6 +259,11 @@ impl SimDisk {
     /// Every write that grows a file fails with ENOSPC while `full`.
     pub fn set_disk_full(&self, full: bool) {
         self.st().disk_full = full;
+    }
+
+    /// Every write to a file whose path contains `part` fails with EIO (None: no longer).
+    pub fn fail_writes_to(&self, part: Option<&str>) {
+        self.st().fail_writes_to = part.map(str::to_string);
     }
 
     /// Cuts the power when operation number `op` is reached: it and every later operation
@@ -353,6 +361,7 @@ impl SimDisk {
 
 struct SimFile {
     disk: SimDisk,
+    path: PathBuf,
     ino: u64,
     epoch: u64,
     writable: bool,
@@ -391,7 +400,7 @@ impl VfsFile for SimFile {
         }
         let mut st = self.disk.st();
         let op = st.tick(self.epoch)?;
-        if st.strikes(op, Fault::EioWrite) {
+        if st.strikes(op, Fault::EioWrite) || st.fail_writes_to.as_ref().is_some_and(|p| self.path.to_string_lossy().contains(p.as_str())) {
             return Err(eio());
         }
         let mut data: Vec<u8> = bufs.concat();
@@ -514,7 +523,7 @@ impl Vfs for SimDisk {
             apply(&mut node.current, &w);
             node.pending.push(w);
         }
-        Ok(Arc::new(SimFile { disk: self.clone(), ino, epoch, writable: mode.write, dsync: mode.dsync }))
+        Ok(Arc::new(SimFile { disk: self.clone(), path: path.to_path_buf(), ino, epoch, writable: mode.write, dsync: mode.dsync }))
     }
 
     fn create_dir_all(&self, path: &Path) -> io::Result<()> {
