@@ -19,6 +19,10 @@
 //! checkpointer. Shutdown: stop those, run a shutdown checkpoint (everything written and
 //! synced, control file "shut down"), save statistics.
 //!
+//! Every file of the directory is reached through the file-system seam
+//! ([`crate::storage::vfs`]): [`Environment`] names the file system (the real one, or the crash
+//! torture's simulated disk) and whether the background threads run.
+//!
 //! Invariants:
 //! 1. One process owns a data directory: it holds an exclusive `flock` on `heapstore.pid` for
 //!    its whole life (released by the kernel when it dies). A second opener gets an error
@@ -157,8 +161,37 @@ fn read_control(vfs: &dyn Vfs, dir: &Path) -> Result<ControlFile> {
             PgError::io("read", &p, e)
         }
     })?;
-    serde_json::from_slice(&b)
-        .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("control file \"{}\" is corrupt: {e}", p.display())))
+    parse_control(&b).map_err(|e| e.with_context(format!("control file \"{}\"", p.display())))
+}
+
+/// Decodes a control file's bytes; anything malformed is a clear 'XX001' error.
+pub fn parse_control(b: &[u8]) -> Result<ControlFile> {
+    let c: ControlFile =
+        serde_json::from_slice(b).map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("control file is corrupt: {e}")))?;
+    if c.version != CONTROL_VERSION {
+        return Err(PgError::new(sqlstate::DATA_CORRUPTED, format!("control file version {} is not {CONTROL_VERSION}", c.version)));
+    }
+    if !c.block_size.is_power_of_two() || !(4096..=32768).contains(&c.block_size) {
+        return Err(PgError::new(sqlstate::DATA_CORRUPTED, format!("control file names an invalid block size {}", c.block_size)));
+    }
+    if !c.wal_segment_size.is_power_of_two() || !(crate::wal::MIN_SEGMENT_SIZE..=crate::wal::MAX_SEGMENT_SIZE).contains(&c.wal_segment_size)
+    {
+        return Err(PgError::new(
+            sqlstate::DATA_CORRUPTED,
+            format!("control file names an invalid WAL segment size {}", c.wal_segment_size),
+        ));
+    }
+    if c.redo_lsn > c.checkpoint_lsn || (c.checkpoint_lsn != 0 && c.redo_lsn % 8 != 0) {
+        return Err(PgError::new(
+            sqlstate::DATA_CORRUPTED,
+            format!(
+                "control file's REDO pointer {} is past its checkpoint {}",
+                crate::wal::lsn_str(c.redo_lsn),
+                crate::wal::lsn_str(c.checkpoint_lsn)
+            ),
+        ));
+    }
+    Ok(c)
 }
 
 fn write_control(vfs: &dyn Vfs, dir: &Path, c: &ControlFile) -> Result<()> {

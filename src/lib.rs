@@ -1,7 +1,7 @@
 //! heapstore: an embeddable, crash-safe, page-based table storage engine on PostgreSQL's
 //! storage design, with the fixes argued for in five pgsql-hackers threads.
 //!
-//! The data path (see `../shared/design/ARCHITECTURE.md` and each module's doc):
+//! The data path (each module's doc has its part and its invariants):
 //!
 //! ```text
 //! COPY file ─► copy (text/csv/binary) ─► heap::BulkInsert ─► hio: FSM or extend_by(n)

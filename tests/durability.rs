@@ -44,7 +44,7 @@ fn ids(db: &Database, table: &str) -> Vec<i64> {
 
 #[test]
 fn torture_fixed_seeds_lose_nothing() {
-    let seeds: u64 = std::env::var("HEAPSTORE_TORTURE_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(150);
+    let seeds: u64 = std::env::var("HEAPSTORE_TORTURE_SEEDS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     let base = heapstore::torture::Options::new(0);
     let t0 = std::time::Instant::now();
     match heapstore::torture::soak(1, seeds, 0.0, &base, |_| {}) {

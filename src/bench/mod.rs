@@ -1,5 +1,5 @@
 //! `heapstore bench ...`: the seeds' experiments, one command each, all in one shape
-//! (`../shared/design/BENCH.md`): a header naming the machine and settings, the seed's table
+//! (see the README's Benchmarks section): a header naming the machine and settings, the seed's table
 //! with each figure a median (min..max) and a ratio against PostgreSQL where compared, a JSON
 //! file with every run, and a PNG chart.
 //!

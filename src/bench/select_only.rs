@@ -199,7 +199,7 @@ pub fn measure(db: &Database, clients: usize, secs: u64, scale: u64, seed: u64, 
                     .spawn_scoped(sc, move || -> Result<Vec<u64>> {
                         let mut s = db.session();
                         let st = Statements::new(&s, w)?;
-                        let mut rng = crate::rng::Rng::new(seed ^ ((k as u64 + 1) * 0x9E37_79B9_7F4A_7C15));
+                        let mut rng = crate::rng::Rng::new(seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                         let mut counts = vec![0u64; secs as usize];
                         barrier.wait();
                         let start = *start_cell.get_or_init(Instant::now);

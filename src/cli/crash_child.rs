@@ -32,7 +32,7 @@ pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64, pause_us: u64)
             let (db, out) = (&db, &out);
             sc.spawn(move || -> Result<()> {
                 let mut s = db.session();
-                let mut rng = seed ^ ((t as u64 + 1) * 0x9E37_79B9_7F4A_7C15);
+                let mut rng = seed ^ (t as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let mut next_id = base + t as u64 * 100_000_000;
                 loop {
                     rng ^= rng << 13;

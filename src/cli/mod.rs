@@ -102,7 +102,7 @@ pub enum Cmd {
         #[arg(long, default_value_t = 500)]
         pause_us: u64,
     },
-    /// Rerun a seed experiment (see ../shared/design/BENCH.md).
+    /// Rerun a seed experiment (see the README's Benchmarks section).
     #[command(subcommand)]
     Bench(Box<BenchCmd>),
     /// The main job: create a database, generate and COPY a few million rows, scan them, and

@@ -149,7 +149,10 @@ pub fn add_item(p: &mut [u8], data: &[u8]) -> Option<OffsetNumber> {
     let off = max_offset(p) + 1;
     wr16(p, 14, (l + LINE_POINTER_SIZE) as u16);
     wr16(p, 16, new_upper as u16);
-    set_item_id(p, off, LP_NORMAL, new_upper, len);
+    // An empty item (VACUUM's placeholder for a slot it then marks unused) has no bytes to
+    // point at: offset 0, since on a 32 kB page `new_upper` may be 32768, past what the line
+    // pointer's 15 bits hold.
+    set_item_id(p, off, LP_NORMAL, if len == 0 { 0 } else { new_upper }, len);
     debug_assert!(lower(p) <= upper(p));
     Some(off)
 }

@@ -77,7 +77,9 @@
 //!    lower positions and cannot form a cycle.
 //! 7. Lock order: insertion slot → WALWrite → segment install mutex.
 //! 8. A failed fsync poisons the WAL for good (see `writer`): every later insert, write and
-//!    flush fails naming the first failure. ENOSPC poisons nothing.
+//!    flush fails naming the first failure. ENOSPC poisons nothing. A PANIC ([`Wal::panic`],
+//!    an error inside a critical section) poisons it the same way, and every data-page write
+//!    checks the poison first, so nothing reaches the disk after a PANIC.
 //! 9. A segment file appears under its name only complete (temporary file, zero-filled,
 //!    fsynced, renamed); after [`Wal::open`] no file after the start segment exists and the
 //!    start segment is zero from `start` on, so nothing valid-looking follows new records.
