@@ -439,45 +439,15 @@ impl Smgr {
         &self,
         file: &Arc<dyn VfsFile>,
         bufs: &[&[u8]],
-        mut offset: u64,
+        offset: u64,
         rel: RelFileNumber,
         fork: ForkNumber,
         first: BlockNumber,
     ) -> Result<()> {
-        let want: usize = bufs.iter().map(|b| b.len()).sum();
-        let mut put = 0usize;
-        while put < want {
-            let mut rest: Vec<&[u8]> = Vec::with_capacity(bufs.len());
-            let mut skip = put;
-            for b in bufs {
-                if skip >= b.len() {
-                    skip -= b.len();
-                    continue;
-                }
-                rest.push(&b[skip..]);
-                skip = 0;
-            }
-            let r = match file.writev_at(&rest, offset) {
-                Ok(0) => {
-                    return Err(PgError::new(
-                        sqlstate::IO_ERROR,
-                        format!("could not write block {first} in file \"{}\": wrote nothing", self.display_name(rel, fork)),
-                    ))
-                }
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let code = if e.raw_os_error() == Some(libc::ENOSPC) { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
-                    return Err(PgError::new(
-                        code,
-                        format!("could not write block {first} in file \"{}\": {e}", self.display_name(rel, fork)),
-                    ));
-                }
-            };
-            put += r;
-            offset += r as u64;
-        }
-        Ok(())
+        file.write_all_at(bufs, offset).map_err(|e| {
+            let code = if e.raw_os_error() == Some(libc::ENOSPC) { sqlstate::DISK_FULL } else { sqlstate::IO_ERROR };
+            PgError::new(code, format!("could not write block {first} in file \"{}\": {e}", self.display_name(rel, fork)))
+        })
     }
 
     /// Extends the fork by `n` zeroed blocks starting at `at` (which must be its current end).

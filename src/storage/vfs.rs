@@ -100,6 +100,19 @@ pub trait VfsFile: Send + Sync {
         let total: usize = bufs.iter().map(|b| b.len()).sum();
         let mut put = 0usize;
         while put < total {
+            if put == 0 {
+                // The usual case: one call writes everything, with no copy of the list.
+                match self.writev_at(bufs, offset) {
+                    Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                    Ok(n) => {
+                        put = n;
+                        offset += n as u64;
+                        continue;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            }
             let mut rest: Vec<&[u8]> = Vec::with_capacity(bufs.len());
             let mut skip = put;
             for b in bufs {
