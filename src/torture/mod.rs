@@ -5,7 +5,7 @@
 //!  seed ─► init on an empty simulated disk
 //!   ┌──► open (recovery) ─► check: the database equals the model (an in-doubt commit wholly
 //!   │    or not at all), indexes agree with heaps, pages verify, the FSM promises no more than
-//!   │    a page has, catalog and files agree
+//!   │    an empty page holds (stale entries are counted), catalog and files agree
 //!   │    run 20..200 statements from 3 interleaved sessions: COPY text/csv/binary (good and
 //!   │    bad input), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, TOAST-sized
 //!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX; between them the work of the
