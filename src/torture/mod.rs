@@ -730,10 +730,7 @@ fn failpoint_checkpoint(bg: &Arc<Mutex<Background>>, try_finish: bool) {
     let Some(sh) = b.shared.upgrade() else { return };
     let run = match b.run.take() {
         Some(r) => Some(r),
-        None => match sh.checkpoint_begin_nowait(CheckpointKind::Time) {
-            Ok(r) => r,
-            Err(_) => None,
-        },
+        None => sh.checkpoint_begin_nowait(CheckpointKind::Time).unwrap_or_default(),
     };
     let Some(run) = run else { return };
     if !try_finish {
