@@ -183,6 +183,9 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             return crash_child::run(&dir, &cli.set, *threads, *seed, *pause_us).map(|_| 0);
         }
         Some(Cmd::Torture { seed, seeds, first_seed, minutes, generations, max_steps, no_faults }) => {
+            if !cli.set.is_empty() {
+                return Err(PgError::feature("heapstore torture runs with its own settings; --set is not supported here"));
+            }
             let base = crate::torture::Options { seed: 0, generations: *generations, max_steps: *max_steps, faults: !*no_faults };
             let (first, n) = match seed {
                 Some(s) => (*s, 1),
