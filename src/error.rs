@@ -38,6 +38,8 @@ pub mod sqlstate {
     pub const PROTOCOL_VIOLATION: &str = "08P01";
     pub const INVALID_TIME_ZONE_DISPLACEMENT_VALUE: &str = "22009";
     pub const ACTIVE_SQL_TRANSACTION: &str = "25001";
+    pub const READ_ONLY_SQL_TRANSACTION: &str = "25006";
+    pub const SERIALIZATION_FAILURE: &str = "40001";
     pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
     pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";
     pub const SYNTAX_ERROR: &str = "42601";

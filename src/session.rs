@@ -27,6 +27,13 @@
 //! 6. Once the COMMIT record is inserted, the transaction cannot be rolled back: any error
 //!    until the end of the commit sequence is a PANIC (the database stops; reopening recovers
 //!    the commit from the WAL or not, as a crash would).
+//! 7. Isolation, as PostgreSQL's: READ COMMITTED (and READ UNCOMMITTED, which PostgreSQL runs
+//!    as READ COMMITTED) takes a snapshot per statement; REPEATABLE READ takes one at the first
+//!    statement and keeps it to the end, and a row change that meets a version changed by a
+//!    transaction its snapshot does not see fails with 40001 (`sql::dml`). SERIALIZABLE is
+//!    refused (0A000), never run at a weaker level.
+//! 8. A READ ONLY transaction never gets an xid: every writing statement is refused with 25006
+//!    before it runs (`sql::write_command`), and [`Session::xid`] asserts it.
 
 use crate::buffer::Pins;
 use crate::catalog::Table;
@@ -57,8 +64,68 @@ pub struct QueryResult {
     pub wrote_to_client: bool,
 }
 
+/// A transaction isolation level (the four SQL names; see invariant 7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IsolationLevel {
+    ReadUncommitted,
+    #[default]
+    ReadCommitted,
+    RepeatableRead,
+    Serializable,
+}
+
+impl IsolationLevel {
+    /// The name `SHOW transaction_isolation` prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            IsolationLevel::ReadUncommitted => "read uncommitted",
+            IsolationLevel::ReadCommitted => "read committed",
+            IsolationLevel::RepeatableRead => "repeatable read",
+            IsolationLevel::Serializable => "serializable",
+        }
+    }
+
+    /// Parses a level as `SET default_transaction_isolation` takes it (any case, one or two
+    /// words).
+    pub fn parse(s: &str) -> Option<IsolationLevel> {
+        let norm = s.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase();
+        [IsolationLevel::ReadUncommitted, IsolationLevel::ReadCommitted, IsolationLevel::RepeatableRead, IsolationLevel::Serializable]
+            .into_iter()
+            .find(|l| l.name() == norm)
+    }
+
+    /// Fails for a level heapstore does not run (invariant 7).
+    pub fn check_supported(self) -> Result<IsolationLevel> {
+        if self == IsolationLevel::Serializable {
+            return Err(PgError::feature("SERIALIZABLE isolation is not supported by heapstore")
+                .with_detail("heapstore has no serializable snapshot isolation; it never runs SERIALIZABLE at a weaker level.")
+                .with_hint("Use REPEATABLE READ, which PostgreSQL also offers, and retry on SQLSTATE 40001."));
+        }
+        Ok(self)
+    }
+
+    fn keeps_snapshot(self) -> bool {
+        matches!(self, IsolationLevel::RepeatableRead | IsolationLevel::Serializable)
+    }
+}
+
+/// The characteristics a transaction starts with (`SET SESSION CHARACTERISTICS AS
+/// TRANSACTION`, `default_transaction_isolation`, `default_transaction_read_only`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxnCharacteristics {
+    pub isolation: IsolationLevel,
+    pub read_only: bool,
+}
+
 #[derive(Default)]
 pub(crate) struct Txn {
+    pub isolation: IsolationLevel,
+    pub read_only: bool,
+    /// REPEATABLE READ: the snapshot taken at the first statement, kept to the end.
+    pub snapshot: Option<Snapshot>,
+    /// A statement other than transaction control has run (SET TRANSACTION ISOLATION LEVEL
+    /// must come before).
+    pub ran_statement: bool,
     pub xid: Xid,
     pub cid: CommandId,
     pub creates: Vec<Arc<Table>>,
@@ -86,6 +153,8 @@ pub struct Session {
     pub(crate) locks: SessionLocks,
     /// The xmin of the oldest snapshot this transaction took (VACUUM's horizon respects it).
     snapshot_xmin: Arc<std::sync::atomic::AtomicU64>,
+    /// What new transactions start with.
+    pub(crate) defaults: TxnCharacteristics,
 }
 
 impl Session {
@@ -93,7 +162,7 @@ impl Session {
         let pins = shared.pool.new_pins();
         let locks = shared.locks.register(id);
         let snapshot_xmin = shared.txns.register_snapshot_slot();
-        Session { shared, pins, id, txn: None, locks, snapshot_xmin }
+        Session { shared, pins, id, txn: None, locks, snapshot_xmin, defaults: TxnCharacteristics::default() }
     }
 
     pub fn id(&self) -> u64 {
@@ -131,8 +200,73 @@ impl Session {
         if self.txn.is_some() {
             return false;
         }
-        self.txn = Some(Txn::default());
+        self.txn = Some(self.new_txn(false));
         true
+    }
+
+    fn new_txn(&self, explicit: bool) -> Txn {
+        Txn { explicit, isolation: self.defaults.isolation, read_only: self.defaults.read_only, ..Default::default() }
+    }
+
+    /// The characteristics new transactions start with.
+    pub fn transaction_defaults(&self) -> TxnCharacteristics {
+        self.defaults
+    }
+
+    /// Sets what new transactions start with (`SET SESSION CHARACTERISTICS`).
+    pub fn set_transaction_defaults(&mut self, c: TxnCharacteristics) -> Result<()> {
+        c.isolation.check_supported()?;
+        self.defaults = c;
+        Ok(())
+    }
+
+    /// The current transaction's characteristics (the defaults outside one).
+    pub fn transaction_characteristics(&self) -> TxnCharacteristics {
+        match &self.txn {
+            Some(t) => TxnCharacteristics { isolation: t.isolation, read_only: t.read_only },
+            None => self.defaults,
+        }
+    }
+
+    /// `SET TRANSACTION` / `BEGIN ...` modes for the open transaction: the level only before its
+    /// first statement (25001, as PostgreSQL), READ WRITE never after READ ONLY has had a
+    /// statement run (25001 too).
+    pub(crate) fn set_transaction_modes(&mut self, isolation: Option<IsolationLevel>, read_only: Option<bool>) -> Result<()> {
+        if let Some(l) = isolation {
+            l.check_supported()?;
+        }
+        let t = self.txn();
+        if let Some(l) = isolation {
+            if t.ran_statement && l != t.isolation {
+                return Err(PgError::new(
+                    sqlstate::ACTIVE_SQL_TRANSACTION,
+                    "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                ));
+            }
+            t.isolation = l;
+        }
+        if let Some(ro) = read_only {
+            if t.read_only && !ro && t.ran_statement {
+                return Err(PgError::new(sqlstate::ACTIVE_SQL_TRANSACTION, "transaction read-write mode must be set before any query"));
+            }
+            t.read_only = ro;
+        }
+        Ok(())
+    }
+
+    /// Fails with 25006 if the transaction is READ ONLY (invariant 8). `command` is the
+    /// statement's tag word (INSERT, UPDATE, COPY FROM, ...).
+    pub(crate) fn check_writable(&self, command: &str) -> Result<()> {
+        if self.txn.as_ref().is_some_and(|t| t.read_only) {
+            return Err(PgError::new(sqlstate::READ_ONLY_SQL_TRANSACTION, format!("cannot execute {command} in a read-only transaction")));
+        }
+        Ok(())
+    }
+
+    /// Whether the transaction keeps one snapshot (REPEATABLE READ): a row change that meets
+    /// a concurrent change fails with 40001 instead of following it.
+    pub(crate) fn snapshot_is_transaction_wide(&self) -> bool {
+        self.txn.as_ref().is_some_and(|t| t.isolation.keeps_snapshot())
     }
 
     pub(crate) fn begin_explicit(&mut self) -> Option<String> {
@@ -143,7 +277,7 @@ impl Session {
                 None
             }
             None => {
-                self.txn = Some(Txn { explicit: true, ..Default::default() });
+                self.txn = Some(self.new_txn(true));
                 None
             }
         }
@@ -154,6 +288,8 @@ impl Session {
         let shared = self.shared.clone();
         let t = self.txn();
         if t.xid == INVALID_XID {
+            // Invariant 8: writing statements were refused before they ran.
+            assert!(!t.read_only, "an xid assigned in a READ ONLY transaction");
             t.xid = shared.txns.assign_xid();
             let xid = t.xid;
             // Others wait for this transaction's end on its lock (heap::dml::wait_for_xid); it
@@ -164,12 +300,24 @@ impl Session {
     }
 
     /// A snapshot for the current statement.
+    /// REPEATABLE READ reuses the transaction's first snapshot, seen with the current xid
+    /// (assigned, perhaps, after it was taken) and command (invariant 7).
     pub(crate) fn snapshot(&mut self) -> Snapshot {
-        let (xid, cid) = {
-            let t = self.txn();
-            (t.xid, t.cid)
-        };
-        self.shared.txns.snapshot_published(xid, cid, &self.snapshot_xmin)
+        let t = self.txn();
+        let (xid, cid) = (t.xid, t.cid);
+        if let Some(snap) = &t.snapshot {
+            let mut snap = snap.clone();
+            snap.me = xid;
+            snap.cid = cid;
+            return snap;
+        }
+        t.ran_statement = true;
+        let keep = t.isolation.keeps_snapshot();
+        let snap = self.shared.txns.snapshot_published(xid, cid, &self.snapshot_xmin);
+        if keep {
+            self.txn().snapshot = Some(snap.clone());
+        }
+        snap
     }
 
     /// Ends the current command: later commands of the transaction see its changes.

@@ -40,7 +40,8 @@ fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<V
     let mut push = |n: &str, v: String| p.push((n.to_string(), Some(v)));
     for o in options {
         match o {
-            CopyOption::Format(f) => push("format", f.value.clone()),
+            // An unquoted name folds to lower case (`FORMAT CSV`), a quoted one does not.
+            CopyOption::Format(f) => push("format", crate::catalog::fold_ident(f)),
             CopyOption::Freeze(b) => push("freeze", b.to_string()),
             CopyOption::Delimiter(c) => push("delimiter", c.to_string()),
             CopyOption::Null(s) => push("null", s.clone()),

@@ -194,10 +194,20 @@ fn one_row(col: &str, ty: &str, tag: &str, v: Option<String>) -> QueryResult {
     QueryResult { tag: tag.into(), columns: vec![(col.into(), ty.into())], rows: vec![vec![v]], returns_rows: true, ..Default::default() }
 }
 
+/// Transaction characteristics: SET and SHOW of these go to the engine, which keeps them per
+/// session and transaction.
+const TRANSACTION_SETTINGS: &[&str] =
+    &["transaction_isolation", "default_transaction_isolation", "transaction_read_only", "default_transaction_read_only"];
+
 /// Answers `sql` if it is a statement this module handles (invariant 1).
 pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql: &str) -> Option<Result<LocalOutcome>> {
     let toks = words(sql)?;
     let first = toks.first().and_then(word)?;
+    if matches!(first.as_str(), "set" | "show" | "reset")
+        && toks.iter().take(3).filter_map(word).any(|w| TRANSACTION_SETTINGS.contains(&w.as_str()))
+    {
+        return None;
+    }
     let engine = s.shared().settings.clone();
     let plain = |r: QueryResult| Some(Ok(LocalOutcome { result: r, report: vec![] }));
     match first.as_str() {

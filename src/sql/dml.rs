@@ -448,6 +448,12 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     Ok(super::tag(&format!("DELETE {n}")))
 }
 
+/// PostgreSQL's 40001 for a REPEATABLE READ change that met a concurrent `what` (update or
+/// delete) committed after its snapshot.
+fn serialization_failure(what: &str) -> PgError {
+    PgError::new(sqlstate::SERIALIZATION_FAILURE, format!("could not serialize access due to concurrent {what}"))
+}
+
 /// The UPDATE / DELETE loop (module doc: READ COMMITTED, EvalPlanQual). `sets` None = delete.
 fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Option<&[(usize, Scalar)]>) -> Result<u64> {
     let table = plan.table.clone();
@@ -497,7 +503,11 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                     break;
                 }
                 ChangeOutcome::Gone => break,
+                ChangeOutcome::Deleted if s.snapshot_is_transaction_wide() => return Err(serialization_failure("delete")),
+                ChangeOutcome::Deleted => break,
                 ChangeOutcome::Wait(other) => heap::dml::wait_for_xid(s, other)?,
+                // REPEATABLE READ cannot follow the chain to a version its snapshot does not see.
+                ChangeOutcome::Updated(_) if s.snapshot_is_transaction_wide() => return Err(serialization_failure("update")),
                 ChangeOutcome::Updated(next) => {
                     let mut next_row = Vec::new();
                     let got = heap.fetch_any(next, |t| decode_row(&shared.pool, &s.pins, t, &types, &all, &mut next_row))?;
@@ -602,6 +612,12 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
             )));
         }
         s.begin_implicit();
+        if let Some(c) = super::write_command(st) {
+            if let Err(e) = s.check_writable(c) {
+                return Some(Err(e));
+            }
+        }
+        s.txn().ran_statement = true;
         let r = run(s, st, params);
         if r.is_ok() {
             s.command_done();

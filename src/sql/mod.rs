@@ -17,6 +17,7 @@
 //!    the heavyweight lock manager (PostgreSQL's lock for each statement, held to transaction end).
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
+mod check;
 mod ddl;
 pub(crate) mod dml;
 mod explain;
@@ -28,7 +29,7 @@ pub mod vacuum;
 pub(crate) use ddl::table_name as ddl_table_name;
 
 use crate::error::{sqlstate, PgError, Result};
-use crate::session::{QueryResult, Session};
+use crate::session::{IsolationLevel, QueryResult, Session};
 use sqlparser::ast::{Expr, Statement, Value};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
@@ -52,6 +53,7 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
     }
     let stmts = parse(&text)?;
     let mut results = Vec::with_capacity(stmts.len());
+
     let mut create_idx = 0usize;
     for stmt in stmts {
         let is_unlogged = if matches!(stmt, Statement::CreateTable(_)) {
@@ -60,7 +62,7 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
         } else {
             false
         };
-        match run_one(s, stmt, is_unlogged, io) {
+        match check::statement(&stmt).and_then(|()| run_one(s, stmt, is_unlogged, io)) {
             Ok(r) => results.push(r),
             Err(e) => {
                 if s.in_transaction_block() {
@@ -117,6 +119,9 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
         return Err(PgError::syntax("cannot insert multiple commands into a prepared statement"));
     }
     let stmt = stmts.pop();
+    if let Some(st) = &stmt {
+        check::statement(st)?;
+    }
     let mut nparams = 0usize;
     if let Some(st) = &stmt {
         let _ = sqlparser::ast::visit_expressions(st, |e| {
@@ -220,11 +225,13 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> 
 
 fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
     match &stmt {
-        Statement::StartTransaction { .. } => {
-            let mut r = tag("BEGIN");
+        Statement::StartTransaction { modes, begin, .. } => {
+            let (isolation, read_only) = transaction_modes(modes)?;
+            let mut r = tag(if *begin { "BEGIN" } else { "START TRANSACTION" });
             if let Some(w) = s.begin_explicit() {
                 r.notices.push(w);
             }
+            s.set_transaction_modes(isolation, read_only)?;
             return Ok(r);
         }
         Statement::Commit { .. } => {
@@ -236,7 +243,7 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
             s.commit()?;
             return Ok(r);
         }
-        Statement::Rollback { .. } => {
+        Statement::Rollback { savepoint: None, .. } => {
             let mut r = tag("ROLLBACK");
             if !s.in_transaction_block() {
                 r.notices.push("WARNING:  there is no transaction in progress".into());
@@ -253,6 +260,13 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
         ));
     }
     s.begin_implicit();
+    if let Some(r) = transaction_setting(s, &stmt)? {
+        return Ok(r);
+    }
+    if let Some(c) = write_command(&stmt) {
+        s.check_writable(c)?;
+    }
+    s.txn().ran_statement = true;
     let r = match stmt {
         Statement::CreateTable(ct) => ddl::create_table(s, ct, unlogged),
         Statement::Drop { object_type: sqlparser::ast::ObjectType::Index, if_exists, names, .. } => {
@@ -276,6 +290,161 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
     }?;
     s.command_done();
     Ok(r)
+}
+
+/// The command a statement that writes is refused as in a READ ONLY transaction (25006,
+/// `cannot execute INSERT in a read-only transaction`); None for statements that do not
+/// write (VACUUM is allowed, as in PostgreSQL: it changes no row anyone can see).
+pub(crate) fn write_command(st: &Statement) -> Option<&'static str> {
+    use sqlparser::ast::ObjectType;
+    Some(match st {
+        Statement::Insert(_) => "INSERT",
+        Statement::Update { .. } => "UPDATE",
+        Statement::Delete(_) => "DELETE",
+        Statement::Copy { to: false, .. } => "COPY FROM",
+        Statement::CreateTable(_) => "CREATE TABLE",
+        Statement::CreateIndex(_) => "CREATE INDEX",
+        Statement::Drop { object_type: ObjectType::Index, .. } => "DROP INDEX",
+        Statement::Drop { .. } => "DROP TABLE",
+        Statement::Truncate { .. } => "TRUNCATE TABLE",
+        Statement::Explain { analyze: true, statement, .. } => return write_command(statement),
+        _ => return None,
+    })
+}
+
+/// The isolation level and access mode of `BEGIN` / `SET TRANSACTION` modes (None: not given).
+fn transaction_modes(modes: &[sqlparser::ast::TransactionMode]) -> Result<(Option<IsolationLevel>, Option<bool>)> {
+    use sqlparser::ast::{TransactionAccessMode, TransactionIsolationLevel as L, TransactionMode};
+    let (mut iso, mut ro) = (None, None);
+    for m in modes {
+        match m {
+            TransactionMode::IsolationLevel(l) => {
+                let level = match l {
+                    L::ReadUncommitted => IsolationLevel::ReadUncommitted,
+                    L::ReadCommitted => IsolationLevel::ReadCommitted,
+                    L::RepeatableRead => IsolationLevel::RepeatableRead,
+                    L::Serializable => IsolationLevel::Serializable,
+                    L::Snapshot => return Err(PgError::syntax("syntax error at or near \"SNAPSHOT\"")),
+                };
+                iso = Some(level.check_supported()?);
+            }
+            TransactionMode::AccessMode(TransactionAccessMode::ReadOnly) => ro = Some(true),
+            TransactionMode::AccessMode(TransactionAccessMode::ReadWrite) => ro = Some(false),
+        }
+    }
+    Ok((iso, ro))
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+fn parse_on_off(name: &str, v: &str) -> Result<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" | "t" | "y" => Ok(true),
+        "off" | "false" | "no" | "0" | "f" | "n" => Ok(false),
+        _ => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("parameter \"{name}\" requires a Boolean value"))),
+    }
+}
+
+/// `SET TRANSACTION ...`, `SET SESSION CHARACTERISTICS AS TRANSACTION ...`, `SHOW` and `SET` of
+/// `transaction_isolation`, `transaction_read_only` and their `default_` settings. None for
+/// any other statement.
+fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryResult>> {
+    use sqlparser::ast::Set;
+    let show = |name: &str, v: &str| QueryResult {
+        tag: "SHOW".into(),
+        columns: vec![(name.to_string(), "text".into())],
+        rows: vec![vec![Some(v.to_string())]],
+        returns_rows: true,
+        ..Default::default()
+    };
+    match st {
+        Statement::Set(Set::SetTransaction { modes, snapshot, session }) => {
+            if snapshot.is_some() {
+                return Err(PgError::feature("SET TRANSACTION SNAPSHOT is not supported by heapstore"));
+            }
+            let (iso, ro) = transaction_modes(modes)?;
+            let mut r = tag("SET");
+            if *session {
+                let mut d = s.transaction_defaults();
+                d.isolation = iso.unwrap_or(d.isolation);
+                d.read_only = ro.unwrap_or(d.read_only);
+                s.set_transaction_defaults(d)?;
+            } else if s.in_transaction_block() {
+                s.set_transaction_modes(iso, ro)?;
+            } else {
+                r.notices.push("WARNING:  SET TRANSACTION can only be used in transaction blocks".into());
+            }
+            Ok(Some(r))
+        }
+        Statement::ShowVariable { variable } => {
+            let name = variable.iter().map(|i| i.value.to_ascii_lowercase()).collect::<Vec<_>>().join(" ");
+            let cur = s.transaction_characteristics();
+            let def = s.transaction_defaults();
+            Ok(Some(match name.as_str() {
+                "transaction isolation level" => show("transaction_isolation", cur.isolation.name()),
+                "transaction_isolation" => show("transaction_isolation", cur.isolation.name()),
+                "default_transaction_isolation" => show("default_transaction_isolation", def.isolation.name()),
+                "transaction_read_only" => show("transaction_read_only", on_off(cur.read_only)),
+                "default_transaction_read_only" => show("default_transaction_read_only", on_off(def.read_only)),
+                _ => return Ok(None),
+            }))
+        }
+        Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values }) if values.len() == 1 => {
+            let name = variable.to_string().to_ascii_lowercase();
+            if !matches!(
+                name.as_str(),
+                "transaction_isolation" | "default_transaction_isolation" | "transaction_read_only" | "default_transaction_read_only"
+            ) {
+                return Ok(None);
+            }
+            if scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local)) {
+                return Err(PgError::feature(format!("SET LOCAL {name} is not supported by heapstore")));
+            }
+            let v = match &values[0] {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(t) => t.clone(),
+                    Value::Boolean(b) => on_off(*b).to_string(),
+                    Value::Number(n, _) => n.clone(),
+                    other => other.to_string(),
+                },
+                Expr::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            };
+            let level = || {
+                IsolationLevel::parse(&v).ok_or_else(|| {
+                    PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{v}\""))
+                        .with_hint("Available values: serializable, repeatable read, read committed, read uncommitted.")
+                })
+            };
+            let mut d = s.transaction_defaults();
+            match name.as_str() {
+                "default_transaction_isolation" => {
+                    d.isolation = level()?;
+                    s.set_transaction_defaults(d)?;
+                }
+                "default_transaction_read_only" => {
+                    d.read_only = parse_on_off(&name, &v)?;
+                    s.set_transaction_defaults(d)?;
+                }
+                "transaction_isolation" => {
+                    let l = level()?;
+                    s.set_transaction_modes(Some(l), None)?;
+                }
+                _ => {
+                    let ro = parse_on_off(&name, &v)?;
+                    s.set_transaction_modes(None, Some(ro))?;
+                }
+            }
+            Ok(Some(tag("SET")))
+        }
+        _ => Ok(None),
+    }
 }
 
 fn first_words(s: &str) -> String {

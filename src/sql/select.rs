@@ -42,7 +42,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
         return Err(PgError::feature("only simple SELECT is supported"));
     };
     if sel.from.is_empty() {
-        return constant_select(&sel.projection);
+        return constant_select(&sel.projection, sel.selection.as_ref(), limit);
     }
     if sel.from.len() != 1 || !sel.from[0].joins.is_empty() {
         return Err(PgError::feature("joins are not supported"));
@@ -149,7 +149,44 @@ pub(crate) fn projection_of(items: &[SelectItem], table: &crate::catalog::Table)
     Ok(Projection::Columns(cols))
 }
 
-fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
+/// A table with no columns: what a FROM-less query's expressions are bound against.
+fn no_table() -> crate::catalog::Table {
+    crate::catalog::Table {
+        oid: 0,
+        name: String::new(),
+        columns: Vec::new(),
+        relfile: crate::storage::RelFileNumber(0),
+        toast_relfile: None,
+        persistence: crate::catalog::Persistence::Permanent,
+        indexes: Vec::new(),
+    }
+}
+
+/// `SELECT consts [WHERE cond] [LIMIT n]`: one row, or none when the condition is not true or
+/// the limit is 0.
+fn constant_select(items: &[SelectItem], selection: Option<&Expr>, limit: Option<u64>) -> Result<QueryResult> {
+    let keep = match selection {
+        None => true,
+        Some(w) => {
+            let cond = super::expr::bind(w, &no_table())?;
+            let cond = match cond {
+                // `WHERE 'true'`: an untyped literal read as boolean, as PostgreSQL does.
+                super::expr::Scalar::Unknown(t) => {
+                    super::expr::Scalar::Const(super::expr::parse_as(&crate::types::SqlType::new(crate::types::TypeId::Bool), &t)?)
+                }
+                c => c,
+            };
+            if let Some(t) = super::expr::type_of(&cond) {
+                if t.id != crate::types::TypeId::Bool {
+                    return Err(PgError::new(
+                        sqlstate::DATATYPE_MISMATCH,
+                        format!("argument of WHERE must be type boolean, not type {}", t.name()),
+                    ));
+                }
+            }
+            cond.matches(&[], &[])?
+        }
+    };
     let mut columns = Vec::new();
     let mut row = Vec::new();
     for it in items {
@@ -172,7 +209,8 @@ fn constant_select(items: &[SelectItem]) -> Result<QueryResult> {
         columns.push((name, ty.to_string()));
         row.push(v);
     }
-    Ok(QueryResult { tag: "SELECT 1".into(), columns, rows: vec![row], returns_rows: true, notices: vec![], wrote_to_client: false })
+    let rows = if keep && limit != Some(0) { vec![row] } else { vec![] };
+    Ok(QueryResult { tag: format!("SELECT {}", rows.len()), columns, rows, returns_rows: true, notices: vec![], wrote_to_client: false })
 }
 
 /// `SELECT * FROM pg_locks`: the heavyweight locks held and awaited now, as PostgreSQL's view

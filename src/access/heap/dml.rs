@@ -99,7 +99,10 @@ pub enum ChangeOutcome {
     /// A committed transaction updated the row: its newest version is at this TID (follow it
     /// and re-check the WHERE clause).
     Updated(Tid),
-    /// A committed transaction deleted the row, or this command already changed it: skip it.
+    /// A committed transaction deleted the row: skip it (READ COMMITTED) or fail (REPEATABLE
+    /// READ).
+    Deleted,
+    /// This command already changed the row, or its line pointer is gone: skip it.
     Gone,
 }
 
@@ -286,7 +289,7 @@ impl HeapRel<'_> {
             XidState::Running => Some(ChangeOutcome::Wait(xmax)),
             XidState::Committed => {
                 let ctid = tuple::ctid(t);
-                Some(if ctid == tid { ChangeOutcome::Gone } else { ChangeOutcome::Updated(ctid) })
+                Some(if ctid == tid { ChangeOutcome::Deleted } else { ChangeOutcome::Updated(ctid) })
             }
         }
     }

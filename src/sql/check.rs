@@ -1,0 +1,315 @@
+//! The structural gate: every field of a parsed row statement is either handled by the code
+//! that runs it or refused here with 0A000 naming the clause, before anything runs.
+//!
+//! sqlparser's AST carries clauses of many dialects and many PostgreSQL clauses heapstore does
+//! not run yet (GROUP BY, ORDER BY, joins, ...). A statement runner that reads only the fields
+//! it knows would silently drop the rest: `SELECT count(*) FROM t GROUP BY k` would return
+//! one row. So each statement kind is destructured here *exhaustively* (no `..` in the
+//! patterns): a sqlparser upgrade that adds a field fails to compile until the new field is
+//! either handled or refused.
+//!
+//! Invariants:
+//! 1. [`statement`] runs on every statement before it runs: in `sql::execute`, and once at
+//!    `sql::prepare` (a prepared statement's parameters cannot add clauses).
+//! 2. A clause accepted here is implemented with PostgreSQL's meaning by the runner the
+//!    statement goes to; expressions inside accepted clauses are checked when they are bound
+//!    (`expr::bind` refuses any expression form it does not evaluate).
+
+use crate::error::{PgError, Result};
+use sqlparser::ast::{
+    CopyLegacyOption, CopyOption, CopySource, Delete, Distinct, Expr, FromTable, Function, FunctionArgumentList, FunctionArguments,
+    GroupByExpr, Insert, LimitClause, Query, Select, SelectFlavor, SelectItem, SetExpr, Statement, TableFactor, TableObject,
+    TableWithJoins, WildcardAdditionalOptions,
+};
+
+fn refuse(what: &str) -> PgError {
+    PgError::feature(format!("{what} is not supported by heapstore yet"))
+}
+
+/// Refuses with `what` unless `ok`.
+fn need(ok: bool, what: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(refuse(what))
+    }
+}
+
+/// Checks one statement (invariant 1). Statements not listed here are either run by a
+/// runner that reads all of their fields (DDL, VACUUM, EXPLAIN's own options) or refused by
+/// `run_one`'s catch-all.
+pub fn statement(st: &Statement) -> Result<()> {
+    match st {
+        Statement::Query(q) => query(q),
+        Statement::Insert(i) => insert(i),
+        Statement::Delete(d) => delete(d),
+        Statement::Update { table, assignments, from, selection: _, returning, or, limit } => {
+            need(from.is_none(), "UPDATE ... FROM")?;
+            need(returning.is_none(), "UPDATE ... RETURNING")?;
+            need(or.is_none(), "UPDATE OR ...")?;
+            need(limit.is_none(), "UPDATE ... LIMIT")?;
+            single_table(table, "UPDATE")?;
+            for a in assignments {
+                need(matches!(a.target, sqlparser::ast::AssignmentTarget::ColumnName(_)), "multiple-column assignment")?;
+            }
+            Ok(())
+        }
+        Statement::Copy { source, to, target: _, options, legacy_options, values: _ } => {
+            match source {
+                CopySource::Table { .. } => {}
+                CopySource::Query(_) => return Err(refuse("COPY (query) TO")),
+            }
+            for o in options {
+                copy_option(o, *to)?;
+            }
+            for o in legacy_options {
+                match o {
+                    CopyLegacyOption::Binary | CopyLegacyOption::Delimiter(_) | CopyLegacyOption::Null(_) | CopyLegacyOption::Csv(_) => {}
+                    other => return Err(refuse(&format!("COPY option {other}"))),
+                }
+            }
+            Ok(())
+        }
+        Statement::StartTransaction { modes: _, begin: _, transaction: _, modifier, statements, exception, has_end_keyword } => {
+            need(modifier.is_none(), "this BEGIN modifier")?;
+            need(statements.is_empty() && exception.is_none() && !has_end_keyword, "a BEGIN ... END block")
+        }
+        Statement::Explain { statement, .. } => statement_inner(statement),
+        _ => Ok(()),
+    }
+}
+
+fn statement_inner(st: &Statement) -> Result<()> {
+    statement(st)
+}
+
+/// The COPY options `copy::options` reads; the rest (sqlparser knows Snowflake's and others')
+/// are refused. Which options go with which direction is checked there, with PostgreSQL's
+/// errors.
+fn copy_option(o: &CopyOption, _to: bool) -> Result<()> {
+    match o {
+        CopyOption::Format(_)
+        | CopyOption::Freeze(_)
+        | CopyOption::Delimiter(_)
+        | CopyOption::Null(_)
+        | CopyOption::Header(_)
+        | CopyOption::Quote(_)
+        | CopyOption::Escape(_)
+        | CopyOption::ForceQuote(_)
+        | CopyOption::ForceNotNull(_)
+        | CopyOption::ForceNull(_)
+        | CopyOption::Encoding(_) => Ok(()),
+    }
+}
+
+/// A query run by `select` (or a row source of INSERT): one SELECT block over at most one
+/// table, with WHERE and a constant LIMIT.
+pub fn query(q: &Query) -> Result<()> {
+    let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = q;
+    need(with.is_none(), "WITH")?;
+    need(order_by.is_none(), "ORDER BY")?;
+    need(fetch.is_none(), "FETCH FIRST")?;
+    need(locks.is_empty(), "FOR UPDATE / FOR SHARE")?;
+    need(for_clause.is_none() && settings.is_none() && format_clause.is_none() && pipe_operators.is_empty(), "this query clause")?;
+    match limit_clause {
+        None => {}
+        Some(LimitClause::LimitOffset { limit, offset, limit_by }) => {
+            need(offset.is_none(), "OFFSET")?;
+            need(limit_by.is_empty(), "LIMIT BY")?;
+            if let Some(l) = limit {
+                need(matches!(l, Expr::Value(_)), "a LIMIT that is not a constant")?;
+            }
+        }
+        Some(LimitClause::OffsetCommaLimit { .. }) => return Err(refuse("LIMIT offset, count")),
+    }
+    match &**body {
+        SetExpr::Select(s) => select(s),
+        SetExpr::SetOperation { op, .. } => Err(refuse(&op.to_string().to_uppercase())),
+        SetExpr::Values(_) => Err(refuse("VALUES as a query")),
+        SetExpr::Query(_) => Err(refuse("a parenthesized query")),
+        SetExpr::Table(_) => Err(refuse("TABLE name as a query")),
+        SetExpr::Insert(_) | SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Merge(_) => {
+            Err(refuse("a data-modifying statement as a query"))
+        }
+    }
+}
+
+fn select(s: &Select) -> Result<()> {
+    let Select {
+        select_token: _,
+        distinct,
+        top,
+        top_before_distinct: _,
+        projection,
+        exclude,
+        into,
+        from,
+        lateral_views,
+        prewhere,
+        selection: _,
+        group_by,
+        cluster_by,
+        distribute_by,
+        sort_by,
+        having,
+        named_window,
+        qualify,
+        window_before_qualify: _,
+        value_table_mode,
+        connect_by,
+        flavor,
+    } = s;
+    match distinct {
+        None => {}
+        Some(Distinct::Distinct) => return Err(refuse("SELECT DISTINCT")),
+        Some(Distinct::On(_)) => return Err(refuse("SELECT DISTINCT ON")),
+    }
+    need(top.is_none(), "TOP")?;
+    need(into.is_none(), "SELECT INTO")?;
+    need(exclude.is_none(), "EXCLUDE")?;
+    need(lateral_views.is_empty(), "LATERAL VIEW")?;
+    need(prewhere.is_none(), "PREWHERE")?;
+    match group_by {
+        GroupByExpr::Expressions(e, m) if e.is_empty() && m.is_empty() => {}
+        _ => return Err(refuse("GROUP BY")),
+    }
+    need(having.is_none(), "HAVING")?;
+    need(cluster_by.is_empty() && distribute_by.is_empty() && sort_by.is_empty(), "CLUSTER BY / DISTRIBUTE BY / SORT BY")?;
+    need(named_window.is_empty(), "WINDOW")?;
+    need(qualify.is_none(), "QUALIFY")?;
+    need(value_table_mode.is_none(), "SELECT AS VALUE / STRUCT")?;
+    need(connect_by.is_none(), "CONNECT BY")?;
+    need(matches!(flavor, SelectFlavor::Standard), "FROM-first SELECT")?;
+    match from.as_slice() {
+        [] => {}
+        [t] => single_table(t, "SELECT")?,
+        _ => return Err(refuse("a join (more than one table in FROM)")),
+    }
+    for item in projection {
+        match item {
+            SelectItem::Wildcard(w) => wildcard(w)?,
+            SelectItem::QualifiedWildcard(..) => return Err(refuse("table.*")),
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => select_expr(e)?,
+        }
+    }
+    Ok(())
+}
+
+fn wildcard(w: &WildcardAdditionalOptions) -> Result<()> {
+    let WildcardAdditionalOptions { wildcard_token: _, opt_ilike, opt_exclude, opt_except, opt_replace, opt_rename } = w;
+    need(
+        opt_ilike.is_none() && opt_exclude.is_none() && opt_except.is_none() && opt_replace.is_none() && opt_rename.is_none(),
+        "options after *",
+    )
+}
+
+/// A select-list function call (the only one run is `count(*)`): its aggregate and window
+/// clauses must not be dropped.
+fn select_expr(e: &Expr) -> Result<()> {
+    if let Expr::Function(f) = e {
+        function(f)?;
+    }
+    Ok(())
+}
+
+fn function(f: &Function) -> Result<()> {
+    let Function { name: _, uses_odbc_syntax, parameters, args, filter, null_treatment, over, within_group } = f;
+    need(!uses_odbc_syntax, "ODBC function syntax")?;
+    need(matches!(parameters, FunctionArguments::None), "function parameters")?;
+    need(filter.is_none(), "FILTER (WHERE ...)")?;
+    need(null_treatment.is_none(), "IGNORE / RESPECT NULLS")?;
+    need(over.is_none(), "window functions (OVER)")?;
+    need(within_group.is_empty(), "WITHIN GROUP")?;
+    match args {
+        FunctionArguments::None | FunctionArguments::List(_) => {}
+        FunctionArguments::Subquery(_) => return Err(refuse("a subquery as a function argument")),
+    }
+    if let FunctionArguments::List(FunctionArgumentList { duplicate_treatment, args: _, clauses }) = args {
+        need(duplicate_treatment.is_none(), "DISTINCT / ALL inside an aggregate")?;
+        need(clauses.is_empty(), "ORDER BY / LIMIT inside a function call")?;
+    }
+    Ok(())
+}
+
+/// One plain table, no join, no alias (column references name the table itself).
+fn single_table(t: &TableWithJoins, stmt: &str) -> Result<()> {
+    need(t.joins.is_empty(), "JOIN")?;
+    match &t.relation {
+        TableFactor::Table { name: _, alias, args, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
+            need(alias.is_none(), &format!("a table alias in {stmt}"))?;
+            need(args.is_none(), "a table function in FROM")?;
+            need(sample.is_none(), "TABLESAMPLE")?;
+            need(!with_ordinality, "WITH ORDINALITY")?;
+            need(
+                with_hints.is_empty() && version.is_none() && partitions.is_empty() && json_path.is_none() && index_hints.is_empty(),
+                "this table clause",
+            )
+        }
+        TableFactor::Derived { .. } => Err(refuse("a subquery in FROM")),
+        TableFactor::Function { .. } | TableFactor::TableFunction { .. } | TableFactor::UNNEST { .. } => Err(refuse("a function in FROM")),
+        _ => Err(refuse("this FROM item")),
+    }
+}
+
+fn insert(i: &Insert) -> Result<()> {
+    let Insert {
+        or,
+        ignore,
+        into: _,
+        table,
+        table_alias,
+        columns: _,
+        overwrite,
+        source,
+        assignments,
+        partitioned,
+        after_columns,
+        has_table_keyword,
+        on,
+        returning,
+        replace_into,
+        priority,
+        insert_alias,
+        settings,
+        format_clause,
+    } = i;
+    need(or.is_none() && !ignore && !overwrite && !replace_into && priority.is_none() && insert_alias.is_none(), "this INSERT form")?;
+    need(matches!(table, TableObject::TableName(_)) && !has_table_keyword, "INSERT into a function")?;
+    need(table_alias.is_none(), "an INSERT target alias")?;
+    need(assignments.is_empty(), "INSERT ... SET")?;
+    need(partitioned.is_none() && after_columns.is_empty() && settings.is_none() && format_clause.is_none(), "this INSERT clause")?;
+    need(on.is_none(), "INSERT ... ON CONFLICT")?;
+    need(returning.is_none(), "INSERT ... RETURNING")?;
+    let Some(src) = source else { return Err(refuse("INSERT ... DEFAULT VALUES")) };
+    let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = &**src;
+    need(
+        with.is_none()
+            && order_by.is_none()
+            && limit_clause.is_none()
+            && fetch.is_none()
+            && locks.is_empty()
+            && for_clause.is_none()
+            && settings.is_none()
+            && format_clause.is_none()
+            && pipe_operators.is_empty(),
+        "a clause on INSERT's VALUES",
+    )?;
+    match &**body {
+        SetExpr::Values(v) => need(!v.explicit_row, "VALUES ROW(...)"),
+        SetExpr::Select(_) | SetExpr::Query(_) | SetExpr::SetOperation { .. } => Err(refuse("INSERT ... SELECT")),
+        _ => Err(refuse("this INSERT source")),
+    }
+}
+
+fn delete(d: &Delete) -> Result<()> {
+    let Delete { tables, from, using, selection: _, returning, order_by, limit } = d;
+    need(tables.is_empty(), "DELETE of several tables")?;
+    need(using.is_none(), "DELETE ... USING")?;
+    need(returning.is_none(), "DELETE ... RETURNING")?;
+    need(order_by.is_empty() && limit.is_none(), "DELETE ... ORDER BY / LIMIT")?;
+    let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = from;
+    match v.as_slice() {
+        [t] => single_table(t, "DELETE"),
+        _ => Err(refuse("DELETE from several tables")),
+    }
+}
