@@ -92,13 +92,49 @@ pub struct PgError {
     /// disagree), so the database stopped and must be reopened, which runs crash recovery.
     /// Whether the statement's effects survive is unknown to the caller, as after a crash.
     pub panic: bool,
+    /// PostgreSQL's error fields naming the object: schema (`s`), table (`t`), column (`c`),
+    /// constraint (`n`); drivers expose them (psycopg's `diag.constraint_name`, ...).
+    pub schema: Option<String>,
+    pub table: Option<String>,
+    pub column: Option<String>,
+    pub constraint: Option<String>,
 }
 
 pub type Result<T, E = PgError> = std::result::Result<T, E>;
 
 impl PgError {
+    /// Names the table (and its schema, `public`) the error is about.
+    pub fn with_table(mut self, table: &str) -> Self {
+        self.schema = Some("public".into());
+        self.table = Some(table.to_string());
+        self
+    }
+
+    /// Names the column the error is about.
+    pub fn with_column(mut self, column: &str) -> Self {
+        self.column = Some(column.to_string());
+        self
+    }
+
+    /// Names the constraint the error is about.
+    pub fn with_constraint(mut self, constraint: &str) -> Self {
+        self.constraint = Some(constraint.to_string());
+        self
+    }
+
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false }
+        PgError {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            context: None,
+            panic: false,
+            schema: None,
+            table: None,
+            column: None,
+            constraint: None,
+        }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {

@@ -62,6 +62,10 @@ pub struct QueryResult {
     pub notices: Vec<String>,
     /// The statement wrote its data to the client (COPY ... TO STDOUT): psql prints no tag.
     pub wrote_to_client: bool,
+    /// For each column that is a table's column: the table's OID and the column's number
+    /// (1-based), as RowDescription reports them. Empty, or shorter than `columns`, for
+    /// computed columns.
+    pub column_sources: Vec<Option<(u32, i16)>>,
 }
 
 /// A transaction isolation level (the four SQL names; see invariant 7).

@@ -403,3 +403,166 @@ fn shutdown_disconnects_idle_sessions_and_checkpoints() {
     db.close().unwrap();
     assert!(!s.dir.join(".s.PGSQL.".to_string() + &s.port.to_string()).exists());
 }
+
+/// A frontend message: type byte, length, body.
+fn msg(ty: u8, body: &[u8]) -> Vec<u8> {
+    let mut m = vec![ty];
+    m.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
+    m.extend_from_slice(body);
+    m
+}
+
+fn cstr(s: &str) -> Vec<u8> {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    v
+}
+
+/// Parse (unnamed, no parameter types) + Bind (params in `format`) + Execute, no Sync.
+fn parse_bind_execute(sql: &str, params: &[&[u8]], format: i16) -> Vec<u8> {
+    let mut out = msg(b'P', &[cstr(""), cstr(sql), 0i16.to_be_bytes().to_vec()].concat());
+    let mut b = [cstr(""), cstr("")].concat();
+    b.extend_from_slice(&1i16.to_be_bytes());
+    b.extend_from_slice(&format.to_be_bytes());
+    b.extend_from_slice(&(params.len() as i16).to_be_bytes());
+    for p in params {
+        b.extend_from_slice(&(p.len() as i32).to_be_bytes());
+        b.extend_from_slice(p);
+    }
+    b.extend_from_slice(&0i16.to_be_bytes());
+    out.extend(msg(b'B', &b));
+    out.extend(msg(b'E', &[cstr(""), 0i32.to_be_bytes().to_vec()].concat()));
+    out
+}
+
+/// The backend messages of a byte stream: (type, body).
+fn messages(mut b: &[u8]) -> Vec<(u8, Vec<u8>)> {
+    let mut out = Vec::new();
+    // Skip the startup answer's 'R' etc. the same way: every message has the same framing.
+    while b.len() >= 5 {
+        let len = i32::from_be_bytes([b[1], b[2], b[3], b[4]]) as usize;
+        out.push((b[0], b[5..(len + 1).min(b.len())].to_vec()));
+        b = &b[(len + 1).min(b.len())..];
+    }
+    out
+}
+
+#[test]
+fn copy_to_stdout_sends_one_copydata_per_row() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer, b text); INSERT INTO t VALUES (1, 'x'), (2, NULL), (3, 'z')").unwrap();
+    for (sql, want_msgs) in
+        [("COPY t TO STDOUT", 3), ("COPY t TO STDOUT WITH (FORMAT csv, HEADER)", 4), ("COPY t TO STDOUT (FORMAT binary)", 4)]
+    {
+        let out = raw_exchange(s.port, true, &[msg(b'Q', &cstr(sql)), msg(b'X', &[])].concat());
+        let data: Vec<Vec<u8>> = messages(&out).into_iter().filter(|(t, _)| *t == b'd').map(|(_, b)| b).collect();
+        assert_eq!(data.len(), want_msgs, "{sql}");
+        if sql.contains("binary") {
+            // The header travels with the first row, the trailer alone, as PostgreSQL sends.
+            assert!(data[0].starts_with(b"PGCOPY\n\xff\r\n\0"));
+            assert_eq!(data[3], (-1i16).to_be_bytes());
+        } else if sql.contains("csv") {
+            assert_eq!(data[0], b"a,b\n");
+            assert_eq!(data[2], b"2,\n");
+        } else {
+            assert_eq!(data[1], b"2\t\\N\n");
+        }
+    }
+}
+
+#[test]
+fn a_pipeline_up_to_sync_is_one_transaction() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE u (id integer PRIMARY KEY); INSERT INTO u VALUES (4)").unwrap();
+    // Five inserts and one Sync; the fourth is a duplicate: nothing of the batch stays.
+    let mut bytes = Vec::new();
+    for id in ["1", "2", "3", "4", "5"] {
+        bytes.extend(parse_bind_execute("INSERT INTO u VALUES ($1)", &[id.as_bytes()], 0));
+    }
+    bytes.extend(msg(b'S', &[]));
+    bytes.extend(msg(b'X', &[]));
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out).as_deref(), Some("23505"));
+    assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM u"), vec![vec![Some("1".to_string())]]);
+    // Without an error the whole batch commits at the Sync.
+    let mut bytes = Vec::new();
+    for id in ["1", "2", "3"] {
+        bytes.extend(parse_bind_execute("INSERT INTO u VALUES ($1)", &[id.as_bytes()], 0));
+    }
+    bytes.extend(msg(b'S', &[]));
+    bytes.extend(msg(b'X', &[]));
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out), None);
+    assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM u"), vec![vec![Some("4".to_string())]]);
+}
+
+#[test]
+fn parameter_types_are_inferred_and_binary_parameters_read_by_them() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE b (id integer, v bytea, n bigint)").unwrap();
+    let st = c.prepare("INSERT INTO b VALUES ($1, $2, $3)").unwrap();
+    assert_eq!(st.params(), [Type::INT4, Type::BYTEA, Type::INT8]);
+    let st = c.prepare("SELECT v FROM b WHERE n = $1 AND id < $2::smallint").unwrap();
+    assert_eq!(st.params(), [Type::INT8, Type::INT2]);
+    // Binary parameters sent with type OID 0 (node-postgres sends a Buffer so): read as the
+    // inferred bytea, not as bytea's text form.
+    let raw: &[u8] = b"\\x4142";
+    let bytes = [parse_bind_execute("INSERT INTO b (id, v) VALUES (1, $1)", &[raw], 1), msg(b'S', &[]), msg(b'X', &[])].concat();
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out), None);
+    let got: Vec<u8> = c.query_one("SELECT v FROM b WHERE id = 1", &[]).unwrap().get(0);
+    assert_eq!(got, raw);
+    // Typed binary parameters through the driver.
+    c.execute("INSERT INTO b VALUES ($1, $2, $3)", &[&2i32, &vec![0u8, 255, 92], &(1i64 << 40)]).unwrap();
+    let r = c.query_one("SELECT v, n FROM b WHERE id = $1", &[&2i32]).unwrap();
+    assert_eq!(r.get::<_, Vec<u8>>(0), vec![0u8, 255, 92]);
+    assert_eq!(r.get::<_, i64>(1), 1i64 << 40);
+}
+
+#[test]
+fn row_descriptions_and_errors_name_their_sources() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE r (id integer PRIMARY KEY, name varchar(16) NOT NULL)").unwrap();
+    let st = c.prepare("SELECT name, id FROM r WHERE id = $1").unwrap();
+    assert!(st.columns()[0].table_oid().is_some_and(|o| o > 0));
+    assert_eq!(st.columns()[0].table_oid(), st.columns()[1].table_oid());
+    assert_eq!((st.columns()[0].column_id(), st.columns()[1].column_id()), (Some(2), Some(1)));
+    c.execute("INSERT INTO r VALUES (1, 'a')", &[]).unwrap();
+    let e = c.execute("INSERT INTO r VALUES (1, 'b')", &[]).unwrap_err();
+    let db = e.as_db_error().unwrap();
+    assert_eq!((db.code().code(), db.constraint(), db.table(), db.schema()), ("23505", Some("r_pkey"), Some("r"), Some("public")));
+    let e = c.execute("INSERT INTO r VALUES (2, NULL)", &[]).unwrap_err();
+    let db = e.as_db_error().unwrap();
+    assert_eq!((db.code().code(), db.table(), db.column()), ("23502", Some("r"), Some("name")));
+    // The connection is still usable.
+    assert_eq!(c.query_one("SELECT count(*) FROM r", &[]).unwrap().get::<_, i64>(0), 1);
+}
+
+#[test]
+fn connection_statements_and_current_database() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    assert_eq!(simple_rows(&mut c, "SELECT current_database()"), vec![vec![Some("postgres".to_string())]]);
+    let st = c.prepare("SELECT 1").unwrap();
+    c.query(&st, &[]).unwrap();
+    c.batch_execute("DEALLOCATE ALL").unwrap();
+    // The protocol-level statement is gone too, as in PostgreSQL.
+    assert_eq!(code(&c.query(&st, &[]).unwrap_err()), "26000");
+    assert_eq!(code(&c.batch_execute("DEALLOCATE nope").unwrap_err()), "26000");
+    c.batch_execute("SET application_name = 'x'; SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY").unwrap();
+    c.batch_execute("BEGIN").unwrap();
+    assert_eq!(code(&c.batch_execute("DISCARD ALL").unwrap_err()), "25001");
+    c.batch_execute("ROLLBACK").unwrap();
+    c.batch_execute("DISCARD ALL").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW application_name"), vec![vec![Some(String::new())]]);
+    assert_eq!(simple_rows(&mut c, "SHOW transaction_read_only"), vec![vec![Some("off".to_string())]]);
+    // Isolation levels over the wire.
+    c.batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW transaction isolation level"), vec![vec![Some("repeatable read".to_string())]]);
+    c.batch_execute("COMMIT").unwrap();
+    assert_eq!(code(&c.batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE").unwrap_err()), "0A000");
+}

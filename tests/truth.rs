@@ -206,3 +206,36 @@ fn repeatable_read_keeps_its_snapshot() {
     assert_eq!(rows(&mut a, "SHOW transaction_isolation"), v(&["read uncommitted"]));
     a.execute("COMMIT").unwrap();
 }
+
+#[test]
+fn casts_on_literals_parameters_and_columns() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    setup(&mut s);
+    let one = |s: &mut Session, sql: &str| -> (String, Option<String>) {
+        let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).pop().unwrap();
+        (r.columns[0].1.clone(), r.rows[0][0].clone())
+    };
+    assert_eq!(one(&mut s, "SELECT '2024-02-29'::date"), ("date".into(), Some("2024-02-29".into())));
+    assert_eq!(one(&mut s, "SELECT DATE '2024-02-29'"), ("date".into(), Some("2024-02-29".into())));
+    assert_eq!(one(&mut s, "SELECT CAST('7' AS integer)"), ("integer".into(), Some("7".into())));
+    assert_eq!(one(&mut s, "SELECT '\\x4142'::bytea"), ("bytea".into(), Some("\\x4142".into())));
+    assert_eq!(one(&mut s, "SELECT 2.5::float8::int"), ("integer".into(), Some("2".into())));
+    assert_eq!(one(&mut s, "SELECT 3.5::float8::int"), ("integer".into(), Some("4".into())));
+    assert_eq!(one(&mut s, "SELECT 10000000000"), ("bigint".into(), Some("10000000000".into())));
+    assert_eq!(one(&mut s, "SELECT NULL::int"), ("integer".into(), None));
+    assert_eq!(one(&mut s, "SELECT 1 + 2 * 3"), ("integer".into(), Some("7".into())));
+    let r = s.execute("SELECT '1'::date").unwrap_err();
+    assert_eq!(r.code, "22007");
+    assert_eq!(code(&mut s, "SELECT 'x'::integer"), "22P02");
+    assert_eq!(code(&mut s, "SELECT 40000::smallint"), "22003");
+    assert_eq!(code(&mut s, "SELECT 1::date"), "42846");
+    // Columns and parameters.
+    assert_eq!(rows(&mut s, "SELECT name FROM emp WHERE id::text = '2'"), v(&["b"]));
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM emp WHERE dept_id::bigint > '15'::bigint"), v(&["1"]));
+    let p = s.prepare("INSERT INTO emp VALUES ($1::INTEGER, $2::integer, $3)").unwrap();
+    s.execute_prepared(&p, &[Some("9".into()), Some("90".into()), Some("z".into())]).unwrap();
+    assert_eq!(rows(&mut s, "SELECT name FROM emp WHERE id = 9"), v(&["z"]));
+    let p = s.prepare("SELECT count(*) FROM emp WHERE id < $1::int").unwrap();
+    assert_eq!(s.execute_prepared(&p, &[Some("3".into())]).unwrap().rows, v(&["2"]));
+}

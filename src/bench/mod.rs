@@ -369,6 +369,7 @@ pub fn print_table(header: &[&str], text_cols: usize, rows: Vec<Vec<String>>) {
         returns_rows: true,
         notices: vec![],
         wrote_to_client: false,
+        column_sources: vec![],
     };
     print!("{}", crate::cli::print::format_result(&qr, &Default::default()));
 }

@@ -122,6 +122,7 @@ fn table(title: &str, header: &[&str], rows: &[Vec<String>], text_cols: usize) -
         returns_rows: true,
         notices: vec![],
         wrote_to_client: false,
+        column_sources: vec![],
     };
     format!("{title}\n{}", format_result(&r, &PrintOptions::default()))
 }
@@ -235,6 +236,7 @@ mod tests {
             returns_rows: true,
             notices: vec![],
             wrote_to_client: false,
+            column_sources: vec![],
         };
         let s = format_result(&r, &PrintOptions::default());
         assert_eq!(s, " id | name  \n----+-------\n  1 | hello\n 22 | \n(2 rows)\n\n");

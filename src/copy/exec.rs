@@ -118,13 +118,13 @@ pub fn run_copy(
                 .stdout
                 .as_deref_mut()
                 .ok_or_else(|| PgError::feature("COPY TO STDOUT needs a destination (the library's Session::execute_with_io)"))?;
-            copy_to(s, &table, &cols, opts, dst)?
+            copy_to(s, &table, &cols, opts, dst, true)?
         }
         (true, CopyTarget::File { filename }) => {
             let f = std::fs::File::create(&filename)
                 .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not open file \"{filename}\" for writing: {}", os_msg(&e))))?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, f);
-            let n = copy_to(s, &table, &cols, opts, &mut w)?;
+            let n = copy_to(s, &table, &cols, opts, &mut w, false)?;
             w.flush().map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not write to file \"{filename}\": {}", os_msg(&e))))?;
             n
         }
@@ -243,7 +243,9 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
                     format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
                 )
                 .with_detail(detail)
-                .with_context(row.line_context()));
+                .with_context(row.line_context())
+                .with_table(&table.name)
+                .with_column(&col.name));
             }
         }
         if b.len() > threshold {
@@ -349,7 +351,9 @@ pub fn attr_bytes<'a>(pool: &BufferPool, pins: &Pins, a: tuple::Attr<'a>, scratc
 }
 
 /// Writes the visible rows of `table`; returns how many.
-pub fn copy_to(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, dst: &mut dyn Write) -> Result<u64> {
+/// Writes the rows to `dst`; `framed` (COPY TO STDOUT): each row in one `write_all` call (see
+/// [`crate::sql::CopyIo`]), else through a large buffer.
+pub fn copy_to(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, dst: &mut dyn Write, framed: bool) -> Result<u64> {
     let snap = s.snapshot();
     let shared = s.shared.clone();
     let pool = &shared.pool;
@@ -358,7 +362,11 @@ pub fn copy_to(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions
     let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let werr = |e: std::io::Error| PgError::new(sqlstate::IO_ERROR, format!("could not write COPY data: {}", os_msg(&e)));
-    let mut w = CopyWriter::new(std::io::BufWriter::with_capacity(256 << 10, dst), opts);
+    let inner: Box<dyn Write + '_> = if framed { Box::new(dst) } else { Box::new(std::io::BufWriter::with_capacity(256 << 10, dst)) };
+    let mut w = CopyWriter::new(inner, opts);
+    if framed {
+        w = w.framed();
+    }
     w.begin(&names).map_err(werr)?;
     let mut n = 0u64;
     let mut line: Vec<u8> = Vec::with_capacity(4096);

@@ -21,6 +21,10 @@ pub struct CopyWriter<W: Write> {
     opts: CopyOptions,
     out: Vec<u8>,
     begun: bool,
+    /// Each row (with the binary header before the first, and the header line and the binary
+    /// trailer each alone) goes to the destination in one `write_all`, as PostgreSQL sends one
+    /// CopyData message per row.
+    framed: bool,
     /// Text: bytes that get a backslash. CSV: bytes that force quoting.
     special: [bool; 256],
 }
@@ -28,7 +32,13 @@ pub struct CopyWriter<W: Write> {
 impl<W: Write> CopyWriter<W> {
     pub fn new(dst: W, opts: CopyOptions) -> Self {
         let special = special_bytes(&opts);
-        CopyWriter { dst, opts, out: Vec::with_capacity(FLUSH_AT + FLUSH_AT / 4), begun: false, special }
+        CopyWriter { dst, opts, out: Vec::with_capacity(FLUSH_AT + FLUSH_AT / 4), begun: false, framed: false, special }
+    }
+
+    /// Writes row by row (see the `framed` field).
+    pub fn framed(mut self) -> Self {
+        self.framed = true;
+        self
     }
 
     /// Binary: the signature, flags and header extension. Text/CSV: the header line of
@@ -40,6 +50,10 @@ impl<W: Write> CopyWriter<W> {
                 self.out.extend_from_slice(SIGNATURE);
                 self.out.extend_from_slice(&0i32.to_be_bytes());
                 self.out.extend_from_slice(&0i32.to_be_bytes());
+                if self.framed {
+                    // The header travels with the first row (or the trailer), as PostgreSQL's.
+                    return Ok(());
+                }
             }
             _ if self.opts.header => {
                 let names: Vec<Option<&[u8]>> = columns.iter().map(|c| Some(c.as_bytes())).collect();
@@ -69,7 +83,9 @@ impl<W: Write> CopyWriter<W> {
             self.begin_binary()?;
             self.out.extend_from_slice(&(-1i16).to_be_bytes());
         }
-        self.dst.write_all(&self.out)?;
+        if !self.out.is_empty() {
+            self.dst.write_all(&self.out)?;
+        }
         self.dst.flush()?;
         Ok(self.dst)
     }
@@ -82,7 +98,7 @@ impl<W: Write> CopyWriter<W> {
     }
 
     fn flush_if_full(&mut self) -> io::Result<()> {
-        if self.out.len() >= FLUSH_AT {
+        if self.out.len() >= FLUSH_AT || (self.framed && !self.out.is_empty()) {
             self.dst.write_all(&self.out)?;
             self.out.clear();
         }

@@ -62,8 +62,6 @@ pub(crate) enum Peer {
 
 /// Buffered output is written once it passes this size (and always before a read).
 const OUT_FLUSH_BYTES: usize = 64 * 1024;
-/// COPY TO STDOUT data is sent in CopyData messages of about this size.
-const COPY_CHUNK_BYTES: usize = 64 * 1024;
 /// SSLRequest / GSSENCRequest answered 'N' at most this often before the startup packet.
 const NEGOTIATIONS_MAX: usize = 2;
 
@@ -77,6 +75,11 @@ fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
     }
     if let Some(c) = &e.context {
         f.push((b'W', c.clone()));
+    }
+    for (code, v) in [(b's', &e.schema), (b't', &e.table), (b'c', &e.column), (b'n', &e.constraint)] {
+        if let Some(v) = v {
+            f.push((code, v.clone()));
+        }
     }
     f
 }
@@ -191,6 +194,7 @@ fn run<S: Read + Write>(
     wire.send(B::Authentication(Authentication::Ok))?;
     let app = param("application_name").unwrap_or_default();
     let mut gucs = SessionParams::new(&user, superuser, &app);
+    gucs.database = database.clone();
     // Parameters in the startup packet (DateStyle, client_encoding, ...) apply as SET would; one
     // heapstore cannot honour keeps its value (reported below), rather than refusing the
     // connection (psql under a C locale asks for SQL_ASCII, for example).
@@ -199,6 +203,7 @@ fn run<S: Read + Write>(
             let _ = gucs.set(k, v, &sh.db.shared().settings);
         }
     }
+    gucs.keep_as_defaults();
     for name in query::REPORTED {
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }
@@ -284,8 +289,14 @@ fn read_password_message<S: Read + Write>(wire: &mut Wire<S>) -> Result<pgwire::
 #[derive(Clone)]
 struct Stmt {
     sql: String,
+    /// DEALLOCATE / DISCARD: run by the connection ([`Conn::connection_command`]).
+    conn_cmd: bool,
     /// None: answered by [`query::local`].
     prepared: Option<Prepared>,
+    /// Each parameter's type: the client's OID where it gave one (not 0), else the type
+    /// inferred from the parameter's use at Parse (`sql::param_types`), else text (what
+    /// PostgreSQL resolves an unconstrained parameter to). Describe reports these; Bind
+    /// decodes binary parameters by them.
     param_types: Vec<u32>,
 }
 
@@ -417,15 +428,15 @@ impl<S: Read + Write> CopyState<'_, S> {
         Ok(())
     }
 
+    /// One call is one row (`sql::CopyIo`'s contract): one CopyData message, as PostgreSQL
+    /// sends.
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
         if self.cancel.load(Ordering::SeqCst) {
             return Err(self.fail(canceled()));
         }
         self.start_out().map_err(|e| self.fail(e))?;
         self.out_buf.extend_from_slice(data);
-        if self.out_buf.len() >= COPY_CHUNK_BYTES {
-            self.send_out().map_err(|e| self.fail(e))?;
-        }
+        self.send_out().map_err(|e| self.fail(e))?;
         Ok(data.len())
     }
 
@@ -502,7 +513,86 @@ fn format_for(formats: &[i16], i: usize) -> i16 {
     }
 }
 
+/// `DEALLOCATE [PREPARE] name | ALL` and `DISCARD ALL | PLANS | TEMP | SEQUENCES`: statements
+/// about the connection's own objects. None for any other text.
+fn connection_statement(sql: &str) -> Option<Statement> {
+    let first = sql.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next()?.to_ascii_lowercase();
+    if first != "deallocate" && first != "discard" {
+        return None;
+    }
+    match crate::sql::statements(sql).ok()?.as_slice() {
+        [st @ (Statement::Deallocate { .. } | Statement::Discard { .. })] => Some(st.clone()),
+        _ => None,
+    }
+}
+
 impl<S: Read + Write> Conn<'_, S> {
+    /// Runs a [`connection_statement`]. DEALLOCATE ALL drops every prepared statement, the
+    /// protocol's named ones included, as PostgreSQL; DISCARD ALL also closes portals and
+    /// resets the session's parameters and transaction characteristics (and, like
+    /// PostgreSQL, refuses to run inside a transaction block). heapstore has no temporary
+    /// tables or sequences, so DISCARD TEMP / SEQUENCES have nothing to drop.
+    fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
+        let st = connection_statement(sql)?;
+        let fail_if_aborted = |s: &Session| -> Result<()> {
+            if s.txn.as_ref().is_some_and(|t| t.failed) {
+                return Err(PgError::new(
+                    sqlstate::IN_FAILED_SQL_TRANSACTION,
+                    "current transaction is aborted, commands ignored until end of transaction block",
+                ));
+            }
+            Ok(())
+        };
+        if let Err(e) = fail_if_aborted(&self.session) {
+            return Some(Err(e));
+        }
+        Some(match st {
+            Statement::Deallocate { name, .. } => {
+                if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("all") {
+                    self.stmts.clear();
+                    Ok(crate::sql::tag("DEALLOCATE ALL"))
+                } else {
+                    let n = crate::catalog::fold_ident(&name);
+                    match self.stmts.remove(&n) {
+                        Some(_) if !n.is_empty() => Ok(crate::sql::tag("DEALLOCATE")),
+                        _ => Err(PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{n}\" does not exist"))),
+                    }
+                }
+            }
+            Statement::Discard { object_type } => {
+                use sqlparser::ast::DiscardObject;
+                match object_type {
+                    DiscardObject::ALL => {
+                        if self.session.in_transaction_block() {
+                            return Some(Err(PgError::new(
+                                sqlstate::ACTIVE_SQL_TRANSACTION,
+                                "DISCARD ALL cannot run inside a transaction block",
+                            )));
+                        }
+                        self.stmts.clear();
+                        self.portals.clear();
+                        self.gucs.reset_all();
+                        if let Err(e) = self.session.set_transaction_defaults(Default::default()) {
+                            return Some(Err(e));
+                        }
+                        Ok(crate::sql::tag("DISCARD ALL"))
+                    }
+                    DiscardObject::PLANS => {
+                        for st in self.stmts.values() {
+                            if let Some(p) = &st.prepared {
+                                p.forget_plan();
+                            }
+                        }
+                        Ok(crate::sql::tag("DISCARD PLANS"))
+                    }
+                    DiscardObject::TEMP => Ok(crate::sql::tag("DISCARD TEMP")),
+                    DiscardObject::SEQUENCES => Ok(crate::sql::tag("DISCARD SEQUENCES")),
+                }
+            }
+            _ => Err(PgError::internal("not a connection statement")),
+        })
+    }
+
     fn status(&self) -> TransactionStatus {
         match &self.session.txn {
             Some(t) if t.failed => TransactionStatus::Error,
@@ -548,6 +638,14 @@ impl<S: Read + Write> Conn<'_, S> {
                 F::Sync(_) => {
                     self.ignore_till_sync = false;
                     self.portals.remove("");
+                    // The implicit transaction of the messages since the last Sync commits
+                    // here (an error already rolled it back).
+                    if let Err(e) = crate::sql::end_implicit(&mut self.session) {
+                        if is_disconnect(&e) {
+                            return Err(e);
+                        }
+                        send_error(self.wire, &e, "ERROR")?;
+                    }
                     self.ready()?;
                     Ok(())
                 }
@@ -560,6 +658,14 @@ impl<S: Read + Write> Conn<'_, S> {
             if let Err(e) = r {
                 if is_disconnect(&e) {
                     return Err(e);
+                }
+                // An error anywhere before the Sync (Parse, Bind, Execute) aborts what the
+                // messages since the last Sync did: the implicit transaction rolls back, a
+                // block fails.
+                if self.session.in_transaction_block() {
+                    self.session.mark_failed();
+                } else {
+                    self.session.rollback();
                 }
                 send_error(self.wire, &e, "ERROR")?;
                 self.ignore_till_sync = true;
@@ -597,11 +703,24 @@ impl<S: Read + Write> Conn<'_, S> {
         Ok(())
     }
 
-    fn row_description(columns: &[(String, String)], formats: &[i16]) -> B {
+    /// Each column's name, source table OID and column number (0 for computed columns), type
+    /// OID, size, type modifier and format, as PostgreSQL's RowDescription.
+    fn row_description(columns: &[(String, String)], sources: &[Option<(u32, i16)>], formats: &[i16]) -> B {
         let fields = columns
             .iter()
             .enumerate()
-            .map(|(i, (n, t))| FieldDescription::new(n.clone(), 0, 0, types::type_oid(t), types::type_len(t), -1, format_for(formats, i)))
+            .map(|(i, (n, t))| {
+                let (table, attnum) = sources.get(i).copied().flatten().unwrap_or((0, 0));
+                FieldDescription::new(
+                    n.clone(),
+                    table as i32,
+                    attnum,
+                    types::type_oid(t),
+                    types::type_len(t),
+                    types::type_modifier(t),
+                    format_for(formats, i),
+                )
+            })
             .collect();
         B::RowDescription(RowDescription::new(fields))
     }
@@ -645,7 +764,7 @@ impl<S: Read + Write> Conn<'_, S> {
             let mut wr = CopyOut(&state);
             let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr) };
             match prepared {
-                Some((p, params)) => crate::sql::execute_prepared(&mut self.session, p, params, &mut io).map(|r| vec![r]),
+                Some((p, params)) => crate::sql::execute_prepared_until_sync(&mut self.session, p, params, &mut io).map(|r| vec![r]),
                 None => crate::sql::execute(&mut self.session, sql, &mut io),
             }
         };
@@ -665,6 +784,12 @@ impl<S: Read + Write> Conn<'_, S> {
         if sql.trim().trim_end_matches(';').trim().is_empty() {
             return self.wire.send(B::EmptyQueryResponse(EmptyQueryResponse::new()));
         }
+        if let Some(r) = self.connection_command(sql) {
+            return match r {
+                Ok(r) => self.complete(&r),
+                Err(e) => send_error(self.wire, &e, "ERROR"),
+            };
+        }
         let results = match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
             Some(Ok(o)) => {
                 for (n, v) in o.report {
@@ -682,7 +807,7 @@ impl<S: Read + Write> Conn<'_, S> {
                         send_notice(self.wire, n)?;
                     }
                     if r.returns_rows {
-                        self.wire.send(Self::row_description(&r.columns, &[]))?;
+                        self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]))?;
                         self.send_rows(r, 0, usize::MAX, &[])?;
                     }
                     self.complete(r)?;
@@ -698,12 +823,23 @@ impl<S: Read + Write> Conn<'_, S> {
         if !name.is_empty() && self.stmts.contains_key(&name) {
             return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{name}\" already exists")));
         }
-        let is_local = {
+        let conn_cmd = connection_statement(&sql).is_some();
+        let is_local = conn_cmd || {
             let mut probe = self.gucs.clone();
             query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()
         };
         let prepared = if is_local { None } else { Some(crate::sql::prepare(&sql)?) };
-        self.stmts.insert(name, Stmt { sql, prepared, param_types: type_oids });
+        // A statement whose table does not exist yet (created later in the same pipeline)
+        // infers nothing; its parameters are then text, as Describe reports them.
+        let inferred = prepared.as_ref().and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();
+        let n = prepared.as_ref().map_or(0, |p| p.nparams).max(type_oids.len());
+        let param_types = (0..n)
+            .map(|i| match type_oids.get(i).copied().unwrap_or(0) {
+                0 => inferred.get(i).copied().flatten().map_or(types::TEXT_OID, |t| t.pg_oid()),
+                oid => oid,
+            })
+            .collect();
+        self.stmts.insert(name, Stmt { sql, prepared, param_types, conn_cmd });
         self.wire.send(B::ParseComplete(ParseComplete::new()))
     }
 
@@ -735,8 +871,9 @@ impl<S: Read + Write> Conn<'_, S> {
             params.push(match p {
                 None => None,
                 Some(bytes) if format_for(fmts, i) == 1 => {
-                    // Untyped at Parse: the client used the type Describe reported (text).
-                    let oid = stmt.param_types.get(i).copied().filter(|&t| t != 0).unwrap_or(types::TEXT_OID);
+                    // By the parameter's type (the client's, or the one inferred at Parse),
+                    // whatever OID the client sent, 0 included.
+                    let oid = stmt.param_types.get(i).copied().unwrap_or(types::TEXT_OID);
                     Some(types::param_from_binary(oid, bytes)?)
                 }
                 Some(bytes) => Some(
@@ -764,6 +901,9 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         let (stmt, params) = (p.stmt.clone(), p.params.clone());
         let r = match &stmt.prepared {
+            None if stmt.conn_cmd => {
+                self.connection_command(&stmt.sql).unwrap_or_else(|| Err(PgError::internal("statement changed kind")))?
+            }
             None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, &stmt.sql) {
                 Some(Ok(o)) => {
                     for (n, v) in o.report {
@@ -794,14 +934,14 @@ impl<S: Read + Write> Conn<'_, S> {
             let stmt = self.stmts.get(&name).cloned().ok_or_else(|| {
                 PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{name}\" does not exist"))
             })?;
-            let mut types: Vec<u32> = stmt.param_types.iter().map(|&t| if t == 0 { types::TEXT_OID } else { t }).collect();
+            let mut types: Vec<u32> = stmt.param_types.clone();
             types.resize(stmt.nparams(), types::TEXT_OID);
             self.wire.send(B::ParameterDescription(ParameterDescription::new(types)))?;
             let columns = match &stmt.prepared {
                 None => {
                     let mut probe = self.gucs.clone();
                     match query::local(&mut probe, &mut self.session, &self.user, self.pid, &stmt.sql) {
-                        Some(Ok(o)) if o.result.returns_rows => Some(o.result.columns),
+                        Some(Ok(o)) if o.result.returns_rows => Some(o.result),
                         Some(Err(e)) => return Err(e),
                         _ => None,
                     }
@@ -810,14 +950,15 @@ impl<S: Read + Write> Conn<'_, S> {
                 Some(_) => None,
             };
             return match columns {
-                Some(c) => self.wire.send(Self::row_description(&c, &[])),
+                Some(r) => self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[])),
                 None => self.wire.send(B::NoData(NoData::new())),
             };
         }
         self.run_portal(&name)?;
         let p = self.portals.get(&name).expect("run_portal checked");
         let r = p.result.as_ref().expect("ran");
-        let m = if r.returns_rows { Self::row_description(&r.columns, &p.result_formats) } else { B::NoData(NoData::new()) };
+        let m =
+            if r.returns_rows { Self::row_description(&r.columns, &r.column_sources, &p.result_formats) } else { B::NoData(NoData::new()) };
         self.wire.send(m)
     }
 

@@ -34,6 +34,8 @@ pub fn version_string() -> String {
 pub struct SessionParams {
     values: BTreeMap<String, (&'static str, String, bool)>,
     defaults: BTreeMap<String, String>,
+    /// The database name the client connected to (`current_database()`).
+    pub database: String,
 }
 
 /// The parameters reported in ParameterStatus at startup (PostgreSQL's GUC_REPORT set).
@@ -72,12 +74,27 @@ impl SessionParams {
         ];
         let values: BTreeMap<_, _> = defs.into_iter().map(|(n, v, s)| (n.to_ascii_lowercase(), (n, v, s))).collect();
         let defaults = values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
-        SessionParams { values, defaults }
+        SessionParams { values, defaults, database: String::new() }
     }
 
     /// A parameter's value, by any capitalization.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.values.get(&name.to_ascii_lowercase()).map(|v| v.1.as_str())
+    }
+
+    /// The current values become what RESET returns to (after the startup packet's
+    /// parameters applied, as PostgreSQL's session defaults).
+    pub fn keep_as_defaults(&mut self) {
+        self.defaults = self.values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
+    }
+
+    /// Every parameter back to its value at connection start (`RESET ALL`, `DISCARD ALL`).
+    pub fn reset_all(&mut self) {
+        for (k, v) in &self.defaults {
+            if let Some(e) = self.values.get_mut(k) {
+                e.1 = v.clone();
+            }
+        }
     }
 
     /// Sets a session parameter, checking what heapstore can honour. Returns the display name
@@ -304,7 +321,7 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
             match (fname.as_str(), bare, args.len()) {
                 ("version", false, 0) => plain(one_row("version", "text", "SELECT 1", Some(version_string()))),
                 ("current_user" | "session_user" | "user", true, 0) => plain(one_row(&fname, "name", "SELECT 1", Some(user.to_string()))),
-                ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some("heapstore".into()))),
+                ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some(params.database.clone()))),
                 ("current_schema", _, 0) => plain(one_row("current_schema", "name", "SELECT 1", Some("public".into()))),
                 ("pg_backend_pid", false, 0) => plain(one_row("pg_backend_pid", "integer", "SELECT 1", Some(pid.to_string()))),
                 ("current_setting", false, 1) => {

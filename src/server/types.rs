@@ -43,6 +43,19 @@ pub fn type_oid(name: &str) -> u32 {
     }
 }
 
+/// The type modifier PostgreSQL reports in RowDescription: -1 without one; `varchar(n)` and
+/// `char(n)` n + 4 (VARHDRSZ); `timestamp(p)` p; `numeric(p, s)` ((p << 16) | s) + 4.
+pub fn type_modifier(name: &str) -> i32 {
+    let (base, args) = split_typmod(name);
+    match (base.as_str(), args.as_slice()) {
+        ("character varying" | "varchar" | "character" | "char" | "bpchar", [n]) => *n as i32 + 4,
+        ("timestamp without time zone" | "timestamp" | "timestamp with time zone" | "timestamptz", [p]) => *p as i32,
+        ("numeric" | "decimal", [p]) => ((*p as i32) << 16) + 4,
+        ("numeric" | "decimal", [p, sc]) => (((*p as i32) << 16) | *sc as i32) + 4,
+        _ => -1,
+    }
+}
+
 /// The storage size PostgreSQL reports in RowDescription (-1 for variable length).
 pub fn type_len(name: &str) -> i16 {
     match sql_type(name).and_then(|t| t.fixed_len()) {
@@ -162,6 +175,10 @@ mod tests {
         assert_eq!(type_oid("bigint"), 20);
         assert_eq!(type_oid("numeric"), 1700);
         assert_eq!(type_len("integer"), 4);
+        assert_eq!(type_modifier("character varying(16)"), 20);
+        assert_eq!(type_modifier("character(3)"), 7);
+        assert_eq!(type_modifier("timestamp(3) without time zone"), 3);
+        assert_eq!(type_modifier("integer"), -1);
         assert_eq!(type_len("text"), -1);
         let mut b = Vec::new();
         binary_value("integer", "-5", &mut b).unwrap();

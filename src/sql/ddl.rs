@@ -22,7 +22,7 @@ pub(crate) fn table_name(n: &ObjectName) -> Result<String> {
 }
 
 /// Resolves a type as sqlparser prints it (`VARCHAR(16)`, `DOUBLE PRECISION`, ...).
-fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
+pub(crate) fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
     let text = dt.to_string();
     let (name, args) = match text.find('(') {
         Some(i) => {

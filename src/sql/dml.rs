@@ -270,7 +270,9 @@ pub(crate) fn form_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8
                 sqlstate::NOT_NULL_VIOLATION,
                 format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
             )
-            .with_detail(detail));
+            .with_detail(detail)
+            .with_table(&table.name)
+            .with_column(&col.name));
         }
     }
     let bs = shared.pool.block_size();
@@ -377,6 +379,57 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
         n += 1;
     }
     Ok(super::tag(&format!("INSERT 0 {n}")))
+}
+
+/// The types of a row statement's parameters as its runner binds them: an INSERT value takes
+/// its target column's type, an UPDATE assignment its column's, a comparison the other side's,
+/// an explicit cast its type. Unfixed ones stay None.
+pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut Vec<Option<SqlType>>) -> Result<()> {
+    use sqlparser::ast::Statement;
+    match st {
+        Statement::Insert(ins) => {
+            let TableObject::TableName(name) = &ins.table else { return Ok(()) };
+            let table = s.table(&super::ddl_table_name(name)?)?;
+            let cols: Vec<usize> = if ins.columns.is_empty() {
+                (0..table.columns.len()).collect()
+            } else {
+                ins.columns.iter().map(|c| table.column_index(&fold_ident(c)).unwrap_or(usize::MAX)).collect()
+            };
+            let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
+            if let Some(SetExpr::Values(values)) = ins.source.as_deref().map(|q| &*q.body) {
+                for r in &values.rows {
+                    for (k, e) in r.iter().enumerate() {
+                        if let Some(&c) = cols.get(k).filter(|&&c| c < table.columns.len()) {
+                            bind_untyped(e, &empty, table.columns[c].ty)?.param_types(out);
+                        }
+                    }
+                }
+            }
+        }
+        Statement::Update { table, assignments, selection, .. } => {
+            let table = s.table(&single_table(table)?)?;
+            for a in assignments {
+                if let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target {
+                    let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+                    if let Some(c) = table.column_index(&n) {
+                        bind_untyped(&a.value, &table, table.columns[c].ty)?.param_types(out);
+                    }
+                }
+            }
+            if let Some(w) = selection {
+                expr::bind(w, &table)?.param_types(out);
+            }
+        }
+        Statement::Delete(d) => {
+            let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = &d.from;
+            if let ([t], Some(w)) = (v.as_slice(), &d.selection) {
+                let table = s.table(&single_table(t)?)?;
+                expr::bind(w, &table)?.param_types(out);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Binds `e`; an untyped literal or parameter takes `ty` (the target column's type).
@@ -565,6 +618,7 @@ pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<Strin
         }
         Output::Columns(cols) => {
             res.columns = cols.iter().map(|&c| (table.columns[c].name.clone(), table.columns[c].ty.name())).collect();
+            res.column_sources = cols.iter().map(|&c| Some((table.oid, c as i16 + 1))).collect();
             if p.limit != Some(0) {
                 let rows = &mut res.rows;
                 p.plan.for_each(s, &snap, params, |_, row| {

@@ -108,6 +108,7 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
         returns_rows: true,
         notices: vec![],
         wrote_to_client: false,
+        column_sources: vec![],
     })
 }
 

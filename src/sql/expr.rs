@@ -14,7 +14,7 @@
 use crate::catalog::{fold_ident, Table};
 use crate::error::{sqlstate, PgError, Result};
 use crate::types::{SqlType, TypeId, Value};
-use sqlparser::ast::{BinaryOperator, Expr, UnaryOperator, Value as AstValue};
+use sqlparser::ast::{BinaryOperator, CastKind, Expr, UnaryOperator, Value as AstValue};
 use std::cmp::Ordering;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,9 @@ pub enum Scalar {
     Not(Box<Scalar>),
     IsNull(Box<Scalar>, bool),
     InList(Box<Scalar>, Vec<Scalar>, bool),
+    /// `x::type` / `CAST(x AS type)` of a typed operand (literals and parameters take the
+    /// type directly when bound).
+    Cast(Box<Scalar>, SqlType),
 }
 
 fn undefined_column(name: &str) -> PgError {
@@ -140,6 +143,7 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
         }
         Scalar::Concat(..) => Some(SqlType::new(TypeId::Text)),
         Scalar::Neg(a) => type_of(a),
+        Scalar::Cast(_, t) => Some(*t),
         _ => Some(SqlType::new(TypeId::Bool)),
     }
 }
@@ -209,6 +213,28 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
             other => Scalar::Neg(Box::new(other)),
         },
         Expr::UnaryOp { op: UnaryOperator::Plus, expr } => bind(expr, table)?,
+        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
+            let ty = crate::sql::ddl::sql_type(data_type)?;
+            match bind(expr, table)? {
+                // A literal or parameter of unknown type is read with the target type's input
+                // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
+                Scalar::Unknown(t) => Scalar::Const(parse_as(&ty, &t)?),
+                Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+                Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
+                other => {
+                    let from = type_of(&other);
+                    if let Some(f) = from {
+                        check_castable(&f, &ty)?;
+                    }
+                    Scalar::Cast(Box::new(other), ty)
+                }
+            }
+        }
+        Expr::TypedString(ts) => match &ts.value.value {
+            // `DATE '2024-02-29'`
+            AstValue::SingleQuotedString(t) => Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t)?),
+            other => return Err(PgError::feature(format!("typed literal not supported: {other}"))),
+        },
         Expr::IsNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), false),
         Expr::IsNotNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), true),
         Expr::Between { expr, negated, low, high } => {
@@ -280,6 +306,77 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
             }
         }
         other => return Err(PgError::feature(format!("expression not supported: {other}"))),
+    })
+}
+
+/// PostgreSQL's casts between the types heapstore stores: among integers and floats, int4 and
+/// boolean, date and timestamp, and between any type and the text types (through the types'
+/// output and input functions). Others fail with 42846, as in PostgreSQL.
+fn castable(from: &SqlType, to: &SqlType) -> bool {
+    use TypeId::*;
+    let (f, t) = (from.id, to.id);
+    f == t
+        || (is_num(f) && is_num(t))
+        || matches!((f, t), (Int4, Bool) | (Bool, Int4) | (Date, Timestamp) | (Timestamp, Date))
+        || is_text(f)
+        || is_text(t)
+}
+
+fn check_castable(from: &SqlType, to: &SqlType) -> Result<()> {
+    if castable(from, to) {
+        Ok(())
+    } else {
+        Err(PgError::new("42846", format!("cannot cast type {} to {}", from.name(), to.name())))
+    }
+}
+
+const USECS_PER_DAY: i64 = 86_400_000_000;
+
+/// Casts a non-NULL value to `to` (a pair [`castable`] allows).
+fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
+    use TypeId::*;
+    let Some(from) = value_type(&v) else { return Ok(Value::Null) };
+    check_castable(&from, to)?;
+    Ok(match (&v, to.id) {
+        (_, t) if is_text(t) => {
+            let text = v.to_text(&from).unwrap_or_default();
+            parse_as(to, &text)?
+        }
+        (Value::Text(s), _) => parse_as(to, s)?,
+        (Value::Bool(b), Int4) => Value::Int4(i32::from(*b)),
+        (_, Bool) => Value::Bool(as_i64(&v).unwrap_or(0) != 0),
+        (Value::Date(d), Timestamp) => Value::Timestamp(match *d {
+            i32::MIN => i64::MIN,
+            i32::MAX => i64::MAX,
+            d => i64::from(d) * USECS_PER_DAY,
+        }),
+        (Value::Timestamp(u), Date) => Value::Date(match *u {
+            i64::MIN => i32::MIN,
+            i64::MAX => i32::MAX,
+            u => i32::try_from(u.div_euclid(USECS_PER_DAY)).map_err(|_| PgError::new("22008", "date out of range"))?,
+        }),
+        (_, t) if is_int(t) => match as_i64(&v) {
+            Some(i) => int_value(t, i)?,
+            None => {
+                // float to integer rounds half to even (rint), as PostgreSQL.
+                let f = as_f64(&v).unwrap_or(f64::NAN).round_ties_even();
+                if !f.is_finite() || f < i64::MIN as f64 || f >= i64::MAX as f64 {
+                    return Err(out_of_range(t));
+                }
+                int_value(t, f as i64)?
+            }
+        },
+        (_, Float4) => {
+            let f = as_f64(&v).unwrap_or(f64::NAN);
+            let x = f as f32;
+            if f.is_finite() && x.is_infinite() {
+                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            }
+            Value::Float4(x)
+        }
+        (_, Float8) => Value::Float8(as_f64(&v).unwrap_or(f64::NAN)),
+        // Same type: re-read through the type's input (applies a type modifier).
+        _ => parse_as(to, &v.to_text(&from).unwrap_or_default())?,
     })
 }
 
@@ -417,6 +514,7 @@ impl Scalar {
                     _ => Value::Null,
                 }
             }
+            Scalar::Cast(a, ty) => cast_value(a.eval(row, params)?, ty)?,
             Scalar::Neg(a) => match a.eval(row, params)? {
                 Value::Null => Value::Null,
                 Value::Int2(v) => v.checked_neg().map(Value::Int2).ok_or_else(|| out_of_range(TypeId::Int2))?,
@@ -494,6 +592,33 @@ impl Scalar {
     }
 
     /// Marks the columns this expression reads.
+    /// Records the type each parameter `$n` was given by its context into `out[n - 1]` (the
+    /// first use that fixes a type wins; `out` grows as needed).
+    pub fn param_types(&self, out: &mut Vec<Option<SqlType>>) {
+        match self {
+            Scalar::Param(n, t) => {
+                if out.len() < *n {
+                    out.resize(*n, None);
+                }
+                if out[n - 1].is_none() {
+                    out[n - 1] = *t;
+                }
+            }
+            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) => {}
+            Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
+                a.param_types(out);
+                b.param_types(out);
+            }
+            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) | Scalar::Cast(a, _) => a.param_types(out),
+            Scalar::InList(a, items, _) => {
+                a.param_types(out);
+                for i in items {
+                    i.param_types(out);
+                }
+            }
+        }
+    }
+
     pub fn columns_used(&self, used: &mut [bool]) {
         match self {
             Scalar::Col(i, _) => used[*i] = true,
@@ -502,7 +627,7 @@ impl Scalar {
                 a.columns_used(used);
                 b.columns_used(used);
             }
-            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) => a.columns_used(used),
+            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) | Scalar::Cast(a, _) => a.columns_used(used),
             Scalar::InList(a, items, _) => {
                 a.columns_used(used);
                 for i in items {

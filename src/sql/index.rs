@@ -181,7 +181,9 @@ impl Maintainer<'_> {
                         crate::access::btree::UNIQUE_VIOLATION,
                         format!("duplicate key value violates unique constraint \"{}\"", ix.name),
                     )
-                    .with_detail(format!("Key ({names})=({vals}) already exists.")));
+                    .with_detail(format!("Key ({names})=({vals}) already exists."))
+                    .with_table(&table.name)
+                    .with_constraint(&ix.name));
                 }
                 return Err(e);
             }
@@ -360,7 +362,9 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
                         crate::access::btree::UNIQUE_VIOLATION,
                         format!("could not create unique index \"{}\"", ix.name),
                     )
-                    .with_detail(format!("Key ({names})=({vals}) is duplicated.")));
+                    .with_detail(format!("Key ({names})=({vals}) is duplicated."))
+                    .with_table(&table.name)
+                    .with_constraint(&ix.name));
                 }
                 last_live = Some(i);
             }
@@ -439,7 +443,9 @@ pub(crate) fn add_index(
             return Err(PgError::new(
                 sqlstate::NOT_NULL_VIOLATION,
                 format!("column \"{}\" of relation \"{}\" contains null values", table.columns[c].name, table.name),
-            ));
+            )
+            .with_table(&table.name)
+            .with_column(&table.columns[c].name));
         }
     }
     build(s, &new, &ix)?;

@@ -18,7 +18,7 @@
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
 
 mod check;
-mod ddl;
+pub(crate) mod ddl;
 pub(crate) mod dml;
 mod explain;
 pub mod expr;
@@ -36,7 +36,10 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::io::{Read, Write};
 
-/// Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes.
+/// Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes. COPY TO STDOUT hands each
+/// row to `stdout` in one `write_all` call (the binary header with the first row; a header
+/// line and the binary trailer alone), so a destination can frame rows as PostgreSQL's
+/// protocol does: one CopyData message per row.
 #[derive(Default)]
 pub struct CopyIo<'a> {
     pub stdin: Option<&'a mut dyn Read>,
@@ -101,6 +104,11 @@ impl Prepared {
         self.stmt.is_none()
     }
 
+    /// Drops the cached plan (`DISCARD PLANS`); the next run plans again.
+    pub fn forget_plan(&self) {
+        *self.plan.lock().expect("poisoned") = None;
+    }
+
     /// Whether running it returns rows.
     pub fn returns_rows(&self) -> bool {
         matches!(self.stmt, Some(Statement::Query(_)) | Some(Statement::Explain { .. }))
@@ -142,6 +150,27 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
 /// simple query protocol: in its own implicit transaction unless a block is open. A parameter
 /// is substituted as an untyped literal, so it takes the type its context asks for.
 pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    run_prepared(s, p, params, io, true)
+}
+
+/// Runs a prepared statement as one Execute of PostgreSQL's extended protocol: outside a
+/// block, the statements up to the next Sync share one implicit transaction, which
+/// [`end_implicit`] commits at the Sync, so a batch or pipeline is all-or-nothing. An error
+/// rolls that transaction back (the protocol then skips to the Sync).
+pub fn execute_prepared_until_sync(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    run_prepared(s, p, params, io, false)
+}
+
+/// Commits the implicit transaction the statements since the last Sync ran in, if one is open
+/// (a block opened by BEGIN stays open).
+pub fn end_implicit(s: &mut Session) -> Result<()> {
+    if s.txn.is_some() && !s.in_transaction_block() {
+        s.commit()?;
+    }
+    Ok(())
+}
+
+fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>, commit: bool) -> Result<QueryResult> {
     s.check_not_stopped()?;
     if params.len() < p.nparams {
         return Err(PgError::new(
@@ -151,7 +180,7 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
     }
     let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
     if let Some(r) = dml::cached_select(s, p, params) {
-        return end_statement(s, r);
+        return end_statement(s, r, commit);
     }
     let mut stmt = stmt.clone();
     if p.nparams > 0 {
@@ -177,15 +206,30 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
         }
     }
     let r = run_one(s, stmt, p.unlogged, io);
-    end_statement(s, r)
+    end_statement(s, r, commit)
 }
 
-/// Ends a statement run on its own: outside a block its implicit transaction commits (or rolls
-/// back on error); inside one, an error fails the block.
-fn end_statement(s: &mut Session, r: Result<QueryResult>) -> Result<QueryResult> {
+/// The types of a prepared statement's parameters, inferred from their use as PostgreSQL's
+/// Parse does: the target column of an INSERT value or UPDATE assignment, the other side of a
+/// comparison, an explicit cast, `LIMIT` (bigint). None where nothing fixes one (PostgreSQL
+/// then resolves it as text). Fails as running the statement would (an unknown table, ...).
+pub fn param_types(s: &Session, p: &Prepared) -> Result<Vec<Option<crate::types::SqlType>>> {
+    let mut out = vec![None; p.nparams];
+    match &p.stmt {
+        Some(Statement::Query(q)) => select::param_types(s, q, &mut out)?,
+        Some(st) => dml::param_types(s, st, &mut out)?,
+        None => {}
+    }
+    out.truncate(p.nparams.max(out.iter().rposition(|t| t.is_some()).map_or(0, |i| i + 1)));
+    Ok(out)
+}
+
+/// Ends a statement run on its own: outside a block its implicit transaction commits if
+/// `commit` (or rolls back on error); inside one, an error fails the block.
+fn end_statement(s: &mut Session, r: Result<QueryResult>, commit: bool) -> Result<QueryResult> {
     match r {
         Ok(r) => {
-            if !s.in_transaction_block() {
+            if commit && !s.in_transaction_block() {
                 s.commit()?;
             }
             Ok(r)
@@ -203,7 +247,7 @@ fn end_statement(s: &mut Session, r: Result<QueryResult>) -> Result<QueryResult>
 
 /// The result columns of a prepared statement that returns rows, without running it: the query
 /// is run with `LIMIT 0` and its parameters as NULL (the extended protocol's Describe).
-pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> {
+pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     match &p.stmt {
         Some(Statement::Query(q)) => {
             let mut q = q.clone();
@@ -216,10 +260,19 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<Vec<(String, String)>> 
             let probe = prepare(&Statement::Query(q).to_string())?;
             let nulls = vec![None; probe.nparams];
             let mut io = CopyIo::default();
-            Ok(execute_prepared(s, &probe, &nulls, &mut io)?.columns)
+            // Inside the current implicit transaction (a pipeline's), not committing it.
+            let opened = s.txn.is_none();
+            let mut r = run_prepared(s, &probe, &nulls, &mut io, false)?;
+            if opened {
+                end_implicit(s)?;
+            }
+            r.rows.clear();
+            Ok(r)
         }
-        Some(Statement::Explain { .. }) => Ok(vec![("QUERY PLAN".into(), "text".into())]),
-        _ => Ok(vec![]),
+        Some(Statement::Explain { .. }) => {
+            Ok(QueryResult { columns: vec![("QUERY PLAN".into(), "text".into())], returns_rows: true, ..Default::default() })
+        }
+        _ => Ok(QueryResult::default()),
     }
 }
 
@@ -286,6 +339,9 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v),
         st @ Statement::Explain { .. } => explain::explain(s, st),
+        Statement::Deallocate { .. } | Statement::Discard { .. } => {
+            Err(PgError::feature("DEALLOCATE and DISCARD are run by heapstore's server, sent alone in a query or prepared statement"))
+        }
         other => Err(PgError::feature(format!("statement not supported: {}", first_words(&other.to_string())))),
     }?;
     s.command_done();

@@ -82,6 +82,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
                 returns_rows: true,
                 notices: vec![],
                 wrote_to_client: false,
+                column_sources: vec![],
             })
         }
         Projection::Columns(cols) => {
@@ -116,6 +117,7 @@ pub fn run_query(s: &mut Session, q: Query) -> Result<QueryResult> {
                 returns_rows: true,
                 notices: vec![],
                 wrote_to_client: false,
+                column_sources: cols.iter().map(|&c| Some((table.oid, c as i16 + 1))).collect(),
             })
         }
     }
@@ -147,6 +149,55 @@ pub(crate) fn projection_of(items: &[SelectItem], table: &crate::catalog::Table)
         }
     }
     Ok(Projection::Columns(cols))
+}
+
+/// The types of a query's parameters (see `dml::param_types`); `LIMIT $n` is bigint.
+pub(crate) fn param_types(s: &Session, q: &Query, out: &mut Vec<Option<crate::types::SqlType>>) -> Result<()> {
+    if let Some(LimitClause::LimitOffset { limit: Some(Expr::Value(v)), .. }) = &q.limit_clause {
+        if let Value::Placeholder(p) = &v.value {
+            if let Some(n) = p.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).filter(|&n| n >= 1) {
+                super::expr::Scalar::Param(n, Some(crate::types::SqlType::new(crate::types::TypeId::Int8))).param_types(out);
+            }
+        }
+    }
+    let SetExpr::Select(sel) = &*q.body else { return Ok(()) };
+    let table = match sel.from.as_slice() {
+        [] => std::sync::Arc::new(no_table()),
+        [t] => match &t.relation {
+            TableFactor::Table { name, .. } => s.table(&table_name(name)?)?,
+            _ => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    if sel.from.is_empty() {
+        for it in &sel.projection {
+            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = it {
+                super::expr::bind(e, &table)?.param_types(out);
+            }
+        }
+    }
+    if let Some(w) = &sel.selection {
+        super::expr::bind(w, &table)?.param_types(out);
+    }
+    Ok(())
+}
+
+/// PostgreSQL's internal name of a type (what it names a cast's column).
+fn pg_type_name(sql_name: &str) -> String {
+    let base = sql_name.split('(').next().unwrap_or(sql_name).trim();
+    match base {
+        "integer" => "int4",
+        "smallint" => "int2",
+        "bigint" => "int8",
+        "real" => "float4",
+        "double precision" => "float8",
+        "boolean" => "bool",
+        "character varying" => "varchar",
+        "character" => "bpchar",
+        "timestamp without time zone" => "timestamp",
+        other => other,
+    }
+    .to_string()
 }
 
 /// A table with no columns: what a FROM-less query's expressions are bound against.
@@ -195,22 +246,56 @@ fn constant_select(items: &[SelectItem], selection: Option<&Expr>, limit: Option
             SelectItem::ExprWithAlias { expr, alias } => (expr, Some(fold_ident(alias))),
             _ => return Err(PgError::feature("only constants can be selected without FROM")),
         };
-        let (v, ty) = match expr {
+        let (v, ty): (Option<String>, String) = match expr {
             Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => (Some(n.clone()), if n.contains('.') { "numeric" } else { "integer" }),
-                Value::SingleQuotedString(s) => (Some(s.clone()), "text"),
-                Value::Boolean(b) => (Some(if *b { "t" } else { "f" }.to_string()), "boolean"),
-                Value::Null => (None, "text"),
+                Value::Number(n, _) => {
+                    let ty = if n.parse::<i32>().is_ok() {
+                        "integer"
+                    } else if n.parse::<i64>().is_ok() {
+                        "bigint"
+                    } else {
+                        "numeric"
+                    };
+                    (Some(n.clone()), ty.into())
+                }
+                Value::SingleQuotedString(s) => (Some(s.clone()), "text".into()),
+                Value::Boolean(b) => (Some(if *b { "t" } else { "f" }.to_string()), "boolean".into()),
+                Value::Null => (None, "text".into()),
                 _ => return Err(PgError::feature(format!("constant not supported: {v}"))),
             },
-            _ => return Err(PgError::feature(format!("expression not supported: {expr}"))),
+            other => {
+                let sc = super::expr::bind(other, &no_table())?;
+                let ty = super::expr::type_of(&sc);
+                let val = sc.eval(&[], &[])?;
+                let text = match (&val, ty) {
+                    (crate::types::Value::Null, _) => None,
+                    (_, Some(t)) => val.to_text(&t),
+                    (crate::types::Value::Text(s), None) => Some(s.clone()),
+                    (_, None) => return Err(PgError::feature(format!("expression not supported: {other}"))),
+                };
+                (text, ty.map(|t| t.name()).unwrap_or_else(|| "text".into()))
+            }
         };
-        let name = alias.unwrap_or_else(|| if ty == "boolean" { "bool".into() } else { "?column?".into() });
-        columns.push((name, ty.to_string()));
+        // PostgreSQL names a cast column after its type (`SELECT '1'::date` is "date").
+        let default_name = match expr {
+            Expr::Cast { .. } | Expr::TypedString(_) => pg_type_name(&ty),
+            _ if ty == "boolean" => "bool".into(),
+            _ => "?column?".into(),
+        };
+        let name = alias.unwrap_or(default_name);
+        columns.push((name, ty));
         row.push(v);
     }
     let rows = if keep && limit != Some(0) { vec![row] } else { vec![] };
-    Ok(QueryResult { tag: format!("SELECT {}", rows.len()), columns, rows, returns_rows: true, notices: vec![], wrote_to_client: false })
+    Ok(QueryResult {
+        tag: format!("SELECT {}", rows.len()),
+        columns,
+        rows,
+        returns_rows: true,
+        notices: vec![],
+        wrote_to_client: false,
+        column_sources: vec![],
+    })
 }
 
 /// `SELECT * FROM pg_locks`: the heavyweight locks held and awaited now, as PostgreSQL's view
@@ -262,5 +347,6 @@ fn pg_locks(s: &mut Session, items: &[SelectItem], limit: Option<u64>) -> Result
         returns_rows: true,
         notices: vec![],
         wrote_to_client: false,
+        column_sources: vec![],
     })
 }
