@@ -47,6 +47,21 @@ cmp "$FIX/types.csv" "$WORK/out.csv"
 cmp "$FIX/types.bin" "$WORK/out.bin"
 echo "   text, csv and binary round trips are byte-identical"
 
+echo "== psql: catalog answers (\\di, \\d footer), current_database(), isolation"
+"${PSQL[@]}" -c "CREATE TABLE ix (id integer PRIMARY KEY, name text UNIQUE, v integer)" -c "CREATE INDEX ix_v ON ix (v)"
+"${PSQL[@]}" -c '\di' >"$WORK/di.out"
+for ix in ix_pkey ix_name_key ix_v; do grep -q "$ix .* index .* ix" "$WORK/di.out" || { echo "FAIL: \\di misses $ix" >&2; cat "$WORK/di.out" >&2; exit 1; }; done
+"${PSQL[@]}" -c '\d ix' >"$WORK/d.out"
+grep -q '"ix_pkey" PRIMARY KEY, btree (id)' "$WORK/d.out" || { echo "FAIL: \\d ix footer" >&2; cat "$WORK/d.out" >&2; exit 1; }
+grep -q '"ix_name_key" UNIQUE CONSTRAINT, btree (name)' "$WORK/d.out" || { echo "FAIL: \\d ix footer" >&2; cat "$WORK/d.out" >&2; exit 1; }
+grep -q '"ix_v" btree (v)' "$WORK/d.out" || { echo "FAIL: \\d ix footer" >&2; cat "$WORK/d.out" >&2; exit 1; }
+[ "$("${PSQL[@]}" -At -c 'SELECT current_database()')" = postgres ] || { echo "FAIL: current_database()" >&2; exit 1; }
+iso=$("${PSQL[@]}" -At -c 'BEGIN ISOLATION LEVEL REPEATABLE READ' -c 'SHOW transaction_isolation' -c 'COMMIT')
+[ "$iso" = "repeatable read" ] || { echo "FAIL: isolation level is '$iso'" >&2; exit 1; }
+if "${PSQL[@]}" -c 'SELECT count(*) FROM ix GROUP BY v' 2>"$WORK/err3"; then echo "FAIL: GROUP BY ran" >&2; exit 1; fi
+grep -q 'GROUP BY is not supported' "$WORK/err3"
+echo "   \\di and \\d list the indexes; GROUP BY refused, not ignored"
+
 echo "== psql: bad files give PostgreSQL's errors"
 for f in "$FIX"/bad/*.text "$FIX"/bad/*.csv "$FIX"/bad/*.bin; do
     name=$(basename "$f")

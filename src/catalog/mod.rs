@@ -69,6 +69,10 @@ pub struct Index {
     pub unique: bool,
     /// The table's PRIMARY KEY (implies unique; its columns are NOT NULL).
     pub primary: bool,
+    /// Made by a PRIMARY KEY or UNIQUE constraint (not CREATE INDEX): the catalog views
+    /// report the constraint (`pg_constraint.contype` 'p' / 'u').
+    #[serde(default)]
+    pub constraint: bool,
     pub relfile: RelFileNumber,
 }
 

@@ -349,9 +349,9 @@ fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
 
 /// psql's `\d`, `\dt`, `\di`, `\dv`, `\ds`, ... `[NAME]` (the relation list) and `\d[+] NAME`
 /// queries (PostgreSQL 15's psql), answered from heapstore's catalog: every table is in schema
-/// `public`, owned by the connected user. `NAME` is a plain name (no wildcards); other
-/// catalog queries psql sends for `\d`'s footers (indexes, constraints, policies, statistics,
-/// publications, inheritance) get an empty result, which is true for heapstore's tables.
+/// `public`, owned by the connected user. `NAME` is a plain name (no wildcards). `\d NAME`'s
+/// index footer lists the table's indexes; the footers for policies, extended statistics,
+/// publications and inheritance get an empty result, which is true for heapstore's tables.
 /// Any other query naming `pg_catalog` is refused with 0A000.
 fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<Result<QueryResult>> {
     let cols = |names: &[(&str, &str)]| names.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect::<Vec<_>>();
@@ -364,19 +364,92 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         literal_after(lower, sql, "operator(pg_catalog.~)").map(|p| p.trim_start_matches("^(").trim_end_matches(")$").to_string());
     let matches = |name: &str| pattern.as_deref().is_none_or(|p| p == name);
     if lower.contains("as \"schema\"") && lower.contains("as \"name\"") && lower.contains("c.relkind in (") {
-        // \dt: Schema, Name, Type, Owner.
-        let mut rows: Vec<Vec<Option<String>>> = tables
-            .iter()
-            .filter(|t| matches(&t.name))
-            .map(|t| vec![Some("public".into()), Some(t.name.clone()), Some("table".into()), Some(user.to_string())])
-            .collect();
-        rows.sort();
-        // Only tables exist: \di, \dv, \ds, ... (relkind lists without 'r') find nothing.
+        // \d, \dt, \di, \dti ...: Schema, Name, Type, Owner[, Table]. heapstore has tables
+        // and indexes; the other kinds psql asks for (views, sequences, ...) do not exist.
         let kinds = lower.split("c.relkind in (").nth(1).and_then(|r| r.split(')').next()).unwrap_or("");
-        if !kinds.contains("'r'") {
-            rows.clear();
+        let with_table = lower.contains("as \"table\"");
+        let mut rows: Vec<Vec<Option<String>>> = Vec::new();
+        for t in &tables {
+            if kinds.contains("'r'") && matches(&t.name) {
+                let mut r = vec![Some("public".into()), Some(t.name.clone()), Some("table".into()), Some(user.to_string())];
+                if with_table {
+                    r.push(None);
+                }
+                rows.push(r);
+            }
+            if kinds.contains("'i'") {
+                for ix in t.indexes.iter().filter(|ix| matches(&ix.name)) {
+                    let mut r = vec![Some("public".into()), Some(ix.name.clone()), Some("index".into()), Some(user.to_string())];
+                    if with_table {
+                        r.push(Some(t.name.clone()));
+                    }
+                    rows.push(r);
+                }
+            }
         }
-        return done(cols(&[("Schema", "name"), ("Name", "name"), ("Type", "text"), ("Owner", "name")]), rows);
+        rows.sort();
+        let mut names = vec![("Schema", "name"), ("Name", "name"), ("Type", "text"), ("Owner", "name")];
+        if with_table {
+            names.push(("Table", "name"));
+        }
+        return done(cols(&names), rows);
+    }
+    if lower.contains("pg_catalog.pg_get_indexdef(i.indexrelid") && lower.contains("from pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i") {
+        // \d NAME's index footer: name, primary, unique, clustered, valid, definition,
+        // constraint definition, constraint type, deferrable, deferred, replica identity,
+        // tablespace; primary key first, then by name.
+        let t = literal_after(lower, sql, "where c.oid =").and_then(|o| o.parse::<u32>().ok()).and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
+        let b = |x: bool| Some(if x { "t" } else { "f" }.to_string());
+        let mut rows: Vec<Vec<Option<String>>> = Vec::new();
+        if let Some(t) = t {
+            let mut ixs: Vec<&crate::catalog::Index> = t.indexes.iter().collect();
+            ixs.sort_by(|a, b| b.primary.cmp(&a.primary).then(a.name.cmp(&b.name)));
+            for ix in ixs {
+                let colnames: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
+                let indexdef = format!(
+                    "CREATE {}INDEX {} ON public.{} USING btree ({})",
+                    if ix.unique { "UNIQUE " } else { "" },
+                    ix.name,
+                    t.name,
+                    colnames.join(", ")
+                );
+                let (condef, contype) = match (ix.constraint, ix.primary) {
+                    (true, true) => (Some(format!("PRIMARY KEY ({})", colnames.join(", "))), Some("p".to_string())),
+                    (true, false) => (Some(format!("UNIQUE ({})", colnames.join(", "))), Some("u".to_string())),
+                    _ => (None, None),
+                };
+                let con = contype.is_some();
+                rows.push(vec![
+                    Some(ix.name.clone()),
+                    b(ix.primary),
+                    b(ix.unique),
+                    b(false),
+                    b(true),
+                    Some(indexdef),
+                    condef,
+                    contype,
+                    if con { b(false) } else { None },
+                    if con { b(false) } else { None },
+                    b(false),
+                    Some("0".into()),
+                ]);
+            }
+        }
+        let names = [
+            ("relname", "name"),
+            ("indisprimary", "boolean"),
+            ("indisunique", "boolean"),
+            ("indisclustered", "boolean"),
+            ("indisvalid", "boolean"),
+            ("pg_get_indexdef", "text"),
+            ("pg_get_constraintdef", "text"),
+            ("contype", "\"char\""),
+            ("condeferrable", "boolean"),
+            ("condeferred", "boolean"),
+            ("indisreplident", "boolean"),
+            ("reltablespace", "oid"),
+        ];
+        return done(cols(&names), rows);
     }
     if lower.starts_with("select c.oid,\n  n.nspname,\n  c.relname")
         || (lower.contains("c.oid") && lower.contains("n.nspname") && pattern.is_some())
@@ -397,7 +470,8 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         let rows = t
             .map(|t| {
                 let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
-                let v: [&str; 15] = ["0", "r", "f", "f", "f", "f", "f", "f", "f", "", "0", "", persistence, "d", "heap"];
+                let hasindex = if t.indexes.is_empty() { "f" } else { "t" };
+                let v: [&str; 15] = ["0", "r", hasindex, "f", "f", "f", "f", "f", "f", "", "0", "", persistence, "d", "heap"];
                 vec![v.iter().map(|x| Some(x.to_string())).collect()]
             })
             .unwrap_or_default();

@@ -411,6 +411,7 @@ pub(crate) fn add_index(
     cols: Vec<usize>,
     unique: bool,
     primary: bool,
+    constraint: bool,
 ) -> Result<Arc<Table>> {
     if relation_name_taken(s, &name) {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
@@ -420,7 +421,7 @@ pub(crate) fn add_index(
     }
     s.xid();
     let relfile = s.create_files()?;
-    let ix = Index { oid: s.shared.catalog.new_oid(), name, columns: cols, unique: unique || primary, primary, relfile };
+    let ix = Index { oid: s.shared.catalog.new_oid(), name, columns: cols, unique: unique || primary, primary, relfile, constraint };
     let mut new = (**table).clone();
     if primary {
         for &c in &ix.columns {
@@ -514,7 +515,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    add_index(s, &table, name, cols, ci.unique, false)?;
+    add_index(s, &table, name, cols, ci.unique, false, false)?;
     Ok(super::tag("CREATE INDEX"))
 }
 
@@ -540,7 +541,7 @@ pub(crate) fn add_constraint_index(
             }
         }
     };
-    add_index(s, table, name, cols, true, primary)
+    add_index(s, table, name, cols, true, primary, true)
 }
 
 /// DROP INDEX [IF EXISTS] name [, ...].
