@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Real drivers against `heapstore serve`, installed from the package registries here (nothing
+# installed by hand): psycopg 3 and psycopg2 (PyPI), node-postgres (npm). A driver that cannot
+# be installed fails this script loudly; it never passes silently.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${HEAPSTORE_BIN:-target/release/heapstore}
+WORK=$(mktemp -d)
+PORT=${HEAPSTORE_TEST_PORT:-$((20000 + RANDOM % 20000))}
+SERVER_PID=
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+loud() {
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
+    echo "!! DRIVERS: $*" >&2
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
+    exit 1
+}
+
+echo "== installing drivers from the registries"
+python3 -m venv "$WORK/venv" || loud "cannot create a Python virtual environment"
+"$WORK/venv/bin/pip" install -q "psycopg[binary]>=3.1" "psycopg2-binary>=2.9" || loud "pip could not install psycopg / psycopg2"
+mkdir -p "$WORK/node"
+(cd "$WORK/node" && npm install --silent --no-audit --no-fund pg >/dev/null) || loud "npm could not install pg (node-postgres)"
+echo "   psycopg $("$WORK/venv/bin/python" -c 'import psycopg; print(psycopg.__version__)'), psycopg2 $("$WORK/venv/bin/python" -c 'import psycopg2; print(psycopg2.__version__.split()[0])'), node-postgres $(node -p "require('$WORK/node/node_modules/pg/package.json').version")"
+
+"$BIN" -D "$WORK/data" init >/dev/null
+printf 'sekret\n' | "$BIN" -D "$WORK/data" user add alice >/dev/null
+"$BIN" -D "$WORK/data" serve --port "$PORT" 2>"$WORK/server.log" &
+SERVER_PID=$!
+for _ in $(seq 1 100); do [ -S "$WORK/data/.s.PGSQL.$PORT" ] && break; sleep 0.1; done
+
+echo "== psycopg 3, psycopg2 (Unix socket)"
+HEAPSTORE_DSN="host=$WORK/data port=$PORT user=postgres dbname=postgres" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
+echo "== psycopg 3, psycopg2 (TCP, SCRAM)"
+HEAPSTORE_DSN="host=127.0.0.1 port=$PORT user=alice password=sekret dbname=postgres" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
+echo "== node-postgres (Unix socket, then TCP with SCRAM)"
+PGHOST="$WORK/data" PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres NODE_PATH="$WORK/node/node_modules" node tests/drivers/node_pg_suite.js
+PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=alice PGPASSWORD=sekret PGDATABASE=postgres NODE_PATH="$WORK/node/node_modules" node tests/drivers/node_pg_suite.js
+echo "drivers passed"

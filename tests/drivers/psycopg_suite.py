@@ -1,0 +1,138 @@
+"""psycopg 3 and psycopg2 against `heapstore serve`: the scenarios the drivers issue lists.
+
+Run by .ci/drivers.sh with HEAPSTORE_DSN set (a libpq connection string). Exits non-zero on the
+first scenario that fails, printing which.
+"""
+import os
+import sys
+
+import psycopg
+import psycopg2
+import psycopg2.extras
+
+DSN = os.environ["HEAPSTORE_DSN"]
+
+
+def check(cond, what):
+    if not cond:
+        print(f"FAIL: {what}", file=sys.stderr)
+        sys.exit(1)
+
+
+def psycopg3():
+    with psycopg.connect(DSN, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS p3")
+        c.execute("CREATE TABLE p3 (id integer PRIMARY KEY, b bytea, t text, f double precision, d date)")
+        # COPY in and out row by row.
+        with c.cursor() as cur:
+            with cur.copy("COPY p3 (id, t) FROM STDIN") as cp:
+                for i in range(1000):
+                    cp.write_row((i, f"row {i}"))
+            with cur.copy("COPY p3 (id, t) TO STDOUT") as cp:
+                got = list(cp.rows())
+            check(len(got) == 1000, f"copy.rows() gave {len(got)} rows, not 1000")
+            check(got[7] == ("7", "row 7"), f"copy.rows()[7] = {got[7]!r}")
+            with cur.copy("COPY p3 (id, t) TO STDOUT (FORMAT BINARY)") as cp:
+                cp.set_types(["int4", "text"])
+                got = list(cp.rows())
+            check(len(got) == 1000 and got[3] == (3, "row 3"), "binary copy.rows()")
+        c.execute("TRUNCATE p3")
+        # Parameters of every supported type, text and binary, NULLs included.
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                vals = (1, b"\\x41\x00\xff", "a\\b", 1.5, None)
+                cur.execute("INSERT INTO p3 VALUES (%s, %s, %s, %s, %s)", vals)
+                cur.execute("SELECT id, b, t, f, d FROM p3 WHERE id = %s", (1,))
+                row = cur.fetchone()
+                check(row == vals, f"round trip (binary={binary}): {row!r} != {vals!r}")
+                cur.execute("DELETE FROM p3 WHERE id = %s", (1,))
+        # Prepared statements reused; DEALLOCATE ALL after, then rollback() still works.
+        for i in range(10):
+            c.execute("INSERT INTO p3 (id, t) VALUES (%s, %s)", (100 + i, "x"), prepare=True)
+        with c.transaction():
+            c.execute("INSERT INTO p3 (id) VALUES (200)")
+        c.autocommit = False
+        c.execute("INSERT INTO p3 (id) VALUES (201)")
+        c.rollback()
+        c.autocommit = True
+        check(c.execute("SELECT count(*) FROM p3 WHERE id >= 200").fetchone()[0] == 1, "transaction / rollback")
+        # A batch is all-or-nothing in autocommit (executemany pipelines up to one Sync).
+        c.execute("DELETE FROM p3")
+        c.execute("INSERT INTO p3 (id) VALUES (4)")
+        try:
+            with c.cursor() as cur:
+                cur.executemany("INSERT INTO p3 (id) VALUES (%s)", [(i,) for i in range(1, 6)])
+            check(False, "duplicate in a batch not reported")
+        except psycopg.errors.UniqueViolation as e:
+            check(e.diag.constraint_name == "p3_pkey", f"constraint_name {e.diag.constraint_name!r}")
+            check(e.diag.table_name == "p3", f"table_name {e.diag.table_name!r}")
+        check(c.execute("SELECT count(*) FROM p3").fetchone()[0] == 1, "batch with a duplicate left rows")
+        # 23505 with DETAIL; the connection stays usable.
+        try:
+            c.execute("INSERT INTO p3 (id) VALUES (4)")
+            check(False, "duplicate accepted")
+        except psycopg.errors.UniqueViolation as e:
+            check(e.diag.message_detail == "Key (id)=(4) already exists.", f"detail {e.diag.message_detail!r}")
+        check(c.execute("SELECT 1").fetchone()[0] == 1, "connection usable after an error")
+        # Isolation: REPEATABLE READ honoured, SERIALIZABLE refused, READ ONLY enforced.
+        c.autocommit = False
+        c.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        check(c.execute("SHOW transaction_isolation").fetchone()[0] == "repeatable read", "isolation level")
+        c.rollback()
+        c.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+        try:
+            c.execute("SELECT 1")
+            check(False, "SERIALIZABLE accepted")
+        except psycopg.errors.FeatureNotSupported:
+            c.rollback()
+        c.isolation_level = None
+        c.read_only = True
+        try:
+            c.execute("INSERT INTO p3 (id) VALUES (9)")
+            check(False, "write in a READ ONLY transaction")
+        except psycopg.errors.ReadOnlySqlTransaction:
+            c.rollback()
+        c.read_only = None
+        c.autocommit = True
+        # Clauses heapstore does not run are refused, never ignored.
+        try:
+            c.execute("SELECT count(*) FROM p3 GROUP BY t")
+            check(False, "GROUP BY ran")
+        except psycopg.errors.FeatureNotSupported:
+            pass
+        check(c.execute("SELECT current_database()").fetchone()[0] == c.info.dbname, "current_database()")
+        c.execute("DROP TABLE p3")
+    print("   psycopg", psycopg.__version__, "passed")
+
+
+def psycopg2_suite():
+    c = psycopg2.connect(DSN)
+    c.autocommit = True
+    cur = c.cursor()
+    cur.execute("DROP TABLE IF EXISTS p2")
+    cur.execute("CREATE TABLE p2 (id integer PRIMARY KEY, b bytea, d date, t text)")
+    # psycopg2 interpolates literals with casts: '...'::date, '\x..'::bytea.
+    import datetime
+    cur.execute("INSERT INTO p2 VALUES (%s, %s, %s, %s)", (1, psycopg2.Binary(b"\x00AB\xff"), datetime.date(2024, 2, 29), None))
+    cur.execute("SELECT id, b, d, t FROM p2 WHERE id = %s", (1,))
+    row = cur.fetchone()
+    check(row[0] == 1 and bytes(row[1]) == b"\x00AB\xff" and row[2] == datetime.date(2024, 2, 29) and row[3] is None, f"psycopg2 round trip {row!r}")
+    c.autocommit = False
+    cur.execute("INSERT INTO p2 (id) VALUES (2)")
+    c.rollback()
+    cur.execute("SELECT count(*) FROM p2")
+    check(cur.fetchone()[0] == 1, "psycopg2 rollback")
+    c.rollback()
+    c.autocommit = True
+    try:
+        cur.execute("INSERT INTO p2 (id) VALUES (1)")
+        check(False, "duplicate accepted")
+    except psycopg2.errors.UniqueViolation as e:
+        check(e.diag.constraint_name == "p2_pkey", "psycopg2 constraint_name")
+    cur.execute("DROP TABLE p2")
+    c.close()
+    print("   psycopg2", psycopg2.__version__, "passed")
+
+
+psycopg3()
+psycopg2_suite()
