@@ -27,9 +27,16 @@
 //!    (PortalSuspended between them). The unnamed portal is dropped at Sync; named ones at
 //!    Close or disconnect.
 //!
-//! Approximations (documented in the README): each Execute of the extended protocol runs in its
-//! own implicit transaction (PostgreSQL keeps one open until Sync); in a simple Query with
-//! several statements, an error discards the results of the earlier ones.
+//! 6. Outside BEGIN ... COMMIT, the statements Executed between two Syncs share one implicit
+//!    transaction, committed at the Sync (`sql::end_implicit`); an error in any message before
+//!    the Sync rolls it back (inside a block it fails the block), so a batch is all-or-nothing.
+//! 7. COPY TO STDOUT sends one CopyData message per row (`sql::CopyIo`'s one-row-per-write
+//!    contract), the binary header with the first row.
+//! 8. A binary parameter is decoded by the statement's parameter type: the client's OID, or
+//!    the type inferred at Parse (`sql::param_types`), never by the OID 0 the client may send.
+//!
+//! Approximation (documented in the README): in a simple Query with several statements, an
+//! error discards the results of the earlier ones.
 
 use super::query::{self, SessionParams};
 use super::types;

@@ -5,7 +5,11 @@
 //! COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
 //! SELECT count(*) | * | cols FROM t [WHERE ...] [LIMIT n], INSERT ... VALUES, UPDATE ... SET
 //! ... [WHERE ...], DELETE FROM t [WHERE ...] (`dml`), CREATE [UNIQUE] INDEX, DROP INDEX,
-//! PRIMARY KEY / UNIQUE (`index`), VACUUM [t] (`vacuum`), BEGIN, COMMIT, ROLLBACK.
+//! PRIMARY KEY / UNIQUE (`index`), VACUUM [t] (`vacuum`), BEGIN / START TRANSACTION with
+//! isolation level and access mode, SET TRANSACTION, SET SESSION CHARACTERISTICS, COMMIT,
+//! ROLLBACK, SET / SHOW of the transaction characteristics. Every statement passes the
+//! structural gate (`check`) first: a clause the runner does not implement is refused (0A000),
+//! never dropped.
 //!
 //! Transactions follow PostgreSQL's simple-query rules: the statements of one `execute` call
 //! outside BEGIN ... COMMIT run in one implicit transaction, committed at the end or rolled
@@ -16,6 +20,8 @@
 //! 1. Statements touch storage only through the access methods (`access::heap`, `copy`) and
 //!    the heavyweight lock manager (PostgreSQL's lock for each statement, held to transaction end).
 //! 2. Every error carries a SQLSTATE that PostgreSQL uses for the same condition.
+//! 3. A statement that writes is checked against the transaction's access mode before it runs
+//!    (`write_command`, 25006 in a READ ONLY transaction).
 
 mod check;
 pub(crate) mod ddl;
