@@ -86,14 +86,22 @@ pub struct PgError {
     pub message: String,
     pub detail: Option<String>,
     pub hint: Option<String>,
-    /// Where it happened, e.g. `COPY types, line 3, column flag: "maybe"`.
-    pub context: Option<String>,
+    /// Where it happened, e.g. `COPY types, line 3, column flag: "maybe"` (a boxed str: the
+    /// error stays within 128 bytes).
+    pub context: Option<Box<str>>,
     /// Severity PANIC: the error struck inside a critical section (memory and disk may
     /// disagree), so the database stopped and must be reopened, which runs crash recovery.
     /// Whether the statement's effects survive is unknown to the caller, as after a crash.
     pub panic: bool,
-    /// PostgreSQL's error fields naming the object: schema (`s`), table (`t`), column (`c`),
-    /// constraint (`n`); drivers expose them (psycopg's `diag.constraint_name`, ...).
+    /// PostgreSQL's error fields naming the objects the error is about (boxed: most errors
+    /// have none, and the error stays small).
+    pub objects: Option<Box<ErrorObjects>>,
+}
+
+/// PostgreSQL's error fields schema (`s`), table (`t`), column (`c`) and constraint (`n`);
+/// drivers expose them (psycopg's `diag.constraint_name`, node-postgres' `constraint`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ErrorObjects {
     pub schema: Option<String>,
     pub table: Option<String>,
     pub column: Option<String>,
@@ -105,36 +113,26 @@ pub type Result<T, E = PgError> = std::result::Result<T, E>;
 impl PgError {
     /// Names the table (and its schema, `public`) the error is about.
     pub fn with_table(mut self, table: &str) -> Self {
-        self.schema = Some("public".into());
-        self.table = Some(table.to_string());
+        let o = self.objects.get_or_insert_with(Default::default);
+        o.schema = Some("public".into());
+        o.table = Some(table.to_string());
         self
     }
 
     /// Names the column the error is about.
     pub fn with_column(mut self, column: &str) -> Self {
-        self.column = Some(column.to_string());
+        self.objects.get_or_insert_with(Default::default).column = Some(column.to_string());
         self
     }
 
     /// Names the constraint the error is about.
     pub fn with_constraint(mut self, constraint: &str) -> Self {
-        self.constraint = Some(constraint.to_string());
+        self.objects.get_or_insert_with(Default::default).constraint = Some(constraint.to_string());
         self
     }
 
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        PgError {
-            code,
-            message: message.into(),
-            detail: None,
-            hint: None,
-            context: None,
-            panic: false,
-            schema: None,
-            table: None,
-            column: None,
-            constraint: None,
-        }
+        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false, objects: None }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
@@ -151,7 +149,7 @@ impl PgError {
     /// error context stack where the first callback prints the most specific place.
     pub fn with_context(mut self, context: impl Into<String>) -> Self {
         if self.context.is_none() {
-            self.context = Some(context.into());
+            self.context = Some(context.into().into_boxed_str());
         }
         self
     }

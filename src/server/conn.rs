@@ -81,11 +81,13 @@ fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
         f.push((b'H', h.clone()));
     }
     if let Some(c) = &e.context {
-        f.push((b'W', c.clone()));
+        f.push((b'W', c.to_string()));
     }
-    for (code, v) in [(b's', &e.schema), (b't', &e.table), (b'c', &e.column), (b'n', &e.constraint)] {
-        if let Some(v) = v {
-            f.push((code, v.clone()));
+    if let Some(o) = &e.objects {
+        for (code, v) in [(b's', &o.schema), (b't', &o.table), (b'c', &o.column), (b'n', &o.constraint)] {
+            if let Some(v) = v {
+                f.push((code, v.clone()));
+            }
         }
     }
     f

@@ -394,11 +394,15 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         }
         return done(cols(&names), rows);
     }
-    if lower.contains("pg_catalog.pg_get_indexdef(i.indexrelid") && lower.contains("from pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i") {
+    if lower.contains("pg_catalog.pg_get_indexdef(i.indexrelid")
+        && lower.contains("from pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i")
+    {
         // \d NAME's index footer: name, primary, unique, clustered, valid, definition,
         // constraint definition, constraint type, deferrable, deferred, replica identity,
         // tablespace; primary key first, then by name.
-        let t = literal_after(lower, sql, "where c.oid =").and_then(|o| o.parse::<u32>().ok()).and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
+        let t = literal_after(lower, sql, "where c.oid =")
+            .and_then(|o| o.parse::<u32>().ok())
+            .and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
         let b = |x: bool| Some(if x { "t" } else { "f" }.to_string());
         let mut rows: Vec<Vec<Option<String>>> = Vec::new();
         if let Some(t) = t {
