@@ -251,7 +251,11 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
         }
         "set" | "reset" => {
             let mut i = 1;
-            if first == "set" && toks.get(1).and_then(word).is_some_and(|w| w == "session" || w == "local") {
+            if first == "set" && toks.get(1).and_then(word).as_deref() == Some("local") {
+                // SET LOCAL lasts to the end of the transaction; run as SET it would outlive it.
+                return Some(Err(PgError::feature("SET LOCAL is not supported by heapstore")));
+            }
+            if first == "set" && toks.get(1).and_then(word).is_some_and(|w| w == "session") {
                 i = 2;
             }
             let name = word(toks.get(i)?)?;
@@ -571,6 +575,7 @@ mod tests {
         let show = |p: &mut SessionParams, s: &mut Session, sql: &str| run(p, s, sql).unwrap().unwrap().result.rows[0][0].clone().unwrap();
         assert_eq!(show(&mut p, &mut s, "SHOW DateStyle"), "ISO, MDY");
         assert_eq!(show(&mut p, &mut s, "show shared_buffers;"), "128MB");
+        assert!(matches!(run(&mut p, &mut s, "SET LOCAL application_name = 'z'"), Some(Err(e)) if e.code == "0A000"));
         let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
         assert_eq!(o.result.tag, "SET");
         assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);

@@ -591,12 +591,30 @@ impl Scalar {
         Ok(self.eval(row, params)? == Value::Bool(true))
     }
 
-    /// Marks the columns this expression reads.
+    /// Calls `f` on this expression and every expression inside it, outermost first.
+    pub fn visit(&self, f: &mut dyn FnMut(&Scalar)) {
+        f(self);
+        match self {
+            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) => {}
+            Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) | Scalar::Cast(a, _) => a.visit(f),
+            Scalar::InList(a, items, _) => {
+                a.visit(f);
+                for i in items {
+                    i.visit(f);
+                }
+            }
+        }
+    }
+
     /// Records the type each parameter `$n` was given by its context into `out[n - 1]` (the
     /// first use that fixes a type wins; `out` grows as needed).
     pub fn param_types(&self, out: &mut Vec<Option<SqlType>>) {
-        match self {
-            Scalar::Param(n, t) => {
+        self.visit(&mut |e| {
+            if let Scalar::Param(n, t) = e {
                 if out.len() < *n {
                     out.resize(*n, None);
                 }
@@ -604,37 +622,16 @@ impl Scalar {
                     out[n - 1] = *t;
                 }
             }
-            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) => {}
-            Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
-                a.param_types(out);
-                b.param_types(out);
-            }
-            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) | Scalar::Cast(a, _) => a.param_types(out),
-            Scalar::InList(a, items, _) => {
-                a.param_types(out);
-                for i in items {
-                    i.param_types(out);
-                }
-            }
-        }
+        });
     }
 
+    /// Marks the columns this expression reads.
     pub fn columns_used(&self, used: &mut [bool]) {
-        match self {
-            Scalar::Col(i, _) => used[*i] = true,
-            Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) => {}
-            Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
-                a.columns_used(used);
-                b.columns_used(used);
+        self.visit(&mut |e| {
+            if let Scalar::Col(i, _) = e {
+                used[*i] = true;
             }
-            Scalar::Neg(a) | Scalar::Not(a) | Scalar::IsNull(a, _) | Scalar::Cast(a, _) => a.columns_used(used),
-            Scalar::InList(a, items, _) => {
-                a.columns_used(used);
-                for i in items {
-                    i.columns_used(used);
-                }
-            }
-        }
+        });
     }
 }
 
