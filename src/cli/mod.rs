@@ -251,10 +251,13 @@ fn run_inner(cli: &Cli) -> Result<i32> {
         let stdout = std::io::stdout();
         for sql in &scripts {
             let mut inp = stdin.lock();
-            let mut out = stdout.lock();
+            // COPY TO STDOUT hands over one row per write: buffer them (stdout alone is
+            // line-buffered, a system call per row).
+            let mut out = std::io::BufWriter::with_capacity(256 << 10, stdout.lock());
             let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out) };
             let t0 = std::time::Instant::now();
             let res = session.execute_with_io(sql, &mut io);
+            let _ = out.flush();
             if cli.timing {
                 eprintln!("Time: {:.3} ms", t0.elapsed().as_secs_f64() * 1e3);
             }
