@@ -127,6 +127,8 @@ pub(crate) struct Txn {
     pub read_only: bool,
     /// REPEATABLE READ: the snapshot taken at the first statement, kept to the end.
     pub snapshot: Option<Snapshot>,
+    /// When the transaction started, in microseconds since 2000-01-01 UTC (`now()`).
+    pub start_us: i64,
     /// A statement other than transaction control has run (SET TRANSACTION ISOLATION LEVEL
     /// must come before).
     pub ran_statement: bool,
@@ -209,7 +211,15 @@ impl Session {
     }
 
     fn new_txn(&self, explicit: bool) -> Txn {
-        Txn { explicit, isolation: self.defaults.isolation, read_only: self.defaults.read_only, ..Default::default() }
+        // PostgreSQL's epoch: 2000-01-01 00:00:00 UTC, 946,684,800 s after the Unix epoch.
+        let unix_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+        Txn {
+            explicit,
+            isolation: self.defaults.isolation,
+            read_only: self.defaults.read_only,
+            start_us: unix_us - 946_684_800_000_000,
+            ..Default::default()
+        }
     }
 
     /// The characteristics new transactions start with.

@@ -94,6 +94,19 @@ pub fn run_copy(
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
     let cols = column_list(&table, &columns)?;
     s.lock_table(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
+    if opts.freeze {
+        if to {
+            return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));
+        }
+        // PostgreSQL's precondition: the table's file is this transaction's own.
+        let table = s.table(&tname)?;
+        if !s.txn().new_files.contains(&table.relfile) {
+            return Err(PgError::new(
+                "55000",
+                "cannot perform COPY FREEZE because the table was not created or truncated in the current subtransaction",
+            ));
+        }
+    }
     let to_client = to && matches!(target, CopyTarget::Stdout);
     let n = match (to, target) {
         (_, CopyTarget::Program { .. }) => return Err(PgError::feature("COPY ... PROGRAM is not supported")),

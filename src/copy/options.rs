@@ -32,6 +32,12 @@ pub struct CopyOptions {
     pub quote: u8,
     /// CSV escape character (defaults to the quote); unused otherwise.
     pub escape: u8,
+    /// `FREEZE`: allowed only into a table created or truncated in the same transaction
+    /// (`copy::exec` checks). heapstore then writes the rows as any COPY does, with the loading
+    /// transaction's xid: they become visible at its commit (PostgreSQL's frozen rows are also
+    /// visible to older snapshots after a TRUNCATE, which the documentation calls a violation
+    /// of MVCC; heapstore keeps MVCC).
+    pub freeze: bool,
 }
 
 impl Default for CopyOptions {
@@ -51,14 +57,15 @@ impl CopyOptions {
             header: false,
             quote: b'"',
             escape: b'"',
+            freeze: false,
         }
     }
 
     /// Builds options from COPY's option list as the SQL parser hands it over: option
     /// names lowercased, values as written (`None` when the option had no argument).
     ///
-    /// Supported: `format`, `delimiter`, `null`, `header`, `quote`, `escape`, `freeze`
-    /// (only false), `encoding` (only UTF8). `header match`, `force_quote`,
+    /// Supported: `format`, `delimiter`, `null`, `header`, `quote`, `escape`, `freeze`,
+    /// `encoding` (only UTF8). `header match`, `force_quote`,
     /// `force_not_null` and `force_null` are rejected with 0A000.
     pub fn from_pairs(pairs: &[(String, Option<String>)]) -> Result<CopyOptions> {
         let mut raw = RawOptions::default();
@@ -94,9 +101,6 @@ impl RawOptions {
             "freeze" => {
                 check_unset(self.freeze.is_some())?;
                 let freeze = def_boolean(name, value)?;
-                if freeze {
-                    return Err(PgError::feature("COPY FREEZE is not supported"));
-                }
                 self.freeze = Some(freeze);
             }
             "delimiter" => set_string(&mut self.delimiter, name, value)?,
@@ -145,7 +149,15 @@ impl RawOptions {
         if csv && null.as_bytes().contains(&quote) {
             return Err(PgError::feature("CSV quote character must not appear in the NULL specification"));
         }
-        Ok(CopyOptions { format, delimiter, null, header: self.header.unwrap_or(false), quote, escape })
+        Ok(CopyOptions {
+            format,
+            delimiter,
+            null,
+            header: self.header.unwrap_or(false),
+            quote,
+            escape,
+            freeze: self.freeze.unwrap_or(false),
+        })
     }
 }
 

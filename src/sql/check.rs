@@ -75,8 +75,204 @@ pub fn statement(st: &Statement) -> Result<()> {
             need(statements.is_empty() && exception.is_none() && !has_end_keyword, "a BEGIN ... END block")
         }
         Statement::Explain { statement, .. } => statement_inner(statement),
+        Statement::CreateTable(ct) => create_table(ct),
+        Statement::CreateIndex(ci) => create_index(ci),
         _ => Ok(()),
     }
+}
+
+/// CREATE TABLE: the runner (`ddl::create_table`) reads the name, columns (refusing column
+/// options other than NOT NULL / NULL / PRIMARY KEY / UNIQUE) and PRIMARY KEY / UNIQUE table
+/// constraints, and refuses TEMPORARY, AS, LIKE and CLONE itself. Storage parameters: only
+/// `fillfactor = 100`, which is what heapstore's heap does (pages are filled).
+fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
+    use sqlparser::ast::{CreateTableOptions, HiveDistributionStyle, SqlOption};
+    let sqlparser::ast::CreateTable {
+        or_replace,
+        temporary: _,
+        external,
+        dynamic,
+        global,
+        if_not_exists: _,
+        transient,
+        volatile,
+        iceberg,
+        name: _,
+        columns,
+        constraints,
+        hive_distribution,
+        hive_formats,
+        table_options,
+        file_format,
+        location,
+        query: _,
+        without_rowid,
+        like: _,
+        clone: _,
+        version,
+        comment,
+        on_commit,
+        on_cluster,
+        primary_key,
+        order_by,
+        partition_by,
+        cluster_by,
+        clustered_by,
+        inherits,
+        strict,
+        copy_grants,
+        enable_schema_evolution,
+        change_tracking,
+        data_retention_time_in_days,
+        max_data_extension_time_in_days,
+        default_ddl_collation,
+        with_aggregation_policy,
+        with_row_access_policy,
+        with_tags,
+        external_volume,
+        base_location,
+        catalog,
+        catalog_sync,
+        storage_serialization_policy,
+        target_lag,
+        warehouse,
+        refresh_mode,
+        initialize,
+        require_user,
+    } = ct;
+    need(!or_replace, "CREATE OR REPLACE TABLE")?;
+    need(partition_by.is_none(), "PARTITION BY")?;
+    need(inherits.is_none(), "INHERITS")?;
+    need(on_commit.is_none(), "ON COMMIT")?;
+    need(
+        !external
+            && !dynamic
+            && global.is_none()
+            && !transient
+            && !volatile
+            && !iceberg
+            && matches!(hive_distribution, HiveDistributionStyle::NONE)
+            // sqlparser fills an empty HiveFormat for every CREATE TABLE.
+            && hive_formats.as_ref().is_none_or(|h| h.row_format.is_none() && h.serde_properties.is_none() && h.storage.is_none() && h.location.is_none())
+            && file_format.is_none()
+            && location.is_none()
+            && !without_rowid
+            && version.is_none()
+            && comment.is_none()
+            && on_cluster.is_none()
+            && primary_key.is_none()
+            && order_by.is_none()
+            && cluster_by.is_none()
+            && clustered_by.is_none()
+            && !strict
+            && !copy_grants
+            && enable_schema_evolution.is_none()
+            && change_tracking.is_none()
+            && data_retention_time_in_days.is_none()
+            && max_data_extension_time_in_days.is_none()
+            && default_ddl_collation.is_none()
+            && with_aggregation_policy.is_none()
+            && with_row_access_policy.is_none()
+            && with_tags.is_none()
+            && external_volume.is_none()
+            && base_location.is_none()
+            && catalog.is_none()
+            && catalog_sync.is_none()
+            && storage_serialization_policy.is_none()
+            && target_lag.is_none()
+            && warehouse.is_none()
+            && refresh_mode.is_none()
+            && initialize.is_none()
+            && !require_user,
+        "this CREATE TABLE clause",
+    )?;
+    match table_options {
+        CreateTableOptions::None => {}
+        CreateTableOptions::With(opts) => {
+            for o in opts {
+                let ok = matches!(o, SqlOption::KeyValue { key, value: Expr::Value(v) }
+                    if key.value.eq_ignore_ascii_case("fillfactor") && v.value.to_string() == "100");
+                need(ok, &format!("storage parameter {o} (only fillfactor = 100)"))?;
+            }
+        }
+        _ => return Err(refuse("these table options")),
+    }
+    for c in columns {
+        for o in &c.options {
+            if let sqlparser::ast::ColumnOption::Unique { characteristics, .. } = &o.option {
+                need(characteristics.is_none(), "DEFERRABLE constraints")?;
+            }
+        }
+    }
+    for c in constraints {
+        table_constraint(c)?;
+    }
+    Ok(())
+}
+
+fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<()> {
+    for c in cols {
+        let sqlparser::ast::IndexColumn { column, operator_class } = c;
+        need(operator_class.is_none(), "operator classes")?;
+        let sqlparser::ast::OrderByExpr { expr, options, with_fill } = column;
+        need(matches!(expr, Expr::Identifier(_)), "index expressions")?;
+        need(options.asc.is_none() || options.asc == Some(true), "DESC index columns")?;
+        need(options.nulls_first.is_none(), "NULLS FIRST / LAST in an index")?;
+        need(with_fill.is_none(), "WITH FILL")?;
+    }
+    Ok(())
+}
+
+pub(crate) fn table_constraint(c: &sqlparser::ast::TableConstraint) -> Result<()> {
+    use sqlparser::ast::{NullsDistinctOption, TableConstraint};
+    match c {
+        TableConstraint::PrimaryKey { name: _, index_name, index_type, columns, index_options, characteristics } => {
+            need(index_name.is_none() && index_type.is_none() && index_options.is_empty(), "index options of a constraint")?;
+            need(characteristics.is_none(), "DEFERRABLE constraints")?;
+            index_columns(columns)
+        }
+        TableConstraint::Unique {
+            name: _,
+            index_name,
+            index_type_display: _,
+            index_type,
+            columns,
+            index_options,
+            characteristics,
+            nulls_distinct,
+        } => {
+            need(index_name.is_none() && index_type.is_none() && index_options.is_empty(), "index options of a constraint")?;
+            need(characteristics.is_none(), "DEFERRABLE constraints")?;
+            need(!matches!(nulls_distinct, NullsDistinctOption::NotDistinct), "UNIQUE NULLS NOT DISTINCT")?;
+            index_columns(columns)
+        }
+        // The runner refuses the other constraint kinds (CHECK, FOREIGN KEY, ...).
+        _ => Ok(()),
+    }
+}
+
+/// CREATE INDEX: the runner reads name, table, columns, UNIQUE, IF NOT EXISTS and USING, and
+/// refuses CONCURRENTLY, WHERE and INCLUDE itself.
+fn create_index(ci: &sqlparser::ast::CreateIndex) -> Result<()> {
+    let sqlparser::ast::CreateIndex {
+        name: _,
+        table_name: _,
+        using: _,
+        columns,
+        unique: _,
+        concurrently: _,
+        if_not_exists: _,
+        include: _,
+        nulls_distinct,
+        with,
+        predicate: _,
+        index_options,
+        alter_options,
+    } = ci;
+    need(nulls_distinct != &Some(false), "NULLS NOT DISTINCT")?;
+    need(with.is_empty(), "index storage parameters")?;
+    need(index_options.is_empty() && alter_options.is_empty(), "these index options")?;
+    index_columns(columns)
 }
 
 fn statement_inner(st: &Statement) -> Result<()> {

@@ -170,3 +170,57 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
     }
     Ok(tag("TRUNCATE TABLE"))
 }
+
+/// `ALTER TABLE [IF EXISTS] [ONLY] t ADD [CONSTRAINT name] PRIMARY KEY (cols) | UNIQUE (cols)
+/// [, ...]`: each builds its index (checking existing rows: uniqueness, and NOT NULL for a
+/// primary key, whose columns become NOT NULL), under an ACCESS EXCLUSIVE lock as in PostgreSQL.
+/// Every other ALTER TABLE action is refused (0A000).
+pub fn alter_table(
+    s: &mut Session,
+    name: &ObjectName,
+    if_exists: bool,
+    operations: &[sqlparser::ast::AlterTableOperation],
+) -> Result<QueryResult> {
+    use sqlparser::ast::{AlterTableOperation, TableConstraint};
+    let tname = table_name(name)?;
+    let Some(t) = s.lookup_table(&tname) else {
+        if if_exists {
+            let mut r = tag("ALTER TABLE");
+            r.notices.push(format!("NOTICE:  relation \"{tname}\" does not exist, skipping"));
+            return Ok(r);
+        }
+        return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{tname}\" does not exist")));
+    };
+    // Refuse before doing anything: an ALTER TABLE is all-or-nothing.
+    for op in operations {
+        match op {
+            AlterTableOperation::AddConstraint {
+                constraint: TableConstraint::PrimaryKey { .. } | TableConstraint::Unique { .. },
+                not_valid: false,
+            } => {}
+            AlterTableOperation::AddConstraint { not_valid: true, .. } => {
+                return Err(PgError::feature("ADD CONSTRAINT ... NOT VALID is not supported by heapstore"))
+            }
+            other => {
+                return Err(PgError::feature(format!(
+                    "ALTER TABLE action not supported yet: {}",
+                    other.to_string().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+                )))
+            }
+        }
+    }
+    s.lock_table(&t, LockMode::AccessExclusive)?;
+    let mut t = s.table(&tname)?;
+    for op in operations {
+        let AlterTableOperation::AddConstraint { constraint, .. } = op else { unreachable!("checked above") };
+        super::check::table_constraint(constraint)?;
+        let (cname, columns, primary) = match constraint {
+            TableConstraint::PrimaryKey { name, columns, .. } => (name, columns, true),
+            TableConstraint::Unique { name, columns, .. } => (name, columns, false),
+            _ => unreachable!("checked above"),
+        };
+        let cols: Vec<String> = columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect();
+        t = super::index::add_constraint_index(s, &t, &cols, primary, cname.as_ref().map(fold_ident))?;
+    }
+    Ok(tag("ALTER TABLE"))
+}

@@ -359,7 +359,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
                 continue;
             }
             let c = cols[k];
-            let b = bind_untyped(e, &empty, table.columns[c].ty)?;
+            let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
             vals[c] = b.eval(&[], params)?;
         }
         rows.push(vals);
@@ -400,7 +400,7 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
                 for r in &values.rows {
                     for (k, e) in r.iter().enumerate() {
                         if let Some(&c) = cols.get(k).filter(|&&c| c < table.columns.len()) {
-                            bind_untyped(e, &empty, table.columns[c].ty)?.param_types(out);
+                            bind_untyped(e, &empty, table.columns[c].ty, 0)?.param_types(out);
                         }
                     }
                 }
@@ -412,7 +412,7 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
                 if let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target {
                     let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
                     if let Some(c) = table.column_index(&n) {
-                        bind_untyped(&a.value, &table, table.columns[c].ty)?.param_types(out);
+                        bind_untyped(&a.value, &table, table.columns[c].ty, 0)?.param_types(out);
                     }
                 }
             }
@@ -433,7 +433,15 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 }
 
 /// Binds `e`; an untyped literal or parameter takes `ty` (the target column's type).
-fn bind_untyped(e: &Expr, table: &Table, ty: SqlType) -> Result<Scalar> {
+/// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
+/// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
+/// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them; elsewhere they
+/// are refused, since heapstore has no `timestamp with time zone` yet.
+fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
+    if expr::is_transaction_timestamp(e) && matches!(ty.id, crate::types::TypeId::Timestamp | crate::types::TypeId::Date) {
+        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
+        return Ok(Scalar::Const(ts.eval(&[], &[])?));
+    }
     Ok(match expr::bind(e, table)? {
         Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
@@ -471,7 +479,7 @@ pub fn update(
         if sets.iter().any(|(x, _)| *x == c) {
             return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
         }
-        let e = bind_untyped(&a.value, &table, table.columns[c].ty)?;
+        let e = bind_untyped(&a.value, &table, table.columns[c].ty, s.txn().start_us)?;
         e.columns_used(&mut needed);
         sets.push((c, e));
     }

@@ -309,6 +309,20 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
     })
 }
 
+/// `CURRENT_TIMESTAMP`, `LOCALTIMESTAMP`, `now()` or `transaction_timestamp()`: the
+/// transaction's start time (bound where the target type is known; see `dml::bind_untyped`).
+pub fn is_transaction_timestamp(e: &Expr) -> bool {
+    let Expr::Function(f) = e else { return false };
+    let name = f.name.to_string().to_ascii_lowercase();
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(&name);
+    let no_args = match &f.args {
+        sqlparser::ast::FunctionArguments::None => matches!(name, "current_timestamp" | "localtimestamp"),
+        sqlparser::ast::FunctionArguments::List(l) => l.args.is_empty() && matches!(name, "now" | "transaction_timestamp"),
+        _ => false,
+    };
+    no_args && f.filter.is_none() && f.over.is_none() && f.within_group.is_empty()
+}
+
 /// PostgreSQL's casts between the types heapstore stores: among integers and floats, int4 and
 /// boolean, date and timestamp, and between any type and the text types (through the types'
 /// output and input functions). Others fail with 42846, as in PostgreSQL.

@@ -62,16 +62,10 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
     }
     let stmts = parse(&text)?;
     let mut results = Vec::with_capacity(stmts.len());
-
-    let mut create_idx = 0usize;
+    let (mut creates, mut vacuums) = (0usize, 0usize);
     for stmt in stmts {
-        let is_unlogged = if matches!(stmt, Statement::CreateTable(_)) {
-            create_idx += 1;
-            unlogged.get(create_idx - 1).copied().unwrap_or(false)
-        } else {
-            false
-        };
-        match check::statement(&stmt).and_then(|()| run_one(s, stmt, is_unlogged, io)) {
+        let extra = unlogged.for_statement(&stmt, &mut creates, &mut vacuums);
+        match check::statement(&stmt).and_then(|()| run_one(s, stmt, extra, io)) {
             Ok(r) => results.push(r),
             Err(e) => {
                 if s.in_transaction_block() {
@@ -94,7 +88,7 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
 #[derive(Clone, Debug)]
 pub struct Prepared {
     pub(crate) stmt: Option<Statement>,
-    pub(crate) unlogged: bool,
+    pub(crate) extra: Extra,
     /// The highest parameter number the statement uses.
     pub nparams: usize,
     /// The statement's text.
@@ -149,7 +143,8 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
             std::ops::ControlFlow::<()>::Continue(())
         });
     }
-    Ok(Prepared { stmt, unlogged: unlogged.first().copied().unwrap_or(false), nparams, sql: sql.to_string(), plan: Default::default() })
+    let extra = stmt.as_ref().map(|st| unlogged.for_statement(st, &mut 0, &mut 0)).unwrap_or_default();
+    Ok(Prepared { stmt, extra, nparams, sql: sql.to_string(), plan: Default::default() })
 }
 
 /// Runs a prepared statement with `params` (text form; None = NULL), as one statement of the
@@ -211,7 +206,7 @@ fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &m
             return Err(PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter {ph}")));
         }
     }
-    let r = run_one(s, stmt, p.unlogged, io);
+    let r = run_one(s, stmt, p.extra, io);
     end_statement(s, r, commit)
 }
 
@@ -282,7 +277,7 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     }
 }
 
-fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>) -> Result<QueryResult> {
+fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) -> Result<QueryResult> {
     match &stmt {
         Statement::StartTransaction { modes, begin, .. } => {
             let (isolation, read_only) = transaction_modes(modes)?;
@@ -327,7 +322,7 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
     }
     s.txn().ran_statement = true;
     let r = match stmt {
-        Statement::CreateTable(ct) => ddl::create_table(s, ct, unlogged),
+        Statement::CreateTable(ct) => ddl::create_table(s, ct, extra.unlogged),
         Statement::Drop { object_type: sqlparser::ast::ObjectType::Index, if_exists, names, .. } => {
             index::drop_indexes(s, if_exists, names)
         }
@@ -343,7 +338,10 @@ fn run_one(s: &mut Session, stmt: Statement, unlogged: bool, io: &mut CopyIo<'_>
             dml::update(s, &table, &assignments, selection.as_ref(), &[])
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
-        Statement::Vacuum(v) => vacuum::run(s, v),
+        Statement::Vacuum(v) => vacuum::run(s, v, extra.vacuum_verbose, extra.vacuum_analyze),
+        Statement::AlterTable { name, if_exists, only: _, operations, location: None, on_cluster: None, iceberg: false, .. } => {
+            ddl::alter_table(s, &name, if_exists, &operations)
+        }
         st @ Statement::Explain { .. } => explain::explain(s, st),
         Statement::Deallocate { .. } | Statement::Discard { .. } => {
             Err(PgError::feature("DEALLOCATE and DISCARD are run by heapstore's server, sent alone in a query or prepared statement"))
@@ -369,6 +367,7 @@ pub(crate) fn write_command(st: &Statement) -> Option<&'static str> {
         Statement::Drop { object_type: ObjectType::Index, .. } => "DROP INDEX",
         Statement::Drop { .. } => "DROP TABLE",
         Statement::Truncate { .. } => "TRUNCATE TABLE",
+        Statement::AlterTable { .. } => "ALTER TABLE",
         Statement::Explain { analyze: true, statement, .. } => return write_command(statement),
         _ => return None,
     })
@@ -543,9 +542,84 @@ pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
     parse(&text)
 }
 
-/// sqlparser does not know `CREATE UNLOGGED TABLE`: blank the keyword out and remember, for
-/// each `CREATE [UNLOGGED] TABLE` in order, whether it was there.
-fn strip_unlogged(sql: &str) -> Result<(String, Vec<bool>)> {
+/// sqlparser reads a COPY option's Boolean only as TRUE / FALSE; PostgreSQL also takes `on`,
+/// `off`, `yes`, `no`, `1`, `0` and their quoted forms (`WITH (FREEZE ON)`, as pgbench sends).
+/// Rewrites those after FREEZE and HEADER to TRUE / FALSE; None when nothing changes.
+fn copy_booleans(sql: &str) -> Option<String> {
+    if !sql.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("copy")) {
+        return None;
+    }
+    let dialect = PostgreSqlDialect {};
+    let toks = Tokenizer::new(&dialect, sql).tokenize().ok()?;
+    let mut out = String::with_capacity(sql.len());
+    let mut changed = false;
+    let mut after_option = false;
+    for t in &toks {
+        let replaced = if after_option {
+            let v = match t {
+                Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_lowercase()),
+                Token::Number(n, _) => Some(n.clone()),
+                Token::SingleQuotedString(s) => Some(s.to_ascii_lowercase()),
+                _ => None,
+            };
+            match v.as_deref() {
+                Some("on" | "yes" | "1" | "true" | "t" | "y") => Some("TRUE"),
+                Some("off" | "no" | "0" | "false" | "f" | "n") => Some("FALSE"),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        if !matches!(t, Token::Whitespace(_)) {
+            after_option = matches!(t, Token::Word(w) if w.quote_style.is_none()
+                && (w.value.eq_ignore_ascii_case("freeze") || w.value.eq_ignore_ascii_case("header")));
+        }
+        match replaced {
+            Some(r) => {
+                changed = true;
+                out.push_str(r);
+            }
+            None => out.push_str(&t.to_string()),
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Words sqlparser does not know, blanked out of the text and remembered per statement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extra {
+    /// `CREATE UNLOGGED TABLE`.
+    pub unlogged: bool,
+    /// `VACUUM [VERBOSE] [ANALYZE] ...` (sqlparser reads VACUUM in Redshift's grammar).
+    pub vacuum_verbose: bool,
+    pub vacuum_analyze: bool,
+}
+
+/// The words of [`Extra`], blanked out: for each `CREATE [UNLOGGED] TABLE` in order, whether
+/// UNLOGGED was there; for each `VACUUM` in order, its VERBOSE and ANALYZE.
+struct TextFlags {
+    creates: Vec<Extra>,
+    vacuums: Vec<Extra>,
+}
+
+impl TextFlags {
+    /// The flags of the statements of a text, in order (`n`-th CREATE TABLE / VACUUM).
+    fn for_statement(&self, st: &Statement, creates_seen: &mut usize, vacuums_seen: &mut usize) -> Extra {
+        let (list, seen) = match st {
+            Statement::CreateTable(_) => (&self.creates, creates_seen),
+            Statement::Vacuum(_) => (&self.vacuums, vacuums_seen),
+            _ => return Extra::default(),
+        };
+        *seen += 1;
+        list.get(*seen - 1).copied().unwrap_or_default()
+    }
+}
+
+/// sqlparser does not know `CREATE UNLOGGED TABLE`, nor PostgreSQL's `VACUUM VERBOSE ANALYZE t`:
+/// blank those words out and remember them (see [`TextFlags`]).
+fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
+    let normalized = copy_booleans(sql);
+    let sql = normalized.as_deref().unwrap_or(sql);
     let dialect = PostgreSqlDialect {};
     let toks = Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let words: Vec<(usize, String, sqlparser::tokenizer::Location)> = toks
@@ -557,14 +631,28 @@ fn strip_unlogged(sql: &str) -> Result<(String, Vec<bool>)> {
             _ => Some((i, String::new(), t.span.start)),
         })
         .collect();
-    let mut flags = Vec::new();
-    let mut blank = Vec::new();
-    for w in words.windows(3) {
-        if w[0].1 == "CREATE" && w[1].1 == "TABLE" {
-            flags.push(false);
-        } else if w[0].1 == "CREATE" && w[1].1 == "UNLOGGED" && w[2].1 == "TABLE" {
-            flags.push(true);
-            blank.push(w[1].2);
+    let mut flags = TextFlags { creates: Vec::new(), vacuums: Vec::new() };
+    let mut blank: Vec<(sqlparser::tokenizer::Location, usize)> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let next = |k: usize| words.get(i + k).map(|x| x.1.as_str()).unwrap_or("");
+        if w.1 == "CREATE" && next(1) == "TABLE" {
+            flags.creates.push(Extra::default());
+        } else if w.1 == "CREATE" && next(1) == "UNLOGGED" && next(2) == "TABLE" {
+            flags.creates.push(Extra { unlogged: true, ..Default::default() });
+            blank.push((words[i + 1].2, "UNLOGGED".len()));
+        } else if w.1 == "VACUUM" && (i == 0 || matches!(toks[words[i - 1].0].token, Token::SemiColon)) {
+            let mut e = Extra::default();
+            let mut k = 1;
+            loop {
+                match next(k) {
+                    "VERBOSE" if !e.vacuum_verbose => e.vacuum_verbose = true,
+                    "ANALYZE" | "ANALYSE" if !e.vacuum_analyze => e.vacuum_analyze = true,
+                    _ => break,
+                }
+                blank.push((words[i + k].2, words[i + k].1.len()));
+                k += 1;
+            }
+            flags.vacuums.push(e);
         }
     }
     if blank.is_empty() {
@@ -573,9 +661,9 @@ fn strip_unlogged(sql: &str) -> Result<(String, Vec<bool>)> {
     let mut out = String::with_capacity(sql.len());
     for (lineno, line) in sql.split_inclusive('\n').enumerate() {
         let mut l = line.to_string();
-        for loc in blank.iter().filter(|l| l.line as usize == lineno + 1) {
+        for (loc, len) in blank.iter().filter(|(l, _)| l.line as usize == lineno + 1) {
             let start: usize = line.char_indices().nth(loc.column as usize - 1).map(|(b, _)| b).unwrap_or(0);
-            l.replace_range(start..start + "UNLOGGED".len(), "        ");
+            l.replace_range(start..start + len, &" ".repeat(*len));
         }
         out.push_str(&l);
     }
@@ -589,7 +677,11 @@ mod tests {
     #[test]
     fn unlogged_is_recognized() {
         let (t, f) = strip_unlogged("create unlogged table a (x int); CREATE TABLE b (y int);\nCREATE\n UNLOGGED TABLE c (z int)").unwrap();
-        assert_eq!(f, vec![true, false, true]);
+        assert_eq!(f.creates.iter().map(|e| e.unlogged).collect::<Vec<_>>(), vec![true, false, true]);
+        let (t2, f2) = strip_unlogged("VACUUM ANALYZE t; vacuum verbose analyze u; VACUUM").unwrap();
+        assert_eq!(parse(&t2).unwrap().len(), 3);
+        let v: Vec<(bool, bool)> = f2.vacuums.iter().map(|e| (e.vacuum_verbose, e.vacuum_analyze)).collect();
+        assert_eq!(v, vec![(false, true), (true, true), (false, false)]);
         assert!(!t.to_lowercase().contains("unlogged"));
         assert_eq!(parse(&t).unwrap().len(), 3);
     }

@@ -39,17 +39,18 @@ pub fn vacuum_table(s: &mut Session, table: &Table) -> Result<VacuumStats> {
 }
 
 /// The VACUUM statement.
-pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement) -> Result<QueryResult> {
+/// `verbose` / `analyze`: the words the statement front end took out of the text (sqlparser
+/// reads VACUUM in Redshift's grammar). ANALYZE gathers nothing: heapstore has no planner
+/// statistics yet, so no answer depends on them.
+pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _analyze: bool) -> Result<QueryResult> {
     if s.in_transaction_block() {
         return Err(PgError::new(sqlstate::ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block"));
     }
     if v.full || v.sort_only || v.delete_only || v.reindex || v.recluster || v.threshold.is_some() || v.boost {
         return Err(PgError::feature("only plain VACUUM [table] is supported"));
     }
-    // sqlparser reads `VACUUM VERBOSE` as a table named verbose.
-    let verbose = v.table_name.as_ref().is_some_and(|n| matches!(n.0.as_slice(), [p] if p.as_ident().is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("verbose"))));
     let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
-        Some(n) if !verbose => vec![s.table(&super::ddl_table_name(n)?)?],
+        Some(n) => vec![s.table(&super::ddl_table_name(n)?)?],
         _ => s.shared.catalog.tables(),
     };
     let mut r = super::tag("VACUUM");

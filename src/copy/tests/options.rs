@@ -49,7 +49,6 @@ fn option_errors_match_postgres() {
         (&[("format", Some("csv")), ("null", Some("\"\""))], feature, "CSV quote character must not appear in the NULL specification"),
         (&[("encoding", Some("LATIN1"))], feature, "COPY ENCODING \"LATIN1\" is not supported"),
         (&[("encoding", Some("klingon"))], invalid, "argument to option \"encoding\" must be a valid encoding name"),
-        (&[("freeze", None)], feature, "COPY FREEZE is not supported"),
         (&[("freeze", Some("perhaps"))], syntax, "freeze requires a Boolean value"),
         (&[("force_quote", None)], feature, "COPY FORCE_QUOTE is not supported"),
         (&[("oids", Some("true"))], syntax, "option \"oids\" not recognized"),
