@@ -293,3 +293,27 @@ fn pgbench_statements() {
         assert_eq!(code(&mut s, sql), "0A000", "{sql}");
     }
 }
+
+#[test]
+fn explain_options_are_honoured_or_refused() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    setup(&mut s);
+    let lines = |s: &mut Session, sql: &str| -> Vec<String> { rows(s, sql).into_iter().map(|r| r[0].clone().unwrap()).collect() };
+    let plain = lines(&mut s, "EXPLAIN (COSTS OFF) SELECT * FROM emp WHERE id = 1");
+    assert!(!plain.iter().any(|l| l.contains("Time:")), "{plain:?}");
+    let analyzed = lines(&mut s, "EXPLAIN (ANALYZE) SELECT * FROM emp");
+    assert!(analyzed.iter().any(|l| l.starts_with("Execution Time:")), "{analyzed:?}");
+    let quiet = lines(&mut s, "EXPLAIN (ANALYZE, SUMMARY OFF) SELECT * FROM emp");
+    assert!(!quiet.iter().any(|l| l.contains("Time:")), "{quiet:?}");
+    let planned = lines(&mut s, "EXPLAIN (SUMMARY) SELECT * FROM emp");
+    assert!(planned.iter().any(|l| l.starts_with("Planning Time:")), "{planned:?}");
+    for sql in [
+        "EXPLAIN (VERBOSE) SELECT * FROM emp",
+        "EXPLAIN (COSTS ON) SELECT * FROM emp",
+        "EXPLAIN (SETTINGS) SELECT * FROM emp",
+        "EXPLAIN (FORMAT JSON) SELECT * FROM emp",
+    ] {
+        assert_eq!(code(&mut s, sql), "0A000", "{sql}");
+    }
+}
