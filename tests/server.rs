@@ -566,3 +566,38 @@ fn connection_statements_and_current_database() {
     c.batch_execute("COMMIT").unwrap();
     assert_eq!(code(&c.batch_execute("BEGIN ISOLATION LEVEL SERIALIZABLE").unwrap_err()), "0A000");
 }
+
+#[test]
+fn sql_prepare_execute_and_cursors() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE cur (id integer PRIMARY KEY, v text)").unwrap();
+    c.batch_execute("PREPARE ins (integer, text) AS INSERT INTO cur VALUES ($1, $2)").unwrap();
+    for i in 1..=5 {
+        c.batch_execute(&format!("EXECUTE ins ({i}, 'v{i}')")).unwrap();
+    }
+    c.batch_execute("PREPARE one AS SELECT v FROM cur WHERE id = $1").unwrap();
+    assert_eq!(simple_rows(&mut c, "EXECUTE one (3)"), vec![vec![Some("v3".to_string())]]);
+    assert_eq!(code(&c.batch_execute("PREPARE one AS SELECT 1").unwrap_err()), "42P05");
+    assert_eq!(code(&c.batch_execute("EXECUTE one").unwrap_err()), "42601");
+    assert_eq!(code(&c.batch_execute("EXECUTE nope (1)").unwrap_err()), "26000");
+    // A failing EXECUTE rolls its implicit transaction back.
+    assert_eq!(code(&c.batch_execute("EXECUTE ins (1, 'dup')").unwrap_err()), "23505");
+    assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM cur"), vec![vec![Some("5".to_string())]]);
+    // Cursors: only in a transaction block, forward only, gone at its end.
+    assert_eq!(code(&c.batch_execute("DECLARE k CURSOR FOR SELECT id FROM cur").unwrap_err()), "25P01");
+    c.batch_execute("BEGIN; DECLARE k CURSOR FOR SELECT id FROM cur WHERE id > 1").unwrap();
+    let mut got = Vec::new();
+    for sql in ["FETCH 2 FROM k", "FETCH NEXT FROM k", "FETCH ALL IN k", "FETCH k"] {
+        got.push(simple_rows(&mut c, sql).len());
+    }
+    assert_eq!(got, [2, 1, 1, 0]);
+    assert_eq!(code(&c.batch_execute("FETCH PRIOR FROM k").unwrap_err()), "55000");
+    c.batch_execute("ROLLBACK; BEGIN; DECLARE k CURSOR FOR SELECT id FROM cur").unwrap();
+    c.batch_execute("CLOSE k").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH k").unwrap_err()), "34000");
+    c.batch_execute("ROLLBACK").unwrap();
+    c.batch_execute("BEGIN; DECLARE k2 CURSOR FOR SELECT id FROM cur; COMMIT").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH k2").unwrap_err()), "34000");
+    assert_eq!(code(&c.batch_execute("BEGIN; DECLARE s SCROLL CURSOR FOR SELECT id FROM cur").unwrap_err()), "0A000");
+}

@@ -218,8 +218,19 @@ fn run<S: Read + Write>(
     }
     wire.send(B::BackendKeyData(BackendKeyData::new(pid, SecretKey::I32(secret))))?;
     crate::interrupt::set_cancel_flag(Some(cancel.clone()));
-    let mut c =
-        Conn { wire, session, gucs, user, superuser, pid, cancel, stmts: HashMap::new(), portals: HashMap::new(), ignore_till_sync: false };
+    let mut c = Conn {
+        wire,
+        session,
+        gucs,
+        user,
+        superuser,
+        pid,
+        cancel,
+        stmts: HashMap::new(),
+        portals: HashMap::new(),
+        cursors: HashMap::new(),
+        ignore_till_sync: false,
+    };
     c.ready()?;
     let r = c.main_loop();
     drop(c);
@@ -335,6 +346,9 @@ struct Conn<'w, S: Read + Write> {
     cancel: Arc<AtomicBool>,
     stmts: HashMap<String, Stmt>,
     portals: HashMap<String, Portal>,
+    /// SQL cursors (`DECLARE`): their rows, materialized at DECLARE under the transaction's
+    /// snapshot, and how many FETCH has returned. Closed at transaction end.
+    cursors: HashMap<String, (QueryResult, usize)>,
     ignore_till_sync: bool,
 }
 
@@ -522,17 +536,37 @@ fn format_for(formats: &[i16], i: usize) -> i16 {
     }
 }
 
-/// `DEALLOCATE [PREPARE] name | ALL` and `DISCARD ALL | PLANS | TEMP | SEQUENCES`: statements
+/// `DEALLOCATE [PREPARE] name | ALL`, `DISCARD ALL | PLANS | TEMP | SEQUENCES`, SQL-level
+/// `PREPARE` / `EXECUTE`, and cursors (`DECLARE ... CURSOR FOR`, `FETCH`, `CLOSE`): statements
 /// about the connection's own objects. None for any other text.
 fn connection_statement(sql: &str) -> Option<Statement> {
     let first = sql.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next()?.to_ascii_lowercase();
-    if first != "deallocate" && first != "discard" {
+    if !matches!(first.as_str(), "deallocate" | "discard" | "prepare" | "execute" | "declare" | "fetch" | "close") {
         return None;
     }
-    match crate::sql::statements(sql).ok()?.as_slice() {
-        [st @ (Statement::Deallocate { .. } | Statement::Discard { .. })] => Some(st.clone()),
+    let parsed = crate::sql::statements(sql).ok().or_else(|| {
+        // `FETCH [FROM | IN] name` (direction left out: NEXT), which sqlparser does not take.
+        let rest = sql.trim_start()[5..].trim_start();
+        let rest = ["from ", "in "]
+            .iter()
+            .find_map(|k| rest.get(..k.len()).filter(|p| p.eq_ignore_ascii_case(k)).map(|_| &rest[k.len()..]))
+            .unwrap_or(rest);
+        (first == "fetch").then(|| crate::sql::statements(&format!("FETCH NEXT FROM {rest}")).ok()).flatten()
+    })?;
+    match parsed.as_slice() {
+        [st @ (Statement::Deallocate { .. }
+        | Statement::Discard { .. }
+        | Statement::Prepare { .. }
+        | Statement::Execute { .. }
+        | Statement::Declare { .. }
+        | Statement::Fetch { .. }
+        | Statement::Close { .. })] => Some(st.clone()),
         _ => None,
     }
+}
+
+fn no_cursor(name: &str) -> PgError {
+    PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("cursor \"{name}\" does not exist"))
 }
 
 impl<S: Read + Write> Conn<'_, S> {
@@ -598,7 +632,153 @@ impl<S: Read + Write> Conn<'_, S> {
                     DiscardObject::SEQUENCES => Ok(crate::sql::tag("DISCARD SEQUENCES")),
                 }
             }
-            _ => Err(PgError::internal("not a connection statement")),
+            Statement::Prepare { name, data_types, statement } => self.sql_prepare(&name, &data_types, &statement),
+            Statement::Execute {
+                name: Some(name),
+                parameters,
+                has_parentheses: _,
+                immediate: false,
+                into,
+                using,
+                output: false,
+                default: false,
+            } if into.is_empty() && using.is_empty() => self.sql_execute(&name.to_string(), &parameters),
+            Statement::Declare { stmts } => self.declare(stmts),
+            Statement::Fetch { name, direction, position: _, into: None } => self.fetch(&crate::catalog::fold_ident(&name), &direction),
+            Statement::Close { cursor } => match cursor {
+                sqlparser::ast::CloseCursor::All => {
+                    self.cursors.clear();
+                    Ok(crate::sql::tag("CLOSE CURSOR ALL"))
+                }
+                sqlparser::ast::CloseCursor::Specific { name } => {
+                    let n = crate::catalog::fold_ident(&name);
+                    match self.cursors.remove(&n) {
+                        Some(_) => Ok(crate::sql::tag("CLOSE CURSOR")),
+                        None => Err(no_cursor(&n)),
+                    }
+                }
+            },
+            _ => Err(PgError::feature("this form of the statement is not supported by heapstore")),
+        })
+    }
+
+    /// SQL-level `PREPARE name [(types)] AS statement`: a prepared statement in the same
+    /// namespace as the protocol's (as in PostgreSQL).
+    fn sql_prepare(
+        &mut self,
+        name: &sqlparser::ast::Ident,
+        data_types: &[sqlparser::ast::DataType],
+        st: &Statement,
+    ) -> Result<QueryResult> {
+        let n = crate::catalog::fold_ident(name);
+        if self.stmts.contains_key(&n) {
+            return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{n}\" already exists")));
+        }
+        let mut oids = Vec::with_capacity(data_types.len());
+        for dt in data_types {
+            oids.push(crate::sql::ddl::sql_type(dt)?.pg_oid());
+        }
+        let sql = st.to_string();
+        if connection_statement(&sql).is_some() {
+            return Err(PgError::feature("PREPARE of this statement is not supported by heapstore"));
+        }
+        self.parse(n, sql, oids, false)?;
+        Ok(crate::sql::tag("PREPARE"))
+    }
+
+    /// SQL-level `EXECUTE name [(constants)]`: runs the prepared statement with the constants as
+    /// its parameters (text form, read by each parameter's type).
+    fn sql_execute(&mut self, name: &str, args: &[sqlparser::ast::Expr]) -> Result<QueryResult> {
+        let n = name.to_ascii_lowercase();
+        let stmt = self
+            .stmts
+            .get(&n)
+            .cloned()
+            .ok_or_else(|| PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{n}\" does not exist")))?;
+        if args.len() != stmt.nparams() {
+            return Err(PgError::new(sqlstate::SYNTAX_ERROR, format!("wrong number of parameters for prepared statement \"{n}\""))
+                .with_detail(format!("Expected {} parameters but got {}.", stmt.nparams(), args.len())));
+        }
+        let mut params = Vec::with_capacity(args.len());
+        for a in args {
+            params.push(crate::sql::constant_text(a)?);
+        }
+        let Some(prep) = &stmt.prepared else {
+            return Err(PgError::feature("EXECUTE of this statement is not supported by heapstore"));
+        };
+        if prep.is_empty() {
+            return Ok(QueryResult::default());
+        }
+        Ok(self.run_engine(&stmt.sql, Some((prep, &params)))?.pop().unwrap_or_default())
+    }
+
+    /// `DECLARE name [NO SCROLL] CURSOR [WITHOUT HOLD] FOR query`, inside a transaction block.
+    fn declare(&mut self, stmts: Vec<sqlparser::ast::Declare>) -> Result<QueryResult> {
+        let [d] = stmts.as_slice() else { return Err(PgError::feature("DECLARE of several cursors is not supported")) };
+        let sqlparser::ast::Declare { names, data_type, assignment, declare_type, binary, sensitive: _, scroll, hold, for_query } = d;
+        let ([name], None, None, Some(sqlparser::ast::DeclareType::Cursor), Some(q)) =
+            (names.as_slice(), data_type, assignment, declare_type, for_query)
+        else {
+            return Err(PgError::feature("this DECLARE form is not supported by heapstore"));
+        };
+        if binary == &Some(true) {
+            return Err(PgError::feature("DECLARE BINARY CURSOR is not supported by heapstore"));
+        }
+        if scroll == &Some(true) {
+            return Err(PgError::feature("SCROLL cursors are not supported by heapstore"));
+        }
+        if hold == &Some(true) {
+            return Err(PgError::feature("WITH HOLD cursors are not supported by heapstore"));
+        }
+        if !self.session.in_transaction_block() {
+            return Err(PgError::new(sqlstate::NO_ACTIVE_SQL_TRANSACTION, "DECLARE CURSOR can only be used in transaction blocks"));
+        }
+        let n = crate::catalog::fold_ident(name);
+        if self.cursors.contains_key(&n) {
+            return Err(PgError::new("42P03", format!("cursor \"{n}\" already exists")));
+        }
+        let r = self.run_engine(&q.to_string(), None)?.pop().unwrap_or_default();
+        if !r.returns_rows {
+            return Err(PgError::syntax("cursor's query must be a SELECT"));
+        }
+        self.cursors.insert(n, (r, 0));
+        Ok(crate::sql::tag("DECLARE CURSOR"))
+    }
+
+    /// `FETCH [NEXT | n | ALL | FORWARD [n | ALL]] [FROM | IN] name`: the next rows (a
+    /// forward-only cursor: backward directions fail as for a NO SCROLL cursor).
+    fn fetch(&mut self, name: &str, dir: &sqlparser::ast::FetchDirection) -> Result<QueryResult> {
+        use sqlparser::ast::FetchDirection as D;
+        let count = |v: &sqlparser::ast::Value| -> Result<i64> {
+            v.to_string().parse::<i64>().map_err(|_| PgError::syntax(format!("syntax error at or near \"{v}\"")))
+        };
+        let n: u64 = match dir {
+            D::Next => 1,
+            D::All | D::ForwardAll => u64::MAX,
+            D::Count { limit } | D::Forward { limit: Some(limit) } => match count(limit)? {
+                x if x >= 0 => x as u64,
+                _ => {
+                    return Err(PgError::new("55000", "cursor can only scan forward")
+                        .with_hint("Declare it with SCROLL option to enable backward scan."))
+                }
+            },
+            D::Forward { limit: None } => 1,
+            _ => {
+                return Err(PgError::new("55000", "cursor can only scan forward")
+                    .with_hint("Declare it with SCROLL option to enable backward scan."))
+            }
+        };
+        let (r, pos) = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
+        let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
+        let rows = r.rows[*pos..*pos + take].to_vec();
+        *pos += take;
+        Ok(QueryResult {
+            tag: format!("FETCH {take}"),
+            columns: r.columns.clone(),
+            rows,
+            returns_rows: true,
+            column_sources: r.column_sources.clone(),
+            ..Default::default()
         })
     }
 
@@ -611,6 +791,10 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     fn ready(&mut self) -> Result<()> {
+        // Cursors live until their transaction ends.
+        if self.session.txn.is_none() {
+            self.cursors.clear();
+        }
         let st = self.status();
         self.wire.send(B::ReadyForQuery(ReadyForQuery::new(st)))?;
         self.wire.flush()
@@ -631,7 +815,7 @@ impl<S: Read + Write> Conn<'_, S> {
                     self.ready()?;
                     Ok(())
                 }
-                F::Parse(p) => self.parse(p.name.unwrap_or_default(), p.query, p.type_oids),
+                F::Parse(p) => self.parse(p.name.unwrap_or_default(), p.query, p.type_oids, true),
                 F::Bind(b) => self.bind(b),
                 F::Describe(d) => self.describe(d.target_type, d.name.unwrap_or_default()),
                 F::Execute(e) => self.execute(e.name.unwrap_or_default(), e.max_rows),
@@ -740,6 +924,12 @@ impl<S: Read + Write> Conn<'_, S> {
 
     /// Runs one statement of the engine with COPY connected to the client.
     fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
+        self.run_engine_as(sql, prepared, false)
+    }
+
+    /// `hold`: a simple-query text runs without ending its implicit transaction (it is one
+    /// piece of a Query that [`Conn::simple_query`] ends).
+    fn run_engine_as(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>, hold: bool) -> Result<Vec<QueryResult>> {
         self.cancel.store(false, Ordering::SeqCst);
         if !self.superuser {
             match prepared {
@@ -774,6 +964,7 @@ impl<S: Read + Write> Conn<'_, S> {
             let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr) };
             match prepared {
                 Some((p, params)) => crate::sql::execute_prepared_until_sync(&mut self.session, p, params, &mut io).map(|r| vec![r]),
+                None if hold => crate::sql::execute_held(&mut self.session, sql, &mut io),
                 None => crate::sql::execute(&mut self.session, sql, &mut io),
             }
         };
@@ -793,22 +984,78 @@ impl<S: Read + Write> Conn<'_, S> {
         if sql.trim().trim_end_matches(';').trim().is_empty() {
             return self.wire.send(B::EmptyQueryResponse(EmptyQueryResponse::new()));
         }
-        if let Some(r) = self.connection_command(sql) {
-            return match r {
-                Ok(r) => self.complete(&r),
-                Err(e) => send_error(self.wire, &e, "ERROR"),
-            };
-        }
-        let results = match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
-            Some(Ok(o)) => {
-                for (n, v) in o.report {
-                    self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+        // A Query that mixes connection statements (PREPARE, EXECUTE, DECLARE, FETCH, ...)
+        // with others: its pieces run in order, in one implicit transaction as any Query's.
+        let pieces = if sql.contains(';') { crate::sql::split_statements(sql).unwrap_or_default() } else { Vec::new() };
+        if pieces.len() > 1 && pieces.iter().any(|p| connection_statement(p).is_some()) {
+            let mut results = Vec::new();
+            let mut failed = None;
+            for p in &pieces {
+                let r = match self.connection_command(p) {
+                    Some(r) => r.map(|r| vec![r]),
+                    None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, p) {
+                        Some(Ok(o)) => {
+                            for (n, v) in o.report {
+                                self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+                            }
+                            Ok(vec![o.result])
+                        }
+                        Some(Err(e)) => Err(e),
+                        None => self.run_engine_as(p, None, true),
+                    },
+                };
+                // Cursors end with their transaction (a COMMIT or ROLLBACK piece).
+                if self.session.txn.is_none() {
+                    self.cursors.clear();
                 }
-                Ok(vec![o.result])
+                match r {
+                    Ok(r) => results.extend(r),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
             }
-            Some(Err(e)) => Err(e),
-            None => self.run_engine(sql, None),
+            let r = match failed {
+                None => crate::sql::end_implicit(&mut self.session).map(|()| results),
+                Some(e) => Err(e),
+            };
+            if r.is_err() {
+                if self.session.in_transaction_block() {
+                    self.session.mark_failed();
+                } else {
+                    self.session.rollback();
+                }
+            }
+            return self.send_results(r);
+        }
+        let conn_cmd = self.connection_command(sql).map(|r| {
+            // EXECUTE ran in an implicit transaction that ends with the Query, as any
+            // statement of a simple Query does.
+            let r = r.and_then(|r| crate::sql::end_implicit(&mut self.session).map(|()| r));
+            if r.is_err() && !self.session.in_transaction_block() {
+                self.session.rollback();
+            }
+            r.map(|r| vec![r])
+        });
+        let results = match conn_cmd {
+            Some(r) => r,
+            None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
+                Some(Ok(o)) => {
+                    for (n, v) in o.report {
+                        self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+                    }
+                    Ok(vec![o.result])
+                }
+                Some(Err(e)) => Err(e),
+                None => self.run_engine(sql, None),
+            },
         };
+        self.send_results(results)
+    }
+
+    /// A simple Query's results (or its error) to the client.
+    fn send_results(&mut self, results: Result<Vec<QueryResult>>) -> Result<()> {
         match results {
             Ok(results) => {
                 for r in &results {
@@ -828,7 +1075,7 @@ impl<S: Read + Write> Conn<'_, S> {
         }
     }
 
-    fn parse(&mut self, name: String, sql: String, type_oids: Vec<u32>) -> Result<()> {
+    fn parse(&mut self, name: String, sql: String, type_oids: Vec<u32>, reply: bool) -> Result<()> {
         if !name.is_empty() && self.stmts.contains_key(&name) {
             return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{name}\" already exists")));
         }
@@ -849,7 +1096,10 @@ impl<S: Read + Write> Conn<'_, S> {
             })
             .collect();
         self.stmts.insert(name, Stmt { sql, prepared, param_types, conn_cmd });
-        self.wire.send(B::ParseComplete(ParseComplete::new()))
+        if reply {
+            self.wire.send(B::ParseComplete(ParseComplete::new()))?;
+        }
+        Ok(())
     }
 
     fn bind(&mut self, b: pgwire::messages::extendedquery::Bind) -> Result<()> {
@@ -934,6 +1184,9 @@ impl<S: Read + Write> Conn<'_, S> {
         for n in &r.notices {
             send_notice(self.wire, n)?;
         }
+        if self.session.txn.is_none() {
+            self.cursors.clear();
+        }
         self.portals.get_mut(name).expect("checked").result = Some(r);
         Ok(())
     }
@@ -962,6 +1215,12 @@ impl<S: Read + Write> Conn<'_, S> {
                 Some(r) => self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[])),
                 None => self.wire.send(B::NoData(NoData::new())),
             };
+        }
+        // A SQL cursor is a portal too (psycopg describes its named cursors so).
+        if !self.portals.contains_key(&name) {
+            if let Some((r, _)) = self.cursors.get(&name) {
+                return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]));
+            }
         }
         self.run_portal(&name)?;
         let p = self.portals.get(&name).expect("run_portal checked");

@@ -54,6 +54,40 @@ pub struct CopyIo<'a> {
 
 /// Runs every statement in `sql`.
 pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<QueryResult>> {
+    run_text(s, sql, io, true)
+}
+
+/// Runs every statement in `sql` as part of a longer unit (the server's simple Query whose
+/// pieces run separately): outside a block the implicit transaction stays open for
+/// [`end_implicit`]; an error rolls it back as [`execute`] does.
+pub fn execute_held(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<QueryResult>> {
+    run_text(s, sql, io, false)
+}
+
+/// The statements of `sql` as texts, split at top-level semicolons (quotes, comments and
+/// dollar quoting respected by the tokenizer); empty pieces dropped.
+pub fn split_statements(sql: &str) -> Result<Vec<String>> {
+    let dialect = PostgreSqlDialect {};
+    let toks = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for t in toks {
+        if matches!(t, Token::SemiColon) {
+            if !cur.trim().is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            cur.clear();
+        } else {
+            cur.push_str(&t.to_string());
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    Ok(out)
+}
+
+fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Result<Vec<QueryResult>> {
     s.check_not_stopped()?;
     let (mut text, unlogged) = strip_unlogged(sql)?;
     // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
@@ -77,7 +111,7 @@ pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<Qu
             }
         }
     }
-    if !s.in_transaction_block() {
+    if commit && !s.in_transaction_block() {
         s.commit()?;
     }
     Ok(results)
@@ -160,6 +194,26 @@ pub fn execute_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>]
 /// rolls that transaction back (the protocol then skips to the Sync).
 pub fn execute_prepared_until_sync(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>) -> Result<QueryResult> {
     run_prepared(s, p, params, io, false)
+}
+
+/// The text form of a constant (a literal, `-n`, NULL, or a cast of one), as SQL-level
+/// `EXECUTE name (args)` passes its arguments; None for NULL. Other expressions are refused.
+pub fn constant_text(e: &Expr) -> Result<Option<String>> {
+    Ok(match e {
+        Expr::Value(v) => match &v.value {
+            Value::Null => None,
+            Value::Number(n, _) => Some(n.clone()),
+            Value::SingleQuotedString(t) | Value::EscapedStringLiteral(t) => Some(t.clone()),
+            Value::Boolean(b) => Some(b.to_string()),
+            other => return Err(PgError::feature(format!("EXECUTE argument not supported: {other}"))),
+        },
+        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match constant_text(expr)? {
+            Some(t) => Some(format!("-{t}")),
+            None => None,
+        },
+        Expr::Nested(inner) => constant_text(inner)?,
+        other => return Err(PgError::feature(format!("EXECUTE argument not supported: {other} (only constants)"))),
+    })
 }
 
 /// Commits the implicit transaction the statements since the last Sync ran in, if one is open

@@ -101,6 +101,19 @@ def psycopg3():
         except psycopg.errors.FeatureNotSupported:
             pass
         check(c.execute("SELECT current_database()").fetchone()[0] == c.info.dbname, "current_database()")
+        # A server-side (named) cursor: DECLARE, FETCH FORWARD n, CLOSE.
+        c.autocommit = False
+        with c.cursor(name="big") as cur:
+            cur.itersize = 7
+            cur.execute("SELECT id FROM p3")
+            ids = [r[0] for r in cur]
+        c.commit()
+        c.autocommit = True
+        check(sorted(ids) == sorted(r[0] for r in c.execute("SELECT id FROM p3").fetchall()), f"named cursor gave {ids!r}")
+        # SQL-level PREPARE / EXECUTE.
+        c.execute("PREPARE q (integer) AS SELECT count(*) FROM p3 WHERE id = $1")
+        check(c.execute("EXECUTE q (4)").fetchone()[0] == 1, "EXECUTE")
+        c.execute("DEALLOCATE q")
         c.execute("DROP TABLE p3")
     print("   psycopg", psycopg.__version__, "passed")
 
@@ -129,6 +142,15 @@ def psycopg2_suite():
         check(False, "duplicate accepted")
     except psycopg2.errors.UniqueViolation as e:
         check(e.diag.constraint_name == "p2_pkey", "psycopg2 constraint_name")
+    # A named (server-side) cursor.
+    c.autocommit = False
+    named = c.cursor("p2cur")
+    named.itersize = 1
+    named.execute("SELECT id FROM p2")
+    check([r[0] for r in named] == [1], "psycopg2 named cursor")
+    named.close()
+    c.commit()
+    c.autocommit = True
     cur.execute("DROP TABLE p2")
     c.close()
     print("   psycopg2", psycopg2.__version__, "passed")
