@@ -29,15 +29,22 @@ echo "   psycopg $("$WORK/venv/bin/python" -c 'import psycopg; print(psycopg.__v
 
 "$BIN" -D "$WORK/data" init >/dev/null
 printf 'sekret\n' | "$BIN" -D "$WORK/data" user add alice >/dev/null
-"$BIN" -D "$WORK/data" serve --port "$PORT" 2>"$WORK/server.log" &
+# TLS (ssl = on) with a self-signed certificate: TCP clients below use sslmode=require.
+openssl req -new -x509 -days 2 -nodes -subj "/CN=localhost" -keyout "$WORK/data/server.key" -out "$WORK/data/server.crt" >/dev/null 2>&1 \
+    || loud "openssl could not make a test certificate"
+"$BIN" -D "$WORK/data" serve --port "$PORT" --set ssl=on 2>"$WORK/server.log" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do [ -S "$WORK/data/.s.PGSQL.$PORT" ] && break; sleep 0.1; done
 
 echo "== psycopg 3, psycopg2 (Unix socket)"
 HEAPSTORE_DSN="host=$WORK/data port=$PORT user=postgres dbname=postgres" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
-echo "== psycopg 3, psycopg2 (TCP, SCRAM)"
-HEAPSTORE_DSN="host=127.0.0.1 port=$PORT user=alice password=sekret dbname=postgres" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
-echo "== node-postgres (Unix socket, then TCP with SCRAM)"
+echo "== psql over TLS (sslmode=require)"
+PGPASSWORD=sekret psql -X "host=127.0.0.1 port=$PORT user=alice dbname=postgres sslmode=require" -c '\conninfo' | grep -q 'SSL connection' \
+    || { echo "FAIL: psql did not connect over TLS" >&2; exit 1; }
+echo "   psql: SSL connection"
+echo "== psycopg 3, psycopg2 (TCP, SCRAM, TLS)"
+HEAPSTORE_DSN="host=127.0.0.1 port=$PORT user=alice password=sekret dbname=postgres sslmode=require" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
+echo "== node-postgres (Unix socket, then TCP with SCRAM and TLS)"
 PGHOST="$WORK/data" PGPORT=$PORT PGUSER=postgres PGDATABASE=postgres NODE_PATH="$WORK/node/node_modules" node tests/drivers/node_pg_suite.js
-PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=alice PGPASSWORD=sekret PGDATABASE=postgres NODE_PATH="$WORK/node/node_modules" node tests/drivers/node_pg_suite.js
+PGHOST=127.0.0.1 PGPORT=$PORT PGUSER=alice PGPASSWORD=sekret PGDATABASE=postgres PGSSLMODE=no-verify NODE_PATH="$WORK/node/node_modules" node tests/drivers/node_pg_suite.js
 echo "drivers passed"

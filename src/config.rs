@@ -97,6 +97,21 @@ const DEFS: &[Def] = &[
         init_only: false,
         doc: "serve: directory of the Unix socket (empty = the data directory)",
     },
+    Def { name: "ssl", kind: Kind::Bool, default: "off", init_only: false, doc: "serve: accept TLS connections (SSLRequest answered 'S')" },
+    Def {
+        name: "ssl_cert_file",
+        kind: Kind::Str,
+        default: "server.crt",
+        init_only: false,
+        doc: "serve: PEM certificate chain for TLS (relative to the data directory)",
+    },
+    Def {
+        name: "ssl_key_file",
+        kind: Kind::Str,
+        default: "server.key",
+        init_only: false,
+        doc: "serve: PEM private key for TLS (relative to the data directory)",
+    },
     Def {
         name: "password_encryption",
         kind: Kind::Enum(&["scram-sha-256"]),
@@ -109,7 +124,7 @@ const DEFS: &[Def] = &[
         kind: Kind::Str,
         default: "local all all trust; host all all 127.0.0.1/32 scram-sha-256; host all all ::1/128 scram-sha-256",
         init_only: false,
-        doc: "serve: client authentication, pg_hba.conf lines separated by ';' (local DB USER METHOD | host DB USER ADDR/BITS METHOD)",
+        doc: "serve: client authentication, pg_hba.conf lines separated by ';' (local DB USER METHOD | host|hostssl|hostnossl DB USER ADDR/BITS METHOD)",
     },
     Def {
         name: "heapstore.buffer_partitions",

@@ -36,6 +36,7 @@ impl TestServer {
             socket_dir: Some(dir.clone()),
             hba: Hba::parse(hba).unwrap(),
             max_connections,
+            tls: None,
         };
         let server = Server::start(db, cfg).unwrap();
         let port = server.tcp_addrs()[0].port();
@@ -601,3 +602,84 @@ fn sql_prepare_execute_and_cursors() {
     assert_eq!(code(&c.batch_execute("FETCH k2").unwrap_err()), "34000");
     assert_eq!(code(&c.batch_execute("BEGIN; DECLARE s SCROLL CURSOR FOR SELECT id FROM cur").unwrap_err()), "0A000");
 }
+
+/// A CA and a server certificate for "localhost" signed by it, as PEM: (ca cert, server cert, server key).
+fn test_certificates() -> (String, String, String) {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap().signed_by(&key, &ca_cert, &ca_key).unwrap();
+    (ca_cert.pem(), cert.pem(), key.serialize_pem())
+}
+
+#[test]
+fn tls_when_ssl_is_on_and_hostssl_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    Database::init(&dir, &[]).unwrap();
+    heapstore::auth::init_roles(&dir, "postgres").unwrap();
+    let (ca, cert, key) = test_certificates();
+    std::fs::write(dir.join("server.crt"), &cert).unwrap();
+    std::fs::write(dir.join("server.key"), &key).unwrap();
+    let db = Arc::new(
+        Database::open(
+            &dir,
+            &["ssl=on".into(), "heapstore.hba=hostssl all all 127.0.0.1/32 trust; hostnossl all all 127.0.0.1/32 reject".into()],
+        )
+        .unwrap(),
+    );
+    let cfg = ServerConfig::from_settings(&db).unwrap();
+    assert!(cfg.tls.is_some());
+    let server = Server::start(db, ServerConfig { port: 0, ..cfg }).unwrap();
+    let port = server.tcp_addrs()[0].port();
+
+    // Without TLS: the hostnossl line rejects.
+    let plain = raw_exchange(port, true, &msg(b'X', &[]));
+    assert_eq!(first_error_code(&plain).as_deref(), Some("28000"));
+
+    // SSLRequest, 'S', the handshake, then the protocol inside TLS.
+    let mut sock = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    sock.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    sock.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f]).unwrap();
+    let mut answer = [0u8; 1];
+    sock.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"S");
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(rustls::pki_types::CertificateDer::from_pem_slice(ca.as_bytes()).unwrap()).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let client = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let conn = rustls::ClientConnection::new(Arc::new(client), "localhost".try_into().unwrap()).unwrap();
+    let mut tls = rustls::StreamOwned::new(conn, sock);
+    let mut p = Vec::new();
+    p.extend_from_slice(&196608i32.to_be_bytes());
+    p.extend_from_slice(b"user\0postgres\0\0");
+    let mut startup = ((p.len() + 4) as i32).to_be_bytes().to_vec();
+    startup.extend_from_slice(&p);
+    tls.write_all(&startup).unwrap();
+    tls.write_all(&[msg(b'Q', &cstr("SELECT 41 + 1")), msg(b'X', &[])].concat()).unwrap();
+    let mut out = Vec::new();
+    let _ = tls.read_to_end(&mut out);
+    let m = messages(&out);
+    assert_eq!(first_error_code(&out), None);
+    assert!(m.iter().any(|(t, body)| *t == b'D' && body.ends_with(b"42")), "{m:?}");
+    server.shutdown(Duration::from_secs(2));
+}
+
+#[test]
+fn ssl_on_without_a_certificate_stops_serve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    Database::init(&dir, &[]).unwrap();
+    let db = Database::open(&dir, &["ssl=on".into()]).unwrap();
+    let e = ServerConfig::from_settings(&db).unwrap_err();
+    assert_eq!(e.code, "F0000");
+    assert!(e.message.starts_with("could not load server certificate file"), "{}", e.message);
+}
+
+use rustls::pki_types::pem::PemObject;

@@ -117,6 +117,8 @@ struct HbaLine {
     user: String,
     /// (network address, prefix bits); None for `local`.
     net: Option<(IpAddr, u8)>,
+    /// `hostssl`: Some(true), `hostnossl`: Some(false), `host` / `local`: None.
+    ssl: Option<bool>,
     method: Method,
 }
 
@@ -137,10 +139,17 @@ impl Hba {
         let mut lines = Vec::new();
         for raw in text.split(';').map(str::trim).filter(|l| !l.is_empty()) {
             let f: Vec<&str> = raw.split_whitespace().collect();
-            let (local, rest) = match f.first().copied() {
-                Some("local") if f.len() == 4 => (true, &f[1..]),
-                Some("host") if f.len() == 5 => (false, &f[1..]),
-                _ => return Err(hba_error(raw, "Expected \"local DATABASE USER METHOD\" or \"host DATABASE USER ADDRESS/BITS METHOD\".")),
+            let (local, ssl, rest) = match f.first().copied() {
+                Some("local") if f.len() == 4 => (true, None, &f[1..]),
+                Some("host") if f.len() == 5 => (false, None, &f[1..]),
+                Some("hostssl") if f.len() == 5 => (false, Some(true), &f[1..]),
+                Some("hostnossl") if f.len() == 5 => (false, Some(false), &f[1..]),
+                _ => {
+                    return Err(hba_error(
+                        raw,
+                        "Expected \"local DATABASE USER METHOD\" or \"host|hostssl|hostnossl DATABASE USER ADDRESS/BITS METHOD\".",
+                    ))
+                }
             };
             let net = if local {
                 None
@@ -159,17 +168,18 @@ impl Hba {
                 "reject" => Method::Reject,
                 m => return Err(hba_error(raw, &format!("invalid authentication method \"{m}\": use trust, scram-sha-256 or reject."))),
             };
-            lines.push(HbaLine { local, database: rest[0].to_string(), user: rest[1].to_string(), net, method });
+            lines.push(HbaLine { local, database: rest[0].to_string(), user: rest[1].to_string(), net, ssl, method });
         }
         Ok(Hba { lines })
     }
 
-    /// The method for a connection, or PostgreSQL's error when no line matches.
-    pub fn method(&self, origin: Origin, database: &str, user: &str) -> Result<Method> {
+    /// The method for a connection (`ssl`: it is encrypted), or PostgreSQL's error when no
+    /// line matches.
+    pub fn method(&self, origin: Origin, ssl: bool, database: &str, user: &str) -> Result<Method> {
         for l in &self.lines {
             let origin_ok = match (origin, l.net) {
                 (Origin::Local, None) => l.local,
-                (Origin::Host(a), Some((net, bits))) => !l.local && in_net(a, net, bits),
+                (Origin::Host(a), Some((net, bits))) => !l.local && in_net(a, net, bits) && l.ssl.is_none_or(|need| need == ssl),
                 _ => false,
             };
             if origin_ok && (l.database == "all" || l.database == database) && (l.user == "all" || l.user == user) {
@@ -182,7 +192,10 @@ impl Hba {
         };
         Err(PgError::new(
             sqlstate::INVALID_AUTHORIZATION_SPECIFICATION,
-            format!("no pg_hba.conf entry for host \"{host}\", user \"{user}\", database \"{database}\", no encryption"),
+            format!(
+                "no pg_hba.conf entry for host \"{host}\", user \"{user}\", database \"{database}\", {}",
+                if ssl { "SSL encryption" } else { "no encryption" }
+            ),
         ))
     }
 }
@@ -217,15 +230,22 @@ mod tests {
     #[test]
     fn hba_first_match_wins() {
         let h = Hba::parse("local all all trust; host all bob 10.0.0.0/8 reject; host all all 0.0.0.0/0 scram-sha-256").unwrap();
-        assert_eq!(h.method(Origin::Local, "x", "bob").unwrap(), Method::Trust);
-        assert_eq!(h.method(Origin::Host("10.1.2.3".parse().unwrap()), "x", "bob").unwrap(), Method::Reject);
-        assert_eq!(h.method(Origin::Host("10.1.2.3".parse().unwrap()), "x", "al").unwrap(), Method::ScramSha256);
+        assert_eq!(h.method(Origin::Local, false, "x", "bob").unwrap(), Method::Trust);
+        assert_eq!(h.method(Origin::Host("10.1.2.3".parse().unwrap()), false, "x", "bob").unwrap(), Method::Reject);
+        assert_eq!(h.method(Origin::Host("10.1.2.3".parse().unwrap()), false, "x", "al").unwrap(), Method::ScramSha256);
         let h = Hba::parse("host all all 127.0.0.1/32 trust").unwrap();
-        assert_eq!(h.method(Origin::Local, "x", "a").unwrap_err().code, sqlstate::INVALID_AUTHORIZATION_SPECIFICATION);
-        assert!(h.method(Origin::Host("127.0.0.2".parse().unwrap()), "x", "a").is_err());
-        assert_eq!(h.method(Origin::Host("::ffff:127.0.0.1".parse().unwrap()), "x", "a").unwrap(), Method::Trust);
+        assert_eq!(h.method(Origin::Local, false, "x", "a").unwrap_err().code, sqlstate::INVALID_AUTHORIZATION_SPECIFICATION);
+        assert!(h.method(Origin::Host("127.0.0.2".parse().unwrap()), false, "x", "a").is_err());
+        assert_eq!(h.method(Origin::Host("::ffff:127.0.0.1".parse().unwrap()), false, "x", "a").unwrap(), Method::Trust);
         assert!(Hba::parse("host all all 1.2.3.4 trust").is_err());
         assert!(Hba::parse("local all all md5").is_err());
+        // hostssl / hostnossl match by whether the connection is encrypted.
+        let h = Hba::parse("hostssl all all 0.0.0.0/0 trust; hostnossl all all 0.0.0.0/0 reject").unwrap();
+        let a = Origin::Host("10.0.0.1".parse().unwrap());
+        assert_eq!(h.method(a, true, "x", "a").unwrap(), Method::Trust);
+        assert_eq!(h.method(a, false, "x", "a").unwrap(), Method::Reject);
+        let h = Hba::parse("hostssl all all 0.0.0.0/0 trust").unwrap();
+        assert!(h.method(a, false, "x", "a").unwrap_err().message.ends_with("no encryption"));
     }
 
     #[test]

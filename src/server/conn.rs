@@ -2,7 +2,7 @@
 //! the COPY sub-protocols, on one thread with one session.
 //!
 //! ```text
-//!  startup ──(SSLRequest: 'N')──► startup packet ──► register (53300?) ──► hba → trust | SCRAM
+//!  startup ──(SSLRequest: 'S' + TLS handshake with ssl = on over TCP, else 'N')──► startup packet ──► register (53300?) ──► hba → trust | SCRAM
 //!     ──► AuthenticationOk, ParameterStatus*, BackendKeyData, ReadyForQuery
 //!     ──► loop: Query | Parse/Bind/Describe/Execute/Close ... Sync | Terminate
 //!  extended-protocol error ──► ErrorResponse, skip messages until Sync ──► ReadyForQuery
@@ -39,6 +39,7 @@
 //! error discards the results of the earlier ones.
 
 use super::query::{self, SessionParams};
+use super::tls::MaybeTls;
 use super::types;
 use super::wire::{is_disconnect, StartupPacket, Wire};
 use super::{Closer, ServerShared};
@@ -130,7 +131,7 @@ pub(crate) fn serve_connection<S: Read + Write>(
     closer: Option<Closer>,
     authenticated: impl FnOnce(),
 ) {
-    let mut wire = Wire::new(stream);
+    let mut wire = Wire::new(MaybeTls::Plain(stream));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&sh, &mut wire, peer, closer, authenticated)));
     match r {
         Ok(Ok(())) => {}
@@ -158,7 +159,7 @@ impl Drop for Registered<'_> {
 
 fn run<S: Read + Write>(
     sh: &Arc<ServerShared>,
-    wire: &mut Wire<S>,
+    wire: &mut Wire<MaybeTls<S>>,
     peer: Peer,
     closer: Option<Closer>,
     authenticated: impl FnOnce(),
@@ -166,6 +167,15 @@ fn run<S: Read + Write>(
     let mut negotiations = 0;
     let params = loop {
         match wire.read_startup()? {
+            // Invariant 1 of `tls`: TLS over TCP when `ssl = on`, once.
+            StartupPacket::Ssl
+                if negotiations < NEGOTIATIONS_MAX && !wire.stream.is_tls() && matches!(peer, Peer::Tcp(_)) && sh.tls.is_some() =>
+            {
+                negotiations += 1;
+                let io = |e: std::io::Error| PgError::new(sqlstate::CONNECTION_FAILURE, e.to_string());
+                wire.stream.write_all(b"S").and_then(|()| wire.stream.flush()).map_err(io)?;
+                wire.stream.upgrade(sh.tls.as_ref().expect("checked")).map_err(io)?;
+            }
             StartupPacket::Ssl | StartupPacket::Gss if negotiations < NEGOTIATIONS_MAX => {
                 negotiations += 1;
                 wire.stream.write_all(b"N").map_err(|e| PgError::new(sqlstate::CONNECTION_FAILURE, e.to_string()))?;
@@ -245,13 +255,13 @@ fn run<S: Read + Write>(
 }
 
 /// Checks hba and runs the authentication exchange; returns whether the role is a superuser.
-fn authenticate<S: Read + Write>(sh: &ServerShared, wire: &mut Wire<S>, peer: &Peer, database: &str, user: &str) -> Result<bool> {
+fn authenticate<S: Read + Write>(sh: &ServerShared, wire: &mut Wire<MaybeTls<S>>, peer: &Peer, database: &str, user: &str) -> Result<bool> {
     let origin = match peer {
         Peer::Unix => Origin::Local,
         Peer::Tcp(Some(a)) => Origin::Host(a.ip()),
         Peer::Tcp(None) => Origin::Host([0, 0, 0, 0].into()),
     };
-    let method = sh.hba.method(origin, database, user)?;
+    let method = sh.hba.method(origin, wire.stream.is_tls(), database, user)?;
     let roles = auth::load_roles(&sh.db.shared().dir)?;
     let role = roles.iter().find(|r| r.rolname == user);
     match method {

@@ -32,6 +32,7 @@
 
 mod conn;
 mod query;
+pub mod tls;
 mod types;
 pub mod wire;
 
@@ -64,12 +65,14 @@ pub struct ServerConfig {
     /// Client authentication rules.
     pub hba: Hba,
     pub max_connections: usize,
+    /// TLS (`ssl = on`), or None: SSLRequest answered 'N'.
+    pub tls: Option<std::sync::Arc<rustls::ServerConfig>>,
 }
 
 impl ServerConfig {
     /// The configuration from the database's settings (`listen_addresses`, `port`,
     /// `unix_socket_directories` (empty = the data directory), `heapstore.hba`,
-    /// `max_connections`).
+    /// `max_connections`, `ssl`, `ssl_cert_file`, `ssl_key_file`).
     pub fn from_settings(db: &Database) -> Result<ServerConfig> {
         let s = &db.shared().settings;
         let listen: Vec<String> = s.get("listen_addresses")?.split(',').map(|a| a.trim().to_string()).filter(|a| !a.is_empty()).collect();
@@ -82,6 +85,7 @@ impl ServerConfig {
             socket_dir,
             hba: Hba::parse(s.get("heapstore.hba")?)?,
             max_connections: s.int("max_connections") as usize,
+            tls: tls::load(&db.shared().dir, s)?,
         })
     }
 }
@@ -152,6 +156,7 @@ pub(crate) struct ServerShared {
     pub db: Arc<Database>,
     pub registry: Registry,
     pub hba: Hba,
+    pub tls: Option<Arc<rustls::ServerConfig>>,
     pub shutting_down: AtomicBool,
     conn_threads: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -201,6 +206,7 @@ impl Server {
     ///     socket_dir: Some(dir.clone()),
     ///     hba: heapstore::auth::Hba::parse("local all all trust; host all all 127.0.0.1/32 trust").unwrap(),
     ///     max_connections: 10,
+    ///     tls: None,
     /// };
     /// let server = Server::start(db, cfg).unwrap();
     /// let port = server.tcp_addrs()[0].port();
@@ -216,6 +222,7 @@ impl Server {
             db,
             registry: Registry { conns: Mutex::new(HashMap::new()), max: cfg.max_connections.max(1) },
             hba: cfg.hba.clone(),
+            tls: cfg.tls.clone(),
             shutting_down: AtomicBool::new(false),
             conn_threads: Mutex::new(Vec::new()),
         });

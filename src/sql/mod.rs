@@ -207,10 +207,7 @@ pub fn constant_text(e: &Expr) -> Result<Option<String>> {
             Value::Boolean(b) => Some(b.to_string()),
             other => return Err(PgError::feature(format!("EXECUTE argument not supported: {other}"))),
         },
-        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => match constant_text(expr)? {
-            Some(t) => Some(format!("-{t}")),
-            None => None,
-        },
+        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => constant_text(expr)?.map(|t| format!("-{t}")),
         Expr::Nested(inner) => constant_text(inner)?,
         other => return Err(PgError::feature(format!("EXECUTE argument not supported: {other} (only constants)"))),
     })
