@@ -202,6 +202,18 @@ fn repeatable_read_keeps_its_snapshot() {
     assert_eq!(rows(&mut a, "SHOW transaction_isolation"), v(&["repeatable read"]));
     assert_eq!(code(&mut a, "SET default_transaction_isolation = 'serializable'"), "0A000");
     assert_eq!(code(&mut a, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"), "0A000");
+    // COMMIT AND CHAIN starts the next block with the same characteristics.
+    a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY").unwrap();
+    a.execute("COMMIT AND CHAIN").unwrap();
+    assert!(a.in_transaction_block());
+    assert_eq!(rows(&mut a, "SHOW transaction_isolation"), v(&["repeatable read"]));
+    assert_eq!(code(&mut a, "DELETE FROM emp"), "25006");
+    a.execute("ROLLBACK AND CHAIN").unwrap();
+    assert_eq!(rows(&mut a, "SHOW transaction_read_only"), v(&["on"]));
+    a.execute("ROLLBACK").unwrap();
+    assert!(!a.in_transaction_block());
+    assert_eq!(code(&mut a, "COMMIT AND CHAIN"), "25P01");
+    assert_eq!(code(&mut a, "SAVEPOINT sp"), "0A000");
     a.execute("BEGIN ISOLATION LEVEL READ UNCOMMITTED").unwrap();
     assert_eq!(rows(&mut a, "SHOW transaction_isolation"), v(&["read uncommitted"]));
     a.execute("COMMIT").unwrap();

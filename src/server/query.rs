@@ -328,6 +328,25 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
                 ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some(params.database.clone()))),
                 ("current_schema", _, 0) => plain(one_row("current_schema", "name", "SELECT 1", Some("public".into()))),
                 ("pg_backend_pid", false, 0) => plain(one_row("pg_backend_pid", "integer", "SELECT 1", Some(pid.to_string()))),
+                ("set_config", false, 3) => {
+                    // set_config(name, value, is_local): SET, or SET LOCAL (refused, as SET LOCAL is).
+                    let is_local = match args[2].to_ascii_lowercase().as_str() {
+                        "false" | "f" | "off" | "0" | "no" => false,
+                        "true" | "t" | "on" | "1" | "yes" => true,
+                        _ => return None,
+                    };
+                    if is_local {
+                        return Some(Err(PgError::feature("set_config(..., true) (SET LOCAL) is not supported by heapstore")));
+                    }
+                    if TRANSACTION_SETTINGS.contains(&args[0].to_ascii_lowercase().as_str()) {
+                        return Some(Err(PgError::feature(format!("set_config of {} is not supported by heapstore: use SET", args[0]))));
+                    }
+                    let r = params.set(&args[0], &args[1], &engine);
+                    Some(r.map(|rep| LocalOutcome {
+                        result: one_row("set_config", "text", "SELECT 1", params.get(&args[0]).map(str::to_string)),
+                        report: rep.map(|d| vec![(d.to_string(), params.get(d).unwrap_or("").to_string())]).unwrap_or_default(),
+                    }))
+                }
                 ("current_setting", false, 1) => {
                     let v = match params.get(&args[0]) {
                         Some(v) => Ok(v.to_string()),
@@ -587,6 +606,9 @@ mod tests {
         assert_eq!(show(&mut p, &mut s, "SHOW DateStyle"), "ISO, MDY");
         assert_eq!(show(&mut p, &mut s, "show shared_buffers;"), "128MB");
         assert!(matches!(run(&mut p, &mut s, "SET LOCAL application_name = 'z'"), Some(Err(e)) if e.code == "0A000"));
+        assert_eq!(show(&mut p, &mut s, "SELECT set_config('application_name', 'cfg', false)"), "cfg");
+        assert_eq!(show(&mut p, &mut s, "SHOW application_name"), "cfg");
+        assert!(matches!(run(&mut p, &mut s, "SELECT set_config('application_name', 'z', true)"), Some(Err(e)) if e.code == "0A000"));
         let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
         assert_eq!(o.result.tag, "SET");
         assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);

@@ -339,22 +339,46 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             s.set_transaction_modes(isolation, read_only)?;
             return Ok(r);
         }
-        Statement::Commit { .. } => {
+        Statement::Commit { chain, end: _, modifier: None } => {
             let failed = s.txn.as_ref().is_some_and(|t| t.failed);
             let mut r = tag(if failed { "ROLLBACK" } else { "COMMIT" });
             if !s.in_transaction_block() {
+                if *chain {
+                    return Err(PgError::new(
+                        sqlstate::NO_ACTIVE_SQL_TRANSACTION,
+                        "COMMIT AND CHAIN can only be used in transaction blocks",
+                    ));
+                }
                 r.notices.push("WARNING:  there is no transaction in progress".into());
             }
+            let chars = s.transaction_characteristics();
             s.commit()?;
+            if *chain {
+                chain_transaction(s, chars)?;
+            }
             return Ok(r);
         }
-        Statement::Rollback { savepoint: None, .. } => {
+        Statement::Rollback { chain, savepoint: None } => {
             let mut r = tag("ROLLBACK");
             if !s.in_transaction_block() {
+                if *chain {
+                    return Err(PgError::new(
+                        sqlstate::NO_ACTIVE_SQL_TRANSACTION,
+                        "ROLLBACK AND CHAIN can only be used in transaction blocks",
+                    ));
+                }
                 r.notices.push("WARNING:  there is no transaction in progress".into());
             }
+            let chars = s.transaction_characteristics();
             s.rollback();
+            if *chain {
+                chain_transaction(s, chars)?;
+            }
             return Ok(r);
+        }
+        Statement::Commit { modifier: Some(_), .. } => return Err(PgError::feature("this COMMIT form is not supported by heapstore")),
+        Statement::Rollback { savepoint: Some(_), .. } | Statement::Savepoint { .. } | Statement::ReleaseSavepoint { .. } => {
+            return Err(PgError::feature("savepoints are not supported by heapstore yet"));
         }
         _ => {}
     }
@@ -401,6 +425,13 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
     }?;
     s.command_done();
     Ok(r)
+}
+
+/// `COMMIT AND CHAIN` / `ROLLBACK AND CHAIN`: a new block at once, with the ended one's
+/// isolation level and access mode.
+fn chain_transaction(s: &mut Session, chars: crate::session::TxnCharacteristics) -> Result<()> {
+    s.begin_explicit();
+    s.set_transaction_modes(Some(chars.isolation), Some(chars.read_only))
 }
 
 /// The command a statement that writes is refused as in a READ ONLY transaction (25006,
