@@ -1003,16 +1003,7 @@ impl<S: Read + Write> Conn<'_, S> {
             for p in &pieces {
                 let r = match self.connection_command(p) {
                     Some(r) => r.map(|r| vec![r]),
-                    None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, p) {
-                        Some(Ok(o)) => {
-                            for (n, v) in o.report {
-                                self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
-                            }
-                            Ok(vec![o.result])
-                        }
-                        Some(Err(e)) => Err(e),
-                        None => self.run_engine_as(p, None, true),
-                    },
+                    None => self.local_or_engine(p, true)?,
                 };
                 // Cursors end with their transaction (a COMMIT or ROLLBACK piece).
                 if self.session.txn.is_none() {
@@ -1050,18 +1041,25 @@ impl<S: Read + Write> Conn<'_, S> {
         });
         let results = match conn_cmd {
             Some(r) => r,
-            None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
-                Some(Ok(o)) => {
-                    for (n, v) in o.report {
-                        self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
-                    }
-                    Ok(vec![o.result])
-                }
-                Some(Err(e)) => Err(e),
-                None => self.run_engine(sql, None),
-            },
+            None => self.local_or_engine(sql, false)?,
         };
         self.send_results(results)
+    }
+
+    /// A statement [`query::local`] answers (its ParameterStatus reports sent), else the
+    /// engine's run of `sql` (`hold`: see [`Conn::run_engine_as`]). The outer error is the
+    /// connection's (a failed send), the inner the statement's.
+    fn local_or_engine(&mut self, sql: &str, hold: bool) -> Result<Result<Vec<QueryResult>>> {
+        Ok(match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
+            Some(Ok(o)) => {
+                for (n, v) in o.report {
+                    self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+                }
+                Ok(vec![o.result])
+            }
+            Some(Err(e)) => Err(e),
+            None => self.run_engine_as(sql, None, hold),
+        })
     }
 
     /// A simple Query's results (or its error) to the client.
