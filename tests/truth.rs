@@ -236,6 +236,18 @@ fn casts_on_literals_parameters_and_columns() {
     assert_eq!(one(&mut s, "SELECT 3.5::float8::int"), ("integer".into(), Some("4".into())));
     assert_eq!(one(&mut s, "SELECT 10000000000"), ("bigint".into(), Some("10000000000".into())));
     assert_eq!(one(&mut s, "SELECT NULL::int"), ("integer".into(), None));
+    // Decimal literals are numeric in PostgreSQL: to an integer they round half away from zero.
+    assert_eq!(one(&mut s, "SELECT 2.5::int"), ("integer".into(), Some("3".into())));
+    assert_eq!(one(&mut s, "SELECT CAST(-2.5 AS integer)"), ("integer".into(), Some("-3".into())));
+    assert_eq!(one(&mut s, "SELECT 1.50::text"), ("text".into(), Some("1.50".into())));
+    assert_eq!(one(&mut s, "SELECT -1.5"), ("numeric".into(), Some("-1.5".into())));
+    assert_eq!(code(&mut s, "SELECT 0.1 + 0.2"), "0A000");
+    assert_eq!(code(&mut s, "SELECT 1 + 0.5"), "0A000");
+    assert_eq!(one(&mut s, "SELECT 99999999999999999999"), ("numeric".into(), Some("99999999999999999999".into())));
+    assert_eq!(code(&mut s, "SELECT 99999999999999999999 + 1"), "0A000");
+    s.execute("INSERT INTO emp VALUES (4.5, 10, 'r')").unwrap();
+    assert_eq!(rows(&mut s, "SELECT id FROM emp WHERE name = 'r'"), v(&["5"]));
+    s.execute("DELETE FROM emp WHERE name = 'r'").unwrap();
     assert_eq!(one(&mut s, "SELECT 1 + 2 * 3"), ("integer".into(), Some("7".into())));
     let r = s.execute("SELECT '1'::date").unwrap_err();
     assert_eq!(r.code, "22007");

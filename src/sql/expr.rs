@@ -92,6 +92,11 @@ pub enum Scalar {
     /// `x::type` / `CAST(x AS type)` of a typed operand (literals and parameters take the
     /// type directly when bound).
     Cast(Box<Scalar>, SqlType),
+    /// A decimal literal (`2.5`, `1e3`): `numeric` in PostgreSQL, which heapstore does not
+    /// have. It compares and combines with floats as a float8 (PostgreSQL converts numeric to
+    /// float8 there too); cast or assigned to an integer it rounds half away from zero, as
+    /// numeric does; numeric arithmetic (with integers or other decimals) is refused.
+    Decimal(String),
 }
 
 fn undefined_column(name: &str) -> PgError {
@@ -144,6 +149,7 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
         Scalar::Concat(..) => Some(SqlType::new(TypeId::Text)),
         Scalar::Neg(a) => type_of(a),
         Scalar::Cast(_, t) => Some(*t),
+        Scalar::Decimal(_) => Some(SqlType::new(TypeId::Float8)),
         _ => Some(SqlType::new(TypeId::Bool)),
     }
 }
@@ -210,6 +216,10 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
                 i32::try_from(n).map(Value::Int4).map(Scalar::Const).unwrap_or(Scalar::Const(Value::Int8(n)))
             }
             Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
+            Scalar::Decimal(d) => Scalar::Decimal(match d.strip_prefix('-') {
+                Some(pos) => pos.to_string(),
+                None => format!("-{d}"),
+            }),
             other => Scalar::Neg(Box::new(other)),
         },
         Expr::UnaryOp { op: UnaryOperator::Plus, expr } => bind(expr, table)?,
@@ -221,6 +231,7 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
                 Scalar::Unknown(t) => Scalar::Const(parse_as(&ty, &t)?),
                 Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
                 Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
+                Scalar::Decimal(d) => Scalar::Const(decimal_as(&d, &ty)?),
                 other => {
                     let from = type_of(&other);
                     if let Some(f) = from {
@@ -271,6 +282,18 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
             let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
                 let (a, b) = bind_pair(a.clone(), b.clone())?;
                 let (ta, tb) = (type_of(&a), type_of(&b));
+                // A decimal literal makes the operation numeric unless the other side is a
+                // float (PostgreSQL then computes in float8, as heapstore does).
+                let float = |x: &Scalar, t: Option<SqlType>| {
+                    !matches!(x, Scalar::Decimal(_)) && t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8))
+                };
+                if (matches!(a, Scalar::Decimal(_)) && !float(&b, tb)) || (matches!(b, Scalar::Decimal(_)) && !float(&a, ta)) {
+                    return Err(PgError::feature(format!(
+                        "numeric arithmetic is not supported by heapstore yet ({a_} {sym} {b_} is numeric in PostgreSQL)",
+                        a_ = left,
+                        b_ = right
+                    )));
+                }
                 let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
                 if !ok(ta) || !ok(tb) {
                     return Err(no_operator(sym, ta, tb));
@@ -307,6 +330,31 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
         }
         other => return Err(PgError::feature(format!("expression not supported: {other}"))),
     })
+}
+
+/// A decimal literal read as `ty`, as PostgreSQL's numeric converts: to an integer rounding
+/// half away from zero (22003 out of range), to a float by parsing, to a text type as its
+/// digits; other targets fail as their input function does.
+pub fn decimal_as(d: &str, ty: &SqlType) -> Result<Value> {
+    if is_int(ty.id) {
+        let f: f64 = d.parse().map_err(|_| PgError::syntax(format!("invalid number: {d}")))?;
+        let r = f.round();
+        if !r.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+            return Err(out_of_range(ty.id));
+        }
+        // f64 rounding of the decimal text: exact for the digits a literal written as
+        // `x.5` has (halves are exact in binary), and for any integer part below 2^53.
+        return int_value(ty.id, r as i64);
+    }
+    if matches!(ty.id, TypeId::Float4 | TypeId::Float8) || !d.contains(['e', 'E']) {
+        let text = match d.strip_prefix('-') {
+            Some(rest) if rest.starts_with('.') => format!("-0{rest}"),
+            _ if d.starts_with('.') => format!("0{d}"),
+            _ => d.to_string(),
+        };
+        return parse_as(ty, &text);
+    }
+    Err(PgError::feature(format!("numeric constants are not supported by heapstore yet: {d}")))
 }
 
 /// `CURRENT_TIMESTAMP`, `LOCALTIMESTAMP`, `now()` or `transaction_timestamp()`: the
@@ -415,9 +463,12 @@ fn literal(v: &AstValue) -> Result<Scalar> {
                 Scalar::Const(Value::Int4(i))
             } else if let Ok(i) = n.parse::<i64>() {
                 Scalar::Const(Value::Int8(i))
+            } else if n.bytes().all(|b| b.is_ascii_digit()) {
+                // An integer too large for bigint is numeric in PostgreSQL.
+                return Err(PgError::feature(format!("numeric constants are not supported by heapstore yet: {n}")));
             } else {
-                let f = n.parse::<f64>().map_err(|_| PgError::syntax(format!("invalid number: {n}")))?;
-                Scalar::Const(Value::Float8(f))
+                n.parse::<f64>().map_err(|_| PgError::syntax(format!("invalid number: {n}")))?;
+                Scalar::Decimal(n.clone())
             }
         }
         AstValue::SingleQuotedString(s) | AstValue::EscapedStringLiteral(s) => Scalar::Unknown(s.clone()),
@@ -506,6 +557,7 @@ impl Scalar {
             Scalar::Col(i, _) => row[*i].clone(),
             Scalar::Const(v) => v.clone(),
             Scalar::Unknown(s) => Value::Text(s.clone()),
+            Scalar::Decimal(d) => Value::Float8(d.parse().unwrap_or(f64::NAN)),
             Scalar::Param(n, ty) => match params.get(n - 1) {
                 None => return Err(PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter ${n}"))),
                 Some(None) => Value::Null,
@@ -609,7 +661,7 @@ impl Scalar {
     pub fn visit(&self, f: &mut dyn FnMut(&Scalar)) {
         f(self);
         match self {
-            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) => {}
+            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) | Scalar::Decimal(_) => {}
             Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
                 a.visit(f);
                 b.visit(f);

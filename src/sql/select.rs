@@ -265,6 +265,13 @@ fn constant_select(items: &[SelectItem], selection: Option<&Expr>, limit: Option
             },
             other => {
                 let sc = super::expr::bind(other, &no_table())?;
+                if let super::expr::Scalar::Decimal(d) = &sc {
+                    // `SELECT -1.5`: numeric, printed as written.
+                    let text = super::expr::decimal_as(d, &crate::types::SqlType::new(crate::types::TypeId::Text))?;
+                    columns.push((alias.clone().unwrap_or_else(|| "?column?".into()), "numeric".into()));
+                    row.push(text.to_text(&crate::types::SqlType::new(crate::types::TypeId::Text)));
+                    continue;
+                }
                 let ty = super::expr::type_of(&sc);
                 let val = sc.eval(&[], &[])?;
                 let text = match (&val, ty) {
