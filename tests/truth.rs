@@ -241,6 +241,9 @@ fn casts_on_literals_parameters_and_columns() {
     assert_eq!(one(&mut s, "SELECT CAST(-2.5 AS integer)"), ("integer".into(), Some("-3".into())));
     assert_eq!(one(&mut s, "SELECT 1.50::text"), ("text".into(), Some("1.50".into())));
     assert_eq!(one(&mut s, "SELECT -1.5"), ("numeric".into(), Some("-1.5".into())));
+    assert_eq!(one(&mut s, "SELECT 00.50"), ("numeric".into(), Some("0.50".into())));
+    assert_eq!(one(&mut s, "SELECT -.5"), ("numeric".into(), Some("-0.5".into())));
+    assert_eq!(code(&mut s, "SELECT 1e3"), "0A000");
     assert_eq!(code(&mut s, "SELECT 0.1 + 0.2"), "0A000");
     assert_eq!(code(&mut s, "SELECT 1 + 0.5"), "0A000");
     assert_eq!(one(&mut s, "SELECT 99999999999999999999"), ("numeric".into(), Some("99999999999999999999".into())));

@@ -346,15 +346,37 @@ pub fn decimal_as(d: &str, ty: &SqlType) -> Result<Value> {
         // `x.5` has (halves are exact in binary), and for any integer part below 2^53.
         return int_value(ty.id, r as i64);
     }
-    if matches!(ty.id, TypeId::Float4 | TypeId::Float8) || !d.contains(['e', 'E']) {
-        let text = match d.strip_prefix('-') {
-            Some(rest) if rest.starts_with('.') => format!("-0{rest}"),
-            _ if d.starts_with('.') => format!("0{d}"),
-            _ => d.to_string(),
-        };
-        return parse_as(ty, &text);
+    if matches!(ty.id, TypeId::Float4 | TypeId::Float8) {
+        return parse_as(ty, d);
     }
-    Err(PgError::feature(format!("numeric constants are not supported by heapstore yet: {d}")))
+    parse_as(ty, &numeric_text(d)?)
+}
+
+/// How PostgreSQL's numeric prints a decimal literal written without an exponent: leading
+/// zeros of the integer part dropped (one kept), the fraction as written (`00.50` is `0.50`,
+/// `-.5` is `-0.5`). A literal with an exponent is refused (heapstore has no numeric yet).
+pub fn numeric_text(d: &str) -> Result<String> {
+    if d.contains(['e', 'E']) {
+        return Err(PgError::feature(format!("numeric constants with an exponent are not supported by heapstore yet: {d}")));
+    }
+    let (neg, body) = match d.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, d.strip_prefix('+').unwrap_or(d)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let int = int.trim_start_matches('0');
+    let int = if int.is_empty() { "0" } else { int };
+    let zero = int == "0" && frac.bytes().all(|b| b == b'0');
+    let mut out = String::with_capacity(d.len() + 1);
+    if neg && !zero {
+        out.push('-');
+    }
+    out.push_str(int);
+    if body.contains('.') {
+        out.push('.');
+        out.push_str(frac);
+    }
+    Ok(out)
 }
 
 /// `CURRENT_TIMESTAMP`, `LOCALTIMESTAMP`, `now()` or `transaction_timestamp()`: the

@@ -249,14 +249,13 @@ fn constant_select(items: &[SelectItem], selection: Option<&Expr>, limit: Option
         let (v, ty): (Option<String>, String) = match expr {
             Expr::Value(v) => match &v.value {
                 Value::Number(n, _) => {
-                    let ty = if n.parse::<i32>().is_ok() {
-                        "integer"
+                    if n.parse::<i32>().is_ok() {
+                        (Some(n.clone()), "integer".into())
                     } else if n.parse::<i64>().is_ok() {
-                        "bigint"
+                        (Some(n.clone()), "bigint".into())
                     } else {
-                        "numeric"
-                    };
-                    (Some(n.clone()), ty.into())
+                        (Some(super::expr::numeric_text(n)?), "numeric".into())
+                    }
                 }
                 Value::SingleQuotedString(s) => (Some(s.clone()), "text".into()),
                 Value::Boolean(b) => (Some(if *b { "t" } else { "f" }.to_string()), "boolean".into()),
