@@ -4,22 +4,10 @@
 # and a short pgbench run of concurrent server-side COPYs. Needs psql and pgbench on PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${HEAPSTORE_BIN:-target/release/heapstore}
 FIX=$PWD/tests/fixtures/postgres
-WORK=$(mktemp -d)
-PORT=${HEAPSTORE_TEST_PORT:-$((20000 + RANDOM % 20000))}
-SERVER_PID=
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-"$BIN" -D "$WORK/data" init >/dev/null
-printf 'sekret\n' | "$BIN" -D "$WORK/data" user add alice >/dev/null
-"$BIN" -D "$WORK/data" serve --port "$PORT" --set max_connections=20 2>"$WORK/server.log" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do [ -S "$WORK/data/.s.PGSQL.$PORT" ] && break; sleep 0.1; done
+. .ci/serve-lib.sh
+init_data
+start_server --set max_connections=20
 
 export PGHOST="$WORK/data" PGPORT="$PORT" PGUSER=postgres PGDATABASE=postgres
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)

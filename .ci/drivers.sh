@@ -4,15 +4,7 @@
 # be installed fails this script loudly; it never passes silently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${HEAPSTORE_BIN:-target/release/heapstore}
-WORK=$(mktemp -d)
-PORT=${HEAPSTORE_TEST_PORT:-$((20000 + RANDOM % 20000))}
-SERVER_PID=
-cleanup() {
-    if [ -n "$SERVER_PID" ]; then kill -TERM "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+. .ci/serve-lib.sh
 loud() {
     echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" >&2
     echo "!! DRIVERS: $*" >&2
@@ -27,14 +19,11 @@ mkdir -p "$WORK/node"
 (cd "$WORK/node" && npm install --silent --no-audit --no-fund pg >/dev/null) || loud "npm could not install pg (node-postgres)"
 echo "   psycopg $("$WORK/venv/bin/python" -c 'import psycopg; print(psycopg.__version__)'), psycopg2 $("$WORK/venv/bin/python" -c 'import psycopg2; print(psycopg2.__version__.split()[0])'), node-postgres $(node -p "require('$WORK/node/node_modules/pg/package.json').version")"
 
-"$BIN" -D "$WORK/data" init >/dev/null
-printf 'sekret\n' | "$BIN" -D "$WORK/data" user add alice >/dev/null
+init_data
 # TLS (ssl = on) with a self-signed certificate: TCP clients below use sslmode=require.
 openssl req -new -x509 -days 2 -nodes -subj "/CN=localhost" -keyout "$WORK/data/server.key" -out "$WORK/data/server.crt" >/dev/null 2>&1 \
     || loud "openssl could not make a test certificate"
-"$BIN" -D "$WORK/data" serve --port "$PORT" --set ssl=on 2>"$WORK/server.log" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do [ -S "$WORK/data/.s.PGSQL.$PORT" ] && break; sleep 0.1; done
+start_server --set ssl=on
 
 echo "== psycopg 3, psycopg2 (Unix socket)"
 HEAPSTORE_DSN="host=$WORK/data port=$PORT user=postgres dbname=postgres" "$WORK/venv/bin/python" tests/drivers/psycopg_suite.py
