@@ -62,6 +62,20 @@ const DEFS: &[Def] = &[
         doc: "size of the shared buffer pool",
     },
     Def {
+        name: "work_mem",
+        kind: Kind::Memory { unit_bytes: 1024 },
+        default: "4MB",
+        init_only: false,
+        doc: "memory a sort or hash may use before it writes to temporary files (also SET per session)",
+    },
+    Def {
+        name: "temp_file_limit",
+        kind: Kind::Int,
+        default: "-1",
+        init_only: false,
+        doc: "kB of temporary file space a session may use, -1 for no limit (also SET per session)",
+    },
+    Def {
         name: "huge_pages",
         kind: Kind::Enum(&["try", "on", "off"]),
         default: "try",

@@ -24,6 +24,9 @@ pub mod sqlstate {
     pub const INVALID_PARAMETER_VALUE: &str = "22023";
     pub const STRING_DATA_RIGHT_TRUNCATION: &str = "22001";
     pub const NUMERIC_VALUE_OUT_OF_RANGE: &str = "22003";
+    pub const DIVISION_BY_ZERO: &str = "22012";
+    pub const INVALID_ARGUMENT_FOR_LOG: &str = "2201E";
+    pub const INVALID_ARGUMENT_FOR_POWER_FUNCTION: &str = "2201F";
     pub const INVALID_DATETIME_FORMAT: &str = "22007";
     pub const DATETIME_FIELD_OVERFLOW: &str = "22008";
     pub const INVALID_TEXT_REPRESENTATION: &str = "22P02";

@@ -38,6 +38,7 @@ pub mod config;
 pub mod copy;
 pub mod db;
 pub mod error;
+pub mod exec;
 pub mod failpoint;
 pub mod interrupt;
 pub mod lock;

@@ -161,6 +161,10 @@ pub struct Session {
     snapshot_xmin: Arc<std::sync::atomic::AtomicU64>,
     /// What new transactions start with.
     pub(crate) defaults: TxnCharacteristics,
+    /// `work_mem` (kB) and `temp_file_limit` (kB, -1 unlimited) as this session set them
+    /// (None: the server's setting).
+    pub(crate) work_mem_kb: Option<u64>,
+    pub(crate) temp_file_limit_kb: Option<i64>,
 }
 
 impl Session {
@@ -168,11 +172,31 @@ impl Session {
         let pins = shared.pool.new_pins();
         let locks = shared.locks.register(id);
         let snapshot_xmin = shared.txns.register_snapshot_slot();
-        Session { shared, pins, id, txn: None, locks, snapshot_xmin, defaults: TxnCharacteristics::default() }
+        Session {
+            shared,
+            pins,
+            id,
+            txn: None,
+            locks,
+            snapshot_xmin,
+            defaults: TxnCharacteristics::default(),
+            work_mem_kb: None,
+            temp_file_limit_kb: None,
+        }
     }
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// `work_mem` in bytes: what a sort or hash may hold in memory before it spills.
+    pub fn work_mem_bytes(&self) -> u64 {
+        self.work_mem_kb.unwrap_or_else(|| self.shared.settings.bytes("work_mem") / 1024) * 1024
+    }
+
+    /// `temp_file_limit` in kB (-1: unlimited).
+    pub fn temp_file_limit_kb(&self) -> i64 {
+        self.temp_file_limit_kb.unwrap_or_else(|| self.shared.settings.int("temp_file_limit"))
     }
 
     pub fn shared(&self) -> &Arc<Shared> {

@@ -216,7 +216,7 @@ fn explain_shows_the_index_the_planner_uses() {
     assert!(plan[0].contains("rows=1 loops=1"), "{plan:#?}");
     let r = s.execute("EXPLAIN SELECT * FROM a WHERE v = 'x'").unwrap();
     assert_eq!(r[0].rows[0][0].as_deref(), Some("Seq Scan on a"));
-    assert_eq!(r[0].rows[1][0].as_deref(), Some("  Filter: (v = 'x')"));
+    assert_eq!(r[0].rows[1][0].as_deref(), Some("  Filter: (v = 'x'::text)"));
 }
 
 #[test]

@@ -213,8 +213,14 @@ fn one_row(col: &str, ty: &str, tag: &str, v: Option<String>) -> QueryResult {
 
 /// Transaction characteristics: SET and SHOW of these go to the engine, which keeps them per
 /// session and transaction.
-const TRANSACTION_SETTINGS: &[&str] =
-    &["transaction_isolation", "default_transaction_isolation", "transaction_read_only", "default_transaction_read_only"];
+const TRANSACTION_SETTINGS: &[&str] = &[
+    "transaction_isolation",
+    "default_transaction_isolation",
+    "transaction_read_only",
+    "default_transaction_read_only",
+    "work_mem",
+    "temp_file_limit",
+];
 
 /// Answers `sql` if it is a statement this module handles (invariant 1).
 pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql: &str) -> Option<Result<LocalOutcome>> {

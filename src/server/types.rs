@@ -44,14 +44,14 @@ pub fn type_oid(name: &str) -> u32 {
 }
 
 /// The type modifier PostgreSQL reports in RowDescription: -1 without one; `varchar(n)` and
-/// `char(n)` n + 4 (VARHDRSZ); `timestamp(p)` p; `numeric(p, s)` ((p << 16) | s) + 4.
+/// `char(n)` n + 4 (VARHDRSZ); `timestamp(p)` p; `numeric(p, s)` ((p << 16) | (s & 0x7ff)) + 4.
 pub fn type_modifier(name: &str) -> i32 {
     let (base, args) = split_typmod(name);
     match (base.as_str(), args.as_slice()) {
         ("character varying" | "varchar" | "character" | "char" | "bpchar", [n]) => *n as i32 + 4,
         ("timestamp without time zone" | "timestamp" | "timestamp with time zone" | "timestamptz", [p]) => *p as i32,
         ("numeric" | "decimal", [p]) => ((*p as i32) << 16) + 4,
-        ("numeric" | "decimal", [p, sc]) => (((*p as i32) << 16) | *sc as i32) + 4,
+        ("numeric" | "decimal", [p, sc]) => (((*p as i32) << 16) | (*sc as i32 & 0x7ff)) + 4,
         _ => -1,
     }
 }
@@ -71,7 +71,7 @@ pub fn type_len(name: &str) -> i16 {
 
 fn type_for_oid(oid: u32) -> Option<SqlType> {
     use TypeId::*;
-    [Bool, Int2, Int4, Int8, Float4, Float8, Text, Varchar, Bpchar, Bytea, Date, Timestamp]
+    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp]
         .into_iter()
         .map(SqlType::new)
         .find(|t| t.pg_oid() == oid)
@@ -87,7 +87,6 @@ pub fn binary_value(type_name: &str, text: &str, out: &mut Vec<u8>) -> Result<()
             out.extend_from_slice(text.as_bytes());
             return Ok(());
         }
-        1700 => return numeric_send(text, out),
         26 => {
             let v: u32 = text.parse().map_err(|_| {
                 PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type oid: \"{text}\""))
@@ -101,52 +100,6 @@ pub fn binary_value(type_name: &str, text: &str, out: &mut Vec<u8>) -> Result<()
     let mut stored = Vec::new();
     ty.input_text(text, &mut stored)?;
     ty.send_binary(&stored, out);
-    Ok(())
-}
-
-/// PostgreSQL's `numeric_send` for a plain decimal (`-12.340`): ndigits, weight, sign, dscale,
-/// then base-10000 digits.
-fn numeric_send(text: &str, out: &mut Vec<u8>) -> Result<()> {
-    let bad = || PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type numeric: \"{text}\""));
-    let (neg, body) = match text.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, text.strip_prefix('+').unwrap_or(text)),
-    };
-    if body.eq_ignore_ascii_case("nan") {
-        out.extend_from_slice(&[0, 0, 0, 0, 0xc0, 0, 0, 0]);
-        return Ok(());
-    }
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    let dscale = frac.len() as i16;
-    let int = int.trim_start_matches('0');
-    // Digits padded to whole groups of 4: left of the integer part, right of the fraction.
-    let lead = (4 - int.len() % 4) % 4;
-    let trail = (4 - frac.len() % 4) % 4;
-    let all: Vec<u8> =
-        std::iter::repeat_n(b'0', lead).chain(int.bytes()).chain(frac.bytes()).chain(std::iter::repeat_n(b'0', trail)).collect();
-    let mut groups: Vec<i16> = all.chunks(4).map(|c| c.iter().fold(0i16, |a, &d| a * 10 + i16::from(d - b'0'))).collect();
-    let mut weight = ((lead + int.len()) / 4) as i16 - 1;
-    while groups.first() == Some(&0) {
-        groups.remove(0);
-        weight -= 1;
-    }
-    while groups.last() == Some(&0) {
-        groups.pop();
-    }
-    if groups.is_empty() {
-        weight = 0;
-    }
-    let sign: u16 = if neg && !groups.is_empty() { 0x4000 } else { 0 };
-    out.extend_from_slice(&(groups.len() as i16).to_be_bytes());
-    out.extend_from_slice(&weight.to_be_bytes());
-    out.extend_from_slice(&sign.to_be_bytes());
-    out.extend_from_slice(&dscale.to_be_bytes());
-    for g in groups {
-        out.extend_from_slice(&g.to_be_bytes());
-    }
     Ok(())
 }
 
@@ -203,7 +156,12 @@ mod tests {
         assert_eq!(num("0.0001"), [1, -1, 0, 4, 1]);
         assert_eq!(num("10000"), [1, 1, 0, 0, 1]);
         assert_eq!(num("0.00"), [0, 0, 0, 2]);
-        assert!(binary_value("numeric", "1e5", &mut Vec::new()).is_err());
+        assert_eq!(num("1e5"), [1, 1, 0, 0, 10]);
+        assert_eq!(num("NaN"), [0, 0, 0xC000u16 as i16, 0]);
+        assert!(binary_value("numeric", "1e", &mut Vec::new()).is_err());
+        let mut wire = Vec::new();
+        binary_value("numeric", "-12.50", &mut wire).unwrap();
+        assert_eq!(param_from_binary(1700, &wire).unwrap(), "-12.50");
         assert!(param_from_binary(23, &[1, 2]).is_err());
     }
 }

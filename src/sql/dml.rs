@@ -29,12 +29,12 @@ use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use crate::txn::Snapshot;
 use crate::types::{SqlType, Value};
-use sqlparser::ast::{Expr, FromTable, Insert, SelectItem, SetExpr, TableFactor, TableObject, TableWithJoins};
+use sqlparser::ast::{Expr, FromTable, Insert, SetExpr, TableFactor, TableObject, TableWithJoins};
 use std::sync::Arc;
 
 /// How the rows of a statement are found.
 #[derive(Clone, Debug)]
-pub(crate) enum Access {
+pub enum Access {
     Seq,
     /// Index `idx` of the table: equality on its first `eq.len()` columns, then optionally a
     /// range on the next one (bound, inclusive).
@@ -48,7 +48,7 @@ pub(crate) enum Access {
 
 /// A planned row source: access path plus the whole WHERE clause, rechecked on every row.
 #[derive(Clone, Debug)]
-pub(crate) struct Plan {
+pub struct Plan {
     pub table: Arc<Table>,
     pub filter: Option<Scalar>,
     pub access: Access,
@@ -58,19 +58,12 @@ pub(crate) struct Plan {
     pub types: Vec<SqlType>,
 }
 
-/// What a SELECT returns.
-#[derive(Clone, Debug)]
-pub(crate) enum Output {
-    CountStar,
-    Columns(Vec<usize>),
-}
-
-/// A planned SELECT (cached in a prepared statement).
-#[derive(Clone, Debug)]
-pub(crate) struct SelectPlan {
-    pub plan: Plan,
-    pub output: Output,
-    pub limit: Option<u64>,
+/// A query's plan cached in a prepared statement, with the table definitions it was made
+/// from (a table whose definition changed since — a new `Arc<Table>` — makes it stale).
+#[derive(Debug)]
+pub(crate) struct CachedQuery {
+    pub bound: crate::exec::BoundQuery,
+    pub tables: Vec<Arc<Table>>,
 }
 
 fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
@@ -592,56 +585,6 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
     Ok(n)
 }
 
-/// Plans `SELECT items FROM table WHERE selection`.
-pub(crate) fn plan_select(table: Arc<Table>, items: &[SelectItem], selection: Option<&Expr>, limit: Option<u64>) -> Result<SelectPlan> {
-    let mut needed = vec![false; table.columns.len()];
-    let output = match super::select::projection_of(items, &table)? {
-        super::select::Projection::CountStar => Output::CountStar,
-        super::select::Projection::Columns(cols) => {
-            for &c in &cols {
-                needed[c] = true;
-            }
-            Output::Columns(cols)
-        }
-    };
-    let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
-    Ok(SelectPlan { plan: Plan::new(table, filter, needed), output, limit })
-}
-
-/// Runs a planned SELECT.
-pub(crate) fn run_select(s: &mut Session, p: &SelectPlan, params: &[Option<String>]) -> Result<QueryResult> {
-    let table = &p.plan.table;
-    s.lock_table(table, LockMode::AccessShare)?;
-    let snap = s.snapshot();
-    let mut res = QueryResult { returns_rows: true, ..Default::default() };
-    match &p.output {
-        Output::CountStar => {
-            let mut n = 0u64;
-            p.plan.for_each(s, &snap, params, |_, _| {
-                n += 1;
-                Ok(Flow::Continue)
-            })?;
-            res.columns = vec![("count".into(), "bigint".into())];
-            if p.limit != Some(0) {
-                res.rows.push(vec![Some(n.to_string())]);
-            }
-        }
-        Output::Columns(cols) => {
-            res.columns = cols.iter().map(|&c| (table.columns[c].name.clone(), table.columns[c].ty.name())).collect();
-            res.column_sources = cols.iter().map(|&c| Some((table.oid, c as i16 + 1))).collect();
-            if p.limit != Some(0) {
-                let rows = &mut res.rows;
-                p.plan.for_each(s, &snap, params, |_, row| {
-                    rows.push(cols.iter().map(|&c| row[c].to_text(&table.columns[c].ty)).collect());
-                    Ok(if p.limit.is_some_and(|l| rows.len() as u64 >= l) { Flow::Stop } else { Flow::Continue })
-                })?;
-            }
-        }
-    }
-    res.tag = format!("SELECT {}", res.rows.len());
-    Ok(res)
-}
-
 /// Runs a prepared row statement with its parameters.
 type RunWithParams = fn(&mut Session, &sqlparser::ast::Statement, &[Option<String>]) -> Result<QueryResult>;
 
@@ -689,20 +632,6 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
         return Some(r);
     }
     let Some(Statement::Query(q)) = &p.stmt else { return None };
-    if q.with.is_some() || q.order_by.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
-        return None;
-    }
-    let SetExpr::Select(sel) = &*q.body else { return None };
-    let selection = sel.selection.as_ref()?;
-    if sel.from.len() != 1
-        || !sel.from[0].joins.is_empty()
-        || sel.group_by != sqlparser::ast::GroupByExpr::Expressions(vec![], vec![])
-        || sel.distinct.is_some()
-        || sel.having.is_some()
-    {
-        return None;
-    }
-    let TableFactor::Table { name, .. } = &sel.from[0].relation else { return None };
     if s.txn.as_ref().is_some_and(|t| t.failed) {
         return Some(Err(PgError::new(
             sqlstate::IN_FAILED_SQL_TRANSACTION,
@@ -710,18 +639,24 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
         )));
     }
     let run = |s: &mut Session| -> Result<QueryResult> {
-        let tname = super::ddl_table_name(name)?;
-        let table = s.table(&tname)?;
         let cached = p.plan.lock().expect("poisoned").clone();
-        let plan = match cached {
-            Some(pl) if Arc::ptr_eq(&pl.plan.table, &table) => pl,
-            _ => {
-                let pl = Arc::new(plan_select(table, &sel.projection, Some(selection), None)?);
-                *p.plan.lock().expect("poisoned") = Some(pl.clone());
-                pl
+        let fresh = cached.filter(|c| c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t))));
+        let plan = match fresh {
+            Some(c) => c,
+            None => {
+                let now = s.txn.as_ref().map(|t| t.start_us);
+                let planner = super::query::Planner::new(s, now);
+                let bound = planner.query(q, &[])?;
+                let mut tables = Vec::new();
+                bound.node.tables(&mut tables);
+                let c = Arc::new(CachedQuery { bound, tables });
+                if !planner.used_now() {
+                    *p.plan.lock().expect("poisoned") = Some(c.clone());
+                }
+                c
             }
         };
-        run_select(s, &plan, params)
+        super::query::run_bound(s, &plan.bound, params)
     };
     s.begin_implicit();
     let r = run(s);

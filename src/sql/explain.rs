@@ -14,13 +14,16 @@
 //! Invariant: EXPLAIN without ANALYZE runs nothing and takes no locks beyond the catalog
 //! lookup; EXPLAIN ANALYZE runs the statement exactly as it would run on its own.
 
-use super::ddl::table_name;
-use crate::access::heap::{self, ScanTrace};
+use super::dml;
+use super::expr::{self, Scalar};
+use crate::access::heap::{Flow, ScanTrace};
 use crate::buffer::{Strategy, StrategyKind};
 use crate::error::{PgError, Result};
+use crate::exec::{self, Node};
 use crate::session::{QueryResult, Session};
 use crate::storage::ForkNumber;
-use sqlparser::ast::{Expr, FunctionArguments, LimitClause, Query, SelectItem, SetExpr, Statement, TableFactor, UtilityOption, Value};
+use crate::types::{SqlType, Value};
+use sqlparser::ast::{Expr, Statement, UtilityOption, Value as AstValue};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -37,9 +40,9 @@ fn bool_arg(o: &UtilityOption) -> Result<bool> {
     match &o.arg {
         None => Ok(true),
         Some(Expr::Value(v)) => match &v.value {
-            Value::Boolean(b) => Ok(*b),
-            Value::Number(n, _) => Ok(n != "0"),
-            Value::SingleQuotedString(s) => parse_bool_word(s, &o.name.value),
+            AstValue::Boolean(b) => Ok(*b),
+            AstValue::Number(n, _) => Ok(n != "0"),
+            AstValue::SingleQuotedString(s) => parse_bool_word(s, &o.name.value),
             _ => Err(bad_value(&o.name.value, &v.to_string())),
         },
         Some(Expr::Identifier(id)) => parse_bool_word(&id.value, &o.name.value),
@@ -101,24 +104,28 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
         return Err(PgError::feature("EXPLAIN supports SELECT only"));
     };
     let planning_start = Instant::now();
-    let shape = Shape::of(s, &q)?;
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let b = super::query::Planner::new(s, now).query(&q, &[])?;
     let planning_ns = planning_start.elapsed().as_nanos() as u64;
-    let mut lines = Vec::new();
     let summary = opt.summary.unwrap_or(opt.analyze);
-    if !opt.analyze {
-        shape.render(s, None, &opt, &mut lines)?;
-        if summary {
-            lines.push(format!("Planning Time: {:.3} ms", planning_ns as f64 / 1e6));
-        }
-    } else {
+    let mut stats = None;
+    let mut exec_ns = 0;
+    if opt.analyze {
+        exec::lock_tables(s, &b.node)?;
+        let snap = s.snapshot();
+        let mut ex = exec::Exec::new(s, snap, &[]);
+        ex.stats = Some(Default::default());
         let t0 = Instant::now();
-        let (r, traces) = heap::traced(|| super::select::run_query(s, *q));
-        let r = r?;
-        let exec_ns = t0.elapsed().as_nanos() as u64;
-        let out_rows = r.rows.len() as u64;
-        shape.render(s, Some(Actuals { traces, out_rows, exec_ns }), &opt, &mut lines)?;
-        if summary {
-            lines.push(format!("Planning Time: {:.3} ms", planning_ns as f64 / 1e6));
+        ex.run(&b.node, &[], &mut |_| Ok(Flow::Continue))?;
+        exec_ns = t0.elapsed().as_nanos() as u64;
+        stats = ex.stats.map(|c| c.into_inner());
+    }
+    let mut r = Render { s, opt: &opt, stats: stats.as_ref(), lines: Vec::new(), subplans: 0 };
+    r.node(&b.node, 0, Vec::new())?;
+    let mut lines = r.lines;
+    if summary {
+        lines.push(format!("Planning Time: {:.3} ms", planning_ns as f64 / 1e6));
+        if opt.analyze {
             lines.push(format!("Execution Time: {:.3} ms", exec_ns as f64 / 1e6));
         }
     }
@@ -133,144 +140,416 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
     })
 }
 
-/// The plan's nodes, read off the query.
-struct Shape {
-    table: Option<String>,
-    aggregate: bool,
-    limit: Option<String>,
-    filter: Option<String>,
-    /// The index the planner chose, and what it bounds.
-    index: Option<(String, String)>,
+/// The output column names of a node (for showing expressions over its rows).
+fn names(node: &Node) -> Vec<String> {
+    match node {
+        Node::Unit => Vec::new(),
+        Node::Values(_, w) => (1..=*w).map(|i| format!("\"*VALUES*\".column{i}")).collect(),
+        Node::Scan(p) => p.table.columns.iter().map(|c| c.name.clone()).collect(),
+        Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) => names(i),
+        Node::Project(i, es) => {
+            let n = names(i);
+            es.iter().map(|e| show(e, &n)).collect()
+        }
+        Node::Join(j) => {
+            let mut n = names(&j.left);
+            n.extend(names(&j.right));
+            n
+        }
+        Node::Agg(i, g, a) => {
+            let n = names(i);
+            let mut out: Vec<String> = g.iter().map(|e| show(e, &n)).collect();
+            out.extend(a.iter().map(|c| agg_text(c, &n)));
+            out
+        }
+        Node::SetOp(_, _, l, _) => names(l),
+        Node::Window(i, w) => {
+            let mut n = names(i);
+            let base = n.clone();
+            n.extend(w.iter().map(|c| format!("{}(...) OVER (...)", win_name(c, &base))));
+            n
+        }
+        Node::Cte(c) => c.columns.iter().map(|n| format!("{}.{n}", c.name)).collect(),
+    }
 }
 
-struct Actuals {
-    traces: Vec<ScanTrace>,
-    out_rows: u64,
-    exec_ns: u64,
+fn win_name(c: &exec::WinCall, _n: &[String]) -> String {
+    match &c.kind {
+        exec::window::WinKind::Func(f) => format!("{f:?}").to_lowercase(),
+        exec::window::WinKind::Agg(a) => format!("{:?}", a.func).to_lowercase(),
+    }
 }
 
-impl Shape {
-    fn of(s: &Session, q: &Query) -> Result<Shape> {
-        let limit = match &q.limit_clause {
-            Some(LimitClause::LimitOffset { limit: Some(l), .. }) => Some(l.to_string()),
-            _ => None,
-        };
-        let SetExpr::Select(sel) = q.body.as_ref() else {
-            return Err(PgError::feature("EXPLAIN supports simple SELECT only"));
-        };
-        let table = match sel.from.first().map(|f| &f.relation) {
-            Some(TableFactor::Table { name, .. }) => {
-                let n = table_name(name)?;
-                if n != "pg_locks" || s.lookup_table("pg_locks").is_some() {
-                    s.table(&n)?;
-                }
-                Some(n)
+fn agg_text(c: &exec::AggCall, n: &[String]) -> String {
+    let name = match c.func {
+        exec::AggFunc::CountStar => return "count(*)".into(),
+        f => format!("{f:?}").to_lowercase(),
+    };
+    let args: Vec<String> = c.args.iter().map(|a| show(a, n)).collect();
+    format!("{name}({}{})", if c.distinct { "DISTINCT " } else { "" }, args.join(", "))
+}
+
+/// An expression in EXPLAIN's style: operators parenthesized, constants quoted with their
+/// type.
+fn show(e: &Scalar, n: &[String]) -> String {
+    let sh = |x: &Scalar| show(x, n);
+    match e {
+        Scalar::Col(i, _) => n.get(*i).cloned().unwrap_or_else(|| format!("${i}")),
+        Scalar::Outer(d, i, _) => format!("outer{d}.col{}", i + 1),
+        Scalar::Const(Value::Null) => "NULL".into(),
+        Scalar::Const(v) => {
+            let ty = expr::value_type(v).unwrap_or(SqlType::new(crate::types::TypeId::Text));
+            let text = v.to_text(&ty).unwrap_or_default();
+            match v {
+                Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Float8(_) if !text.starts_with('-') => text,
+                Value::Bool(b) => b.to_string(),
+                _ => format!("'{}'::{}", text.replace('\'', "''"), ty.name()),
             }
-            None => None,
-            Some(_) => return Err(PgError::feature("only tables can be selected from")),
+        }
+        Scalar::Unknown(t) => format!("'{}'", t.replace('\'', "''")),
+        Scalar::Decimal(d) => d.clone(),
+        Scalar::Param(k, _) => format!("${k}"),
+        Scalar::Arith(op, a, b) => {
+            let o = match op {
+                expr::ArithOp::Add => "+",
+                expr::ArithOp::Sub => "-",
+                expr::ArithOp::Mul => "*",
+                expr::ArithOp::Div => "/",
+                expr::ArithOp::Mod => "%",
+            };
+            format!("({} {o} {})", sh(a), sh(b))
+        }
+        Scalar::Concat(a, b) => format!("({} || {})", sh(a), sh(b)),
+        Scalar::Neg(a) => format!("(- {})", sh(a)),
+        Scalar::Cmp(op, a, b) => format!("({} {} {})", sh(a), op.symbol(), sh(b)),
+        Scalar::And(a, b) => format!("({} AND {})", sh(a), sh(b)),
+        Scalar::Or(a, b) => format!("({} OR {})", sh(a), sh(b)),
+        Scalar::Not(a) => format!("(NOT {})", sh(a)),
+        Scalar::IsNull(a, neg) => format!("({} IS {}NULL)", sh(a), if *neg { "NOT " } else { "" }),
+        Scalar::InList(a, items, neg) => {
+            format!("({} {}IN ({}))", sh(a), if *neg { "NOT " } else { "" }, items.iter().map(sh).collect::<Vec<_>>().join(", "))
+        }
+        Scalar::Cast(a, t) => format!("({})::{}", sh(a), t.name()),
+        Scalar::Func(f, args, _) => format!("{}({})", format!("{f:?}").to_lowercase(), args.iter().map(sh).collect::<Vec<_>>().join(", ")),
+        Scalar::Case(whens, els, _) => {
+            let mut out = String::from("CASE");
+            for (c, v) in whens {
+                let _ = write!(out, " WHEN {} THEN {}", sh(c), sh(v));
+            }
+            if let Some(e) = els {
+                let _ = write!(out, " ELSE {}", sh(e));
+            }
+            out + " END"
+        }
+        Scalar::Coalesce(items, _) => format!("COALESCE({})", items.iter().map(sh).collect::<Vec<_>>().join(", ")),
+        Scalar::NullIf(a, b) => format!("NULLIF({}, {})", sh(a), sh(b)),
+        Scalar::MinMax(g, items, _) => {
+            format!("{}({})", if *g { "GREATEST" } else { "LEAST" }, items.iter().map(sh).collect::<Vec<_>>().join(", "))
+        }
+        Scalar::Like(a, b, neg, ci, _) => {
+            let op = match (neg, ci) {
+                (false, false) => "~~",
+                (true, false) => "!~~",
+                (false, true) => "~~*",
+                (true, true) => "!~~*",
+            };
+            format!("({} {op} {})", sh(a), sh(b))
+        }
+        Scalar::IsDistinct(a, b, not) => format!("({} IS {}DISTINCT FROM {})", sh(a), if *not { "NOT " } else { "" }, sh(b)),
+        Scalar::IsBool(a, w, not) => {
+            let w = match w {
+                Some(true) => "TRUE",
+                Some(false) => "FALSE",
+                None => "UNKNOWN",
+            };
+            format!("({} IS {}{w})", sh(a), if *not { "NOT " } else { "" })
+        }
+        Scalar::SubLink(l) => match l.kind {
+            exec::SubKind::Exists => "(EXISTS (SubPlan))".into(),
+            exec::SubKind::Scalar => "(SubPlan)".into(),
+            exec::SubKind::Any(op) => format!("({} {} ANY (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),
+            exec::SubKind::All(op) => format!("({} {} ALL (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),
+        },
+        Scalar::Agg(..) | Scalar::Win(..) => "?".into(),
+    }
+}
+
+struct Render<'a> {
+    s: &'a Session,
+    opt: &'a Options,
+    stats: Option<&'a std::collections::HashMap<usize, exec::NodeStats>>,
+    lines: Vec<String>,
+    subplans: usize,
+}
+
+impl Render<'_> {
+    fn push(&mut self, depth: usize, text: String, details: Vec<String>) {
+        let (prefix, pad) = if depth == 0 {
+            (String::new(), "  ".to_string())
+        } else {
+            let p = " ".repeat(6 * (depth - 1) + 2);
+            (format!("{p}->  "), format!("{p}      "))
         };
-        let aggregate = sel.projection.iter().any(|it| {
-            matches!(it, SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }
-                if matches!(f.args, FunctionArguments::List(_)) && f.name.to_string().eq_ignore_ascii_case("count"))
-        });
-        let mut index = None;
-        if let (Some(t), Some(_)) = (&table, &sel.selection) {
-            if let Some(tab) = s.lookup_table(t) {
-                let plan = super::dml::plan_select(tab.clone(), &sel.projection, sel.selection.as_ref(), None)?;
-                if let super::dml::Access::Index { idx, eq, lo, hi } = &plan.plan.access {
-                    let ix = &tab.indexes[*idx];
-                    let col = |k: usize| tab.columns[ix.columns[k]].name.clone();
-                    let mut cond: Vec<String> = (0..eq.len()).map(|k| format!("{} = ...", col(k))).collect();
-                    if lo.is_some() || hi.is_some() {
-                        let bounds = [lo.as_ref().map(|l| if l.1 { ">=" } else { ">" }), hi.as_ref().map(|h| if h.1 { "<=" } else { "<" })];
-                        for b in bounds.into_iter().flatten() {
-                            cond.push(format!("{} {b} ...", col(eq.len())));
-                        }
-                    }
-                    index = Some((ix.name.clone(), cond.join(" AND ")));
+        self.lines.push(format!("{prefix}{text}"));
+        for d in details {
+            self.lines.push(format!("{pad}{d}"));
+        }
+    }
+
+    fn actual(&self, node: &Node) -> String {
+        let Some(stats) = self.stats else { return String::new() };
+        let ms = |ns: u64| ns as f64 / 1e6;
+        match stats.get(&(node as *const Node as usize)) {
+            None => " (never executed)".into(),
+            Some(st) => {
+                let loops = st.loops.max(1);
+                let rows = st.rows / loops;
+                if self.opt.timing {
+                    format!(
+                        " (actual time={:.3}..{:.3} rows={rows} loops={})",
+                        ms(st.first_ns.unwrap_or(st.total_ns) / loops),
+                        ms(st.total_ns / loops),
+                        st.loops
+                    )
+                } else {
+                    format!(" (actual rows={rows} loops={})", st.loops)
                 }
             }
         }
-        Ok(Shape { table, aggregate, limit, filter: sel.selection.as_ref().map(|e| format!("({e})")), index })
     }
 
-    fn render(&self, s: &Session, act: Option<Actuals>, opt: &Options, out: &mut Vec<String>) -> Result<()> {
-        let trace = act.as_ref().and_then(|a| a.traces.first());
-        let scan_rows = trace.map(|t| t.stats.tuples_visible).unwrap_or(0);
-        let total_ms = |ns: u64| ns as f64 / 1e6;
-        let scan_first = trace.and_then(|t| t.first_row_ns).unwrap_or(0);
-        let scan_total = trace.map(|t| t.total_ns).unwrap_or(0);
-        let exec = act.as_ref().map(|a| a.exec_ns).unwrap_or(0);
-        let actual = |first: u64, total: u64, rows: u64| -> String {
-            if act.is_none() {
-                return String::new();
+    fn node_stats(&self, node: &Node) -> Option<&exec::NodeStats> {
+        self.stats.and_then(|m| m.get(&(node as *const Node as usize)))
+    }
+
+    /// Renders `node` at `depth`, with `extra` detail lines from a parent folded into it
+    /// (a Filter's condition, a projection being invisible).
+    fn node(&mut self, node: &Node, depth: usize, mut extra: Vec<String>) -> Result<()> {
+        let act = self.actual(node);
+        match node {
+            Node::Unit => self.push(depth, format!("Result{act}"), extra),
+            Node::Values(..) => self.push(depth, format!("Values Scan on \"*VALUES*\"{act}"), extra),
+            Node::Project(i, _) => self.node(i, depth, extra)?,
+            Node::Filter(i, cond) => {
+                let n = names(i);
+                let what = if matches!(**i, Node::Join(_)) { "Join Filter" } else { "Filter" };
+                extra.insert(0, format!("{what}: {}", show(cond, &n)));
+                self.node(i, depth, extra)?;
+                self.sublinks(cond, depth)?;
             }
-            if opt.timing {
-                format!(" (actual time={:.3}..{:.3} rows={rows} loops=1)", total_ms(first), total_ms(total))
+            Node::Scan(p) => self.scan(node, p, depth, extra)?,
+            Node::Join(j) => {
+                let ln = names(&j.left);
+                let rn = names(&j.right);
+                let mut all = ln.clone();
+                all.extend(rn.iter().cloned());
+                let kind = match j.kind {
+                    exec::JoinKind::Inner => "",
+                    exec::JoinKind::Left => " Left Join",
+                    exec::JoinKind::Right => " Right Join",
+                    exec::JoinKind::Full => " Full Join",
+                };
+                let mut details = Vec::new();
+                let title = if j.keys.is_empty() {
+                    format!("Nested Loop{kind}")
+                } else {
+                    let conds: Vec<String> = j.keys.iter().map(|(a, b)| format!("({} = {})", show(a, &ln), show(b, &rn))).collect();
+                    details.push(format!(
+                        "Hash Cond: {}",
+                        if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) }
+                    ));
+                    format!("Hash{}", if kind.is_empty() { " Join".to_string() } else { kind.to_string() })
+                };
+                if let Some(c) = &j.cond {
+                    details.push(format!("Join Filter: {}", show(c, &all)));
+                }
+                details.extend(extra);
+                self.push(depth, format!("{title}{act}"), details);
+                self.node(&j.left, depth + 1, Vec::new())?;
+                let mut hd = Vec::new();
+                if let (Some(st), false) = (self.node_stats(node), j.keys.is_empty()) {
+                    if st.disk_bytes > 0 {
+                        hd.push(format!(
+                            "Buckets: {0}  Batches: {0}  Disk Usage: {1}kB",
+                            exec::agg::PARTITIONS,
+                            st.disk_bytes.div_ceil(1024)
+                        ));
+                    } else {
+                        hd.push(format!("Batches: 1  Memory Usage: {}kB", st.mem_bytes.div_ceil(1024)));
+                    }
+                }
+                let inner = if j.keys.is_empty() { "Materialize" } else { "Hash" };
+                self.push(depth + 1, inner.to_string(), hd);
+                self.node(&j.right, depth + 2, Vec::new())?;
+            }
+            Node::Agg(i, g, a) => {
+                let n = names(i);
+                let mut details = Vec::new();
+                let title = if g.is_empty() {
+                    "Aggregate"
+                } else {
+                    details.push(format!("Group Key: {}", g.iter().map(|e| show(e, &n)).collect::<Vec<_>>().join(", ")));
+                    "HashAggregate"
+                };
+                for c in a {
+                    if let Some(f) = &c.filter {
+                        details.push(format!("Filter ({}): {}", agg_text(c, &n), show(f, &n)));
+                    }
+                }
+                if let (Some(st), true) = (self.node_stats(node), !g.is_empty()) {
+                    if st.disk_bytes > 0 {
+                        details.push(format!(
+                            "Batches: {}  Memory Usage: {}kB  Disk Usage: {}kB",
+                            exec::agg::PARTITIONS + 1,
+                            st.mem_bytes.div_ceil(1024),
+                            st.disk_bytes.div_ceil(1024)
+                        ));
+                    } else {
+                        details.push(format!("Batches: 1  Memory Usage: {}kB", st.mem_bytes.div_ceil(1024)));
+                    }
+                }
+                details.extend(extra);
+                self.push(depth, format!("{title}{act}"), details);
+                self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::Sort(i, keys) => {
+                let n = names(i);
+                let mut details = vec![format!(
+                    "Sort Key: {}",
+                    keys.iter()
+                        .map(|k| {
+                            let mut t = show(&k.expr, &n);
+                            if k.desc {
+                                t.push_str(" DESC");
+                            }
+                            if k.nulls_first != k.desc {
+                                t.push_str(if k.nulls_first { " NULLS FIRST" } else { " NULLS LAST" });
+                            }
+                            t
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )];
+                if let Some(st) = self.node_stats(node) {
+                    if st.disk_bytes > 0 {
+                        details.push(format!("Sort Method: external merge  Disk: {}kB", st.disk_bytes.div_ceil(1024)));
+                    } else {
+                        details.push(format!("Sort Method: quicksort  Memory: {}kB", st.mem_bytes.div_ceil(1024)));
+                    }
+                }
+                details.extend(extra);
+                self.push(depth, format!("Sort{act}"), details);
+                self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::Limit(i, ..) => {
+                self.push(depth, format!("Limit{act}"), extra);
+                self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::Distinct(i, k) => {
+                let n = names(i);
+                let sorted_input = matches!(&**i, Node::Project(inner, _) if matches!(**inner, Node::Sort(..)));
+                if sorted_input {
+                    self.push(depth, format!("Unique{act}"), extra);
+                } else {
+                    let mut d = vec![format!("Group Key: {}", n.iter().take(*k).cloned().collect::<Vec<_>>().join(", "))];
+                    d.extend(extra);
+                    self.push(depth, format!("HashAggregate{act}"), d);
+                }
+                self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::SetOp(kind, all, l, r) => {
+                let title = match (kind, all) {
+                    (exec::SetOpKind::Union, true) => "Append".to_string(),
+                    (exec::SetOpKind::Union, false) => "HashAggregate".to_string(),
+                    (exec::SetOpKind::Intersect, a) => format!("HashSetOp Intersect{}", if *a { " All" } else { "" }),
+                    (exec::SetOpKind::Except, a) => format!("HashSetOp Except{}", if *a { " All" } else { "" }),
+                };
+                self.push(depth, format!("{title}{act}"), extra);
+                let d = if matches!((kind, all), (exec::SetOpKind::Union, false)) {
+                    self.push(depth + 1, "Append".into(), Vec::new());
+                    depth + 2
+                } else {
+                    depth + 1
+                };
+                self.node(l, d, Vec::new())?;
+                self.node(r, d, Vec::new())?;
+            }
+            Node::Window(i, _) => {
+                self.push(depth, format!("WindowAgg{act}"), extra);
+                self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::Cte(c) => {
+                self.push(depth, format!("CTE Scan on {}{act}", c.name), extra);
+                self.node(&c.node, depth + 1, Vec::new())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// SubPlan / InitPlan children for the subqueries inside `e`.
+    fn sublinks(&mut self, e: &Scalar, depth: usize) -> Result<()> {
+        let mut links = Vec::new();
+        e.visit(&mut |x| {
+            if let Scalar::SubLink(l) = x {
+                links.push(l.clone());
+            }
+        });
+        for l in links {
+            self.subplans += 1;
+            let title = if l.correlated {
+                format!("SubPlan {}", self.subplans)
             } else {
-                format!(" (actual rows={rows} loops=1)")
+                format!("InitPlan {} (returns ${})", self.subplans, self.subplans - 1)
+            };
+            let pad = " ".repeat(6 * depth + 2);
+            self.lines.push(format!("{pad}{title}"));
+            self.node(&l.plan, depth + 1, Vec::new())?;
+        }
+        Ok(())
+    }
+
+    fn scan(&mut self, node: &Node, p: &dml::Plan, depth: usize, extra: Vec<String>) -> Result<()> {
+        let s = self.s;
+        let act = self.actual(node);
+        let table = &p.table;
+        let n: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
+        let trace = self.node_stats(node).and_then(|st| st.scans.first().cloned());
+        let mut details = Vec::new();
+        if let dml::Access::Index { idx, eq, lo, hi } = &p.access {
+            let ix = &table.indexes[*idx];
+            let col = |k: usize| table.columns[ix.columns[k]].name.clone();
+            let mut cond: Vec<String> = eq.iter().enumerate().map(|(k, v)| format!("({} = {})", col(k), show(v, &n))).collect();
+            if let Some((v, inc)) = lo {
+                cond.push(format!("({} {} {})", col(eq.len()), if *inc { ">=" } else { ">" }, show(v, &n)));
             }
-        };
+            if let Some((v, inc)) = hi {
+                cond.push(format!("({} {} {})", col(eq.len()), if *inc { "<=" } else { "<" }, show(v, &n)));
+            }
+            details.push(format!("Index Cond: {}", if cond.len() == 1 { cond[0].clone() } else { format!("({})", cond.join(" AND ")) }));
+            if let Some(f) = &p.filter {
+                details.push(format!("Filter: {}", show(f, &n)));
+            }
+            details.extend(extra);
+            self.push(depth, format!("Index Scan using {} on {}{act}", ix.name, table.name), details);
+            return Ok(());
+        }
+        if let Some(f) = &p.filter {
+            details.push(format!("Filter: {}", show(f, &n)));
+        }
+        details.extend(extra);
         let buffers = |t: &ScanTrace| {
             format!("Buffers: shared hit={} read={}", t.stats.stream.hits + t.stats.stream.foreign, t.stats.stream.blocks_read)
         };
-        let mut depth = 0usize;
-        let push = |out: &mut Vec<String>, depth: &mut usize, text: String, details: Vec<String>| {
-            let (prefix, pad) = if *depth == 0 {
-                (String::new(), "  ".to_string())
-            } else {
-                let p = " ".repeat(6 * (*depth - 1) + 2);
-                (format!("{p}->  "), format!("{p}      "))
-            };
-            out.push(format!("{prefix}{text}"));
-            for d in details {
-                out.push(format!("{pad}{d}"));
-            }
-            *depth += 1;
-        };
-        let out_rows = act.as_ref().map(|a| a.out_rows).unwrap_or(0);
-        let scan_buffers: Vec<String> = match (opt.buffers, trace) {
-            (true, Some(t)) if t.index.is_none() => vec![buffers(t)],
-            _ => vec![],
-        };
-        if self.limit.is_some() {
-            push(out, &mut depth, format!("Limit{}", actual(scan_first, exec, out_rows)), scan_buffers.clone());
-        }
-        if self.aggregate {
-            let rows = if act.is_some() && self.limit.as_deref() == Some("0") { 0 } else { 1 };
-            push(out, &mut depth, format!("Aggregate{}", actual(scan_total, scan_total, rows)), scan_buffers.clone());
-        }
-        let Some(table) = &self.table else {
-            push(out, &mut depth, format!("Result{}", actual(0, 0, out_rows)), vec![]);
-            return Ok(());
-        };
-        if table == "pg_locks" && s.lookup_table("pg_locks").is_none() {
-            push(out, &mut depth, format!("Function Scan on pg_lock_status l{}", actual(0, 0, out_rows)), vec![]);
-            return Ok(());
-        }
-        let mut details = Vec::new();
-        if let Some((name, cond)) = &self.index {
-            details.push(format!("Index Cond: ({cond})"));
-            if let Some(f) = &self.filter {
-                details.push(format!("Recheck: {f}"));
-            }
-            push(out, &mut depth, format!("Index Scan using {name} on {table}{}", actual(scan_first, scan_total, scan_rows)), details);
-            return Ok(());
-        }
-        if let Some(f) = &self.filter {
-            details.push(format!("Filter: {f}"));
-        }
-        match trace {
-            Some(t) if opt.buffers => {
+        match &trace {
+            Some(t) if self.opt.buffers => {
                 details.push(buffers(t));
                 details.extend(io_lines(s, t));
             }
             Some(_) => {}
-            None if opt.buffers || act.is_none() => {
-                // Not run (or not reached): say what the scan would use.
-                let tab = s.table(table)?;
+            None if self.opt.buffers || self.stats.is_none() => {
+                // Not run: say what the scan would use.
                 let pool = &s.shared.pool;
-                let nblocks = pool.smgr().nblocks(tab.relfile, ForkNumber::Main)?;
+                let nblocks = pool.smgr().nblocks(table.relfile, ForkNumber::Main)?;
                 if nblocks as usize > pool.nbuffers() as usize / 4 {
                     let st = Strategy::bulkread(pool, &pool.scan_settings());
                     details.push(format!(
@@ -286,7 +565,7 @@ impl Shape {
             }
             None => {}
         }
-        push(out, &mut depth, format!("Seq Scan on {table}{}", actual(scan_first, scan_total, scan_rows)), details);
+        self.push(depth, format!("Seq Scan on {}{act}", table.name), details);
         Ok(())
     }
 }

@@ -48,7 +48,8 @@ impl CmpOp {
         }
     }
 
-    fn sym(self) -> &'static str {
+    /// The operator's symbol.
+    pub fn symbol(self) -> &'static str {
         match self {
             CmpOp::Eq => "=",
             CmpOp::Ne => "<>",
@@ -97,13 +98,165 @@ pub enum Scalar {
     /// float8 there too); cast or assigned to an integer it rounds half away from zero, as
     /// numeric does; numeric arithmetic (with integers or other decimals) is refused.
     Decimal(String),
+    /// A column of an enclosing query's current row (a correlated subquery's reference):
+    /// (levels out, 0 = the nearest enclosing query; column; type).
+    Outer(usize, usize, SqlType),
+    /// A scalar function call, typed when bound (`func`).
+    Func(super::func::Func, Vec<Scalar>, SqlType),
+    /// `CASE [operand] WHEN .. THEN .. [ELSE ..] END` (with an operand, each WHEN is already
+    /// bound as `operand = value`); the result type.
+    Case(Vec<(Scalar, Scalar)>, Option<Box<Scalar>>, Option<SqlType>),
+    /// `COALESCE(a, b, ...)`.
+    Coalesce(Vec<Scalar>, Option<SqlType>),
+    /// `NULLIF(a, b)`.
+    NullIf(Box<Scalar>, Box<Scalar>),
+    /// `GREATEST(...)` (true) or `LEAST(...)` (false): NULLs ignored.
+    MinMax(bool, Vec<Scalar>, Option<SqlType>),
+    /// `x [NOT] LIKE / ILIKE pattern [ESCAPE c]`: (x, pattern, negated, case-insensitive,
+    /// escape character; None = no escape).
+    Like(Box<Scalar>, Box<Scalar>, bool, bool, Option<char>),
+    /// `a IS [NOT] DISTINCT FROM b` (true = NOT).
+    IsDistinct(Box<Scalar>, Box<Scalar>, bool),
+    /// `x IS [NOT] TRUE / FALSE / UNKNOWN` (Some(true) / Some(false) / None; true = NOT).
+    IsBool(Box<Scalar>, Option<bool>, bool),
+    /// A subquery in an expression (run by the executor).
+    SubLink(Box<crate::exec::SubLink>),
+    /// An aggregate call collected while binding (index into the query's list); replaced by
+    /// a column of the aggregation's output before the query runs.
+    Agg(usize, SqlType),
+    /// A window function call collected while binding, replaced like [`Scalar::Agg`].
+    Win(usize, SqlType),
 }
 
-fn undefined_column(name: &str) -> PgError {
+/// One column visible to expressions: a FROM item's column.
+#[derive(Clone, Debug)]
+pub struct ScopeCol {
+    /// The FROM item's name or alias (None for a join's merged USING column).
+    pub rel: Option<String>,
+    pub name: String,
+    pub ty: SqlType,
+    /// Not found by an unqualified name (the two input copies of a USING column, which the
+    /// merged column stands for).
+    pub hidden: bool,
+    /// The table's OID and the column's number, for RowDescription.
+    pub source: Option<(u32, i16)>,
+}
+
+/// The columns an expression can name, in the order of the rows it is evaluated on.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub cols: Vec<ScopeCol>,
+}
+
+impl Scope {
+    /// The columns of `table`, named by `alias` or the table's name.
+    pub fn of_table(table: &Table, alias: Option<&str>) -> Scope {
+        let rel = alias.unwrap_or(&table.name).to_string();
+        Scope {
+            cols: table
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ScopeCol {
+                    rel: Some(rel.clone()),
+                    name: c.name.clone(),
+                    ty: c.ty,
+                    hidden: false,
+                    source: Some((table.oid, i as i16 + 1)),
+                })
+                .collect(),
+        }
+    }
+
+    /// True if some column belongs to FROM item `rel`.
+    pub fn has_rel(&self, rel: &str) -> bool {
+        self.cols.iter().any(|c| c.rel.as_deref() == Some(rel))
+    }
+
+    /// The column `rel.name` (or `name` alone): None if absent, 42702 if ambiguous.
+    pub fn resolve(&self, rel: Option<&str>, name: &str) -> Result<Option<usize>> {
+        let mut found = None;
+        for (i, c) in self.cols.iter().enumerate() {
+            let hit = match rel {
+                Some(r) => c.rel.as_deref() == Some(r) && c.name == name,
+                None => !c.hidden && c.name == name,
+            };
+            if hit {
+                if found.is_some() {
+                    let shown = match rel {
+                        Some(r) => format!("{r}.{name}"),
+                        None => name.to_string(),
+                    };
+                    return Err(PgError::new("42702", format!("column reference \"{shown}\" is ambiguous")));
+                }
+                found = Some(i);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// Binds the subqueries met inside expressions (the query binder, which knows the catalog).
+pub trait SubqueryBinder {
+    /// Binds `q` with `outer` (innermost first) visible to its expressions.
+    fn subquery(&self, q: &sqlparser::ast::Query, outer: &[&Scope]) -> Result<crate::exec::BoundQuery>;
+}
+
+/// Where an aggregate or window call is allowed, and the lists they are collected into.
+#[derive(Default)]
+pub struct Collect {
+    pub aggs: std::cell::RefCell<Vec<crate::exec::AggCall>>,
+    pub windows: std::cell::RefCell<Vec<crate::exec::WinCall>>,
+}
+
+/// Binds expressions against a scope: column names resolved (in enclosing queries' scopes
+/// too, as outer references), untyped literals given their context's type, subqueries bound
+/// through `queries`, aggregate and window calls collected into `collect` (refused where it
+/// is None).
+pub struct Binder<'a> {
+    pub scope: &'a Scope,
+    pub outer: &'a [&'a Scope],
+    pub queries: Option<&'a dyn SubqueryBinder>,
+    pub collect: Option<&'a Collect>,
+    /// Inside an aggregate's arguments (nested aggregates are refused).
+    pub in_agg: bool,
+    /// The transaction's start (microseconds since 2000-01-01), for `current_date`.
+    pub now_us: Option<i64>,
+    /// Set when the transaction's start was read (a plan that did cannot be cached).
+    pub now_used: Option<&'a std::cell::Cell<bool>>,
+}
+
+impl<'a> Binder<'a> {
+    /// A binder over `scope` alone.
+    pub fn new(scope: &'a Scope) -> Binder<'a> {
+        Binder { scope, outer: &[], queries: None, collect: None, in_agg: false, now_us: None, now_used: None }
+    }
+
+    /// A column reference.
+    fn column(&self, rel: Option<&str>, name: &str) -> Result<Scalar> {
+        if let Some(i) = self.scope.resolve(rel, name)? {
+            return Ok(Scalar::Col(i, self.scope.cols[i].ty));
+        }
+        for (depth, sc) in self.outer.iter().enumerate() {
+            if let Some(i) = sc.resolve(rel, name)? {
+                return Ok(Scalar::Outer(depth, i, sc.cols[i].ty));
+            }
+        }
+        if let Some(r) = rel {
+            if !self.scope.has_rel(r) && !self.outer.iter().any(|s| s.has_rel(r)) {
+                return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{r}\"")));
+            }
+            return Err(undefined_column(&format!("{r}.{name}")));
+        }
+        Err(undefined_column(name))
+    }
+}
+
+pub fn undefined_column(name: &str) -> PgError {
     PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{name}\" does not exist"))
 }
 
-fn no_operator(op: &str, a: Option<SqlType>, b: Option<SqlType>) -> PgError {
+pub fn no_operator(op: &str, a: Option<SqlType>, b: Option<SqlType>) -> PgError {
     let n = |t: Option<SqlType>| t.map(|t| t.name()).unwrap_or_else(|| "unknown".into());
     PgError::new("42883", format!("operator does not exist: {} {op} {}", n(a), n(b)))
         .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts.")
@@ -121,13 +274,13 @@ pub fn parse_as(ty: &SqlType, text: &str) -> Result<Value> {
     Ok(Value::decode(ty, &out))
 }
 
-fn is_int(t: TypeId) -> bool {
+pub fn is_int(t: TypeId) -> bool {
     matches!(t, TypeId::Int2 | TypeId::Int4 | TypeId::Int8)
 }
-fn is_num(t: TypeId) -> bool {
+pub fn is_num(t: TypeId) -> bool {
     is_int(t) || matches!(t, TypeId::Float4 | TypeId::Float8)
 }
-fn is_text(t: TypeId) -> bool {
+pub fn is_text(t: TypeId) -> bool {
     matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar)
 }
 
@@ -143,6 +296,7 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
             Some(SqlType::new(match (ta, tb) {
                 (Some(x), Some(y)) if is_int(x) && is_int(y) => int_rank_max(x, y),
                 (Some(x), None) | (None, Some(x)) if is_int(x) => x,
+                (Some(TypeId::Float4), Some(TypeId::Float4) | None) | (None, Some(TypeId::Float4)) => TypeId::Float4,
                 _ => TypeId::Float8,
             }))
         }
@@ -150,6 +304,10 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
         Scalar::Neg(a) => type_of(a),
         Scalar::Cast(_, t) => Some(*t),
         Scalar::Decimal(_) => Some(SqlType::new(TypeId::Float8)),
+        Scalar::Outer(_, _, t) | Scalar::Func(_, _, t) | Scalar::Agg(_, t) | Scalar::Win(_, t) => Some(*t),
+        Scalar::Case(_, _, t) | Scalar::Coalesce(_, t) | Scalar::MinMax(_, _, t) => *t,
+        Scalar::NullIf(a, _) => type_of(a),
+        Scalar::SubLink(l) => l.result_type(),
         _ => Some(SqlType::new(TypeId::Bool)),
     }
 }
@@ -170,166 +328,255 @@ fn int_rank_max(a: TypeId, b: TypeId) -> TypeId {
 }
 
 /// Gives an untyped operand the type `ty` (a literal is read now; a parameter when bound).
-fn coerce(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
+pub fn coerce(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
     let Some(ty) = ty else { return Ok(e) };
     Ok(match e {
-        Scalar::Unknown(s) => Scalar::Const(parse_as(&ty, &s)?),
+        Scalar::Unknown(s) => typed_const(parse_as(&ty, &s)?, ty),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
         other => other,
     })
 }
 
+/// A constant of type `ty`: char(n) constants keep their type (a cast of the value), so
+/// that comparisons and functions treat their padding as PostgreSQL does.
+fn typed_const(v: Value, ty: SqlType) -> Scalar {
+    if ty.id == TypeId::Bpchar && v != Value::Null {
+        Scalar::Cast(Box::new(Scalar::Const(v)), ty)
+    } else {
+        Scalar::Const(v)
+    }
+}
+
 /// Binds a pair of operands: an untyped one takes the other's type.
-fn bind_pair(a: Scalar, b: Scalar) -> Result<(Scalar, Scalar)> {
+pub fn bind_pair(a: Scalar, b: Scalar) -> Result<(Scalar, Scalar)> {
     let (ta, tb) = (type_of(&a), type_of(&b));
     let b = if tb.is_none() { coerce(b, ta)? } else { b };
     let a = if ta.is_none() { coerce(a, tb)? } else { a };
     Ok((a, b))
 }
 
-/// Binds `e` against `table`'s columns.
+/// Binds `e` against `table`'s columns (no subqueries, no aggregates).
 pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
-    Ok(match e {
-        Expr::Identifier(id) => {
-            let n = fold_ident(id);
-            let i = table.column_index(&n).ok_or_else(|| undefined_column(&n))?;
-            Scalar::Col(i, table.columns[i].ty)
-        }
-        Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
-            let (t, c) = (fold_ident(&ids[0]), fold_ident(&ids[1]));
-            if t != table.name {
-                return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{t}\"")));
+    let scope = Scope::of_table(table, None);
+    Binder::new(&scope).bind(e)
+}
+
+impl Binder<'_> {
+    /// Binds `e` against this binder's scope.
+    pub fn bind(&self, e: &Expr) -> Result<Scalar> {
+        Ok(match e {
+            Expr::Identifier(id) => self.column(None, &fold_ident(id))?,
+            Expr::CompoundIdentifier(ids) if ids.len() == 2 => self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1]))?,
+            Expr::CompoundIdentifier(ids) if ids.len() == 3 && fold_ident(&ids[0]) == "public" => {
+                self.column(Some(&fold_ident(&ids[1])), &fold_ident(&ids[2]))?
             }
-            let i = table.column_index(&c).ok_or_else(|| undefined_column(&format!("{t}.{c}")))?;
-            Scalar::Col(i, table.columns[i].ty)
-        }
-        Expr::Value(v) => literal(&v.value)?,
-        Expr::Nested(inner) => bind(inner, table)?,
-        Expr::UnaryOp { op: UnaryOperator::Not, expr } => {
-            Scalar::Not(Box::new(coerce(bind(expr, table)?, Some(SqlType::new(TypeId::Bool)))?))
-        }
-        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match bind(expr, table)? {
-            Scalar::Const(Value::Int4(v)) => Scalar::Const(Value::Int4(-v)),
-            Scalar::Const(Value::Int8(v)) => {
-                // -2147483648 is written as minus 2147483648, which alone needs int8.
-                let n = -v;
-                i32::try_from(n).map(Value::Int4).map(Scalar::Const).unwrap_or(Scalar::Const(Value::Int8(n)))
+            Expr::Value(v) => literal(&v.value)?,
+            Expr::Nested(inner) => self.bind(inner)?,
+            Expr::UnaryOp { op: UnaryOperator::Not, expr } => {
+                Scalar::Not(Box::new(coerce(self.bind(expr)?, Some(SqlType::new(TypeId::Bool)))?))
             }
-            Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
-            Scalar::Decimal(d) => Scalar::Decimal(match d.strip_prefix('-') {
-                Some(pos) => pos.to_string(),
-                None => format!("-{d}"),
-            }),
-            other => Scalar::Neg(Box::new(other)),
-        },
-        Expr::UnaryOp { op: UnaryOperator::Plus, expr } => bind(expr, table)?,
-        Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
-            let ty = crate::sql::ddl::sql_type(data_type)?;
-            match bind(expr, table)? {
-                // A literal or parameter of unknown type is read with the target type's input
-                // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
-                Scalar::Unknown(t) => Scalar::Const(parse_as(&ty, &t)?),
-                Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
-                Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
-                Scalar::Decimal(d) => Scalar::Const(decimal_as(&d, &ty)?),
-                other => {
-                    let from = type_of(&other);
-                    if let Some(f) = from {
-                        check_castable(&f, &ty)?;
+            Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match self.bind(expr)? {
+                Scalar::Const(Value::Int4(v)) => Scalar::Const(Value::Int4(-v)),
+                Scalar::Const(Value::Int8(v)) => {
+                    // -2147483648 is written as minus 2147483648, which alone needs int8.
+                    let n = -v;
+                    i32::try_from(n).map(Value::Int4).map(Scalar::Const).unwrap_or(Scalar::Const(Value::Int8(n)))
+                }
+                Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
+                Scalar::Decimal(d) => Scalar::Decimal(match d.strip_prefix('-') {
+                    Some(pos) => pos.to_string(),
+                    None => format!("-{d}"),
+                }),
+                other => Scalar::Neg(Box::new(other)),
+            },
+            Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
+            Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
+                let ty = crate::sql::ddl::sql_type(data_type)?;
+                match self.bind(expr)? {
+                    // A literal or parameter of unknown type is read with the target type's input
+                    // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
+                    Scalar::Unknown(t) => typed_const(parse_as(&ty, &explicit_length(&t, &ty))?, ty),
+                    Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+                    Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
+                    Scalar::Decimal(d) => Scalar::Const(decimal_as(&d, &ty)?),
+                    other => {
+                        let from = type_of(&other);
+                        if let Some(f) = from {
+                            check_castable(&f, &ty)?;
+                        }
+                        Scalar::Cast(Box::new(other), ty)
                     }
-                    Scalar::Cast(Box::new(other), ty)
                 }
             }
-        }
-        Expr::TypedString(ts) => match &ts.value.value {
-            // `DATE '2024-02-29'`
-            AstValue::SingleQuotedString(t) => Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t)?),
-            other => return Err(PgError::feature(format!("typed literal not supported: {other}"))),
-        },
-        Expr::IsNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), false),
-        Expr::IsNotNull(x) => Scalar::IsNull(Box::new(bind(x, table)?), true),
-        Expr::Between { expr, negated, low, high } => {
-            let x = bind(expr, table)?;
-            let (x1, lo) = bind_pair(x.clone(), bind(low, table)?)?;
-            let (x2, hi) = bind_pair(x, bind(high, table)?)?;
-            let both = Scalar::And(
-                Box::new(Scalar::Cmp(CmpOp::Ge, Box::new(x1), Box::new(lo))),
-                Box::new(Scalar::Cmp(CmpOp::Le, Box::new(x2), Box::new(hi))),
-            );
-            if *negated {
-                Scalar::Not(Box::new(both))
-            } else {
-                both
+            Expr::TypedString(ts) => match &ts.value.value {
+                // `DATE '2024-02-29'`
+                AstValue::SingleQuotedString(t) => Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t)?),
+                other => return Err(PgError::feature(format!("typed literal not supported: {other}"))),
+            },
+            Expr::IsNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), false),
+            Expr::IsNotNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), true),
+            Expr::Between { expr, negated, low, high } => {
+                let x = self.bind(expr)?;
+                let (x1, lo) = bind_pair(x.clone(), self.bind(low)?)?;
+                let (x2, hi) = bind_pair(x, self.bind(high)?)?;
+                let both = Scalar::And(
+                    Box::new(Scalar::Cmp(CmpOp::Ge, Box::new(x1), Box::new(lo))),
+                    Box::new(Scalar::Cmp(CmpOp::Le, Box::new(x2), Box::new(hi))),
+                );
+                if *negated {
+                    Scalar::Not(Box::new(both))
+                } else {
+                    both
+                }
             }
-        }
-        Expr::InList { expr, list, negated } => {
-            let x = bind(expr, table)?;
-            let tx = type_of(&x);
-            let mut items = Vec::with_capacity(list.len());
-            for l in list {
-                let b = coerce(bind(l, table)?, tx)?;
-                items.push(b);
+            Expr::InList { expr, list, negated } => {
+                let x = self.bind(expr)?;
+                let tx = type_of(&x);
+                let mut items = Vec::with_capacity(list.len());
+                for l in list {
+                    let b = coerce(self.bind(l)?, tx)?;
+                    items.push(b);
+                }
+                Scalar::InList(Box::new(x), items, *negated)
             }
-            Scalar::InList(Box::new(x), items, *negated)
-        }
-        Expr::BinaryOp { left, op, right } => {
-            let (a, b) = (bind(left, table)?, bind(right, table)?);
-            let cmp = |o: CmpOp| -> Result<Scalar> {
-                let (a, b) = bind_pair(a.clone(), b.clone())?;
-                check_comparable(&a, &b, o.sym())?;
-                Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
-            };
-            let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
-                let (a, b) = bind_pair(a.clone(), b.clone())?;
-                let (ta, tb) = (type_of(&a), type_of(&b));
-                // A decimal literal makes the operation numeric unless the other side is a
-                // float (PostgreSQL then computes in float8, as heapstore does).
-                let float = |x: &Scalar, t: Option<SqlType>| {
-                    !matches!(x, Scalar::Decimal(_)) && t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8))
+            Expr::BinaryOp { left, op, right } => {
+                let (a, b) = (self.bind(left)?, self.bind(right)?);
+                let cmp = |o: CmpOp| -> Result<Scalar> {
+                    let (a, b) = bind_pair(a.clone(), b.clone())?;
+                    check_comparable(&a, &b, o.symbol())?;
+                    // char(n) compares without its padding (as text, PostgreSQL's bpchar rules).
+                    let (a, b) = if is_bpchar(&a) || is_bpchar(&b) { (unpad(a), unpad(b)) } else { (a, b) };
+                    Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
                 };
-                if (matches!(a, Scalar::Decimal(_)) && !float(&b, tb)) || (matches!(b, Scalar::Decimal(_)) && !float(&a, ta)) {
-                    return Err(PgError::feature(format!(
-                        "numeric arithmetic is not supported by heapstore yet ({a_} {sym} {b_} is numeric in PostgreSQL)",
-                        a_ = left,
-                        b_ = right
-                    )));
+                let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
+                    let (a, b) = bind_pair(a.clone(), b.clone())?;
+                    let (ta, tb) = (type_of(&a), type_of(&b));
+                    if let Some(d) = date_arith(o, &a, &b, ta, tb, sym)? {
+                        return Ok(d);
+                    }
+                    // A decimal literal makes the operation numeric unless the other side is a
+                    // float (PostgreSQL then computes in float8, as heapstore does).
+                    let float = |x: &Scalar, t: Option<SqlType>| {
+                        !matches!(x, Scalar::Decimal(_)) && t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8))
+                    };
+                    if (matches!(a, Scalar::Decimal(_)) && !float(&b, tb)) || (matches!(b, Scalar::Decimal(_)) && !float(&a, ta)) {
+                        return Err(PgError::feature(format!(
+                            "numeric arithmetic is not supported by heapstore yet ({a_} {sym} {b_} is numeric in PostgreSQL)",
+                            a_ = left,
+                            b_ = right
+                        )));
+                    }
+                    let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
+                    if !ok(ta) || !ok(tb) {
+                        return Err(no_operator(sym, ta, tb));
+                    }
+                    Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
+                };
+                let boolean = |a: Scalar, b: Scalar| -> Result<(Box<Scalar>, Box<Scalar>)> {
+                    let bt = Some(SqlType::new(TypeId::Bool));
+                    Ok((Box::new(coerce(a, bt)?), Box::new(coerce(b, bt)?)))
+                };
+                match op {
+                    BinaryOperator::Eq => cmp(CmpOp::Eq)?,
+                    BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
+                    BinaryOperator::Lt => cmp(CmpOp::Lt)?,
+                    BinaryOperator::LtEq => cmp(CmpOp::Le)?,
+                    BinaryOperator::Gt => cmp(CmpOp::Gt)?,
+                    BinaryOperator::GtEq => cmp(CmpOp::Ge)?,
+                    BinaryOperator::Plus => arith(ArithOp::Add, "+")?,
+                    BinaryOperator::Minus => arith(ArithOp::Sub, "-")?,
+                    BinaryOperator::Multiply => arith(ArithOp::Mul, "*")?,
+                    BinaryOperator::Divide => arith(ArithOp::Div, "/")?,
+                    BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
+                    BinaryOperator::StringConcat => {
+                        let (ta, tb) = (type_of(&a), type_of(&b));
+                        let textish = |t: Option<SqlType>| t.is_none_or(|t| is_text(t.id));
+                        if !textish(ta) && !textish(tb) {
+                            return Err(no_operator("||", ta, tb));
+                        }
+                        if ta.is_some_and(|t| t.id == TypeId::Bytea) || tb.is_some_and(|t| t.id == TypeId::Bytea) {
+                            return Err(PgError::feature("|| on bytea is not supported by heapstore yet"));
+                        }
+                        Scalar::Concat(Box::new(unpad(a)), Box::new(unpad(b)))
+                    }
+                    BinaryOperator::PGLikeMatch
+                    | BinaryOperator::PGNotLikeMatch
+                    | BinaryOperator::PGILikeMatch
+                    | BinaryOperator::PGNotILikeMatch => {
+                        let negated = matches!(op, BinaryOperator::PGNotLikeMatch | BinaryOperator::PGNotILikeMatch);
+                        let ci = matches!(op, BinaryOperator::PGILikeMatch | BinaryOperator::PGNotILikeMatch);
+                        let t = Some(SqlType::new(TypeId::Text));
+                        Scalar::Like(Box::new(unpad(coerce(a, t)?)), Box::new(coerce(b, t)?), negated, ci, Some('\\'))
+                    }
+                    BinaryOperator::PGExp => super::func::bind_call("power", vec![a, b])?,
+                    BinaryOperator::And => {
+                        let (a, b) = boolean(a, b)?;
+                        Scalar::And(a, b)
+                    }
+                    BinaryOperator::Or => {
+                        let (a, b) = boolean(a, b)?;
+                        Scalar::Or(a, b)
+                    }
+                    other => return Err(PgError::feature(format!("operator {other} is not supported"))),
                 }
-                let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
-                if !ok(ta) || !ok(tb) {
-                    return Err(no_operator(sym, ta, tb));
-                }
-                Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
-            };
-            let boolean = |a: Scalar, b: Scalar| -> Result<(Box<Scalar>, Box<Scalar>)> {
-                let bt = Some(SqlType::new(TypeId::Bool));
-                Ok((Box::new(coerce(a, bt)?), Box::new(coerce(b, bt)?)))
-            };
-            match op {
-                BinaryOperator::Eq => cmp(CmpOp::Eq)?,
-                BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
-                BinaryOperator::Lt => cmp(CmpOp::Lt)?,
-                BinaryOperator::LtEq => cmp(CmpOp::Le)?,
-                BinaryOperator::Gt => cmp(CmpOp::Gt)?,
-                BinaryOperator::GtEq => cmp(CmpOp::Ge)?,
-                BinaryOperator::Plus => arith(ArithOp::Add, "+")?,
-                BinaryOperator::Minus => arith(ArithOp::Sub, "-")?,
-                BinaryOperator::Multiply => arith(ArithOp::Mul, "*")?,
-                BinaryOperator::Divide => arith(ArithOp::Div, "/")?,
-                BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
-                BinaryOperator::StringConcat => Scalar::Concat(Box::new(a), Box::new(b)),
-                BinaryOperator::And => {
-                    let (a, b) = boolean(a, b)?;
-                    Scalar::And(a, b)
-                }
-                BinaryOperator::Or => {
-                    let (a, b) = boolean(a, b)?;
-                    Scalar::Or(a, b)
-                }
-                other => return Err(PgError::feature(format!("operator {other} is not supported"))),
             }
+            other => return self.bind_more(other),
+        })
+    }
+}
+
+fn is_bpchar(e: &Scalar) -> bool {
+    type_of(e).is_some_and(|t| t.id == TypeId::Bpchar)
+}
+
+/// A char(n) operand as text (its padding dropped, PostgreSQL's bpchar-to-text cast); other
+/// operands unchanged.
+pub fn unpad(e: Scalar) -> Scalar {
+    if is_bpchar(&e) {
+        Scalar::Cast(Box::new(e), SqlType::new(TypeId::Text))
+    } else {
+        e
+    }
+}
+
+/// An explicit cast to varchar(n) / char(n) truncates (an assignment would fail with 22001).
+fn explicit_length(t: &str, ty: &SqlType) -> String {
+    if matches!(ty.id, TypeId::Varchar | TypeId::Bpchar) && ty.typmod >= 0 {
+        let n = ty.typmod as usize;
+        if t.chars().count() > n {
+            return t.chars().take(n).collect();
         }
-        other => return Err(PgError::feature(format!("expression not supported: {other}"))),
-    })
+    }
+    t.to_string()
+}
+
+/// Date arithmetic: date ± integer is a date, date - date the days between (integer). Forms
+/// whose result is an interval are refused (heapstore has no interval type yet).
+fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Option<SqlType>, sym: &str) -> Result<Option<Scalar>> {
+    let dt = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Date | TypeId::Timestamp));
+    if !dt(ta) && !dt(tb) {
+        return Ok(None);
+    }
+    let id = |t: Option<SqlType>| t.map(|t| t.id);
+    let int = |t: Option<SqlType>| t.is_some_and(|t| is_int(t.id));
+    let f = super::func::Func::DateAdd;
+    let date = SqlType::new(TypeId::Date);
+    Ok(Some(match (o, id(ta), id(tb)) {
+        (ArithOp::Add, Some(TypeId::Date), _) if int(tb) => Scalar::Func(f, vec![a.clone(), b.clone()], date),
+        (ArithOp::Add, _, Some(TypeId::Date)) if int(ta) => Scalar::Func(f, vec![b.clone(), a.clone()], date),
+        (ArithOp::Sub, Some(TypeId::Date), _) if int(tb) => Scalar::Func(f, vec![a.clone(), Scalar::Neg(Box::new(b.clone()))], date),
+        (ArithOp::Sub, Some(TypeId::Date), Some(TypeId::Date)) => {
+            Scalar::Func(super::func::Func::DateDiff, vec![a.clone(), b.clone()], SqlType::new(TypeId::Int4))
+        }
+        (ArithOp::Add | ArithOp::Sub, Some(TypeId::Date | TypeId::Timestamp), Some(TypeId::Date | TypeId::Timestamp)) => {
+            return Err(PgError::feature(format!(
+                "{} {sym} {} (an interval in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
+                ta.map(|t| t.name()).unwrap_or_default(),
+                tb.map(|t| t.name()).unwrap_or_default()
+            )))
+        }
+        _ => return Err(no_operator(sym, ta, tb)),
+    }))
 }
 
 /// A decimal literal read as `ty`, as PostgreSQL's numeric converts: to an integer rounding
@@ -396,7 +643,7 @@ pub fn is_transaction_timestamp(e: &Expr) -> bool {
 /// PostgreSQL's casts between the types heapstore stores: among integers and floats, int4 and
 /// boolean, date and timestamp, and between any type and the text types (through the types'
 /// output and input functions). Others fail with 42846, as in PostgreSQL.
-fn castable(from: &SqlType, to: &SqlType) -> bool {
+pub fn castable(from: &SqlType, to: &SqlType) -> bool {
     use TypeId::*;
     let (f, t) = (from.id, to.id);
     f == t
@@ -406,7 +653,7 @@ fn castable(from: &SqlType, to: &SqlType) -> bool {
         || is_text(t)
 }
 
-fn check_castable(from: &SqlType, to: &SqlType) -> Result<()> {
+pub fn check_castable(from: &SqlType, to: &SqlType) -> Result<()> {
     if castable(from, to) {
         Ok(())
     } else {
@@ -417,14 +664,15 @@ fn check_castable(from: &SqlType, to: &SqlType) -> Result<()> {
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
 /// Casts a non-NULL value to `to` (a pair [`castable`] allows).
-fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
+pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     use TypeId::*;
     let Some(from) = value_type(&v) else { return Ok(Value::Null) };
     check_castable(&from, to)?;
     Ok(match (&v, to.id) {
+        (Value::Bool(b), t) if is_text(t) => parse_as(to, if *b { "true" } else { "false" })?,
         (_, t) if is_text(t) => {
             let text = v.to_text(&from).unwrap_or_default();
-            parse_as(to, &text)?
+            parse_as(to, &explicit_length(&text, to))?
         }
         (Value::Text(s), _) => parse_as(to, s)?,
         (Value::Bool(b), Int4) => Value::Int4(i32::from(*b)),
@@ -464,7 +712,7 @@ fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     })
 }
 
-fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
+pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     let (ta, tb) = (type_of(a), type_of(b));
     let (Some(x), Some(y)) = (ta, tb) else { return Ok(()) };
     let ok = x.id == y.id
@@ -478,7 +726,7 @@ fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     }
 }
 
-fn literal(v: &AstValue) -> Result<Scalar> {
+pub fn literal(v: &AstValue) -> Result<Scalar> {
     Ok(match v {
         AstValue::Number(n, _) => {
             if let Ok(i) = n.parse::<i32>() {
@@ -508,7 +756,7 @@ fn literal(v: &AstValue) -> Result<Scalar> {
     })
 }
 
-fn out_of_range(t: TypeId) -> PgError {
+pub fn out_of_range(t: TypeId) -> PgError {
     let what = match t {
         TypeId::Int2 => "smallint",
         TypeId::Int4 => "integer",
@@ -517,7 +765,7 @@ fn out_of_range(t: TypeId) -> PgError {
     PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, format!("{what} out of range"))
 }
 
-fn int_value(t: TypeId, v: i64) -> Result<Value> {
+pub fn int_value(t: TypeId, v: i64) -> Result<Value> {
     match t {
         TypeId::Int2 => i16::try_from(v).map(Value::Int2).map_err(|_| out_of_range(t)),
         TypeId::Int4 => i32::try_from(v).map(Value::Int4).map_err(|_| out_of_range(t)),
@@ -525,7 +773,7 @@ fn int_value(t: TypeId, v: i64) -> Result<Value> {
     }
 }
 
-fn as_i64(v: &Value) -> Option<i64> {
+pub fn as_i64(v: &Value) -> Option<i64> {
     match *v {
         Value::Int2(x) => Some(x.into()),
         Value::Int4(x) => Some(x.into()),
@@ -534,11 +782,43 @@ fn as_i64(v: &Value) -> Option<i64> {
     }
 }
 
-fn as_f64(v: &Value) -> Option<f64> {
+pub fn as_f64(v: &Value) -> Option<f64> {
     match *v {
         Value::Float4(x) => Some(x.into()),
         Value::Float8(x) => Some(x),
         _ => as_i64(v).map(|i| i as f64),
+    }
+}
+
+/// What expressions are evaluated with besides the row: the parameters, the current rows of
+/// enclosing queries (innermost first), and the executor that runs subqueries.
+pub struct EvalCx<'a> {
+    pub params: &'a [Option<String>],
+    pub outer: &'a [&'a [Value]],
+    pub runner: Option<&'a dyn SubRunner>,
+}
+
+/// Runs subqueries met during evaluation (the executor).
+pub trait SubRunner {
+    /// The value of `link` for the current `row`.
+    fn sublink(&self, link: &crate::exec::SubLink, row: &[Value], cx: &EvalCx<'_>) -> Result<Value>;
+}
+
+/// A value converted to a CASE / COALESCE / GREATEST result type (the branches' common type).
+fn conform(v: Value, ty: Option<SqlType>) -> Result<Value> {
+    match ty {
+        Some(t) if v != Value::Null && value_type(&v).is_none_or(|vt| vt.id != t.id) => cast_value(v, &t),
+        _ => Ok(v),
+    }
+}
+
+/// PostgreSQL's float ordering: -0 equals 0, NaN equals NaN and sorts above everything.
+pub fn float_cmp(x: f64, y: f64) -> Ordering {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => x.partial_cmp(&y).unwrap_or(Ordering::Equal),
     }
 }
 
@@ -556,7 +836,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
             if let (Some(x), Some(y)) = (as_i64(a), as_i64(b)) {
                 x.cmp(&y)
             } else if let (Some(x), Some(y)) = (as_f64(a), as_f64(b)) {
-                x.total_cmp(&y)
+                float_cmp(x, y)
             } else {
                 return Err(no_operator("=", value_type(a), value_type(b)));
             }
@@ -564,7 +844,7 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
     })
 }
 
-fn truth(v: &Value) -> Option<bool> {
+pub fn truth(v: &Value) -> Option<bool> {
     match v {
         Value::Bool(b) => Some(*b),
         _ => None,
@@ -575,6 +855,13 @@ impl Scalar {
     /// Evaluates against a row (`row[i]` = column i; columns not needed may be NULL) and the
     /// statement's parameters (text, None = NULL).
     pub fn eval(&self, row: &[Value], params: &[Option<String>]) -> Result<Value> {
+        self.eval_cx(row, &EvalCx { params, outer: &[], runner: None })
+    }
+
+    /// Evaluates against a row with the full context: parameters, the current rows of
+    /// enclosing queries (for outer references) and the executor (for subqueries).
+    pub fn eval_cx(&self, row: &[Value], cx: &EvalCx<'_>) -> Result<Value> {
+        let params = cx.params;
         Ok(match self {
             Scalar::Col(i, _) => row[*i].clone(),
             Scalar::Const(v) => v.clone(),
@@ -589,21 +876,34 @@ impl Scalar {
                 },
             },
             Scalar::Arith(op, a, b) => {
-                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
+                let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);
                 if x == Value::Null || y == Value::Null {
                     return Ok(Value::Null);
                 }
                 arith(*op, &x, &y, type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8))?
             }
             Scalar::Concat(a, b) => {
-                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
-                match (x.to_text(&SqlType::new(TypeId::Text)), y.to_text(&SqlType::new(TypeId::Text))) {
-                    (Some(x), Some(y)) => Value::Text(x + &y),
+                let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);
+                if x == Value::Null || y == Value::Null {
+                    return Ok(Value::Null);
+                }
+                // Each side as text, as its cast to text gives it (a boolean is `true`).
+                let text = SqlType::new(TypeId::Text);
+                match (cast_value(x, &text)?, cast_value(y, &text)?) {
+                    (Value::Text(x), Value::Text(y)) => Value::Text(x + &y),
                     _ => Value::Null,
                 }
             }
-            Scalar::Cast(a, ty) => cast_value(a.eval(row, params)?, ty)?,
-            Scalar::Neg(a) => match a.eval(row, params)? {
+            Scalar::Cast(a, ty) => {
+                let v = a.eval_cx(row, cx)?;
+                // char(n) to another type drops its padding first.
+                let v = match v {
+                    Value::Text(t) if ty.id != TypeId::Bpchar && is_bpchar(a) => Value::Text(t.trim_end_matches(' ').to_string()),
+                    v => v,
+                };
+                cast_value(v, ty)?
+            }
+            Scalar::Neg(a) => match a.eval_cx(row, cx)? {
                 Value::Null => Value::Null,
                 Value::Int2(v) => v.checked_neg().map(Value::Int2).ok_or_else(|| out_of_range(TypeId::Int2))?,
                 Value::Int4(v) => v.checked_neg().map(Value::Int4).ok_or_else(|| out_of_range(TypeId::Int4))?,
@@ -618,47 +918,47 @@ impl Scalar {
                 }
             },
             Scalar::Cmp(op, a, b) => {
-                let (x, y) = (a.eval(row, params)?, b.eval(row, params)?);
+                let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);
                 if x == Value::Null || y == Value::Null {
                     return Ok(Value::Null);
                 }
                 Value::Bool(op.holds(compare(&x, &y)?))
             }
             Scalar::And(a, b) => {
-                let x = truth(&a.eval(row, params)?);
+                let x = truth(&a.eval_cx(row, cx)?);
                 if x == Some(false) {
                     return Ok(Value::Bool(false));
                 }
-                match (x, truth(&b.eval(row, params)?)) {
+                match (x, truth(&b.eval_cx(row, cx)?)) {
                     (_, Some(false)) => Value::Bool(false),
                     (Some(true), Some(true)) => Value::Bool(true),
                     _ => Value::Null,
                 }
             }
             Scalar::Or(a, b) => {
-                let x = truth(&a.eval(row, params)?);
+                let x = truth(&a.eval_cx(row, cx)?);
                 if x == Some(true) {
                     return Ok(Value::Bool(true));
                 }
-                match (x, truth(&b.eval(row, params)?)) {
+                match (x, truth(&b.eval_cx(row, cx)?)) {
                     (_, Some(true)) => Value::Bool(true),
                     (Some(false), Some(false)) => Value::Bool(false),
                     _ => Value::Null,
                 }
             }
-            Scalar::Not(a) => match truth(&a.eval(row, params)?) {
+            Scalar::Not(a) => match truth(&a.eval_cx(row, cx)?) {
                 Some(b) => Value::Bool(!b),
                 None => Value::Null,
             },
-            Scalar::IsNull(a, negated) => Value::Bool((a.eval(row, params)? == Value::Null) != *negated),
+            Scalar::IsNull(a, negated) => Value::Bool((a.eval_cx(row, cx)? == Value::Null) != *negated),
             Scalar::InList(a, items, negated) => {
-                let x = a.eval(row, params)?;
+                let x = a.eval_cx(row, cx)?;
                 if x == Value::Null {
                     return Ok(Value::Null);
                 }
                 let mut saw_null = false;
                 for it in items {
-                    let y = it.eval(row, params)?;
+                    let y = it.eval_cx(row, cx)?;
                     if y == Value::Null {
                         saw_null = true;
                     } else if compare(&x, &y)? == Ordering::Equal {
@@ -670,6 +970,94 @@ impl Scalar {
                 } else {
                     Value::Bool(*negated)
                 }
+            }
+            Scalar::Outer(depth, i, _) => match cx.outer.get(*depth) {
+                Some(r) => r[*i].clone(),
+                None => return Err(PgError::internal("outer reference evaluated without its row")),
+            },
+            Scalar::Func(f, args, ty) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(a.eval_cx(row, cx)?);
+                }
+                super::func::call(*f, &vals, ty)?
+            }
+            Scalar::Case(whens, els, ty) => {
+                for (c, v) in whens {
+                    if c.eval_cx(row, cx)? == Value::Bool(true) {
+                        return conform(v.eval_cx(row, cx)?, *ty);
+                    }
+                }
+                match els {
+                    Some(e) => conform(e.eval_cx(row, cx)?, *ty)?,
+                    None => Value::Null,
+                }
+            }
+            Scalar::Coalesce(items, ty) => {
+                for it in items {
+                    let v = it.eval_cx(row, cx)?;
+                    if v != Value::Null {
+                        return conform(v, *ty);
+                    }
+                }
+                Value::Null
+            }
+            Scalar::NullIf(a, b) => {
+                let x = a.eval_cx(row, cx)?;
+                let y = b.eval_cx(row, cx)?;
+                if x != Value::Null && y != Value::Null && compare(&x, &y)? == Ordering::Equal {
+                    Value::Null
+                } else {
+                    x
+                }
+            }
+            Scalar::MinMax(greatest, items, ty) => {
+                let mut best = Value::Null;
+                for it in items {
+                    let v = it.eval_cx(row, cx)?;
+                    if v == Value::Null {
+                        continue;
+                    }
+                    let better = best == Value::Null || {
+                        let o = compare(&v, &best)?;
+                        if *greatest {
+                            o == Ordering::Greater
+                        } else {
+                            o == Ordering::Less
+                        }
+                    };
+                    if better {
+                        best = v;
+                    }
+                }
+                conform(best, *ty)?
+            }
+            Scalar::Like(x, p, negated, ci, esc) => {
+                let (x, p) = (x.eval_cx(row, cx)?, p.eval_cx(row, cx)?);
+                match (x, p) {
+                    (Value::Text(x), Value::Text(p)) => Value::Bool(super::func::like(&x, &p, *ci, *esc)? != *negated),
+                    _ => Value::Null,
+                }
+            }
+            Scalar::IsDistinct(a, b, not) => {
+                let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);
+                let same = match (&x, &y) {
+                    (Value::Null, Value::Null) => true,
+                    (Value::Null, _) | (_, Value::Null) => false,
+                    _ => compare(&x, &y)? == Ordering::Equal,
+                };
+                Value::Bool(same == *not)
+            }
+            Scalar::IsBool(a, which, not) => {
+                let v = truth(&a.eval_cx(row, cx)?);
+                Value::Bool((v == *which) != *not)
+            }
+            Scalar::SubLink(l) => match cx.runner {
+                Some(r) => r.sublink(l, row, cx)?,
+                None => return Err(PgError::feature("subqueries are not supported here")),
+            },
+            Scalar::Agg(..) | Scalar::Win(..) => {
+                return Err(PgError::new("42803", "aggregate or window function calls are not allowed here"))
             }
         })
     }
@@ -683,7 +1071,38 @@ impl Scalar {
     pub fn visit(&self, f: &mut dyn FnMut(&Scalar)) {
         f(self);
         match self {
-            Scalar::Col(..) | Scalar::Const(_) | Scalar::Unknown(_) | Scalar::Param(..) | Scalar::Decimal(_) => {}
+            Scalar::Col(..)
+            | Scalar::Const(_)
+            | Scalar::Unknown(_)
+            | Scalar::Param(..)
+            | Scalar::Decimal(_)
+            | Scalar::Outer(..)
+            | Scalar::Agg(..)
+            | Scalar::Win(..) => {}
+            Scalar::Func(_, items, _) | Scalar::Coalesce(items, _) | Scalar::MinMax(_, items, _) => {
+                for i in items {
+                    i.visit(f);
+                }
+            }
+            Scalar::Case(whens, els, _) => {
+                for (c, v) in whens {
+                    c.visit(f);
+                    v.visit(f);
+                }
+                if let Some(e) = els {
+                    e.visit(f);
+                }
+            }
+            Scalar::NullIf(a, b) | Scalar::Like(a, b, ..) | Scalar::IsDistinct(a, b, _) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Scalar::IsBool(a, ..) => a.visit(f),
+            Scalar::SubLink(l) => {
+                if let Some(x) = l.lhs() {
+                    x.visit(f);
+                }
+            }
             Scalar::Arith(_, a, b) | Scalar::Concat(a, b) | Scalar::Cmp(_, a, b) | Scalar::And(a, b) | Scalar::Or(a, b) => {
                 a.visit(f);
                 b.visit(f);
@@ -747,19 +1166,47 @@ fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
         as_f64(x).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
         as_f64(y).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
     );
+    if op == ArithOp::Div && b == 0.0 {
+        return Err(PgError::new("22012", "division by zero"));
+    }
+    if result == TypeId::Float4 {
+        let (x, y) = (a as f32, b as f32);
+        let v = match op {
+            ArithOp::Add => x + y,
+            ArithOp::Sub => x - y,
+            ArithOp::Mul => x * y,
+            ArithOp::Div => x / y,
+            ArithOp::Mod => x % y,
+        };
+        float_range(
+            v.is_infinite() && x.is_finite() && y.is_finite(),
+            v == 0.0 && x != 0.0 && matches!(op, ArithOp::Mul | ArithOp::Div) && (op == ArithOp::Div || y != 0.0),
+        )?;
+        return Ok(Value::Float4(v));
+    }
     let v = match op {
         ArithOp::Add => a + b,
         ArithOp::Sub => a - b,
         ArithOp::Mul => a * b,
-        ArithOp::Div => {
-            if b == 0.0 {
-                return Err(PgError::new("22012", "division by zero"));
-            }
-            a / b
-        }
+        ArithOp::Div => a / b,
         ArithOp::Mod => a % b,
     };
+    float_range(
+        v.is_infinite() && a.is_finite() && b.is_finite(),
+        v == 0.0 && a != 0.0 && matches!(op, ArithOp::Mul | ArithOp::Div) && (op == ArithOp::Div || b != 0.0),
+    )?;
     Ok(Value::Float8(v))
+}
+
+/// PostgreSQL's float overflow and underflow checks (`float_overflow_error`).
+fn float_range(overflow: bool, underflow: bool) -> Result<()> {
+    if overflow {
+        return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+    }
+    if underflow {
+        return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: underflow"));
+    }
+    Ok(())
 }
 
 /// Converts `v` to the stored form of a column of type `ty` (assignment: INSERT values and

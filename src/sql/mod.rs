@@ -25,11 +25,12 @@
 
 mod check;
 pub(crate) mod ddl;
-pub(crate) mod dml;
+pub mod dml;
 mod explain;
 pub mod expr;
+pub mod func;
 pub mod index;
-mod select;
+pub mod query;
 pub mod vacuum;
 
 pub(crate) use ddl::table_name as ddl_table_name;
@@ -127,9 +128,9 @@ pub struct Prepared {
     pub nparams: usize,
     /// The statement's text.
     pub sql: String,
-    /// The plan of a single-table SELECT with WHERE, made at its first run and reused while
-    /// its table's definition is the same one (see [`dml::cached_select`]).
-    pub(crate) plan: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dml::SelectPlan>>>>,
+    /// The plan of a query, made at its first run and reused while the definitions of the
+    /// tables it reads are the same ones (see [`dml::cached_select`]).
+    pub(crate) plan: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dml::CachedQuery>>>>,
 }
 
 impl Prepared {
@@ -268,7 +269,7 @@ fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &m
 pub fn param_types(s: &Session, p: &Prepared) -> Result<Vec<Option<crate::types::SqlType>>> {
     let mut out = vec![None; p.nparams];
     match &p.stmt {
-        Some(Statement::Query(q)) => select::param_types(s, q, &mut out)?,
+        Some(Statement::Query(q)) => query::param_types(s, q, &mut out)?,
         Some(st) => dml::param_types(s, st, &mut out)?,
         None => {}
     }
@@ -297,29 +298,19 @@ fn end_statement(s: &mut Session, r: Result<QueryResult>, commit: bool) -> Resul
     }
 }
 
-/// The result columns of a prepared statement that returns rows, without running it: the query
-/// is run with `LIMIT 0` and its parameters as NULL (the extended protocol's Describe).
+/// The result columns of a prepared statement that returns rows, without running it (the
+/// extended protocol's Describe): the query is bound, not run.
 pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     match &p.stmt {
         Some(Statement::Query(q)) => {
-            let mut q = q.clone();
-            q.limit_clause = Some(sqlparser::ast::LimitClause::LimitOffset {
-                limit: Some(Expr::value(Value::Number("0".into(), false))),
-                offset: None,
-                limit_by: vec![],
-            });
-            // A fresh statement from the rewritten text: nothing of it is shared with `p`.
-            let probe = prepare(&Statement::Query(q).to_string())?;
-            let nulls = vec![None; probe.nparams];
-            let mut io = CopyIo::default();
-            // Inside the current implicit transaction (a pipeline's), not committing it.
-            let opened = s.txn.is_none();
-            let mut r = run_prepared(s, &probe, &nulls, &mut io, false)?;
-            if opened {
-                end_implicit(s)?;
-            }
-            r.rows.clear();
-            Ok(r)
+            let now = s.txn.as_ref().map(|t| t.start_us);
+            let b = query::Planner::new(s, now).query(q, &[])?;
+            Ok(QueryResult {
+                columns: b.columns.iter().map(|c| (c.name.clone(), c.ty.name())).collect(),
+                column_sources: b.columns.iter().map(|c| c.source).collect(),
+                returns_rows: true,
+                ..Default::default()
+            })
         }
         Some(Statement::Explain { .. }) => {
             Ok(QueryResult { columns: vec![("QUERY PLAN".into(), "text".into())], returns_rows: true, ..Default::default() })
@@ -407,7 +398,7 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }
-        Statement::Query(q) => select::run_query(s, *q),
+        Statement::Query(q) => query::run_query(s, &q, &[]),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),
         Statement::Update { table, assignments, from: None, selection, returning: None, or: None, limit: None } => {
             dml::update(s, &table, &assignments, selection.as_ref(), &[])
@@ -535,8 +526,32 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 "default_transaction_isolation" => show("default_transaction_isolation", def.isolation.name()),
                 "transaction_read_only" => show("transaction_read_only", on_off(cur.read_only)),
                 "default_transaction_read_only" => show("default_transaction_read_only", on_off(def.read_only)),
+                "work_mem" => show("work_mem", &memory_text(s.work_mem_bytes() / 1024)),
+                "temp_file_limit" => {
+                    let kb = s.temp_file_limit_kb();
+                    show("temp_file_limit", &if kb < 0 { "-1".to_string() } else { memory_text(kb as u64) })
+                }
                 _ => return Ok(None),
             }))
+        }
+        Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values })
+            if values.len() == 1 && matches!(variable.to_string().to_ascii_lowercase().as_str(), "work_mem" | "temp_file_limit") =>
+        {
+            if scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local)) {
+                return Err(PgError::feature(format!("SET LOCAL {variable} is not supported by heapstore")));
+            }
+            let v = match &values[0] {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(t) => t.clone(),
+                    Value::Number(n, _) => n.clone(),
+                    other => other.to_string(),
+                },
+                Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Minus, expr } => format!("-{expr}"),
+                Expr::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            };
+            set_session_setting(s, &variable.to_string().to_ascii_lowercase(), &v)?;
+            Ok(Some(tag("SET")))
         }
         Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values }) if values.len() == 1 => {
             let name = variable.to_string().to_ascii_lowercase();
@@ -590,8 +605,56 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
     }
 }
 
+/// `SET work_mem` / `SET temp_file_limit` (a value of `default` resets to the server's).
+pub(crate) fn set_session_setting(s: &mut Session, name: &str, v: &str) -> Result<()> {
+    let bad = || PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{v}\""));
+    let reset = v.eq_ignore_ascii_case("default");
+    match name {
+        "work_mem" => {
+            s.work_mem_kb = if reset {
+                None
+            } else {
+                let kb = crate::config::parse_memory(v, 1024).ok_or_else(bad)? / 1024;
+                if !(64..=2_147_483_647).contains(&kb) {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("{kb} kB is outside the valid range for parameter \"work_mem\" (64 kB .. 2147483647 kB)"),
+                    ));
+                }
+                Some(kb)
+            }
+        }
+        _ => {
+            s.temp_file_limit_kb = if reset {
+                None
+            } else {
+                let kb: i64 = match v.trim().parse::<i64>() {
+                    Ok(n) => n,
+                    Err(_) => (crate::config::parse_memory(v, 1024).ok_or_else(bad)? / 1024) as i64,
+                };
+                if kb < -1 {
+                    return Err(bad());
+                }
+                Some(kb)
+            }
+        }
+    }
+    Ok(())
+}
+
 fn first_words(s: &str) -> String {
     s.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+}
+
+/// A kB amount as PostgreSQL shows memory settings: the largest unit that divides it.
+fn memory_text(kb: u64) -> String {
+    if kb > 0 && kb % (1024 * 1024) == 0 {
+        format!("{}GB", kb / (1024 * 1024))
+    } else if kb > 0 && kb % 1024 == 0 {
+        format!("{}MB", kb / 1024)
+    } else {
+        format!("{kb}kB")
+    }
 }
 
 pub(crate) fn tag(t: &str) -> QueryResult {

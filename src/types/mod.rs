@@ -1,6 +1,6 @@
-//! SQL data types: PostgreSQL 15's exact text and binary I/O for the 12 types heapstore
-//! stores (boolean, smallint, integer, bigint, real, double precision, text, varchar(n),
-//! char(n), bytea, date, timestamp).
+//! SQL data types: PostgreSQL 15's exact text and binary I/O for the 13 types heapstore
+//! stores (boolean, smallint, integer, bigint, real, double precision, numeric(p,s), text,
+//! varchar(n), char(n), bytea, date, timestamp).
 //!
 //! This module owns three representations of a value and the conversions between them:
 //!
@@ -22,7 +22,11 @@
 //!   rounding to a timestamp(p) precision may step just past the upper end);
 //! * text, varchar and char are valid UTF-8 without NUL bytes; char(n) is blank-padded to
 //!   exactly n characters, varchar(n) has at most n characters;
-//! * bytea is the raw bytes.
+//! * bytea is the raw bytes;
+//! * numeric is [`Numeric`]'s storage form (its module documentation has the layout): a
+//!   little-endian `u16` header (sign, dscale) and `i16` weight, then normalized base-10000
+//!   digits, or the header alone for NaN and the infinities; stored values obey the column's
+//!   `numeric(p,s)` (rounded to s places, fewer than p − s digits before the point).
 //!
 //! `input_text` appends to its output and never clears it; on error the output may hold a
 //! partial value, which the caller discards. Text input of fixed-width types does not
@@ -32,7 +36,8 @@
 //! one); the caller adds the CONTEXT (COPY line and column).
 //!
 //! Layout: `int` (boolean, integers), `float` with `strtod` (glibc-compatible parsing) and
-//! `ryu`/`ryu_tables` (PostgreSQL's shortest output), `text` (text, varchar, char), `bytea`,
+//! `ryu`/`ryu_tables` (PostgreSQL's shortest output), `numeric` (exact decimal arithmetic
+//! and I/O), `text` (text, varchar, char), `bytea`,
 //! `datetime` (date and timestamp I/O) with the general date/time decoder in `dt_lex`
 //! (`ParseDateTime`), `dt_parse` (`DecodeDateTime`), `dt_fields` and `dt_tokens`, and
 //! `util`. Not supported: zone names and POSIX zone specs inside date/timestamp input
@@ -48,6 +53,7 @@ mod dt_parse;
 mod dt_tokens;
 mod float;
 mod int;
+mod numeric;
 mod ryu;
 mod ryu_tables;
 mod strtod;
@@ -58,6 +64,7 @@ mod util;
 mod tests;
 
 use crate::error::{sqlstate, PgError, Result};
+pub use numeric::Numeric;
 use util::{push_i64, stored, wire_exact};
 
 /// The supported SQL types.
@@ -69,6 +76,7 @@ pub enum TypeId {
     Int8,
     Float4,
     Float8,
+    Numeric,
     Text,
     Varchar,
     Bpchar,
@@ -78,7 +86,8 @@ pub enum TypeId {
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
-/// fractional-second precision (0..=6) for timestamp, `-1` for none.
+/// fractional-second precision (0..=6) for timestamp, PostgreSQL's encoding
+/// `((precision << 16) | (scale & 0x7ff)) + 4` for numeric(p,s), `-1` for none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct SqlType {
     pub id: TypeId,
@@ -103,7 +112,8 @@ impl SqlType {
     /// numbers given in parentheses: `varchar(16)` is `("varchar", &[16])`. `char` without a
     /// length is char(1); `bpchar` without one is unlimited; `float(p)` is real for p <= 24
     /// and double precision up to 53; `timestamp(p)` keeps p fractional digits (p > 6 is
-    /// reduced to 6, as PostgreSQL does with a warning).
+    /// reduced to 6, as PostgreSQL does with a warning); `numeric(p)` is numeric(p,0), and
+    /// numeric(p,s) takes p in 1..=1000 and s in -1000..=1000 (PostgreSQL 15's checks).
     pub fn from_name(name: &str, typmod_args: &[i64]) -> Result<SqlType> {
         let lower = name.to_ascii_lowercase();
         let norm: Vec<&str> = lower.split_whitespace().collect();
@@ -116,6 +126,12 @@ impl SqlType {
             "real" | "float4" => TypeId::Float4,
             "double precision" | "float8" => TypeId::Float8,
             "float" => return float_with_precision(typmod_args),
+            "numeric" | "decimal" | "dec" => {
+                return match typmod_args {
+                    [] => Ok(SqlType::new(TypeId::Numeric)),
+                    args => Ok(SqlType::with_typmod(TypeId::Numeric, numeric::typmod_from_args(args)?)),
+                }
+            }
             "text" => TypeId::Text,
             "varchar" | "character varying" | "char varying" => return char_type(TypeId::Varchar, "varchar", typmod_args, -1),
             "char" | "character" => return char_type(TypeId::Bpchar, "char", typmod_args, 1),
@@ -143,13 +159,14 @@ impl SqlType {
             TypeId::Bpchar => "bpchar".to_string(),
             TypeId::Timestamp if n >= 0 => format!("timestamp({n}) without time zone"),
             TypeId::Timestamp => "timestamp without time zone".to_string(),
+            TypeId::Numeric if n >= 4 => format!("numeric({},{})", numeric::typmod_precision(n), numeric::typmod_scale(n)),
             _ => self.input_name().to_string(),
         }
     }
 
     /// The name PostgreSQL uses in input error messages ("invalid input syntax for type
-    /// integer"): integer, smallint, bigint, boolean, real, double precision, date,
-    /// timestamp, bytea, text, character varying, character.
+    /// integer"): integer, smallint, bigint, boolean, real, double precision, numeric,
+    /// date, timestamp, bytea, text, character varying, character.
     pub fn input_name(&self) -> &'static str {
         match self.id {
             TypeId::Bool => "boolean",
@@ -158,6 +175,7 @@ impl SqlType {
             TypeId::Int8 => "bigint",
             TypeId::Float4 => "real",
             TypeId::Float8 => "double precision",
+            TypeId::Numeric => "numeric",
             TypeId::Text => "text",
             TypeId::Varchar => "character varying",
             TypeId::Bpchar => "character",
@@ -176,6 +194,7 @@ impl SqlType {
             TypeId::Int8 => "int8",
             TypeId::Float4 => "float4",
             TypeId::Float8 => "float8",
+            TypeId::Numeric => "numeric",
             TypeId::Text => "text",
             TypeId::Varchar => "varchar",
             TypeId::Bpchar => "bpchar",
@@ -194,6 +213,7 @@ impl SqlType {
             TypeId::Int8 => 20,
             TypeId::Float4 => 700,
             TypeId::Float8 => 701,
+            TypeId::Numeric => 1700,
             TypeId::Text => 25,
             TypeId::Varchar => 1043,
             TypeId::Bpchar => 1042,
@@ -203,18 +223,18 @@ impl SqlType {
         }
     }
 
-    /// Storage size of fixed-width types; `None` for text, varchar, char and bytea.
+    /// Storage size of fixed-width types; `None` for numeric, text, varchar, char and bytea.
     pub fn fixed_len(&self) -> Option<usize> {
         match self.id {
             TypeId::Bool => Some(1),
             TypeId::Int2 => Some(2),
             TypeId::Int4 | TypeId::Float4 | TypeId::Date => Some(4),
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp => Some(8),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea => None,
+            TypeId::Numeric | TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea => None,
         }
     }
 
-    /// Parses PostgreSQL text input (`boolin`, `int4in`, `float8in`, `date_in`, ...),
+    /// Parses PostgreSQL text input (`boolin`, `int4in`, `float8in`, `numeric_in`, ...),
     /// appending the storage form to `out` (never clearing it). Errors carry PostgreSQL's
     /// SQLSTATE and message. Fixed-width types do not allocate on success (COPY's hot path).
     pub fn input_text(&self, s: &str, out: &mut Vec<u8>) -> Result<()> {
@@ -225,6 +245,7 @@ impl SqlType {
             TypeId::Int8 => out.extend_from_slice(&int::parse_int8(s)?.to_le_bytes()),
             TypeId::Float4 => out.extend_from_slice(&float::parse_float4(s)?.to_bits().to_le_bytes()),
             TypeId::Float8 => out.extend_from_slice(&float::parse_float8(s)?.to_bits().to_le_bytes()),
+            TypeId::Numeric => Numeric::parse_typmod(s, self.typmod)?.encode_stored(out),
             TypeId::Text => text::text_in(s.as_bytes(), out)?,
             TypeId::Varchar => text::varchar_in(s.as_bytes(), self.typmod, out)?,
             TypeId::Bpchar => text::bpchar_in(s.as_bytes(), self.typmod, out)?,
@@ -248,6 +269,7 @@ impl SqlType {
             TypeId::Int8 => push_i64(out, i64::from_le_bytes(stored(v))),
             TypeId::Float4 => float::format_float4(f32::from_bits(u32::from_le_bytes(stored(v))), out),
             TypeId::Float8 => float::format_float8(f64::from_bits(u64::from_le_bytes(stored(v))), out),
+            TypeId::Numeric => Numeric::decode_stored(v).write_text(out),
             TypeId::Text | TypeId::Varchar | TypeId::Bpchar => out.extend_from_slice(v),
             TypeId::Bytea => bytea::bytea_out(v, out),
             TypeId::Date => datetime::format_date(i32::from_le_bytes(stored(v)), out),
@@ -258,13 +280,15 @@ impl SqlType {
     /// Parses PostgreSQL's binary ("recv") representation, appending the storage form.
     /// Applies the same checks as the receive functions: exact width (`insufficient data
     /// left in message` / `incorrect binary data format`), UTF-8 validity and the
-    /// varchar/char length rules for text, the date/timestamp range.
+    /// varchar/char length rules for text, the date/timestamp range, numeric's sign, digits
+    /// and dscale (then its `numeric(p,s)`).
     pub fn recv_binary(&self, wire: &[u8], out: &mut Vec<u8>) -> Result<()> {
         match self.id {
             TypeId::Bool => out.push(u8::from(recv_bool(wire)? != 0)),
             TypeId::Int2 => out.extend_from_slice(&i16::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
             TypeId::Int4 | TypeId::Float4 => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
             TypeId::Int8 | TypeId::Float8 => out.extend_from_slice(&u64::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
+            TypeId::Numeric => Numeric::recv_typmod(wire, self.typmod)?.encode_stored(out),
             TypeId::Text => {
                 text::verify_utf8(wire)?;
                 out.extend_from_slice(wire);
@@ -299,6 +323,7 @@ impl SqlType {
             TypeId::Int2 => out.extend_from_slice(&u16::from_le_bytes(stored(v)).to_be_bytes()),
             TypeId::Int4 | TypeId::Float4 | TypeId::Date => out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes()),
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp => out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes()),
+            TypeId::Numeric => Numeric::decode_stored(v).send(out),
             TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea => out.extend_from_slice(v),
         }
     }
@@ -366,6 +391,7 @@ pub enum Value {
     Int8(i64),
     Float4(f32),
     Float8(f64),
+    Numeric(Numeric),
     /// text, varchar and char (char as stored, blank-padded).
     Text(String),
     Bytea(Vec<u8>),
@@ -386,6 +412,7 @@ impl Value {
             TypeId::Int8 => Value::Int8(i64::from_le_bytes(stored(v))),
             TypeId::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(stored(v)))),
             TypeId::Float8 => Value::Float8(f64::from_bits(u64::from_le_bytes(stored(v)))),
+            TypeId::Numeric => Value::Numeric(Numeric::decode_stored(v)),
             TypeId::Text | TypeId::Varchar | TypeId::Bpchar => Value::Text(String::from_utf8_lossy(v).into_owned()),
             TypeId::Bytea => Value::Bytea(v.to_vec()),
             TypeId::Date => Value::Date(i32::from_le_bytes(stored(v))),
@@ -394,7 +421,7 @@ impl Value {
     }
 
     /// Appends the storage form (nothing for `Null`). The caller is responsible for
-    /// matching the column type (e.g. padding char(n) values).
+    /// matching the column type (e.g. padding char(n) values, applying numeric(p,s)).
     pub fn encode(&self, out: &mut Vec<u8>) {
         match self {
             Value::Null => {}
@@ -404,6 +431,7 @@ impl Value {
             Value::Int8(v) => out.extend_from_slice(&v.to_le_bytes()),
             Value::Float4(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
             Value::Float8(v) => out.extend_from_slice(&v.to_bits().to_le_bytes()),
+            Value::Numeric(n) => n.encode_stored(out),
             Value::Text(s) => out.extend_from_slice(s.as_bytes()),
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
@@ -438,6 +466,7 @@ impl Value {
             Value::Int8(_) => TypeId::Int8,
             Value::Float4(_) => TypeId::Float4,
             Value::Float8(_) => TypeId::Float8,
+            Value::Numeric(_) => TypeId::Numeric,
             Value::Text(_) => TypeId::Text,
             Value::Bytea(_) => TypeId::Bytea,
             Value::Date(_) => TypeId::Date,

@@ -9,6 +9,7 @@
 //! | boolean | `0` or `1` |
 //! | smallint, integer, bigint, date, timestamp | big-endian with the sign bit flipped (date and timestamp are `i32`/`i64`; their -infinity/infinity are `MIN`/`MAX`, so they sort first/last) |
 //! | real, double precision | the IEEE bits, sign bit flipped for positives and all bits inverted for negatives; `-0` is written as `+0` (they are equal, as in PostgreSQL) and every NaN as all ones, after `+infinity` (PostgreSQL sorts NaN above all other values and treats NaNs as equal) |
+//! | numeric | [`Numeric::sort_key`](crate::types::Numeric::sort_key): a class byte (-infinity, negative, zero, positive, infinity, NaN), then for non-zero values the base-10000 weight and digits, terminated, inverted for negatives; equal values of different display scales (`1.0`, `1.00`) get the same key |
 //! | text, varchar, char, bytea | the bytes with each `0x00` written `0x00 0xFF`, then the terminator `0x00 0x00`, so a value sorts before its extensions; char(n) drops its trailing blanks first (bpchar compares without them) |
 //!
 //! A NULL is the tag [`TAG_NULL`] alone; it is greater than [`TAG_VALUE`], so NULLs sort after
@@ -95,6 +96,7 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Int8 | TypeId::Timestamp => out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes()),
         TypeId::Float4 => out.extend_from_slice(&float4_bits(f32::from_bits(u32::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Float8 => out.extend_from_slice(&float8_bits(f64::from_bits(u64::from_le_bytes(fixed(v)))).to_be_bytes()),
+        TypeId::Numeric => crate::types::Numeric::sort_key(v, out),
         TypeId::Bpchar => {
             let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
             escape_bytes(out, &v[..n]);
@@ -149,6 +151,7 @@ fn escape_bytes(out: &mut Vec<u8>, v: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Numeric;
     use proptest::prelude::*;
     use std::cmp::Ordering;
 
@@ -191,6 +194,17 @@ mod tests {
         ]
     }
 
+    /// Numeric literals: specials, zeros of several scales, and decimals sharing prefixes.
+    fn any_numeric() -> impl Strategy<Value = String> {
+        prop_oneof![
+            prop_oneof![Just("NaN"), Just("Infinity"), Just("-Infinity"), Just("0"), Just("0.000"), Just("1"), Just("1.00"), Just("-1")]
+                .prop_map(str::to_string),
+            "-?[0-9]{1,12}(\\.[0-9]{0,12})?",
+            "-?1(0000){0,3}(\\.0{0,6}[15])?",
+            (any::<i64>(), 0u32..30).prop_map(|(m, e)| format!("{m}e-{e}")),
+        ]
+    }
+
     proptest! {
         #[test]
         fn integer_order(a in any::<i64>(), b in any::<i64>(), c in any::<i32>(), d in any::<i32>(), e in any::<i16>(), f in any::<i16>()) {
@@ -212,6 +226,20 @@ mod tests {
         fn bytes_order(a in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), any::<u8>()], 0..12),
                        b in proptest::collection::vec(prop_oneof![Just(0u8), Just(1u8), Just(0xFFu8), any::<u8>()], 0..12)) {
             prop_assert_eq!(key(TypeId::Bytea, &Value::Bytea(a.clone())).cmp(&key(TypeId::Bytea, &Value::Bytea(b.clone()))), a.cmp(&b));
+        }
+
+        #[test]
+        fn numeric_order(a in any_numeric(), b in any_numeric(), c in any::<i32>(), d in any::<i32>()) {
+            let (x, y) = (Numeric::parse(&a).unwrap(), Numeric::parse(&b).unwrap());
+            let ty = TypeId::Numeric;
+            prop_assert_eq!(key(ty, &Value::Numeric(x.clone())).cmp(&key(ty, &Value::Numeric(y.clone()))), x.cmp(&y));
+            // Self-delimiting: a second column decides between equal numerics only.
+            let two = |n: &Numeric, i: i32| {
+                let mut out = Vec::new();
+                encode_values(&mut out, &[(SqlType::new(ty), &Value::Numeric(n.clone())), (SqlType::new(TypeId::Int4), &Value::Int4(i))]);
+                out
+            };
+            prop_assert_eq!(two(&x, c).cmp(&two(&y, d)), x.cmp(&y).then(c.cmp(&d)));
         }
 
         #[test]

@@ -10,6 +10,7 @@ mod errors;
 mod fixtures;
 mod floats;
 mod names;
+mod numeric;
 mod oracle;
 
 use super::{SqlType, TypeId};

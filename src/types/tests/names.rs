@@ -35,6 +35,10 @@ fn resolves_sql_names() {
         ("timestamp", &[], TypeId::Timestamp, -1, "timestamp without time zone"),
         ("timestamp without time zone", &[3], TypeId::Timestamp, 3, "timestamp(3) without time zone"),
         ("timestamp", &[9], TypeId::Timestamp, 6, "timestamp(6) without time zone"),
+        ("numeric", &[], TypeId::Numeric, -1, "numeric"),
+        ("decimal", &[10, 2], TypeId::Numeric, (10 << 16 | 2) + 4, "numeric(10,2)"),
+        ("NUMERIC", &[5], TypeId::Numeric, (5 << 16) + 4, "numeric(5,0)"),
+        ("numeric", &[3, -2], TypeId::Numeric, (3 << 16 | 0x7fe) + 4, "numeric(3,-2)"),
     ];
     for &(name, args, id, typmod, formatted) in cases {
         let ty = resolve(name, args);
@@ -66,6 +70,7 @@ fn oids_widths_and_input_names() {
         (TypeId::Int8, 20, Some(8), "bigint"),
         (TypeId::Float4, 700, Some(4), "real"),
         (TypeId::Float8, 701, Some(8), "double precision"),
+        (TypeId::Numeric, 1700, None, "numeric"),
         (TypeId::Text, 25, None, "text"),
         (TypeId::Varchar, 1043, None, "character varying"),
         (TypeId::Bpchar, 1042, None, "character"),

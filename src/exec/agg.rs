@@ -1,0 +1,453 @@
+//! Aggregation: aggregate calls (count, sum, avg, min, max, bool_and, bool_or, every,
+//! string_agg; with DISTINCT, FILTER and ORDER BY inside), hashed by the group key.
+//!
+//! Result types are PostgreSQL's: count is bigint; sum of smallint / integer is bigint, of
+//! real real, of double precision double precision; avg of a float is double precision;
+//! min / max keep their argument's type. sum of bigint and avg of integers are numeric in
+//! PostgreSQL and refused until heapstore has numeric.
+
+use super::sort::{compare_keys, SortKey};
+use super::{key_of, Exec, Node, Row};
+use crate::access::heap::Flow;
+use crate::error::{sqlstate, PgError, Result};
+use crate::sql::expr::{self, coerce, is_int, is_text, type_of, Scalar};
+use crate::types::{SqlType, TypeId, Value};
+use std::collections::HashMap;
+
+/// The aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    BoolAnd,
+    BoolOr,
+    StringAgg,
+}
+
+impl AggFunc {
+    /// The aggregate called `name` (`count` is resolved to `count(*)` when bound).
+    pub fn named(name: &str) -> Option<AggFunc> {
+        Some(match name {
+            "count" => AggFunc::Count,
+            "sum" => AggFunc::Sum,
+            "avg" => AggFunc::Avg,
+            "min" => AggFunc::Min,
+            "max" => AggFunc::Max,
+            "bool_and" | "every" => AggFunc::BoolAnd,
+            "bool_or" => AggFunc::BoolOr,
+            "string_agg" => AggFunc::StringAgg,
+            _ => return None,
+        })
+    }
+}
+
+/// A bound aggregate call.
+#[derive(Clone, Debug)]
+pub struct AggCall {
+    pub func: AggFunc,
+    pub args: Vec<Scalar>,
+    pub distinct: bool,
+    pub filter: Option<Scalar>,
+    pub order: Vec<SortKey>,
+    /// The result type.
+    pub ty: SqlType,
+    /// The argument's type (of the first argument).
+    pub arg_ty: Option<SqlType>,
+}
+
+fn no_agg(name: &str, args: &[Scalar]) -> PgError {
+    let types: Vec<String> = args.iter().map(|a| type_of(a).map(|t| t.name()).unwrap_or_else(|| "unknown".into())).collect();
+    PgError::new("42883", format!("function {name}({}) does not exist", types.join(", ")))
+        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+impl AggCall {
+    /// Type-checks a call and gives it PostgreSQL's result type.
+    pub fn bind(
+        func: AggFunc,
+        name: &str,
+        args: Vec<Scalar>,
+        star: bool,
+        distinct: bool,
+        filter: Option<Scalar>,
+        order: Vec<SortKey>,
+    ) -> Result<AggCall> {
+        let t = SqlType::new;
+        let mut args = args;
+        if star {
+            if func != AggFunc::Count {
+                return Err(PgError::syntax(format!("{name}(*) is not an aggregate that takes *")));
+            }
+            if distinct {
+                return Err(PgError::syntax("DISTINCT specified, but count(*) takes no arguments"));
+            }
+            return Ok(AggCall { func: AggFunc::CountStar, args, distinct, filter, order, ty: t(TypeId::Int8), arg_ty: None });
+        }
+        let want = if func == AggFunc::StringAgg { 2 } else { 1 };
+        if args.len() != want {
+            return Err(no_agg(name, &args));
+        }
+        // An untyped literal argument is text (bool for bool_and / bool_or).
+        let lit_ty = if matches!(func, AggFunc::BoolAnd | AggFunc::BoolOr) { TypeId::Bool } else { TypeId::Text };
+        args = args.into_iter().map(|a| coerce(a, Some(t(lit_ty)))).collect::<Result<Vec<_>>>()?;
+        if let Some(Scalar::Const(Value::Null)) = args.first() {
+            args[0] = Scalar::Cast(Box::new(Scalar::Const(Value::Null)), t(lit_ty));
+        }
+        let at = type_of(&args[0]);
+        let id = at.map(|t| t.id);
+        let ty = match func {
+            AggFunc::Count | AggFunc::CountStar => t(TypeId::Int8),
+            AggFunc::Sum => match id {
+                Some(TypeId::Int2 | TypeId::Int4) => t(TypeId::Int8),
+                Some(TypeId::Float4) => t(TypeId::Float4),
+                Some(TypeId::Float8) => t(TypeId::Float8),
+                Some(TypeId::Int8) => {
+                    return Err(PgError::feature(
+                        "sum(bigint) (numeric in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
+                    ))
+                }
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::Avg => match id {
+                Some(TypeId::Float4 | TypeId::Float8) => t(TypeId::Float8),
+                Some(x) if is_int(x) => {
+                    return Err(PgError::feature(
+                        "avg of integers (numeric in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
+                    ))
+                }
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::Min | AggFunc::Max => match at {
+                Some(x) if x.id != TypeId::Bytea && x.id != TypeId::Bool => {
+                    if is_text(x.id) {
+                        SqlType::new(if x.id == TypeId::Bpchar { TypeId::Bpchar } else { TypeId::Text })
+                    } else {
+                        SqlType::new(x.id)
+                    }
+                }
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::BoolAnd | AggFunc::BoolOr => match id {
+                Some(TypeId::Bool) => t(TypeId::Bool),
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::StringAgg => {
+                let st = type_of(&args[1]).map(|t| t.id);
+                match (id, st) {
+                    (Some(a), Some(b)) if is_text(a) && is_text(b) => t(TypeId::Text),
+                    _ => return Err(no_agg(name, &args)),
+                }
+            }
+        };
+        if distinct && !order.is_empty() {
+            // PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list.
+            for k in &order {
+                let shown = format!("{:?}", k.expr);
+                if !args.iter().any(|a| format!("{a:?}") == shown) {
+                    return Err(PgError::new("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"));
+                }
+            }
+        }
+        Ok(AggCall { func, args, distinct, filter, order, ty, arg_ty: at })
+    }
+}
+
+/// The running state of one aggregate in one group.
+#[derive(Clone, Debug)]
+enum Acc {
+    Count(i64),
+    SumInt(Option<i128>),
+    SumF4(Option<f32>),
+    SumF8(Option<f64>),
+    AvgF(f64, i64),
+    Min(Value),
+    Max(Value),
+    Bool(Option<bool>),
+    Str(Option<String>),
+    /// DISTINCT or ORDER BY inside: the (arguments, sort keys) seen, folded at the end.
+    Collect(Vec<(Row, Row)>),
+}
+
+fn fresh(c: &AggCall) -> Acc {
+    if c.distinct || !c.order.is_empty() {
+        return Acc::Collect(Vec::new());
+    }
+    plain(c)
+}
+
+fn plain(c: &AggCall) -> Acc {
+    match c.func {
+        AggFunc::Count | AggFunc::CountStar => Acc::Count(0),
+        AggFunc::Sum => match c.ty.id {
+            TypeId::Int8 => Acc::SumInt(None),
+            TypeId::Float4 => Acc::SumF4(None),
+            _ => Acc::SumF8(None),
+        },
+        AggFunc::Avg => Acc::AvgF(0.0, 0),
+        AggFunc::Min => Acc::Min(Value::Null),
+        AggFunc::Max => Acc::Max(Value::Null),
+        AggFunc::BoolAnd | AggFunc::BoolOr => Acc::Bool(None),
+        AggFunc::StringAgg => Acc::Str(None),
+    }
+}
+
+/// Feeds one row's argument values into `acc`.
+fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
+    // Strict aggregates skip NULL inputs (count(*) has none).
+    if c.func != AggFunc::CountStar && args.first().is_some_and(|v| *v == Value::Null) {
+        return Ok(());
+    }
+    match acc {
+        Acc::Count(n) => *n += 1,
+        Acc::SumInt(s) => *s = Some(s.unwrap_or(0) + i128::from(expr::as_i64(&args[0]).unwrap_or(0))),
+        Acc::SumF4(s) => {
+            let x = match args[0] {
+                Value::Float4(f) => f,
+                ref v => expr::as_f64(v).unwrap_or(0.0) as f32,
+            };
+            *s = Some(s.unwrap_or(0.0) + x);
+        }
+        Acc::SumF8(s) => *s = Some(s.unwrap_or(0.0) + expr::as_f64(&args[0]).unwrap_or(0.0)),
+        Acc::AvgF(s, n) => {
+            *s += expr::as_f64(&args[0]).unwrap_or(0.0);
+            *n += 1;
+        }
+        Acc::Min(m) => {
+            if *m == Value::Null || expr::compare(&args[0], m)? == std::cmp::Ordering::Less {
+                *m = args[0].clone();
+            }
+        }
+        Acc::Max(m) => {
+            if *m == Value::Null || expr::compare(&args[0], m)? == std::cmp::Ordering::Greater {
+                *m = args[0].clone();
+            }
+        }
+        Acc::Bool(b) => {
+            let x = args[0] == Value::Bool(true);
+            *b = Some(match (*b, c.func) {
+                (None, _) => x,
+                (Some(y), AggFunc::BoolAnd) => y && x,
+                (Some(y), _) => y || x,
+            });
+        }
+        Acc::Str(s) => {
+            let Value::Text(x) = &args[0] else { return Ok(()) };
+            match s {
+                None => *s = Some(x.clone()),
+                Some(cur) => {
+                    if let Some(Value::Text(sep)) = args.get(1) {
+                        cur.push_str(sep);
+                    }
+                    cur.push_str(x);
+                }
+            }
+        }
+        Acc::Collect(_) => unreachable!("collected aggregates are folded in finish"),
+    }
+    Ok(())
+}
+
+fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
+    Ok(match acc {
+        Acc::Count(n) => Value::Int8(n),
+        Acc::SumInt(None) | Acc::SumF4(None) | Acc::SumF8(None) => Value::Null,
+        Acc::SumInt(Some(s)) => {
+            Value::Int8(i64::try_from(s).map_err(|_| PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range"))?)
+        }
+        Acc::SumF4(Some(s)) => Value::Float4(s),
+        Acc::SumF8(Some(s)) => Value::Float8(s),
+        Acc::AvgF(_, 0) => Value::Null,
+        Acc::AvgF(s, n) => Value::Float8(s / n as f64),
+        Acc::Min(v) | Acc::Max(v) => v,
+        Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
+        Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),
+        Acc::Collect(mut rows) => {
+            rows.sort_by(|a, b| compare_keys(&a.1, &b.1, &c.order));
+            let mut acc = plain(c);
+            let mut seen = std::collections::HashSet::new();
+            let mut key = Vec::new();
+            for (args, _) in rows {
+                if c.distinct {
+                    // DISTINCT compares the first argument (string_agg's separator is not
+                    // part of the value).
+                    key_of(&args[..1], &mut key);
+                    if !seen.insert(key.clone()) {
+                        continue;
+                    }
+                }
+                step(c, &mut acc, &args)?;
+            }
+            finish(c, acc)?
+        }
+    })
+}
+
+struct Group {
+    keys: Row,
+    accs: Vec<Acc>,
+}
+
+/// Partitions a hash aggregate or hash join spills into.
+pub const PARTITIONS: usize = 16;
+
+/// The partition of a key at recursion `depth` (a different hash at each depth, so that a
+/// partition that overflows again splits differently).
+pub(super) fn partition_of(key: &[u8], depth: u32) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    depth.hash(&mut h);
+    key.hash(&mut h);
+    (h.finish() % PARTITIONS as u64) as usize
+}
+
+/// A source of rows: calls its argument with each row.
+pub(super) type Source<'s> = dyn FnMut(&mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<()> + 's;
+
+pub(super) fn run(
+    ex: &Exec<'_>,
+    node: &Node,
+    input: &Node,
+    group: &[Scalar],
+    aggs: &[AggCall],
+    outer: &[&[Value]],
+    sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
+) -> Result<Flow> {
+    let mut source = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| ex.run(input, outer, f).map(|_| ());
+    aggregate(ex, node, &mut source, group, aggs, outer, sink, 0)
+}
+
+/// Hash aggregation of `source`'s rows. Past `work_mem`, rows of groups not yet in memory go
+/// to temporary files by a hash of their group key; the groups in memory are finished first,
+/// then each file is aggregated the same way (a group's rows all land in one file).
+#[allow(clippy::too_many_arguments)]
+fn aggregate(
+    ex: &Exec<'_>,
+    node: &Node,
+    source: &mut Source<'_>,
+    group: &[Scalar],
+    aggs: &[AggCall],
+    outer: &[&[Value]],
+    sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
+    depth: u32,
+) -> Result<Flow> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut keys = Vec::with_capacity(group.len());
+    let mut key = Vec::new();
+    let mut args = Vec::new();
+    let mut mem = 0usize;
+    let mut parts: Vec<super::spill::TempFile<'_>> = Vec::new();
+    // Grouped aggregation may spill; without GROUP BY there is one group, always in memory.
+    let may_spill = !group.is_empty() && depth < 8;
+    source(&mut |row| {
+        keys.clear();
+        for g in group {
+            keys.push(ex.eval(g, row, outer)?);
+        }
+        key_of(&keys, &mut key);
+        let gi = match index.get(&key) {
+            Some(&i) => i,
+            None => {
+                if may_spill && mem > ex.work_mem {
+                    if parts.is_empty() {
+                        for _ in 0..PARTITIONS {
+                            parts.push(ex.temp.create()?);
+                        }
+                    }
+                    parts[partition_of(&key, depth)].write_row(row)?;
+                    return Ok(Flow::Continue);
+                }
+                mem += super::row_bytes(&keys) + aggs.len() * std::mem::size_of::<Acc>() + key.len() + 64;
+                groups.push(Group { keys: keys.clone(), accs: aggs.iter().map(fresh).collect() });
+                index.insert(key.clone(), groups.len() - 1);
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[gi];
+        for (c, acc) in aggs.iter().zip(g.accs.iter_mut()) {
+            if let Some(f) = &c.filter {
+                if !ex.truth(f, row, outer)? {
+                    continue;
+                }
+            }
+            args.clear();
+            for a in &c.args {
+                args.push(ex.eval(a, row, outer)?);
+            }
+            if let Acc::Collect(rows) = acc {
+                if c.func != AggFunc::CountStar && args.first().is_some_and(|v| *v == Value::Null) {
+                    continue;
+                }
+                let mut k = Vec::with_capacity(c.order.len());
+                for o in &c.order {
+                    k.push(ex.eval(&o.expr, row, outer)?);
+                }
+                mem += super::row_bytes(&args) + super::row_bytes(&k);
+                rows.push((args.clone(), k));
+            } else {
+                step(c, acc, &args)?;
+            }
+        }
+        Ok(Flow::Continue)
+    })?;
+    // Without GROUP BY there is exactly one group, even over no rows.
+    if group.is_empty() && groups.is_empty() {
+        groups.push(Group { keys: Vec::new(), accs: aggs.iter().map(fresh).collect() });
+    }
+    ex.note_mem(node, mem as u64);
+    let mut out = Vec::with_capacity(group.len() + aggs.len());
+    for g in groups {
+        out.clear();
+        out.extend(g.keys);
+        for (c, acc) in aggs.iter().zip(g.accs) {
+            out.push(finish(c, acc)?);
+        }
+        if let Flow::Stop = sink(&out)? {
+            return Ok(Flow::Stop);
+        }
+    }
+    drop(index);
+    if !parts.is_empty() {
+        ex.note_disk(node, parts.iter().map(|p| p.len()).sum());
+    }
+    for p in parts {
+        let mut reader = p.reader()?;
+        let mut part_source = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| -> Result<()> {
+            while let Some(r) = reader.next_row()? {
+                if let Flow::Stop = f(&r)? {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        if let Flow::Stop = aggregate(ex, node, &mut part_source, group, aggs, outer, sink, depth + 1)? {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// An aggregate folded row by row whose current value can be read at any point (window
+/// aggregates over growing frames).
+pub struct Running<'c> {
+    call: &'c AggCall,
+    acc: Acc,
+}
+
+impl<'c> Running<'c> {
+    pub fn new(call: &'c AggCall) -> Running<'c> {
+        Running { call, acc: plain(call) }
+    }
+
+    pub fn step(&mut self, args: &[Value]) -> Result<()> {
+        step(self.call, &mut self.acc, args)
+    }
+
+    pub fn value(&self) -> Result<Value> {
+        finish(self.call, self.acc.clone())
+    }
+}

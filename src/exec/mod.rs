@@ -1,0 +1,743 @@
+//! The query executor: a tree of plan nodes ([`Node`]) run against a snapshot.
+//!
+//! **Rows are pushed, not pulled.** Each node runs its input with a consumer ("sink") that
+//! receives one row at a time and answers [`Flow::Continue`] or [`Flow::Stop`]. Heap scans
+//! are page-at-a-time callbacks over a read stream (`access::heap::scan`), so pushing rows
+//! keeps the scan loop tight: no per-row virtual `next()` chain, no state machine to resume a
+//! scan in the middle of a page. A LIMIT answers `Stop` and the scan ends at once. Blocking
+//! nodes (sort, hash aggregate, the build side of a hash join, window aggregation)
+//! consume their input fully and then push their output. The top-level sink writes rows out
+//! (to the client, or into the result) as they come, so a plain scan streams. What pushing
+//! cannot do is suspend mid-scan (the protocol's Execute with a row limit); a portal that is
+//! suspended holds its remaining rows instead.
+//!
+//! Rows are `Vec<Value>` of the node's output columns; expressions (`sql::expr::Scalar`)
+//! index into them. A join's row is its left input's columns followed by its right input's.
+//!
+//! Invariants:
+//! 1. A node pushes rows of exactly its output width (`Node::width`), and stops pushing as
+//!    soon as its sink answers `Stop`, propagating `Stop` to its caller.
+//! 2. NULLs follow PostgreSQL: a NULL join key matches nothing; NULLs group together and are
+//!    one value for DISTINCT and set operations; they sort last ascending and first
+//!    descending unless NULLS FIRST / LAST says otherwise.
+//! 3. Every table a plan reads is locked (AccessShareLock, to transaction end) before the plan
+//!    runs, and every scan reads with the statement's one snapshot.
+//! 4. A subquery that reads no column of an enclosing query runs once per statement (its
+//!    result cached); a correlated one runs once per outer row.
+
+pub mod agg;
+mod join;
+mod sort;
+pub mod spill;
+pub mod window;
+
+pub use agg::{AggCall, AggFunc};
+pub use sort::SortKey;
+pub use window::{Frame, FrameBound, WinCall, WinFunc};
+
+use crate::access::heap::Flow;
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::Session;
+use crate::sql::dml;
+use crate::sql::expr::{self, CmpOp, EvalCx, Scalar, SubRunner};
+use crate::txn::Snapshot;
+use crate::types::{SqlType, TypeId, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A row flowing between nodes.
+pub type Row = Vec<Value>;
+
+/// One output column of a query.
+#[derive(Clone, Debug)]
+pub struct OutCol {
+    pub name: String,
+    pub ty: SqlType,
+    /// The table's OID and column number when the column is a table's column.
+    pub source: Option<(u32, i16)>,
+}
+
+/// A bound query: its plan and output columns.
+#[derive(Clone, Debug)]
+pub struct BoundQuery {
+    pub node: Node,
+    pub columns: Vec<OutCol>,
+    /// Whether the query reads a column of an enclosing query.
+    pub correlated: bool,
+}
+
+/// What a subquery in an expression computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SubKind {
+    Exists,
+    /// A scalar subquery: its one row's one column (NULL for no row; 21000 for more).
+    Scalar,
+    /// `lhs op ANY (subquery)` (`IN` is `= ANY`).
+    Any(CmpOp),
+    /// `lhs op ALL (subquery)`.
+    All(CmpOp),
+}
+
+/// A subquery inside an expression.
+#[derive(Clone, Debug)]
+pub struct SubLink {
+    pub kind: SubKind,
+    pub lhs: Option<Scalar>,
+    pub plan: Arc<Node>,
+    pub correlated: bool,
+    /// The subquery's column type (of the scalar result).
+    pub col_ty: Option<SqlType>,
+}
+
+impl SubLink {
+    pub fn new(kind: SubKind, lhs: Option<Scalar>, q: BoundQuery, col_ty: Option<SqlType>) -> SubLink {
+        SubLink { kind, lhs, plan: Arc::new(q.node), correlated: q.correlated, col_ty }
+    }
+
+    /// The type of the expression's value.
+    pub fn result_type(&self) -> Option<SqlType> {
+        match self.kind {
+            SubKind::Scalar => self.col_ty,
+            _ => Some(SqlType::new(TypeId::Bool)),
+        }
+    }
+
+    /// The left operand of IN / ANY / ALL.
+    pub fn lhs(&self) -> Option<&Scalar> {
+        self.lhs.as_ref()
+    }
+}
+
+/// The kind of a join.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+    Right,
+    Full,
+}
+
+/// A join of two inputs; its rows are the left row followed by the right row.
+#[derive(Clone, Debug)]
+pub struct JoinNode {
+    pub kind: JoinKind,
+    pub left: Node,
+    pub right: Node,
+    /// Equality keys (left expression over the left row, right expression over the right
+    /// row): a hash join when not empty, else a nested loop.
+    pub keys: Vec<(Scalar, Scalar)>,
+    /// The rest of the join condition, over the joined row.
+    pub cond: Option<Scalar>,
+    pub left_width: usize,
+    pub right_width: usize,
+}
+
+/// UNION / INTERSECT / EXCEPT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOpKind {
+    Union,
+    Intersect,
+    Except,
+}
+
+/// A plan node (see the module doc).
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// One row of no columns (a SELECT without FROM).
+    Unit,
+    /// Rows given by expressions (VALUES).
+    Values(Vec<Vec<Scalar>>, usize),
+    /// A table's visible rows (sequential or index scan, with the conditions pushed into it).
+    Scan(Box<dml::Plan>),
+    Filter(Box<Node>, Scalar),
+    Project(Box<Node>, Vec<Scalar>),
+    Join(Box<JoinNode>),
+    /// Grouping and aggregates: output is the group expressions' values, then the aggregates'.
+    Agg(Box<Node>, Vec<Scalar>, Vec<AggCall>),
+    Sort(Box<Node>, Vec<SortKey>),
+    /// LIMIT / OFFSET (each a constant or parameter expression).
+    Limit(Box<Node>, Option<Scalar>, Option<Scalar>),
+    /// The first row of each distinct value of the first `n` columns.
+    Distinct(Box<Node>, usize),
+    SetOp(SetOpKind, bool, Box<Node>, Box<Node>),
+    /// Appends one column per window call.
+    Window(Box<Node>, Vec<WinCall>),
+    /// A WITH query's rows, computed once per statement.
+    Cte(Arc<CteDef>),
+}
+
+/// A WITH query.
+#[derive(Debug)]
+pub struct CteDef {
+    pub name: String,
+    /// Its column names.
+    pub columns: Vec<String>,
+    pub node: Node,
+    pub width: usize,
+}
+
+impl Node {
+    /// The number of columns of this node's rows.
+    pub fn width(&self) -> usize {
+        match self {
+            Node::Unit => 0,
+            Node::Values(_, w) => *w,
+            Node::Scan(p) => p.types.len(),
+            Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) => i.width(),
+            Node::Project(_, e) => e.len(),
+            Node::Join(j) => j.left_width + j.right_width,
+            Node::Agg(_, g, a) => g.len() + a.len(),
+            Node::SetOp(_, _, l, _) => l.width(),
+            Node::Window(i, w) => i.width() + w.len(),
+            Node::Cte(c) => c.width,
+        }
+    }
+
+    /// The tables this plan (and its subqueries) reads.
+    pub fn tables(&self, out: &mut Vec<Arc<crate::catalog::Table>>) {
+        let exprs = |e: &Scalar, out: &mut Vec<Arc<crate::catalog::Table>>| {
+            e.visit(&mut |x| {
+                if let Scalar::SubLink(l) = x {
+                    l.plan.tables(out);
+                }
+            })
+        };
+        match self {
+            Node::Unit => {}
+            Node::Values(rows, _) => rows.iter().flatten().for_each(|e| exprs(e, out)),
+            Node::Scan(p) => {
+                out.push(p.table.clone());
+                if let Some(f) = &p.filter {
+                    exprs(f, out);
+                }
+            }
+            Node::Filter(i, e) => {
+                i.tables(out);
+                exprs(e, out);
+            }
+            Node::Project(i, es) => {
+                i.tables(out);
+                es.iter().for_each(|e| exprs(e, out));
+            }
+            Node::Join(j) => {
+                j.left.tables(out);
+                j.right.tables(out);
+                if let Some(c) = &j.cond {
+                    exprs(c, out);
+                }
+            }
+            Node::Agg(i, g, a) => {
+                i.tables(out);
+                g.iter().for_each(|e| exprs(e, out));
+                for c in a {
+                    c.args.iter().for_each(|e| exprs(e, out));
+                }
+            }
+            Node::Sort(i, k) => {
+                i.tables(out);
+                k.iter().for_each(|k| exprs(&k.expr, out));
+            }
+            Node::Limit(i, ..) | Node::Distinct(i, _) => i.tables(out),
+            Node::SetOp(_, _, l, r) => {
+                l.tables(out);
+                r.tables(out);
+            }
+            Node::Window(i, w) => {
+                i.tables(out);
+                for c in w {
+                    c.args.iter().for_each(|e| exprs(e, out));
+                }
+            }
+            Node::Cte(c) => c.node.tables(out),
+        }
+    }
+}
+
+/// Encodes values as a byte key that is equal exactly when the values are equal as
+/// PostgreSQL's hashing operators see them: integers by value whatever their width, floats
+/// with -0 = 0 and all NaNs one value, NULL as its own value (grouping and DISTINCT treat
+/// NULLs as equal; joins check for NULL keys before they look a key up).
+pub fn key_of(vals: &[Value], out: &mut Vec<u8>) {
+    out.clear();
+    for v in vals {
+        match v {
+            Value::Null => out.push(0),
+            Value::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
+            Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
+                out.push(2);
+                out.extend_from_slice(&expr::as_i64(v).unwrap_or(0).to_le_bytes());
+            }
+            Value::Float4(_) | Value::Float8(_) => {
+                let f = expr::as_f64(v).unwrap_or(0.0);
+                let f = if f == 0.0 {
+                    0.0
+                } else if f.is_nan() {
+                    f64::NAN
+                } else {
+                    f
+                };
+                out.push(3);
+                out.extend_from_slice(&f.to_bits().to_le_bytes());
+            }
+            Value::Text(s) => {
+                out.push(4);
+                out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+                out.extend_from_slice(s.as_bytes());
+            }
+            Value::Bytea(b) => {
+                out.push(5);
+                out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                out.extend_from_slice(b);
+            }
+            Value::Date(d) => {
+                out.push(6);
+                out.extend_from_slice(&d.to_le_bytes());
+            }
+            Value::Timestamp(t) => {
+                out.push(7);
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            #[allow(unreachable_patterns)]
+            other => {
+                out.push(8);
+                let text = other.to_text(&expr::value_type(other).unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
+                out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                out.extend_from_slice(text.as_bytes());
+            }
+        }
+    }
+}
+
+/// An estimate of the memory a row takes (for work_mem accounting and EXPLAIN).
+pub fn row_bytes(row: &[Value]) -> usize {
+    std::mem::size_of::<Row>()
+        + row
+            .iter()
+            .map(|v| {
+                std::mem::size_of::<Value>()
+                    + match v {
+                        Value::Text(s) => s.len(),
+                        Value::Bytea(b) => b.len(),
+                        _ => 0,
+                    }
+            })
+            .sum::<usize>()
+}
+
+/// Runs plans for one statement: the session, its snapshot, the parameters, and the results
+/// of WITH queries and uncorrelated subqueries (computed once, invariant 4).
+pub struct Exec<'a> {
+    pub s: &'a Session,
+    pub snap: Snapshot,
+    pub params: &'a [Option<String>],
+    cache: RefCell<HashMap<usize, Rc<Vec<Row>>>>,
+    /// `work_mem` in bytes (sorts and hashes keep this much in memory).
+    pub work_mem: usize,
+    /// Per-node figures for EXPLAIN ANALYZE (keyed by the node's address), when collected.
+    pub stats: Option<RefCell<HashMap<usize, NodeStats>>>,
+    /// Temporary files for sorts and hashes past `work_mem`.
+    pub temp: spill::TempSpace,
+}
+
+/// What one plan node did (EXPLAIN ANALYZE): rows pushed, runs, time to the first row and in
+/// total, both without the time its consumers spent on its rows; the scans' own figures.
+#[derive(Clone, Debug, Default)]
+pub struct NodeStats {
+    pub rows: u64,
+    pub loops: u64,
+    pub first_ns: Option<u64>,
+    pub total_ns: u64,
+    pub scans: Vec<crate::access::heap::ScanTrace>,
+    /// Peak memory a sort or hash held (bytes, estimated).
+    pub mem_bytes: u64,
+    /// Bytes a sort or hash wrote to temporary files.
+    pub disk_bytes: u64,
+}
+
+impl<'a> Exec<'a> {
+    pub fn new(s: &'a Session, snap: Snapshot, params: &'a [Option<String>]) -> Exec<'a> {
+        let temp = spill::TempSpace::new(s.shared.vfs.clone(), &s.shared.dir, s.temp_file_limit_kb());
+        Exec { s, snap, params, cache: RefCell::new(HashMap::new()), work_mem: s.work_mem_bytes() as usize, stats: None, temp }
+    }
+
+    fn cx<'c>(&'c self, outer: &'c [&'c [Value]]) -> EvalCx<'c> {
+        EvalCx { params: self.params, outer, runner: Some(self) }
+    }
+
+    /// Evaluates `e` on `row`.
+    pub fn eval(&self, e: &Scalar, row: &[Value], outer: &[&[Value]]) -> Result<Value> {
+        e.eval_cx(row, &self.cx(outer))
+    }
+
+    fn truth(&self, e: &Scalar, row: &[Value], outer: &[&[Value]]) -> Result<bool> {
+        Ok(self.eval(e, row, outer)? == Value::Bool(true))
+    }
+
+    /// Runs `node`, pushing each row to `sink`; `outer` holds the current rows of enclosing
+    /// queries (innermost first). Returns `Stop` if the sink stopped it.
+    pub fn run(&self, node: &Node, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+        let Some(stats) = &self.stats else { return self.run_node(node, outer, sink) };
+        let t0 = std::time::Instant::now();
+        let (mut rows, mut first, mut in_sink) = (0u64, None, 0u64);
+        let mut counted = |r: &[Value]| {
+            rows += 1;
+            let t = std::time::Instant::now();
+            if first.is_none() {
+                first = Some((t - t0).as_nanos() as u64 - in_sink);
+            }
+            let f = sink(r);
+            in_sink += t.elapsed().as_nanos() as u64;
+            f
+        };
+        let (r, traces) = if matches!(node, Node::Scan(_)) {
+            crate::access::heap::traced(|| self.run_node(node, outer, &mut counted))
+        } else {
+            (self.run_node(node, outer, &mut counted), Vec::new())
+        };
+        let total = (t0.elapsed().as_nanos() as u64).saturating_sub(in_sink);
+        let mut m = stats.borrow_mut();
+        let st = m.entry(node as *const Node as usize).or_default();
+        st.rows += rows;
+        st.loops += 1;
+        st.first_ns = st.first_ns.or(first);
+        st.total_ns += total;
+        st.scans.extend(traces);
+        r
+    }
+
+    /// Records a sort's or hash's memory for EXPLAIN ANALYZE.
+    pub(crate) fn note_mem(&self, node: &Node, bytes: u64) {
+        if let Some(stats) = &self.stats {
+            let mut m = stats.borrow_mut();
+            let st = m.entry(node as *const Node as usize).or_default();
+            st.mem_bytes = st.mem_bytes.max(bytes);
+        }
+    }
+
+    /// Records what a sort or hash wrote to temporary files, for EXPLAIN ANALYZE.
+    pub(crate) fn note_disk(&self, node: &Node, bytes: u64) {
+        if let Some(stats) = &self.stats {
+            let mut m = stats.borrow_mut();
+            let st = m.entry(node as *const Node as usize).or_default();
+            st.disk_bytes = st.disk_bytes.max(bytes);
+        }
+    }
+
+    fn run_node(&self, node: &Node, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+        match node {
+            Node::Unit => sink(&[]),
+            Node::Values(rows, _) => {
+                let mut out = Vec::new();
+                for r in rows {
+                    out.clear();
+                    for e in r {
+                        out.push(self.eval(e, &[], outer)?);
+                    }
+                    if let Flow::Stop = sink(&out)? {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Node::Scan(p) => {
+                let mut stopped = false;
+                p.for_each(self.s, &self.snap, self.params, |_, row| {
+                    let f = sink(row)?;
+                    stopped = matches!(f, Flow::Stop);
+                    Ok(f)
+                })?;
+                Ok(if stopped { Flow::Stop } else { Flow::Continue })
+            }
+            Node::Filter(input, cond) => {
+                self.run(input, outer, &mut |row| if self.truth(cond, row, outer)? { sink(row) } else { Ok(Flow::Continue) })
+            }
+            Node::Project(input, exprs) => {
+                let mut out = Vec::with_capacity(exprs.len());
+                self.run(input, outer, &mut |row| {
+                    out.clear();
+                    for e in exprs {
+                        out.push(self.eval(e, row, outer)?);
+                    }
+                    sink(&out)
+                })
+            }
+            Node::Join(j) => join::run(self, node, j, outer, sink),
+            Node::Agg(input, group, aggs) => agg::run(self, node, input, group, aggs, outer, sink),
+            Node::Sort(input, keys) => sort::run(self, node, input, keys, outer, sink),
+            Node::Limit(input, limit, offset) => {
+                let lim = match limit {
+                    None => None,
+                    Some(e) => match self.eval(e, &[], outer)? {
+                        Value::Null => None,
+                        v => {
+                            let n = expr::as_i64(&v)
+                                .ok_or_else(|| PgError::new(sqlstate::DATATYPE_MISMATCH, "argument of LIMIT must be type bigint"))?;
+                            if n < 0 {
+                                return Err(PgError::new("2201W", "LIMIT must not be negative"));
+                            }
+                            Some(n as u64)
+                        }
+                    },
+                };
+                let off = match offset {
+                    None => 0,
+                    Some(e) => match self.eval(e, &[], outer)? {
+                        Value::Null => 0,
+                        v => {
+                            let n = expr::as_i64(&v)
+                                .ok_or_else(|| PgError::new(sqlstate::DATATYPE_MISMATCH, "argument of OFFSET must be type bigint"))?;
+                            if n < 0 {
+                                return Err(PgError::new("2201X", "OFFSET must not be negative"));
+                            }
+                            n as u64
+                        }
+                    },
+                };
+                if lim == Some(0) {
+                    return Ok(Flow::Continue);
+                }
+                let (mut seen, mut sent) = (0u64, 0u64);
+                let flow = self.run(input, outer, &mut |row| {
+                    seen += 1;
+                    if seen <= off {
+                        return Ok(Flow::Continue);
+                    }
+                    sent += 1;
+                    if let Flow::Stop = sink(row)? {
+                        return Ok(Flow::Stop);
+                    }
+                    Ok(if lim.is_some_and(|l| sent >= l) { Flow::Stop } else { Flow::Continue })
+                })?;
+                // Reaching the limit stops the input, not the caller.
+                Ok(if lim.is_some_and(|l| sent >= l) { Flow::Continue } else { flow })
+            }
+            Node::Distinct(input, n) => {
+                let mut seen = std::collections::HashSet::new();
+                let mut key = Vec::new();
+                self.run(input, outer, &mut |row| {
+                    key_of(&row[..*n], &mut key);
+                    if seen.insert(key.clone()) {
+                        sink(row)
+                    } else {
+                        Ok(Flow::Continue)
+                    }
+                })
+            }
+            Node::SetOp(kind, all, l, r) => self.set_op(*kind, *all, l, r, outer, sink),
+            Node::Window(input, calls) => window::run(self, input, calls, outer, sink),
+            Node::Cte(def) => {
+                let rows = self.cached(Arc::as_ptr(def) as *const u8 as usize, &def.node, outer)?;
+                for r in rows.iter() {
+                    if let Flow::Stop = sink(r)? {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    /// All rows of `node` (materialized).
+    pub fn collect(&self, node: &Node, outer: &[&[Value]]) -> Result<Vec<Row>> {
+        let mut rows = Vec::new();
+        self.run(node, outer, &mut |r| {
+            rows.push(r.to_vec());
+            Ok(Flow::Continue)
+        })?;
+        Ok(rows)
+    }
+
+    /// The rows of `node`, computed once per statement under `id`.
+    fn cached(&self, id: usize, node: &Node, outer: &[&[Value]]) -> Result<Rc<Vec<Row>>> {
+        if let Some(r) = self.cache.borrow().get(&id) {
+            return Ok(r.clone());
+        }
+        let rows = Rc::new(self.collect(node, outer)?);
+        self.cache.borrow_mut().insert(id, rows.clone());
+        Ok(rows)
+    }
+
+    fn set_op(
+        &self,
+        kind: SetOpKind,
+        all: bool,
+        l: &Node,
+        r: &Node,
+        outer: &[&[Value]],
+        sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
+    ) -> Result<Flow> {
+        let mut key = Vec::new();
+        match kind {
+            SetOpKind::Union if all => {
+                if let Flow::Stop = self.run(l, outer, sink)? {
+                    return Ok(Flow::Stop);
+                }
+                self.run(r, outer, sink)
+            }
+            SetOpKind::Union => {
+                let mut seen = std::collections::HashSet::new();
+                let mut emit = |row: &[Value]| {
+                    key_of(row, &mut key);
+                    if seen.insert(key.clone()) {
+                        sink(row)
+                    } else {
+                        Ok(Flow::Continue)
+                    }
+                };
+                if let Flow::Stop = self.run(l, outer, &mut emit)? {
+                    return Ok(Flow::Stop);
+                }
+                self.run(r, outer, &mut emit)
+            }
+            SetOpKind::Intersect | SetOpKind::Except => {
+                // Count the right side's rows per value, then walk the left side.
+                let mut counts: HashMap<Vec<u8>, i64> = HashMap::new();
+                self.run(r, outer, &mut |row| {
+                    key_of(row, &mut key);
+                    *counts.entry(key.clone()).or_insert(0) += 1;
+                    Ok(Flow::Continue)
+                })?;
+                let mut emitted: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+                self.run(l, outer, &mut |row| {
+                    key_of(row, &mut key);
+                    let c = counts.get_mut(&key);
+                    let keep = match (kind, all) {
+                        (SetOpKind::Intersect, true) => match c {
+                            Some(n) if *n > 0 => {
+                                *n -= 1;
+                                true
+                            }
+                            _ => false,
+                        },
+                        (SetOpKind::Intersect, false) => c.is_some() && emitted.insert(key.clone()),
+                        (_, true) => match c {
+                            Some(n) if *n > 0 => {
+                                *n -= 1;
+                                false
+                            }
+                            _ => true,
+                        },
+                        (_, false) => c.is_none() && emitted.insert(key.clone()),
+                    };
+                    if keep {
+                        sink(row)
+                    } else {
+                        Ok(Flow::Continue)
+                    }
+                })
+            }
+        }
+    }
+}
+
+impl SubRunner for Exec<'_> {
+    fn sublink(&self, link: &SubLink, row: &[Value], cx: &EvalCx<'_>) -> Result<Value> {
+        let mut stack: Vec<&[Value]> = Vec::with_capacity(cx.outer.len() + 1);
+        stack.push(row);
+        stack.extend_from_slice(cx.outer);
+        let lhs = match &link.lhs {
+            Some(e) => Some(e.eval_cx(row, cx)?),
+            None => None,
+        };
+        let id = Arc::as_ptr(&link.plan) as *const u8 as usize;
+        match link.kind {
+            SubKind::Exists => {
+                if !link.correlated {
+                    let rows = self.cached_first(id, &link.plan, &stack)?;
+                    return Ok(Value::Bool(!rows.is_empty()));
+                }
+                let mut found = false;
+                self.run(&link.plan, &stack, &mut |_| {
+                    found = true;
+                    Ok(Flow::Stop)
+                })?;
+                Ok(Value::Bool(found))
+            }
+            SubKind::Scalar => {
+                let rows =
+                    if link.correlated { Rc::new(self.first_two(&link.plan, &stack)?) } else { self.cached_first(id, &link.plan, &stack)? };
+                if rows.len() > 1 {
+                    return Err(PgError::new("21000", "more than one row returned by a subquery used as an expression"));
+                }
+                Ok(rows.first().map(|r| r[0].clone()).unwrap_or(Value::Null))
+            }
+            SubKind::Any(op) | SubKind::All(op) => {
+                let any = matches!(link.kind, SubKind::Any(_));
+                let x = lhs.unwrap_or(Value::Null);
+                let rows = if link.correlated { Rc::new(self.collect(&link.plan, &stack)?) } else { self.cached(id, &link.plan, &stack)? };
+                // Three-valued: ANY is true if some comparison is true, else NULL if some is
+                // NULL, else false; ALL mirrors it.
+                let mut saw_null = false;
+                for r in rows.iter() {
+                    let y = &r[0];
+                    if x == Value::Null || *y == Value::Null {
+                        saw_null = true;
+                        continue;
+                    }
+                    let holds = cmp_holds(op, expr::compare(&x, y)?);
+                    if any && holds {
+                        return Ok(Value::Bool(true));
+                    }
+                    if !any && !holds {
+                        return Ok(Value::Bool(false));
+                    }
+                }
+                Ok(if saw_null { Value::Null } else { Value::Bool(!any) })
+            }
+        }
+    }
+}
+
+fn cmp_holds(op: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    match op {
+        CmpOp::Eq => o == Equal,
+        CmpOp::Ne => o != Equal,
+        CmpOp::Lt => o == Less,
+        CmpOp::Le => o != Greater,
+        CmpOp::Gt => o == Greater,
+        CmpOp::Ge => o != Less,
+    }
+}
+
+impl Exec<'_> {
+    /// Up to two rows (enough to tell a scalar subquery's one row from too many).
+    fn first_two(&self, node: &Node, outer: &[&[Value]]) -> Result<Vec<Row>> {
+        let mut rows = Vec::new();
+        self.run(node, outer, &mut |r| {
+            rows.push(r.to_vec());
+            Ok(if rows.len() >= 2 { Flow::Stop } else { Flow::Continue })
+        })?;
+        Ok(rows)
+    }
+
+    fn cached_first(&self, id: usize, node: &Node, outer: &[&[Value]]) -> Result<Rc<Vec<Row>>> {
+        if let Some(r) = self.cache.borrow().get(&id) {
+            return Ok(r.clone());
+        }
+        let rows = Rc::new(self.first_two(node, outer)?);
+        self.cache.borrow_mut().insert(id, rows.clone());
+        Ok(rows)
+    }
+}
+
+/// The text of a value for output (None = NULL) in the column's type.
+pub fn output_text(v: &Value, ty: &SqlType) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::Text(s) => Some(s.clone()),
+        _ => v.to_text(&expr::value_type(v).filter(|vt| vt.id != ty.id).unwrap_or(*ty)),
+    }
+}
+
+/// Locks every table `node` reads (invariant 3).
+pub fn lock_tables(s: &mut Session, node: &Node) -> Result<()> {
+    let mut tables = Vec::new();
+    node.tables(&mut tables);
+    for t in tables {
+        s.lock_table(&t, crate::lock::LockMode::AccessShare)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! Window functions: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag,
+//! lead, first_value, last_value, nth_value, and the aggregates count / sum / avg / min /
+//! max / bool_and / bool_or over a frame.
+//!
+//! Frames are PostgreSQL's: without ORDER BY the whole partition; with ORDER BY and no frame
+//! clause, RANGE UNBOUNDED PRECEDING to CURRENT ROW, where the current row's peers (rows
+//! equal in the ORDER BY) are in the frame; `ROWS` frames with offsets count rows.
+
+use super::agg::{AggCall, AggFunc};
+use super::sort::{compare_keys, SortKey};
+use super::{Exec, Node, Row};
+use crate::access::heap::Flow;
+use crate::error::{PgError, Result};
+use crate::sql::expr::{coerce, is_int, type_of, Scalar};
+use crate::types::{SqlType, TypeId, Value};
+use std::cmp::Ordering;
+
+/// A window function that is not an aggregate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+}
+
+impl WinFunc {
+    pub fn named(name: &str) -> Option<WinFunc> {
+        Some(match name {
+            "row_number" => WinFunc::RowNumber,
+            "rank" => WinFunc::Rank,
+            "dense_rank" => WinFunc::DenseRank,
+            "percent_rank" => WinFunc::PercentRank,
+            "cume_dist" => WinFunc::CumeDist,
+            "ntile" => WinFunc::Ntile,
+            "lag" => WinFunc::Lag,
+            "lead" => WinFunc::Lead,
+            "first_value" => WinFunc::FirstValue,
+            "last_value" => WinFunc::LastValue,
+            "nth_value" => WinFunc::NthValue,
+            _ => return None,
+        })
+    }
+}
+
+/// A frame bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameBound {
+    Unbounded,
+    Current,
+    Preceding(i64),
+    Following(i64),
+}
+
+/// An explicit frame clause.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// ROWS (true) or RANGE.
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    /// The start bound is `n FOLLOWING` (Unbounded start means UNBOUNDED PRECEDING).
+    pub start_following: bool,
+    /// The end bound is `n PRECEDING` (Unbounded end means UNBOUNDED FOLLOWING).
+    pub end_preceding: bool,
+}
+
+/// What a window call computes.
+#[derive(Clone, Debug)]
+pub enum WinKind {
+    Func(WinFunc),
+    Agg(AggCall),
+}
+
+/// A bound window call.
+#[derive(Clone, Debug)]
+pub struct WinCall {
+    pub kind: WinKind,
+    pub args: Vec<Scalar>,
+    pub partition: Vec<Scalar>,
+    pub order: Vec<SortKey>,
+    pub frame: Option<Frame>,
+    pub ty: SqlType,
+}
+
+impl WinCall {
+    pub fn bind(
+        name: &str,
+        args: Vec<Scalar>,
+        star: bool,
+        partition: Vec<Scalar>,
+        order: Vec<SortKey>,
+        frame: Option<Frame>,
+    ) -> Result<WinCall> {
+        let t = SqlType::new;
+        if let Some(f) = WinFunc::named(name) {
+            let n = args.len();
+            let bad = || PgError::new("42883", format!("function {name} with {n} arguments does not exist"));
+            let mut args = args;
+            let ty = match f {
+                WinFunc::RowNumber | WinFunc::Rank | WinFunc::DenseRank if n == 0 => t(TypeId::Int8),
+                WinFunc::PercentRank | WinFunc::CumeDist if n == 0 => t(TypeId::Float8),
+                WinFunc::Ntile if n == 1 => {
+                    let a0 = args.remove(0);
+                    args.insert(0, coerce(a0, Some(t(TypeId::Int4)))?);
+                    t(TypeId::Int4)
+                }
+                WinFunc::Lag | WinFunc::Lead if (1..=3).contains(&n) => {
+                    let a0 = args.remove(0);
+                    args.insert(0, coerce(a0, Some(t(TypeId::Text)))?);
+                    if n >= 2 {
+                        let a1 = args.remove(1);
+                        args.insert(1, coerce(a1, Some(t(TypeId::Int4)))?);
+                    }
+                    let ty = type_of(&args[0]).unwrap_or(t(TypeId::Text));
+                    if n == 3 {
+                        let a2 = args.remove(2);
+                        args.push(crate::sql::func::to_type(a2, Some(ty))?);
+                    }
+                    ty
+                }
+                WinFunc::FirstValue | WinFunc::LastValue if n == 1 => {
+                    let a0 = args.remove(0);
+                    args.insert(0, coerce(a0, Some(t(TypeId::Text)))?);
+                    type_of(&args[0]).unwrap_or(t(TypeId::Text))
+                }
+                WinFunc::NthValue if n == 2 => {
+                    let a0 = args.remove(0);
+                    args.insert(0, coerce(a0, Some(t(TypeId::Text)))?);
+                    let a1 = args.remove(1);
+                    args.push(coerce(a1, Some(t(TypeId::Int4)))?);
+                    type_of(&args[0]).unwrap_or(t(TypeId::Text))
+                }
+                _ => return Err(bad()),
+            };
+            if let Some(a) = args.get(1) {
+                if matches!(f, WinFunc::Lag | WinFunc::Lead | WinFunc::NthValue) && !type_of(a).is_some_and(|t| is_int(t.id)) {
+                    return Err(bad());
+                }
+            }
+            return Ok(WinCall { kind: WinKind::Func(f), args, partition, order, frame, ty });
+        }
+        let agg = AggFunc::named(name).ok_or_else(|| PgError::new("42883", format!("function {name} does not exist")))?;
+        let call = AggCall::bind(agg, name, args, star, false, None, Vec::new())?;
+        if agg == AggFunc::StringAgg {
+            return Err(PgError::feature("string_agg as a window function is not supported by heapstore yet"));
+        }
+        let ty = call.ty;
+        Ok(WinCall { args: call.args.clone(), kind: WinKind::Agg(call), partition, order, frame, ty })
+    }
+}
+
+pub(super) fn run(
+    ex: &Exec<'_>,
+    input: &Node,
+    calls: &[WinCall],
+    outer: &[&[Value]],
+    sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
+) -> Result<Flow> {
+    let mut rows: Vec<Row> = ex.collect(input, outer)?;
+    let width = rows.first().map(|r| r.len()).unwrap_or(0);
+    for r in rows.iter_mut() {
+        r.reserve(calls.len());
+    }
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    for (ci, c) in calls.iter().enumerate() {
+        // Sort keys: partition expressions (ascending), then the window's ORDER BY.
+        let mut keys: Vec<SortKey> = c.partition.iter().map(|e| SortKey { expr: e.clone(), desc: false, nulls_first: false }).collect();
+        keys.extend(c.order.iter().cloned());
+        let mut kv: Vec<Row> = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let mut k = Vec::with_capacity(keys.len());
+            for key in &keys {
+                k.push(ex.eval(&key.expr, &r[..width], outer)?);
+            }
+            kv.push(k);
+        }
+        order = (0..rows.len()).collect();
+        order.sort_by(|&a, &b| compare_keys(&kv[a], &kv[b], &keys));
+        let np = c.partition.len();
+        let part_keys = &keys[..np];
+        let ord_keys = &keys[np..];
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start + 1;
+            while end < order.len() && compare_keys(&kv[order[start]][..np], &kv[order[end]][..np], part_keys) == Ordering::Equal {
+                end += 1;
+            }
+            let part = &order[start..end];
+            let peers = |a: usize, b: usize| compare_keys(&kv[a][np..], &kv[b][np..], ord_keys) == Ordering::Equal;
+            let vals = partition_values(ex, c, &rows, width, part, &peers, outer)?;
+            for (i, v) in part.iter().zip(vals) {
+                debug_assert_eq!(rows[*i].len(), width + ci);
+                rows[*i].push(v);
+            }
+            start = end;
+        }
+    }
+    for i in order {
+        if let Flow::Stop = sink(&rows[i])? {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// The frame [lo, hi) of the row at position `i` of a partition of `n` rows.
+fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize) -> (usize, usize) {
+    let Some(f) = &c.frame else {
+        return if c.order.is_empty() { (0, n) } else { (0, peer_hi) };
+    };
+    let pos = |b: FrameBound, is_start: bool| -> usize {
+        match b {
+            FrameBound::Unbounded => {
+                if is_start {
+                    0
+                } else {
+                    n
+                }
+            }
+            FrameBound::Current => {
+                if f.rows {
+                    if is_start {
+                        i
+                    } else {
+                        i + 1
+                    }
+                } else if is_start {
+                    peer_lo
+                } else {
+                    peer_hi
+                }
+            }
+            FrameBound::Preceding(k) => {
+                let p = i as i64 - k;
+                (if is_start { p } else { p + 1 }).clamp(0, n as i64) as usize
+            }
+            FrameBound::Following(k) => {
+                let p = i as i64 + k;
+                (if is_start { p } else { p + 1 }).clamp(0, n as i64) as usize
+            }
+        }
+    };
+    let lo = pos(f.start, true);
+    let hi = pos(f.end, false);
+    (lo, hi.max(lo))
+}
+
+fn partition_values(
+    ex: &Exec<'_>,
+    c: &WinCall,
+    rows: &[Row],
+    width: usize,
+    part: &[usize],
+    peers: &dyn Fn(usize, usize) -> bool,
+    outer: &[&[Value]],
+) -> Result<Vec<Value>> {
+    let n = part.len();
+    // Peer groups: [lo, hi) of each position.
+    let mut peer_lo = vec![0; n];
+    let mut peer_hi = vec![0; n];
+    let mut s = 0;
+    while s < n {
+        let mut e = s + 1;
+        while e < n && peers(part[s], part[e]) {
+            e += 1;
+        }
+        for k in s..e {
+            peer_lo[k] = s;
+            peer_hi[k] = e;
+        }
+        s = e;
+    }
+    let arg = |k: usize, a: usize| -> Result<Value> { ex.eval(&c.args[a], &rows[part[k]][..width], outer) };
+    let mut out = Vec::with_capacity(n);
+    match &c.kind {
+        WinKind::Func(f) => {
+            let mut dense = 0i64;
+            for i in 0..n {
+                if peer_lo[i] == i {
+                    dense += 1;
+                }
+                out.push(match f {
+                    WinFunc::RowNumber => Value::Int8(i as i64 + 1),
+                    WinFunc::Rank => Value::Int8(peer_lo[i] as i64 + 1),
+                    WinFunc::DenseRank => Value::Int8(dense),
+                    WinFunc::PercentRank => Value::Float8(if n <= 1 { 0.0 } else { peer_lo[i] as f64 / (n - 1) as f64 }),
+                    WinFunc::CumeDist => Value::Float8(peer_hi[i] as f64 / n as f64),
+                    WinFunc::Ntile => {
+                        let buckets = match arg(i, 0)? {
+                            Value::Int4(b) if b > 0 => b as usize,
+                            Value::Null => return Ok(vec![Value::Null; n]),
+                            _ => return Err(PgError::new("22014", "argument of ntile must be greater than zero")),
+                        };
+                        let per = n / buckets;
+                        let extra = n % buckets;
+                        // The first `extra` buckets hold per + 1 rows.
+                        let big = extra * (per + 1);
+                        let b = if i < big { i / (per + 1) } else { extra + (i - big) / per.max(1) };
+                        Value::Int4(b as i32 + 1)
+                    }
+                    WinFunc::Lag | WinFunc::Lead => {
+                        let off = if c.args.len() >= 2 {
+                            match arg(i, 1)? {
+                                Value::Null => {
+                                    out.push(Value::Null);
+                                    continue;
+                                }
+                                v => crate::sql::expr::as_i64(&v).unwrap_or(1),
+                            }
+                        } else {
+                            1
+                        };
+                        let target = if *f == WinFunc::Lag { i as i64 - off } else { i as i64 + off };
+                        if target >= 0 && (target as usize) < n {
+                            arg(target as usize, 0)?
+                        } else if c.args.len() == 3 {
+                            arg(i, 2)?
+                        } else {
+                            Value::Null
+                        }
+                    }
+                    WinFunc::FirstValue | WinFunc::LastValue | WinFunc::NthValue => {
+                        let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i]);
+                        let pick = match f {
+                            WinFunc::FirstValue => (lo < hi).then_some(lo),
+                            WinFunc::LastValue => (lo < hi).then(|| hi - 1),
+                            _ => {
+                                let k = match arg(i, 1)? {
+                                    Value::Int4(k) if k > 0 => k as usize,
+                                    Value::Null => {
+                                        out.push(Value::Null);
+                                        continue;
+                                    }
+                                    _ => return Err(PgError::new("22016", "argument of nth_value must be greater than zero")),
+                                };
+                                (lo + k - 1 < hi).then(|| lo + k - 1)
+                            }
+                        };
+                        match pick {
+                            Some(p) => arg(p, 0)?,
+                            None => Value::Null,
+                        }
+                    }
+                });
+            }
+        }
+        WinKind::Agg(call) => {
+            let vals: Vec<Row> = (0..n)
+                .map(|k| c.args.iter().map(|a| ex.eval(a, &rows[part[k]][..width], outer)).collect::<Result<Row>>())
+                .collect::<Result<Vec<_>>>()?;
+            // Frames that start at the partition's start grow monotonically: fold as we go.
+            let mut running: Option<(usize, super::agg::Running)> = None;
+            for i in 0..n {
+                let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i]);
+                if lo == 0 {
+                    let (upto, acc) = running.get_or_insert_with(|| (0, super::agg::Running::new(call)));
+                    while *upto < hi {
+                        acc.step(&vals[*upto])?;
+                        *upto += 1;
+                    }
+                    out.push(acc.value()?);
+                } else {
+                    let mut acc = super::agg::Running::new(call);
+                    for v in &vals[lo..hi] {
+                        acc.step(v)?;
+                    }
+                    out.push(acc.value()?);
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,1562 @@
+//! The query planner: a parsed query (sqlparser's `Query`) bound against the catalog and
+//! turned into an executor plan (`exec::Node`).
+//!
+//! Binding follows PostgreSQL's analysis order for one SELECT block: FROM (tables, WITH
+//! queries, subqueries, joins), WHERE, GROUP BY, aggregates, HAVING, window functions, the
+//! select list, DISTINCT [ON], ORDER BY, LIMIT / OFFSET. Names in ORDER BY resolve to output
+//! columns first (a bare name or an ordinal), then to input columns; names in GROUP BY to
+//! input columns first, then to output columns. Set operations unify their columns' types as
+//! PostgreSQL's UNION does.
+//!
+//! Planning decisions (simple, without statistics yet):
+//! - each WHERE conjunct is pushed as far down the join tree as the join kinds allow (through
+//!   inner joins; into the preserved side of an outer join), into the table scan itself when
+//!   it reads one table, where `dml::Plan` picks an index for it;
+//! - an equality between the two sides of a join (same type family) makes the join a hash
+//!   join (the right side is built); otherwise a nested loop;
+//! - a conjunct holding a subquery or an outer reference stays where it was written (its
+//!   subquery reads the row layout of that level).
+//!
+//! Invariants:
+//! 1. Every clause of `Query` and `Select` is destructured here without `..`: a field is
+//!    either implemented or refused with 0A000 (the structural gate for queries).
+//! 2. A column reference in a grouped query outside an aggregate must be a GROUP BY
+//!    expression (42803), as PostgreSQL requires; it is never taken from an arbitrary row.
+
+use super::expr::{self, type_of, Binder, Collect, Scalar, Scope, ScopeCol, SubqueryBinder};
+use super::func::{common_type, to_type};
+use crate::access::heap::Flow;
+use crate::catalog::fold_ident;
+use crate::error::{sqlstate, PgError, Result};
+use crate::exec::{self, BoundQuery, CteDef, JoinKind, JoinNode, Node, OutCol, SetOpKind, SortKey};
+use crate::session::{QueryResult, Session};
+use crate::types::{SqlType, TypeId, Value};
+use sqlparser::ast::{
+    Distinct, Expr, GroupByExpr, JoinConstraint, JoinOperator, LimitClause, OrderByKind, Query, Select, SelectFlavor, SelectItem, SetExpr,
+    SetOperator, SetQuantifier, TableFactor, TableWithJoins, Value as AstValue,
+};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+fn refuse(what: &str) -> PgError {
+    PgError::feature(format!("{what} is not supported by heapstore yet"))
+}
+
+fn need(ok: bool, what: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(refuse(what))
+    }
+}
+
+/// Binds queries of one statement: the session's catalog, the WITH queries in scope.
+pub struct Planner<'a> {
+    s: &'a Session,
+    ctes: RefCell<Vec<(String, Arc<CteDef>, Vec<OutCol>)>>,
+    now_us: Option<i64>,
+    now_used: std::cell::Cell<bool>,
+}
+
+impl SubqueryBinder for Planner<'_> {
+    fn subquery(&self, q: &Query, outer: &[&Scope]) -> Result<BoundQuery> {
+        self.query(q, outer)
+    }
+}
+
+/// A FROM item being planned: a planned node with its columns, or a join of two (kept apart
+/// so that WHERE conjuncts can be pushed into its inputs).
+enum Rel {
+    Leaf(Node, usize),
+    Join(JoinKind, Box<Rel>, Box<Rel>, Vec<Scalar>),
+}
+
+impl Rel {
+    fn width(&self) -> usize {
+        match self {
+            Rel::Leaf(_, w) => *w,
+            Rel::Join(_, l, r, _) => l.width() + r.width(),
+        }
+    }
+}
+
+/// Which of a join's inputs an expression reads (columns of `[0, lw)` are the left's).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    None,
+    Left,
+    Right,
+    Both,
+}
+
+/// Whether an expression can be moved to another row layout: no subquery, no outer
+/// reference, no aggregate or window placeholder.
+fn movable(e: &Scalar) -> bool {
+    let mut ok = true;
+    e.visit(&mut |x| {
+        if matches!(x, Scalar::SubLink(_) | Scalar::Outer(..) | Scalar::Agg(..) | Scalar::Win(..)) {
+            ok = false;
+        }
+    });
+    ok
+}
+
+fn side(e: &Scalar, lw: usize) -> Side {
+    let (mut l, mut r) = (false, false);
+    e.visit(&mut |x| {
+        if let Scalar::Col(i, _) = x {
+            if *i < lw {
+                l = true;
+            } else {
+                r = true;
+            }
+        }
+    });
+    match (l, r) {
+        (false, false) => Side::None,
+        (true, false) => Side::Left,
+        (false, true) => Side::Right,
+        (true, true) => Side::Both,
+    }
+}
+
+/// Rewrites every column index of `e` with `f`.
+fn remap(e: &Scalar, f: &dyn Fn(usize) -> usize) -> Scalar {
+    map_scalar(e, &mut |x| match x {
+        Scalar::Col(i, t) => Some(Scalar::Col(f(*i), *t)),
+        _ => None,
+    })
+}
+
+/// Rebuilds `e` bottom-up... top-down: where `f` returns a replacement, it is used (and not
+/// descended into); elsewhere the node is kept with its children rebuilt.
+pub(crate) fn map_scalar(e: &Scalar, f: &mut dyn FnMut(&Scalar) -> Option<Scalar>) -> Scalar {
+    if let Some(r) = f(e) {
+        return r;
+    }
+    let mut m = |x: &Scalar| Box::new(map_scalar(x, f));
+    match e {
+        Scalar::Arith(op, a, b) => Scalar::Arith(*op, m(a), m(b)),
+        Scalar::Concat(a, b) => Scalar::Concat(m(a), m(b)),
+        Scalar::Neg(a) => Scalar::Neg(m(a)),
+        Scalar::Cmp(op, a, b) => Scalar::Cmp(*op, m(a), m(b)),
+        Scalar::And(a, b) => Scalar::And(m(a), m(b)),
+        Scalar::Or(a, b) => Scalar::Or(m(a), m(b)),
+        Scalar::Not(a) => Scalar::Not(m(a)),
+        Scalar::IsNull(a, n) => Scalar::IsNull(m(a), *n),
+        Scalar::InList(a, items, n) => {
+            let a = m(a);
+            Scalar::InList(a, items.iter().map(|i| map_scalar(i, f)).collect(), *n)
+        }
+        Scalar::Cast(a, t) => Scalar::Cast(m(a), *t),
+        Scalar::Func(fun, args, t) => Scalar::Func(*fun, args.iter().map(|i| map_scalar(i, f)).collect(), *t),
+        Scalar::Case(whens, els, t) => {
+            let whens = whens.iter().map(|(c, v)| (map_scalar(c, f), map_scalar(v, f))).collect();
+            let els = els.as_ref().map(|e| Box::new(map_scalar(e, f)));
+            Scalar::Case(whens, els, *t)
+        }
+        Scalar::Coalesce(items, t) => Scalar::Coalesce(items.iter().map(|i| map_scalar(i, f)).collect(), *t),
+        Scalar::NullIf(a, b) => Scalar::NullIf(m(a), m(b)),
+        Scalar::MinMax(g, items, t) => Scalar::MinMax(*g, items.iter().map(|i| map_scalar(i, f)).collect(), *t),
+        Scalar::Like(a, b, n, ci, esc) => Scalar::Like(m(a), m(b), *n, *ci, *esc),
+        Scalar::IsDistinct(a, b, n) => Scalar::IsDistinct(m(a), m(b), *n),
+        Scalar::IsBool(a, w, n) => Scalar::IsBool(m(a), *w, *n),
+        Scalar::SubLink(l) => {
+            let mut l2 = (**l).clone();
+            l2.lhs = l.lhs.as_ref().map(|x| map_scalar(x, f));
+            Scalar::SubLink(Box::new(l2))
+        }
+        other => other.clone(),
+    }
+}
+
+fn conjuncts(e: Scalar, out: &mut Vec<Scalar>) {
+    match e {
+        Scalar::And(a, b) => {
+            conjuncts(*a, out);
+            conjuncts(*b, out);
+        }
+        other => out.push(other),
+    }
+}
+
+fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
+    let first = cs.pop()?;
+    Some(cs.into_iter().rev().fold(first, |acc, c| Scalar::And(Box::new(c), Box::new(acc))))
+}
+
+/// Type families whose values hash alike (the join key encoding in `exec::key_of`).
+fn hash_family(t: Option<SqlType>) -> Option<u8> {
+    Some(match t?.id {
+        TypeId::Int2 | TypeId::Int4 | TypeId::Int8 => 0,
+        TypeId::Float4 | TypeId::Float8 => 1,
+        TypeId::Text | TypeId::Varchar => 2,
+        TypeId::Bool => 3,
+        TypeId::Date => 4,
+        TypeId::Timestamp => 5,
+        TypeId::Bytea => 6,
+        _ => return None,
+    })
+}
+
+/// Applies `filters` (in the leaf's own layout) to a planned leaf: merged into a table scan
+/// (where an index may serve them), else a filter node.
+fn filter_leaf(node: Node, filters: Vec<Scalar>) -> Node {
+    // The scan evaluates its filter without the executor (no subqueries, no outer rows).
+    let (inner, above): (Vec<Scalar>, Vec<Scalar>) =
+        if matches!(node, Node::Scan(_)) { filters.into_iter().partition(movable) } else { (filters, Vec::new()) };
+    let node = filter_into(node, inner);
+    match and_all(above) {
+        Some(c) => Node::Filter(Box::new(node), c),
+        None => node,
+    }
+}
+
+fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
+    let Some(cond) = and_all(filters) else { return node };
+    match node {
+        Node::Scan(p) => {
+            let p = *p;
+            let filter = match p.filter {
+                Some(f) => Scalar::And(Box::new(f), Box::new(cond)),
+                None => cond,
+            };
+            Node::Scan(Box::new(super::dml::Plan::new(p.table, Some(filter), p.needed)))
+        }
+        other => Node::Filter(Box::new(other), cond),
+    }
+}
+
+/// Turns a FROM tree into a plan, pushing `filters` (WHERE conjuncts, in `rel`'s layout) down.
+fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
+    match rel {
+        Rel::Leaf(node, _) => filter_leaf(node, filters),
+        Rel::Join(kind, l, r, on) => {
+            let (lw, rw) = (l.width(), r.width());
+            let shift = |e: &Scalar| remap(e, &|i| i - lw);
+            let (mut lf, mut rf, mut above, mut join_conds) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for f in filters {
+                let sd = if movable(&f) { side(&f, lw) } else { Side::None };
+                match (kind, sd) {
+                    _ if !movable(&f) => above.push(f),
+                    (JoinKind::Inner | JoinKind::Left, Side::Left) => lf.push(f),
+                    (JoinKind::Inner | JoinKind::Right, Side::Right) => rf.push(shift(&f)),
+                    (JoinKind::Inner, _) => join_conds.push(f),
+                    _ => above.push(f),
+                }
+            }
+            for c in on {
+                let sd = if movable(&c) { side(&c, lw) } else { Side::Both };
+                match (kind, sd) {
+                    (JoinKind::Inner | JoinKind::Right, Side::Left) if movable(&c) => lf.push(c),
+                    (JoinKind::Inner | JoinKind::Left, Side::Right) if movable(&c) => rf.push(shift(&c)),
+                    _ => join_conds.push(c),
+                }
+            }
+            let mut keys = Vec::new();
+            let mut residual = Vec::new();
+            for c in join_conds {
+                if let Scalar::Cmp(expr::CmpOp::Eq, a, b) = &c {
+                    if movable(&c) {
+                        let (sa, sb) = (side(a, lw), side(b, lw));
+                        let same = hash_family(type_of(a)).is_some() && hash_family(type_of(a)) == hash_family(type_of(b));
+                        if same && sa == Side::Left && sb == Side::Right {
+                            keys.push(((**a).clone(), shift(b)));
+                            continue;
+                        }
+                        if same && sa == Side::Right && sb == Side::Left {
+                            keys.push(((**b).clone(), shift(a)));
+                            continue;
+                        }
+                    }
+                }
+                residual.push(c);
+            }
+            let join = Node::Join(Box::new(JoinNode {
+                kind,
+                left: plan_rel(*l, lf),
+                right: plan_rel(*r, rf),
+                keys,
+                cond: and_all(residual),
+                left_width: lw,
+                right_width: rw,
+            }));
+            match and_all(above) {
+                Some(c) => Node::Filter(Box::new(join), c),
+                None => join,
+            }
+        }
+    }
+}
+
+/// PostgreSQL's internal name of a type (what it names a cast's column).
+pub(crate) fn pg_type_name(sql_name: &str) -> String {
+    let base = sql_name.split('(').next().unwrap_or(sql_name).trim();
+    match base {
+        "integer" => "int4",
+        "smallint" => "int2",
+        "bigint" => "int8",
+        "real" => "float4",
+        "double precision" => "float8",
+        "boolean" => "bool",
+        "character varying" => "varchar",
+        "character" => "bpchar",
+        "timestamp without time zone" => "timestamp",
+        other => other,
+    }
+    .to_string()
+}
+
+/// PostgreSQL's name for an unaliased select-list expression (FigureColname).
+fn figure_colname(e: &Expr) -> Option<String> {
+    Some(match e {
+        Expr::Identifier(id) => fold_ident(id),
+        Expr::CompoundIdentifier(ids) => fold_ident(ids.last()?),
+        Expr::Function(f) => {
+            let n = f.name.0.last()?.to_string();
+            let n = n.trim_matches('"');
+            if f.name.0.last().and_then(|p| p.as_ident()).is_some_and(|i| i.quote_style.is_some()) {
+                n.to_string()
+            } else {
+                n.to_lowercase()
+            }
+        }
+        Expr::Cast { expr, data_type, .. } => match figure_colname(expr) {
+            Some(n) => n,
+            None => {
+                pg_type_name(&super::ddl::sql_type(data_type).map(|t| t.name()).unwrap_or_else(|_| data_type.to_string().to_lowercase()))
+            }
+        },
+        Expr::TypedString(ts) => pg_type_name(&super::ddl::sql_type(&ts.data_type).map(|t| t.name()).unwrap_or_default()),
+        Expr::Nested(inner) => return figure_colname(inner),
+        Expr::Case { .. } => "case".into(),
+        Expr::Exists { .. } => "exists".into(),
+        Expr::Value(v) if matches!(v.value, AstValue::Boolean(_)) => "bool".into(),
+        Expr::Substring { .. } => "substring".into(),
+        Expr::Position { .. } => "position".into(),
+        Expr::Trim { trim_where, .. } => match trim_where {
+            Some(sqlparser::ast::TrimWhereField::Leading) => "ltrim",
+            Some(sqlparser::ast::TrimWhereField::Trailing) => "rtrim",
+            _ => "btrim",
+        }
+        .into(),
+        Expr::Ceil { .. } => "ceil".into(),
+        Expr::Floor { .. } => "floor".into(),
+        Expr::Subquery(q) => match &*q.body {
+            SetExpr::Select(s) => match s.projection.first()? {
+                SelectItem::ExprWithAlias { alias, .. } => fold_ident(alias),
+                SelectItem::UnnamedExpr(e) => return figure_colname(e),
+                _ => return None,
+            },
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// A constant or parameter expression (LIMIT / OFFSET): bound as bigint.
+fn limit_expr(b: &Binder<'_>, e: &Expr, what: &str) -> Result<Scalar> {
+    let x = b.bind(e)?;
+    let x = to_type(x, Some(SqlType::new(TypeId::Int8)))?;
+    match type_of(&x) {
+        Some(t) if expr::is_int(t.id) => {}
+        Some(t) if matches!(t.id, TypeId::Float4 | TypeId::Float8) => {}
+        Some(t) => {
+            return Err(PgError::new(sqlstate::DATATYPE_MISMATCH, format!("argument of {what} must be type bigint, not type {}", t.name())))
+        }
+        None => {}
+    }
+    let mut reads = false;
+    x.visit(&mut |s| reads |= matches!(s, Scalar::Col(..) | Scalar::Agg(..) | Scalar::Win(..)));
+    if reads {
+        return Err(PgError::new("42P10", format!("argument of {what} must not contain variables")));
+    }
+    Ok(if type_of(&x).is_some_and(|t| t.id != TypeId::Int8) { Scalar::Cast(Box::new(x), SqlType::new(TypeId::Int8)) } else { x })
+}
+
+/// An ORDER BY / DISTINCT ON / GROUP BY item resolved against a select list.
+enum Target {
+    /// Output column `i`.
+    Output(usize),
+    /// An expression over the input.
+    Expr(Scalar),
+}
+
+struct SelectItemB {
+    name: String,
+    expr: Scalar,
+    source: Option<(u32, i16)>,
+    ast: Option<Expr>,
+}
+
+impl<'a> Planner<'a> {
+    pub fn new(s: &'a Session, now_us: Option<i64>) -> Planner<'a> {
+        Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false) }
+    }
+
+    /// Whether a bound query read the transaction's start time (its plan cannot be reused).
+    pub fn used_now(&self) -> bool {
+        self.now_used.get()
+    }
+
+    fn binder<'b>(&'b self, scope: &'b Scope, outer: &'b [&'b Scope], collect: Option<&'b Collect>) -> Binder<'b> {
+        Binder { scope, outer, queries: Some(self), collect, in_agg: false, now_us: self.now_us, now_used: Some(&self.now_used) }
+    }
+
+    /// Binds a whole query (WITH, body, ORDER BY, LIMIT) with `outer` scopes visible.
+    pub fn query(&self, q: &Query, outer: &[&Scope]) -> Result<BoundQuery> {
+        let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = q;
+        need(locks.is_empty(), "FOR UPDATE / FOR SHARE")?;
+        need(for_clause.is_none() && settings.is_none() && format_clause.is_none() && pipe_operators.is_empty(), "this query clause")?;
+        let saved = self.ctes.borrow().len();
+        let r = (|| {
+            if let Some(w) = with {
+                need(!w.recursive, "WITH RECURSIVE")?;
+                for cte in &w.cte_tables {
+                    need(cte.from.is_none(), "WITH ... FROM")?;
+                    let name = fold_ident(&cte.alias.name);
+                    let sub = self.query(&cte.query, outer)?;
+                    let mut cols = sub.columns.clone();
+                    rename_columns(&mut cols, &cte.alias.columns, &name)?;
+                    let def = Arc::new(CteDef {
+                        name: name.clone(),
+                        columns: cols.iter().map(|c| c.name.clone()).collect(),
+                        width: cols.len(),
+                        node: sub.node,
+                    });
+                    self.ctes.borrow_mut().push((name, def, cols));
+                }
+            }
+            let order: Vec<sqlparser::ast::OrderByExpr> = match order_by {
+                None => Vec::new(),
+                Some(o) => {
+                    need(o.interpolate.is_none(), "INTERPOLATE")?;
+                    match &o.kind {
+                        OrderByKind::Expressions(v) => v.clone(),
+                        OrderByKind::All(_) => return Err(refuse("ORDER BY ALL")),
+                    }
+                }
+            };
+            for o in &order {
+                need(o.with_fill.is_none(), "WITH FILL")?;
+            }
+            let empty = Scope::default();
+            let lb = self.binder(&empty, outer, None);
+            let (mut limit, mut offset) = (None, None);
+            match limit_clause {
+                None => {}
+                Some(LimitClause::LimitOffset { limit: l, offset: o, limit_by }) => {
+                    need(limit_by.is_empty(), "LIMIT BY")?;
+                    limit = l.as_ref().map(|e| limit_expr(&lb, e, "LIMIT")).transpose()?;
+                    offset = o.as_ref().map(|o| limit_expr(&lb, &o.value, "OFFSET")).transpose()?;
+                }
+                Some(LimitClause::OffsetCommaLimit { .. }) => return Err(refuse("LIMIT offset, count")),
+            }
+            if let Some(f) = fetch {
+                need(!f.with_ties, "FETCH ... WITH TIES")?;
+                need(!f.percent, "FETCH ... PERCENT")?;
+                if limit.is_some() {
+                    return Err(PgError::syntax("syntax error: LIMIT and FETCH cannot both be given"));
+                }
+                limit = Some(match &f.quantity {
+                    Some(e) => limit_expr(&lb, e, "LIMIT")?,
+                    None => Scalar::Const(Value::Int8(1)),
+                });
+            }
+            match &**body {
+                SetExpr::Select(sel) => self.select(sel, &order, limit, offset, outer),
+                other => {
+                    let b = self.set_expr(other, outer)?;
+                    self.finish_order_limit(b, &order, limit, offset, outer)
+                }
+            }
+        })();
+        self.ctes.borrow_mut().truncate(saved);
+        let mut r = r?;
+        r.correlated = refs_outside(&r.node, 0);
+        let width = r.node.width();
+        prune(&mut r.node, &vec![true; width]);
+        Ok(r)
+    }
+
+    /// ORDER BY / LIMIT over a set operation's (or VALUES') output columns.
+    fn finish_order_limit(
+        &self,
+        b: BoundQuery,
+        order: &[sqlparser::ast::OrderByExpr],
+        limit: Option<Scalar>,
+        offset: Option<Scalar>,
+        outer: &[&Scope],
+    ) -> Result<BoundQuery> {
+        let BoundQuery { mut node, columns, correlated } = b;
+        if !order.is_empty() {
+            let scope = Scope {
+                cols: columns.iter().map(|c| ScopeCol { rel: None, name: c.name.clone(), ty: c.ty, hidden: false, source: None }).collect(),
+            };
+            let binder = self.binder(&scope, outer, None);
+            let mut keys = Vec::new();
+            for o in order {
+                let e = match ordinal(&o.expr, columns.len(), "ORDER BY")? {
+                    Some(i) => Scalar::Col(i, columns[i].ty),
+                    None => binder.bind(&o.expr).map_err(|e| {
+                        if e.code == sqlstate::UNDEFINED_COLUMN || e.code == sqlstate::UNDEFINED_TABLE {
+                            PgError::feature("ORDER BY on a UNION/INTERSECT/EXCEPT result must be on one of the result columns")
+                        } else {
+                            e
+                        }
+                    })?,
+                };
+                keys.push(SortKey::new(e, &o.options));
+            }
+            node = Node::Sort(Box::new(node), keys);
+        }
+        if limit.is_some() || offset.is_some() {
+            node = Node::Limit(Box::new(node), limit, offset);
+        }
+        Ok(BoundQuery { node, columns, correlated })
+    }
+
+    /// A query body other than a plain SELECT block: set operations, VALUES, parentheses.
+    fn set_expr(&self, body: &SetExpr, outer: &[&Scope]) -> Result<BoundQuery> {
+        match body {
+            SetExpr::Select(sel) => self.select(sel, &[], None, None, outer),
+            SetExpr::Query(q) => self.query(q, outer),
+            SetExpr::Values(v) => self.values(v, outer),
+            SetExpr::SetOperation { op, set_quantifier, left, right } => {
+                let all = match set_quantifier {
+                    SetQuantifier::All => true,
+                    SetQuantifier::Distinct | SetQuantifier::None => false,
+                    other => return Err(refuse(&format!("{op} {other}"))),
+                };
+                let kind = match op {
+                    SetOperator::Union => SetOpKind::Union,
+                    SetOperator::Intersect => SetOpKind::Intersect,
+                    SetOperator::Except => SetOpKind::Except,
+                    other => return Err(refuse(&other.to_string())),
+                };
+                let what = match kind {
+                    SetOpKind::Union => "UNION",
+                    SetOpKind::Intersect => "INTERSECT",
+                    SetOpKind::Except => "EXCEPT",
+                };
+                let l = self.set_expr(left, outer)?;
+                let r = self.set_expr(right, outer)?;
+                if l.columns.len() != r.columns.len() {
+                    return Err(PgError::syntax(format!("each {what} query must have the same number of columns")));
+                }
+                let mut cols = Vec::with_capacity(l.columns.len());
+                let mut lx = Vec::new();
+                let mut rx = Vec::new();
+                let mut lcast = false;
+                let mut rcast = false;
+                for (i, (a, b)) in l.columns.iter().zip(&r.columns).enumerate() {
+                    let ty = common_type(&[Some(a.ty), Some(b.ty)], what)?.unwrap_or(SqlType::new(TypeId::Text));
+                    let ty = if a.ty.id == ty.id && b.ty.id == ty.id && a.ty.typmod == b.ty.typmod { a.ty } else { SqlType::new(ty.id) };
+                    lcast |= a.ty != ty;
+                    rcast |= b.ty != ty;
+                    lx.push(to_type(Scalar::Col(i, a.ty), Some(ty))?);
+                    rx.push(to_type(Scalar::Col(i, b.ty), Some(ty))?);
+                    cols.push(OutCol { name: a.name.clone(), ty, source: None });
+                }
+                let ln = if lcast { Node::Project(Box::new(l.node), lx) } else { l.node };
+                let rn = if rcast { Node::Project(Box::new(r.node), rx) } else { r.node };
+                Ok(BoundQuery { node: Node::SetOp(kind, all, Box::new(ln), Box::new(rn)), columns: cols, correlated: false })
+            }
+            SetExpr::Table(_) => Err(refuse("TABLE name as a query")),
+            _ => Err(refuse("a data-modifying statement as a query")),
+        }
+    }
+
+    /// `VALUES (...), (...)`: columns column1, column2, ... of the rows' common types.
+    fn values(&self, v: &sqlparser::ast::Values, outer: &[&Scope]) -> Result<BoundQuery> {
+        need(!v.explicit_row, "VALUES ROW(...)")?;
+        let empty = Scope::default();
+        let b = self.binder(&empty, outer, None);
+        let mut rows: Vec<Vec<Scalar>> = Vec::with_capacity(v.rows.len());
+        for r in &v.rows {
+            rows.push(r.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>()?);
+        }
+        let width = rows.first().map(|r| r.len()).unwrap_or(0);
+        if rows.iter().any(|r| r.len() != width) {
+            return Err(PgError::syntax("VALUES lists must all be the same length"));
+        }
+        let mut cols = Vec::with_capacity(width);
+        for c in 0..width {
+            let ty = common_type(&rows.iter().map(|r| type_of(&r[c])).collect::<Vec<_>>(), "VALUES")?.unwrap_or(SqlType::new(TypeId::Text));
+            for r in rows.iter_mut() {
+                let e = std::mem::replace(&mut r[c], Scalar::Const(Value::Null));
+                r[c] = to_type(e, Some(ty))?;
+            }
+            cols.push(OutCol { name: format!("column{}", c + 1), ty, source: None });
+        }
+        Ok(BoundQuery { node: Node::Values(rows, width), columns: cols, correlated: false })
+    }
+
+    /// One FROM item: a table, a WITH query, a subquery, or a parenthesized join.
+    fn from_item(&self, t: &TableFactor, outer: &[&Scope]) -> Result<(Rel, Scope)> {
+        match t {
+            TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
+                need(args.is_none(), "a table function in FROM")?;
+                need(sample.is_none(), "TABLESAMPLE")?;
+                need(!with_ordinality, "WITH ORDINALITY")?;
+                need(
+                    with_hints.is_empty() && version.is_none() && partitions.is_empty() && json_path.is_none() && index_hints.is_empty(),
+                    "this table clause",
+                )?;
+                let tname = super::ddl::table_name(name)?;
+                let alias_name = alias.as_ref().map(|a| fold_ident(&a.name));
+                // A WITH query of that name (unqualified names only).
+                if name.0.len() == 1 {
+                    let found = self.ctes.borrow().iter().rev().find(|(n, ..)| *n == tname).map(|(_, d, c)| (d.clone(), c.clone()));
+                    if let Some((def, mut cols)) = found {
+                        let rel = alias_name.clone().unwrap_or(tname.clone());
+                        if let Some(a) = alias {
+                            rename_columns(&mut cols, &a.columns, &rel)?;
+                        }
+                        let scope = Scope {
+                            cols: cols
+                                .iter()
+                                .map(|c| ScopeCol {
+                                    rel: Some(rel.clone()),
+                                    name: c.name.clone(),
+                                    ty: c.ty,
+                                    hidden: false,
+                                    source: c.source,
+                                })
+                                .collect(),
+                        };
+                        return Ok((Rel::Leaf(Node::Cte(def), cols.len()), scope));
+                    }
+                }
+                if tname == "pg_locks" && self.s.lookup_table("pg_locks").is_none() {
+                    let (node, cols) = pg_locks(self.s);
+                    let rel = alias_name.unwrap_or(tname);
+                    let scope = Scope {
+                        cols: cols
+                            .iter()
+                            .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                            .collect(),
+                    };
+                    return Ok((Rel::Leaf(node, cols.len()), scope));
+                }
+                let table = self.s.table(&tname)?;
+                let mut scope = Scope::of_table(&table, alias_name.as_deref());
+                if let Some(a) = alias {
+                    if a.columns.len() > scope.cols.len() {
+                        return Err(PgError::new(
+                            "42P10",
+                            format!(
+                                "table \"{}\" has {} columns available but {} columns specified",
+                                fold_ident(&a.name),
+                                scope.cols.len(),
+                                a.columns.len()
+                            ),
+                        ));
+                    }
+                    for (c, n) in scope.cols.iter_mut().zip(&a.columns) {
+                        c.name = fold_ident(&n.name);
+                    }
+                }
+                let width = table.columns.len();
+                let plan = super::dml::Plan::new(table, None, vec![true; width]);
+                Ok((Rel::Leaf(Node::Scan(Box::new(plan)), width), scope))
+            }
+            TableFactor::Derived { lateral, subquery, alias } => {
+                need(!lateral, "LATERAL")?;
+                let sub = self.query(subquery, &[])?;
+                let mut cols = sub.columns;
+                let rel = alias.as_ref().map(|a| fold_ident(&a.name));
+                if let Some(a) = alias {
+                    rename_columns(&mut cols, &a.columns, rel.as_deref().unwrap_or(""))?;
+                }
+                let scope = Scope {
+                    cols: cols
+                        .iter()
+                        .map(|c| ScopeCol { rel: rel.clone(), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                        .collect(),
+                };
+                Ok((Rel::Leaf(sub.node, cols.len()), scope))
+            }
+            TableFactor::NestedJoin { table_with_joins, alias } => {
+                need(alias.is_none(), "an alias on a parenthesized join")?;
+                self.from_joins(table_with_joins, outer)
+            }
+            TableFactor::Function { .. } | TableFactor::TableFunction { .. } | TableFactor::UNNEST { .. } => {
+                Err(refuse("a function in FROM"))
+            }
+            _ => Err(refuse("this FROM item")),
+        }
+    }
+
+    /// A FROM item with its joins, left to right.
+    fn from_joins(&self, twj: &TableWithJoins, outer: &[&Scope]) -> Result<(Rel, Scope)> {
+        let (mut rel, mut scope) = self.from_item(&twj.relation, outer)?;
+        for j in &twj.joins {
+            need(!j.global, "GLOBAL JOIN")?;
+            let (kind, constraint) = match &j.join_operator {
+                JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
+                JoinOperator::Left(c) | JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
+                JoinOperator::Right(c) | JoinOperator::RightOuter(c) => (JoinKind::Right, c),
+                JoinOperator::FullOuter(c) => (JoinKind::Full, c),
+                JoinOperator::CrossJoin(c) => (JoinKind::Inner, c),
+                other => return Err(refuse(&format!("this join ({other:?})"))),
+            };
+            let (r, rscope) = self.from_item(&j.relation, outer)?;
+            for c in &rscope.cols {
+                if let Some(rn) = &c.rel {
+                    if scope.cols.iter().any(|x| x.rel.as_deref() == Some(rn)) && rscope.cols.first().map(|f| &f.rel) == Some(&c.rel) {
+                        return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
+                    }
+                }
+            }
+            let lw = scope.cols.len();
+            let mut joined = Scope { cols: scope.cols.clone() };
+            joined.cols.extend(rscope.cols.iter().cloned());
+            let using: Option<Vec<String>> = match constraint {
+                JoinConstraint::Using(names) => Some(
+                    names
+                        .iter()
+                        .map(|n| match n.0.as_slice() {
+                            [p] => p.as_ident().map(fold_ident).ok_or_else(|| refuse("this USING column")),
+                            _ => Err(PgError::syntax("syntax error in USING")),
+                        })
+                        .collect::<Result<Vec<_>>>()?,
+                ),
+                JoinConstraint::Natural => Some(
+                    scope
+                        .cols
+                        .iter()
+                        .filter(|c| !c.hidden && rscope.cols.iter().any(|r| !r.hidden && r.name == c.name))
+                        .map(|c| c.name.clone())
+                        .collect(),
+                ),
+                _ => None,
+            };
+            match (constraint, using) {
+                (_, Some(names)) => {
+                    // USING / NATURAL: equality of each named column; the merged columns come
+                    // first in the result, the inputs' copies are hidden from unqualified names.
+                    let mut on = Vec::new();
+                    let mut merged = Vec::new();
+                    for n in &names {
+                        let li = scope.resolve(None, n)?.ok_or_else(|| {
+                            PgError::new(
+                                sqlstate::UNDEFINED_COLUMN,
+                                format!("column \"{n}\" specified in USING clause does not exist in left table"),
+                            )
+                        })?;
+                        let ri = rscope.resolve(None, n)?.ok_or_else(|| {
+                            PgError::new(
+                                sqlstate::UNDEFINED_COLUMN,
+                                format!("column \"{n}\" specified in USING clause does not exist in right table"),
+                            )
+                        })?;
+                        let (lt, rt) = (scope.cols[li].ty, rscope.cols[ri].ty);
+                        let ty = common_type(&[Some(lt), Some(rt)], "JOIN/USING")?.unwrap_or(lt);
+                        let a = to_type(Scalar::Col(li, lt), Some(ty))?;
+                        let b = to_type(Scalar::Col(lw + ri, rt), Some(ty))?;
+                        expr::check_comparable(&a, &b, "=")?;
+                        on.push(Scalar::Cmp(expr::CmpOp::Eq, Box::new(a.clone()), Box::new(b.clone())));
+                        let m = match kind {
+                            JoinKind::Inner | JoinKind::Left => a,
+                            JoinKind::Right => b,
+                            JoinKind::Full => Scalar::Coalesce(vec![a, b], Some(ty)),
+                        };
+                        merged.push((n.clone(), m, ty));
+                        joined.cols[li].hidden = true;
+                        joined.cols[lw + ri].hidden = true;
+                    }
+                    let width = joined.cols.len();
+                    let join = plan_rel(Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new());
+                    let mut exprs: Vec<Scalar> = merged.iter().map(|(_, e, _)| e.clone()).collect();
+                    exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
+                    let mut cols: Vec<ScopeCol> = merged
+                        .iter()
+                        .map(|(n, _, ty)| ScopeCol { rel: None, name: n.clone(), ty: *ty, hidden: false, source: None })
+                        .collect();
+                    cols.extend(joined.cols);
+                    let w = merged.len() + width;
+                    rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w);
+                    scope = Scope { cols };
+                }
+                (JoinConstraint::On(e), None) => {
+                    let b = self.binder(&joined, outer, None);
+                    let cond = b.boolean(e, "JOIN/ON").map_err(agg_in("JOIN conditions"))?;
+                    let mut on = Vec::new();
+                    conjuncts(cond, &mut on);
+                    rel = Rel::Join(kind, Box::new(rel), Box::new(r), on);
+                    scope = joined;
+                }
+                (JoinConstraint::None, None) => {
+                    if kind != JoinKind::Inner || !matches!(j.join_operator, JoinOperator::CrossJoin(_)) {
+                        return Err(PgError::syntax("syntax error: a JOIN needs ON or USING"));
+                    }
+                    rel = Rel::Join(kind, Box::new(rel), Box::new(r), Vec::new());
+                    scope = joined;
+                }
+                _ => unreachable!("USING and NATURAL are handled above"),
+            }
+        }
+        Ok((rel, scope))
+    }
+
+    /// One SELECT block with the enclosing query's ORDER BY and LIMIT.
+    fn select(
+        &self,
+        sel: &Select,
+        order: &[sqlparser::ast::OrderByExpr],
+        limit: Option<Scalar>,
+        offset: Option<Scalar>,
+        outer: &[&Scope],
+    ) -> Result<BoundQuery> {
+        let Select {
+            select_token: _,
+            distinct,
+            top,
+            top_before_distinct: _,
+            projection,
+            exclude,
+            into,
+            from,
+            lateral_views,
+            prewhere,
+            selection,
+            group_by,
+            cluster_by,
+            distribute_by,
+            sort_by,
+            having,
+            named_window,
+            qualify,
+            window_before_qualify: _,
+            value_table_mode,
+            connect_by,
+            flavor,
+        } = sel;
+        need(top.is_none(), "TOP")?;
+        need(into.is_none(), "SELECT INTO")?;
+        need(exclude.is_none(), "EXCLUDE")?;
+        need(lateral_views.is_empty(), "LATERAL VIEW")?;
+        need(prewhere.is_none(), "PREWHERE")?;
+        need(cluster_by.is_empty() && distribute_by.is_empty() && sort_by.is_empty(), "CLUSTER BY / DISTRIBUTE BY / SORT BY")?;
+        need(named_window.is_empty(), "WINDOW")?;
+        need(qualify.is_none(), "QUALIFY")?;
+        need(value_table_mode.is_none(), "SELECT AS VALUE / STRUCT")?;
+        need(connect_by.is_none(), "CONNECT BY")?;
+        need(matches!(flavor, SelectFlavor::Standard), "FROM-first SELECT")?;
+        let group_exprs: &[Expr] = match group_by {
+            GroupByExpr::Expressions(e, m) => {
+                need(m.is_empty(), "GROUP BY modifiers (ROLLUP, CUBE, GROUPING SETS)")?;
+                e
+            }
+            GroupByExpr::All(_) => return Err(refuse("GROUP BY ALL")),
+        };
+        for g in group_exprs {
+            need(!matches!(g, Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_)), "ROLLUP, CUBE and GROUPING SETS")?;
+        }
+
+        // FROM: a cross join of the comma-separated items.
+        let (rel, scope) = if from.is_empty() {
+            (Rel::Leaf(Node::Unit, 0), Scope::default())
+        } else {
+            let mut it = from.iter();
+            let (mut rel, mut scope) = self.from_joins(it.next().expect("not empty"), outer)?;
+            for t in it {
+                let (r, s) = self.from_joins(t, outer)?;
+                for c in &s.cols {
+                    if let Some(rn) = &c.rel {
+                        if scope.has_rel(rn) {
+                            return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
+                        }
+                    }
+                }
+                rel = Rel::Join(JoinKind::Inner, Box::new(rel), Box::new(r), Vec::new());
+                scope.cols.extend(s.cols);
+            }
+            (rel, scope)
+        };
+
+        // WHERE, pushed down into the FROM tree.
+        let mut filters = Vec::new();
+        if let Some(w) = selection {
+            let b = self.binder(&scope, outer, None);
+            let cond = b.boolean(w, "WHERE").map_err(agg_in("WHERE"))?;
+            conjuncts(cond, &mut filters);
+        }
+        let mut node = plan_rel(rel, filters);
+
+        // The select list, HAVING and ORDER BY, collecting aggregates and window calls.
+        let collect = Collect::default();
+        let b = self.binder(&scope, outer, Some(&collect));
+        let mut items: Vec<SelectItemB> = Vec::new();
+        for it in projection {
+            match it {
+                SelectItem::Wildcard(w) => {
+                    wildcard_options(w)?;
+                    if scope.cols.is_empty() {
+                        return Err(PgError::syntax("SELECT * with no tables specified is not valid"));
+                    }
+                    for (i, c) in scope.cols.iter().enumerate() {
+                        if !c.hidden {
+                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source, ast: None });
+                        }
+                    }
+                }
+                SelectItem::QualifiedWildcard(kind, w) => {
+                    wildcard_options(w)?;
+                    let rel = match kind {
+                        sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::ddl::table_name(n)?,
+                        _ => return Err(refuse("this qualified wildcard")),
+                    };
+                    if !scope.has_rel(&rel) {
+                        return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{rel}\"")));
+                    }
+                    for (i, c) in scope.cols.iter().enumerate() {
+                        if c.rel.as_deref() == Some(rel.as_str()) {
+                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source, ast: None });
+                        }
+                    }
+                }
+                SelectItem::UnnamedExpr(e) => {
+                    let x = b.bind(e)?;
+                    let source = match &x {
+                        Scalar::Col(i, _) => scope.cols[*i].source,
+                        _ => None,
+                    };
+                    let name = figure_colname(e).unwrap_or_else(|| "?column?".into());
+                    items.push(SelectItemB { name, expr: x, source, ast: Some(e.clone()) });
+                }
+                SelectItem::ExprWithAlias { expr: e, alias } => {
+                    let x = b.bind(e)?;
+                    let source = match &x {
+                        Scalar::Col(i, _) => scope.cols[*i].source,
+                        _ => None,
+                    };
+                    items.push(SelectItemB { name: fold_ident(alias), expr: x, source, ast: Some(e.clone()) });
+                }
+            }
+        }
+        // Untyped literals in the select list are text.
+        for it in items.iter_mut() {
+            if type_of(&it.expr).is_none() {
+                it.expr = to_type(std::mem::replace(&mut it.expr, Scalar::Const(Value::Null)), Some(SqlType::new(TypeId::Text)))?;
+            }
+        }
+        let nvis = items.len();
+        let having_s = having.as_ref().map(|h| b.boolean(h, "HAVING")).transpose()?;
+
+        // ORDER BY and DISTINCT ON: output columns by name or ordinal, else expressions.
+        let resolve = |e: &Expr, what: &str, items: &[SelectItemB]| -> Result<Target> {
+            if let Some(i) = ordinal(e, items.len(), what)? {
+                return Ok(Target::Output(i));
+            }
+            if let Expr::Identifier(id) = e {
+                let n = fold_ident(id);
+                let hits: Vec<usize> = items.iter().enumerate().filter(|(_, it)| it.name == n).map(|(i, _)| i).collect();
+                if hits.len() > 1 {
+                    let first = format!("{:?}", items[hits[0]].expr);
+                    if hits.iter().any(|&h| format!("{:?}", items[h].expr) != first) {
+                        return Err(PgError::new("42702", format!("{what} \"{n}\" is ambiguous")));
+                    }
+                }
+                if let Some(&i) = hits.first() {
+                    return Ok(Target::Output(i));
+                }
+            }
+            let x = b.bind(e)?;
+            let shown = format!("{x:?}");
+            if let Some(i) = items.iter().position(|it| format!("{:?}", it.expr) == shown) {
+                return Ok(Target::Output(i));
+            }
+            Ok(Target::Expr(x))
+        };
+        let mut order_t: Vec<(Target, &sqlparser::ast::OrderByOptions)> = Vec::new();
+        for o in order {
+            order_t.push((resolve(&o.expr, "ORDER BY", &items)?, &o.options));
+        }
+        let distinct_on: Option<Vec<Target>> = match distinct {
+            None => None,
+            Some(Distinct::Distinct) => Some(Vec::new()),
+            Some(Distinct::On(es)) => Some(es.iter().map(|e| resolve(e, "DISTINCT ON", &items)).collect::<Result<Vec<_>>>()?),
+        };
+        let is_distinct_on = matches!(distinct, Some(Distinct::On(_)));
+
+        // GROUP BY: input columns first, then output names, ordinals.
+        let gb = self.binder(&scope, outer, None);
+        let mut groups: Vec<Scalar> = Vec::new();
+        for g in group_exprs {
+            let x = if let Some(i) = ordinal(g, nvis, "GROUP BY")? {
+                items[i].expr.clone()
+            } else {
+                match gb.bind(g) {
+                    Ok(x) => x,
+                    Err(e) if e.code == sqlstate::UNDEFINED_COLUMN => match g {
+                        Expr::Identifier(id) => match items.iter().find(|it| it.name == fold_ident(id)) {
+                            Some(it) => it.expr.clone(),
+                            None => return Err(e),
+                        },
+                        _ => return Err(e),
+                    },
+                    Err(e) if e.code == "42803" => return Err(PgError::new("42803", "aggregate functions are not allowed in GROUP BY")),
+                    Err(e) => return Err(e),
+                }
+            };
+            let mut bad = false;
+            x.visit(&mut |s| bad |= matches!(s, Scalar::Agg(..)));
+            if bad {
+                return Err(PgError::new("42803", "aggregate functions are not allowed in GROUP BY"));
+            }
+            if matches!(x, Scalar::Win(..)) {
+                return Err(PgError::new("42P20", "window functions are not allowed in GROUP BY"));
+            }
+            groups.push(x);
+        }
+        let aggs = collect.aggs.take();
+        let mut windows = collect.windows.take();
+        let grouped = !groups.is_empty() || !aggs.is_empty() || having_s.is_some();
+        for c in &aggs {
+            let mut win = false;
+            for a in &c.args {
+                a.visit(&mut |s| win |= matches!(s, Scalar::Win(..)));
+            }
+            if win {
+                return Err(PgError::new("42803", "aggregate function calls cannot contain window function calls"));
+            }
+        }
+
+        // Everything evaluated after grouping now reads the aggregation's output.
+        let mut post: Box<dyn FnMut(&Scalar) -> Result<Scalar> + '_> = Box::new(|e: &Scalar| -> Result<Scalar> { Ok(e.clone()) });
+        if grouped {
+            let ng = groups.len();
+            let group_shown: Vec<String> = groups.iter().map(|g| format!("{g:?}")).collect();
+            let gtypes: Vec<Option<SqlType>> = groups.iter().map(type_of).collect();
+            let scope_ref = &scope;
+            let grouped_rewrite = move |e: &Scalar| -> Result<Scalar> {
+                let mut err: Option<PgError> = None;
+                let r = map_scalar(e, &mut |x| {
+                    let shown = format!("{x:?}");
+                    if let Some(k) = group_shown.iter().position(|g| *g == shown) {
+                        return Some(Scalar::Col(k, gtypes[k].unwrap_or(SqlType::new(TypeId::Text))));
+                    }
+                    match x {
+                        Scalar::Agg(j, t) => Some(Scalar::Col(ng + j, *t)),
+                        Scalar::Col(i, _) => {
+                            let c = &scope_ref.cols[*i];
+                            let shown = match &c.rel {
+                                Some(r) => format!("{r}.{}", c.name),
+                                None => c.name.clone(),
+                            };
+                            err.get_or_insert(PgError::new(
+                                "42803",
+                                format!("column \"{shown}\" must appear in the GROUP BY clause or be used in an aggregate function"),
+                            ));
+                            Some(x.clone())
+                        }
+                        Scalar::SubLink(l) if l.correlated => {
+                            err.get_or_insert(refuse("a correlated subquery in a grouped query's select list or HAVING"));
+                            Some(x.clone())
+                        }
+                        _ => None,
+                    }
+                });
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(r),
+                }
+            };
+            node = Node::Agg(Box::new(node), groups, aggs);
+            if let Some(h) = &having_s {
+                let h = grouped_rewrite(h)?;
+                node = Node::Filter(Box::new(node), h);
+            }
+            post = Box::new(grouped_rewrite);
+        }
+        // Window functions: over the (grouped) rows; their results are appended columns.
+        let base = node.width();
+        if !windows.is_empty() {
+            for w in windows.iter_mut() {
+                w.args = w.args.iter().map(&mut post).collect::<Result<Vec<_>>>()?;
+                w.partition = w.partition.iter().map(&mut post).collect::<Result<Vec<_>>>()?;
+                for k in w.order.iter_mut() {
+                    k.expr = post(&k.expr)?;
+                }
+            }
+            node = Node::Window(Box::new(node), windows);
+        }
+        let mut fin = |e: &Scalar| -> Result<Scalar> {
+            let e = post(e)?;
+            Ok(map_scalar(&e, &mut |x| match x {
+                Scalar::Win(k, t) => Some(Scalar::Col(base + k, *t)),
+                _ => None,
+            }))
+        };
+        // The projection: the select list, then the ORDER BY / DISTINCT ON expressions that
+        // are not in it (dropped after sorting).
+        let mut exprs: Vec<Scalar> = Vec::with_capacity(items.len());
+        for it in &items {
+            exprs.push(fin(&it.expr)?);
+        }
+        let mut idx_of = |t: &Target, exprs: &mut Vec<Scalar>| -> Result<usize> {
+            Ok(match t {
+                Target::Output(i) => *i,
+                Target::Expr(x) => {
+                    let x = fin(x)?;
+                    let shown = format!("{x:?}");
+                    match exprs.iter().position(|e| format!("{e:?}") == shown) {
+                        Some(i) => i,
+                        None => {
+                            exprs.push(x);
+                            exprs.len() - 1
+                        }
+                    }
+                }
+            })
+        };
+        let mut sort_keys: Vec<SortKey> = Vec::new();
+        for (t, opts) in &order_t {
+            let i = idx_of(t, &mut exprs)?;
+            sort_keys.push(SortKey::new(Scalar::Col(i, type_of(&exprs[i]).unwrap_or(SqlType::new(TypeId::Text))), opts));
+        }
+        let mut on_cols: Vec<usize> = Vec::new();
+        if let Some(ts) = &distinct_on {
+            for t in ts {
+                on_cols.push(idx_of(t, &mut exprs)?);
+            }
+        }
+        let junk = exprs.len() > nvis;
+        if distinct.is_some() && !is_distinct_on && junk {
+            return Err(PgError::new("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list"));
+        }
+        node = Node::Project(Box::new(node), exprs.clone());
+        if is_distinct_on {
+            // The ORDER BY must start with the DISTINCT ON expressions (in any order); ON
+            // expressions missing from it sort after those it names.
+            let mut on_set = on_cols.clone();
+            on_set.sort_unstable();
+            on_set.dedup();
+            let sort_col = |k: &SortKey| if let Scalar::Col(i, _) = k.expr { i } else { usize::MAX };
+            let lead_n = sort_keys.len().min(on_set.len());
+            let bad_lead = sort_keys[..lead_n].iter().any(|k| !on_set.contains(&sort_col(k)));
+            let bad_late = sort_keys[lead_n..].iter().any(|k| on_set.contains(&sort_col(k)));
+            if bad_lead || bad_late {
+                return Err(PgError::new("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions"));
+            }
+            // Sort by the DISTINCT ON columns (those the ORDER BY does not lead with first),
+            // then the ORDER BY; keep each group's first row.
+            let mut keys: Vec<SortKey> = Vec::new();
+            for &c in &on_cols {
+                if !sort_keys.iter().take(on_cols.len()).any(|k| matches!(k.expr, Scalar::Col(i, _) if i == c)) {
+                    keys.push(SortKey {
+                        expr: Scalar::Col(c, type_of(&exprs[c]).unwrap_or(SqlType::new(TypeId::Text))),
+                        desc: false,
+                        nulls_first: false,
+                    });
+                }
+            }
+            let mut all_keys = sort_keys.clone();
+            let split = all_keys.len().min(on_cols.len());
+            let rest = all_keys.split_off(split);
+            all_keys.extend(keys);
+            all_keys.extend(rest);
+            node = Node::Sort(Box::new(node), all_keys);
+            // Distinct over the chosen columns: project them first, keep first per key.
+            node = distinct_on_cols(node, &on_cols, exprs.len());
+        } else if distinct.is_some() {
+            node = Node::Distinct(Box::new(node), nvis);
+            if !sort_keys.is_empty() {
+                node = Node::Sort(Box::new(node), sort_keys);
+            }
+        } else if !sort_keys.is_empty() {
+            node = Node::Sort(Box::new(node), sort_keys);
+        }
+        if limit.is_some() || offset.is_some() {
+            node = Node::Limit(Box::new(node), limit, offset);
+        }
+        let width = if is_distinct_on { exprs.len() } else { node.width() };
+        if width > nvis {
+            node = Node::Project(
+                Box::new(node),
+                (0..nvis).map(|i| Scalar::Col(i, type_of(&exprs[i]).unwrap_or(SqlType::new(TypeId::Text)))).collect(),
+            );
+        }
+        let columns = items
+            .iter()
+            .zip(&exprs)
+            .map(|(it, e)| OutCol { name: it.name.clone(), ty: type_of(e).unwrap_or(SqlType::new(TypeId::Text)), source: it.source })
+            .collect();
+        let _ = items.iter().map(|i| &i.ast).count();
+        Ok(BoundQuery { node, columns, correlated: false })
+    }
+}
+
+/// Keeps the first row of each distinct value of columns `cols` (rows arrive sorted so that
+/// the wanted row comes first): the distinct key columns are moved to the front, then moved
+/// back.
+fn distinct_on_cols(node: Node, cols: &[usize], width: usize) -> Node {
+    let mut front: Vec<usize> = cols.to_vec();
+    front.dedup();
+    let order: Vec<usize> = front.iter().copied().chain((0..width).filter(|i| !front.contains(i))).collect();
+    let to_front = Node::Project(Box::new(node), order.iter().map(|&i| Scalar::Col(i, SqlType::new(TypeId::Text))).collect());
+    let d = Node::Distinct(Box::new(to_front), front.len());
+    // Back to the original layout.
+    let back: Vec<Scalar> =
+        (0..width).map(|i| Scalar::Col(order.iter().position(|&o| o == i).expect("every column"), SqlType::new(TypeId::Text))).collect();
+    Node::Project(Box::new(d), back)
+}
+
+fn agg_in(what: &'static str) -> impl Fn(PgError) -> PgError {
+    move |e| {
+        if e.code == "42803" && e.message.starts_with("aggregate functions are not allowed") {
+            PgError::new("42803", format!("aggregate functions are not allowed in {what}"))
+        } else if e.code == "42P20" {
+            PgError::new("42P20", format!("window functions are not allowed in {what}"))
+        } else {
+            e
+        }
+    }
+}
+
+fn wildcard_options(w: &sqlparser::ast::WildcardAdditionalOptions) -> Result<()> {
+    let sqlparser::ast::WildcardAdditionalOptions { wildcard_token: _, opt_ilike, opt_exclude, opt_except, opt_replace, opt_rename } = w;
+    need(
+        opt_ilike.is_none() && opt_exclude.is_none() && opt_except.is_none() && opt_replace.is_none() && opt_rename.is_none(),
+        "options after *",
+    )
+}
+
+/// An integer constant in ORDER BY / GROUP BY / DISTINCT ON: a 1-based position in the
+/// select list.
+fn ordinal(e: &Expr, n: usize, what: &str) -> Result<Option<usize>> {
+    let Expr::Value(v) = e else { return Ok(None) };
+    let AstValue::Number(s, _) = &v.value else { return Ok(None) };
+    let Ok(i) = s.parse::<i64>() else { return Ok(None) };
+    if i < 1 || i as usize > n {
+        return Err(PgError::new("42P10", format!("{what} position {i} is not in select list")));
+    }
+    Ok(Some(i as usize - 1))
+}
+
+/// Applies a column alias list (`AS t(a, b)`).
+fn rename_columns(cols: &mut [OutCol], names: &[sqlparser::ast::TableAliasColumnDef], rel: &str) -> Result<()> {
+    if names.len() > cols.len() {
+        return Err(PgError::new(
+            "42P10",
+            format!("table \"{rel}\" has {} columns available but {} columns specified", cols.len(), names.len()),
+        ));
+    }
+    for (c, n) in cols.iter_mut().zip(names) {
+        if n.data_type.is_some() {
+            return Err(refuse("column types in an alias list"));
+        }
+        c.name = fold_ident(&n.name);
+    }
+    Ok(())
+}
+
+/// Marks the columns of the row `e` is evaluated on that it reads, including those read by
+/// its subqueries as outer references.
+fn cols_used(e: &Scalar, used: &mut [bool]) {
+    fn in_plan(node: &Node, level: usize, used: &mut [bool]) {
+        visit_exprs(node, &mut |x| {
+            x.visit(&mut |y| match y {
+                Scalar::Outer(d, i, _) if *d == level => {
+                    if let Some(u) = used.get_mut(*i) {
+                        *u = true;
+                    }
+                }
+                Scalar::SubLink(l) => in_plan(&l.plan, level + 1, used),
+                _ => {}
+            })
+        });
+    }
+    e.visit(&mut |x| match x {
+        Scalar::Col(i, _) => {
+            if let Some(u) = used.get_mut(*i) {
+                *u = true;
+            }
+        }
+        Scalar::SubLink(l) => in_plan(&l.plan, 0, used),
+        _ => {}
+    });
+}
+
+/// Tells each table scan which columns the plan above it reads (`needed`: the node's output
+/// columns its consumer reads), so that the others are not decoded or fetched from TOAST.
+fn prune(node: &mut Node, needed: &[bool]) {
+    let w = node.width();
+    let mut need = vec![false; w];
+    for (i, n) in needed.iter().enumerate().take(w) {
+        need[i] = *n;
+    }
+    match node {
+        Node::Unit | Node::Values(..) | Node::Cte(_) => {}
+        Node::Scan(p) => {
+            if let Some(f) = &p.filter {
+                cols_used(f, &mut need);
+            }
+            if need != p.needed {
+                let table = p.table.clone();
+                let plan = std::mem::replace(&mut **p, super::dml::Plan::new(table, None, Vec::new()));
+                **p = super::dml::Plan::new(plan.table, plan.filter, need);
+            }
+        }
+        Node::Filter(i, c) => {
+            cols_used(c, &mut need);
+            prune(i, &need);
+        }
+        Node::Project(i, es) => {
+            let mut n = vec![false; i.width()];
+            for (k, e) in es.iter().enumerate() {
+                if need.get(k).copied().unwrap_or(true) {
+                    cols_used(e, &mut n);
+                }
+            }
+            prune(i, &n);
+        }
+        Node::Sort(i, keys) => {
+            for k in keys.iter() {
+                cols_used(&k.expr, &mut need);
+            }
+            prune(i, &need);
+        }
+        Node::Limit(i, ..) => prune(i, &need),
+        Node::Distinct(i, n) => {
+            for x in need.iter_mut().take(*n) {
+                *x = true;
+            }
+            prune(i, &need);
+        }
+        Node::SetOp(_, _, l, r) => {
+            let (lw, rw) = (l.width(), r.width());
+            prune(l, &vec![true; lw]);
+            prune(r, &vec![true; rw]);
+        }
+        Node::Join(j) => {
+            let (lw, rw) = (j.left_width, j.right_width);
+            let mut all = need.clone();
+            if let Some(c) = &j.cond {
+                cols_used(c, &mut all);
+            }
+            let mut ln = all[..lw].to_vec();
+            let mut rn = all[lw..lw + rw].to_vec();
+            for (a, b) in &j.keys {
+                cols_used(a, &mut ln);
+                cols_used(b, &mut rn);
+            }
+            prune(&mut j.left, &ln);
+            prune(&mut j.right, &rn);
+        }
+        Node::Agg(i, g, a) => {
+            let mut n = vec![false; i.width()];
+            for e in g.iter() {
+                cols_used(e, &mut n);
+            }
+            for c in a.iter() {
+                c.args.iter().for_each(|e| cols_used(e, &mut n));
+                if let Some(f) = &c.filter {
+                    cols_used(f, &mut n);
+                }
+                c.order.iter().for_each(|k| cols_used(&k.expr, &mut n));
+            }
+            prune(i, &n);
+        }
+        Node::Window(i, calls) => {
+            let iw = i.width();
+            let mut n = need[..iw].to_vec();
+            for c in calls.iter() {
+                c.args.iter().for_each(|e| cols_used(e, &mut n));
+                c.partition.iter().for_each(|e| cols_used(e, &mut n));
+                c.order.iter().for_each(|k| cols_used(&k.expr, &mut n));
+            }
+            prune(i, &n);
+        }
+    }
+}
+
+/// Whether `node` reads a column of a query enclosing it: an outer reference that reaches
+/// past `level` subquery levels.
+fn refs_outside(node: &Node, level: usize) -> bool {
+    let mut found = false;
+    visit_exprs(node, &mut |e| {
+        e.visit(&mut |x| match x {
+            Scalar::Outer(d, ..) if *d >= level => found = true,
+            Scalar::SubLink(l) => {
+                if refs_outside(&l.plan, level + 1) {
+                    found = true;
+                }
+            }
+            _ => {}
+        })
+    });
+    found
+}
+
+/// Calls `f` on every expression of `node`'s tree (not inside subqueries).
+pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
+    match node {
+        Node::Unit => {}
+        Node::Values(rows, _) => rows.iter().flatten().for_each(|e| f(e)),
+        Node::Scan(p) => {
+            if let Some(x) = &p.filter {
+                f(x);
+            }
+        }
+        Node::Filter(i, e) => {
+            visit_exprs(i, f);
+            f(e);
+        }
+        Node::Project(i, es) => {
+            visit_exprs(i, f);
+            es.iter().for_each(|e| f(e));
+        }
+        Node::Join(j) => {
+            visit_exprs(&j.left, f);
+            visit_exprs(&j.right, f);
+            for (a, b) in &j.keys {
+                f(a);
+                f(b);
+            }
+            if let Some(c) = &j.cond {
+                f(c);
+            }
+        }
+        Node::Agg(i, g, a) => {
+            visit_exprs(i, f);
+            g.iter().for_each(|e| f(e));
+            for c in a {
+                c.args.iter().for_each(|e| f(e));
+                if let Some(x) = &c.filter {
+                    f(x);
+                }
+                c.order.iter().for_each(|k| f(&k.expr));
+            }
+        }
+        Node::Sort(i, k) => {
+            visit_exprs(i, f);
+            k.iter().for_each(|k| f(&k.expr));
+        }
+        Node::Limit(i, l, o) => {
+            visit_exprs(i, f);
+            if let Some(x) = l {
+                f(x);
+            }
+            if let Some(x) = o {
+                f(x);
+            }
+        }
+        Node::Distinct(i, _) => visit_exprs(i, f),
+        Node::SetOp(_, _, l, r) => {
+            visit_exprs(l, f);
+            visit_exprs(r, f);
+        }
+        Node::Window(i, w) => {
+            visit_exprs(i, f);
+            for c in w {
+                c.args.iter().for_each(|e| f(e));
+                c.partition.iter().for_each(|e| f(e));
+                c.order.iter().for_each(|k| f(&k.expr));
+            }
+        }
+        Node::Cte(c) => visit_exprs(&c.node, f),
+    }
+}
+
+/// The types the query's parameters get from their context (`$n` in WHERE, LIMIT, ...).
+pub(crate) fn param_types(s: &Session, q: &Query, out: &mut Vec<Option<SqlType>>) -> Result<()> {
+    let p = Planner::new(s, None);
+    let b = p.query(q, &[])?;
+    fn walk(node: &Node, out: &mut Vec<Option<SqlType>>) {
+        visit_exprs(node, &mut |e| {
+            e.param_types(out);
+            e.visit(&mut |x| {
+                if let Scalar::SubLink(l) = x {
+                    walk(&l.plan, out);
+                }
+            });
+        });
+    }
+    walk(&b.node, out);
+    Ok(())
+}
+
+/// A table with no columns.
+pub(crate) fn no_table() -> crate::catalog::Table {
+    crate::catalog::Table {
+        oid: 0,
+        name: String::new(),
+        columns: Vec::new(),
+        relfile: crate::storage::RelFileNumber(0),
+        toast_relfile: None,
+        persistence: crate::catalog::Persistence::Permanent,
+        indexes: Vec::new(),
+    }
+}
+
+/// `pg_locks`: the heavyweight locks held and awaited now, as PostgreSQL's view (`pid` is the
+/// session id).
+fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
+    let text = |x: Option<String>| Scalar::Const(x.map(Value::Text).unwrap_or(Value::Null));
+    let rows: Vec<Vec<Scalar>> = s
+        .shared
+        .locks
+        .locks()
+        .into_iter()
+        .map(|l| {
+            let (locktype, relation) = match l.tag {
+                crate::lock::LockTag::Relation(oid) => ("relation", Some(Value::Int8(i64::from(oid)))),
+                crate::lock::LockTag::Transaction(_) => ("transactionid", None),
+                crate::lock::LockTag::Object { .. } => ("object", None),
+            };
+            let waitstart =
+                l.waitstart.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| format!("{:.3}", d.as_secs_f64()));
+            vec![
+                text(Some(locktype.to_string())),
+                Scalar::Const(relation.unwrap_or(Value::Null)),
+                Scalar::Const(Value::Int4(l.session as i32)),
+                text(Some(l.mode.name().to_string())),
+                Scalar::Const(Value::Bool(l.granted)),
+                Scalar::Const(Value::Bool(l.fastpath)),
+                text(waitstart),
+            ]
+        })
+        .collect();
+    let cols = [
+        ("locktype", TypeId::Text),
+        ("relation", TypeId::Int8),
+        ("pid", TypeId::Int4),
+        ("mode", TypeId::Text),
+        ("granted", TypeId::Bool),
+        ("fastpath", TypeId::Bool),
+        ("waitstart", TypeId::Text),
+    ];
+    (Node::Values(rows, cols.len()), cols.iter().map(|(n, t)| OutCol { name: n.to_string(), ty: SqlType::new(*t), source: None }).collect())
+}
+
+/// Plans and runs a query, collecting its rows as text.
+pub fn run_query(s: &mut Session, q: &Query, params: &[Option<String>]) -> Result<QueryResult> {
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let b = Planner::new(s, now).query(q, &[])?;
+    run_bound(s, &b, params)
+}
+
+/// Runs a bound query, collecting its rows as text.
+pub fn run_bound(s: &mut Session, b: &BoundQuery, params: &[Option<String>]) -> Result<QueryResult> {
+    exec::lock_tables(s, &b.node)?;
+    let snap = s.snapshot();
+    let ex = exec::Exec::new(s, snap, params);
+    let mut rows = Vec::new();
+    let types: Vec<SqlType> = b.columns.iter().map(|c| c.ty).collect();
+    ex.run(&b.node, &[], &mut |r| {
+        rows.push(r.iter().zip(&types).map(|(v, t)| exec::output_text(v, t)).collect());
+        Ok(Flow::Continue)
+    })?;
+    Ok(QueryResult {
+        tag: format!("SELECT {}", rows.len()),
+        columns: b.columns.iter().map(|c| (c.name.clone(), c.ty.name())).collect(),
+        rows,
+        returns_rows: true,
+        notices: vec![],
+        wrote_to_client: false,
+        column_sources: b.columns.iter().map(|c| c.source).collect(),
+    })
+}
