@@ -316,11 +316,11 @@ impl PgServer {
         let (out, err) = self.psql_script(&script);
         let mut answers = Vec::with_capacity(sqls.len());
         let mut rest = out.as_str();
-        for i in 0..sqls.len() {
+        for (i, sql) in sqls.iter().enumerate() {
             let begin = format!("@@hsdiff-begin {i}@@\n");
             let end = format!("@@hsdiff-end {i}@@ ");
             let lost = |what: &str| -> ! {
-                panic!("psql output lost the {what} of statement {i} (an unbalanced quote in the corpus?):\n{}\nstderr:\n{err}", sqls[i])
+                panic!("psql output lost the {what} of statement {i} (an unbalanced quote in the corpus?):\n{sql}\nstderr:\n{err}")
             };
             let b = rest.find(&begin).unwrap_or_else(|| lost("start"));
             rest = &rest[b + begin.len()..];

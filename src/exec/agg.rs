@@ -3,15 +3,15 @@
 //!
 //! Result types are PostgreSQL's: count is bigint; sum of smallint / integer is bigint, of
 //! real real, of double precision double precision; avg of a float is double precision;
-//! min / max keep their argument's type. sum of bigint and avg of integers are numeric in
-//! PostgreSQL and refused until heapstore has numeric.
+//! min / max keep their argument's type; sum of bigint or numeric and avg of integers or
+//! numeric are numeric (sums of bigint are kept exactly in an i128 while they fit).
 
 use super::sort::{compare_keys, SortKey};
 use super::{key_of, Exec, Node, Row};
 use crate::access::heap::Flow;
 use crate::error::{sqlstate, PgError, Result};
 use crate::sql::expr::{self, coerce, is_int, is_text, type_of, Scalar};
-use crate::types::{SqlType, TypeId, Value};
+use crate::types::{Numeric, SqlType, TypeId, Value};
 use std::collections::HashMap;
 
 /// The aggregate functions.
@@ -105,20 +105,12 @@ impl AggCall {
                 Some(TypeId::Int2 | TypeId::Int4) => t(TypeId::Int8),
                 Some(TypeId::Float4) => t(TypeId::Float4),
                 Some(TypeId::Float8) => t(TypeId::Float8),
-                Some(TypeId::Int8) => {
-                    return Err(PgError::feature(
-                        "sum(bigint) (numeric in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
-                    ))
-                }
+                Some(TypeId::Int8 | TypeId::Numeric) => t(TypeId::Numeric),
                 _ => return Err(no_agg(name, &args)),
             },
             AggFunc::Avg => match id {
                 Some(TypeId::Float4 | TypeId::Float8) => t(TypeId::Float8),
-                Some(x) if is_int(x) => {
-                    return Err(PgError::feature(
-                        "avg of integers (numeric in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
-                    ))
-                }
+                Some(x) if is_int(x) || x == TypeId::Numeric => t(TypeId::Numeric),
                 _ => return Err(no_agg(name, &args)),
             },
             AggFunc::Min | AggFunc::Max => match at {
@@ -161,6 +153,9 @@ impl AggCall {
 enum Acc {
     Count(i64),
     SumInt(Option<i128>),
+    /// sum of bigint (exact in i128, numeric at the end) or numeric; avg of integers or
+    /// numeric: (sum, count).
+    SumBig(Option<i128>, Option<Numeric>, i64),
     SumF4(Option<f32>),
     SumF8(Option<f64>),
     AvgF(f64, i64),
@@ -182,6 +177,7 @@ fn fresh(c: &AggCall) -> Acc {
 fn plain(c: &AggCall) -> Acc {
     match c.func {
         AggFunc::Count | AggFunc::CountStar => Acc::Count(0),
+        AggFunc::Sum | AggFunc::Avg if c.ty.id == TypeId::Numeric => Acc::SumBig(None, None, 0),
         AggFunc::Sum => match c.ty.id {
             TypeId::Int8 => Acc::SumInt(None),
             TypeId::Float4 => Acc::SumF4(None),
@@ -212,6 +208,32 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
             *s = Some(s.unwrap_or(0.0) + x);
         }
         Acc::SumF8(s) => *s = Some(s.unwrap_or(0.0) + expr::as_f64(&args[0]).unwrap_or(0.0)),
+        Acc::SumBig(i, n, count) => {
+            *count += 1;
+            match &args[0] {
+                Value::Numeric(x) => {
+                    *n = Some(match n.take() {
+                        Some(y) => y.add(x)?,
+                        None => x.clone(),
+                    })
+                }
+                v => {
+                    let x = i128::from(expr::as_i64(v).unwrap_or(0));
+                    // i128 holds any sum of 2^64 bigints; past that, fold into the numeric.
+                    match i.unwrap_or(0).checked_add(x) {
+                        Some(t) => *i = Some(t),
+                        None => {
+                            let carried = Numeric::parse(&i.unwrap_or(0).to_string())?;
+                            *n = Some(match n.take() {
+                                Some(y) => y.add(&carried)?,
+                                None => carried,
+                            });
+                            *i = Some(x);
+                        }
+                    }
+                }
+            }
+        }
         Acc::AvgF(s, n) => {
             *s += expr::as_f64(&args[0]).unwrap_or(0.0);
             *n += 1;
@@ -259,6 +281,21 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             Value::Int8(i64::try_from(s).map_err(|_| PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "bigint out of range"))?)
         }
         Acc::SumF4(Some(s)) => Value::Float4(s),
+        Acc::SumBig(_, _, 0) => Value::Null,
+        Acc::SumBig(i, n, count) => {
+            let mut total = Numeric::zero();
+            if let Some(i) = i {
+                total = Numeric::parse(&i.to_string())?;
+            }
+            if let Some(n) = n {
+                total = total.add(&n)?;
+            }
+            if c.func == AggFunc::Avg {
+                Value::Numeric(Numeric::avg(&total, count)?)
+            } else {
+                Value::Numeric(total)
+            }
+        }
         Acc::SumF8(Some(s)) => Value::Float8(s),
         Acc::AvgF(_, 0) => Value::Null,
         Acc::AvgF(s, n) => Value::Float8(s / n as f64),

@@ -25,7 +25,7 @@ fn keys_of(
     for e in exprs {
         vals.push(ex.eval(e, row, outer)?);
     }
-    Ok(!vals.iter().any(|v| *v == Value::Null))
+    Ok(!vals.contains(&Value::Null))
 }
 
 pub(super) fn run(

@@ -299,6 +299,17 @@ pub fn key_of(vals: &[Value], out: &mut Vec<u8>) {
                 out.push(7);
                 out.extend_from_slice(&t.to_le_bytes());
             }
+            Value::Numeric(n) => {
+                // Equal values with different display scales (1.0, 1.00) get one key.
+                let mut stored = Vec::new();
+                n.encode_stored(&mut stored);
+                out.push(9);
+                let start = out.len();
+                out.extend_from_slice(&[0; 4]);
+                crate::types::Numeric::sort_key(&stored, out);
+                let n = (out.len() - start - 4) as u32;
+                out[start..start + 4].copy_from_slice(&n.to_le_bytes());
+            }
             #[allow(unreachable_patterns)]
             other => {
                 out.push(8);

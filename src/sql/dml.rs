@@ -437,8 +437,6 @@ fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Sca
     }
     Ok(match expr::bind(e, table)? {
         Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
-        // numeric's assignment to the column's type (integers round half away from zero).
-        Scalar::Decimal(d) => Scalar::Const(expr::decimal_as(&d, &ty)?),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
         other => other,
     })

@@ -207,7 +207,6 @@ fn show(e: &Scalar, n: &[String]) -> String {
             }
         }
         Scalar::Unknown(t) => format!("'{}'", t.replace('\'', "''")),
-        Scalar::Decimal(d) => d.clone(),
         Scalar::Param(k, _) => format!("${k}"),
         Scalar::Arith(op, a, b) => {
             let o = match op {

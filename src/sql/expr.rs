@@ -93,11 +93,6 @@ pub enum Scalar {
     /// `x::type` / `CAST(x AS type)` of a typed operand (literals and parameters take the
     /// type directly when bound).
     Cast(Box<Scalar>, SqlType),
-    /// A decimal literal (`2.5`, `1e3`): `numeric` in PostgreSQL, which heapstore does not
-    /// have. It compares and combines with floats as a float8 (PostgreSQL converts numeric to
-    /// float8 there too); cast or assigned to an integer it rounds half away from zero, as
-    /// numeric does; numeric arithmetic (with integers or other decimals) is refused.
-    Decimal(String),
     /// A column of an enclosing query's current row (a correlated subquery's reference):
     /// (levels out, 0 = the nearest enclosing query; column; type).
     Outer(usize, usize, SqlType),
@@ -278,7 +273,7 @@ pub fn is_int(t: TypeId) -> bool {
     matches!(t, TypeId::Int2 | TypeId::Int4 | TypeId::Int8)
 }
 pub fn is_num(t: TypeId) -> bool {
-    is_int(t) || matches!(t, TypeId::Float4 | TypeId::Float8)
+    is_int(t) || matches!(t, TypeId::Float4 | TypeId::Float8 | TypeId::Numeric)
 }
 pub fn is_text(t: TypeId) -> bool {
     matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar)
@@ -297,13 +292,15 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
                 (Some(x), Some(y)) if is_int(x) && is_int(y) => int_rank_max(x, y),
                 (Some(x), None) | (None, Some(x)) if is_int(x) => x,
                 (Some(TypeId::Float4), Some(TypeId::Float4) | None) | (None, Some(TypeId::Float4)) => TypeId::Float4,
+                (Some(x), Some(y)) if x == TypeId::Numeric && (is_int(y) || y == TypeId::Numeric) => TypeId::Numeric,
+                (Some(x), Some(y)) if y == TypeId::Numeric && is_int(x) => TypeId::Numeric,
+                (Some(TypeId::Numeric), None) | (None, Some(TypeId::Numeric)) => TypeId::Numeric,
                 _ => TypeId::Float8,
             }))
         }
         Scalar::Concat(..) => Some(SqlType::new(TypeId::Text)),
         Scalar::Neg(a) => type_of(a),
         Scalar::Cast(_, t) => Some(*t),
-        Scalar::Decimal(_) => Some(SqlType::new(TypeId::Float8)),
         Scalar::Outer(_, _, t) | Scalar::Func(_, _, t) | Scalar::Agg(_, t) | Scalar::Win(_, t) => Some(*t),
         Scalar::Case(_, _, t) | Scalar::Coalesce(_, t) | Scalar::MinMax(_, _, t) => *t,
         Scalar::NullIf(a, _) => type_of(a),
@@ -383,10 +380,7 @@ impl Binder<'_> {
                     i32::try_from(n).map(Value::Int4).map(Scalar::Const).unwrap_or(Scalar::Const(Value::Int8(n)))
                 }
                 Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
-                Scalar::Decimal(d) => Scalar::Decimal(match d.strip_prefix('-') {
-                    Some(pos) => pos.to_string(),
-                    None => format!("-{d}"),
-                }),
+                Scalar::Const(Value::Numeric(n)) => Scalar::Const(Value::Numeric(n.neg())),
                 other => Scalar::Neg(Box::new(other)),
             },
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
@@ -398,7 +392,7 @@ impl Binder<'_> {
                     Scalar::Unknown(t) => typed_const(parse_as(&ty, &explicit_length(&t, &ty))?, ty),
                     Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
                     Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
-                    Scalar::Decimal(d) => Scalar::Const(decimal_as(&d, &ty)?),
+                    Scalar::Const(v @ Value::Numeric(_)) => Scalar::Const(cast_value(v, &ty)?),
                     other => {
                         let from = type_of(&other);
                         if let Some(f) = from {
@@ -453,18 +447,6 @@ impl Binder<'_> {
                     let (ta, tb) = (type_of(&a), type_of(&b));
                     if let Some(d) = date_arith(o, &a, &b, ta, tb, sym)? {
                         return Ok(d);
-                    }
-                    // A decimal literal makes the operation numeric unless the other side is a
-                    // float (PostgreSQL then computes in float8, as heapstore does).
-                    let float = |x: &Scalar, t: Option<SqlType>| {
-                        !matches!(x, Scalar::Decimal(_)) && t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8))
-                    };
-                    if (matches!(a, Scalar::Decimal(_)) && !float(&b, tb)) || (matches!(b, Scalar::Decimal(_)) && !float(&a, ta)) {
-                        return Err(PgError::feature(format!(
-                            "numeric arithmetic is not supported by heapstore yet ({a_} {sym} {b_} is numeric in PostgreSQL)",
-                            a_ = left,
-                            b_ = right
-                        )));
                     }
                     let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
                     if !ok(ta) || !ok(tb) {
@@ -579,53 +561,6 @@ fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Optio
     }))
 }
 
-/// A decimal literal read as `ty`, as PostgreSQL's numeric converts: to an integer rounding
-/// half away from zero (22003 out of range), to a float by parsing, to a text type as its
-/// digits; other targets fail as their input function does.
-pub fn decimal_as(d: &str, ty: &SqlType) -> Result<Value> {
-    if is_int(ty.id) {
-        let f: f64 = d.parse().map_err(|_| PgError::syntax(format!("invalid number: {d}")))?;
-        let r = f.round();
-        if !r.is_finite() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-            return Err(out_of_range(ty.id));
-        }
-        // f64 rounding of the decimal text: exact for the digits a literal written as
-        // `x.5` has (halves are exact in binary), and for any integer part below 2^53.
-        return int_value(ty.id, r as i64);
-    }
-    if matches!(ty.id, TypeId::Float4 | TypeId::Float8) {
-        return parse_as(ty, d);
-    }
-    parse_as(ty, &numeric_text(d)?)
-}
-
-/// How PostgreSQL's numeric prints a decimal literal written without an exponent: leading
-/// zeros of the integer part dropped (one kept), the fraction as written (`00.50` is `0.50`,
-/// `-.5` is `-0.5`). A literal with an exponent is refused (heapstore has no numeric yet).
-pub fn numeric_text(d: &str) -> Result<String> {
-    if d.contains(['e', 'E']) {
-        return Err(PgError::feature(format!("numeric constants with an exponent are not supported by heapstore yet: {d}")));
-    }
-    let (neg, body) = match d.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, d.strip_prefix('+').unwrap_or(d)),
-    };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    let int = int.trim_start_matches('0');
-    let int = if int.is_empty() { "0" } else { int };
-    let zero = int == "0" && frac.bytes().all(|b| b == b'0');
-    let mut out = String::with_capacity(d.len() + 1);
-    if neg && !zero {
-        out.push('-');
-    }
-    out.push_str(int);
-    if body.contains('.') {
-        out.push('.');
-        out.push_str(frac);
-    }
-    Ok(out)
-}
-
 /// `CURRENT_TIMESTAMP`, `LOCALTIMESTAMP`, `now()` or `transaction_timestamp()`: the
 /// transaction's start time (bound where the target type is known; see `dml::bind_untyped`).
 pub fn is_transaction_timestamp(e: &Expr) -> bool {
@@ -676,6 +611,19 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         }
         (Value::Text(s), _) => parse_as(to, s)?,
         (Value::Bool(b), Int4) => Value::Int4(i32::from(*b)),
+        (Value::Numeric(n), Int2) => Value::Int2(n.to_i16()?),
+        (Value::Numeric(n), Int4) => Value::Int4(n.to_i32()?),
+        (Value::Numeric(n), Int8) => Value::Int8(n.to_i64()?),
+        (Value::Numeric(n), Float8) => Value::Float8(n.to_f64()?),
+        (Value::Numeric(n), Float4) => {
+            let f = n.to_f64()?;
+            let x = f as f32;
+            if f.is_finite() && x.is_infinite() {
+                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            }
+            Value::Float4(x)
+        }
+        (_, Numeric) => Value::Numeric(as_numeric(&v)?.apply_typmod(to.typmod)?),
         (_, Bool) => Value::Bool(as_i64(&v).unwrap_or(0) != 0),
         (Value::Date(d), Timestamp) => Value::Timestamp(match *d {
             i32::MIN => i64::MIN,
@@ -733,12 +681,9 @@ pub fn literal(v: &AstValue) -> Result<Scalar> {
                 Scalar::Const(Value::Int4(i))
             } else if let Ok(i) = n.parse::<i64>() {
                 Scalar::Const(Value::Int8(i))
-            } else if n.bytes().all(|b| b.is_ascii_digit()) {
-                // An integer too large for bigint is numeric in PostgreSQL.
-                return Err(PgError::feature(format!("numeric constants are not supported by heapstore yet: {n}")));
             } else {
-                n.parse::<f64>().map_err(|_| PgError::syntax(format!("invalid number: {n}")))?;
-                Scalar::Decimal(n.clone())
+                // A decimal literal (or an integer too large for bigint) is numeric.
+                Scalar::Const(Value::Numeric(crate::types::Numeric::parse(n)?))
             }
         }
         AstValue::SingleQuotedString(s) | AstValue::EscapedStringLiteral(s) => Scalar::Unknown(s.clone()),
@@ -786,6 +731,7 @@ pub fn as_f64(v: &Value) -> Option<f64> {
     match *v {
         Value::Float4(x) => Some(x.into()),
         Value::Float8(x) => Some(x),
+        Value::Numeric(ref n) => n.to_f64().ok(),
         _ => as_i64(v).map(|i| i as f64),
     }
 }
@@ -832,6 +778,9 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t)) => (i64::from(*d) * 86_400_000_000).cmp(t),
         (Value::Timestamp(t), Value::Date(d)) => t.cmp(&(i64::from(*d) * 86_400_000_000)),
+        (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
+        (Value::Numeric(x), y) if as_i64(y).is_some() => x.cmp(&crate::types::Numeric::from_i64(as_i64(y).unwrap_or(0))),
+        (x, Value::Numeric(y)) if as_i64(x).is_some() => crate::types::Numeric::from_i64(as_i64(x).unwrap_or(0)).cmp(y),
         _ => {
             if let (Some(x), Some(y)) = (as_i64(a), as_i64(b)) {
                 x.cmp(&y)
@@ -866,7 +815,6 @@ impl Scalar {
             Scalar::Col(i, _) => row[*i].clone(),
             Scalar::Const(v) => v.clone(),
             Scalar::Unknown(s) => Value::Text(s.clone()),
-            Scalar::Decimal(d) => Value::Float8(d.parse().unwrap_or(f64::NAN)),
             Scalar::Param(n, ty) => match params.get(n - 1) {
                 None => return Err(PgError::new(sqlstate::UNDEFINED_PARAMETER_NUMBER, format!("there is no parameter ${n}"))),
                 Some(None) => Value::Null,
@@ -910,6 +858,7 @@ impl Scalar {
                 Value::Int8(v) => v.checked_neg().map(Value::Int8).ok_or_else(|| out_of_range(TypeId::Int8))?,
                 Value::Float4(v) => Value::Float4(-v),
                 Value::Float8(v) => Value::Float8(-v),
+                Value::Numeric(n) => Value::Numeric(n.neg()),
                 other => {
                     return Err(PgError::new(
                         "42883",
@@ -1075,7 +1024,6 @@ impl Scalar {
             | Scalar::Const(_)
             | Scalar::Unknown(_)
             | Scalar::Param(..)
-            | Scalar::Decimal(_)
             | Scalar::Outer(..)
             | Scalar::Agg(..)
             | Scalar::Win(..) => {}
@@ -1142,7 +1090,26 @@ impl Scalar {
     }
 }
 
+fn as_numeric(v: &Value) -> Result<crate::types::Numeric> {
+    Ok(match v {
+        Value::Numeric(n) => n.clone(),
+        Value::Float4(f) => crate::types::Numeric::from_f32(*f)?,
+        Value::Float8(f) => crate::types::Numeric::from_f64(*f)?,
+        other => crate::types::Numeric::from_i64(as_i64(other).unwrap_or(0)),
+    })
+}
+
 fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
+    if result == TypeId::Numeric {
+        let (a, b) = (as_numeric(x)?, as_numeric(y)?);
+        return Ok(Value::Numeric(match op {
+            ArithOp::Add => a.add(&b)?,
+            ArithOp::Sub => a.sub(&b)?,
+            ArithOp::Mul => a.mul(&b)?,
+            ArithOp::Div => a.div(&b)?,
+            ArithOp::Mod => a.rem(&b)?,
+        }));
+    }
     if is_int(result) {
         let (a, b) = (as_i64(x).expect("int operand"), as_i64(y).expect("int operand"));
         let v = match op {
@@ -1214,6 +1181,16 @@ fn float_range(overflow: bool, underflow: bool) -> Result<()> {
 /// input function on the value's text form.
 pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
     out.clear();
+    if matches!(v, Value::Numeric(_)) && (is_num(ty.id) || ty.id == TypeId::Numeric) {
+        cast_value(v.clone(), ty)?.encode(out);
+        return Ok(());
+    }
+    if ty.id == TypeId::Numeric {
+        if let Some(i) = as_i64(v) {
+            crate::types::Numeric::from_i64(i).apply_typmod(ty.typmod)?.encode_stored(out);
+            return Ok(());
+        }
+    }
     if is_int(ty.id) {
         if let Some(i) = as_i64(v) {
             int_value(ty.id, i)?.encode(out);

@@ -83,6 +83,8 @@ pub enum Func {
     Translate,
     ToHex,
     MakeDate,
+    /// EXTRACT(field FROM x): numeric.
+    Extract,
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -95,6 +97,17 @@ fn text() -> SqlType {
 
 fn f8() -> SqlType {
     t(TypeId::Float8)
+}
+
+fn numeric() -> SqlType {
+    t(TypeId::Numeric)
+}
+
+/// Whether a math function resolves to its numeric form: some argument is numeric and none
+/// is a float (PostgreSQL converts integers to numeric, and numeric to float8 beside a float).
+fn numeric_call(args: &[Scalar]) -> bool {
+    let ids: Vec<Option<TypeId>> = args.iter().map(|a| type_of(a).map(|t| t.id)).collect();
+    ids.contains(&Some(TypeId::Numeric)) && !ids.iter().any(|t| matches!(t, Some(TypeId::Float4 | TypeId::Float8)))
 }
 
 fn arity(name: &str, args: &[Scalar], lo: usize, hi: usize) -> Result<()> {
@@ -120,6 +133,7 @@ fn arg_as(name: &str, all: &[Scalar], a: Scalar, ty: SqlType) -> Result<Scalar> 
         Some(at) if at.id == ty.id => Ok(a),
         Some(at) if is_text(at.id) && is_text(ty.id) => Ok(a),
         Some(at) if is_num(at.id) && matches!(ty.id, TypeId::Float8) => Ok(Scalar::Cast(Box::new(a), ty)),
+        Some(at) if is_int(at.id) && ty.id == TypeId::Numeric => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(at) if is_int(at.id) && is_int(ty.id) => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(at) if at.id == TypeId::Date && ty.id == TypeId::Timestamp => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(_) => Err(no_function(name, all)),
@@ -221,15 +235,6 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "exp" | "ln" | "sign" => {
             let (lo, hi) = if matches!(name, "round" | "trunc") { (1, 2) } else { (1, 1) };
             arity(name, &args, lo, hi)?;
-            if args.len() == 2 {
-                // round(numeric, int) / trunc(numeric, int): numeric only.
-                return Err(PgError::feature(format!("{name}(x, n) (numeric) is not supported by heapstore yet")));
-            }
-            let a = args.pop().expect("one argument");
-            let ty = type_of(&a);
-            if ty.is_some_and(|t| t.id == TypeId::Float4) && !matches!(name, "round" | "trunc" | "floor" | "ceil" | "ceiling") {
-                // float4 goes to the float8 function too.
-            }
             let f = match name {
                 "round" => Func::Round,
                 "trunc" => Func::Trunc,
@@ -240,11 +245,38 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 "ln" => Func::Ln,
                 _ => Func::Sign,
             };
+            // round(x, n) and trunc(x, n) exist for numeric only (an integer is converted).
+            if numeric_call(&args) || args.len() == 2 {
+                if args.len() == 2 && type_of(&args[0]).is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8)) {
+                    return Err(no_function(name, &all));
+                }
+                let mut v = vec![arg_as(name, &all, args.remove(0), numeric())?];
+                if let Some(n) = args.pop() {
+                    v.push(arg_as(name, &all, n, int4)?);
+                }
+                return Ok(Scalar::Func(f, v, numeric()));
+            }
+            let a = args.pop().expect("one argument");
             (f, vec![arg_as(name, &all, a, f8())?], f8())
         }
         "power" | "pow" => {
             arity(name, &args, 2, 2)?;
-            (Func::Power, each(args, &[f8(), f8()])?, f8())
+            if numeric_call(&args) {
+                (Func::Power, each(args, &[numeric(), numeric()])?, numeric())
+            } else {
+                (Func::Power, each(args, &[f8(), f8()])?, f8())
+            }
+        }
+        "mod" | "div" if numeric_call(&args) => {
+            arity(name, &args, 2, 2)?;
+            (if name == "mod" { Func::Mod } else { Func::Div }, each(args, &[numeric(), numeric()])?, numeric())
+        }
+        "div" => {
+            arity(name, &args, 2, 2)?;
+            if args.iter().any(|a| type_of(a).is_some_and(|t| !is_int(t.id))) {
+                return Err(no_function(name, &all));
+            }
+            (Func::Div, each(args, &[numeric(), numeric()])?, numeric())
         }
         "mod" => {
             arity(name, &args, 2, 2)?;
@@ -333,10 +365,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 0, 0)?;
             return Ok(Scalar::Const(Value::Float8(std::f64::consts::PI)));
         }
-        "gcd" | "lcm" | "div" if args.len() == 2 && args.iter().all(|a| type_of(a).is_none_or(|t| is_int(t.id))) => {
-            if name == "div" {
-                return Err(PgError::feature("div() (numeric in PostgreSQL) is not supported by heapstore yet"));
-            }
+        "gcd" | "lcm" if args.len() == 2 && args.iter().all(|a| type_of(a).is_none_or(|t| is_int(t.id))) => {
             let (a, b) = bind_pair(args[0].clone(), args[1].clone())?;
             let ty = match (type_of(&a), type_of(&b)) {
                 (Some(x), Some(y)) if int_rank(x.id) >= int_rank(y.id) && x.id != TypeId::Int2 => x,
@@ -566,8 +595,13 @@ fn initcap(s: &str) -> String {
 /// Evaluates scalar function `f` on non-NULL-checked arguments (`ty`: the bound result type).
 pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     let strict = !matches!(f, Func::Concat | Func::ConcatWs);
-    if strict && args.iter().any(|a| *a == Value::Null) {
+    if strict && args.contains(&Value::Null) {
         return Ok(Value::Null);
+    }
+    if let Some(Value::Numeric(n)) = args.first() {
+        if let Some(v) = numeric_call_eval(f, n, args)? {
+            return Ok(v);
+        }
     }
     let s0 = || text_arg(&args[0]);
     Ok(match f {
@@ -697,6 +731,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             expr::int_value(ty.id, a.wrapping_rem(b))?
         }
         Func::DatePart => date_part(text_arg(&args[0]), &args[1])?,
+        Func::Extract => extract(text_arg(&args[0]), &args[1])?,
         Func::DateTrunc => date_trunc(text_arg(&args[0]), &args[1])?,
         Func::ToChar => to_char(&args[0], text_arg(&args[1]))?,
         Func::DateAdd => {
@@ -822,17 +857,55 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
 
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
-#[link(name = "m")]
-extern "C" {
-    fn cbrt(x: f64) -> f64;
+/// The numeric forms of the math functions (None: not a numeric function).
+fn numeric_call_eval(f: Func, n: &crate::types::Numeric, args: &[Value]) -> Result<Option<Value>> {
+    let other = || match args.get(1) {
+        Some(Value::Numeric(m)) => Ok(m.clone()),
+        Some(v) => Ok(crate::types::Numeric::from_i64(int_arg(v))),
+        None => Err(PgError::internal("missing argument")),
+    };
+    let scale = || args.get(1).map(int_arg).unwrap_or(0).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+    Ok(Some(Value::Numeric(match f {
+        Func::Round => n.round(scale())?,
+        Func::Trunc => n.trunc(scale())?,
+        Func::Floor => n.floor()?,
+        Func::Ceil => n.ceil()?,
+        Func::Abs => n.abs(),
+        Func::Sign => n.sign(),
+        Func::Sqrt => n.sqrt()?,
+        Func::Exp => n.exp()?,
+        Func::Ln => n.ln()?,
+        Func::Power => n.power(&other()?)?,
+        Func::Mod => n.rem(&other()?)?,
+        Func::Div => n.div_trunc(&other()?)?,
+        _ => return Ok(None),
+    })))
 }
 
 /// The C library's cube root, which PostgreSQL's `cbrt` calls (its last bit can differ from
-/// Rust's own, e.g. for 27).
+/// the Rust runtime's own `cbrt`, e.g. for 27). Looked up in libm at run time, because the
+/// linker resolves a plain `cbrt` to the runtime's copy; Rust's if libm is missing.
 fn libm_cbrt(x: f64) -> f64 {
-    // SAFETY: `cbrt` from the C math library is a pure function of a double, thread-safe, with
-    // no pointer arguments; it is defined for every input (NaN and infinities included).
-    unsafe { cbrt(x) }
+    type Cbrt = unsafe extern "C" fn(f64) -> f64;
+    static CBRT: std::sync::OnceLock<Option<Cbrt>> = std::sync::OnceLock::new();
+    let f = CBRT.get_or_init(|| {
+        // SAFETY: dlopen/dlsym with NUL-terminated names; the handle is kept open for the
+        // process's lifetime, so the function pointer stays valid. `cbrt` has the C type
+        // `double cbrt(double)`, which `Cbrt` matches.
+        unsafe {
+            let h = libc::dlopen(c"libm.so.6".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+            if h.is_null() {
+                return None;
+            }
+            let p = libc::dlsym(h, c"cbrt".as_ptr());
+            (!p.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, Cbrt>(p))
+        }
+    });
+    match f {
+        // SAFETY: a pure C math function of one double, defined for every input.
+        Some(f) => unsafe { f(x) },
+        None => x.cbrt(),
+    }
 }
 
 /// (year, month, day, hour, minute, second, microsecond) of a timestamp; None for infinities.
@@ -965,6 +1038,45 @@ fn date_part(field: &str, v: &Value) -> Result<Value> {
         return Err(bad_unit(&f, "date"));
     }
     Ok(Value::Float8(val))
+}
+
+/// EXTRACT: date_part's value as numeric with PostgreSQL 15's scales (seconds with 6
+/// decimals, milliseconds with 3, epoch of a timestamp with 6; whole numbers otherwise).
+fn extract(field: &str, v: &Value) -> Result<Value> {
+    let f = field.to_ascii_lowercase();
+    let micros = |v: &Value| match *v {
+        Value::Timestamp(u) => Some(u),
+        _ => None,
+    };
+    let with_scale = |units: i64, scale: u32| -> Result<Value> {
+        let neg = units < 0;
+        let a = units.unsigned_abs();
+        let p = 10u64.pow(scale);
+        Ok(Value::Numeric(crate::types::Numeric::parse(&format!(
+            "{}{}.{:0w$}",
+            if neg { "-" } else { "" },
+            a / p,
+            a % p,
+            w = scale as usize
+        ))?))
+    };
+    if let (Some(u), false) = (micros(v), matches!(v, Value::Timestamp(i64::MIN | i64::MAX))) {
+        let of_minute = u.rem_euclid(60_000_000);
+        match f.as_str() {
+            "second" | "seconds" | "s" | "sec" | "secs" => return with_scale(of_minute, 6),
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => return with_scale(of_minute, 3),
+            "epoch" => return with_scale(u + 946_684_800_000_000, 6),
+            "julian" => return Err(PgError::feature("EXTRACT(JULIAN FROM timestamp) is not supported by heapstore yet")),
+            _ => {}
+        }
+    }
+    match date_part(&f, v)? {
+        Value::Float8(x) if x.is_infinite() => {
+            Ok(Value::Numeric(if x > 0.0 { crate::types::Numeric::infinity() } else { crate::types::Numeric::neg_infinity() }))
+        }
+        Value::Float8(x) => Ok(Value::Numeric(crate::types::Numeric::from_i64(x as i64))),
+        other => Ok(other),
+    }
 }
 
 /// ISO 8601 (year, week) of a date.
@@ -1257,9 +1369,11 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
             Some(c) if c == *t => c,
             Some(c) if c.id == t.id => SqlType::new(c.id),
             Some(c) if is_int(c.id) && is_int(t.id) => SqlType::new(if int_rank(c.id) >= int_rank(t.id) { c.id } else { t.id }),
-            Some(c) if is_num(c.id) && is_num(t.id) => {
-                SqlType::new(if c.id == TypeId::Float4 && t.id == TypeId::Float4 { TypeId::Float4 } else { TypeId::Float8 })
-            }
+            Some(c) if is_num(c.id) && is_num(t.id) => SqlType::new(match (c.id, t.id) {
+                (TypeId::Float4, TypeId::Float4) => TypeId::Float4,
+                (x, y) if matches!(x, TypeId::Float4 | TypeId::Float8) || matches!(y, TypeId::Float4 | TypeId::Float8) => TypeId::Float8,
+                _ => TypeId::Numeric,
+            }),
             Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(TypeId::Text),
             Some(c) if matches!(c.id, TypeId::Date | TypeId::Timestamp) && matches!(t.id, TypeId::Date | TypeId::Timestamp) => {
                 SqlType::new(TypeId::Timestamp)
@@ -1366,10 +1480,17 @@ impl Binder<'_> {
                 }
                 bind_call(name, args)?
             }
-            Expr::Extract { .. } => {
-                return Err(PgError::feature(
-                    "EXTRACT (numeric in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet; date_part() gives the same value as double precision",
-                ))
+            Expr::Extract { field, syntax: _, expr } => {
+                let field = field.to_string().to_lowercase().trim_matches('\'').to_string();
+                let x = self.bind(expr)?;
+                let x = match type_of(&x) {
+                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp) => x,
+                    None => coerce(x, Some(t(TypeId::Timestamp)))?,
+                    Some(other) => {
+                        return Err(PgError::new("42883", format!("function extract(unknown, {}) does not exist", other.name())));
+                    }
+                };
+                Scalar::Func(Func::Extract, vec![Scalar::Const(Value::Text(field)), x], numeric())
             }
             Expr::Ceil { expr, field: CeilFloorKind::DateTimeField(DateTimeField::NoDateTime) } => {
                 bind_call("ceil", vec![self.bind(expr)?])?

@@ -50,10 +50,16 @@ fn need(ok: bool, what: &str) -> Result<()> {
     }
 }
 
+/// A WITH query in scope: its name, plan and columns.
+type CteEntry = (String, Arc<CteDef>, Vec<OutCol>);
+
+/// Rewrites an expression into a later stage's row layout.
+type Rewrite<'a> = Box<dyn FnMut(&Scalar) -> Result<Scalar> + 'a>;
+
 /// Binds queries of one statement: the session's catalog, the WITH queries in scope.
 pub struct Planner<'a> {
     s: &'a Session,
-    ctes: RefCell<Vec<(String, Arc<CteDef>, Vec<OutCol>)>>,
+    ctes: RefCell<Vec<CteEntry>>,
     now_us: Option<i64>,
     now_used: std::cell::Cell<bool>,
 }
@@ -195,6 +201,7 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
         TypeId::Date => 4,
         TypeId::Timestamp => 5,
         TypeId::Bytea => 6,
+        TypeId::Numeric => 7,
         _ => return None,
     })
 }
@@ -386,7 +393,6 @@ struct SelectItemB {
     name: String,
     expr: Scalar,
     source: Option<(u32, i16)>,
-    ast: Option<Expr>,
 }
 
 impl<'a> Planner<'a> {
@@ -593,7 +599,7 @@ impl<'a> Planner<'a> {
     }
 
     /// One FROM item: a table, a WITH query, a subquery, or a parenthesized join.
-    fn from_item(&self, t: &TableFactor, outer: &[&Scope]) -> Result<(Rel, Scope)> {
+    fn bind_from_item(&self, t: &TableFactor, outer: &[&Scope]) -> Result<(Rel, Scope)> {
         match t {
             TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
                 need(args.is_none(), "a table function in FROM")?;
@@ -679,7 +685,7 @@ impl<'a> Planner<'a> {
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
                 need(alias.is_none(), "an alias on a parenthesized join")?;
-                self.from_joins(table_with_joins, outer)
+                self.bind_from(table_with_joins, outer)
             }
             TableFactor::Function { .. } | TableFactor::TableFunction { .. } | TableFactor::UNNEST { .. } => {
                 Err(refuse("a function in FROM"))
@@ -689,8 +695,8 @@ impl<'a> Planner<'a> {
     }
 
     /// A FROM item with its joins, left to right.
-    fn from_joins(&self, twj: &TableWithJoins, outer: &[&Scope]) -> Result<(Rel, Scope)> {
-        let (mut rel, mut scope) = self.from_item(&twj.relation, outer)?;
+    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope]) -> Result<(Rel, Scope)> {
+        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer)?;
         for j in &twj.joins {
             need(!j.global, "GLOBAL JOIN")?;
             let (kind, constraint) = match &j.join_operator {
@@ -701,7 +707,7 @@ impl<'a> Planner<'a> {
                 JoinOperator::CrossJoin(c) => (JoinKind::Inner, c),
                 other => return Err(refuse(&format!("this join ({other:?})"))),
             };
-            let (r, rscope) = self.from_item(&j.relation, outer)?;
+            let (r, rscope) = self.bind_from_item(&j.relation, outer)?;
             for c in &rscope.cols {
                 if let Some(rn) = &c.rel {
                     if scope.cols.iter().any(|x| x.rel.as_deref() == Some(rn)) && rscope.cols.first().map(|f| &f.rel) == Some(&c.rel) {
@@ -860,9 +866,9 @@ impl<'a> Planner<'a> {
             (Rel::Leaf(Node::Unit, 0), Scope::default())
         } else {
             let mut it = from.iter();
-            let (mut rel, mut scope) = self.from_joins(it.next().expect("not empty"), outer)?;
+            let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer)?;
             for t in it {
-                let (r, s) = self.from_joins(t, outer)?;
+                let (r, s) = self.bind_from(t, outer)?;
                 for c in &s.cols {
                     if let Some(rn) = &c.rel {
                         if scope.has_rel(rn) {
@@ -898,7 +904,7 @@ impl<'a> Planner<'a> {
                     }
                     for (i, c) in scope.cols.iter().enumerate() {
                         if !c.hidden {
-                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source, ast: None });
+                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source });
                         }
                     }
                 }
@@ -913,7 +919,7 @@ impl<'a> Planner<'a> {
                     }
                     for (i, c) in scope.cols.iter().enumerate() {
                         if c.rel.as_deref() == Some(rel.as_str()) {
-                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source, ast: None });
+                            items.push(SelectItemB { name: c.name.clone(), expr: Scalar::Col(i, c.ty), source: c.source });
                         }
                     }
                 }
@@ -924,7 +930,7 @@ impl<'a> Planner<'a> {
                         _ => None,
                     };
                     let name = figure_colname(e).unwrap_or_else(|| "?column?".into());
-                    items.push(SelectItemB { name, expr: x, source, ast: Some(e.clone()) });
+                    items.push(SelectItemB { name, expr: x, source });
                 }
                 SelectItem::ExprWithAlias { expr: e, alias } => {
                     let x = b.bind(e)?;
@@ -932,7 +938,7 @@ impl<'a> Planner<'a> {
                         Scalar::Col(i, _) => scope.cols[*i].source,
                         _ => None,
                     };
-                    items.push(SelectItemB { name: fold_ident(alias), expr: x, source, ast: Some(e.clone()) });
+                    items.push(SelectItemB { name: fold_ident(alias), expr: x, source });
                 }
             }
         }
@@ -1025,7 +1031,7 @@ impl<'a> Planner<'a> {
         }
 
         // Everything evaluated after grouping now reads the aggregation's output.
-        let mut post: Box<dyn FnMut(&Scalar) -> Result<Scalar> + '_> = Box::new(|e: &Scalar| -> Result<Scalar> { Ok(e.clone()) });
+        let mut post: Rewrite<'_> = Box::new(|e: &Scalar| -> Result<Scalar> { Ok(e.clone()) });
         if grouped {
             let ng = groups.len();
             let group_shown: Vec<String> = groups.iter().map(|g| format!("{g:?}")).collect();
@@ -1184,7 +1190,6 @@ impl<'a> Planner<'a> {
             .zip(&exprs)
             .map(|(it, e)| OutCol { name: it.name.clone(), ty: type_of(e).unwrap_or(SqlType::new(TypeId::Text)), source: it.source })
             .collect();
-        let _ = items.iter().map(|i| &i.ast).count();
         Ok(BoundQuery { node, columns, correlated: false })
     }
 }
@@ -1380,11 +1385,7 @@ fn refs_outside(node: &Node, level: usize) -> bool {
     visit_exprs(node, &mut |e| {
         e.visit(&mut |x| match x {
             Scalar::Outer(d, ..) if *d >= level => found = true,
-            Scalar::SubLink(l) => {
-                if refs_outside(&l.plan, level + 1) {
-                    found = true;
-                }
-            }
+            Scalar::SubLink(l) if refs_outside(&l.plan, level + 1) => found = true,
             _ => {}
         })
     });
@@ -1395,7 +1396,7 @@ fn refs_outside(node: &Node, level: usize) -> bool {
 pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
     match node {
         Node::Unit => {}
-        Node::Values(rows, _) => rows.iter().flatten().for_each(|e| f(e)),
+        Node::Values(rows, _) => rows.iter().flatten().for_each(&mut *f),
         Node::Scan(p) => {
             if let Some(x) = &p.filter {
                 f(x);
@@ -1407,7 +1408,7 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
         }
         Node::Project(i, es) => {
             visit_exprs(i, f);
-            es.iter().for_each(|e| f(e));
+            es.iter().for_each(&mut *f);
         }
         Node::Join(j) => {
             visit_exprs(&j.left, f);
@@ -1422,9 +1423,9 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
         }
         Node::Agg(i, g, a) => {
             visit_exprs(i, f);
-            g.iter().for_each(|e| f(e));
+            g.iter().for_each(&mut *f);
             for c in a {
-                c.args.iter().for_each(|e| f(e));
+                c.args.iter().for_each(&mut *f);
                 if let Some(x) = &c.filter {
                     f(x);
                 }
@@ -1452,8 +1453,8 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
         Node::Window(i, w) => {
             visit_exprs(i, f);
             for c in w {
-                c.args.iter().for_each(|e| f(e));
-                c.partition.iter().for_each(|e| f(e));
+                c.args.iter().for_each(&mut *f);
+                c.partition.iter().for_each(&mut *f);
                 c.order.iter().for_each(|k| f(&k.expr));
             }
         }
