@@ -36,7 +36,9 @@ fn lose_power(disk: &SimDisk, dir: &Path, db: Database) -> Database {
 
 fn ids(db: &Database, table: &str) -> Vec<i64> {
     let mut out = Vec::new();
-    db.session().execute_with_io(&format!("COPY {table} (id) TO STDOUT"), &mut CopyIo { stdin: None, stdout: Some(&mut out) }).unwrap();
+    db.session()
+        .execute_with_io(&format!("COPY {table} (id) TO STDOUT"), &mut CopyIo { stdin: None, stdout: Some(&mut out), rows: None })
+        .unwrap();
     let mut v: Vec<i64> = String::from_utf8(out).unwrap().lines().map(|l| l.parse().unwrap()).collect();
     v.sort();
     v

@@ -140,7 +140,7 @@ pub fn run(args: LockBloatArgs, set_args: &[String]) -> Result<()> {
             }
             s.execute(&ddl)?;
             let mut one: &[u8] = b"1\n";
-            s.execute_with_io("COPY one FROM STDIN", &mut crate::sql::CopyIo { stdin: Some(&mut one), stdout: None })?;
+            s.execute_with_io("COPY one FROM STDIN", &mut crate::sql::CopyIo { stdin: Some(&mut one), stdout: None, rows: None })?;
         }
         for &n in &clients {
             for r in 0..runs {

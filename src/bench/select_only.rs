@@ -93,7 +93,7 @@ pub fn build(db: &Database, scale: u64) -> Result<()> {
     let branches: String = (1..=scale).map(|b| format!("{b}\t0\t\n")).collect();
     let tellers: String = (1..=scale * 10).map(|t| format!("{t}\t{}\t0\t\n", (t - 1) / 10 + 1)).collect();
     let copy = |s: &mut crate::Session, sql: &str, src: &mut dyn Read| -> Result<()> {
-        s.execute_with_io(sql, &mut crate::sql::CopyIo { stdin: Some(src), stdout: None }).map(|_| ())
+        s.execute_with_io(sql, &mut crate::sql::CopyIo { stdin: Some(src), stdout: None, rows: None }).map(|_| ())
     };
     copy(&mut s, "COPY pgbench_branches FROM STDIN", &mut branches.as_bytes())?;
     copy(&mut s, "COPY pgbench_tellers FROM STDIN", &mut tellers.as_bytes())?;

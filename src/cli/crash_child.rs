@@ -54,7 +54,7 @@ pub fn run(dir: &Path, set: &[String], threads: usize, seed: u64, pause_us: u64)
                         data.push_str("not-a-number\t0\tx\n");
                     }
                     let mut r: &[u8] = data.as_bytes();
-                    let res = s.execute_with_io("COPY crash FROM STDIN", &mut CopyIo { stdin: Some(&mut r), stdout: None });
+                    let res = s.execute_with_io("COPY crash FROM STDIN", &mut CopyIo { stdin: Some(&mut r), stdout: None, rows: None });
                     let line = match (&res, fail) {
                         (Ok(_), false) => format!("ACK {next_id} {rows}\n"),
                         (Err(_), true) => format!("FAIL {next_id} {rows}\n"),

@@ -89,7 +89,7 @@ pub fn run(dir: Option<PathBuf>, rows: u64, set: &[String]) -> Result<()> {
     let f = std::fs::File::open(&input).map_err(|e| PgError::io("open", &input, e))?;
     let mut reader = pb.wrap_read(f);
     let t0 = Instant::now();
-    let r = s.execute_with_io("COPY demo FROM STDIN", &mut CopyIo { stdin: Some(&mut reader), stdout: None })?;
+    let r = s.execute_with_io("COPY demo FROM STDIN", &mut CopyIo { stdin: Some(&mut reader), stdout: None, rows: None })?;
     let load_s = t0.elapsed().as_secs_f64();
     pb.finish_and_clear();
     let table_bytes = sh.smgr.nblocks(s.table("demo")?.relfile, crate::storage::ForkNumber::Main)? as u64 * sh.block_size as u64;

@@ -254,7 +254,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
             // COPY TO STDOUT hands over one row per write: buffer them (stdout alone is
             // line-buffered, a system call per row).
             let mut out = std::io::BufWriter::with_capacity(256 << 10, stdout.lock());
-            let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out) };
+            let mut io = CopyIo { stdin: Some(&mut inp), stdout: Some(&mut out), rows: None };
             let t0 = std::time::Instant::now();
             let res = session.execute_with_io(sql, &mut io);
             let _ = out.flush();

@@ -240,6 +240,7 @@ fn run<S: Read + Write>(
         portals: HashMap::new(),
         cursors: HashMap::new(),
         ignore_till_sync: false,
+        stream_rows: false,
     };
     c.ready()?;
     let r = c.main_loop();
@@ -360,6 +361,8 @@ struct Conn<'w, S: Read + Write> {
     /// snapshot, and how many FETCH has returned. Closed at transaction end.
     cursors: HashMap<String, (QueryResult, usize)>,
     ignore_till_sync: bool,
+    /// Set while a simple Query's own statement runs: its rows stream to the client.
+    stream_rows: bool,
 }
 
 /// How a COPY statement talks to the client.
@@ -478,6 +481,40 @@ impl<S: Read + Write> CopyState<'_, S> {
         self.start_out()?;
         self.send_out()?;
         self.wire.send(B::CopyDone(CopyDone::new()))
+    }
+}
+
+/// Streams a simple Query's rows to the client as DataRow messages (RowDescription first),
+/// through the same wire state that COPY uses.
+struct RowsOut<'s, 'w, S: Read + Write>(&'s RefCell<CopyState<'w, S>>);
+
+impl<S: Read + Write> crate::sql::RowSink for RowsOut<'_, '_, S> {
+    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()> {
+        let mut st = self.0.borrow_mut();
+        st.wire.send(row_description(columns, sources, &[]))
+    }
+
+    fn row(&mut self, row: &[Option<String>]) -> Result<()> {
+        let mut st = self.0.borrow_mut();
+        let mut body = Vec::with_capacity(64);
+        body.put_i16(row.len() as i16);
+        for v in row {
+            match v {
+                None => body.put_i32(-1),
+                Some(t) => {
+                    body.put_i32(t.len() as i32);
+                    body.put_slice(t.as_bytes());
+                }
+            }
+        }
+        st.wire.send_raw(b'D', &body);
+        if st.wire.pending_bytes() >= OUT_FLUSH_BYTES {
+            st.wire.flush()?;
+        }
+        if st.cancel.load(Ordering::SeqCst) {
+            return Err(PgError::new(sqlstate::QUERY_CANCELED, "canceling statement due to user request"));
+        }
+        Ok(())
     }
 }
 
@@ -909,23 +946,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// Each column's name, source table OID and column number (0 for computed columns), type
     /// OID, size, type modifier and format, as PostgreSQL's RowDescription.
     fn row_description(columns: &[(String, String)], sources: &[Option<(u32, i16)>], formats: &[i16]) -> B {
-        let fields = columns
-            .iter()
-            .enumerate()
-            .map(|(i, (n, t))| {
-                let (table, attnum) = sources.get(i).copied().flatten().unwrap_or((0, 0));
-                FieldDescription::new(
-                    n.clone(),
-                    table as i32,
-                    attnum,
-                    types::type_oid(t),
-                    types::type_len(t),
-                    types::type_modifier(t),
-                    format_for(formats, i),
-                )
-            })
-            .collect();
-        B::RowDescription(RowDescription::new(fields))
+        row_description(columns, sources, formats)
     }
 
     fn complete(&mut self, r: &QueryResult) -> Result<()> {
@@ -971,7 +992,11 @@ impl<S: Read + Write> Conn<'_, S> {
         let r = {
             let mut rd = CopyIn(&state);
             let mut wr = CopyOut(&state);
-            let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr) };
+            let mut rows = RowsOut(&state);
+            // A simple Query's rows go out as they are produced (an extended-protocol portal
+            // keeps its rows for Execute's row limit).
+            let sink: Option<&mut dyn crate::sql::RowSink> = if prepared.is_none() && self.stream_rows { Some(&mut rows) } else { None };
+            let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr), rows: sink };
             match prepared {
                 Some((p, params)) => crate::sql::execute_prepared_until_sync(&mut self.session, p, params, &mut io).map(|r| vec![r]),
                 None if hold => crate::sql::execute_held(&mut self.session, sql, &mut io),
@@ -1041,7 +1066,12 @@ impl<S: Read + Write> Conn<'_, S> {
         });
         let results = match conn_cmd {
             Some(r) => r,
-            None => self.local_or_engine(sql, false)?,
+            None => {
+                self.stream_rows = true;
+                let r = self.local_or_engine(sql, false);
+                self.stream_rows = false;
+                r?
+            }
         };
         self.send_results(results)
     }
@@ -1262,4 +1292,26 @@ impl<S: Read + Write> Conn<'_, S> {
         let r = self.portals.get(&name).and_then(|p| p.result.as_ref()).expect("kept").clone();
         self.complete(&r)
     }
+}
+
+/// Each column's name, source table OID and column number (0 for computed columns), type
+/// OID, size, type modifier and format, as PostgreSQL's RowDescription.
+fn row_description(columns: &[(String, String)], sources: &[Option<(u32, i16)>], formats: &[i16]) -> B {
+    let fields = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (n, t))| {
+            let (table, attnum) = sources.get(i).copied().flatten().unwrap_or((0, 0));
+            FieldDescription::new(
+                n.clone(),
+                table as i32,
+                attnum,
+                types::type_oid(t),
+                types::type_len(t),
+                types::type_modifier(t),
+                format_for(formats, i),
+            )
+        })
+        .collect();
+    B::RowDescription(RowDescription::new(fields))
 }

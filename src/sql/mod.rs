@@ -47,10 +47,22 @@ use std::io::{Read, Write};
 /// row to `stdout` in one `write_all` call (the binary header with the first row; a header
 /// line and the binary trailer alone), so a destination can frame rows as PostgreSQL's
 /// protocol does: one CopyData message per row.
+///
+/// `rows`, when given, receives the rows of a query that is the only statement of its text
+/// as they are produced (the server's simple Query streams them to the client this way);
+/// that statement's result then holds no rows and `returns_rows` is false.
 #[derive(Default)]
 pub struct CopyIo<'a> {
     pub stdin: Option<&'a mut dyn Read>,
     pub stdout: Option<&'a mut dyn Write>,
+    pub rows: Option<&'a mut dyn RowSink>,
+}
+
+/// Receives a query's result as it is produced: its columns once, then each row (text form,
+/// None = NULL).
+pub trait RowSink {
+    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()>;
+    fn row(&mut self, row: &[Option<String>]) -> Result<()>;
 }
 
 /// Runs every statement in `sql`.
@@ -96,6 +108,10 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
         text.push(';');
     }
     let stmts = parse(&text)?;
+    if stmts.len() != 1 {
+        // Results of several statements are sent in order after each other: not streamed.
+        io.rows = None;
+    }
     let mut results = Vec::with_capacity(stmts.len());
     let (mut creates, mut vacuums) = (0usize, 0usize);
     for stmt in stmts {
@@ -398,7 +414,7 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }
-        Statement::Query(q) => query::run_query(s, &q, &[]),
+        Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),
         Statement::Update { table, assignments, from: None, selection, returning: None, or: None, limit: None } => {
             dml::update(s, &table, &assignments, selection.as_ref(), &[])

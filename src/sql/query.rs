@@ -1535,29 +1535,65 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
 
 /// Plans and runs a query, collecting its rows as text.
 pub fn run_query(s: &mut Session, q: &Query, params: &[Option<String>]) -> Result<QueryResult> {
+    run_query_to(s, q, params, None)
+}
+
+/// Plans and runs a query; its rows go to `sink` as they are produced when one is given,
+/// else into the result.
+pub fn run_query_to<'k>(
+    s: &mut Session,
+    q: &Query,
+    params: &[Option<String>],
+    sink: Option<&mut (dyn super::RowSink + 'k)>,
+) -> Result<QueryResult> {
     let now = s.txn.as_ref().map(|t| t.start_us);
     let b = Planner::new(s, now).query(q, &[])?;
-    run_bound(s, &b, params)
+    run_bound_to(s, &b, params, sink)
 }
 
 /// Runs a bound query, collecting its rows as text.
 pub fn run_bound(s: &mut Session, b: &BoundQuery, params: &[Option<String>]) -> Result<QueryResult> {
+    run_bound_to(s, b, params, None)
+}
+
+fn run_bound_to<'k>(
+    s: &mut Session,
+    b: &BoundQuery,
+    params: &[Option<String>],
+    mut sink: Option<&mut (dyn super::RowSink + 'k)>,
+) -> Result<QueryResult> {
     exec::lock_tables(s, &b.node)?;
     let snap = s.snapshot();
     let ex = exec::Exec::new(s, snap, params);
-    let mut rows = Vec::new();
+    let columns: Vec<(String, String)> = b.columns.iter().map(|c| (c.name.clone(), c.ty.name())).collect();
+    let sources: Vec<Option<(u32, i16)>> = b.columns.iter().map(|c| c.source).collect();
     let types: Vec<SqlType> = b.columns.iter().map(|c| c.ty).collect();
+    if let Some(k) = sink.as_deref_mut() {
+        k.columns(&columns, &sources)?;
+    }
+    let mut rows = Vec::new();
+    let mut n = 0u64;
+    let mut text: Vec<Option<String>> = Vec::with_capacity(types.len());
     ex.run(&b.node, &[], &mut |r| {
-        rows.push(r.iter().zip(&types).map(|(v, t)| exec::output_text(v, t)).collect());
+        n += 1;
+        match sink.as_deref_mut() {
+            Some(k) => {
+                text.clear();
+                text.extend(r.iter().zip(&types).map(|(v, t)| exec::output_text(v, t)));
+                k.row(&text)?;
+            }
+            None => rows.push(r.iter().zip(&types).map(|(v, t)| exec::output_text(v, t)).collect()),
+        }
         Ok(Flow::Continue)
     })?;
+    let streamed = sink.is_some();
     Ok(QueryResult {
-        tag: format!("SELECT {}", rows.len()),
-        columns: b.columns.iter().map(|c| (c.name.clone(), c.ty.name())).collect(),
+        tag: format!("SELECT {n}"),
+        columns: if streamed { Vec::new() } else { columns },
         rows,
-        returns_rows: true,
+        returns_rows: !streamed,
         notices: vec![],
         wrote_to_client: false,
-        column_sources: b.columns.iter().map(|c| c.source).collect(),
+        column_sources: if streamed { Vec::new() } else { sources },
     })
 }

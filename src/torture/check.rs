@@ -13,7 +13,7 @@ pub fn read_back(db: &Database) -> Result<Model, String> {
     let mut m = Model::default();
     for t in db.shared().catalog.tables() {
         let mut out = Vec::new();
-        s.execute_with_io(&format!("COPY {} TO STDOUT", t.name), &mut CopyIo { stdin: None, stdout: Some(&mut out) })
+        s.execute_with_io(&format!("COPY {} TO STDOUT", t.name), &mut CopyIo { stdin: None, stdout: Some(&mut out), rows: None })
             .map_err(|e| format!("reading table {}: {e}", t.name))?;
         let mut rows = BTreeMap::new();
         for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {

@@ -610,7 +610,7 @@ impl Torture {
                 let sql = format!("COPY {table} FROM STDIN{}", format.options());
                 let r = sess
                     .s
-                    .execute_with_io(&sql, &mut CopyIo { stdin: Some(&mut reader), stdout: None })
+                    .execute_with_io(&sql, &mut CopyIo { stdin: Some(&mut reader), stdout: None, rows: None })
                     .and_then(|res| expect_tag(&res, &format!("COPY {n}")));
                 let changes = rows.into_iter().map(|(id, row)| Change::Insert { table: table.clone(), id, row }).collect();
                 self.finish(db, sess, r, changes, bad.is_some(), "COPY")

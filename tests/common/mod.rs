@@ -23,12 +23,12 @@ pub fn new_db(settings: &[&str]) -> (tempfile::TempDir, PathBuf, Database) {
 
 pub fn copy_in(s: &mut Session, sql: &str, data: &[u8]) -> heapstore::Result<Vec<heapstore::QueryResult>> {
     let mut r: &[u8] = data;
-    s.execute_with_io(sql, &mut CopyIo { stdin: Some(&mut r), stdout: None })
+    s.execute_with_io(sql, &mut CopyIo { stdin: Some(&mut r), stdout: None, rows: None })
 }
 
 pub fn copy_out(s: &mut Session, sql: &str) -> Vec<u8> {
     let mut out = Vec::new();
-    s.execute_with_io(sql, &mut CopyIo { stdin: None, stdout: Some(&mut out) }).unwrap();
+    s.execute_with_io(sql, &mut CopyIo { stdin: None, stdout: Some(&mut out), rows: None }).unwrap();
     out
 }
 
