@@ -68,6 +68,13 @@ pub struct QueryResult {
     pub column_sources: Vec<Option<(u32, i16)>>,
 }
 
+impl QueryResult {
+    /// A result with only a command tag (`CREATE TABLE`, `COPY 5`).
+    pub fn tagged(tag: &str) -> QueryResult {
+        QueryResult { tag: tag.to_string(), ..Default::default() }
+    }
+}
+
 /// A transaction isolation level (the four SQL names; see invariant 7).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IsolationLevel {
@@ -187,6 +194,12 @@ impl Session {
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Waits until transaction `xid` has ended (`heap::dml::wait_for_xid`).
+    pub(crate) fn wait_for_xid(&mut self, xid: crate::txn::Xid) -> Result<()> {
+        let shared = self.shared.clone();
+        crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, &mut self.locks, xid)
     }
 
     /// `work_mem` in bytes: what a sort or hash may hold in memory before it spills.
@@ -544,4 +557,26 @@ impl Drop for Session {
         }
         self.shared.txns.unregister_snapshot_slot(&self.snapshot_xmin);
     }
+}
+
+/// Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes. COPY TO STDOUT hands each
+/// row to `stdout` in one `write_all` call (the binary header with the first row; a header
+/// line and the binary trailer alone), so a destination can frame rows as PostgreSQL's
+/// protocol does: one CopyData message per row.
+///
+/// `rows`, when given, receives the rows of a query that is the only statement of its text
+/// as they are produced (the server's simple Query streams them to the client this way);
+/// that statement's result then holds no rows and `returns_rows` is false.
+#[derive(Default)]
+pub struct CopyIo<'a> {
+    pub stdin: Option<&'a mut dyn std::io::Read>,
+    pub stdout: Option<&'a mut dyn std::io::Write>,
+    pub rows: Option<&'a mut dyn RowSink>,
+}
+
+/// Receives a query's result as it is produced: its columns once, then each row (text form,
+/// None = NULL).
+pub trait RowSink {
+    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()>;
+    fn row(&mut self, row: &[Option<String>]) -> Result<()>;
 }

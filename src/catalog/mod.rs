@@ -198,6 +198,17 @@ impl Catalog {
 }
 
 /// Folds an identifier as PostgreSQL does: unquoted names to lower case.
+/// The last part of a possibly qualified name (`public.t` → `t`); other schemas are refused.
+pub fn table_name(n: &sqlparser::ast::ObjectName) -> Result<String> {
+    let parts: Vec<String> = n.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
+    match parts.as_slice() {
+        [t] => Ok(t.clone()),
+        [schema, t] if schema == "public" => Ok(t.clone()),
+        [schema, _] => Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{schema}\" does not exist"))),
+        _ => Err(PgError::syntax(format!("improper relation name (too many dotted names): {n}"))),
+    }
+}
+
 pub fn fold_ident(ident: &sqlparser::ast::Ident) -> String {
     if ident.quote_style.is_some() {
         ident.value.clone()

@@ -19,8 +19,8 @@ use crate::buffer::{BufferPool, Pins};
 use crate::catalog::{fold_ident, Table};
 use crate::error::{sqlstate, PgError, Result};
 use crate::lock::LockMode;
+use crate::session::CopyIo;
 use crate::session::{QueryResult, Session};
-use crate::sql::CopyIo;
 use crate::types::SqlType;
 use sqlparser::ast::{CopyLegacyCsvOption, CopyLegacyOption, CopyOption, CopySource, CopyTarget};
 use std::io::{Read, Write};
@@ -89,7 +89,7 @@ pub fn run_copy(
     let CopySource::Table { table_name, columns } = source else {
         return Err(PgError::feature("COPY (query) TO is not supported yet"));
     };
-    let tname = crate::sql::ddl_table_name(&table_name)?;
+    let tname = crate::catalog::table_name(&table_name)?;
     let table = s.table(&tname)?;
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
     let cols = column_list(&table, &columns)?;
@@ -143,7 +143,7 @@ pub fn run_copy(
         }
         (false, CopyTarget::Stdout) | (true, CopyTarget::Stdin) => return Err(PgError::syntax("COPY FROM STDOUT / TO STDIN is not valid")),
     };
-    let mut r = crate::sql::tag(&format!("COPY {n}"));
+    let mut r = QueryResult::tagged(&format!("COPY {n}"));
     r.wrote_to_client = to_client;
     Ok(r)
 }
@@ -175,27 +175,6 @@ fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<u
     Ok(out)
 }
 
-/// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
-/// not (with wal_level = minimal) for a table created or truncated in this same transaction,
-/// whose files are synced at commit instead. Records the choice in the transaction.
-pub(crate) fn wal_for(s: &mut Session, table: &Table) -> bool {
-    if table.persistence == crate::catalog::Persistence::Unlogged {
-        return false;
-    }
-    let minimal = s.shared.settings.get("wal_level").map(|v| v == "minimal").unwrap_or(false);
-    let t = s.txn();
-    if minimal && t.new_files.contains(&table.relfile) {
-        for rel in std::iter::once(table.relfile).chain(table.toast_relfile) {
-            if !t.wal_skipped.contains(&rel) {
-                t.wal_skipped.push(rel);
-            }
-        }
-        return false;
-    }
-    t.wrote_wal = true;
-    true
-}
-
 /// Loads rows into `table`; returns how many.
 pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read) -> Result<u64> {
     let xid = s.xid();
@@ -220,11 +199,11 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     let mut b = tuple::TupleBuilder::new(ncols);
     let use_fsm = shared.settings.bool("heapstore.use_fsm");
     let fpw = shared.settings.bool("full_page_writes");
-    let wal = wal_for(s, table);
-    let (_, index_wal) = crate::sql::index::Maintainer::prepare(s, table);
+    let wal = crate::exec::rows::wal_for(s, table);
+    let (_, index_wal) = crate::exec::rows::Maintainer::prepare(s, table);
     let pins = &s.pins;
     let mut indexes =
-        crate::sql::index::Maintainer { shared: &shared, pins, locks: &mut s.locks, me: xid, wal: index_wal, key: Vec::new() };
+        crate::exec::rows::Maintainer { shared: &shared, pins, locks: &mut s.locks, me: xid, wal: index_wal, key: Vec::new() };
     let mut bulk = BulkInsert::logged(pool, pins, table.relfile, use_fsm, wal.then_some(&*shared.wal), fpw);
     if !table.indexes.is_empty() {
         bulk.placed = Some(Vec::new());
@@ -297,7 +276,7 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
 
 /// Adds the index entries of the batch just inserted (its TIDs collected by the bulk insert).
 fn index_batch(
-    m: &mut crate::sql::index::Maintainer<'_>,
+    m: &mut crate::exec::rows::Maintainer<'_>,
     bulk: &mut BulkInsert<'_>,
     table: &Table,
     batch: &[u8],
@@ -351,21 +330,11 @@ fn clip(s: &str, max: usize) -> String {
     format!("{}...", &s[..end])
 }
 
-/// The stored bytes of an attribute, fetching it from TOAST if it is out of line.
-pub fn attr_bytes<'a>(pool: &BufferPool, pins: &Pins, a: tuple::Attr<'a>, scratch: &'a mut Vec<u8>) -> Result<&'a [u8]> {
-    match a {
-        tuple::Attr::Inline(v) => Ok(v),
-        tuple::Attr::External(p) => {
-            scratch.clear();
-            toast::fetch(pool, pins, &p, scratch)?;
-            Ok(&scratch[..])
-        }
-    }
-}
+pub use crate::access::heap::toast::attr_bytes;
 
 /// Writes the visible rows of `table`; returns how many.
 /// Writes the rows to `dst`; `framed` (COPY TO STDOUT): each row in one `write_all` call (see
-/// [`crate::sql::CopyIo`]), else through a large buffer.
+/// [`crate::session::CopyIo`]), else through a large buffer.
 pub fn copy_to(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, dst: &mut dyn Write, framed: bool) -> Result<u64> {
     let snap = s.snapshot();
     let shared = s.shared.clone();

@@ -27,6 +27,7 @@
 
 pub mod agg;
 mod join;
+pub mod rows;
 mod sort;
 pub mod spill;
 pub mod window;

@@ -10,16 +10,7 @@ use crate::types::SqlType;
 use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, ObjectType, TruncateTableTarget};
 use std::sync::Arc;
 
-/// The last part of a possibly qualified name (`public.t` → `t`); other schemas are refused.
-pub(crate) fn table_name(n: &ObjectName) -> Result<String> {
-    let parts: Vec<String> = n.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
-    match parts.as_slice() {
-        [t] => Ok(t.clone()),
-        [schema, t] if schema == "public" => Ok(t.clone()),
-        [schema, _] => Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{schema}\" does not exist"))),
-        _ => Err(PgError::syntax(format!("improper relation name (too many dotted names): {n}"))),
-    }
-}
+pub(crate) use crate::catalog::table_name;
 
 /// Resolves a type as sqlparser prints it (`VARCHAR(16)`, `DOUBLE PRECISION`, ...).
 pub(crate) fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {

@@ -5,7 +5,7 @@
 //!
 //! Concurrency is PostgreSQL's READ COMMITTED: each statement reads with its own snapshot; an
 //! UPDATE or DELETE that meets a row a running transaction is changing waits for that
-//! transaction (`heap::dml::wait_for_xid`), then skips the row if it was deleted, or follows
+//! transaction (`Session::wait_for_xid`), then skips the row if it was deleted, or follows
 //! the update chain to the newest version and re-checks the WHERE clause on it
 //! (EvalPlanQual) before changing that version.
 //!
@@ -276,7 +276,7 @@ pub(crate) fn form_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8
     if b.len() > threshold {
         if let Some(trel) = table.toast_relfile {
             let (xid, cid) = (s.xid(), s.txn().cid);
-            let wal = crate::copy::exec::wal_for(s, table);
+            let wal = crate::exec::rows::wal_for(s, table);
             let fpw = shared.settings.bool("full_page_writes");
             let mut tb = heap::BulkInsert::logged(&shared.pool, &s.pins, trel, true, wal.then_some(&*shared.wal), fpw);
             heap::toast::toast_row(&mut b, threshold, &mut tb, trel, xid, cid)?;
@@ -309,7 +309,7 @@ fn store_row(table: &Table, values: &[Value]) -> Result<Vec<Option<Vec<u8>>>> {
 
 /// Whether the table's changes are WAL-logged, and full_page_writes.
 fn heap_rel(s: &mut Session, table: &Table) -> (bool, bool) {
-    let wal = crate::copy::exec::wal_for(s, table);
+    let wal = crate::exec::rows::wal_for(s, table);
     (wal, s.shared.settings.bool("full_page_writes"))
 }
 
@@ -559,7 +559,7 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                 ChangeOutcome::Gone => break,
                 ChangeOutcome::Deleted if s.snapshot_is_transaction_wide() => return Err(serialization_failure("delete")),
                 ChangeOutcome::Deleted => break,
-                ChangeOutcome::Wait(other) => heap::dml::wait_for_xid(s, other)?,
+                ChangeOutcome::Wait(other) => s.wait_for_xid(other)?,
                 // REPEATABLE READ cannot follow the chain to a version its snapshot does not see.
                 ChangeOutcome::Updated(_) if s.snapshot_is_transaction_wide() => return Err(serialization_failure("update")),
                 ChangeOutcome::Updated(next) => {

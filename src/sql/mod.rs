@@ -41,29 +41,8 @@ use sqlparser::ast::{Expr, Statement, Value};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
-use std::io::{Read, Write};
 
-/// Where COPY ... FROM STDIN reads and COPY ... TO STDOUT writes. COPY TO STDOUT hands each
-/// row to `stdout` in one `write_all` call (the binary header with the first row; a header
-/// line and the binary trailer alone), so a destination can frame rows as PostgreSQL's
-/// protocol does: one CopyData message per row.
-///
-/// `rows`, when given, receives the rows of a query that is the only statement of its text
-/// as they are produced (the server's simple Query streams them to the client this way);
-/// that statement's result then holds no rows and `returns_rows` is false.
-#[derive(Default)]
-pub struct CopyIo<'a> {
-    pub stdin: Option<&'a mut dyn Read>,
-    pub stdout: Option<&'a mut dyn Write>,
-    pub rows: Option<&'a mut dyn RowSink>,
-}
-
-/// Receives a query's result as it is produced: its columns once, then each row (text form,
-/// None = NULL).
-pub trait RowSink {
-    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()>;
-    fn row(&mut self, row: &[Option<String>]) -> Result<()>;
-}
+pub use crate::session::{CopyIo, RowSink};
 
 /// Runs every statement in `sql`.
 pub fn execute(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<Vec<QueryResult>> {
@@ -674,7 +653,7 @@ fn memory_text(kb: u64) -> String {
 }
 
 pub(crate) fn tag(t: &str) -> QueryResult {
-    QueryResult { tag: t.to_string(), ..Default::default() }
+    QueryResult::tagged(t)
 }
 
 fn parse(sql: &str) -> Result<Vec<Statement>> {

@@ -440,20 +440,19 @@ impl HeapRel<'_> {
 
 /// Waits until transaction `xid` has ended, on its transaction lock (ShareLock against the
 /// ExclusiveLock its owner holds from xid assignment to its end). A deadlock fails with 40P01.
-pub fn wait_for_xid(s: &mut crate::session::Session, xid: Xid) -> Result<()> {
-    let shared = s.shared.clone();
-    wait_for_xid_with(&shared, &mut s.locks, xid)
-}
-
-/// As [`wait_for_xid`], with the session's parts borrowed separately.
-pub fn wait_for_xid_with(shared: &crate::db::Shared, locks: &mut crate::lock::SessionLocks, xid: Xid) -> Result<()> {
+pub fn wait_for_xid(
+    lock_manager: &crate::lock::LockManager,
+    txns: &TxnManager,
+    locks: &mut crate::lock::SessionLocks,
+    xid: Xid,
+) -> Result<()> {
     use crate::lock::{LockMode, LockTag};
     // Bounded: the owner takes its lock right after its xid is assigned, so a waiter that got
     // the lock while the xid still runs only spins for that short window.
     for i in 0..100_000u32 {
-        shared.locks.lock(locks, LockTag::Transaction(xid), LockMode::Share)?;
-        shared.locks.unlock(locks, LockTag::Transaction(xid), LockMode::Share);
-        if xid_state(&shared.txns, xid) != XidState::Running {
+        lock_manager.lock(locks, LockTag::Transaction(xid), LockMode::Share)?;
+        lock_manager.unlock(locks, LockTag::Transaction(xid), LockMode::Share);
+        if xid_state(txns, xid) != XidState::Running {
             return Ok(());
         }
         if i > 10 {

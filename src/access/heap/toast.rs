@@ -124,3 +124,20 @@ pub fn fetch(pool: &BufferPool, pins: &Pins, p: &ToastPointer, out: &mut Vec<u8>
     }
     Ok(())
 }
+
+/// The stored bytes of an attribute, fetching it from TOAST if it is out of line.
+pub fn attr_bytes<'a>(
+    pool: &crate::buffer::BufferPool,
+    pins: &crate::buffer::Pins,
+    a: super::tuple::Attr<'a>,
+    scratch: &'a mut Vec<u8>,
+) -> Result<&'a [u8]> {
+    match a {
+        super::tuple::Attr::Inline(v) => Ok(v),
+        super::tuple::Attr::External(p) => {
+            scratch.clear();
+            fetch(pool, pins, &p, scratch)?;
+            Ok(&scratch[..])
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The rows-in layer: what every statement that adds row versions to a table goes through
+//! after the heap insert — index maintenance with unique checks, and the decision whether the
+//! table's changes are WAL-logged. COPY (`copy::exec`), INSERT and UPDATE (`sql::dml`) call
+//! here; none of them keeps an index or decides WAL by itself.
+//!
+//! Invariants:
+//! 1. Every heap version a statement creates gets an entry in each index of its table before
+//!    the statement ends; a unique index is checked under its B-tree leaf's lock against heap
+//!    visibility (see `sql::index` for the verdict rules).
+//! 2. A relation whose changes skip the WAL (created in this transaction with `wal_level =
+//!    minimal`, or unlogged) is recorded in the transaction, which syncs it at commit.
+
+use crate::access::btree::keycode;
+use crate::access::btree::{BTree, UniqueVerdict};
+use crate::access::heap::dml::{xid_state, HeapRel, Tid, XidState};
+use crate::access::heap::tuple;
+use crate::catalog::{Index, Table};
+use crate::error::{sqlstate, PgError, Result};
+use crate::session::Session;
+use crate::txn::{TxnManager, Xid, INVALID_XID};
+use crate::types::SqlType;
+
+/// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
+/// not (with wal_level = minimal) for a table created or truncated in this same transaction,
+/// whose files are synced at commit instead. Records the choice in the transaction.
+pub fn wal_for(s: &mut Session, table: &Table) -> bool {
+    if table.persistence == crate::catalog::Persistence::Unlogged {
+        return false;
+    }
+    let minimal = s.shared.settings.get("wal_level").map(|v| v == "minimal").unwrap_or(false);
+    let t = s.txn();
+    if minimal && t.new_files.contains(&table.relfile) {
+        for rel in std::iter::once(table.relfile).chain(table.toast_relfile) {
+            if !t.wal_skipped.contains(&rel) {
+                t.wal_skipped.push(rel);
+            }
+        }
+        return false;
+    }
+    t.wrote_wal = true;
+    true
+}
+
+/// Whether the table's index changes are WAL-logged (as its heap's); relations that skip the
+/// WAL are synced at commit.
+pub fn index_wal(s: &mut Session, table: &Table) -> bool {
+    let wal = wal_for(s, table);
+    if !wal && table.persistence == crate::catalog::Persistence::Permanent {
+        let t = s.txn();
+        for ix in &table.indexes {
+            if !t.wal_skipped.contains(&ix.relfile) {
+                t.wal_skipped.push(ix.relfile);
+            }
+        }
+    }
+    wal
+}
+
+/// Encodes the key of `ix` for a row's stored column values. True if a column is NULL.
+pub fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let vals: Vec<(SqlType, Option<&[u8]>)> = ix.columns.iter().map(|&c| (table.columns[c].ty, stored[c].as_deref())).collect();
+    keycode::encode_key(out, &vals)
+}
+
+/// Stored column values of a heap tuple (TOASTed values fetched).
+pub fn stored_of(s: &Session, table: &Table, t: &[u8]) -> Result<Vec<Option<Vec<u8>>>> {
+    stored_of_parts(&s.shared.pool, &s.pins, table, t)
+}
+
+pub fn stored_of_parts(
+    pool: &crate::buffer::BufferPool,
+    pins: &crate::buffer::Pins,
+    table: &Table,
+    t: &[u8],
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+    let mut attrs = Vec::with_capacity(types.len());
+    tuple::deform(t, &types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+    let mut scratch = Vec::new();
+    attrs
+        .iter()
+        .map(|a| match a {
+            None => Ok(None),
+            Some(a) => crate::access::heap::toast::attr_bytes(pool, pins, *a, &mut scratch).map(|v| Some(v.to_vec())),
+        })
+        .collect()
+}
+
+/// "Key (a, b)=(1, x)" values in output form.
+pub fn key_text(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>]) -> (String, String) {
+    let names: Vec<&str> = ix.columns.iter().map(|&c| table.columns[c].name.as_str()).collect();
+    let vals: Vec<String> = ix
+        .columns
+        .iter()
+        .map(|&c| match &stored[c] {
+            None => "null".to_string(),
+            Some(v) => {
+                let mut out = Vec::new();
+                table.columns[c].ty.output_text(v, &mut out);
+                String::from_utf8_lossy(&out).into_owned()
+            }
+        })
+        .collect();
+    (names.join(", "), vals.join(", "))
+}
+
+/// The unique-check verdict for the heap version at `tid` (invariant 2).
+fn verdict(heap: &HeapRel<'_>, txns: &TxnManager, me: Xid, tid: Tid) -> Result<UniqueVerdict> {
+    let Some((xmin, xmax)) = heap.fetch_any(tid, |t| (tuple::xmin(t), tuple::xmax(t)))? else {
+        return Ok(UniqueVerdict::NoConflict);
+    };
+    if xmin != me {
+        match xid_state(txns, xmin) {
+            XidState::Aborted => return Ok(UniqueVerdict::NoConflict),
+            XidState::Running => return Ok(UniqueVerdict::WaitFor(xmin)),
+            XidState::Committed => {}
+        }
+    }
+    if xmax == INVALID_XID {
+        return Ok(UniqueVerdict::Conflict);
+    }
+    if xmax == me {
+        return Ok(UniqueVerdict::NoConflict);
+    }
+    Ok(match xid_state(txns, xmax) {
+        XidState::Aborted => UniqueVerdict::Conflict,
+        XidState::Running => UniqueVerdict::WaitFor(xmax),
+        XidState::Committed => UniqueVerdict::NoConflict,
+    })
+}
+
+/// Adds entries for the new heap version at `tid` (stored column values `stored`) to every
+/// index of `table`, checking unique indexes.
+pub fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
+    if table.indexes.is_empty() {
+        return Ok(());
+    }
+    let wal = index_wal(s, table);
+    let me = s.xid();
+    let shared = s.shared.clone();
+    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: &mut s.locks, me, wal, key: Vec::new() };
+    m.insert(table, stored, tid)
+}
+
+/// Index maintenance for one statement, with the session's parts borrowed separately (COPY
+/// holds its bulk insert's borrow of the pins meanwhile).
+pub struct Maintainer<'a> {
+    pub shared: &'a crate::db::Shared,
+    pub pins: &'a crate::buffer::Pins,
+    pub locks: &'a mut crate::lock::SessionLocks,
+    pub me: Xid,
+    pub wal: bool,
+    pub key: Vec<u8>,
+}
+
+impl Maintainer<'_> {
+    /// Prepares `s` for maintaining `table`'s indexes: returns (xid, wal).
+    pub fn prepare(s: &mut Session, table: &Table) -> (Xid, bool) {
+        (s.xid(), index_wal(s, table))
+    }
+
+    /// Inserts the entries of one heap version (invariants 2 and 3).
+    pub fn insert(&mut self, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
+        let shared = self.shared;
+        let me = self.me;
+        for ix in &table.indexes {
+            let any_null = key_of(table, ix, stored, &mut self.key);
+            let t = BTree::new(&shared.pool, self.pins, self.wal.then_some(&*shared.wal), ix.relfile, ix.unique)
+                .with_name(ix.name.clone())
+                .with_full_page_writes(shared.settings.bool("full_page_writes"))
+                .with_xid(me);
+            let heap = HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false };
+            let mut check = |other: Tid| -> Result<UniqueVerdict> {
+                if other == tid {
+                    return Ok(UniqueVerdict::NoConflict);
+                }
+                verdict(&heap, &shared.txns, me, other)
+            };
+            let locks = &mut *self.locks;
+            let mut wait = |xid: Xid| crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, locks, xid);
+            let unique: Option<&mut dyn FnMut(Tid) -> Result<UniqueVerdict>> = (ix.unique && !any_null).then_some(&mut check as _);
+            if let Err(e) = t.insert_unique(&self.key, tid, unique, &mut wait) {
+                if crate::access::btree::is_unique_violation(&e) {
+                    let (names, vals) = key_text(table, ix, stored);
+                    return Err(PgError::new(
+                        crate::access::btree::UNIQUE_VIOLATION,
+                        format!("duplicate key value violates unique constraint \"{}\"", ix.name),
+                    )
+                    .with_detail(format!("Key ({names})=({vals}) already exists."))
+                    .with_table(&table.name)
+                    .with_constraint(&ix.name));
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Inserts the entries of a heap tuple as stored (COPY's batches).
+    pub fn insert_tuple(&mut self, table: &Table, t: &[u8], tid: Tid) -> Result<()> {
+        let stored = stored_of_parts(&self.shared.pool, self.pins, table, t)?;
+        self.insert(table, &stored, tid)
+    }
+}
