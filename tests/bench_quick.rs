@@ -104,3 +104,18 @@ fn bench_tpcb_quick_writes_json() {
     assert_eq!(runs.len(), 2);
     assert!(runs.iter().all(|r| r["tps"].as_f64().unwrap() > 0.0));
 }
+
+#[test]
+fn bench_query_quick_writes_json() {
+    if !std::path::Path::new("/usr/lib/postgresql/15/bin/psql").exists() && std::env::var_os("HEAPSTORE_PG_BIN").is_none() {
+        eprintln!("SKIPPED: bench query needs psql (PostgreSQL's client)");
+        return;
+    }
+    let v = run_quick("query");
+    assert_eq!(v["experiment"], "query");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "one heapstore run per query");
+    for r in runs {
+        assert!(r["seconds"].as_f64().unwrap() > 0.0);
+    }
+}

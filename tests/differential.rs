@@ -174,16 +174,7 @@ fn load_corpus() -> Vec<Record> {
 // ---------------------------------------------------------------------------------------------
 // PostgreSQL.
 
-fn user_ids(name: &str) -> Option<(u32, u32)> {
-    let c = std::ffi::CString::new(name).ok()?;
-    // SAFETY: getpwnam returns a pointer to static storage or null; the ids are copied at once.
-    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-    if pw.is_null() {
-        return None;
-    }
-    // SAFETY: a non-null pointer from getpwnam.
-    unsafe { Some(((*pw).pw_uid, (*pw).pw_gid)) }
-}
+use heapstore::bench::postgres::user_ids;
 
 fn skip(why: &str) {
     let bar = "!".repeat(100);

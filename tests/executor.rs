@@ -75,3 +75,52 @@ fn temp_file_limit_stops_a_spilling_sort() {
     assert_eq!(rows(&mut s, "SELECT count(*) FROM (SELECT * FROM big ORDER BY v) x"), vec![vec![Some("40000".to_string())]]);
     assert_eq!(rows(&mut s, "SHOW work_mem"), vec![vec![Some("64kB".to_string())]]);
 }
+
+#[test]
+fn insert_select_reads_before_it_writes() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE a (id int PRIMARY KEY, k int, v text)").unwrap();
+    s.execute("INSERT INTO a VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 10, 'z')").unwrap();
+    s.execute("CREATE TABLE b (k int, n bigint, total numeric)").unwrap();
+    let r = s.execute("INSERT INTO b SELECT k, count(*), sum(id) FROM a GROUP BY k").unwrap();
+    assert_eq!(r[0].tag, "INSERT 0 2");
+    assert_eq!(
+        rows(&mut s, "SELECT k, n, total FROM b ORDER BY k"),
+        vec![vec![Some("10".into()), Some("2".into()), Some("4".into())], vec![Some("20".into()), Some("1".into()), Some("2".into())],]
+    );
+    // Reading and writing the same table: the query sees the rows from before the statement.
+    s.execute("CREATE TABLE c (x int)").unwrap();
+    s.execute("INSERT INTO c VALUES (1), (2)").unwrap();
+    s.execute("INSERT INTO c SELECT x + 10 FROM c").unwrap();
+    s.execute("INSERT INTO c (x) SELECT x * 100 FROM c WHERE x > 10 ORDER BY x LIMIT 1").unwrap();
+    assert_eq!(rows(&mut s, "SELECT count(*), sum(x) FROM c"), vec![vec![Some("5".into()), Some("1126".into())]]);
+    // Type checks as PostgreSQL's assignment, and all-or-nothing on a unique violation.
+    let e = s.execute("INSERT INTO a (id, k) SELECT v, 1 FROM a").unwrap_err();
+    assert_eq!(e.code, "42804", "{e}");
+    let e = s.execute("INSERT INTO a SELECT id + 2, k, v FROM a").unwrap_err();
+    assert_eq!(e.code, "23505", "{e}");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM a"), vec![vec![Some("3".into())]]);
+    let e = s.execute("INSERT INTO b SELECT 1, 2, 3, 4").unwrap_err();
+    assert_eq!(e.code, "42601", "{e}");
+}
+
+#[test]
+fn create_table_as_takes_the_query_columns() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE a (id int, k int, v text)").unwrap();
+    s.execute("INSERT INTO a VALUES (1, 10, 'x'), (2, 20, 'y'), (3, 10, 'z')").unwrap();
+    let r = s.execute("CREATE TABLE g AS SELECT k, count(*) AS n, avg(id) FROM a GROUP BY k").unwrap();
+    assert_eq!(r[0].tag, "SELECT 2");
+    let r = s.execute("SELECT * FROM g ORDER BY k").unwrap().pop().unwrap();
+    let types: Vec<&str> = r.columns.iter().map(|c| c.1.as_str()).collect();
+    assert_eq!(types, ["integer", "bigint", "numeric"]);
+    assert_eq!(r.rows[0], vec![Some("10".into()), Some("2".into()), Some("2.0000000000000000".into())]);
+    assert_eq!(s.execute("CREATE TABLE g2 AS SELECT k, k FROM a").unwrap_err().code, "42701");
+    // Transactional: rolled back, the table is gone.
+    s.execute("BEGIN").unwrap();
+    s.execute("CREATE TABLE h AS SELECT * FROM a").unwrap();
+    s.execute("ROLLBACK").unwrap();
+    assert_eq!(s.execute("SELECT * FROM h").unwrap_err().code, "42P01");
+}

@@ -5,7 +5,8 @@
 //!
 //! Experiments: [`copy`] (seed 000's concurrent COPY), [`select_only`] (seed 000's pgbench -S),
 //! `tpcb`, [`victim`] (seed 004's hot-pool victim search), [`wal`] (seed 001), [`lockbloat`]
-//! (seed 003), [`seqscan`] (seed 002's ring × io_method matrix). Benchmarks are never tests: the
+//! (seed 003), [`seqscan`] (seed 002's ring × io_method matrix), [`query`] (the query executor's
+//! GROUP BY and hash join through psql, like for like). Benchmarks are never tests: the
 //! test suite only checks that `--quick` runs produce
 //! well-formed JSON.
 //!
@@ -19,6 +20,7 @@ pub mod copy;
 pub mod lockbloat;
 pub mod plot;
 pub mod postgres;
+pub mod query;
 pub mod select_only;
 pub mod seqscan;
 pub mod victim;

@@ -47,7 +47,8 @@ pub fn find_bin(given: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
-fn user_ids(name: &str) -> Option<(u32, u32)> {
+/// The uid and gid of OS user `name`.
+pub fn user_ids(name: &str) -> Option<(u32, u32)> {
     let c = std::ffi::CString::new(name).ok()?;
     // SAFETY: getpwnam returns a pointer to static storage or null; we copy the ids at once.
     let pw = unsafe { libc::getpwnam(c.as_ptr()) };

@@ -132,6 +132,8 @@ pub enum BenchCmd {
     Lockbloat(crate::bench::lockbloat::LockBloatArgs),
     /// Seed 002: sequential scans, ring size x io_method x buffered/direct x warm/cold.
     Seqscan(crate::bench::seqscan::SeqscanArgs),
+    /// The query executor: GROUP BY and a hash join through psql, against PostgreSQL.
+    Query(crate::bench::query::QueryArgs),
 }
 
 fn need_dir(cli: &Cli) -> Result<PathBuf> {
@@ -224,6 +226,7 @@ fn run_inner(cli: &Cli) -> Result<i32> {
                 BenchCmd::Victim(a) => crate::bench::victim::run(a.clone()),
                 BenchCmd::Wal(a) => crate::bench::wal::run(a.clone(), &cli.set),
                 BenchCmd::Lockbloat(a) => crate::bench::lockbloat::run(a.clone(), &cli.set),
+                BenchCmd::Query(a) => crate::bench::query::run(a.clone(), &cli.set),
                 BenchCmd::Seqscan(a) => crate::bench::seqscan::run(a.clone(), &cli.set),
             }
             .map(|_| 0)

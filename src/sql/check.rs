@@ -21,12 +21,13 @@ use sqlparser::ast::{
     TableWithJoins,
 };
 
-fn refuse(what: &str) -> PgError {
+/// 0A000 `<what> is not supported by heapstore yet`.
+pub(crate) fn refuse(what: &str) -> PgError {
     PgError::feature(format!("{what} is not supported by heapstore yet"))
 }
 
 /// Refuses with `what` unless `ok`.
-fn need(ok: bool, what: &str) -> Result<()> {
+pub(crate) fn need(ok: bool, what: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
@@ -353,6 +354,10 @@ fn insert(i: &Insert) -> Result<()> {
     need(on.is_none(), "INSERT ... ON CONFLICT")?;
     need(returning.is_none(), "INSERT ... RETURNING")?;
     let Some(src) = source else { return Err(refuse("INSERT ... DEFAULT VALUES")) };
+    if !matches!(&*src.body, SetExpr::Values(_)) {
+        // INSERT ... SELECT / VALUES with clauses: the query planner checks the query.
+        return query(src);
+    }
     let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = &**src;
     need(
         with.is_none()
@@ -368,7 +373,8 @@ fn insert(i: &Insert) -> Result<()> {
     )?;
     match &**body {
         SetExpr::Values(v) => need(!v.explicit_row, "VALUES ROW(...)"),
-        SetExpr::Select(_) | SetExpr::Query(_) | SetExpr::SetOperation { .. } => Err(refuse("INSERT ... SELECT")),
+        // INSERT ... SELECT: the query planner checks the query itself.
+        SetExpr::Select(_) | SetExpr::Query(_) | SetExpr::SetOperation { .. } => Ok(()),
         _ => Err(refuse("this INSERT source")),
     }
 }

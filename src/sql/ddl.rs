@@ -33,8 +33,11 @@ pub(crate) fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
 
 pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<QueryResult> {
     let name = table_name(&ct.name)?;
-    if ct.query.is_some() || ct.like.is_some() || ct.clone.is_some() {
-        return Err(PgError::feature("CREATE TABLE AS / LIKE / CLONE is not supported"));
+    if ct.like.is_some() || ct.clone.is_some() {
+        return Err(PgError::feature("CREATE TABLE LIKE / CLONE is not supported"));
+    }
+    if ct.query.is_some() && (!ct.columns.is_empty() || !ct.constraints.is_empty()) {
+        return Err(PgError::feature("a column list in CREATE TABLE AS is not supported by heapstore yet"));
     }
     if ct.temporary {
         return Err(PgError::feature("temporary tables are not supported yet"));
@@ -86,6 +89,21 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         }
         columns.push(Column { name: cname, ty, not_null });
     }
+    // CREATE TABLE AS: the query's columns (an untyped literal column is text).
+    let source = match &ct.query {
+        Some(q) => {
+            let now = s.txn.as_ref().map(|t| t.start_us);
+            let b = super::query::Planner::new(s, now).query(q, &[])?;
+            for c in &b.columns {
+                if columns.iter().any(|x| x.name == c.name) {
+                    return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", c.name)));
+                }
+                columns.push(Column { name: c.name.clone(), ty: c.ty, not_null: false });
+            }
+            Some(q)
+        }
+        None => None,
+    };
     s.xid(); // DDL is logged (its catalog change rides on the commit), so it needs an xid
     let needs_toast = columns.iter().any(|c| c.ty.fixed_len().is_none());
     let relfile = s.create_files()?;
@@ -103,6 +121,12 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     s.txn().creates.push(t.clone());
     for (cols, primary, name) in keys {
         t = super::index::add_constraint_index(s, &t, &cols, primary, name)?;
+    }
+    if let Some(q) = source {
+        let cols: Vec<usize> = (0..t.columns.len()).collect();
+        let r = super::dml::insert_select(s, &t, &cols, q, &[])?;
+        // PostgreSQL tags CREATE TABLE AS with the rows it selected.
+        return Ok(tag(&r.tag.replacen("INSERT 0", "SELECT", 1)));
     }
     Ok(tag("CREATE TABLE"))
 }

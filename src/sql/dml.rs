@@ -337,7 +337,9 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
         v
     };
     let Some(src) = &ins.source else { return Err(PgError::feature("INSERT without VALUES is not supported")) };
-    let SetExpr::Values(values) = &*src.body else { return Err(PgError::feature("INSERT ... SELECT is not supported yet")) };
+    let SetExpr::Values(values) = &*src.body else {
+        return insert_select(s, &table, &cols, src, params);
+    };
     s.lock_table(&table, LockMode::RowExclusive)?;
     // No column can be referenced in VALUES: bind against a table without columns.
     let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
@@ -372,6 +374,63 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
         n += 1;
     }
     Ok(super::tag(&format!("INSERT 0 {n}")))
+}
+
+/// Whether a value of type `from` may be assigned to a column of type `to` (PostgreSQL's
+/// assignment casts among the types heapstore has).
+fn assignable(from: &SqlType, to: &SqlType) -> bool {
+    use crate::types::TypeId::*;
+    let num = |t: crate::types::TypeId| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric);
+    let text = |t: crate::types::TypeId| matches!(t, Text | Varchar | Bpchar);
+    from.id == to.id || (num(from.id) && num(to.id)) || text(to.id) || matches!((from.id, to.id), (Date, Timestamp) | (Timestamp, Date))
+}
+
+/// `INSERT INTO t [(cols)] SELECT ...` (any query): the query runs to completion first, with
+/// the statement's snapshot, so the rows it reads never include the ones being inserted.
+pub(crate) fn insert_select(
+    s: &mut Session,
+    table: &Arc<Table>,
+    cols: &[usize],
+    src: &sqlparser::ast::Query,
+    params: &[Option<String>],
+) -> Result<QueryResult> {
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let b = super::query::Planner::new(s, now).query(src, &[])?;
+    if b.columns.len() > cols.len() {
+        return Err(PgError::syntax("INSERT has more expressions than target columns"));
+    }
+    for (k, oc) in b.columns.iter().enumerate() {
+        let col = &table.columns[cols[k]];
+        if !assignable(&oc.ty, &col.ty) {
+            return Err(PgError::new(
+                sqlstate::DATATYPE_MISMATCH,
+                format!("column \"{}\" is of type {} but expression is of type {}", col.name, col.ty.name(), oc.ty.name()),
+            )
+            .with_hint("You will need to rewrite or cast the expression."));
+        }
+    }
+    s.lock_table(table, LockMode::RowExclusive)?;
+    crate::exec::lock_tables(s, &b.node)?;
+    let snap = s.snapshot();
+    let rows = crate::exec::Exec::new(s, snap, params).collect(&b.node, &[])?;
+    let xid = s.xid();
+    let cid = s.txn().cid;
+    let (wal, fpw) = heap_rel(s, table);
+    let mut vals = vec![Value::Null; table.columns.len()];
+    for r in &rows {
+        vals.iter_mut().for_each(|v| *v = Value::Null);
+        for (k, v) in r.iter().enumerate() {
+            vals[cols[k]] = v.clone();
+        }
+        let stored = store_row(table, &vals)?;
+        let mut t = form_tuple(s, table, &stored)?;
+        let shared = s.shared.clone();
+        let heap =
+            HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+        let tid = heap.insert(&mut t, xid, cid)?;
+        index::insert_entries(s, table, &stored, tid)?;
+    }
+    Ok(super::tag(&format!("INSERT 0 {}", rows.len())))
 }
 
 /// The types of a row statement's parameters as its runner binds them: an INSERT value takes

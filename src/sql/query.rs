@@ -38,17 +38,7 @@ use sqlparser::ast::{
 use std::cell::RefCell;
 use std::sync::Arc;
 
-fn refuse(what: &str) -> PgError {
-    PgError::feature(format!("{what} is not supported by heapstore yet"))
-}
-
-fn need(ok: bool, what: &str) -> Result<()> {
-    if ok {
-        Ok(())
-    } else {
-        Err(refuse(what))
-    }
-}
+use super::check::{need, refuse};
 
 /// A WITH query in scope: its name, plan and columns.
 type CteEntry = (String, Arc<CteDef>, Vec<OutCol>);
