@@ -28,6 +28,7 @@
 //! ```
 
 pub mod access;
+pub mod api;
 pub mod auth;
 pub mod bench;
 pub mod buffer;
@@ -54,6 +55,7 @@ pub mod txn;
 pub mod types;
 pub mod wal;
 
+pub use api::{FromSql, Row, ToSql};
 pub use db::Database;
 pub use error::{PgError, Result};
 pub use session::{QueryResult, Session};

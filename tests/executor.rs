@@ -124,3 +124,33 @@ fn create_table_as_takes_the_query_columns() {
     s.execute("ROLLBACK").unwrap();
     assert_eq!(s.execute("SELECT * FROM h").unwrap_err().code, "42P01");
 }
+
+#[test]
+fn typed_api_reads_rust_types_and_refuses_lossy_ones() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a smallint, b bigint, c double precision, d text, e numeric, f boolean)").unwrap();
+    s.query("INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6)", &[&7i16, &(1i64 << 40), &0.5f64, &"x", &"1.50", &true]).unwrap();
+    s.query("INSERT INTO t (a) VALUES ($1)", &[&None::<i16>]).unwrap();
+    let r = s.query("SELECT a, b, c, d, e, f FROM t WHERE a = $1", &[&7i32]).unwrap();
+    assert_eq!(r.len(), 1);
+    let row = &r[0];
+    assert_eq!(row.get::<i16>(0).unwrap(), 7);
+    assert_eq!(row.get::<i64>(0).unwrap(), 7, "integers widen");
+    assert_eq!(row.get::<i64>(1).unwrap(), 1 << 40);
+    assert_eq!(row.get::<i32>(1).unwrap_err().code, "42804", "never narrowed");
+    assert_eq!(row.get::<f64>(2).unwrap(), 0.5);
+    assert_eq!(row.get::<String>(3).unwrap(), "x");
+    assert_eq!(row.get::<heapstore::types::Numeric>(4).unwrap().to_text(), "1.50");
+    assert!(row.get::<bool>(5).unwrap());
+    assert_eq!(row.get::<String>(0).unwrap_err().code, "42804");
+    let nulls = s.query("SELECT b FROM t WHERE a IS NULL", &[]).unwrap();
+    assert_eq!(nulls[0].get::<Option<i64>>(0).unwrap(), None);
+    assert_eq!(nulls[0].get::<i64>(0).unwrap_err().code, "22004");
+    // An error inside a block fails the block, as any statement's.
+    s.execute("BEGIN").unwrap();
+    assert_eq!(s.query("SELECT 1 / $1", &[&0i32]).unwrap_err().code, "22012");
+    assert_eq!(s.query("SELECT 1", &[]).unwrap_err().code, "25P02");
+    s.execute("ROLLBACK").unwrap();
+    assert_eq!(s.query("SELECT count(*) FROM t", &[]).unwrap()[0].get::<i64>(0).unwrap(), 2);
+}

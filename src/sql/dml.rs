@@ -1,7 +1,7 @@
-//! Row statements: `INSERT INTO t [(cols)] VALUES (...), ...`, `UPDATE t SET col = expr, ...
-//! [WHERE ...]`, `DELETE FROM t [WHERE ...]`, and `SELECT cols | * | count(*) FROM t WHERE ...`
-//! — planned as an index scan when the WHERE clause bounds an index's leading column, else a
-//! sequential scan with a filter (see [`Plan`]).
+//! Row statements: `INSERT INTO t [(cols)] VALUES (...), ... | query`, `UPDATE t SET col =
+//! expr, ... [WHERE ...]`, `DELETE FROM t [WHERE ...]`, and the table access path every query
+//! scan uses ([`Plan`]: an index scan when the conditions bound an index's leading column,
+//! else a sequential scan with a filter); prepared queries keep their plan (`cached_select`).
 //!
 //! Concurrency is PostgreSQL's READ COMMITTED: each statement reads with its own snapshot; an
 //! UPDATE or DELETE that meets a row a running transaction is changing waits for that

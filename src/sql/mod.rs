@@ -1,10 +1,10 @@
 //! The statement front end: parse with `sqlparser` (PostgreSQL dialect), then run each
 //! statement against the session.
 //!
-//! Statements: CREATE [UNLOGGED] TABLE (with NOT NULL), DROP TABLE [IF EXISTS], TRUNCATE,
-//! COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
-//! SELECT count(*) | * | cols FROM t [WHERE ...] [LIMIT n], INSERT ... VALUES, UPDATE ... SET
-//! ... [WHERE ...], DELETE FROM t [WHERE ...] (`dml`), CREATE [UNIQUE] INDEX, DROP INDEX,
+//! Statements: CREATE [UNLOGGED] TABLE (with NOT NULL; AS query), DROP TABLE [IF EXISTS],
+//! TRUNCATE, COPY ... FROM 'file' | STDIN, COPY ... TO 'file' | STDOUT (text, csv, binary),
+//! queries (planned by `query`, run by `crate::exec`), INSERT ... VALUES | query, UPDATE ...
+//! SET ... [WHERE ...], DELETE FROM t [WHERE ...] (`dml`), CREATE [UNIQUE] INDEX, DROP INDEX,
 //! PRIMARY KEY / UNIQUE (`index`), VACUUM [t] (`vacuum`), BEGIN / START TRANSACTION with
 //! isolation level and access mode, SET TRANSACTION, SET SESSION CHARACTERISTICS, COMMIT,
 //! ROLLBACK, SET / SHOW of the transaction characteristics. Every statement passes the
@@ -255,6 +255,57 @@ fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &m
     }
     let r = run_one(s, stmt, p.extra, io);
     end_statement(s, r, commit)
+}
+
+/// Receives a query's rows as values, with the result's columns (names and types).
+pub(crate) type ValueSink<'a> = dyn FnMut(&[(String, crate::types::SqlType)], &[crate::types::Value]) -> Result<()> + 'a;
+
+/// Runs a prepared statement with `params` (text form) as [`execute_prepared`] does, handing
+/// each result row of a query to `f` with the result's columns as it is produced (the typed
+/// API, `crate::api`); a statement that is not a query runs as usual and gives no rows.
+/// Returns the number of rows.
+pub(crate) fn run_query_values(s: &mut Session, p: &Prepared, params: &[Option<String>], f: &mut ValueSink<'_>) -> Result<u64> {
+    let Some(Statement::Query(q)) = &p.stmt else {
+        execute_prepared(s, p, params, &mut CopyIo::default())?;
+        return Ok(0);
+    };
+    s.check_not_stopped()?;
+    if params.len() < p.nparams {
+        return Err(PgError::new(
+            sqlstate::PROTOCOL_VIOLATION,
+            format!("{} parameters given, but the statement has {}", params.len(), p.nparams),
+        ));
+    }
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        return Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        ));
+    }
+    s.begin_implicit();
+    let mut run = |s: &mut Session| -> Result<u64> {
+        let now = s.txn.as_ref().map(|t| t.start_us);
+        let b = query::Planner::new(s, now).query(q, &[])?;
+        crate::exec::lock_tables(s, &b.node)?;
+        let snap = s.snapshot();
+        let cols: Vec<(String, crate::types::SqlType)> = b.columns.iter().map(|c| (c.name.clone(), c.ty)).collect();
+        let ex = crate::exec::Exec::new(s, snap, params);
+        let mut n = 0u64;
+        ex.run(&b.node, &[], &mut |r| {
+            n += 1;
+            f(&cols, r)?;
+            Ok(crate::access::heap::Flow::Continue)
+        })?;
+        Ok(n)
+    };
+    let r = run(s);
+    if r.is_ok() {
+        s.command_done();
+    }
+    match end_statement(s, r.map(|n| QueryResult { tag: n.to_string(), ..Default::default() }), true) {
+        Ok(q) => Ok(q.tag.parse().unwrap_or(0)),
+        Err(e) => Err(e),
+    }
 }
 
 /// The types of a prepared statement's parameters, inferred from their use as PostgreSQL's
