@@ -317,6 +317,13 @@ impl Database {
         let vfs = env.vfs.clone();
         let mut control = read_control(&*vfs, dir)?;
         let lock = lock_datadir(&*vfs, dir)?;
+        // Temporary files of statements that were running when the last owner stopped.
+        let tmp = dir.join(crate::exec::spill::TMP_DIR);
+        if vfs.exists(&tmp) {
+            for name in vfs.read_dir(&tmp).map_err(|e| PgError::io("read directory", &tmp, e))? {
+                let _ = vfs.remove_file(&tmp.join(name));
+            }
+        }
         let mut settings = Settings::default();
         settings.load_file(&*vfs, &dir.join(CONFIG_FILE))?;
         for p in overrides {

@@ -154,3 +154,15 @@ fn typed_api_reads_rust_types_and_refuses_lossy_ones() {
     s.execute("ROLLBACK").unwrap();
     assert_eq!(s.query("SELECT count(*) FROM t", &[]).unwrap()[0].get::<i64>(0).unwrap(), 2);
 }
+
+#[test]
+fn temporary_files_left_by_a_stop_are_removed_at_open() {
+    let (_t, dir, db) = new_db(&[]);
+    db.close().unwrap();
+    let tmp = dir.join("pgsql_tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::write(tmp.join("hstmp1.2"), b"left over").unwrap();
+    let db = heapstore::Database::open(&dir, &[]).unwrap();
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+    db.close().unwrap();
+}

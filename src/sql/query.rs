@@ -390,7 +390,8 @@ impl<'a> Planner<'a> {
         Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false) }
     }
 
-    /// Whether a bound query read the transaction's start time (its plan cannot be reused).
+    /// Whether a bound query holds values of this moment (the transaction's start time, the
+    /// locks held now): its plan cannot be reused.
     pub fn used_now(&self) -> bool {
         self.now_used.get()
     }
@@ -625,6 +626,8 @@ impl<'a> Planner<'a> {
                     }
                 }
                 if tname == "pg_locks" && self.s.lookup_table("pg_locks").is_none() {
+                    // The locks of this moment: a plan holding them is not reused.
+                    self.now_used.set(true);
                     let (node, cols) = pg_locks(self.s);
                     let rel = alias_name.unwrap_or(tname);
                     let scope = Scope {
