@@ -166,3 +166,36 @@ fn temporary_files_left_by_a_stop_are_removed_at_open() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     db.close().unwrap();
 }
+
+/// Cases a review found answered differently from PostgreSQL: now PostgreSQL's answer or 0A000.
+#[test]
+fn reviewed_cases_answer_as_postgres_or_refuse() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a int)").unwrap();
+    s.execute("INSERT INTO t VALUES (1), (2)").unwrap();
+    s.execute("CREATE TABLE u (b int)").unwrap();
+    s.execute("INSERT INTO u VALUES (100)").unwrap();
+    s.execute("CREATE TABLE c3 (c char(3))").unwrap();
+    s.execute("INSERT INTO c3 VALUES ('ab')").unwrap();
+    s.execute("CREATE TABLE c5 (c char(5))").unwrap();
+    s.execute("INSERT INTO c5 VALUES ('ab')").unwrap();
+    let one = |s: &mut Session, q: &str| rows(s, q).into_iter().map(|r| r[0].clone().unwrap_or_default()).collect::<Vec<_>>();
+    let code = |s: &mut Session, q: &str| s.execute(q).unwrap_err().code.to_string();
+    // A LIMIT inside a UNION arm does not undo the outer LIMIT.
+    assert_eq!(one(&mut s, "(SELECT 1 LIMIT 1) UNION ALL SELECT 2 LIMIT 1"), ["1"]);
+    assert_eq!(one(&mut s, "SELECT count(*) FROM ((SELECT a FROM t LIMIT 1) UNION ALL SELECT a FROM t LIMIT 2) x"), ["2"]);
+    // char(n) without its padding in IN, IS DISTINCT FROM and USING.
+    assert_eq!(one(&mut s, "SELECT count(*) FROM c3 WHERE c IN ('ab'::text)"), ["1"]);
+    assert_eq!(one(&mut s, "SELECT count(*) FROM c3 WHERE c IS NOT DISTINCT FROM 'ab'::text"), ["1"]);
+    assert_eq!(one(&mut s, "SELECT count(*) FROM c3 JOIN c5 USING (c)"), ["1"]);
+    assert_eq!(code(&mut s, "SELECT c FROM c3 UNION SELECT c FROM c5"), "0A000");
+    // Infinite dates compare with timestamps.
+    assert_eq!(one(&mut s, "SELECT 'infinity'::date = 'infinity'::timestamp"), ["t"]);
+    // Refused rather than answered another way.
+    assert_eq!(code(&mut s, "SELECT a, (WITH c AS (SELECT t.a AS x) SELECT x FROM c) FROM t"), "0A000");
+    assert_eq!(code(&mut s, "SELECT (SELECT sum(t.a) FROM u) FROM t"), "0A000");
+    assert_eq!(code(&mut s, "SELECT count(DISTINCT a) OVER () FROM t"), "0A000");
+    assert_eq!(code(&mut s, "SELECT sum(a) OVER (ORDER BY a ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t"), "42P20");
+    assert_eq!(code(&mut s, "SELECT 5.5::float8 % 2"), "42883");
+}

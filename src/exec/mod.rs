@@ -234,6 +234,8 @@ impl Node {
                 g.iter().for_each(|e| exprs(e, out));
                 for c in a {
                     c.args.iter().for_each(|e| exprs(e, out));
+                    c.filter.iter().for_each(|e| exprs(e, out));
+                    c.order.iter().for_each(|k| exprs(&k.expr, out));
                 }
             }
             Node::Sort(i, k) => {
@@ -249,6 +251,8 @@ impl Node {
                 i.tables(out);
                 for c in w {
                     c.args.iter().for_each(|e| exprs(e, out));
+                    c.partition.iter().for_each(|e| exprs(e, out));
+                    c.order.iter().for_each(|k| exprs(&k.expr, out));
                 }
             }
             Node::Cte(c) => c.node.tables(out),
@@ -510,20 +514,27 @@ impl<'a> Exec<'a> {
                 if lim == Some(0) {
                     return Ok(Flow::Continue);
                 }
-                let (mut seen, mut sent) = (0u64, 0u64);
-                let flow = self.run(input, outer, &mut |row| {
+                let (mut seen, mut sent, mut sink_stopped) = (0u64, 0u64, false);
+                self.run(input, outer, &mut |row| {
+                    if lim.is_some_and(|l| sent >= l) || sink_stopped {
+                        // An input that does not stop when told (a set operation's next arm)
+                        // gets nothing more through.
+                        return Ok(Flow::Stop);
+                    }
                     seen += 1;
                     if seen <= off {
                         return Ok(Flow::Continue);
                     }
                     sent += 1;
                     if let Flow::Stop = sink(row)? {
+                        sink_stopped = true;
                         return Ok(Flow::Stop);
                     }
                     Ok(if lim.is_some_and(|l| sent >= l) { Flow::Stop } else { Flow::Continue })
                 })?;
-                // Reaching the limit stops the input, not the caller.
-                Ok(if lim.is_some_and(|l| sent >= l) { Flow::Continue } else { flow })
+                // Reaching the limit stops the input, not the caller; the caller's own stop
+                // goes up.
+                Ok(if sink_stopped { Flow::Stop } else { Flow::Continue })
             }
             Node::Distinct(input, n) => {
                 let mut seen = std::collections::HashSet::new();

@@ -431,7 +431,12 @@ impl Binder<'_> {
                     let b = coerce(self.bind(l)?, tx)?;
                     items.push(b);
                 }
-                Scalar::InList(Box::new(x), items, *negated)
+                // char(n) compares without its padding.
+                if is_bpchar(&x) || items.iter().any(is_bpchar) {
+                    Scalar::InList(Box::new(unpad(x)), items.into_iter().map(unpad).collect(), *negated)
+                } else {
+                    Scalar::InList(Box::new(x), items, *negated)
+                }
             }
             Expr::BinaryOp { left, op, right } => {
                 let (a, b) = (self.bind(left)?, self.bind(right)?);
@@ -450,6 +455,11 @@ impl Binder<'_> {
                     }
                     let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
                     if !ok(ta) || !ok(tb) {
+                        return Err(no_operator(sym, ta, tb));
+                    }
+                    // There is no % for floats in PostgreSQL.
+                    let float = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8));
+                    if o == ArithOp::Mod && (float(ta) || float(tb)) {
                         return Err(no_operator(sym, ta, tb));
                     }
                     Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
@@ -758,6 +768,15 @@ fn conform(v: Value, ty: Option<SqlType>) -> Result<Value> {
     }
 }
 
+/// A date as a timestamp for comparison (infinities stay infinite; no overflow).
+fn date_as_timestamp(d: i32) -> i128 {
+    match d {
+        i32::MIN => i128::from(i64::MIN),
+        i32::MAX => i128::from(i64::MAX),
+        d => i128::from(d) * 86_400_000_000,
+    }
+}
+
 /// PostgreSQL's float ordering: -0 equals 0, NaN equals NaN and sorts above everything.
 pub fn float_cmp(x: f64, y: f64) -> Ordering {
     match (x.is_nan(), y.is_nan()) {
@@ -776,8 +795,8 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
-        (Value::Date(d), Value::Timestamp(t)) => (i64::from(*d) * 86_400_000_000).cmp(t),
-        (Value::Timestamp(t), Value::Date(d)) => t.cmp(&(i64::from(*d) * 86_400_000_000)),
+        (Value::Date(d), Value::Timestamp(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
+        (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
         (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
         (Value::Numeric(x), y) if as_i64(y).is_some() => x.cmp(&crate::types::Numeric::from_i64(as_i64(y).unwrap_or(0))),
         (x, Value::Numeric(y)) if as_i64(x).is_some() => crate::types::Numeric::from_i64(as_i64(x).unwrap_or(0)).cmp(y),

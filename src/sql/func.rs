@@ -1442,7 +1442,7 @@ impl Binder<'_> {
             Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
                 let (x, y) = bind_pair(self.bind(a)?, self.bind(b)?)?;
                 expr::check_comparable(&x, &y, "=")?;
-                Scalar::IsDistinct(Box::new(x), Box::new(y), matches!(e, Expr::IsNotDistinctFrom(..)))
+                Scalar::IsDistinct(Box::new(expr::unpad(x)), Box::new(expr::unpad(y)), matches!(e, Expr::IsNotDistinctFrom(..)))
             }
             Expr::IsTrue(x) => Scalar::IsBool(Box::new(self.boolean(x, "IS TRUE")?), Some(true), false),
             Expr::IsNotTrue(x) => Scalar::IsBool(Box::new(self.boolean(x, "IS NOT TRUE")?), Some(true), true),
@@ -1572,8 +1572,11 @@ impl Binder<'_> {
             }
             _ => {}
         }
-        let mut lhs = lhs;
+        let mut lhs = lhs.map(expr::unpad);
         let mut col_ty = sub.columns.first().map(|c| c.ty);
+        if lhs.is_some() && col_ty.is_some_and(|t| t.id == TypeId::Bpchar) {
+            return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
+        }
         if let Some(l) = lhs.take() {
             let (lt, rt) = (type_of(&l), col_ty);
             let l = coerce(l, rt)?;
@@ -1628,6 +1631,11 @@ impl Binder<'_> {
         };
         if let Some(agg) = AggFunc::named(&name) {
             if over.is_some() {
+                if distinct || !order.is_empty() {
+                    return Err(PgError::feature(format!(
+                        "DISTINCT or ORDER BY inside {name}() OVER (...) is not supported by heapstore yet"
+                    )));
+                }
                 return self.window_call(&name, &exprs, star, over.as_ref().expect("checked"), filter.as_deref());
             }
             return self.aggregate(agg, &name, &exprs, star, distinct, filter.as_deref(), &order);
@@ -1720,6 +1728,19 @@ impl Binder<'_> {
             now_used: self.now_used,
         };
         let args = exprs.iter().map(|e| inner.bind(e)).collect::<Result<Vec<_>>>()?;
+        // An aggregate whose arguments read only an enclosing query's columns belongs to that
+        // query in PostgreSQL; heapstore does not move it there.
+        let (mut local, mut outer_ref) = (false, false);
+        for a in &args {
+            a.visit(&mut |x| match x {
+                Scalar::Col(..) => local = true,
+                Scalar::Outer(..) => outer_ref = true,
+                _ => {}
+            });
+        }
+        if outer_ref && !local {
+            return Err(PgError::feature(format!("{name}() over an outer query's columns is not supported by heapstore yet")));
+        }
         let filter = filter.map(|f| inner.boolean(f, "FILTER")).transpose()?;
         let mut keys = Vec::new();
         for o in order {
@@ -1809,6 +1830,15 @@ impl Binder<'_> {
                 }
                 let start_following = matches!(f.start_bound, WindowFrameBound::Following(Some(_)));
                 let end_preceding = matches!(f.end_bound, Some(WindowFrameBound::Preceding(Some(_))));
+                if matches!(f.start_bound, WindowFrameBound::CurrentRow) && end_preceding {
+                    return Err(PgError::new("42P20", "frame starting from current row cannot have preceding rows"));
+                }
+                if start_following && matches!(f.end_bound, Some(WindowFrameBound::CurrentRow)) {
+                    return Err(PgError::new("42P20", "frame starting from following row cannot end with current row"));
+                }
+                if start_following && end_preceding {
+                    return Err(PgError::new("42P20", "frame starting from following row cannot have preceding rows"));
+                }
                 Some(crate::exec::Frame { rows: f.units == WindowFrameUnits::Rows, start, end, start_following, end_preceding })
             }
         };

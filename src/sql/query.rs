@@ -413,6 +413,9 @@ impl<'a> Planner<'a> {
                     need(cte.from.is_none(), "WITH ... FROM")?;
                     let name = fold_ident(&cte.alias.name);
                     let sub = self.query(&cte.query, outer)?;
+                    if sub.correlated {
+                        return Err(refuse("a WITH query that reads an outer query's columns"));
+                    }
                     let mut cols = sub.columns.clone();
                     rename_columns(&mut cols, &cte.alias.columns, &name)?;
                     let def = Arc::new(CteDef {
@@ -548,6 +551,9 @@ impl<'a> Planner<'a> {
                 let mut rcast = false;
                 for (i, (a, b)) in l.columns.iter().zip(&r.columns).enumerate() {
                     let ty = common_type(&[Some(a.ty), Some(b.ty)], what)?.unwrap_or(SqlType::new(TypeId::Text));
+                    if ty.id == TypeId::Bpchar && a.ty != b.ty {
+                        return Err(refuse(&format!("{what} of char columns of different lengths")));
+                    }
                     let ty = if a.ty.id == ty.id && b.ty.id == ty.id && a.ty.typmod == b.ty.typmod { a.ty } else { SqlType::new(ty.id) };
                     lcast |= a.ty != ty;
                     rcast |= b.ty != ty;
@@ -755,7 +761,8 @@ impl<'a> Planner<'a> {
                         let a = to_type(Scalar::Col(li, lt), Some(ty))?;
                         let b = to_type(Scalar::Col(lw + ri, rt), Some(ty))?;
                         expr::check_comparable(&a, &b, "=")?;
-                        on.push(Scalar::Cmp(expr::CmpOp::Eq, Box::new(a.clone()), Box::new(b.clone())));
+                        // char(n) compares without its padding.
+                        on.push(Scalar::Cmp(expr::CmpOp::Eq, Box::new(expr::unpad(a.clone())), Box::new(expr::unpad(b.clone()))));
                         let m = match kind {
                             JoinKind::Inner | JoinKind::Left => a,
                             JoinKind::Right => b,
