@@ -53,6 +53,14 @@ if "${PSQL[@]}" -c 'SELECT * FROM ix TABLESAMPLE SYSTEM (10)' 2>"$WORK/err3"; th
 grep -q 'TABLESAMPLE is not supported' "$WORK/err3"
 echo "   \\di and \\d list the indexes; GROUP BY answers as PostgreSQL; TABLESAMPLE refused, not ignored"
 
+echo "== psql: ON_ERROR_ROLLBACK (a savepoint around each statement)"
+printf '%s\n' 'BEGIN;' "INSERT INTO ix VALUES (10, 'j', 1);" "INSERT INTO ix VALUES (10, 'dup', 1);" "INSERT INTO ix VALUES (11, 'k', 1);" 'COMMIT;' \
+    | psql -X -q -v ON_ERROR_ROLLBACK=on 2>"$WORK/err4" >/dev/null
+grep -q 'duplicate key value violates unique constraint "ix_pkey"' "$WORK/err4" || { echo "FAIL: no 23505 under ON_ERROR_ROLLBACK" >&2; exit 1; }
+got=$("${PSQL[@]}" -At -c 'SELECT id FROM ix WHERE id >= 10 ORDER BY id' | tr '\n' ' ')
+[ "$got" = "10 11 " ] || { echo "FAIL: ON_ERROR_ROLLBACK left '$got'" >&2; exit 1; }
+echo "   the failed statement alone was rolled back; the rest committed"
+
 echo "== psql: bad files give PostgreSQL's errors"
 for f in "$FIX"/bad/*.text "$FIX"/bad/*.csv "$FIX"/bad/*.bin; do
     name=$(basename "$f")

@@ -45,6 +45,7 @@ pub mod sqlstate {
     pub const SERIALIZATION_FAILURE: &str = "40001";
     pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
     pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";
+    pub const INVALID_SAVEPOINT_SPECIFICATION: &str = "3B001";
     pub const SYNTAX_ERROR: &str = "42601";
     pub const UNDEFINED_TABLE: &str = "42P01";
     pub const UNDEFINED_COLUMN: &str = "42703";

@@ -34,7 +34,18 @@
 //!    refused (0A000), never run at a weaker level.
 //! 8. A READ ONLY transaction never gets an xid: every writing statement is refused with 25006
 //!    before it runs (`sql::write_command`), and [`Session::xid`] asserts it.
+//! 9. Savepoints. A savepoint remembers the transaction's next command id and the lengths of
+//!    its pending catalog lists. While one is open, every heap page a row change touches is
+//!    noted in the transaction's [`TouchLog`]. ROLLBACK TO SAVEPOINT undoes, on exactly those
+//!    pages, what the transaction did from that command on (`access::heap::dml`'s undo:
+//!    created tuples dead to everyone, deleted ones live again, WAL-logged), forgets catalog
+//!    changes made since (files created since are deleted at transaction end, whichever way it
+//!    ends), clears the failed state, and keeps the savepoint. Heavyweight locks taken since
+//!    are kept to transaction end (PostgreSQL releases them; keeping them only blocks more).
+//!    An error during the undo leaves the transaction failed with no savepoints: only ROLLBACK
+//!    ends it, and the abort makes every change of the xid invisible.
 
+use crate::access::heap::dml::TouchLog;
 use crate::buffer::Pins;
 use crate::catalog::Table;
 use crate::db::Shared;
@@ -154,6 +165,25 @@ pub(crate) struct Txn {
     pub wrote_wal: bool,
     pub explicit: bool,
     pub failed: bool,
+    /// Open savepoints, oldest first (invariant 9).
+    pub savepoints: Vec<Savepoint>,
+    /// Pages changed since the oldest open savepoint (kept while one is open).
+    pub touched: Option<Arc<TouchLog>>,
+}
+
+/// An open savepoint: where ROLLBACK TO SAVEPOINT returns the transaction to.
+#[derive(Debug)]
+pub(crate) struct Savepoint {
+    pub name: String,
+    /// The first command after it: changes made at or after this command are undone.
+    pub cid: CommandId,
+    /// Lengths of the touch log and of the pending catalog lists when it was set.
+    touch_len: usize,
+    creates: usize,
+    drops: usize,
+    replaces: usize,
+    new_files: usize,
+    dead_files: usize,
 }
 
 /// One session. Not `Sync`: use one per thread.
@@ -517,6 +547,119 @@ impl Session {
         if let Some(t) = &mut self.txn {
             t.failed = true;
         }
+    }
+
+    /// The transaction's touch log while a savepoint is open (row changes note their pages).
+    pub(crate) fn touch_log(&self) -> Option<Arc<TouchLog>> {
+        self.txn.as_ref().filter(|t| !t.savepoints.is_empty()).and_then(|t| t.touched.clone())
+    }
+
+    /// `SAVEPOINT name` in the open transaction block (invariant 9).
+    pub(crate) fn savepoint(&mut self, name: &str) -> Result<()> {
+        self.command_done();
+        let t = self.txn();
+        let touched = t.touched.get_or_insert_with(Default::default).clone();
+        let sp = Savepoint {
+            name: name.to_string(),
+            cid: t.cid,
+            touch_len: touched.mark(),
+            creates: t.creates.len(),
+            drops: t.drops.len(),
+            replaces: t.replaces.len(),
+            new_files: t.new_files.len(),
+            dead_files: t.dead_files.len(),
+        };
+        t.savepoints.push(sp);
+        Ok(())
+    }
+
+    /// The position of the newest open savepoint called `name`, or 3B001.
+    fn find_savepoint(&mut self, name: &str) -> Result<usize> {
+        self.txn()
+            .savepoints
+            .iter()
+            .rposition(|sp| sp.name == name)
+            .ok_or_else(|| PgError::new(sqlstate::INVALID_SAVEPOINT_SPECIFICATION, format!("savepoint \"{name}\" does not exist")))
+    }
+
+    /// `RELEASE SAVEPOINT name`: forgets it and every savepoint set after it; their changes
+    /// stay part of the transaction.
+    pub(crate) fn release_savepoint(&mut self, name: &str) -> Result<()> {
+        let i = self.find_savepoint(name)?;
+        let t = self.txn();
+        t.savepoints.truncate(i);
+        if t.savepoints.is_empty() {
+            if let Some(l) = &t.touched {
+                l.take_from(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// `ROLLBACK TO SAVEPOINT name` (invariant 9): undoes what the transaction did since the
+    /// savepoint, forgets the savepoints set after it, keeps it, and clears the failed state.
+    pub(crate) fn rollback_to_savepoint(&mut self, name: &str) -> Result<()> {
+        let i = self.find_savepoint(name)?;
+        match self.undo_since(i) {
+            Ok(()) => {
+                let t = self.txn();
+                t.savepoints.truncate(i + 1);
+                t.failed = false;
+                // Later commands must not reuse a command id whose changes were just undone.
+                self.command_done();
+                Ok(())
+            }
+            Err(e) => {
+                let t = self.txn();
+                t.savepoints.clear();
+                t.failed = true;
+                Err(e.with_context("rolling back to savepoint".to_string()))
+            }
+        }
+    }
+
+    fn undo_since(&mut self, i: usize) -> Result<()> {
+        let sh = self.shared.clone();
+        let t = self.txn.as_mut().expect("in a transaction");
+        let sp = &t.savepoints[i];
+        let (from, touch_len) = (sp.cid, sp.touch_len);
+        // Catalog changes since the savepoint are forgotten; files created since are deleted at
+        // transaction end either way (they stay in new_files for an abort, and join
+        // dead_files for a commit).
+        let discarded: Vec<RelFileNumber> = t.new_files[sp.new_files..].to_vec();
+        t.creates.truncate(sp.creates);
+        t.drops.truncate(sp.drops);
+        t.replaces.truncate(sp.replaces);
+        t.dead_files.truncate(sp.dead_files);
+        t.dead_files.extend_from_slice(&discarded);
+        t.wal_skipped.retain(|r| !discarded.contains(r));
+        let pages = match &t.touched {
+            Some(l) => l.take_from(touch_len),
+            None => Vec::new(),
+        };
+        let me = t.xid;
+        for rel in &discarded {
+            sh.pool.drop_relation_buffers(*rel);
+        }
+        if me == INVALID_XID {
+            return Ok(());
+        }
+        let fpw = sh.settings.bool("full_page_writes");
+        for (rel, block, logged) in pages {
+            if discarded.contains(&rel) {
+                continue;
+            }
+            let heap = crate::access::heap::dml::HeapRel {
+                pool: &sh.pool,
+                pins: &self.pins,
+                rel,
+                wal: logged.then_some(&*sh.wal),
+                full_page_writes: fpw,
+                touched: None,
+            };
+            heap.undo_page(block, me, from)?;
+        }
+        Ok(())
     }
 
     /// New, empty files for a relation being created or truncated by this transaction.

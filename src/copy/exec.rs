@@ -200,15 +200,21 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     let use_fsm = shared.settings.bool("heapstore.use_fsm");
     let fpw = shared.settings.bool("full_page_writes");
     let wal = crate::exec::rows::wal_for(s, table);
+    let touched = s.touch_log();
     let (_, index_wal) = crate::exec::rows::Maintainer::prepare(s, table);
     let pins = &s.pins;
     let mut indexes =
         crate::exec::rows::Maintainer { shared: &shared, pins, locks: &mut s.locks, me: xid, wal: index_wal, key: Vec::new() };
     let mut bulk = BulkInsert::logged(pool, pins, table.relfile, use_fsm, wal.then_some(&*shared.wal), fpw);
+    bulk.touched = touched.as_deref();
     if !table.indexes.is_empty() {
         bulk.placed = Some(Vec::new());
     }
-    let mut toast_bulk = table.toast_relfile.map(|r| BulkInsert::logged(pool, pins, r, use_fsm, wal.then_some(&*shared.wal), fpw));
+    let mut toast_bulk = table.toast_relfile.map(|r| {
+        let mut b = BulkInsert::logged(pool, pins, r, use_fsm, wal.then_some(&*shared.wal), fpw);
+        b.touched = touched.as_deref();
+        b
+    });
     let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
     let mut lens: Vec<usize> = Vec::with_capacity(4096);
     let mut n = 0u64;

@@ -170,7 +170,8 @@ impl Maintainer<'_> {
                 .with_name(ix.name.clone())
                 .with_full_page_writes(shared.settings.bool("full_page_writes"))
                 .with_xid(me);
-            let heap = HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false };
+            let heap =
+                HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
             let mut check = |other: Tid| -> Result<UniqueVerdict> {
                 if other == tid {
                     return Ok(UniqueVerdict::NoConflict);

@@ -170,7 +170,7 @@ impl Plan {
             })?;
             return Ok(());
         };
-        let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false };
+        let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false, touched: None };
         let trace = heap::tracing().then(std::time::Instant::now);
         let (mut rows, mut first_row_ns) = (0u64, None);
         let r = self.fetch_each(&heap, txns, snap, params, types, &tids, &mut row, |tid, row| {
@@ -278,7 +278,9 @@ pub(crate) fn form_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8
             let (xid, cid) = (s.xid(), s.txn().cid);
             let wal = crate::exec::rows::wal_for(s, table);
             let fpw = shared.settings.bool("full_page_writes");
+            let touched = s.touch_log();
             let mut tb = heap::BulkInsert::logged(&shared.pool, &s.pins, trel, true, wal.then_some(&*shared.wal), fpw);
+            tb.touched = touched.as_deref();
             heap::toast::toast_row(&mut b, threshold, &mut tb, trel, xid, cid)?;
             tb.finish()?;
         }
@@ -367,8 +369,15 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
         let stored = store_row(&table, vals)?;
         let mut t = form_tuple(s, &table, &stored)?;
         let shared = s.shared.clone();
-        let heap =
-            HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+        let touched = s.touch_log();
+        let heap = HeapRel {
+            pool: &shared.pool,
+            pins: &s.pins,
+            rel: table.relfile,
+            wal: wal.then_some(&*shared.wal),
+            full_page_writes: fpw,
+            touched: touched.as_deref(),
+        };
         let tid = heap.insert(&mut t, xid, cid)?;
         index::insert_entries(s, &table, &stored, tid)?;
         n += 1;
@@ -425,8 +434,15 @@ pub(crate) fn insert_select(
         let stored = store_row(table, &vals)?;
         let mut t = form_tuple(s, table, &stored)?;
         let shared = s.shared.clone();
-        let heap =
-            HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+        let touched = s.touch_log();
+        let heap = HeapRel {
+            pool: &shared.pool,
+            pins: &s.pins,
+            rel: table.relfile,
+            wal: wal.then_some(&*shared.wal),
+            full_page_writes: fpw,
+            touched: touched.as_deref(),
+        };
         let tid = heap.insert(&mut t, xid, cid)?;
         index::insert_entries(s, table, &stored, tid)?;
     }
@@ -601,8 +617,15 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                 let t = form_tuple(s, &table, &stored)?;
                 new_version = Some((t, stored));
             }
-            let heap =
-                HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: wal.then_some(&*shared.wal), full_page_writes: fpw };
+            let touched = s.touch_log();
+            let heap = HeapRel {
+                pool: &shared.pool,
+                pins: &s.pins,
+                rel: table.relfile,
+                wal: wal.then_some(&*shared.wal),
+                full_page_writes: fpw,
+                touched: touched.as_deref(),
+            };
             let outcome = match &mut new_version {
                 Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid)?,
                 None => heap.delete(&shared.txns, tid, xid, cid)?,

@@ -196,9 +196,16 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
             if entries[i].2 {
                 if last_live.is_some() {
                     let tid = entries[i].1;
-                    let t = HeapRel { pool: &s.shared.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false }
-                        .fetch_any(tid, |t| t.to_vec())?
-                        .unwrap_or_default();
+                    let t = HeapRel {
+                        pool: &s.shared.pool,
+                        pins: &s.pins,
+                        rel: table.relfile,
+                        wal: None,
+                        full_page_writes: false,
+                        touched: None,
+                    }
+                    .fetch_any(tid, |t| t.to_vec())?
+                    .unwrap_or_default();
                     let stored = stored_of(s, table, &t)?;
                     let (names, vals) = key_text(table, ix, &stored);
                     return Err(PgError::new(
@@ -454,7 +461,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
     s.lock_table(&table, LockMode::AccessShare)?;
     let snap = s.snapshot();
     let sh = s.shared.clone();
-    let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false };
+    let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
     let mut visible = Vec::new();
     crate::access::heap::scan(&sh.pool, &s.pins, &sh.txns, table.relfile, &snap, |b, o, t| {
         visible.push(((b, o), t.to_vec()));

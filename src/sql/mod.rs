@@ -365,6 +365,39 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     }
 }
 
+/// An identifier as PostgreSQL names it: folded to lower case unless quoted.
+fn ident_name(i: &sqlparser::ast::Ident) -> String {
+    if i.quote_style.is_some() {
+        i.value.clone()
+    } else {
+        i.value.to_ascii_lowercase()
+    }
+}
+
+/// `SAVEPOINT`, `RELEASE [SAVEPOINT]` and `ROLLBACK TO [SAVEPOINT]` (session invariant 9), with
+/// PostgreSQL's errors: 25P01 outside a transaction block, 25P02 for all but ROLLBACK TO in a
+/// failed one, 3B001 for a name no open savepoint has.
+fn savepoint_command(s: &mut Session, stmt: &Statement, name: &str) -> Result<QueryResult> {
+    let (what, tag_word) = match stmt {
+        Statement::Savepoint { .. } => ("SAVEPOINT", "SAVEPOINT"),
+        Statement::ReleaseSavepoint { .. } => ("RELEASE SAVEPOINT", "RELEASE"),
+        _ => ("ROLLBACK TO SAVEPOINT", "ROLLBACK"),
+    };
+    if !s.in_transaction_block() {
+        return Err(PgError::new(sqlstate::NO_ACTIVE_SQL_TRANSACTION, format!("{what} can only be used in transaction blocks")));
+    }
+    let failed = s.txn.as_ref().is_some_and(|t| t.failed);
+    match stmt {
+        Statement::Savepoint { .. } | Statement::ReleaseSavepoint { .. } if failed => Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        )),
+        Statement::Savepoint { .. } => s.savepoint(name).map(|()| tag(tag_word)),
+        Statement::ReleaseSavepoint { .. } => s.release_savepoint(name).map(|()| tag(tag_word)),
+        _ => s.rollback_to_savepoint(name).map(|()| tag(tag_word)),
+    }
+}
+
 fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) -> Result<QueryResult> {
     match &stmt {
         Statement::StartTransaction { modes, begin, .. } => {
@@ -414,8 +447,13 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             return Ok(r);
         }
         Statement::Commit { modifier: Some(_), .. } => return Err(PgError::feature("this COMMIT form is not supported by heapstore")),
-        Statement::Rollback { savepoint: Some(_), .. } | Statement::Savepoint { .. } | Statement::ReleaseSavepoint { .. } => {
-            return Err(PgError::feature("savepoints are not supported by heapstore yet"));
+        Statement::Rollback { chain: true, savepoint: Some(_) } => {
+            return Err(PgError::syntax("ROLLBACK AND CHAIN cannot name a savepoint"));
+        }
+        Statement::Savepoint { name }
+        | Statement::ReleaseSavepoint { name }
+        | Statement::Rollback { chain: false, savepoint: Some(name) } => {
+            return savepoint_command(s, &stmt, &ident_name(name));
         }
         _ => {}
     }

@@ -7,7 +7,8 @@
 //!   │    or not at all), indexes agree with heaps, pages verify, the FSM promises no more than
 //!   │    an empty page holds (stale entries are counted), catalog and files agree
 //!   │    run 20..200 statements from 3 interleaved sessions: COPY text/csv/binary (good and
-//!   │    bad input), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, TOAST-sized
+//!   │    bad input), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
+//!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
 //!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX; between them the work of the
 //!   │    background processes (WAL writer, background writer, checkpoints begun, written step
 //!   │    by step and finished, or whole); at failpoints inside commits and critical sections,
@@ -90,6 +91,9 @@ pub struct Report {
     /// Free-space-map entries found promising a page more room than it had after recovery
     /// (see `check::consistency`: a hint, as PostgreSQL's map is).
     pub stale_fsm_entries: u64,
+    /// ROLLBACK TO SAVEPOINT statements that succeeded (their undo is then checked with the
+    /// rest of the transaction when it commits).
+    pub rollbacks_to_savepoint: u64,
 }
 
 impl Report {
@@ -107,6 +111,7 @@ impl Report {
         self.writes_lost += o.writes_lost;
         self.checkpoints += o.checkpoints;
         self.stale_fsm_entries += o.stale_fsm_entries;
+        self.rollbacks_to_savepoint += o.rollbacks_to_savepoint;
     }
 }
 
@@ -140,6 +145,15 @@ struct Sess {
     open: bool,
     failed: bool,
     pending: Vec<Change>,
+    /// Open savepoints `sp0`, `sp1`, ...: how many pending changes each one keeps.
+    savepoints: Vec<usize>,
+}
+
+#[derive(Clone, Copy)]
+enum SavepointOp {
+    Set,
+    RollbackTo,
+    Release,
 }
 
 /// How a statement ended.
@@ -282,8 +296,9 @@ impl Torture {
                 short_write: r(&mut self.rng, 0.05),
             });
         }
-        let mut sessions: Vec<Sess> =
-            (0..SESSIONS).map(|_| Sess { s: db.session(), open: false, failed: false, pending: Vec::new() }).collect();
+        let mut sessions: Vec<Sess> = (0..SESSIONS)
+            .map(|_| Sess { s: db.session(), open: false, failed: false, pending: Vec::new(), savepoints: Vec::new() })
+            .collect();
         let steps = 20 + self.rng.below(self.opts.max_steps.max(21) as u64 - 20) as u32;
         let cut_at = self.rng.below(steps as u64) as u32;
         let clean = self.rng.below(10) == 0;
@@ -442,11 +457,17 @@ impl Torture {
         let sess = &mut sessions[i];
         if sess.open {
             if sess.failed {
+                if !sess.savepoints.is_empty() && self.rng.below(100) < 60 {
+                    return self.savepoint(db, sess, SavepointOp::RollbackTo);
+                }
                 return self.end_block(db, sess, "ROLLBACK");
             }
             match self.rng.below(100) {
                 0..=14 => return self.end_block(db, sess, "COMMIT"),
                 15..=21 => return self.end_block(db, sess, "ROLLBACK"),
+                22..=27 => return self.savepoint(db, sess, SavepointOp::Set),
+                28..=32 if !sess.savepoints.is_empty() => return self.savepoint(db, sess, SavepointOp::RollbackTo),
+                33..=35 if !sess.savepoints.is_empty() => return self.savepoint(db, sess, SavepointOp::Release),
                 _ => return self.dml(db, sess, &locked),
             }
         }
@@ -473,6 +494,45 @@ impl Torture {
         (n > 0).then(|| self.model.tables.keys().nth(self.rng.below(n as u64) as usize).expect("in range").clone())
     }
 
+    /// SAVEPOINT, ROLLBACK TO or RELEASE in the session's open block; the model keeps the
+    /// pending changes a savepoint covers and drops those after it when rolled back to.
+    fn savepoint(&mut self, db: &Database, sess: &mut Sess, op: SavepointOp) -> Result<bool, String> {
+        let n = sess.savepoints.len();
+        let k = if n == 0 { 0 } else { self.rng.below(n as u64) as usize };
+        let sql = match op {
+            SavepointOp::Set => format!("SAVEPOINT sp{n}"),
+            SavepointOp::RollbackTo => format!("ROLLBACK TO SAVEPOINT sp{k}"),
+            SavepointOp::Release => format!("RELEASE SAVEPOINT sp{k}"),
+        };
+        let r = sess.s.execute(&sql);
+        trace(|| format!("session {}: {sql}: {}", sess.s.id(), r.as_ref().map_or_else(|e| e.to_string(), |_| "ok".into())));
+        match r {
+            Ok(_) => {
+                match op {
+                    SavepointOp::Set => sess.savepoints.push(sess.pending.len()),
+                    SavepointOp::RollbackTo => {
+                        sess.pending.truncate(sess.savepoints[k]);
+                        sess.savepoints.truncate(k + 1);
+                        sess.failed = false;
+                        self.report.rollbacks_to_savepoint += 1;
+                    }
+                    SavepointOp::Release => sess.savepoints.truncate(k),
+                }
+                Ok(true)
+            }
+            Err(e) => match self.classify(db, &e, false) {
+                Outcome::Stopped => Ok(false),
+                Outcome::Failed => {
+                    // The transaction is failed with no savepoints left: only ROLLBACK ends it.
+                    sess.failed = true;
+                    sess.savepoints.clear();
+                    Ok(true)
+                }
+                Outcome::Unexplained => Err(format!("{sql} failed unexpectedly: {e}")),
+            },
+        }
+    }
+
     fn end_block(&mut self, db: &Database, sess: &mut Sess, what: &str) -> Result<bool, String> {
         let r = sess.s.execute(what);
         trace(|| {
@@ -486,6 +546,7 @@ impl Torture {
             )
         });
         let changes = std::mem::take(&mut sess.pending);
+        sess.savepoints.clear();
         let failed = sess.failed;
         sess.open = false;
         sess.failed = false;
@@ -768,7 +829,8 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
     format!(
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
-         {} torn and {} lost volatile writes, {} checkpoints, {} stale free-space-map entries; nothing lost ({:.1} s)",
+         {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries; \
+         nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
         r.power_losses,
@@ -781,6 +843,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.writes_torn,
         r.writes_lost,
         r.checkpoints,
+        r.rollbacks_to_savepoint,
         r.stale_fsm_entries,
         took.as_secs_f64()
     )

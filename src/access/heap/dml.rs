@@ -33,7 +33,18 @@
 //!
 //! Record block data is a list of operations, applied in order by [`apply_ops`] during redo:
 //! `1 = add tuple (offset u16, length u16, whole tuple)`, `2 = set xmax (offset u16, xmax u64,
-//! cmax u32, ctid block u32, ctid offset u16)`.
+//! cmax u32, ctid block u32, ctid offset u16)`, `3 = set xmin (offset u16, xmin u64, cmin u32)`.
+//!
+//! Savepoints ([`TouchLog`], [`HeapRel::undo_page`]): while a savepoint is open, every page a
+//! row change or bulk insert touches is noted. ROLLBACK TO SAVEPOINT revisits those pages and
+//! undoes, in place and WAL-logged (HEAP_UNDO), what the transaction did at or after the
+//! savepoint's command id: tuples it created get xmin = invalid (read as aborted by every
+//! visibility check, unique check and VACUUM, as PostgreSQL's aborted speculative insertions),
+//! and tuples it deleted or updated get xmax cleared and ctid pointing at themselves again.
+//! This is sound because a tuple's xmin/cmin and xmax/cmax are stored separately, a version is
+//! claimed only when its xmax is empty, aborted or this transaction's (invariant 1), and
+//! heapstore has no row locks other than xmax: an xmax equal to the transaction's xid with a
+//! cmax at or after the savepoint was set after it.
 
 use super::tuple;
 use crate::access::fsm;
@@ -47,6 +58,7 @@ pub type Tid = (BlockNumber, u16);
 
 const OP_ADD: u8 = 1;
 const OP_SET_XMAX: u8 = 2;
+const OP_SET_XMIN: u8 = 3;
 
 /// Attempts to find a page for one tuple before extending (bounded: the FSM is a hint).
 const FSM_TRIES_MAX: usize = 4;
@@ -59,6 +71,8 @@ pub struct HeapRel<'a> {
     /// The WAL, for a logged relation (None: unlogged, or WAL skipped until commit).
     pub wal: Option<&'a crate::wal::Wal>,
     pub full_page_writes: bool,
+    /// The transaction's log of touched pages while a savepoint is open.
+    pub touched: Option<&'a TouchLog>,
 }
 
 /// The state of a transaction as a row change sees it.
@@ -124,6 +138,57 @@ fn push_set_xmax(data: &mut Vec<u8>, off: u16, xmax: Xid, cmax: CommandId, ctid:
     data.extend_from_slice(&ctid.1.to_le_bytes());
 }
 
+/// Appends a set-xmin operation.
+fn push_set_xmin(data: &mut Vec<u8>, off: u16, xmin: Xid, cmin: CommandId) {
+    data.push(OP_SET_XMIN);
+    data.extend_from_slice(&off.to_le_bytes());
+    data.extend_from_slice(&xmin.to_le_bytes());
+    data.extend_from_slice(&cmin.to_le_bytes());
+}
+
+/// The pages a transaction changed since its oldest open savepoint, in the order it first
+/// touched them in a run (consecutive repeats are folded). Shared by the row operations and
+/// bulk inserts of one transaction.
+#[derive(Default, Debug)]
+pub struct TouchLog {
+    pages: std::sync::Mutex<TouchedPages>,
+}
+
+#[derive(Default, Debug)]
+struct TouchedPages {
+    list: Vec<(RelFileNumber, BlockNumber, bool)>,
+    /// Entries before this index belong to an older savepoint: a touch never folds into them.
+    fence: usize,
+}
+
+impl TouchLog {
+    /// Notes that `block` of `rel` is about to be changed, WAL-logged or not (`logged`).
+    pub fn touch(&self, rel: RelFileNumber, block: BlockNumber, logged: bool) {
+        let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        if p.list.len() == p.fence || p.list.last() != Some(&(rel, block, logged)) {
+            p.list.push((rel, block, logged));
+        }
+    }
+
+    /// Starts a savepoint's part of the log: returns its position.
+    pub fn mark(&self) -> usize {
+        let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        p.fence = p.list.len();
+        p.fence
+    }
+
+    /// Removes and returns the entries from position `keep` on, sorted and without repeats;
+    /// later touches start a new part at `keep`.
+    pub fn take_from(&self, keep: usize) -> Vec<(RelFileNumber, BlockNumber, bool)> {
+        let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = if keep < p.list.len() { p.list.split_off(keep) } else { Vec::new() };
+        p.fence = p.list.len();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// Redo: applies a block's operations to its page.
 pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'static str> {
     while let Some((&op, rest)) = data.split_first() {
@@ -157,6 +222,18 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 tuple::set_ctid(t, blk, coff);
                 data = &rest[20..];
             }
+            OP_SET_XMIN => {
+                let b = rest.get(..14).ok_or("truncated set-xmin operation")?;
+                let off = u16::from_le_bytes([b[0], b[1]]);
+                let xmin = u64::from_le_bytes(b[2..10].try_into().expect("8"));
+                let cmin = u32::from_le_bytes(b[10..14].try_into().expect("4"));
+                if off == 0 || off > page::max_offset(pg) {
+                    return Err("set-xmin on a missing line pointer");
+                }
+                let t = page::item_mut(pg, off).ok_or("set-xmin on an unused line pointer")?;
+                tuple::set_xmin(t, xmin, cmin);
+                data = &rest[14..];
+            }
             _ => return Err("unknown heap operation"),
         }
     }
@@ -172,6 +249,55 @@ struct LoggedPage<'p, 'b> {
 }
 
 impl HeapRel<'_> {
+    /// Notes a page about to change in the savepoint log, if one is kept.
+    fn touch(&self, block: BlockNumber) {
+        if let Some(l) = self.touched {
+            l.touch(self.rel, block, self.wal.is_some());
+        }
+    }
+
+    /// ROLLBACK TO SAVEPOINT on one page: tuples `me` created at or after command `from` become
+    /// dead to everyone (xmin = invalid) and tuples it deleted or updated at or after `from`
+    /// are live again (xmax cleared, ctid back to themselves), WAL-logged as one HEAP_UNDO
+    /// record in the critical section. Returns how many tuples changed.
+    pub fn undo_page(&self, block: BlockNumber, me: Xid, from: CommandId) -> Result<usize> {
+        debug_assert_ne!(me, INVALID_XID);
+        if block >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
+            return Ok(0);
+        }
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, block, None)?;
+        let mut pg = buf.lock_exclusive();
+        if page::is_new(&pg) {
+            return Ok(0);
+        }
+        let mut data = Vec::new();
+        let mut changed = 0;
+        for off in 1..=page::max_offset(&pg) {
+            let Some(t) = page::item_mut(&mut pg, off) else { continue };
+            if t.len() < tuple::HEADER_SIZE {
+                return Err(super::corrupt_tuple(self.pool, self.rel, block, off));
+            }
+            let mut hit = false;
+            if tuple::xmin(t) == me && tuple::cmin(t) >= from {
+                let cmin = tuple::cmin(t);
+                tuple::set_xmin(t, INVALID_XID, cmin);
+                push_set_xmin(&mut data, off, INVALID_XID, cmin);
+                hit = true;
+            }
+            if tuple::xmax(t) == me && tuple::cmax(t) >= from {
+                tuple::set_xmax(t, INVALID_XID, 0);
+                tuple::set_ctid(t, block, off);
+                push_set_xmax(&mut data, off, INVALID_XID, 0, (block, off));
+                hit = true;
+            }
+            changed += usize::from(hit);
+        }
+        if changed > 0 {
+            self.log(crate::recovery::HEAP_UNDO, me, &mut [LoggedPage { block, pg: &mut pg, will_init: false, data: &data }])?;
+        }
+        Ok(changed)
+    }
+
     /// Logs one record covering `pages` (already changed, all locked exclusively) and stamps
     /// them with its end LSN, in the critical section (invariant 3).
     fn log(&self, info: u8, xid: Xid, pages: &mut [LoggedPage<'_, '_>]) -> Result<()> {
@@ -252,6 +378,7 @@ impl HeapRel<'_> {
             if page::free_space(&pg) < t.len() {
                 continue;
             }
+            self.touch(block);
             let off = page::max_offset(&pg) + 1;
             tuple::set_ctid(t, block, off);
             let got = page::add_item(&mut pg, t).expect("free space was checked");
@@ -304,6 +431,7 @@ impl HeapRel<'_> {
         if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
             return Ok(o);
         }
+        self.touch(tid.0);
         tuple::set_xmax(t, xid, cid);
         tuple::set_ctid(t, tid.0, tid.1);
         let mut data = Vec::with_capacity(24);
@@ -331,6 +459,7 @@ impl HeapRel<'_> {
                 return Ok(o);
             }
             if page::free_space(&pg) >= new.len() {
+                self.touch(tid.0);
                 let off = page::max_offset(&pg) + 1;
                 tuple::set_ctid(new, tid.0, off);
                 page::add_item(&mut pg, new).expect("free space was checked");
@@ -375,6 +504,8 @@ impl HeapRel<'_> {
             if page::free_space(&new_pg) < new.len() {
                 continue;
             }
+            self.touch(tid.0);
+            self.touch(nb);
             let off = page::max_offset(&new_pg) + 1;
             tuple::set_ctid(new, nb, off);
             page::add_item(&mut new_pg, new).expect("free space was checked");

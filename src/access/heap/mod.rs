@@ -71,6 +71,8 @@ pub struct BulkInsert<'a> {
     full_page_writes: bool,
     wal_data: Vec<u8>,
     record: crate::wal::RecordBuilder,
+    /// The transaction's log of touched pages while a savepoint is open.
+    pub touched: Option<&'a dml::TouchLog>,
 }
 
 /// Bytes a tuple of `len` takes on a page, with its line pointer.
@@ -114,6 +116,7 @@ impl<'a> BulkInsert<'a> {
             full_page_writes,
             wal_data: Vec::new(),
             record: crate::wal::RecordBuilder::new(),
+            touched: None,
         }
     }
 
@@ -145,6 +148,9 @@ impl<'a> BulkInsert<'a> {
                 page::init(&mut pg, 0);
             }
             self.wal_data.clear();
+            if let Some(l) = self.touched {
+                l.touch(self.rel, block, self.wal.is_some());
+            }
             let mut placed = 0;
             while i < lens.len() {
                 let len = lens[i];

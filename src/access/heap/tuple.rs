@@ -18,7 +18,8 @@
 //! Invariants:
 //! 1. `hoff = HEADER_SIZE + bitmap bytes`; the bitmap is present iff HASNULL is set.
 //! 2. A tuple's length is its line pointer's length; deforming never reads past it (checked).
-//! 3. xmin/cmin are set before the tuple is placed on a page; xmax/cmax only change under the
+//! 3. xmin/cmin are set before the tuple is placed on a page, and change afterwards only when
+//!    ROLLBACK TO SAVEPOINT invalidates them; that and every xmax/cmax change happen under the
 //!    page's exclusive content lock.
 
 use crate::storage::BlockNumber;
