@@ -177,13 +177,15 @@ pub(crate) struct Savepoint {
     pub name: String,
     /// The first command after it: changes made at or after this command are undone.
     pub cid: CommandId,
-    /// Lengths of the touch log and of the pending catalog lists when it was set.
+    /// The touch log's length when it was set.
     touch_len: usize,
-    creates: usize,
-    drops: usize,
-    replaces: usize,
+    /// The pending catalog lists when it was set, restored whole by ROLLBACK TO (DDL edits
+    /// and removes entries in place, so lengths would not do).
+    creates: Vec<Arc<Table>>,
+    drops: Vec<Arc<Table>>,
+    replaces: Vec<(Arc<Table>, Arc<Table>)>,
     new_files: usize,
-    dead_files: usize,
+    dead_files: Vec<RelFileNumber>,
 }
 
 /// One session. Not `Sync`: use one per thread.
@@ -563,12 +565,14 @@ impl Session {
             name: name.to_string(),
             cid: t.cid,
             touch_len: touched.mark(),
-            creates: t.creates.len(),
-            drops: t.drops.len(),
-            replaces: t.replaces.len(),
+            creates: t.creates.clone(),
+            drops: t.drops.clone(),
+            replaces: t.replaces.clone(),
             new_files: t.new_files.len(),
-            dead_files: t.dead_files.len(),
+            dead_files: t.dead_files.clone(),
         };
+        // Like any statement: SET TRANSACTION ISOLATION LEVEL is refused from here on.
+        t.ran_statement = true;
         t.savepoints.push(sp);
         Ok(())
     }
@@ -627,10 +631,10 @@ impl Session {
         // transaction end either way (they stay in new_files for an abort, and join
         // dead_files for a commit).
         let discarded: Vec<RelFileNumber> = t.new_files[sp.new_files..].to_vec();
-        t.creates.truncate(sp.creates);
-        t.drops.truncate(sp.drops);
-        t.replaces.truncate(sp.replaces);
-        t.dead_files.truncate(sp.dead_files);
+        t.creates = sp.creates.clone();
+        t.drops = sp.drops.clone();
+        t.replaces = sp.replaces.clone();
+        t.dead_files = sp.dead_files.clone();
         t.dead_files.extend_from_slice(&discarded);
         t.wal_skipped.retain(|r| !discarded.contains(r));
         let pages = match &t.touched {

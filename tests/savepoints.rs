@@ -218,3 +218,79 @@ fn a_committed_rollback_to_survives_power_loss() {
     s.execute_with_io("COPY t (id) TO STDOUT", &mut CopyIo { stdin: None, stdout: Some(&mut out), rows: None }).unwrap();
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 3);
 }
+
+#[test]
+fn ddl_that_edits_earlier_catalog_changes_is_restored_whole() {
+    let (_d, dir, db) = common::new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "CREATE TABLE keep (id int PRIMARY KEY)");
+    ok(&mut s, "INSERT INTO keep VALUES (1), (2), (3)");
+    // A DROP of a table created before the savepoint, then a CREATE: the dropped table comes
+    // back and the created one goes.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "CREATE TABLE a (x int)");
+    ok(&mut s, "INSERT INTO a VALUES (7)");
+    ok(&mut s, "CREATE TABLE b (x int)");
+    ok(&mut s, "SAVEPOINT s");
+    ok(&mut s, "DROP TABLE a");
+    ok(&mut s, "CREATE TABLE c (x int)");
+    ok(&mut s, "ROLLBACK TO s");
+    assert_eq!(rows(&mut s, "SELECT x FROM a"), ["7"]);
+    assert_eq!(err(&mut s, "SELECT * FROM c").0, "42P01");
+    ok(&mut s, "ROLLBACK TO s");
+    // TRUNCATE of a committed table whose definition this transaction replaced earlier (an
+    // index), undone: the committed rows stay.
+    ok(&mut s, "CREATE INDEX keep_idx ON keep (id)");
+    ok(&mut s, "SAVEPOINT t");
+    ok(&mut s, "TRUNCATE keep");
+    ok(&mut s, "ROLLBACK TO t");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM keep"), ["3"]);
+    // An index created after the savepoint is gone with it.
+    ok(&mut s, "SAVEPOINT u");
+    ok(&mut s, "CREATE INDEX b_x ON b (x)");
+    ok(&mut s, "ROLLBACK TO u");
+    ok(&mut s, "INSERT INTO b VALUES (1)");
+    // A failed statement that changed the lists before failing (psql's ON_ERROR_ROLLBACK).
+    ok(&mut s, "SAVEPOINT v");
+    assert_eq!(err(&mut s, "DROP TABLE a, missing").0, "42P01");
+    ok(&mut s, "ROLLBACK TO v");
+    assert_eq!(rows(&mut s, "SELECT x FROM a"), ["7"]);
+    ok(&mut s, "COMMIT");
+    drop(s);
+    drop(db);
+    // After a restart (which removes files no table references), everything is intact.
+    let db = Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM keep"), ["3"]);
+    assert_eq!(rows(&mut s, "SELECT id FROM keep WHERE id = 2"), ["2"]);
+    assert_eq!(rows(&mut s, "SELECT x FROM a"), ["7"]);
+    assert_eq!(rows(&mut s, "SELECT x FROM b"), ["1"]);
+    assert_eq!(err(&mut s, "SELECT * FROM c").0, "42P01");
+    ok(&mut s, "CREATE INDEX b_x ON b (x)"); // the name is free
+}
+
+#[test]
+fn wal_skipped_table_rolled_back_to_then_committed_survives_power_loss() {
+    let disk = SimDisk::new(11);
+    let dir = PathBuf::from("/sim/minimal");
+    Database::init_in(Arc::new(disk.clone()), &dir, &["wal_segment_size=1MB".into()]).unwrap();
+    let env = Environment { vfs: Arc::new(disk.clone()), background_workers: false };
+    let db = Database::open_in(env, &dir, &["shared_buffers=256kB".into(), "wal_level=minimal".into()]).unwrap();
+    let mut s = db.session();
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "CREATE TABLE m (id int, v text)");
+    common::copy_in(&mut s, "COPY m FROM STDIN", b"1\tone\n2\ttwo\n").unwrap();
+    ok(&mut s, "SAVEPOINT s");
+    let many: String = (10..3010).map(|i| format!("{i}\tv{i}\n")).collect();
+    common::copy_in(&mut s, "COPY m FROM STDIN", many.as_bytes()).unwrap();
+    ok(&mut s, "ROLLBACK TO s");
+    common::copy_in(&mut s, "COPY m FROM STDIN", b"3\tthree\n").unwrap();
+    ok(&mut s, "COMMIT");
+    drop(s);
+    disk.cut_power();
+    db.crash();
+    disk.power_loss(PowerLossModel { survive: 0.0, tear: 0.0 });
+    let db = open(&disk, &dir);
+    let mut s = db.session();
+    assert_eq!(rows(&mut s, "SELECT id, v FROM m ORDER BY id"), ["1|one", "2|two", "3|three"]);
+}

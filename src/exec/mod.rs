@@ -300,9 +300,13 @@ pub fn key_of(vals: &[Value], out: &mut Vec<u8>) {
                 out.push(6);
                 out.extend_from_slice(&d.to_le_bytes());
             }
-            Value::Timestamp(t) => {
+            Value::Timestamp(t) | Value::Timestamptz(t) => {
                 out.push(7);
                 out.extend_from_slice(&t.to_le_bytes());
+            }
+            Value::Oid(o) => {
+                out.push(10);
+                out.extend_from_slice(&o.to_le_bytes());
             }
             Value::Numeric(n) => {
                 // Equal values with different display scales (1.0, 1.00) get one key.

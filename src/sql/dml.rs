@@ -390,8 +390,12 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
 fn assignable(from: &SqlType, to: &SqlType) -> bool {
     use crate::types::TypeId::*;
     let num = |t: crate::types::TypeId| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric);
-    let text = |t: crate::types::TypeId| matches!(t, Text | Varchar | Bpchar);
-    from.id == to.id || (num(from.id) && num(to.id)) || text(to.id) || matches!((from.id, to.id), (Date, Timestamp) | (Timestamp, Date))
+    let text = |t: crate::types::TypeId| matches!(t, Text | Varchar | Bpchar | Name | Char);
+    from.id == to.id
+        || (num(from.id) && num(to.id))
+        || text(to.id)
+        || (expr::is_datetime(from.id) && expr::is_datetime(to.id))
+        || matches!((from.id, to.id), (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8))
 }
 
 /// `INSERT INTO t [(cols)] SELECT ...` (any query): the query runs to completion first, with
@@ -503,10 +507,9 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 /// Binds `e`; an untyped literal or parameter takes `ty` (the target column's type).
 /// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
 /// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
-/// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them; elsewhere they
-/// are refused, since heapstore has no `timestamp with time zone` yet.
+/// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them.
 fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
-    if expr::is_transaction_timestamp(e) && matches!(ty.id, crate::types::TypeId::Timestamp | crate::types::TypeId::Date) {
+    if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
         let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }

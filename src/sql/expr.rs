@@ -276,7 +276,12 @@ pub fn is_num(t: TypeId) -> bool {
     is_int(t) || matches!(t, TypeId::Float4 | TypeId::Float8 | TypeId::Numeric)
 }
 pub fn is_text(t: TypeId) -> bool {
-    matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar)
+    matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char)
+}
+/// date, timestamp and timestamp with time zone (compared and cast among each other; the
+/// session time zone is UTC, so a timestamp is a timestamptz with the same number).
+pub fn is_datetime(t: TypeId) -> bool {
+    matches!(t, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz)
 }
 
 /// The type binding gives an expression (None: unknown, i.e. text unless the context says).
@@ -545,7 +550,7 @@ fn explicit_length(t: &str, ty: &SqlType) -> String {
 /// Date arithmetic: date ± integer is a date, date - date the days between (integer). Forms
 /// whose result is an interval are refused (heapstore has no interval type yet).
 fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Option<SqlType>, sym: &str) -> Result<Option<Scalar>> {
-    let dt = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Date | TypeId::Timestamp));
+    let dt = |t: Option<SqlType>| t.is_some_and(|t| is_datetime(t.id));
     if !dt(ta) && !dt(tb) {
         return Ok(None);
     }
@@ -560,7 +565,11 @@ fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Optio
         (ArithOp::Sub, Some(TypeId::Date), Some(TypeId::Date)) => {
             Scalar::Func(super::func::Func::DateDiff, vec![a.clone(), b.clone()], SqlType::new(TypeId::Int4))
         }
-        (ArithOp::Add | ArithOp::Sub, Some(TypeId::Date | TypeId::Timestamp), Some(TypeId::Date | TypeId::Timestamp)) => {
+        (
+            ArithOp::Add | ArithOp::Sub,
+            Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz),
+            Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz),
+        ) => {
             return Err(PgError::feature(format!(
                 "{} {sym} {} (an interval in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
                 ta.map(|t| t.name()).unwrap_or_default(),
@@ -593,7 +602,8 @@ pub fn castable(from: &SqlType, to: &SqlType) -> bool {
     let (f, t) = (from.id, to.id);
     f == t
         || (is_num(f) && is_num(t))
-        || matches!((f, t), (Int4, Bool) | (Bool, Int4) | (Date, Timestamp) | (Timestamp, Date))
+        || matches!((f, t), (Int4, Bool) | (Bool, Int4) | (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8))
+        || (is_datetime(f) && is_datetime(t))
         || is_text(f)
         || is_text(t)
 }
@@ -635,12 +645,32 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         }
         (_, Numeric) => Value::Numeric(as_numeric(&v)?.apply_typmod(to.typmod)?),
         (_, Bool) => Value::Bool(as_i64(&v).unwrap_or(0) != 0),
-        (Value::Date(d), Timestamp) => Value::Timestamp(match *d {
-            i32::MIN => i64::MIN,
-            i32::MAX => i64::MAX,
-            d => i64::from(d) * USECS_PER_DAY,
-        }),
-        (Value::Timestamp(u), Date) => Value::Date(match *u {
+        (Value::Date(d), Timestamp | Timestamptz) => {
+            let u = match *d {
+                i32::MIN => i64::MIN,
+                i32::MAX => i64::MAX,
+                d => i64::from(d) * USECS_PER_DAY,
+            };
+            if to.id == Timestamp {
+                Value::Timestamp(u)
+            } else {
+                Value::Timestamptz(u)
+            }
+        }
+        // The session time zone is UTC: the same instant, the same number.
+        (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(*u, to.typmod)?),
+        (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(*u, to.typmod)?),
+        (Value::Oid(o), Int4) => Value::Int4(*o as i32), // PostgreSQL's oid to int4 wraps
+        (Value::Oid(o), Int8) => Value::Int8(i64::from(*o)),
+        (_, Oid) => {
+            let i = as_i64(&v).unwrap_or(0);
+            match u32::try_from(i) {
+                Ok(o) => Value::Oid(o),
+                Err(_) if i >= i64::from(i32::MIN) && i < 0 => Value::Oid(i as i32 as u32),
+                Err(_) => return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "OID out of range")),
+            }
+        }
+        (Value::Timestamp(u) | Value::Timestamptz(u), Date) => Value::Date(match *u {
             i64::MIN => i32::MIN,
             i64::MAX => i32::MAX,
             u => i32::try_from(u.div_euclid(USECS_PER_DAY)).map_err(|_| PgError::new("22008", "date out of range"))?,
@@ -676,7 +706,9 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     let ok = x.id == y.id
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))
-        || (matches!(x.id, TypeId::Date | TypeId::Timestamp) && matches!(y.id, TypeId::Date | TypeId::Timestamp));
+        || (is_datetime(x.id) && is_datetime(y.id))
+        || (x.id == TypeId::Oid && is_int(y.id))
+        || (is_int(x.id) && y.id == TypeId::Oid);
     if ok {
         Ok(())
     } else {
@@ -768,6 +800,16 @@ fn conform(v: Value, ty: Option<SqlType>) -> Result<Value> {
     }
 }
 
+/// An integer as the oid PostgreSQL's cast makes of it (for comparison; out of range stays
+/// out of range, so it equals no oid).
+fn oid_of_int(i: i64) -> i128 {
+    if (i64::from(i32::MIN)..0).contains(&i) {
+        i128::from(i as i32 as u32)
+    } else {
+        i128::from(i)
+    }
+}
+
 /// A date as a timestamp for comparison (infinities stay infinite; no overflow).
 fn date_as_timestamp(d: i32) -> i128 {
     match d {
@@ -794,9 +836,13 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
-        (Value::Timestamp(x), Value::Timestamp(y)) => x.cmp(y),
-        (Value::Date(d), Value::Timestamp(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
-        (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
+        (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),
+        (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
+        (Value::Timestamp(t) | Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
+        (Value::Oid(x), Value::Oid(y)) => x.cmp(y),
+        // An integer compared with an oid is cast to oid first (negative int4 values wrap).
+        (Value::Oid(x), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
+        (x, Value::Oid(y)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
         (Value::Numeric(x), Value::Numeric(y)) => x.cmp(y),
         (Value::Numeric(x), y) if as_i64(y).is_some() => x.cmp(&crate::types::Numeric::from_i64(as_i64(y).unwrap_or(0))),
         (x, Value::Numeric(y)) if as_i64(x).is_some() => crate::types::Numeric::from_i64(as_i64(x).unwrap_or(0)).cmp(y),

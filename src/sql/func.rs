@@ -300,6 +300,8 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let field = args.pop().expect("two arguments");
             let x = match type_of(&x) {
                 Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp) => x,
+                // The session time zone is UTC: the fields of the same timestamp.
+                Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
                 None => coerce(x, Some(t(TypeId::Timestamp)))?,
                 Some(_) => return Err(no_function(name, &all)),
             };
@@ -312,6 +314,12 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             }
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
+            if type_of(&x).is_some_and(|t| t.id == TypeId::Timestamptz) {
+                // In UTC, truncating the timestamptz is truncating the same timestamp.
+                let x = Scalar::Cast(Box::new(x), t(TypeId::Timestamp));
+                let f = Scalar::Func(Func::DateTrunc, vec![arg_as(name, &all, field, text())?, x], t(TypeId::Timestamp));
+                return Ok(Scalar::Cast(Box::new(f), t(TypeId::Timestamptz)));
+            }
             match type_of(&x).map(|t| t.id) {
                 Some(TypeId::Timestamp) | None => {}
                 Some(TypeId::Date) => {
@@ -330,7 +338,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let x = args.pop().expect("two arguments");
             let x = match type_of(&x).map(|t| t.id) {
                 Some(TypeId::Timestamp) => x,
-                Some(TypeId::Date) => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
+                Some(TypeId::Date | TypeId::Timestamptz) => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
                 None => return Err(PgError::new("42725", "function to_char(unknown, unknown) is not unique")),
                 Some(_) => return Err(PgError::feature("to_char of numbers is not supported by heapstore yet")),
             };
@@ -1375,8 +1383,12 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 _ => TypeId::Numeric,
             }),
             Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(TypeId::Text),
-            Some(c) if matches!(c.id, TypeId::Date | TypeId::Timestamp) && matches!(t.id, TypeId::Date | TypeId::Timestamp) => {
-                SqlType::new(TypeId::Timestamp)
+            Some(c) if expr::is_datetime(c.id) && expr::is_datetime(t.id) => {
+                SqlType::new(if c.id == TypeId::Timestamptz || t.id == TypeId::Timestamptz {
+                    TypeId::Timestamptz
+                } else {
+                    TypeId::Timestamp
+                })
             }
             Some(c) => {
                 return Err(PgError::new("42804", format!("{what} types {} and {} cannot be matched", c.name(), t.name())));
@@ -1485,6 +1497,7 @@ impl Binder<'_> {
                 let x = self.bind(expr)?;
                 let x = match type_of(&x) {
                     Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp) => x,
+                    Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
                     None => coerce(x, Some(t(TypeId::Timestamp)))?,
                     Some(other) => {
                         return Err(PgError::new("42883", format!("function extract(unknown, {}) does not exist", other.name())));
@@ -1594,6 +1607,17 @@ impl Binder<'_> {
         Ok(Scalar::SubLink(Box::new(SubLink::new(kind, lhs, sub, col_ty))))
     }
 
+    /// `now()`, `CURRENT_TIMESTAMP` (timestamptz) and `LOCALTIMESTAMP` (timestamp): the
+    /// transaction's start, the same value for every call in the transaction (the session
+    /// time zone is UTC, so both hold the same number).
+    fn transaction_time(&self, id: TypeId, what: &str) -> Result<Scalar> {
+        let now = self.now_us.ok_or_else(|| PgError::feature(format!("{what} is not supported here")))?;
+        if let Some(u) = self.now_used {
+            u.set(true);
+        }
+        Ok(Scalar::Const(if id == TypeId::Timestamptz { Value::Timestamptz(now) } else { Value::Timestamp(now) }))
+    }
+
     fn function(&self, f: &sqlparser::ast::Function) -> Result<Scalar> {
         let sqlparser::ast::Function { name: _, uses_odbc_syntax, parameters, args, filter, null_treatment, over, within_group } = f;
         let name = function_name(f);
@@ -1668,10 +1692,17 @@ impl Binder<'_> {
                 }
                 return Ok(Scalar::Const(Value::Date(now.div_euclid(USECS_PER_DAY) as i32)));
             }
-            ("now" | "current_timestamp" | "transaction_timestamp" | "localtimestamp", _) => {
-                return Err(PgError::feature(format!(
-                    "{name} (timestamp with time zone, a type heapstore does not have yet) is not supported here by heapstore yet"
-                )));
+            ("now" | "transaction_timestamp", 0) if matches!(args, FunctionArguments::List(_)) => {
+                return self.transaction_time(TypeId::Timestamptz, name.as_str());
+            }
+            ("current_timestamp", 0) if matches!(args, FunctionArguments::None) => {
+                return self.transaction_time(TypeId::Timestamptz, "CURRENT_TIMESTAMP");
+            }
+            ("localtimestamp", 0) if matches!(args, FunctionArguments::None) => {
+                return self.transaction_time(TypeId::Timestamp, "LOCALTIMESTAMP");
+            }
+            ("current_timestamp" | "localtimestamp", 1) => {
+                return Err(PgError::feature(format!("{} with a precision is not supported by heapstore yet", name.to_uppercase())));
             }
             ("coalesce", _) => {
                 if exprs.is_empty() {

@@ -186,10 +186,11 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
     Some(match t?.id {
         TypeId::Int2 | TypeId::Int4 | TypeId::Int8 => 0,
         TypeId::Float4 | TypeId::Float8 => 1,
-        TypeId::Text | TypeId::Varchar => 2,
+        TypeId::Text | TypeId::Varchar | TypeId::Name | TypeId::Char => 2,
         TypeId::Bool => 3,
         TypeId::Date => 4,
-        TypeId::Timestamp => 5,
+        TypeId::Timestamp | TypeId::Timestamptz => 5,
+        TypeId::Oid => 8,
         TypeId::Bytea => 6,
         TypeId::Numeric => 7,
         _ => return None,
@@ -299,6 +300,8 @@ pub(crate) fn pg_type_name(sql_name: &str) -> String {
         "character varying" => "varchar",
         "character" => "bpchar",
         "timestamp without time zone" => "timestamp",
+        "timestamp with time zone" => "timestamptz",
+        "\"char\"" => "char",
         other => other,
     }
     .to_string()
@@ -337,6 +340,7 @@ fn figure_colname(e: &Expr) -> Option<String> {
             _ => "btrim",
         }
         .into(),
+        Expr::Extract { .. } => "extract".into(),
         Expr::Ceil { .. } => "ceil".into(),
         Expr::Floor { .. } => "floor".into(),
         Expr::Subquery(q) => match &*q.body {

@@ -119,6 +119,37 @@ fn parse_timestamp_general(s: &str) -> Result<i64> {
     }
 }
 
+/// `timestamptz_in` with the session time zone UTC (the only one heapstore supports): a
+/// numeric offset or UTC's names in the input are applied; another zone abbreviation is
+/// refused (0A000) rather than guessed. Then rounding to the column's precision.
+pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
+    let t = match fast_timestamp(s.as_bytes()) {
+        Some(t) => t,
+        None => {
+            let (dtype, tm) = decode(s.as_bytes(), TIMESTAMP_WORKBUF).map_err(|e| dt_error(e, s, "timestamp with time zone"))?;
+            match dtype {
+                DType::Date => {
+                    if tm.tz_abbrev {
+                        return Err(PgError::feature(format!(
+                            "time zone abbreviations other than UTC are not supported by heapstore in timestamp with time zone input: \"{s}\""
+                        ))
+                        .with_hint("Write the offset instead, as in 2024-01-01 12:00:00-05."));
+                    }
+                    let east = i64::from(tm.tz.unwrap_or(0));
+                    tm2timestamp(&tm)
+                        .and_then(|local| local.checked_sub(east * USECS_PER_SEC))
+                        .filter(|&t| is_valid_timestamp(t))
+                        .ok_or_else(|| PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("timestamp out of range: \"{s}\"")))?
+                }
+                DType::Epoch => EPOCH_TIMESTAMP,
+                DType::Late => i64::MAX,
+                DType::Early => i64::MIN,
+            }
+        }
+    };
+    adjust_timestamp_for_typmod(t, typmod)
+}
+
 /// `tm2timestamp` without a time zone.
 fn tm2timestamp(tm: &Tm) -> Option<i64> {
     if !is_valid_julian(tm.year, tm.mon) {
@@ -228,6 +259,22 @@ pub(crate) fn format_timestamp(t: i64, out: &mut Vec<u8>) {
             push_padded(out, tm.sec as u64, 2);
             push_fraction(tm.fsec, out);
             push_bc(tm.year, out);
+        }
+    }
+}
+
+/// `timestamptz_out` with DateStyle ISO and the session time zone UTC: `+00` after the time.
+pub(crate) fn format_timestamptz(t: i64, out: &mut Vec<u8>) {
+    match t {
+        i64::MIN => out.extend_from_slice(b"-infinity"),
+        i64::MAX => out.extend_from_slice(b"infinity"),
+        _ => {
+            let before = out.len();
+            format_timestamp(t, out);
+            // The zone goes before a trailing " BC".
+            let at = if out.ends_with(b" BC") { out.len() - 3 } else { out.len() };
+            debug_assert!(at > before);
+            out.splice(at..at, *b"+00");
         }
     }
 }

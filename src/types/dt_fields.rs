@@ -37,6 +37,11 @@ pub(crate) struct Tm {
     pub fsec: i32,
     /// Day of year, between `DecodeNumber` and `ValidateDate`.
     pub yday: i32,
+    /// A zone given in the input: seconds east of UTC (a numeric offset, or UTC's names).
+    pub tz: Option<i32>,
+    /// A zone abbreviation with another offset (`EST`, `CEST`, ...): timestamp ignores it;
+    /// timestamp with time zone refuses it (heapstore has no zone abbreviation table).
+    pub tz_abbrev: bool,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -293,7 +298,8 @@ pub(super) fn time_overflows(tm: &Tm) -> bool {
 }
 
 /// `DecodeTimezone`: `+hh`, `+hhmm`, `+hh:mm[:ss]` within +/-15:59:59.
-pub(super) fn decode_timezone(t: &[u8]) -> DtResult<()> {
+/// `DecodeTimezone`: `+hh`, `-hh:mm`, `+hhmm`, `-hh:mm:ss`; returns seconds east of UTC.
+pub(super) fn decode_timezone(t: &[u8]) -> DtResult<i32> {
     if !matches!(t.first(), Some(b'+' | b'-')) {
         return Err(DtErr::BadFormat);
     }
@@ -320,7 +326,8 @@ pub(super) fn decode_timezone(t: &[u8]) -> DtResult<()> {
     if !rest.is_empty() {
         return Err(DtErr::BadFormat);
     }
-    Ok(())
+    let east = ((hr * 60 + min) * 60 + sec) as i32;
+    Ok(if t[0] == b'-' { -east } else { east })
 }
 
 /// `ValidateDate`: BC and two-digit years, day of year, month and day ranges.

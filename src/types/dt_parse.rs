@@ -68,7 +68,7 @@ impl Decoder {
                 Kind::Date => self.date_field(t)?,
                 Kind::Time => self.time_field(t)?,
                 Kind::Tz => {
-                    decode_timezone(t)?;
+                    self.tm.tz = Some(decode_timezone(t)?);
                     TZ
                 }
                 Kind::Number => self.number_field(t)?,
@@ -125,7 +125,7 @@ impl Decoder {
                 return Err(DtErr::FieldOverflow);
             }
             self.set_julian_day(n.value as i32);
-            decode_timezone(&t[n.end..])?;
+            self.tm.tz = Some(decode_timezone(&t[n.end..])?);
             self.ptype = None;
             return Ok(DATE_M | TIME_M | TZ);
         }
@@ -143,7 +143,7 @@ impl Decoder {
             return Err(DtErr::BadFormat);
         }
         let dash = t.iter().position(|&c| c == b'-').ok_or(DtErr::BadFormat)?;
-        decode_timezone(&t[dash..])?;
+        self.tm.tz = Some(decode_timezone(&t[dash..])?);
         let tmask = self.run_together(&t[..dash], self.fmask)?;
         Ok(tmask | TZ)
     }
@@ -275,6 +275,11 @@ impl Decoder {
     /// Words: zone abbreviations first, then `datetktbl`. `Ok(None)` means "ignore".
     fn word_field(&mut self, t: &[u8], next: Option<Kind>) -> DtResult<Option<u32>> {
         if let Some(z) = zone_abbrev(t) {
+            if matches!(t.to_ascii_lowercase().as_slice(), b"utc" | b"ut" | b"z" | b"gmt" | b"zulu") {
+                self.tm.tz = Some(0);
+            } else {
+                self.tm.tz_abbrev = true;
+            }
             return Ok(Some(match z {
                 ZoneAbbrev::Standard => TZ,
                 ZoneAbbrev::Daylight => DTZ | TZ,

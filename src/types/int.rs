@@ -53,6 +53,60 @@ pub(crate) fn parse_int8(s: &str) -> Result<i64> {
     parse_int(s, i64::MIN, "bigint")
 }
 
+/// `oidin`: as `strtoul` in base 10 (optional whitespace and sign, digits, optional trailing
+/// whitespace), then within 0..=4294967295, or -2147483648..=-1 taken modulo 2^32 (so
+/// `-1` is 4294967295), as PostgreSQL accepts.
+pub(crate) fn parse_oid(s: &str) -> Result<u32> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    let neg = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
+        return Err(invalid_syntax("oid", s));
+    }
+    let mut acc: u64 = 0;
+    let mut overflow = false;
+    while let Some(&c) = b.get(i).filter(|c| c.is_ascii_digit()) {
+        match acc.checked_mul(10).and_then(|a| a.checked_add(u64::from(c - b'0'))) {
+            Some(a) => acc = a,
+            None => overflow = true,
+        }
+        i += 1;
+    }
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    if i != b.len() {
+        return Err(invalid_syntax("oid", s));
+    }
+    let out_of_range = || {
+        crate::error::PgError::new(
+            crate::error::sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("value \"{s}\" is out of range for type oid"),
+        )
+    };
+    if overflow {
+        return Err(out_of_range());
+    }
+    match (neg, acc) {
+        (false, a) if a <= u64::from(u32::MAX) => Ok(a as u32),
+        (true, a) if a <= 1 << 31 => Ok((-(a as i64)) as u32),
+        _ => Err(out_of_range()),
+    }
+}
+
 /// `pg_strtoint16/32/64`: optional whitespace, optional sign, at least one digit, optional
 /// trailing whitespace. The value is accumulated negatively so the most negative value
 /// parses; overflow is reported as soon as it happens, even if garbage follows.

@@ -83,6 +83,14 @@ pub enum TypeId {
     Bytea,
     Date,
     Timestamp,
+    /// timestamp with time zone: microseconds since 2000-01-01 00:00:00 UTC.
+    Timestamptz,
+    /// oid: an unsigned 32-bit object identifier (the catalog's keys).
+    Oid,
+    /// name: an identifier of at most 63 bytes (the catalog's names).
+    Name,
+    /// "char": one ASCII byte, or none (the catalog's kind codes).
+    Char,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -138,7 +146,11 @@ impl SqlType {
             "bpchar" => return char_type(TypeId::Bpchar, "char", typmod_args, -1),
             "bytea" => TypeId::Bytea,
             "date" => TypeId::Date,
-            "timestamp" | "timestamp without time zone" => return timestamp_type(typmod_args),
+            "timestamp" | "timestamp without time zone" => return timestamp_type(TypeId::Timestamp, typmod_args),
+            "timestamptz" | "timestamp with time zone" => return timestamp_type(TypeId::Timestamptz, typmod_args),
+            "oid" => TypeId::Oid,
+            "name" => TypeId::Name,
+            "\"char\"" => TypeId::Char,
             _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
         };
         let ty = SqlType::new(id);
@@ -159,6 +171,8 @@ impl SqlType {
             TypeId::Bpchar => "bpchar".to_string(),
             TypeId::Timestamp if n >= 0 => format!("timestamp({n}) without time zone"),
             TypeId::Timestamp => "timestamp without time zone".to_string(),
+            TypeId::Timestamptz if n >= 0 => format!("timestamp({n}) with time zone"),
+            TypeId::Timestamptz => "timestamp with time zone".to_string(),
             TypeId::Numeric if n >= 4 => format!("numeric({},{})", numeric::typmod_precision(n), numeric::typmod_scale(n)),
             _ => self.input_name().to_string(),
         }
@@ -182,6 +196,10 @@ impl SqlType {
             TypeId::Bytea => "bytea",
             TypeId::Date => "date",
             TypeId::Timestamp => "timestamp",
+            TypeId::Timestamptz => "timestamp with time zone",
+            TypeId::Oid => "oid",
+            TypeId::Name => "name",
+            TypeId::Char => "\"char\"",
         }
     }
 
@@ -201,6 +219,10 @@ impl SqlType {
             TypeId::Bytea => "bytea",
             TypeId::Date => "date",
             TypeId::Timestamp => "timestamp",
+            TypeId::Timestamptz => "timestamptz",
+            TypeId::Oid => "oid",
+            TypeId::Name => "name",
+            TypeId::Char => "char",
         }
     }
 
@@ -220,6 +242,10 @@ impl SqlType {
             TypeId::Bytea => 17,
             TypeId::Date => 1082,
             TypeId::Timestamp => 1114,
+            TypeId::Timestamptz => 1184,
+            TypeId::Oid => 26,
+            TypeId::Name => 19,
+            TypeId::Char => 18,
         }
     }
 
@@ -228,9 +254,9 @@ impl SqlType {
         match self.id {
             TypeId::Bool => Some(1),
             TypeId::Int2 => Some(2),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date => Some(4),
-            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp => Some(8),
-            TypeId::Numeric | TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea => None,
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid => Some(4),
+            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
+            TypeId::Numeric | TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::Char => None,
         }
     }
 
@@ -255,6 +281,13 @@ impl SqlType {
                 let t = datetime::parse_timestamp(s, self.typmod)?;
                 out.extend_from_slice(&t.to_le_bytes());
             }
+            TypeId::Timestamptz => {
+                let t = datetime::parse_timestamptz(s, self.typmod)?;
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+            TypeId::Oid => out.extend_from_slice(&int::parse_oid(s)?.to_le_bytes()),
+            TypeId::Name => text::name_in(s.as_bytes(), out)?,
+            TypeId::Char => text::char_in(s.as_bytes(), out)?,
         }
         Ok(())
     }
@@ -274,6 +307,9 @@ impl SqlType {
             TypeId::Bytea => bytea::bytea_out(v, out),
             TypeId::Date => datetime::format_date(i32::from_le_bytes(stored(v)), out),
             TypeId::Timestamp => datetime::format_timestamp(i64::from_le_bytes(stored(v)), out),
+            TypeId::Timestamptz => datetime::format_timestamptz(i64::from_le_bytes(stored(v)), out),
+            TypeId::Oid => push_i64(out, u32::from_le_bytes(stored(v)).into()),
+            TypeId::Name | TypeId::Char => out.extend_from_slice(v),
         }
     }
 
@@ -306,11 +342,21 @@ impl SqlType {
                 let d = datetime::check_date_recv(i32::from_be_bytes(wire_exact(wire)?))?;
                 out.extend_from_slice(&d.to_le_bytes());
             }
-            TypeId::Timestamp => {
+            TypeId::Timestamp | TypeId::Timestamptz => {
                 let t = i64::from_be_bytes(wire_exact(wire)?);
                 let t = datetime::check_timestamp_recv(t, self.typmod)?;
                 out.extend_from_slice(&t.to_le_bytes());
             }
+            TypeId::Oid => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
+            TypeId::Name => {
+                text::verify_utf8(wire)?;
+                if wire.len() >= text::NAMEDATALEN {
+                    return Err(PgError::new("42622", format!("identifier too long"))
+                        .with_detail(format!("Identifier must be less than {} characters.", text::NAMEDATALEN)));
+                }
+                out.extend_from_slice(wire);
+            }
+            TypeId::Char => text::char_recv(wire, out)?,
         }
         Ok(())
     }
@@ -321,12 +367,23 @@ impl SqlType {
         match self.id {
             TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
             TypeId::Int2 => out.extend_from_slice(&u16::from_le_bytes(stored(v)).to_be_bytes()),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date => out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes()),
-            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp => out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes()),
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid => {
+                out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes())
+            }
+            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => {
+                out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes())
+            }
             TypeId::Numeric => Numeric::decode_stored(v).send(out),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea => out.extend_from_slice(v),
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name => out.extend_from_slice(v),
+            // charsend: one byte, 0 for the empty value.
+            TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
         }
     }
+}
+
+/// Rounds a timestamp (or timestamptz) to a precision typmod (`-1`: unchanged).
+pub fn adjust_timestamp(t: i64, typmod: i32) -> Result<i64> {
+    datetime::adjust_timestamp_for_typmod(t, typmod)
 }
 
 /// `boolrecv`: one byte, any non-zero value is true.
@@ -367,12 +424,13 @@ fn char_type(id: TypeId, typname: &str, args: &[i64], default: i32) -> Result<Sq
     Ok(SqlType::with_typmod(id, n as i32))
 }
 
-/// timestamp(p): `anytimestamp_typmod_check`.
-fn timestamp_type(args: &[i64]) -> Result<SqlType> {
+/// timestamp(p) / timestamptz(p): `anytimestamp_typmod_check`.
+fn timestamp_type(id: TypeId, args: &[i64]) -> Result<SqlType> {
+    let tz = if id == TypeId::Timestamptz { " WITH TIME ZONE" } else { "" };
     match args {
-        [] => Ok(SqlType::new(TypeId::Timestamp)),
-        [p] if *p < 0 => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("TIMESTAMP({p}) precision must not be negative"))),
-        [p] => Ok(SqlType::with_typmod(TypeId::Timestamp, (*p).min(6) as i32)),
+        [] => Ok(SqlType::new(id)),
+        [p] if *p < 0 => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("TIMESTAMP({p}){tz} precision must not be negative"))),
+        [p] => Ok(SqlType::with_typmod(id, (*p).min(6) as i32)),
         _ => Err(invalid_type_modifier()),
     }
 }
@@ -399,6 +457,9 @@ pub enum Value {
     Date(i32),
     /// Microseconds since 2000-01-01 00:00:00; `i64::MIN`/`MAX` are -infinity/infinity.
     Timestamp(i64),
+    /// Microseconds since 2000-01-01 00:00:00 UTC; `i64::MIN`/`MAX` are -infinity/infinity.
+    Timestamptz(i64),
+    Oid(u32),
 }
 
 impl Value {
@@ -413,10 +474,14 @@ impl Value {
             TypeId::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(stored(v)))),
             TypeId::Float8 => Value::Float8(f64::from_bits(u64::from_le_bytes(stored(v)))),
             TypeId::Numeric => Value::Numeric(Numeric::decode_stored(v)),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar => Value::Text(String::from_utf8_lossy(v).into_owned()),
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char => {
+                Value::Text(String::from_utf8_lossy(v).into_owned())
+            }
             TypeId::Bytea => Value::Bytea(v.to_vec()),
             TypeId::Date => Value::Date(i32::from_le_bytes(stored(v))),
             TypeId::Timestamp => Value::Timestamp(i64::from_le_bytes(stored(v))),
+            TypeId::Timestamptz => Value::Timestamptz(i64::from_le_bytes(stored(v))),
+            TypeId::Oid => Value::Oid(u32::from_le_bytes(stored(v))),
         }
     }
 
@@ -435,7 +500,8 @@ impl Value {
             Value::Text(s) => out.extend_from_slice(s.as_bytes()),
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
-            Value::Timestamp(t) => out.extend_from_slice(&t.to_le_bytes()),
+            Value::Timestamp(t) | Value::Timestamptz(t) => out.extend_from_slice(&t.to_le_bytes()),
+            Value::Oid(o) => out.extend_from_slice(&o.to_le_bytes()),
         }
     }
 
@@ -443,7 +509,7 @@ impl Value {
     /// of another kind than `ty` is printed as its own kind.
     pub fn to_text(&self, ty: &SqlType) -> Option<String> {
         let natural = self.natural_type()?;
-        let text_like = matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar);
+        let text_like = matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char);
         let ty = if natural.id == ty.id || (self.is_text() && text_like) { *ty } else { natural };
         let mut stored_value = Vec::new();
         self.encode(&mut stored_value);
@@ -471,6 +537,8 @@ impl Value {
             Value::Bytea(_) => TypeId::Bytea,
             Value::Date(_) => TypeId::Date,
             Value::Timestamp(_) => TypeId::Timestamp,
+            Value::Timestamptz(_) => TypeId::Timestamptz,
+            Value::Oid(_) => TypeId::Oid,
         };
         Some(SqlType::new(id))
     }

@@ -53,6 +53,56 @@ pub(crate) fn bpchar_in(s: &[u8], max_chars: i32, out: &mut Vec<u8>) -> Result<(
     Ok(())
 }
 
+/// PostgreSQL's NAMEDATALEN: a name holds at most this many bytes minus one.
+pub(crate) const NAMEDATALEN: usize = 64;
+
+/// `namein`: the text, cut to at most 63 bytes at a character boundary (PostgreSQL cuts
+/// silently too).
+pub(crate) fn name_in(s: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    reject_nul(s)?;
+    let mut n = s.len().min(NAMEDATALEN - 1);
+    while n > 0 && n < s.len() && s[n] & 0xC0 == 0x80 {
+        n -= 1;
+    }
+    out.extend_from_slice(&s[..n]);
+    Ok(())
+}
+
+/// `charin` ("char"): the first byte, or `\ooo` in octal; nothing for the empty string.
+/// heapstore keeps stored text valid UTF-8, so a byte outside ASCII is refused (PostgreSQL
+/// would store it and print it as `\ooo`).
+pub(crate) fn char_in(s: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let is_oct = |c: u8| (b'0'..=b'7').contains(&c);
+    let byte = match s {
+        [b'\\', a, b, c] if is_oct(*a) && is_oct(*b) && is_oct(*c) => {
+            ((u32::from(*a - b'0') << 6) | (u32::from(*b - b'0') << 3) | u32::from(*c - b'0')) as u8
+        }
+        [] => 0,
+        [c, ..] => *c,
+    };
+    push_char(byte, out)
+}
+
+/// `charrecv`: one byte.
+pub(crate) fn char_recv(wire: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    match wire {
+        [b] => push_char(*b, out),
+        [] => Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "no data left in message")),
+        _ => Err(PgError::new(sqlstate::INVALID_BINARY_REPRESENTATION, "incorrect binary data format")),
+    }
+}
+
+fn push_char(byte: u8, out: &mut Vec<u8>) -> Result<()> {
+    match byte {
+        0 => Ok(()),
+        1..=0x7f => {
+            out.push(byte);
+            Ok(())
+        }
+        _ => Err(PgError::feature(format!("\"char\" values outside ASCII (\\{byte:03o}) are not supported by heapstore"))),
+    }
+}
+
 /// Number of characters in valid UTF-8.
 pub(crate) fn char_count(s: &[u8]) -> usize {
     s.iter().filter(|&&b| b & 0xC0 != 0x80).count()

@@ -93,7 +93,10 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
         TypeId::Int2 => out.extend_from_slice(&((i16::from_le_bytes(fixed(v)) as u16) ^ 0x8000).to_be_bytes()),
         TypeId::Int4 | TypeId::Date => out.extend_from_slice(&((i32::from_le_bytes(fixed(v)) as u32) ^ 0x8000_0000).to_be_bytes()),
-        TypeId::Int8 | TypeId::Timestamp => out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes()),
+        TypeId::Oid => out.extend_from_slice(&u32::from_le_bytes(fixed(v)).to_be_bytes()),
+        TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz => {
+            out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes())
+        }
         TypeId::Float4 => out.extend_from_slice(&float4_bits(f32::from_bits(u32::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Float8 => out.extend_from_slice(&float8_bits(f64::from_bits(u64::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Numeric => crate::types::Numeric::sort_key(v, out),
@@ -101,7 +104,7 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
             let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
             escape_bytes(out, &v[..n]);
         }
-        TypeId::Text | TypeId::Varchar | TypeId::Bytea => escape_bytes(out, v),
+        TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char => escape_bytes(out, v),
     }
 }
 

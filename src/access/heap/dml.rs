@@ -159,6 +159,10 @@ struct TouchedPages {
     list: Vec<(RelFileNumber, BlockNumber, bool)>,
     /// Entries before this index belong to an older savepoint: a touch never folds into them.
     fence: usize,
+    /// When the part after the fence grows past this, it is sorted and deduplicated (an
+    /// UPDATE moving rows between pages alternates pages, which consecutive folding misses),
+    /// so the log holds at most about twice as many entries as distinct pages.
+    compact_at: usize,
 }
 
 impl TouchLog {
@@ -167,6 +171,24 @@ impl TouchLog {
         let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         if p.list.len() == p.fence || p.list.last() != Some(&(rel, block, logged)) {
             p.list.push((rel, block, logged));
+            if p.list.len() - p.fence > p.compact_at.max(1024) {
+                let fence = p.fence;
+                let part = &mut p.list[fence..];
+                part.sort_unstable();
+                let mut kept = part.len();
+                if kept > 0 {
+                    let mut w = 1;
+                    for r in 1..part.len() {
+                        if part[r] != part[w - 1] {
+                            part[w] = part[r];
+                            w += 1;
+                        }
+                    }
+                    kept = w;
+                }
+                p.list.truncate(fence + kept);
+                p.compact_at = 2 * kept;
+            }
         }
     }
 
@@ -174,6 +196,7 @@ impl TouchLog {
     pub fn mark(&self) -> usize {
         let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         p.fence = p.list.len();
+        p.compact_at = 0;
         p.fence
     }
 
@@ -183,6 +206,7 @@ impl TouchLog {
         let mut p = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = if keep < p.list.len() { p.list.split_off(keep) } else { Vec::new() };
         p.fence = p.list.len();
+        p.compact_at = 0;
         out.sort_unstable();
         out.dedup();
         out
@@ -270,29 +294,28 @@ impl HeapRel<'_> {
         if page::is_new(&pg) {
             return Ok(0);
         }
+        // Decide every change first (failing on a corrupt tuple before anything changed),
+        // then apply them and log them together.
         let mut data = Vec::new();
         let mut changed = 0;
         for off in 1..=page::max_offset(&pg) {
-            let Some(t) = page::item_mut(&mut pg, off) else { continue };
+            let Some(t) = page::item(&pg, off) else { continue };
             if t.len() < tuple::HEADER_SIZE {
                 return Err(super::corrupt_tuple(self.pool, self.rel, block, off));
             }
             let mut hit = false;
             if tuple::xmin(t) == me && tuple::cmin(t) >= from {
-                let cmin = tuple::cmin(t);
-                tuple::set_xmin(t, INVALID_XID, cmin);
-                push_set_xmin(&mut data, off, INVALID_XID, cmin);
+                push_set_xmin(&mut data, off, INVALID_XID, tuple::cmin(t));
                 hit = true;
             }
             if tuple::xmax(t) == me && tuple::cmax(t) >= from {
-                tuple::set_xmax(t, INVALID_XID, 0);
-                tuple::set_ctid(t, block, off);
                 push_set_xmax(&mut data, off, INVALID_XID, 0, (block, off));
                 hit = true;
             }
             changed += usize::from(hit);
         }
         if changed > 0 {
+            apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("undo on block {block}: {why}")))?;
             self.log(crate::recovery::HEAP_UNDO, me, &mut [LoggedPage { block, pg: &mut pg, will_init: false, data: &data }])?;
         }
         Ok(changed)
