@@ -59,3 +59,15 @@ pub use api::{FromSql, Row, ToSql};
 pub use db::Database;
 pub use error::{PgError, Result};
 pub use session::{QueryResult, Session};
+
+/// The PostgreSQL version heapstore answers as (`server_version`).
+pub const SERVER_VERSION: &str = "15.0";
+
+/// `SELECT version()`.
+pub fn server_version_string() -> String {
+    format!(
+        "PostgreSQL {SERVER_VERSION} (heapstore {}) on {}-linux, compiled by rustc, 64-bit",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH
+    )
+}

@@ -204,6 +204,13 @@ pub struct Session {
     /// (None: the server's setting).
     pub(crate) work_mem_kb: Option<u64>,
     pub(crate) temp_file_limit_kb: Option<i64>,
+    /// The role and database the session connected as (`current_user`, `current_database()`,
+    /// `pg_database`): "postgres" for both unless the server says otherwise.
+    user: String,
+    database: String,
+    /// Session settings the client can see that live outside the engine (the server's
+    /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
+    client_settings: Vec<(String, String)>,
 }
 
 impl Session {
@@ -221,11 +228,47 @@ impl Session {
             defaults: TxnCharacteristics::default(),
             work_mem_kb: None,
             temp_file_limit_kb: None,
+            user: "postgres".into(),
+            database: "postgres".into(),
+            client_settings: Vec::new(),
         }
     }
 
     pub fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Sets who the session is (the server, after authentication).
+    pub fn set_identity(&mut self, user: &str, database: &str) {
+        self.user = user.to_string();
+        self.database = database.to_string();
+    }
+
+    /// The session's role and database.
+    pub fn identity(&self) -> crate::sql::pg_catalog::Identity<'_> {
+        crate::sql::pg_catalog::Identity { user: &self.user, database: &self.database }
+    }
+
+    /// Replaces the settings kept outside the engine that `pg_settings` shows.
+    pub fn set_client_settings(&mut self, settings: Vec<(String, String)>) {
+        self.client_settings = settings;
+    }
+
+    pub(crate) fn client_settings(&self) -> Vec<(String, String)> {
+        self.client_settings.clone()
+    }
+
+    /// Every table as this transaction sees it (its own uncommitted DDL included), by name.
+    pub fn visible_tables(&self) -> Vec<Arc<Table>> {
+        let mut all = self.shared.catalog.tables();
+        if let Some(t) = &self.txn {
+            all.retain(|x| !t.drops.iter().any(|d| d.name == x.name) && !t.replaces.iter().any(|(n, _)| n.name == x.name));
+            all.extend(t.replaces.iter().map(|(n, _)| n.clone()));
+            all.extend(t.creates.iter().filter(|c| !all.iter().any(|x| x.name == c.name)).cloned().collect::<Vec<_>>());
+        }
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all.dedup_by(|a, b| a.name == b.name);
+        all
     }
 
     /// Waits until transaction `xid` has ended (`heap::dml::wait_for_xid`).

@@ -18,15 +18,11 @@ use sqlparser::tokenizer::{Token, Tokenizer};
 use std::collections::BTreeMap;
 
 /// What `server_version` reports: psql and pgbench parse it for feature checks.
-pub const SERVER_VERSION: &str = "15.0";
+pub use crate::SERVER_VERSION;
 
 /// `SELECT version()`.
 pub fn version_string() -> String {
-    format!(
-        "PostgreSQL {SERVER_VERSION} (heapstore {}) on {}-linux, compiled by rustc, 64-bit",
-        env!("CARGO_PKG_VERSION"),
-        std::env::consts::ARCH
-    )
+    crate::server_version_string()
 }
 
 /// Per-connection parameters: name (lower case) → (display name, value, settable).
@@ -75,6 +71,11 @@ impl SessionParams {
         let values: BTreeMap<_, _> = defs.into_iter().map(|(n, v, s)| (n.to_ascii_lowercase(), (n, v, s))).collect();
         let defaults = values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
         SessionParams { values, defaults, database: String::new() }
+    }
+
+    /// Every parameter with its display name and value (for `pg_settings`).
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        self.values.values().map(|(n, v, _)| (n.to_string(), v.clone())).collect()
     }
 
     /// A parameter's value, by any capitalization.
@@ -293,6 +294,7 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
                     params.set(&name, &vals.join(", "), &engine)
                 }
             };
+            s.set_client_settings(params.pairs());
             let tag = if first == "set" { "SET" } else { "RESET" };
             Some(r.map(|rep| LocalOutcome {
                 result: crate::sql::tag(tag),
@@ -302,7 +304,10 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
         "select" => {
             let lower = sql.to_ascii_lowercase();
             if lower.contains("from pg_catalog.pg_") {
-                return catalog_query(s, user, &lower, sql).map(|r| r.map(|result| LocalOutcome { result, report: vec![] }));
+                if let Some(r) = catalog_query(s, &lower, sql) {
+                    return Some(r.map(|result| LocalOutcome { result, report: vec![] }));
+                }
+                return None;
             }
             // SELECT f() with no FROM: version(), current_user, current_setting('x'), ...
             if toks.len() < 2 {
@@ -376,125 +381,22 @@ fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
     Some(rest[a + 1..a + 1 + b].to_string())
 }
 
-/// psql's `\d`, `\dt`, `\di`, `\dv`, `\ds`, ... `[NAME]` (the relation list) and `\d[+] NAME`
-/// queries (PostgreSQL 15's psql), answered from heapstore's catalog: every table is in schema
-/// `public`, owned by the connected user. `NAME` is a plain name (no wildcards). `\d NAME`'s
-/// index footer lists the table's indexes; the footers for policies, extended statistics,
-/// publications and inheritance get an empty result, which is true for heapstore's tables.
-/// Any other query naming `pg_catalog` is refused with 0A000.
-fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<Result<QueryResult>> {
+/// The few catalog queries of psql and pgbench whose SQL needs arrays (`reloptions`,
+/// `current_schemas(true)`, `polroles`, ...), which heapstore's executor does not have yet,
+/// answered from the catalog here. Every other catalog query runs in the executor against
+/// the generated `pg_catalog` relations (`sql::pg_catalog`).
+///
+/// - `\d NAME`'s table details (`c.relchecks, ..., array_to_string(c.reloptions ...)`):
+///   heapstore tables have no options, checks, rules, triggers or row security.
+/// - `\d NAME`'s footers for policies, extended statistics, publications and inheritance:
+///   heapstore has none of these, so no rows is the true answer.
+/// - pgbench's check for its accounts table (`pg_partitioned_table`, `current_schemas`).
+fn catalog_query(s: &mut Session, lower: &str, sql: &str) -> Option<Result<QueryResult>> {
     let cols = |names: &[(&str, &str)]| names.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect::<Vec<_>>();
     let done = |columns: Vec<(String, String)>, rows: Vec<Vec<Option<String>>>| {
         Some(Ok(QueryResult { tag: format!("SELECT {}", rows.len()), columns, rows, returns_rows: true, ..Default::default() }))
     };
-    let tables = s.shared().catalog.tables();
-    // A name pattern as psql sends it: '^(name)$'.
-    let pattern =
-        literal_after(lower, sql, "operator(pg_catalog.~)").map(|p| p.trim_start_matches("^(").trim_end_matches(")$").to_string());
-    let matches = |name: &str| pattern.as_deref().is_none_or(|p| p == name);
-    if lower.contains("as \"schema\"") && lower.contains("as \"name\"") && lower.contains("c.relkind in (") {
-        // \d, \dt, \di, \dti ...: Schema, Name, Type, Owner[, Table]. heapstore has tables
-        // and indexes; the other kinds psql asks for (views, sequences, ...) do not exist.
-        let kinds = lower.split("c.relkind in (").nth(1).and_then(|r| r.split(')').next()).unwrap_or("");
-        let with_table = lower.contains("as \"table\"");
-        let mut rows: Vec<Vec<Option<String>>> = Vec::new();
-        for t in &tables {
-            if kinds.contains("'r'") && matches(&t.name) {
-                let mut r = vec![Some("public".into()), Some(t.name.clone()), Some("table".into()), Some(user.to_string())];
-                if with_table {
-                    r.push(None);
-                }
-                rows.push(r);
-            }
-            if kinds.contains("'i'") {
-                for ix in t.indexes.iter().filter(|ix| matches(&ix.name)) {
-                    let mut r = vec![Some("public".into()), Some(ix.name.clone()), Some("index".into()), Some(user.to_string())];
-                    if with_table {
-                        r.push(Some(t.name.clone()));
-                    }
-                    rows.push(r);
-                }
-            }
-        }
-        rows.sort();
-        let mut names = vec![("Schema", "name"), ("Name", "name"), ("Type", "text"), ("Owner", "name")];
-        if with_table {
-            names.push(("Table", "name"));
-        }
-        return done(cols(&names), rows);
-    }
-    if lower.contains("pg_catalog.pg_get_indexdef(i.indexrelid")
-        && lower.contains("from pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i")
-    {
-        // \d NAME's index footer: name, primary, unique, clustered, valid, definition,
-        // constraint definition, constraint type, deferrable, deferred, replica identity,
-        // tablespace; primary key first, then by name.
-        let t = literal_after(lower, sql, "where c.oid =")
-            .and_then(|o| o.parse::<u32>().ok())
-            .and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
-        let b = |x: bool| Some(if x { "t" } else { "f" }.to_string());
-        let mut rows: Vec<Vec<Option<String>>> = Vec::new();
-        if let Some(t) = t {
-            let mut ixs: Vec<&crate::catalog::Index> = t.indexes.iter().collect();
-            ixs.sort_by(|a, b| b.primary.cmp(&a.primary).then(a.name.cmp(&b.name)));
-            for ix in ixs {
-                let colnames: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
-                let indexdef = format!(
-                    "CREATE {}INDEX {} ON public.{} USING btree ({})",
-                    if ix.unique { "UNIQUE " } else { "" },
-                    ix.name,
-                    t.name,
-                    colnames.join(", ")
-                );
-                let (condef, contype) = match (ix.constraint, ix.primary) {
-                    (true, true) => (Some(format!("PRIMARY KEY ({})", colnames.join(", "))), Some("p".to_string())),
-                    (true, false) => (Some(format!("UNIQUE ({})", colnames.join(", "))), Some("u".to_string())),
-                    _ => (None, None),
-                };
-                let con = contype.is_some();
-                rows.push(vec![
-                    Some(ix.name.clone()),
-                    b(ix.primary),
-                    b(ix.unique),
-                    b(false),
-                    b(true),
-                    Some(indexdef),
-                    condef,
-                    contype,
-                    if con { b(false) } else { None },
-                    if con { b(false) } else { None },
-                    b(false),
-                    Some("0".into()),
-                ]);
-            }
-        }
-        let names = [
-            ("relname", "name"),
-            ("indisprimary", "boolean"),
-            ("indisunique", "boolean"),
-            ("indisclustered", "boolean"),
-            ("indisvalid", "boolean"),
-            ("pg_get_indexdef", "text"),
-            ("pg_get_constraintdef", "text"),
-            ("contype", "\"char\""),
-            ("condeferrable", "boolean"),
-            ("condeferred", "boolean"),
-            ("indisreplident", "boolean"),
-            ("reltablespace", "oid"),
-        ];
-        return done(cols(&names), rows);
-    }
-    if lower.starts_with("select c.oid,\n  n.nspname,\n  c.relname")
-        || (lower.contains("c.oid") && lower.contains("n.nspname") && pattern.is_some())
-    {
-        // \d NAME, step 1: oid, schema, name.
-        let rows = tables
-            .iter()
-            .filter(|t| matches(&t.name))
-            .map(|t| vec![Some(t.oid.to_string()), Some("public".into()), Some(t.name.clone())])
-            .collect();
-        return done(cols(&[("oid", "oid"), ("nspname", "name"), ("relname", "name")]), rows);
-    }
+    let tables = s.visible_tables();
     if lower.contains("pg_catalog.pg_partitioned_table") && lower.contains("pg_catalog.current_schemas(true)") {
         // pgbench's check for its accounts table: the table's schema's place in the search
         // path (public is 2nd after pg_catalog), its partitioning strategy (heapstore has
@@ -506,11 +408,11 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         };
         return done(cols(&[("n", "integer"), ("partstrat", "\"char\""), ("count", "bigint")]), rows);
     }
-    let oid_of = |marker: &str| literal_after(lower, sql, marker).and_then(|o| o.parse::<u32>().ok());
-    let by_oid = |oid: u32| tables.iter().find(|t| t.oid == oid).cloned();
-    if lower.contains("c.relchecks") {
+    if lower.contains("c.relchecks") && lower.contains("c.reloptions") {
         // \d NAME, step 2: table details (15 columns).
-        let t = oid_of("where c.oid =").and_then(by_oid);
+        let t = literal_after(lower, sql, "where c.oid =")
+            .and_then(|o| o.parse::<u32>().ok())
+            .and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
         let rows = t
             .map(|t| {
                 let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
@@ -529,7 +431,7 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
             ("relforcerowsecurity", "boolean"),
             ("relhasoids", "boolean"),
             ("relispartition", "boolean"),
-            ("?column?", "text"),
+            ("array_to_string", "text"),
             ("reltablespace", "oid"),
             ("reloftype", "text"),
             ("relpersistence", "\"char\""),
@@ -538,59 +440,11 @@ fn catalog_query(s: &mut Session, user: &str, lower: &str, sql: &str) -> Option<
         ];
         return done(cols(&names), rows);
     }
-    if lower.contains("from pg_catalog.pg_attribute a") && lower.contains("a.attnum > 0") {
-        let verbose: &[(&str, Option<&str>)] =
-            &[("a.attstorage", None), ("a.attcompression", None), ("attstattarget", None), ("pg_catalog.col_description", None)];
-        // \d NAME, step 3: columns (name, type, default, not null, collation, identity, generated).
-        let t = oid_of("a.attrelid =").and_then(by_oid);
-        let rows = t
-            .map(|t| {
-                t.columns
-                    .iter()
-                    .map(|c| {
-                        let mut row = vec![
-                            Some(c.name.clone()),
-                            Some(c.ty.name()),
-                            None,
-                            Some(if c.not_null { "t" } else { "f" }.into()),
-                            None,
-                            Some(String::new()),
-                            Some(String::new()),
-                        ];
-                        // \d+: storage, compression, statistics target, description.
-                        for (marker, v) in verbose {
-                            if lower.contains(marker) {
-                                row.push(match *marker {
-                                    "a.attstorage" => Some(if c.ty.fixed_len().is_some() { "p" } else { "x" }.to_string()),
-                                    "a.attcompression" => Some(String::new()),
-                                    _ => v.map(str::to_string),
-                                });
-                            }
-                        }
-                        row
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut names = vec![
-            ("attname", "name"),
-            ("format_type", "text"),
-            ("pg_get_expr", "text"),
-            ("attnotnull", "boolean"),
-            ("attcollation", "name"),
-            ("attidentity", "\"char\""),
-            ("attgenerated", "\"char\""),
-        ];
-        names.extend(verbose.iter().filter(|(m, _)| lower.contains(m)).map(|(m, _)| (m.trim_start_matches("a."), "text")));
-        return done(cols(&names), rows);
-    }
-    let footer = ["pg_catalog.pg_policy", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication", "pg_catalog.pg_inherits"];
+    let footer = ["pg_catalog.pg_policy", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication"];
     if footer.iter().any(|f| lower.contains(f)) {
         return done(cols(&[("?column?", "text")]), vec![]);
     }
-    Some(Err(
-        PgError::feature("this catalog query is not supported by heapstore").with_hint("psql's \\dt and \\d NAME work; see the README.")
-    ))
+    None
 }
 
 #[cfg(test)]

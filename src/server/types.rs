@@ -71,7 +71,7 @@ pub fn type_len(name: &str) -> i16 {
 
 fn type_for_oid(oid: u32) -> Option<SqlType> {
     use TypeId::*;
-    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp, Timestamptz, Oid, Name, Char]
+    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp, Timestamptz, Oid, Name, Char, Regtype]
         .into_iter()
         .map(SqlType::new)
         .find(|t| t.pg_oid() == oid)

@@ -14,7 +14,17 @@ pub(crate) use crate::catalog::table_name;
 
 /// Resolves a type as sqlparser prints it (`VARCHAR(16)`, `DOUBLE PRECISION`, ...).
 pub(crate) fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
-    let text = dt.to_string();
+    let mut text = dt.to_string();
+    // `pg_catalog.int4`, `"pg_catalog"."int4"`, `"int4"`: the built-in types live in
+    // pg_catalog; a quoted name is that name exactly (`"char"` stays the one-byte type).
+    for prefix in ["\"pg_catalog\".", "pg_catalog."] {
+        if text.len() > prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix) {
+            text = text[prefix.len()..].to_string();
+        }
+    }
+    if text.len() > 2 && text.starts_with('"') && text.ends_with('"') && text != "\"char\"" && !text[1..text.len() - 1].contains('"') {
+        text = text[1..text.len() - 1].to_string();
+    }
     let (name, args) = match text.find('(') {
         Some(i) => {
             let inner = text[i + 1..].trim_end_matches([')', ' ']);
@@ -75,6 +85,9 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{cname}\" specified more than once")));
         }
         let ty = sql_type(&c.data_type)?;
+        if ty.id == crate::types::TypeId::Regclass {
+            return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
+        }
         let mut not_null = false;
         for o in &c.options {
             match &o.option {

@@ -242,6 +242,8 @@ fn show(e: &Scalar, n: &[String]) -> String {
         }
         Scalar::Coalesce(items, _) => format!("COALESCE({})", items.iter().map(sh).collect::<Vec<_>>().join(", ")),
         Scalar::NullIf(a, b) => format!("NULLIF({}, {})", sh(a), sh(b)),
+        Scalar::Lookup(a, t, _) => format!("{}({})", t.name, sh(a)),
+        Scalar::Regex(a, re, n) => format!("({} {} '{}')", sh(a), if *n { "!~" } else { "~" }, re.as_str()),
         Scalar::MinMax(g, items, _) => {
             format!("{}({})", if *g { "GREATEST" } else { "LEAST" }, items.iter().map(sh).collect::<Vec<_>>().join(", "))
         }

@@ -16,6 +16,7 @@ use crate::error::{sqlstate, PgError, Result};
 use crate::types::{SqlType, TypeId, Value};
 use sqlparser::ast::{BinaryOperator, CastKind, Expr, UnaryOperator, Value as AstValue};
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArithOp {
@@ -105,6 +106,12 @@ pub enum Scalar {
     Coalesce(Vec<Scalar>, Option<SqlType>),
     /// `NULLIF(a, b)`.
     NullIf(Box<Scalar>, Box<Scalar>),
+    /// A value looked up by an OID-like key in a table built when the statement was planned
+    /// (the catalog functions: `pg_get_userbyid`, `pg_get_indexdef`, `to_regclass`, ...);
+    /// NULL for a NULL or absent key.
+    Lookup(Box<Scalar>, Arc<LookupTable>, SqlType),
+    /// `~` / `~*` (negated: `!~` / `!~*`) against a pattern compiled when bound.
+    Regex(Box<Scalar>, Arc<regex::Regex>, bool),
     /// `GREATEST(...)` (true) or `LEAST(...)` (false): NULLs ignored.
     MinMax(bool, Vec<Scalar>, Option<SqlType>),
     /// `x [NOT] LIKE / ILIKE pattern [ESCAPE c]`: (x, pattern, negated, case-insensitive,
@@ -195,6 +202,10 @@ impl Scope {
 pub trait SubqueryBinder {
     /// Binds `q` with `outer` (innermost first) visible to its expressions.
     fn subquery(&self, q: &sqlparser::ast::Query, outer: &[&Scope]) -> Result<crate::exec::BoundQuery>;
+    /// The planning session, for the catalog functions (None: none available).
+    fn session(&self) -> Option<&crate::session::Session> {
+        None
+    }
 }
 
 /// Where an aggregate or window call is allowed, and the lists they are collected into.
@@ -235,6 +246,16 @@ impl<'a> Binder<'a> {
         for (depth, sc) in self.outer.iter().enumerate() {
             if let Some(i) = sc.resolve(rel, name)? {
                 return Ok(Scalar::Outer(depth, i, sc.cols[i].ty));
+            }
+        }
+        // A catalog column of a type heapstore does not have: refused, not "missing".
+        for sc in std::iter::once(self.scope).chain(self.outer.iter().copied()) {
+            for c in &sc.cols {
+                if rel.is_none_or(|r| c.rel.as_deref() == Some(r)) {
+                    if let Some(e) = c.source.and_then(|(oid, _)| super::pg_catalog::unsupported_column(oid, name)) {
+                        return Err(e);
+                    }
+                }
             }
         }
         if let Some(r) = rel {
@@ -280,6 +301,10 @@ pub fn is_text(t: TypeId) -> bool {
 }
 /// date, timestamp and timestamp with time zone (compared and cast among each other; the
 /// session time zone is UTC, so a timestamp is a timestamptz with the same number).
+/// oid, regtype and regclass: OIDs (compared as numbers, cast among each other).
+pub fn is_oid_like(t: TypeId) -> bool {
+    matches!(t, TypeId::Oid | TypeId::Regtype | TypeId::Regclass)
+}
 pub fn is_datetime(t: TypeId) -> bool {
     matches!(t, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz)
 }
@@ -309,6 +334,7 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
         Scalar::Outer(_, _, t) | Scalar::Func(_, _, t) | Scalar::Agg(_, t) | Scalar::Win(_, t) => Some(*t),
         Scalar::Case(_, _, t) | Scalar::Coalesce(_, t) | Scalar::MinMax(_, _, t) => *t,
         Scalar::NullIf(a, _) => type_of(a),
+        Scalar::Lookup(_, _, t) => Some(*t),
         Scalar::SubLink(l) => l.result_type(),
         _ => Some(SqlType::new(TypeId::Bool)),
     }
@@ -391,6 +417,10 @@ impl Binder<'_> {
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
             Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
+                if ty.id == TypeId::Regclass {
+                    let x = self.bind(expr)?;
+                    return self.regclass_cast(x);
+                }
                 match self.bind(expr)? {
                     // A literal or parameter of unknown type is read with the target type's input
                     // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
@@ -473,6 +503,29 @@ impl Binder<'_> {
                     let bt = Some(SqlType::new(TypeId::Bool));
                     Ok((Box::new(coerce(a, bt)?), Box::new(coerce(b, bt)?)))
                 };
+                let regex_op = match op {
+                    BinaryOperator::PGRegexMatch => Some((false, false)),
+                    BinaryOperator::PGRegexIMatch => Some((false, true)),
+                    BinaryOperator::PGRegexNotMatch => Some((true, false)),
+                    BinaryOperator::PGRegexNotIMatch => Some((true, true)),
+                    BinaryOperator::PGCustomBinaryOperator(parts) => {
+                        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                        match parts.as_slice() {
+                            ["pg_catalog", "~"] | ["~"] => Some((false, false)),
+                            ["pg_catalog", "~*"] | ["~*"] => Some((false, true)),
+                            ["pg_catalog", "!~"] | ["!~"] => Some((true, false)),
+                            ["pg_catalog", "!~*"] | ["!~*"] => Some((true, true)),
+                            ["pg_catalog", "="] => {
+                                return self.bind(&Expr::BinaryOp { left: left.clone(), op: BinaryOperator::Eq, right: right.clone() })
+                            }
+                            _ => return Err(PgError::feature(format!("operator {op} is not supported by heapstore"))),
+                        }
+                    }
+                    _ => None,
+                };
+                if let Some((negated, ci)) = regex_op {
+                    return regex_match(a, b, negated, ci);
+                }
                 match op {
                     BinaryOperator::Eq => cmp(CmpOp::Eq)?,
                     BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
@@ -520,6 +573,60 @@ impl Binder<'_> {
             other => return self.bind_more(other),
         })
     }
+}
+
+/// `~` and friends (POSIX regular expressions): the pattern must be a constant; it is
+/// compiled once with the `regex` crate. PostgreSQL's ARE flavour differs from it in places:
+/// `.` matches a newline in both (made so), `\d`, `\w` and `\s` are ASCII classes as in the C
+/// collation; a pattern the crate cannot compile (back-references, look-around, ARE-only
+/// escapes) is refused with 0A000 rather than guessed.
+fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Result<Scalar> {
+    let a = coerce(a, Some(SqlType::new(TypeId::Text)))?;
+    if let Some(t) = type_of(&a) {
+        if !is_text(t.id) {
+            return Err(no_operator(if negated { "!~" } else { "~" }, Some(t), type_of(&b)));
+        }
+    }
+    let pattern = match &b {
+        Scalar::Unknown(p) | Scalar::Const(Value::Text(p)) => p.clone(),
+        Scalar::Const(Value::Null) => return Ok(Scalar::Const(Value::Null)),
+        _ => return Err(PgError::feature("a regular expression that is not a constant is not supported by heapstore yet")),
+    };
+    let mut translated = String::from(if ci { "(?si)" } else { "(?s)" });
+    let mut in_class = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let n = chars.next().ok_or_else(|| PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence"))?;
+                if !in_class && matches!(n, 'd' | 'D' | 'w' | 'W' | 's' | 'S') {
+                    translated.push_str(&format!("(?-u:\\{n})"));
+                } else {
+                    translated.push('\\');
+                    translated.push(n);
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                translated.push(c);
+                if chars.peek() == Some(&'^') {
+                    translated.push(chars.next().expect("peeked"));
+                }
+                if chars.peek() == Some(&']') {
+                    translated.push('\\');
+                    translated.push(chars.next().expect("peeked"));
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                translated.push(c);
+            }
+            _ => translated.push(c),
+        }
+    }
+    let re = regex::Regex::new(&translated)
+        .map_err(|e| PgError::feature(format!("regular expression \"{pattern}\" is not supported by heapstore: {e}")))?;
+    Ok(Scalar::Regex(Box::new(a), Arc::new(re), negated))
 }
 
 fn is_bpchar(e: &Scalar) -> bool {
@@ -603,6 +710,8 @@ pub fn castable(from: &SqlType, to: &SqlType) -> bool {
     f == t
         || (is_num(f) && is_num(t))
         || matches!((f, t), (Int4, Bool) | (Bool, Int4) | (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8))
+        || (is_oid_like(f) && is_oid_like(t))
+        || (is_int(f) && matches!(t, Regtype | Regclass))
         || (is_datetime(f) && is_datetime(t))
         || is_text(f)
         || is_text(t)
@@ -660,6 +769,13 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         // The session time zone is UTC: the same instant, the same number.
         (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(*u, to.typmod)?),
         (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(*u, to.typmod)?),
+        (Value::Regtype(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
+        (Value::Oid(o) | Value::Regclass(o, _), Regtype) => Value::Regtype(*o),
+        (Value::Oid(o) | Value::Regtype(o), Regclass) => Value::Regclass(*o, o.to_string()),
+        (_, Regtype | Regclass) if as_i64(&v).is_some() => {
+            let Value::Oid(o) = cast_value(v.clone(), &SqlType::new(Oid))? else { return Ok(Value::Null) };
+            cast_value(Value::Oid(o), to)?
+        }
         (Value::Oid(o), Int4) => Value::Int4(*o as i32), // PostgreSQL's oid to int4 wraps
         (Value::Oid(o), Int8) => Value::Int8(i64::from(*o)),
         (_, Oid) => {
@@ -707,8 +823,8 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))
         || (is_datetime(x.id) && is_datetime(y.id))
-        || (x.id == TypeId::Oid && is_int(y.id))
-        || (is_int(x.id) && y.id == TypeId::Oid);
+        || (is_oid_like(x.id) && (is_int(y.id) || is_oid_like(y.id)))
+        || (is_int(x.id) && is_oid_like(y.id));
     if ok {
         Ok(())
     } else {
@@ -810,6 +926,15 @@ fn oid_of_int(i: i64) -> i128 {
     }
 }
 
+/// The table of a [`Scalar::Lookup`]: values by integer key (an OID), or by text key.
+#[derive(Debug, Default)]
+pub struct LookupTable {
+    /// The function it implements, for EXPLAIN.
+    pub name: String,
+    pub map: std::collections::HashMap<i64, Value>,
+    pub by_text: std::collections::HashMap<String, Value>,
+}
+
 /// A date as a timestamp for comparison (infinities stay infinite; no overflow).
 fn date_as_timestamp(d: i32) -> i128 {
     match d {
@@ -839,7 +964,9 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t) | Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
-        (Value::Oid(x), Value::Oid(y)) => x.cmp(y),
+        (Value::Oid(x) | Value::Regtype(x) | Value::Regclass(x, _), Value::Oid(y) | Value::Regtype(y) | Value::Regclass(y, _)) => x.cmp(y),
+        (Value::Regtype(x) | Value::Regclass(x, _), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
+        (x, Value::Regtype(y) | Value::Regclass(y, _)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
         // An integer compared with an oid is cast to oid first (negative int4 values wrap).
         (Value::Oid(x), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
         (x, Value::Oid(y)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
@@ -1016,6 +1143,25 @@ impl Scalar {
                 }
                 Value::Null
             }
+            Scalar::Lookup(a, table, _) => {
+                let k = a.eval_cx(row, cx)?;
+                match k {
+                    Value::Oid(o) => table.map.get(&i64::from(o)).cloned().unwrap_or(Value::Null),
+                    Value::Text(t) => table.by_text.get(&t).cloned().unwrap_or(Value::Null),
+                    k => match as_i64(&k) {
+                        Some(i) => table.map.get(&(oid_of_int(i) as i64)).cloned().unwrap_or(Value::Null),
+                        None => Value::Null,
+                    },
+                }
+            }
+            Scalar::Regex(a, re, negated) => match a.eval_cx(row, cx)? {
+                Value::Null => Value::Null,
+                v => {
+                    let text = cast_value(v, &SqlType::new(TypeId::Text))?;
+                    let Value::Text(t) = text else { return Ok(Value::Null) };
+                    Value::Bool(re.is_match(&t) != *negated)
+                }
+            },
             Scalar::NullIf(a, b) => {
                 let x = a.eval_cx(row, cx)?;
                 let y = b.eval_cx(row, cx)?;
@@ -1110,7 +1256,7 @@ impl Scalar {
                 a.visit(f);
                 b.visit(f);
             }
-            Scalar::IsBool(a, ..) => a.visit(f),
+            Scalar::IsBool(a, ..) | Scalar::Lookup(a, ..) | Scalar::Regex(a, ..) => a.visit(f),
             Scalar::SubLink(l) => {
                 if let Some(x) = l.lhs() {
                     x.visit(f);

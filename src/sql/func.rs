@@ -61,6 +61,10 @@ pub enum Func {
     DatePart,
     DateTrunc,
     ToChar,
+    /// `format_type(type oid, typmod)`: not strict in the type modifier.
+    FormatType,
+    /// `to_regtype(text)`: the type's OID, or NULL.
+    ToRegtype,
     Md5,
     /// date + integer days (the second argument).
     DateAdd,
@@ -602,9 +606,16 @@ fn initcap(s: &str) -> String {
 
 /// Evaluates scalar function `f` on non-NULL-checked arguments (`ty`: the bound result type).
 pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
-    let strict = !matches!(f, Func::Concat | Func::ConcatWs);
+    let strict = !matches!(f, Func::Concat | Func::ConcatWs | Func::FormatType);
     if strict && args.contains(&Value::Null) {
         return Ok(Value::Null);
+    }
+    if f == Func::FormatType {
+        return Ok(match args[0] {
+            Value::Null => Value::Null,
+            Value::Oid(o) => Value::Text(format_type(o, if args[1] == Value::Null { None } else { Some(int_arg(&args[1]) as i32) })),
+            _ => Value::Null,
+        });
     }
     if let Some(Value::Numeric(n)) = args.first() {
         if let Some(v) = numeric_call_eval(f, n, args)? {
@@ -742,6 +753,8 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Extract => extract(text_arg(&args[0]), &args[1])?,
         Func::DateTrunc => date_trunc(text_arg(&args[0]), &args[1])?,
         Func::ToChar => to_char(&args[0], text_arg(&args[1]))?,
+        Func::ToRegtype => crate::types::regtype_oid(s0()).map_or(Value::Null, Value::Regtype),
+        Func::FormatType => unreachable!("handled above"),
         Func::DateAdd => {
             let Value::Date(d) = args[0] else { return Ok(Value::Null) };
             if d == i32::MIN || d == i32::MAX {
@@ -913,6 +926,24 @@ fn libm_cbrt(x: f64) -> f64 {
         // SAFETY: a pure C math function of one double, defined for every input.
         Some(f) => unsafe { f(x) },
         None => x.cbrt(),
+    }
+}
+
+/// `format_type(oid, typmod)`: the type's SQL name with its modifier (PostgreSQL's encoding:
+/// varchar/char length + 4), `???` for an OID that names no type, as PostgreSQL prints it.
+fn format_type(oid: u32, typmod: Option<i32>) -> String {
+    let Some(id) = crate::types::BUILTIN.iter().copied().find(|&id| SqlType::new(id).pg_oid() == oid) else {
+        return "???".to_string();
+    };
+    let n = match (id, typmod) {
+        (TypeId::Varchar | TypeId::Bpchar, Some(m)) if m >= 4 => m - 4,
+        (_, Some(m)) if m >= 0 && !matches!(id, TypeId::Varchar | TypeId::Bpchar) => m,
+        _ => -1,
+    };
+    match (id, typmod) {
+        // char with no modifier given is "character"; with -1 given, "bpchar".
+        (TypeId::Bpchar, None) => "character".to_string(),
+        _ => SqlType::with_typmod(id, n).name(),
     }
 }
 
@@ -1528,11 +1559,47 @@ impl Binder<'_> {
                     l
                 }
             }
+            Expr::Collate { expr, collation } => {
+                // heapstore compares text bytewise: the C collation, which is also its default.
+                let c = collation.to_string().to_ascii_lowercase().replace('"', "");
+                let c = c.strip_prefix("pg_catalog.").unwrap_or(&c);
+                if !matches!(c, "default" | "c" | "posix" | "ucs_basic") {
+                    return Err(PgError::feature(format!(
+                        "collation {collation} is not supported by heapstore (text compares bytewise, as with \"C\")"
+                    )));
+                }
+                let x = self.bind(expr)?;
+                match type_of(&x) {
+                    Some(ty) if !is_text(ty.id) => {
+                        return Err(PgError::new("42804", format!("collations are not supported by type {}", ty.name())))
+                    }
+                    _ => x,
+                }
+            }
             Expr::AnyOp { left, compare_op, right, .. } | Expr::AllOp { left, compare_op, right } => {
                 let Some(op) = cmp_op(compare_op) else {
                     return Err(PgError::feature(format!("{compare_op} ANY/ALL is not supported")));
                 };
-                let Expr::Subquery(q) = &**right else {
+                let mut r = &**right;
+                while let Expr::Nested(inner) = r {
+                    r = inner;
+                }
+                if let Expr::Array(arr) = r {
+                    // x op ANY (ARRAY[a, b]) is (x op a) OR (x op b), with the same NULL rules;
+                    // ALL is the AND. An empty array: false for ANY, true for ALL.
+                    let any = matches!(e, Expr::AnyOp { .. });
+                    let mut acc: Option<Scalar> = None;
+                    for el in &arr.elem {
+                        let cmp = self.bind(&Expr::BinaryOp { left: left.clone(), op: compare_op.clone(), right: Box::new(el.clone()) })?;
+                        acc = Some(match acc {
+                            None => cmp,
+                            Some(prev) if any => Scalar::Or(Box::new(prev), Box::new(cmp)),
+                            Some(prev) => Scalar::And(Box::new(prev), Box::new(cmp)),
+                        });
+                    }
+                    return Ok(acc.unwrap_or(Scalar::Const(Value::Bool(!any))));
+                }
+                let Expr::Subquery(q) = r else {
                     return Err(PgError::feature("ANY/ALL over an array is not supported by heapstore yet"));
                 };
                 let kind = if matches!(e, Expr::AnyOp { .. }) { SubKind::Any(op) } else { SubKind::All(op) };
@@ -1605,6 +1672,182 @@ impl Binder<'_> {
             lhs = Some(l);
         }
         Ok(Scalar::SubLink(Box::new(SubLink::new(kind, lhs, sub, col_ty))))
+    }
+
+    /// The functions of the session and of the catalog (`current_database()`,
+    /// `pg_get_userbyid`, `pg_get_indexdef`, `format_type`, `to_regclass`, ...). Their
+    /// answers come from the catalog as the planning session sees it, so a plan using a
+    /// catalog lookup is not cached. None: not one of them.
+    fn session_function(&self, name: &str, exprs: &[&Expr], bare: bool) -> Result<Option<Scalar>> {
+        use crate::sql::pg_catalog as pc;
+        use std::collections::HashMap;
+        let Some(s) = self.queries.and_then(|q| q.session()) else { return Ok(None) };
+        let n = exprs.len();
+        let txt = |v: &str| Scalar::Const(Value::Text(v.to_string()));
+        let typed_null = |id: TypeId| Scalar::Cast(Box::new(Scalar::Const(Value::Null)), t(id));
+        let who = s.identity();
+        let lookup = |name: &str, arg: Scalar, map: HashMap<i64, Value>, ty: TypeId| -> Result<Option<Scalar>> {
+            if let Some(u) = self.now_used {
+                u.set(true);
+            }
+            let arg = coerce(arg, Some(t(TypeId::Oid)))?;
+            let table = expr::LookupTable { name: name.to_string(), map, by_text: HashMap::new() };
+            Ok(Some(Scalar::Lookup(Box::new(arg), std::sync::Arc::new(table), t(ty))))
+        };
+        let relations = || -> Vec<(u32, String)> {
+            let mut v = Vec::new();
+            for tb in s.visible_tables() {
+                v.push((tb.oid, tb.name.clone()));
+                v.extend(tb.indexes.iter().map(|i| (i.oid, i.name.clone())));
+            }
+            v
+        };
+        Ok(Some(match (name, n, bare) {
+            ("current_database", 0, false) | ("current_catalog", 0, true) => Scalar::Const(Value::Text(who.database.to_string())),
+            ("current_user" | "session_user" | "user" | "current_role", 0, true) => Scalar::Const(Value::Text(who.user.to_string())),
+            ("current_schema", 0, _) => Scalar::Const(Value::Text("public".into())),
+            ("pg_backend_pid", 0, false) => Scalar::Const(Value::Int4(s.id() as i32)),
+            ("version", 0, false) => txt(&crate::server_version_string()),
+            ("current_setting", 1 | 2, false) => {
+                let (Scalar::Unknown(setting) | Scalar::Const(Value::Text(setting))) = self.bind(exprs[0])? else {
+                    return Err(PgError::feature("current_setting() of a name that is not a constant is not supported by heapstore"));
+                };
+                let lower = setting.to_ascii_lowercase();
+                let client = s.client_settings().into_iter().find(|(k, _)| k.to_ascii_lowercase() == lower).map(|(_, v)| v);
+                let v = match client {
+                    Some(v) => v,
+                    None => match lower.as_str() {
+                        "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
+                        "temp_file_limit" => s.temp_file_limit_kb().to_string(),
+                        _ => s.shared().settings.get(&setting).map(str::to_string)?,
+                    },
+                };
+                txt(&v)
+            }
+            ("pg_get_userbyid", 1, false) => {
+                let roles = crate::auth::load_roles(&s.shared().dir).unwrap_or_default();
+                let map = roles
+                    .iter()
+                    .filter_map(|r| pc::role_oid(s, &r.rolname).map(|o| (i64::from(o), Value::Text(r.rolname.clone()))))
+                    .collect();
+                return lookup("pg_get_userbyid", self.bind(exprs[0])?, map, TypeId::Name);
+            }
+            ("pg_table_is_visible", 1, false) => {
+                let mut map: HashMap<i64, Value> = relations().into_iter().map(|(o, _)| (i64::from(o), Value::Bool(true))).collect();
+                for d in pc::catalog_oids() {
+                    map.insert(i64::from(d), Value::Bool(true));
+                }
+                return lookup("pg_table_is_visible", self.bind(exprs[0])?, map, TypeId::Bool);
+            }
+            ("pg_type_is_visible", 1, false) => {
+                let map = crate::types::BUILTIN.iter().map(|&id| (i64::from(SqlType::new(id).pg_oid()), Value::Bool(true))).collect();
+                return lookup("pg_type_is_visible", self.bind(exprs[0])?, map, TypeId::Bool);
+            }
+            ("pg_get_indexdef", 1, false) | ("pg_get_indexdef", 3, false) => {
+                if n == 3 {
+                    match self.bind(exprs[1])? {
+                        Scalar::Const(Value::Int4(0)) => {}
+                        _ => return Err(PgError::feature("pg_get_indexdef of one column is not supported by heapstore")),
+                    }
+                }
+                let map =
+                    relations().into_iter().filter_map(|(o, _)| pc::index_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
+                return lookup("pg_get_indexdef", self.bind(exprs[0])?, map, TypeId::Text);
+            }
+            ("pg_get_constraintdef", 1 | 2, false) => {
+                let map =
+                    relations().into_iter().filter_map(|(o, _)| pc::constraint_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
+                return lookup("pg_get_constraintdef", self.bind(exprs[0])?, map, TypeId::Text);
+            }
+            ("pg_encoding_to_char", 1, false) => {
+                let map = [(0, "SQL_ASCII"), (6, "UTF8")].into_iter().map(|(k, v)| (k, Value::Text(v.into()))).collect();
+                let arg = coerce(self.bind(exprs[0])?, Some(t(TypeId::Int4)))?;
+                let table = expr::LookupTable { name: "pg_encoding_to_char".into(), map, by_text: HashMap::new() };
+                Scalar::Lookup(Box::new(arg), std::sync::Arc::new(table), t(TypeId::Name))
+            }
+            ("format_type", 2, false) => {
+                let (a, b) = (self.bind(exprs[0])?, self.bind(exprs[1])?);
+                Scalar::Func(Func::FormatType, vec![coerce(a, Some(t(TypeId::Oid)))?, coerce(b, Some(t(TypeId::Int4)))?], text())
+            }
+            // heapstore keeps no comments and no column defaults: NULL is the true answer.
+            ("obj_description" | "shobj_description", 1 | 2, false) | ("col_description", 2, false) => {
+                for e in exprs {
+                    self.bind(e)?;
+                }
+                typed_null(TypeId::Text)
+            }
+            ("pg_get_expr", 2 | 3, false) => {
+                let a = self.bind(exprs[0])?;
+                self.bind(exprs[1])?;
+                let table = expr::LookupTable { name: "pg_get_expr".into(), ..Default::default() };
+                Scalar::Lookup(Box::new(coerce(a, Some(text()))?), std::sync::Arc::new(table), text())
+            }
+            // heapstore has no privileges: every role may do everything.
+            ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege" | "has_column_privilege", 2..=4, false) => {
+                for e in exprs {
+                    self.bind(e)?;
+                }
+                Scalar::Const(Value::Bool(true))
+            }
+            ("to_regtype", 1, false) => {
+                let a = coerce(self.bind(exprs[0])?, Some(text()))?;
+                Scalar::Func(Func::ToRegtype, vec![a], t(TypeId::Regtype))
+            }
+            ("to_regclass", 1, false) => {
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let a = coerce(self.bind(exprs[0])?, Some(text()))?;
+                let mut by_text = HashMap::new();
+                for (o, nm) in relations().into_iter().chain(pc::catalog_relations()) {
+                    by_text.insert(nm.clone(), Value::Regclass(o, nm.clone()));
+                    by_text.insert(format!("public.{nm}"), Value::Regclass(o, nm));
+                }
+                for (o, nm) in pc::catalog_relations() {
+                    by_text.insert(format!("pg_catalog.{nm}"), Value::Regclass(o, nm));
+                }
+                let table = expr::LookupTable { name: "to_regclass".into(), map: HashMap::new(), by_text };
+                Scalar::Lookup(Box::new(a), std::sync::Arc::new(table), t(TypeId::Regclass))
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// A cast to regclass: a constant name is looked up now (42P01 if no relation has it); an
+    /// OID becomes the relation it names (its number if none, as PostgreSQL prints it).
+    pub(super) fn regclass_cast(&self, x: Scalar) -> Result<Scalar> {
+        use crate::sql::pg_catalog as pc;
+        let Some(s) = self.queries.and_then(|q| q.session()) else {
+            return Err(PgError::feature("regclass is not supported here"));
+        };
+        if let Some(u) = self.now_used {
+            u.set(true);
+        }
+        let ty = t(TypeId::Regclass);
+        if let Scalar::Unknown(name) | Scalar::Const(Value::Text(name)) = &x {
+            let o = pc::relation_oid_of_name(s, name)
+                .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))?;
+            let nm = pc::relation_name_of_oid(s, o).unwrap_or_else(|| o.to_string());
+            return Ok(Scalar::Const(Value::Regclass(o, nm)));
+        }
+        let from = type_of(&x);
+        if !from.is_some_and(|f| expr::is_oid_like(f.id) || is_int(f.id)) {
+            return Err(PgError::new("42846", format!("cannot cast type {} to regclass", from.map(|f| f.name()).unwrap_or_default())));
+        }
+        let mut map = std::collections::HashMap::new();
+        for tb in s.visible_tables() {
+            map.insert(i64::from(tb.oid), Value::Regclass(tb.oid, tb.name.clone()));
+            for ix in &tb.indexes {
+                map.insert(i64::from(ix.oid), Value::Regclass(ix.oid, ix.name.clone()));
+            }
+        }
+        for (o, nm) in pc::catalog_relations() {
+            map.insert(i64::from(o), Value::Regclass(o, nm));
+        }
+        let table = expr::LookupTable { name: "regclass".into(), map, by_text: Default::default() };
+        // An OID naming no relation prints as its number.
+        let known = Scalar::Lookup(Box::new(x.clone()), std::sync::Arc::new(table), ty);
+        Ok(Scalar::Coalesce(vec![known, Scalar::Cast(Box::new(x), ty)], Some(ty)))
     }
 
     /// `now()`, `CURRENT_TIMESTAMP` (timestamptz) and `LOCALTIMESTAMP` (timestamp): the
@@ -1682,6 +1925,9 @@ impl Binder<'_> {
         }
         if star {
             return Err(no_function(&name, &[]));
+        }
+        if let Some(r) = self.session_function(&name, &exprs, matches!(args, FunctionArguments::None))? {
+            return Ok(r);
         }
         // Functions of the transaction and session, evaluated when bound.
         match (name.as_str(), exprs.len()) {

@@ -30,6 +30,7 @@ mod explain;
 pub mod expr;
 pub mod func;
 pub mod index;
+pub mod pg_catalog;
 pub mod query;
 pub mod vacuum;
 

@@ -58,6 +58,10 @@ impl SubqueryBinder for Planner<'_> {
     fn subquery(&self, q: &Query, outer: &[&Scope]) -> Result<BoundQuery> {
         self.query(q, outer)
     }
+
+    fn session(&self) -> Option<&Session> {
+        Some(self.s)
+    }
 }
 
 /// A FROM item being planned: a planned node with its columns, or a join of two (kept apart
@@ -153,6 +157,8 @@ pub(crate) fn map_scalar(e: &Scalar, f: &mut dyn FnMut(&Scalar) -> Option<Scalar
         }
         Scalar::Coalesce(items, t) => Scalar::Coalesce(items.iter().map(|i| map_scalar(i, f)).collect(), *t),
         Scalar::NullIf(a, b) => Scalar::NullIf(m(a), m(b)),
+        Scalar::Lookup(a, t, ty) => Scalar::Lookup(m(a), t.clone(), *ty),
+        Scalar::Regex(a, re, n) => Scalar::Regex(m(a), re.clone(), *n),
         Scalar::MinMax(g, items, t) => Scalar::MinMax(*g, items.iter().map(|i| map_scalar(i, f)).collect(), *t),
         Scalar::Like(a, b, n, ci, esc) => Scalar::Like(m(a), m(b), *n, *ci, *esc),
         Scalar::IsDistinct(a, b, n) => Scalar::IsDistinct(m(a), m(b), *n),
@@ -610,8 +616,50 @@ impl<'a> Planner<'a> {
                     with_hints.is_empty() && version.is_none() && partitions.is_empty() && json_path.is_none() && index_hints.is_empty(),
                     "this table clause",
                 )?;
-                let tname = super::ddl::table_name(name)?;
                 let alias_name = alias.as_ref().map(|a| fold_ident(&a.name));
+                // A system catalog (pg_catalog is searched first, as in PostgreSQL).
+                let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
+                let (schema, last) = match parts.as_slice() {
+                    [s, r] => (Some(s.as_str()), r.as_str()),
+                    [r] => (None, r.as_str()),
+                    _ => (None, ""),
+                };
+                let cte_named = schema.is_none() && self.ctes.borrow().iter().any(|(n, ..)| n == last);
+                if !cte_named {
+                    if let Some(rel) = super::pg_catalog::relation(self.s, schema, last) {
+                        // Generated now from the catalog: a plan holding it is not reused.
+                        self.now_used.set(true);
+                        let relname = alias_name.clone().unwrap_or(last.to_string());
+                        let mut cols: Vec<OutCol> = rel
+                            .cols
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (n, t))| OutCol { name: n.clone(), ty: *t, source: Some((rel.oid, i as i16 + 1)) })
+                            .collect();
+                        if let Some(a) = alias {
+                            rename_columns(&mut cols, &a.columns, &relname)?;
+                        }
+                        let scope = Scope {
+                            cols: cols
+                                .iter()
+                                .map(|c| ScopeCol {
+                                    rel: Some(relname.clone()),
+                                    name: c.name.clone(),
+                                    ty: c.ty,
+                                    hidden: false,
+                                    source: c.source,
+                                })
+                                .collect(),
+                        };
+                        let width = cols.len();
+                        let rows = rel.rows.into_iter().map(|r| r.into_iter().map(Scalar::Const).collect()).collect();
+                        return Ok((Rel::Leaf(Node::Values(rows, width), width), scope));
+                    }
+                    if let Some(sch) = schema.filter(|s| super::pg_catalog::is_system_schema(s)) {
+                        return Err(PgError::feature(format!("the catalog relation {sch}.{last} is not supported by heapstore")));
+                    }
+                }
+                let tname = super::ddl::table_name(name)?;
                 // A WITH query of that name (unqualified names only).
                 if name.0.len() == 1 {
                     let found = self.ctes.borrow().iter().rev().find(|(n, ..)| *n == tname).map(|(_, d, c)| (d.clone(), c.clone()));
@@ -1508,7 +1556,7 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
         .into_iter()
         .map(|l| {
             let (locktype, relation) = match l.tag {
-                crate::lock::LockTag::Relation(oid) => ("relation", Some(Value::Int8(i64::from(oid)))),
+                crate::lock::LockTag::Relation(oid) => ("relation", Some(Value::Oid(oid))),
                 crate::lock::LockTag::Transaction(_) => ("transactionid", None),
                 crate::lock::LockTag::Object { .. } => ("object", None),
             };
@@ -1527,7 +1575,7 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
         .collect();
     let cols = [
         ("locktype", TypeId::Text),
-        ("relation", TypeId::Int8),
+        ("relation", TypeId::Oid),
         ("pid", TypeId::Int4),
         ("mode", TypeId::Text),
         ("granted", TypeId::Bool),

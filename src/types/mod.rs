@@ -91,6 +91,15 @@ pub enum TypeId {
     Name,
     /// "char": one ASCII byte, or none (the catalog's kind codes).
     Char,
+    /// regtype: a type OID that prints as the type's name.
+    Regtype,
+    /// regclass: a relation OID that prints as the relation's name. Its text input needs the
+    /// catalog, so only the SQL layer makes these (casts of constants, `to_regclass`); it is
+    /// not a column type.
+    Regclass,
+    /// pg_node_tree: an expression tree in the catalogs (text out; never accepted as input,
+    /// as in PostgreSQL). heapstore's catalogs hold none, so its values are NULL.
+    PgNodeTree,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -151,6 +160,9 @@ impl SqlType {
             "oid" => TypeId::Oid,
             "name" => TypeId::Name,
             "\"char\"" => TypeId::Char,
+            "regtype" => TypeId::Regtype,
+            "regclass" => TypeId::Regclass,
+            "pg_node_tree" => TypeId::PgNodeTree,
             _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
         };
         let ty = SqlType::new(id);
@@ -200,6 +212,9 @@ impl SqlType {
             TypeId::Oid => "oid",
             TypeId::Name => "name",
             TypeId::Char => "\"char\"",
+            TypeId::Regtype => "regtype",
+            TypeId::Regclass => "regclass",
+            TypeId::PgNodeTree => "pg_node_tree",
         }
     }
 
@@ -223,6 +238,9 @@ impl SqlType {
             TypeId::Oid => "oid",
             TypeId::Name => "name",
             TypeId::Char => "char",
+            TypeId::Regtype => "regtype",
+            TypeId::Regclass => "regclass",
+            TypeId::PgNodeTree => "pg_node_tree",
         }
     }
 
@@ -246,6 +264,9 @@ impl SqlType {
             TypeId::Oid => 26,
             TypeId::Name => 19,
             TypeId::Char => 18,
+            TypeId::Regtype => 2206,
+            TypeId::Regclass => 2205,
+            TypeId::PgNodeTree => 194,
         }
     }
 
@@ -254,9 +275,16 @@ impl SqlType {
         match self.id {
             TypeId::Bool => Some(1),
             TypeId::Int2 => Some(2),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid => Some(4),
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regclass => Some(4),
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
-            TypeId::Numeric | TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::Char => None,
+            TypeId::Numeric
+            | TypeId::Text
+            | TypeId::Varchar
+            | TypeId::Bpchar
+            | TypeId::Bytea
+            | TypeId::Name
+            | TypeId::Char
+            | TypeId::PgNodeTree => None,
         }
     }
 
@@ -288,6 +316,9 @@ impl SqlType {
             TypeId::Oid => out.extend_from_slice(&int::parse_oid(s)?.to_le_bytes()),
             TypeId::Name => text::name_in(s.as_bytes(), out)?,
             TypeId::Char => text::char_in(s.as_bytes(), out)?,
+            TypeId::Regtype => out.extend_from_slice(&regtype_in(s)?.to_le_bytes()),
+            TypeId::Regclass => return Err(regclass_needs_catalog()),
+            TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
         }
         Ok(())
     }
@@ -309,7 +340,11 @@ impl SqlType {
             TypeId::Timestamp => datetime::format_timestamp(i64::from_le_bytes(stored(v)), out),
             TypeId::Timestamptz => datetime::format_timestamptz(i64::from_le_bytes(stored(v)), out),
             TypeId::Oid => push_i64(out, u32::from_le_bytes(stored(v)).into()),
-            TypeId::Name | TypeId::Char => out.extend_from_slice(v),
+            TypeId::Name | TypeId::Char | TypeId::PgNodeTree => out.extend_from_slice(v),
+            TypeId::Regtype => regtype_out(u32::from_le_bytes(stored(v)), out),
+            // Stored regclass values do not exist (not a column type); the number is what
+            // PostgreSQL prints for an OID it cannot name.
+            TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
         }
     }
 
@@ -357,6 +392,9 @@ impl SqlType {
                 out.extend_from_slice(wire);
             }
             TypeId::Char => text::char_recv(wire, out)?,
+            TypeId::Regtype => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
+            TypeId::Regclass => return Err(regclass_needs_catalog()),
+            TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
         }
         Ok(())
     }
@@ -367,14 +405,14 @@ impl SqlType {
         match self.id {
             TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
             TypeId::Int2 => out.extend_from_slice(&u16::from_le_bytes(stored(v)).to_be_bytes()),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid => {
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regclass => {
                 out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes())
             }
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => {
                 out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes())
             }
             TypeId::Numeric => Numeric::decode_stored(v).send(out),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name => out.extend_from_slice(v),
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::PgNodeTree => out.extend_from_slice(v),
             // charsend: one byte, 0 for the empty value.
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
         }
@@ -384,6 +422,66 @@ impl SqlType {
 /// Rounds a timestamp (or timestamptz) to a precision typmod (`-1`: unchanged).
 pub fn adjust_timestamp(t: i64, typmod: i32) -> Result<i64> {
     datetime::adjust_timestamp_for_typmod(t, typmod)
+}
+
+/// The types `pg_type` lists for heapstore (regtype names them).
+pub const BUILTIN: &[TypeId] = &[
+    TypeId::Bool,
+    TypeId::Bytea,
+    TypeId::Char,
+    TypeId::Name,
+    TypeId::Int8,
+    TypeId::Int2,
+    TypeId::Int4,
+    TypeId::Text,
+    TypeId::Oid,
+    TypeId::Float4,
+    TypeId::Float8,
+    TypeId::Bpchar,
+    TypeId::Varchar,
+    TypeId::Date,
+    TypeId::Timestamp,
+    TypeId::Timestamptz,
+    TypeId::Numeric,
+    TypeId::Regtype,
+    TypeId::Regclass,
+];
+
+/// `regtypein`: a type name (`integer`, `int4`, `pg_catalog.int4`, `character varying`,
+/// `"char"`) or a number, to its OID.
+pub fn regtype_in(s: &str) -> Result<u32> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return int::parse_oid(t);
+    }
+    regtype_oid(t).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{t}\" does not exist")))
+}
+
+/// The OID of a type name as `to_regtype` reads it, or None.
+pub fn regtype_oid(name: &str) -> Option<u32> {
+    let n = name.trim();
+    let n = n.strip_prefix("pg_catalog.").unwrap_or(n);
+    let (base, args) = match n.find('(') {
+        Some(i) => (&n[..i], n[i + 1..].trim_end_matches(')')),
+        None => (n, ""),
+    };
+    let base = if base.trim() == "\"char\"" { base.trim() } else { base.trim().trim_matches('"') };
+    let args: Vec<i64> = args.split(',').filter(|a| !a.trim().is_empty()).map(|a| a.trim().parse().unwrap_or(-1)).collect();
+    let ty = SqlType::from_name(base, &args).ok()?;
+    BUILTIN.contains(&ty.id).then(|| ty.pg_oid())
+}
+
+/// `regtypeout`: the type's name as `format_type` gives it, or the number for an OID that
+/// names no type.
+pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
+    match BUILTIN.iter().map(|&id| SqlType::new(id)).find(|t| t.pg_oid() == oid) {
+        Some(t) => out.extend_from_slice(t.name().as_bytes()),
+        None => push_i64(out, oid.into()),
+    }
+}
+
+fn regclass_needs_catalog() -> PgError {
+    PgError::feature("regclass input outside a query (a parameter or COPY) is not supported by heapstore; cast the name in the query")
 }
 
 /// `boolrecv`: one byte, any non-zero value is true.
@@ -460,6 +558,9 @@ pub enum Value {
     /// Microseconds since 2000-01-01 00:00:00 UTC; `i64::MIN`/`MAX` are -infinity/infinity.
     Timestamptz(i64),
     Oid(u32),
+    Regtype(u32),
+    /// A relation's OID and its name (or the number, for an OID that names none).
+    Regclass(u32, String),
 }
 
 impl Value {
@@ -474,7 +575,7 @@ impl Value {
             TypeId::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(stored(v)))),
             TypeId::Float8 => Value::Float8(f64::from_bits(u64::from_le_bytes(stored(v)))),
             TypeId::Numeric => Value::Numeric(Numeric::decode_stored(v)),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char => {
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char | TypeId::PgNodeTree => {
                 Value::Text(String::from_utf8_lossy(v).into_owned())
             }
             TypeId::Bytea => Value::Bytea(v.to_vec()),
@@ -482,6 +583,11 @@ impl Value {
             TypeId::Timestamp => Value::Timestamp(i64::from_le_bytes(stored(v))),
             TypeId::Timestamptz => Value::Timestamptz(i64::from_le_bytes(stored(v))),
             TypeId::Oid => Value::Oid(u32::from_le_bytes(stored(v))),
+            TypeId::Regtype => Value::Regtype(u32::from_le_bytes(stored(v))),
+            TypeId::Regclass => {
+                let o = u32::from_le_bytes(stored(v));
+                Value::Regclass(o, o.to_string())
+            }
         }
     }
 
@@ -501,7 +607,7 @@ impl Value {
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
             Value::Timestamp(t) | Value::Timestamptz(t) => out.extend_from_slice(&t.to_le_bytes()),
-            Value::Oid(o) => out.extend_from_slice(&o.to_le_bytes()),
+            Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
         }
     }
 
@@ -509,6 +615,9 @@ impl Value {
     /// of another kind than `ty` is printed as its own kind.
     pub fn to_text(&self, ty: &SqlType) -> Option<String> {
         let natural = self.natural_type()?;
+        if let Value::Regclass(_, name) = self {
+            return Some(name.clone());
+        }
         let text_like = matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char);
         let ty = if natural.id == ty.id || (self.is_text() && text_like) { *ty } else { natural };
         let mut stored_value = Vec::new();
@@ -539,6 +648,8 @@ impl Value {
             Value::Timestamp(_) => TypeId::Timestamp,
             Value::Timestamptz(_) => TypeId::Timestamptz,
             Value::Oid(_) => TypeId::Oid,
+            Value::Regtype(_) => TypeId::Regtype,
+            Value::Regclass(..) => TypeId::Regclass,
         };
         Some(SqlType::new(id))
     }

@@ -1,0 +1,1173 @@
+//! The system catalogs as relations: `pg_catalog.pg_class`, `pg_namespace`, `pg_attribute`,
+//! `pg_type`, `pg_index`, `pg_constraint`, `pg_database`, `pg_roles`, `pg_authid`,
+//! `pg_settings`, `pg_am`, `pg_collation`, `pg_attrdef`, `pg_description`, `pg_inherits`, and
+//! `information_schema.tables` / `columns`, generated from heapstore's catalog when a query
+//! names them and then planned like any other relation (joins, WHERE, GROUP BY, ...).
+//!
+//! ```text
+//!  FROM pg_class c JOIN pg_namespace n ON ...      the planner asks relation("pg_class")
+//!        │                                         ──► rows built from the catalog as this
+//!        ▼                                             transaction sees it (own DDL included)
+//!  Values node (one per reference; never cached)  ──► ordinary plan above it
+//! ```
+//!
+//! Invariants:
+//! 1. Every row is true of heapstore: a table appears with the indexes, columns and
+//!    constraints it has, and features heapstore does not have give the answer PostgreSQL
+//!    gives for their absence (no rows in `pg_description`, `pg_inherits`, `pg_attrdef`;
+//!    `relhastriggers` false; `reltype` 0, since heapstore makes no row types; `typarray` 0,
+//!    since it has no array types). OIDs of built-in objects are PostgreSQL's (types,
+//!    `pg_catalog` 11, `public` 2200, the catalogs' own relation OIDs, `heap` 2, `btree` 403,
+//!    collations 100/950/951); user tables and indexes have the OIDs heapstore's catalog gave
+//!    them; the role made at `init` is 10, other roles follow from 16384 in the roles file's
+//!    order. Every table is owned by role 10 (heapstore has no ownership or privileges).
+//! 2. A column of a type heapstore does not have (arrays such as `indkey` or `relacl`,
+//!    `regproc`, `xid`) is not a column of the relation here: naming it is refused with
+//!    0A000, never answered with a stand-in. `pg_node_tree` columns (partition bounds, index
+//!    expressions, defaults) are NULL: heapstore has none of those.
+//! 3. System columns (`ctid`, `xmin`, ...) are not listed in `pg_attribute`: heapstore's
+//!    tables do not expose them. TOAST relations are not listed (`reltoastrelid` is 0).
+//! 4. `pg_database` has one row: the database this session connected to (a heapstore data
+//!    directory holds one database, which answers to any name a client connects with).
+
+use crate::catalog::Table;
+use crate::session::Session;
+use crate::types::{SqlType, TypeId, Value};
+use std::sync::Arc;
+
+/// `pg_catalog`'s namespace OID.
+pub const PG_CATALOG: u32 = 11;
+/// `public`'s namespace OID.
+pub const PUBLIC: u32 = 2200;
+const PG_TOAST: u32 = 99;
+const INFORMATION_SCHEMA: u32 = 13_000;
+/// The bootstrap superuser's OID.
+pub const BOOTSTRAP_ROLE: u32 = 10;
+const HEAP_AM: u32 = 2;
+const BTREE_AM: u32 = 403;
+const DEFAULT_COLLATION: u32 = 100;
+const DATABASE_OID: u32 = 5;
+
+/// A column type of a catalog relation.
+#[derive(Clone, Copy)]
+enum Ty {
+    T(TypeId),
+    /// A type heapstore does not have: its PostgreSQL name (invariant 2).
+    No(&'static str),
+}
+use Ty::{No, T};
+
+const OID: Ty = T(TypeId::Oid);
+const NAME: Ty = T(TypeId::Name);
+const CHAR: Ty = T(TypeId::Char);
+const BOOL: Ty = T(TypeId::Bool);
+const INT2: Ty = T(TypeId::Int2);
+const INT4: Ty = T(TypeId::Int4);
+const TEXT: Ty = T(TypeId::Text);
+
+/// One catalog relation: its OID, schema, name and columns in PostgreSQL 15's order.
+struct Def {
+    oid: u32,
+    schema: u32,
+    name: &'static str,
+    /// 'r' table, 'v' view.
+    kind: char,
+    cols: &'static [(&'static str, Ty)],
+}
+
+const DEFS: &[Def] = &[
+    Def {
+        oid: 1259,
+        schema: PG_CATALOG,
+        name: "pg_class",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("relname", NAME),
+            ("relnamespace", OID),
+            ("reltype", OID),
+            ("reloftype", OID),
+            ("relowner", OID),
+            ("relam", OID),
+            ("relfilenode", OID),
+            ("reltablespace", OID),
+            ("relpages", INT4),
+            ("reltuples", T(TypeId::Float4)),
+            ("relallvisible", INT4),
+            ("reltoastrelid", OID),
+            ("relhasindex", BOOL),
+            ("relisshared", BOOL),
+            ("relpersistence", CHAR),
+            ("relkind", CHAR),
+            ("relnatts", INT2),
+            ("relchecks", INT2),
+            ("relhasrules", BOOL),
+            ("relhastriggers", BOOL),
+            ("relhassubclass", BOOL),
+            ("relrowsecurity", BOOL),
+            ("relforcerowsecurity", BOOL),
+            ("relispopulated", BOOL),
+            ("relreplident", CHAR),
+            ("relispartition", BOOL),
+            ("relrewrite", OID),
+            ("relfrozenxid", No("xid")),
+            ("relminmxid", No("xid")),
+            ("relacl", No("aclitem[]")),
+            ("reloptions", No("text[]")),
+            ("relpartbound", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 2615,
+        schema: PG_CATALOG,
+        name: "pg_namespace",
+        kind: 'r',
+        cols: &[("oid", OID), ("nspname", NAME), ("nspowner", OID), ("nspacl", No("aclitem[]"))],
+    },
+    Def {
+        oid: 1249,
+        schema: PG_CATALOG,
+        name: "pg_attribute",
+        kind: 'r',
+        cols: &[
+            ("attrelid", OID),
+            ("attname", NAME),
+            ("atttypid", OID),
+            ("attstattarget", INT4),
+            ("attlen", INT2),
+            ("attnum", INT2),
+            ("attndims", INT4),
+            ("attcacheoff", INT4),
+            ("atttypmod", INT4),
+            ("attbyval", BOOL),
+            ("attalign", CHAR),
+            ("attstorage", CHAR),
+            ("attcompression", CHAR),
+            ("attnotnull", BOOL),
+            ("atthasdef", BOOL),
+            ("atthasmissing", BOOL),
+            ("attidentity", CHAR),
+            ("attgenerated", CHAR),
+            ("attisdropped", BOOL),
+            ("attislocal", BOOL),
+            ("attinhcount", INT4),
+            ("attcollation", OID),
+            ("attacl", No("aclitem[]")),
+            ("attoptions", No("text[]")),
+            ("attfdwoptions", No("text[]")),
+            ("attmissingval", No("anyarray")),
+        ],
+    },
+    Def {
+        oid: 1247,
+        schema: PG_CATALOG,
+        name: "pg_type",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("typname", NAME),
+            ("typnamespace", OID),
+            ("typowner", OID),
+            ("typlen", INT2),
+            ("typbyval", BOOL),
+            ("typtype", CHAR),
+            ("typcategory", CHAR),
+            ("typispreferred", BOOL),
+            ("typisdefined", BOOL),
+            ("typdelim", CHAR),
+            ("typrelid", OID),
+            ("typsubscript", No("regproc")),
+            ("typelem", OID),
+            ("typarray", OID),
+            ("typinput", No("regproc")),
+            ("typoutput", No("regproc")),
+            ("typreceive", No("regproc")),
+            ("typsend", No("regproc")),
+            ("typmodin", No("regproc")),
+            ("typmodout", No("regproc")),
+            ("typanalyze", No("regproc")),
+            ("typalign", CHAR),
+            ("typstorage", CHAR),
+            ("typnotnull", BOOL),
+            ("typbasetype", OID),
+            ("typtypmod", INT4),
+            ("typndims", INT4),
+            ("typcollation", OID),
+            ("typdefaultbin", T(TypeId::PgNodeTree)),
+            ("typdefault", TEXT),
+            ("typacl", No("aclitem[]")),
+        ],
+    },
+    Def {
+        oid: 2610,
+        schema: PG_CATALOG,
+        name: "pg_index",
+        kind: 'r',
+        cols: &[
+            ("indexrelid", OID),
+            ("indrelid", OID),
+            ("indnatts", INT2),
+            ("indnkeyatts", INT2),
+            ("indisunique", BOOL),
+            ("indnullsnotdistinct", BOOL),
+            ("indisprimary", BOOL),
+            ("indisexclusion", BOOL),
+            ("indimmediate", BOOL),
+            ("indisclustered", BOOL),
+            ("indisvalid", BOOL),
+            ("indcheckxmin", BOOL),
+            ("indisready", BOOL),
+            ("indislive", BOOL),
+            ("indisreplident", BOOL),
+            ("indkey", No("int2vector")),
+            ("indcollation", No("oidvector")),
+            ("indclass", No("oidvector")),
+            ("indoption", No("int2vector")),
+            ("indexprs", T(TypeId::PgNodeTree)),
+            ("indpred", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 2606,
+        schema: PG_CATALOG,
+        name: "pg_constraint",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("conname", NAME),
+            ("connamespace", OID),
+            ("contype", CHAR),
+            ("condeferrable", BOOL),
+            ("condeferred", BOOL),
+            ("convalidated", BOOL),
+            ("conrelid", OID),
+            ("contypid", OID),
+            ("conindid", OID),
+            ("conparentid", OID),
+            ("confrelid", OID),
+            ("confupdtype", CHAR),
+            ("confdeltype", CHAR),
+            ("confmatchtype", CHAR),
+            ("conislocal", BOOL),
+            ("coninhcount", INT4),
+            ("connoinherit", BOOL),
+            ("conkey", No("smallint[]")),
+            ("confkey", No("smallint[]")),
+            ("conpfeqop", No("oid[]")),
+            ("conppeqop", No("oid[]")),
+            ("conffeqop", No("oid[]")),
+            ("confdelsetcols", No("smallint[]")),
+            ("conexclop", No("oid[]")),
+            ("conbin", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 1262,
+        schema: PG_CATALOG,
+        name: "pg_database",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("datname", NAME),
+            ("datdba", OID),
+            ("encoding", INT4),
+            ("datlocprovider", CHAR),
+            ("datistemplate", BOOL),
+            ("datallowconn", BOOL),
+            ("datconnlimit", INT4),
+            ("datfrozenxid", No("xid")),
+            ("datminmxid", No("xid")),
+            ("dattablespace", OID),
+            ("datcollate", TEXT),
+            ("datctype", TEXT),
+            ("daticulocale", TEXT),
+            ("datcollversion", TEXT),
+            ("datacl", No("aclitem[]")),
+        ],
+    },
+    Def {
+        oid: 1260,
+        schema: PG_CATALOG,
+        name: "pg_authid",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("rolname", NAME),
+            ("rolsuper", BOOL),
+            ("rolinherit", BOOL),
+            ("rolcreaterole", BOOL),
+            ("rolcreatedb", BOOL),
+            ("rolcanlogin", BOOL),
+            ("rolreplication", BOOL),
+            ("rolbypassrls", BOOL),
+            ("rolconnlimit", INT4),
+            ("rolpassword", TEXT),
+            ("rolvaliduntil", T(TypeId::Timestamptz)),
+        ],
+    },
+    Def {
+        oid: 12_001,
+        schema: PG_CATALOG,
+        name: "pg_roles",
+        kind: 'v',
+        cols: &[
+            ("rolname", NAME),
+            ("rolsuper", BOOL),
+            ("rolinherit", BOOL),
+            ("rolcreaterole", BOOL),
+            ("rolcreatedb", BOOL),
+            ("rolcanlogin", BOOL),
+            ("rolreplication", BOOL),
+            ("rolconnlimit", INT4),
+            ("rolpassword", TEXT),
+            ("rolvaliduntil", T(TypeId::Timestamptz)),
+            ("rolbypassrls", BOOL),
+            ("rolconfig", No("text[]")),
+            ("oid", OID),
+        ],
+    },
+    Def {
+        oid: 12_002,
+        schema: PG_CATALOG,
+        name: "pg_settings",
+        kind: 'v',
+        cols: &[
+            ("name", TEXT),
+            ("setting", TEXT),
+            ("unit", TEXT),
+            ("category", TEXT),
+            ("short_desc", TEXT),
+            ("extra_desc", TEXT),
+            ("context", TEXT),
+            ("vartype", TEXT),
+            ("source", TEXT),
+            ("min_val", TEXT),
+            ("max_val", TEXT),
+            ("enumvals", No("text[]")),
+            ("boot_val", TEXT),
+            ("reset_val", TEXT),
+            ("sourcefile", TEXT),
+            ("sourceline", INT4),
+            ("pending_restart", BOOL),
+        ],
+    },
+    Def {
+        oid: 2601,
+        schema: PG_CATALOG,
+        name: "pg_am",
+        kind: 'r',
+        cols: &[("oid", OID), ("amname", NAME), ("amhandler", No("regproc")), ("amtype", CHAR)],
+    },
+    Def {
+        oid: 3456,
+        schema: PG_CATALOG,
+        name: "pg_collation",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("collname", NAME),
+            ("collnamespace", OID),
+            ("collowner", OID),
+            ("collprovider", CHAR),
+            ("collisdeterministic", BOOL),
+            ("collencoding", INT4),
+            ("collcollate", TEXT),
+            ("collctype", TEXT),
+            ("colliculocale", TEXT),
+            ("collversion", TEXT),
+        ],
+    },
+    Def {
+        oid: 2604,
+        schema: PG_CATALOG,
+        name: "pg_attrdef",
+        kind: 'r',
+        cols: &[("oid", OID), ("adrelid", OID), ("adnum", INT2), ("adbin", T(TypeId::PgNodeTree))],
+    },
+    Def {
+        oid: 2609,
+        schema: PG_CATALOG,
+        name: "pg_description",
+        kind: 'r',
+        cols: &[("objoid", OID), ("classoid", OID), ("objsubid", INT4), ("description", TEXT)],
+    },
+    Def {
+        oid: 2611,
+        schema: PG_CATALOG,
+        name: "pg_inherits",
+        kind: 'r',
+        cols: &[("inhrelid", OID), ("inhparent", OID), ("inhseqno", INT4), ("inhdetachpending", BOOL)],
+    },
+    Def {
+        oid: 13_001,
+        schema: INFORMATION_SCHEMA,
+        name: "tables",
+        kind: 'v',
+        cols: &[
+            ("table_catalog", NAME),
+            ("table_schema", NAME),
+            ("table_name", NAME),
+            ("table_type", T(TypeId::Varchar)),
+            ("self_referencing_column_name", NAME),
+            ("reference_generation", T(TypeId::Varchar)),
+            ("user_defined_type_catalog", NAME),
+            ("user_defined_type_schema", NAME),
+            ("user_defined_type_name", NAME),
+            ("is_insertable_into", T(TypeId::Varchar)),
+            ("is_typed", T(TypeId::Varchar)),
+            ("commit_action", T(TypeId::Varchar)),
+        ],
+    },
+    Def {
+        oid: 13_002,
+        schema: INFORMATION_SCHEMA,
+        name: "columns",
+        kind: 'v',
+        cols: &[
+            ("table_catalog", NAME),
+            ("table_schema", NAME),
+            ("table_name", NAME),
+            ("column_name", NAME),
+            ("ordinal_position", INT4),
+            ("column_default", T(TypeId::Varchar)),
+            ("is_nullable", T(TypeId::Varchar)),
+            ("data_type", T(TypeId::Varchar)),
+            ("character_maximum_length", INT4),
+            ("character_octet_length", INT4),
+            ("numeric_precision", INT4),
+            ("numeric_precision_radix", INT4),
+            ("numeric_scale", INT4),
+            ("datetime_precision", INT4),
+            ("interval_type", T(TypeId::Varchar)),
+            ("interval_precision", INT4),
+            ("character_set_catalog", NAME),
+            ("character_set_schema", NAME),
+            ("character_set_name", NAME),
+            ("collation_catalog", NAME),
+            ("collation_schema", NAME),
+            ("collation_name", NAME),
+            ("domain_catalog", NAME),
+            ("domain_schema", NAME),
+            ("domain_name", NAME),
+            ("udt_catalog", NAME),
+            ("udt_schema", NAME),
+            ("udt_name", NAME),
+            ("scope_catalog", NAME),
+            ("scope_schema", NAME),
+            ("scope_name", NAME),
+            ("maximum_cardinality", INT4),
+            ("dtd_identifier", NAME),
+            ("is_self_referencing", T(TypeId::Varchar)),
+            ("is_identity", T(TypeId::Varchar)),
+            ("identity_generation", T(TypeId::Varchar)),
+            ("identity_start", T(TypeId::Varchar)),
+            ("identity_increment", T(TypeId::Varchar)),
+            ("identity_maximum", T(TypeId::Varchar)),
+            ("identity_minimum", T(TypeId::Varchar)),
+            ("identity_cycle", T(TypeId::Varchar)),
+            ("is_generated", T(TypeId::Varchar)),
+            ("generation_expression", T(TypeId::Varchar)),
+            ("is_updatable", T(TypeId::Varchar)),
+        ],
+    },
+];
+
+/// The built-in types heapstore has, as `pg_type` describes them:
+/// (type, typlen, typbyval, typcategory, typispreferred, typalign, typstorage, collatable).
+const TYPES: &[(TypeId, i16, bool, char, bool, char, char, bool)] = &[
+    (TypeId::Bool, 1, true, 'B', true, 'c', 'p', false),
+    (TypeId::Bytea, -1, false, 'U', false, 'i', 'x', false),
+    (TypeId::Char, 1, true, 'Z', false, 'c', 'p', false),
+    (TypeId::Name, 64, false, 'S', false, 'c', 'p', true),
+    (TypeId::Int8, 8, true, 'N', false, 'd', 'p', false),
+    (TypeId::Int2, 2, true, 'N', false, 's', 'p', false),
+    (TypeId::Int4, 4, true, 'N', false, 'i', 'p', false),
+    (TypeId::Text, -1, false, 'S', true, 'i', 'x', true),
+    (TypeId::Oid, 4, true, 'N', true, 'i', 'p', false),
+    (TypeId::Float4, 4, true, 'N', false, 'i', 'p', false),
+    (TypeId::Float8, 8, true, 'N', true, 'd', 'p', false),
+    (TypeId::Bpchar, -1, false, 'S', false, 'i', 'x', true),
+    (TypeId::Varchar, -1, false, 'S', false, 'i', 'x', true),
+    (TypeId::Date, 4, true, 'D', false, 'i', 'p', false),
+    (TypeId::Timestamp, 8, true, 'D', false, 'd', 'p', false),
+    (TypeId::Timestamptz, 8, true, 'D', true, 'd', 'p', false),
+    (TypeId::Numeric, -1, false, 'N', false, 'i', 'm', false),
+    (TypeId::Regclass, 4, true, 'N', false, 'i', 'p', false),
+    (TypeId::Regtype, 4, true, 'N', false, 'i', 'p', false),
+    (TypeId::PgNodeTree, -1, false, 'Z', false, 'i', 'x', true),
+];
+
+/// The `pg_type` facts of a type.
+fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
+    let t = TYPES.iter().find(|t| t.0 == id).expect("every type heapstore has is in TYPES");
+    (t.1, t.2, t.3, t.4, t.5, t.6, t.7)
+}
+
+/// The catalog relation `schema.name` names, if it is one: schema `pg_catalog` or
+/// `information_schema`, or no schema (pg_catalog is searched first, as in PostgreSQL).
+fn find(schema: Option<&str>, name: &str) -> Option<&'static Def> {
+    DEFS.iter().find(|d| {
+        d.name == name
+            && match schema {
+                None => d.schema == PG_CATALOG,
+                Some("pg_catalog") => d.schema == PG_CATALOG,
+                Some("information_schema") => d.schema == INFORMATION_SCHEMA,
+                Some(_) => false,
+            }
+    })
+}
+
+/// The OIDs of the catalog relations.
+pub fn catalog_oids() -> impl Iterator<Item = u32> {
+    DEFS.iter().map(|d| d.oid)
+}
+
+/// (OID, name) of the catalog relations in `pg_catalog`.
+pub fn catalog_relations() -> Vec<(u32, String)> {
+    DEFS.iter().filter(|d| d.schema == PG_CATALOG).map(|d| (d.oid, d.name.to_string())).collect()
+}
+
+/// Whether `schema.name` is a catalog relation heapstore provides.
+pub fn is_catalog_relation(schema: Option<&str>, name: &str) -> bool {
+    find(schema, name).is_some()
+}
+
+/// Whether a name refers to a PostgreSQL system schema heapstore answers for.
+pub fn is_system_schema(schema: &str) -> bool {
+    matches!(schema, "pg_catalog" | "information_schema")
+}
+
+/// The refusal for a catalog column of a type heapstore does not have (invariant 2), if
+/// `rel_oid`'s relation has such a column called `name`.
+pub fn unsupported_column(rel_oid: u32, name: &str) -> Option<crate::error::PgError> {
+    let d = DEFS.iter().find(|d| d.oid == rel_oid)?;
+    d.cols.iter().find_map(|(n, t)| match t {
+        No(ty) if *n == name => {
+            Some(crate::error::PgError::feature(format!("column {}.{} (of type {ty}) is not supported by heapstore", d.name, n)))
+        }
+        _ => None,
+    })
+}
+
+/// A catalog relation's rows, generated now.
+pub struct Relation {
+    pub oid: u32,
+    /// (column name, type), supported columns only.
+    pub cols: Vec<(String, SqlType)>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Who is asking: the session's role and the database it connected to.
+pub struct Identity<'a> {
+    pub user: &'a str,
+    pub database: &'a str,
+}
+
+/// Builds the rows of catalog relation `schema.name` for this session, or None if it is
+/// not one.
+pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relation> {
+    let d = find(schema, name)?;
+    let tables = s.visible_tables();
+    let who = s.identity();
+    let mut rows = match d.name {
+        "pg_class" => pg_class(&tables),
+        "pg_namespace" => vec![
+            vec![Value::Oid(PG_TOAST), name_v("pg_toast"), Value::Oid(BOOTSTRAP_ROLE)],
+            vec![Value::Oid(PG_CATALOG), name_v("pg_catalog"), Value::Oid(BOOTSTRAP_ROLE)],
+            vec![Value::Oid(PUBLIC), name_v("public"), Value::Oid(BOOTSTRAP_ROLE)],
+            vec![Value::Oid(INFORMATION_SCHEMA), name_v("information_schema"), Value::Oid(BOOTSTRAP_ROLE)],
+        ],
+        "pg_attribute" => pg_attribute(&tables),
+        "pg_type" => pg_type(),
+        "pg_index" => pg_index(&tables),
+        "pg_constraint" => pg_constraint(&tables),
+        "pg_database" => vec![vec![
+            Value::Oid(DATABASE_OID),
+            name_v(who.database),
+            Value::Oid(BOOTSTRAP_ROLE),
+            Value::Int4(6), // UTF8
+            Value::Text("c".into()),
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Int4(-1),
+            Value::Oid(1663), // pg_default
+            Value::Text("C".into()),
+            Value::Text("C".into()),
+            Value::Null,
+            Value::Null,
+        ]],
+        "pg_authid" | "pg_roles" => roles(s, d.name == "pg_roles"),
+        "pg_settings" => settings(s),
+        "pg_am" => vec![
+            vec![Value::Oid(HEAP_AM), name_v("heap"), Value::Text("t".into())],
+            vec![Value::Oid(BTREE_AM), name_v("btree"), Value::Text("i".into())],
+        ],
+        "pg_collation" => {
+            let coll = |oid: u32, name: &str, provider: &str, enc: i32, c: Option<&str>| {
+                let t = |x: Option<&str>| x.map_or(Value::Null, |v| Value::Text(v.into()));
+                vec![
+                    Value::Oid(oid),
+                    name_v(name),
+                    Value::Oid(PG_CATALOG),
+                    Value::Oid(BOOTSTRAP_ROLE),
+                    Value::Text(provider.into()),
+                    Value::Bool(true),
+                    Value::Int4(enc),
+                    t(c),
+                    t(c),
+                    Value::Null,
+                    Value::Null,
+                ]
+            };
+            vec![
+                coll(DEFAULT_COLLATION, "default", "d", -1, None),
+                coll(950, "C", "c", -1, Some("C")),
+                coll(951, "POSIX", "c", -1, Some("POSIX")),
+            ]
+        }
+        "pg_attrdef" | "pg_description" | "pg_inherits" => Vec::new(),
+        "tables" => info_tables(&tables, who.database),
+        "columns" => info_columns(&tables, who.database),
+        other => unreachable!("catalog relation {other} without rows"),
+    };
+    // Rows hold the supported columns only (invariant 2).
+    let width = d.cols.iter().filter(|(_, t)| matches!(t, T(_))).count();
+    for r in &rows {
+        assert_eq!(r.len(), width, "{}: a row of {} values for {width} columns", d.name, r.len());
+    }
+    rows.shrink_to_fit();
+    let cols = d
+        .cols
+        .iter()
+        .filter_map(|(n, t)| match t {
+            T(id) => Some((n.to_string(), SqlType::new(*id))),
+            No(_) => None,
+        })
+        .collect();
+    Some(Relation { oid: d.oid, cols, rows })
+}
+
+fn name_v(s: &str) -> Value {
+    Value::Text(s.to_string())
+}
+
+fn ch(c: char) -> Value {
+    if c == '\0' {
+        Value::Text(String::new())
+    } else {
+        Value::Text(c.to_string())
+    }
+}
+
+/// Every relation as `pg_class` lists it: the catalogs themselves, then user tables and
+/// their indexes.
+fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    #[allow(clippy::too_many_arguments)]
+    let row = |oid: u32, name: &str, ns: u32, am: u32, filenode: u32, persistence: char, kind: char, natts: usize, hasindex: bool| {
+        vec![
+            Value::Oid(oid),
+            name_v(name),
+            Value::Oid(ns),
+            Value::Oid(0),
+            Value::Oid(0),
+            Value::Oid(BOOTSTRAP_ROLE),
+            Value::Oid(am),
+            Value::Oid(filenode),
+            Value::Oid(0),
+            Value::Int4(0),
+            Value::Float4(-1.0),
+            Value::Int4(0),
+            Value::Oid(0),
+            Value::Bool(hasindex),
+            Value::Bool(false),
+            ch(persistence),
+            ch(kind),
+            Value::Int2(natts as i16),
+            Value::Int2(0),
+            Value::Bool(false),
+            Value::Bool(false),
+            Value::Bool(false),
+            Value::Bool(false),
+            Value::Bool(false),
+            Value::Bool(true),
+            ch(if kind == 'r' { 'd' } else { 'n' }),
+            Value::Bool(false),
+            Value::Oid(0),
+            Value::Null,
+        ]
+    };
+    let mut out = Vec::new();
+    for d in DEFS {
+        let natts = d.cols.iter().filter(|(_, t)| matches!(t, T(_))).count();
+        let (am, node) = if d.kind == 'r' { (HEAP_AM, d.oid) } else { (0, 0) };
+        out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false));
+    }
+    for t in tables {
+        let p = if t.persistence == crate::catalog::Persistence::Unlogged { 'u' } else { 'p' };
+        out.push(row(t.oid, &t.name, PUBLIC, HEAP_AM, t.relfile.0, p, 'r', t.columns.len(), !t.indexes.is_empty()));
+        for ix in &t.indexes {
+            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false));
+        }
+    }
+    out
+}
+
+/// `atttypmod`: PostgreSQL's encoding of a type modifier (varchar/char: length + 4).
+pub fn pg_typmod(ty: SqlType) -> i32 {
+    match ty.id {
+        TypeId::Varchar | TypeId::Bpchar if ty.typmod >= 0 => ty.typmod + 4,
+        _ => ty.typmod,
+    }
+}
+
+/// One `pg_attribute` row.
+fn attribute(rel: u32, num: i16, name: &str, ty: SqlType, not_null: bool) -> Vec<Value> {
+    let (len, byval, _, _, align, storage, collatable) = type_facts(ty.id);
+    vec![
+        Value::Oid(rel),
+        name_v(name),
+        Value::Oid(ty.pg_oid()),
+        Value::Int4(-1),
+        Value::Int2(len),
+        Value::Int2(num),
+        Value::Int4(0),
+        Value::Int4(-1),
+        Value::Int4(pg_typmod(ty)),
+        Value::Bool(byval),
+        ch(align),
+        ch(storage),
+        ch('\0'),
+        Value::Bool(not_null),
+        Value::Bool(false),
+        Value::Bool(false),
+        ch('\0'),
+        ch('\0'),
+        Value::Bool(false),
+        Value::Bool(true),
+        Value::Int4(0),
+        Value::Oid(if collatable { DEFAULT_COLLATION } else { 0 }),
+    ]
+}
+
+fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for d in DEFS {
+        let mut num = 0;
+        for (n, t) in d.cols {
+            if let T(id) = t {
+                num += 1;
+                out.push(attribute(d.oid, num, n, SqlType::new(*id), d.kind == 'r'));
+            }
+        }
+    }
+    for t in tables {
+        for (i, c) in t.columns.iter().enumerate() {
+            out.push(attribute(t.oid, i as i16 + 1, &c.name, c.ty, c.not_null));
+        }
+        for ix in &t.indexes {
+            for (k, &c) in ix.columns.iter().enumerate() {
+                let col = &t.columns[c];
+                out.push(attribute(ix.oid, k as i16 + 1, &col.name, col.ty, false));
+            }
+        }
+    }
+    out
+}
+
+fn pg_type() -> Vec<Vec<Value>> {
+    TYPES
+        .iter()
+        .map(|&(id, len, byval, category, preferred, align, storage, collatable)| {
+            let ty = SqlType::new(id);
+            vec![
+                Value::Oid(ty.pg_oid()),
+                name_v(&crate::sql::query::pg_type_name(&ty.name())),
+                Value::Oid(PG_CATALOG),
+                Value::Oid(BOOTSTRAP_ROLE),
+                Value::Int2(len),
+                Value::Bool(byval),
+                ch('b'),
+                ch(category),
+                Value::Bool(preferred),
+                Value::Bool(true),
+                ch(','),
+                Value::Oid(0),
+                Value::Oid(0),
+                Value::Oid(0),
+                ch(align),
+                ch(storage),
+                Value::Bool(false),
+                Value::Oid(0),
+                Value::Int4(-1),
+                Value::Int4(0),
+                Value::Oid(if collatable { DEFAULT_COLLATION } else { 0 }),
+                Value::Null,
+                Value::Null,
+            ]
+        })
+        .collect()
+}
+
+fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for t in tables {
+        for ix in &t.indexes {
+            let n = Value::Int2(ix.columns.len() as i16);
+            let b = Value::Bool;
+            out.push(vec![
+                Value::Oid(ix.oid),
+                Value::Oid(t.oid),
+                n.clone(),
+                n,
+                b(ix.unique),
+                b(false),
+                b(ix.primary),
+                b(false),
+                b(true),
+                b(false),
+                b(true),
+                b(false),
+                b(true),
+                b(true),
+                b(false),
+                Value::Null,
+                Value::Null,
+            ]);
+        }
+    }
+    out
+}
+
+fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for t in tables {
+        for ix in t.indexes.iter().filter(|ix| ix.constraint) {
+            let b = Value::Bool;
+            out.push(vec![
+                Value::Oid(ix.oid),
+                name_v(&ix.name),
+                Value::Oid(PUBLIC),
+                ch(if ix.primary { 'p' } else { 'u' }),
+                b(false),
+                b(false),
+                b(true),
+                Value::Oid(t.oid),
+                Value::Oid(0),
+                Value::Oid(ix.oid),
+                Value::Oid(0),
+                Value::Oid(0),
+                ch(' '),
+                ch(' '),
+                ch(' '),
+                b(true),
+                Value::Int4(0),
+                b(true),
+                Value::Null,
+            ]);
+        }
+    }
+    out
+}
+
+fn roles(s: &Session, view: bool) -> Vec<Vec<Value>> {
+    let roles = crate::auth::load_roles(&s.shared().dir).unwrap_or_default();
+    let mut next = 16_384u32;
+    roles
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let oid = if i == 0 {
+                BOOTSTRAP_ROLE
+            } else {
+                next += 1;
+                next - 1
+            };
+            let b = Value::Bool;
+            let password = if view { Some("********".to_string()) } else { r.rolpassword.clone() };
+            let password = password.map_or(Value::Null, Value::Text);
+            if view {
+                vec![
+                    name_v(&r.rolname),
+                    b(r.rolsuper),
+                    b(true),
+                    b(r.rolsuper),
+                    b(r.rolsuper),
+                    b(true),
+                    b(r.rolsuper),
+                    Value::Int4(-1),
+                    password,
+                    Value::Null,
+                    b(r.rolsuper),
+                    Value::Oid(oid),
+                ]
+            } else {
+                vec![
+                    Value::Oid(oid),
+                    name_v(&r.rolname),
+                    b(r.rolsuper),
+                    b(true),
+                    b(r.rolsuper),
+                    b(r.rolsuper),
+                    b(true),
+                    b(r.rolsuper),
+                    b(r.rolsuper),
+                    Value::Int4(-1),
+                    password,
+                    Value::Null,
+                ]
+            }
+        })
+        .collect()
+}
+
+/// The OID `pg_authid` gives a role (invariant 1), or None.
+pub fn role_oid(s: &Session, name: &str) -> Option<u32> {
+    let roles = crate::auth::load_roles(&s.shared().dir).ok()?;
+    let i = roles.iter().position(|r| r.rolname == name)?;
+    Some(if i == 0 { BOOTSTRAP_ROLE } else { 16_384 + i as u32 - 1 })
+}
+
+/// The role with OID `oid`, or None.
+pub fn role_name(s: &Session, oid: u32) -> Option<String> {
+    let roles = crate::auth::load_roles(&s.shared().dir).ok()?;
+    let i = if oid == BOOTSTRAP_ROLE { 0 } else { (oid.checked_sub(16_384)? + 1) as usize };
+    roles.get(i).map(|r| r.rolname.clone())
+}
+
+fn settings(s: &Session) -> Vec<Vec<Value>> {
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, value) in s.client_settings() {
+        seen.insert(name.to_ascii_lowercase());
+        rows.push(setting_row(&name, &value, "", "user"));
+    }
+    for (name, value, doc) in s.shared().settings.all() {
+        if seen.insert(name.to_ascii_lowercase()) {
+            let value = match name {
+                "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
+                "temp_file_limit" => s.temp_file_limit_kb().to_string(),
+                _ => value,
+            };
+            rows.push(setting_row(name, &value, doc, "postmaster"));
+        }
+    }
+    rows.sort_by(|a, b| crate::sql::expr::compare(&a[0], &b[0]).unwrap_or(std::cmp::Ordering::Equal));
+    rows
+}
+
+fn setting_row(name: &str, value: &str, doc: &str, context: &str) -> Vec<Value> {
+    let t = |x: &str| Value::Text(x.to_string());
+    vec![
+        t(name),
+        t(value),
+        Value::Null,
+        Value::Null,
+        if doc.is_empty() { Value::Null } else { t(doc) },
+        Value::Null,
+        t(context),
+        t("string"),
+        t(if context == "user" { "session" } else { "configuration file" }),
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        t(value),
+        Value::Null,
+        Value::Null,
+        Value::Bool(false),
+    ]
+}
+
+/// `information_schema.tables`: user tables (schema public) and the catalogs.
+fn info_tables(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
+    let v = |x: &str| Value::Text(x.to_string());
+    let row = |schema: &str, name: &str, kind: &str, insertable: bool| {
+        vec![
+            name_v(db),
+            name_v(schema),
+            name_v(name),
+            v(kind),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            v(if insertable { "YES" } else { "NO" }),
+            v("NO"),
+            Value::Null,
+        ]
+    };
+    let mut out: Vec<Vec<Value>> = DEFS
+        .iter()
+        .map(|d| {
+            let schema = if d.schema == PG_CATALOG { "pg_catalog" } else { "information_schema" };
+            row(schema, d.name, if d.kind == 'v' { "VIEW" } else { "BASE TABLE" }, false)
+        })
+        .collect();
+    out.extend(tables.iter().map(|t| row("public", &t.name, "BASE TABLE", true)));
+    out
+}
+
+/// `information_schema.columns` for user tables.
+fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
+    let v = |x: &str| Value::Text(x.to_string());
+    let i = |x: Option<i32>| x.map_or(Value::Null, Value::Int4);
+    let mut out = Vec::new();
+    for t in tables {
+        for (k, c) in t.columns.iter().enumerate() {
+            let ty = c.ty;
+            let n = ty.typmod;
+            let (char_len, octets) = match ty.id {
+                TypeId::Varchar | TypeId::Bpchar if n >= 0 => (Some(n), Some(n * 4)),
+                TypeId::Varchar | TypeId::Bpchar | TypeId::Text => (None, Some(1_073_741_824)),
+                _ => (None, None),
+            };
+            let (prec, radix, scale) = match ty.id {
+                TypeId::Int2 => (Some(16), Some(2), Some(0)),
+                TypeId::Int4 => (Some(32), Some(2), Some(0)),
+                TypeId::Int8 => (Some(64), Some(2), Some(0)),
+                TypeId::Float4 => (Some(24), Some(2), None),
+                TypeId::Float8 => (Some(53), Some(2), None),
+                TypeId::Numeric if n >= 4 => (Some(((n - 4) >> 16) & 0xffff), Some(10), Some(((n - 4) & 0x7ff) << 21 >> 21)),
+                TypeId::Numeric => (None, Some(10), None),
+                _ => (None, None, None),
+            };
+            let dt_prec = match ty.id {
+                TypeId::Date => Some(0),
+                TypeId::Timestamp | TypeId::Timestamptz => Some(if n >= 0 { n } else { 6 }),
+                _ => None,
+            };
+            let data_type = match ty.id {
+                TypeId::Varchar => "character varying".to_string(),
+                TypeId::Bpchar => "character".to_string(),
+                TypeId::Numeric => "numeric".to_string(),
+                TypeId::Timestamp => "timestamp without time zone".to_string(),
+                TypeId::Timestamptz => "timestamp with time zone".to_string(),
+                TypeId::Char => "\"char\"".to_string(),
+                _ => ty.name(),
+            };
+            let mut row = vec![
+                name_v(db),
+                name_v("public"),
+                name_v(&t.name),
+                name_v(&c.name),
+                Value::Int4(k as i32 + 1),
+                Value::Null,
+                v(if c.not_null { "NO" } else { "YES" }),
+                v(&data_type),
+                i(char_len),
+                i(octets),
+                i(prec),
+                i(radix),
+                i(scale),
+                i(dt_prec),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ];
+            // Collation (NULL: the default one) and domain: none.
+            row.extend([Value::Null, Value::Null, Value::Null]);
+            row.extend([Value::Null, Value::Null, Value::Null]);
+            row.extend([name_v(db), name_v("pg_catalog"), name_v(&crate::sql::query::pg_type_name(&ty.name()))]);
+            row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
+            row.push(name_v(&(k + 1).to_string()));
+            row.push(v("NO"));
+            row.push(v("NO"));
+            row.extend([Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, v("NO")]);
+            row.push(v("NEVER"));
+            row.push(Value::Null);
+            row.push(v("YES"));
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// The name of the type with OID `oid` as `regtype` prints it (`integer`, `character
+/// varying`, ...), or None.
+pub fn type_name_of_oid(oid: u32) -> Option<String> {
+    TYPES.iter().map(|t| SqlType::new(t.0)).find(|t| t.pg_oid() == oid).map(|t| t.name())
+}
+
+/// The OID of the type named `name` as `to_regtype` reads it, or None.
+pub fn type_oid_of_name(name: &str) -> Option<u32> {
+    let n = name.trim();
+    let n = n.strip_prefix("pg_catalog.").unwrap_or(n);
+    let n = n.trim_matches('"');
+    SqlType::from_name(n, &[]).ok().filter(|t| TYPES.iter().any(|x| x.0 == t.id)).map(|t| t.pg_oid())
+}
+
+/// The relation `name` (optionally schema-qualified) as `to_regclass` reads it: its OID.
+pub fn relation_oid_of_name(s: &Session, name: &str) -> Option<u32> {
+    let (schema, rel) = match name.split_once('.') {
+        Some((a, b)) => (Some(a.trim_matches('"')), b.trim_matches('"')),
+        None => (None, name.trim_matches('"')),
+    };
+    if let Some(d) = find(schema, rel) {
+        return Some(d.oid);
+    }
+    if !matches!(schema, None | Some("public")) {
+        return None;
+    }
+    for t in s.visible_tables() {
+        if t.name == rel {
+            return Some(t.oid);
+        }
+        if let Some(ix) = t.indexes.iter().find(|i| i.name == rel) {
+            return Some(ix.oid);
+        }
+    }
+    None
+}
+
+/// The name of the relation with OID `oid` as `regclass` prints it, or None.
+pub fn relation_name_of_oid(s: &Session, oid: u32) -> Option<String> {
+    if let Some(d) = DEFS.iter().find(|d| d.oid == oid) {
+        return Some(d.name.to_string());
+    }
+    for t in s.visible_tables() {
+        if t.oid == oid {
+            return Some(t.name.clone());
+        }
+        if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
+            return Some(ix.name.clone());
+        }
+    }
+    None
+}
+
+/// `pg_get_indexdef(oid)`: `CREATE [UNIQUE] INDEX name ON public.table USING btree (cols)`.
+pub fn index_def(s: &Session, oid: u32) -> Option<String> {
+    for t in s.visible_tables() {
+        if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
+            let cols: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
+            return Some(format!(
+                "CREATE {}INDEX {} ON public.{} USING btree ({})",
+                if ix.unique { "UNIQUE " } else { "" },
+                ix.name,
+                t.name,
+                cols.join(", ")
+            ));
+        }
+    }
+    None
+}
+
+/// `pg_get_constraintdef(oid)`: `PRIMARY KEY (cols)` / `UNIQUE (cols)`.
+pub fn constraint_def(s: &Session, oid: u32) -> Option<String> {
+    for t in s.visible_tables() {
+        if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid && i.constraint) {
+            let cols: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
+            return Some(format!("{} ({})", if ix.primary { "PRIMARY KEY" } else { "UNIQUE" }, cols.join(", ")));
+        }
+    }
+    None
+}
+
+/// Whether relation `oid` is visible in the search path by its unqualified name
+/// (`pg_table_is_visible`): user tables and catalogs are (public and pg_catalog are on the
+/// path); an unknown OID gives NULL.
+pub fn table_is_visible(s: &Session, oid: u32) -> Option<bool> {
+    relation_name_of_oid(s, oid).map(|_| true)
+}
