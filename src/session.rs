@@ -334,6 +334,15 @@ impl Session {
         }
     }
 
+    /// `RESET ALL`: the session's own settings back to the server's (transaction
+    /// characteristics, work_mem, temp_file_limit).
+    pub fn reset_session_settings(&mut self) -> Result<()> {
+        self.set_transaction_defaults(TxnCharacteristics::default())?;
+        self.work_mem_kb = None;
+        self.temp_file_limit_kb = None;
+        Ok(())
+    }
+
     /// The characteristics new transactions start with.
     pub fn transaction_defaults(&self) -> TxnCharacteristics {
         self.defaults

@@ -35,6 +35,11 @@ const BATCH_BYTES: usize = 64 << 10;
 const MAX_FIELD_DISPLAY_BYTES: usize = 64;
 
 /// Turns sqlparser's COPY options (new and legacy syntax) into name/value pairs.
+/// The options of a COPY statement, checked.
+pub fn copy_options(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<CopyOptions> {
+    CopyOptions::from_pairs(&option_pairs(options, legacy)?)
+}
+
 fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<Vec<(String, Option<String>)>> {
     let mut p: Vec<(String, Option<String>)> = Vec::new();
     let mut push = |n: &str, v: String| p.push((n.to_string(), Some(v)));
@@ -87,7 +92,7 @@ pub fn run_copy(
     io: &mut CopyIo<'_>,
 ) -> Result<QueryResult> {
     let CopySource::Table { table_name, columns } = source else {
-        return Err(PgError::feature("COPY (query) TO is not supported yet"));
+        return Err(PgError::internal("COPY (query) TO runs in the SQL layer"));
     };
     let tname = crate::catalog::table_name(&table_name)?;
     let table = s.table(&tname)?;

@@ -573,7 +573,7 @@ fn copy_shape(s: &Session, p: &Prepared) -> Option<CopyShape> {
             crate::sql::ddl_table_name(table_name).ok().and_then(|n| s.lookup_table(&n)).map_or(0, |t| t.columns.len())
         }
         CopySource::Table { columns, .. } => columns.len(),
-        CopySource::Query(_) => 0,
+        CopySource::Query(q) => crate::sql::query_width(s, q).unwrap_or(0),
     };
     Some(CopyShape { binary, columns: columns as i16 })
 }
@@ -615,6 +615,12 @@ fn connection_statement(sql: &str) -> Option<Statement> {
     }
 }
 
+/// `MOVE ...`: sqlparser does not parse it; the connection handles it.
+fn is_move(sql: &str) -> bool {
+    let t = sql.trim_start();
+    t.len() > 4 && t[..4].eq_ignore_ascii_case("move") && t.as_bytes()[4].is_ascii_whitespace()
+}
+
 fn no_cursor(name: &str) -> PgError {
     PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("cursor \"{name}\" does not exist"))
 }
@@ -626,6 +632,9 @@ impl<S: Read + Write> Conn<'_, S> {
     /// PostgreSQL, refuses to run inside a transaction block). heapstore has no temporary
     /// tables or sequences, so DISCARD TEMP / SEQUENCES have nothing to drop.
     fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
+        if is_move(sql) {
+            return Some(self.sql_move(sql));
+        }
         let st = connection_statement(sql)?;
         let fail_if_aborted = |s: &Session| -> Result<()> {
             if s.txn.as_ref().is_some_and(|t| t.failed) {
@@ -830,6 +839,48 @@ impl<S: Read + Write> Conn<'_, S> {
             column_sources: r.column_sources.clone(),
             ..Default::default()
         })
+    }
+
+    /// `MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name`: advances a cursor, or a
+    /// portal of the extended protocol (the same namespace, as in PostgreSQL), without
+    /// returning its rows. Backward moves are refused as FETCH refuses them (no SCROLL).
+    fn sql_move(&mut self, sql: &str) -> Result<QueryResult> {
+        let body = sql.trim().trim_end_matches(';');
+        let words: Vec<&str> = body.split_whitespace().skip(1).collect();
+        let Some((name, dirs)) = words.split_last() else { return Err(PgError::syntax("syntax error at end of input")) };
+        let dirs: Vec<String> = dirs.iter().map(|w| w.to_ascii_lowercase()).filter(|w| w != "from" && w != "in").collect();
+        let backward =
+            || PgError::new("55000", "cursor can only scan forward").with_hint("Declare it with SCROLL option to enable backward scan.");
+        let parse_n = |w: &str| -> Result<u64> {
+            match w.parse::<i64>() {
+                Ok(x) if x >= 0 => Ok(x as u64),
+                Ok(_) => Err(backward()),
+                Err(_) => Err(PgError::syntax(format!("syntax error at or near \"{w}\""))),
+            }
+        };
+        let n: u64 = match dirs.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            [] | ["next"] | ["forward"] => 1,
+            ["all"] | ["forward", "all"] => u64::MAX,
+            ["forward", w] => parse_n(w)?,
+            [w] => parse_n(w)?,
+            _ => return Err(backward()),
+        };
+        let name = if name.starts_with('"') { name.trim_matches('"').to_string() } else { name.to_ascii_lowercase() };
+        let moved = if let Some((r, pos)) = self.cursors.get_mut(&name) {
+            let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
+            *pos += take;
+            take
+        } else if self.portals.contains_key(&name) {
+            self.run_portal(&name)?;
+            let p = self.portals.get_mut(&name).expect("checked");
+            let total = p.result.as_ref().map_or(0, |r| r.rows.len());
+            let take = (total - p.rows_sent.min(total)).min(n.min(usize::MAX as u64) as usize);
+            p.rows_sent += take;
+            take
+        } else {
+            return Err(no_cursor(&name));
+        };
+        Ok(crate::sql::tag(&format!("MOVE {moved}")))
     }
 
     fn status(&self) -> TransactionStatus {
@@ -1120,7 +1171,7 @@ impl<S: Read + Write> Conn<'_, S> {
         if !name.is_empty() && self.stmts.contains_key(&name) {
             return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{name}\" already exists")));
         }
-        let conn_cmd = connection_statement(&sql).is_some();
+        let conn_cmd = connection_statement(&sql).is_some() || is_move(&sql);
         let is_local = conn_cmd || {
             let mut probe = self.gucs.clone();
             query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()

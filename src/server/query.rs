@@ -235,6 +235,20 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
     let engine = s.shared().settings.clone();
     let plain = |r: QueryResult| Some(Ok(LocalOutcome { result: r, report: vec![] }));
     match first.as_str() {
+        // RESET ALL: every session parameter back to its connection-start value, and the
+        // engine's session settings (transaction characteristics, work_mem, ...) to default.
+        "reset" if toks.len() == 2 && word(&toks[1]).as_deref() == Some("all") => {
+            if let Err(e) = s.reset_session_settings() {
+                return Some(Err(e));
+            }
+            params.reset_all();
+            s.set_client_settings(params.pairs());
+            let report = REPORTED.iter().map(|n| (n.to_string(), params.get(n).unwrap_or("").to_string())).collect();
+            Some(Ok(LocalOutcome { result: crate::sql::tag("RESET"), report }))
+        }
+        // heapstore has no LISTEN (it is refused), so nothing is ever listened to: UNLISTEN
+        // has nothing to stop.
+        "unlisten" if toks.len() == 2 => plain(crate::sql::tag("UNLISTEN")),
         "show" if toks.len() == 2 => {
             let name = word(&toks[1])?;
             if name == "all" {
@@ -339,6 +353,8 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
                 ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some(params.database.clone()))),
                 ("current_schema", _, 0) => plain(one_row("current_schema", "name", "SELECT 1", Some("public".into()))),
                 ("pg_backend_pid", false, 0) => plain(one_row("pg_backend_pid", "integer", "SELECT 1", Some(pid.to_string()))),
+                // heapstore has no advisory locks, so a session never holds one to release.
+                ("pg_advisory_unlock_all", false, 0) => plain(one_row("pg_advisory_unlock_all", "void", "SELECT 1", Some(String::new()))),
                 ("set_config", false, 3) => {
                     // set_config(name, value, is_local): SET, or SET LOCAL (refused, as SET LOCAL is).
                     let is_local = match args[2].to_ascii_lowercase().as_str() {

@@ -39,6 +39,7 @@ pub fn type_oid(name: &str) -> u32 {
         "\"char\"" | "char" => 18,
         "regclass" => 2205,
         "regtype" => 2206,
+        "void" => 2278,
         _ => 705,
     }
 }

@@ -57,7 +57,9 @@ pub fn statement(st: &Statement) -> Result<()> {
         Statement::Copy { source, to, target: _, options, legacy_options, values: _ } => {
             match source {
                 CopySource::Table { .. } => {}
-                CopySource::Query(_) => return Err(refuse("COPY (query) TO")),
+                // The query is checked by the planner that runs it.
+                CopySource::Query(_) if *to => {}
+                CopySource::Query(_) => return Err(PgError::syntax("syntax error at or near \"FROM\"")),
             }
             for o in options {
                 copy_option(o, *to)?;

@@ -395,7 +395,9 @@ impl Binder<'_> {
         Ok(match e {
             Expr::Identifier(id) => self.column(None, &fold_ident(id))?,
             Expr::CompoundIdentifier(ids) if ids.len() == 2 => self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1]))?,
-            Expr::CompoundIdentifier(ids) if ids.len() == 3 && fold_ident(&ids[0]) == "public" => {
+            Expr::CompoundIdentifier(ids)
+                if ids.len() == 3 && matches!(fold_ident(&ids[0]).as_str(), "public" | "pg_catalog" | "information_schema") =>
+            {
                 self.column(Some(&fold_ident(&ids[1])), &fold_ident(&ids[2]))?
             }
             Expr::Value(v) => literal(&v.value)?,

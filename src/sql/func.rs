@@ -61,6 +61,11 @@ pub enum Func {
     DatePart,
     DateTrunc,
     ToChar,
+    /// `quote_literal(x)`: x as a string literal ('...' with quotes doubled; E'...' with
+    /// backslashes doubled too when it has any).
+    QuoteLiteral,
+    /// `quote_nullable(x)`: as quote_literal, and `NULL` for NULL.
+    QuoteNullable,
     /// `format_type(type oid, typmod)`: not strict in the type modifier.
     FormatType,
     /// `to_regtype(text)`: the type's OID, or NULL.
@@ -169,6 +174,17 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 Some(TypeId::Bytea) => (Func::OctetLength, args, int4),
                 _ => (Func::OctetLength, each(args, &[text()])?, int4),
             }
+        }
+        "quote_literal" | "quote_nullable" => {
+            arity(name, &args, 1, 1)?;
+            // Any type: its text form, quoted (quote_literal(anyelement) casts to text).
+            let a = args.into_iter().next().expect("one argument");
+            let a = match type_of(&a) {
+                Some(ty) if ty.id == TypeId::Text => a,
+                _ => coerce(Scalar::Cast(Box::new(a), text()), Some(text()))?,
+            };
+            let f = if name == "quote_literal" { Func::QuoteLiteral } else { Func::QuoteNullable };
+            (f, vec![a], text())
         }
         "lower" | "upper" | "initcap" | "reverse" | "md5" => {
             arity(name, &args, 1, 1)?;
@@ -466,8 +482,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "row_to_json",
     "format",
     "quote_ident",
-    "quote_literal",
-    "quote_nullable",
     "overlay",
     "encode",
     "decode",
@@ -606,7 +620,10 @@ fn initcap(s: &str) -> String {
 
 /// Evaluates scalar function `f` on non-NULL-checked arguments (`ty`: the bound result type).
 pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
-    let strict = !matches!(f, Func::Concat | Func::ConcatWs | Func::FormatType);
+    let strict = !matches!(f, Func::Concat | Func::ConcatWs | Func::FormatType | Func::QuoteNullable);
+    if f == Func::QuoteNullable && args[0] == Value::Null {
+        return Ok(Value::Text("NULL".into()));
+    }
     if strict && args.contains(&Value::Null) {
         return Ok(Value::Null);
     }
@@ -634,6 +651,22 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Initcap => Value::Text(initcap(s0())),
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
+        Func::QuoteLiteral | Func::QuoteNullable => {
+            let v = s0();
+            let mut out = String::with_capacity(v.len() + 3);
+            if v.contains('\\') {
+                out.push('E');
+            }
+            out.push('\'');
+            for c in v.chars() {
+                if c == '\'' || c == '\\' {
+                    out.push(c);
+                }
+                out.push(c);
+            }
+            out.push('\'');
+            Value::Text(out)
+        }
         Func::Substr => Value::Text(substr(s0(), int_arg(&args[1]), args.get(2).map(int_arg))?),
         Func::StrPos => {
             let (h, n) = (s0(), text_arg(&args[1]));
@@ -1829,6 +1862,11 @@ impl Binder<'_> {
                 .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))?;
             let nm = pc::relation_name_of_oid(s, o).unwrap_or_else(|| o.to_string());
             return Ok(Scalar::Const(Value::Regclass(o, nm)));
+        }
+        if matches!(x, Scalar::Param(_, None)) || type_of(&x).is_some_and(|f| is_text(f.id)) {
+            return Err(PgError::feature(
+                "a cast of a parameter or a text column to regclass is not supported by heapstore (cast a constant name)",
+            ));
         }
         let from = type_of(&x);
         if !from.is_some_and(|f| expr::is_oid_like(f.id) || is_int(f.id)) {

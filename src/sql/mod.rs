@@ -142,7 +142,7 @@ impl Prepared {
 
     /// Whether running it returns rows.
     pub fn returns_rows(&self) -> bool {
-        matches!(self.stmt, Some(Statement::Query(_)) | Some(Statement::Explain { .. }))
+        matches!(self.stmt, Some(Statement::Query(_)) | Some(Statement::Explain { .. }) | Some(Statement::ShowVariable { .. }))
     }
 }
 
@@ -345,6 +345,12 @@ fn end_statement(s: &mut Session, r: Result<QueryResult>, commit: bool) -> Resul
     }
 }
 
+/// How many columns a query gives (COPY (query) TO announces it), planned but not run.
+pub fn query_width(s: &Session, q: &sqlparser::ast::Query) -> Option<usize> {
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    query::Planner::new(s, now).query(q, &[]).ok().map(|b| b.columns.len())
+}
+
 /// The result columns of a prepared statement that returns rows, without running it (the
 /// extended protocol's Describe): the query is bound, not run.
 pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
@@ -361,6 +367,13 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
         }
         Some(Statement::Explain { .. }) => {
             Ok(QueryResult { columns: vec![("QUERY PLAN".into(), "text".into())], returns_rows: true, ..Default::default() })
+        }
+        // SHOW answers one text column named after the setting (`transaction isolation level`
+        // is `transaction_isolation`).
+        Some(Statement::ShowVariable { variable }) => {
+            let name = variable.iter().map(|i| i.value.to_ascii_lowercase()).collect::<Vec<_>>().join(" ");
+            let name = if name == "transaction isolation level" { "transaction_isolation".to_string() } else { name };
+            Ok(QueryResult { columns: vec![(name, "text".into())], returns_rows: true, ..Default::default() })
         }
         _ => Ok(QueryResult::default()),
     }
@@ -480,6 +493,9 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
         Statement::CreateIndex(ci) => index::create_index(s, ci),
         Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
+        Statement::Copy { source: sqlparser::ast::CopySource::Query(q), to: true, target, options, legacy_options, .. } => {
+            query::copy_query_to(s, &q, target, &options, &legacy_options, io)
+        }
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
             crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
         }

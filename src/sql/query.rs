@@ -1608,6 +1608,89 @@ pub fn run_bound(s: &mut Session, b: &BoundQuery, params: &[Option<String>]) -> 
     run_bound_to(s, b, params, None)
 }
 
+/// `COPY (query) TO STDOUT | 'file'`: the query runs through the executor and each row is
+/// written in the COPY format (text, csv or binary) as it is produced, one CopyData message per
+/// row to a client.
+pub fn copy_query_to(
+    s: &mut Session,
+    q: &Query,
+    target: sqlparser::ast::CopyTarget,
+    options: &[sqlparser::ast::CopyOption],
+    legacy: &[sqlparser::ast::CopyLegacyOption],
+    io: &mut super::CopyIo<'_>,
+) -> Result<QueryResult> {
+    use crate::copy::{CopyFormat, CopyWriter};
+    use sqlparser::ast::CopyTarget;
+    let opts = crate::copy::exec::copy_options(options, legacy)?;
+    if opts.freeze {
+        return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));
+    }
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let b = Planner::new(s, now).query(q, &[])?;
+    let binary = opts.format == CopyFormat::Binary;
+    let names: Vec<String> = b.columns.iter().map(|c| c.name.clone()).collect();
+    let types: Vec<SqlType> = b.columns.iter().map(|c| c.ty).collect();
+    let werr = |e: std::io::Error| PgError::new(sqlstate::IO_ERROR, format!("could not write COPY data: {e}"));
+    let mut file_out;
+    let (dst, framed): (&mut dyn std::io::Write, bool) = match target {
+        CopyTarget::Stdout => (
+            io.stdout
+                .as_deref_mut()
+                .ok_or_else(|| PgError::feature("COPY TO STDOUT needs a destination (the library's Session::execute_with_io)"))?,
+            true,
+        ),
+        CopyTarget::File { filename } => {
+            let f = std::fs::File::create(&filename)
+                .map_err(|e| PgError::new(sqlstate::IO_ERROR, format!("could not open file \"{filename}\" for writing: {e}")))?;
+            file_out = std::io::BufWriter::with_capacity(1 << 20, f);
+            (&mut file_out, false)
+        }
+        CopyTarget::Stdin => return Err(PgError::syntax("COPY (query) TO STDIN is not valid: use STDOUT")),
+        CopyTarget::Program { .. } => return Err(PgError::feature("COPY ... PROGRAM is not supported")),
+    };
+    let mut w = CopyWriter::new(dst, opts);
+    if framed {
+        w = w.framed();
+    }
+    w.begin(&names).map_err(werr)?;
+    exec::lock_tables(s, &b.node)?;
+    let snap = s.snapshot();
+    let ex = exec::Exec::new(s, snap, &[]);
+    let mut n = 0u64;
+    let mut line: Vec<u8> = Vec::new();
+    let mut spans: Vec<Option<(usize, usize)>> = Vec::with_capacity(types.len());
+    let mut stored = Vec::new();
+    ex.run(&b.node, &[], &mut |r| {
+        line.clear();
+        spans.clear();
+        for (v, ty) in r.iter().zip(&types) {
+            if *v == Value::Null {
+                spans.push(None);
+                continue;
+            }
+            let start = line.len();
+            if binary {
+                stored.clear();
+                let v = crate::sql::expr::cast_value(v.clone(), ty)?;
+                v.encode(&mut stored);
+                ty.send_binary(&stored, &mut line);
+            } else if let Some(t) = exec::output_text(v, ty) {
+                line.extend_from_slice(t.as_bytes());
+            }
+            spans.push(Some((start, line.len())));
+        }
+        let fields: Vec<Option<&[u8]>> = spans.iter().map(|sp| sp.map(|(a, b)| &line[a..b])).collect();
+        w.write_row(&fields).map_err(werr)?;
+        n += 1;
+        Ok(Flow::Continue)
+    })?;
+    let inner = w.finish().map_err(werr)?;
+    inner.flush().map_err(werr)?;
+    let mut r = QueryResult { tag: format!("COPY {n}"), ..Default::default() };
+    r.wrote_to_client = framed;
+    Ok(r)
+}
+
 fn run_bound_to<'k>(
     s: &mut Session,
     b: &BoundQuery,

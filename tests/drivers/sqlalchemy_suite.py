@@ -1,0 +1,378 @@
+"""SQLAlchemy 2 (Core and ORM) against `heapstore serve` (or PostgreSQL, to check the suite itself).
+
+Dialect postgresql+psycopg (psycopg 3), and postgresql+asyncpg for a smaller async part. The
+connection comes from the libpq environment variables (PGHOST, a directory for the Unix socket or
+an address; PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGSSLMODE): the URLs name no host, and both
+psycopg (libpq) and asyncpg read those variables. Prints one line per scenario and exits non-zero
+on the first failure (HEAPSTORE_KEEP_GOING=1: run them all, then exit non-zero if any failed).
+"""
+import asyncio
+import datetime
+import decimal
+import logging
+import os
+import sys
+import traceback
+
+import sqlalchemy
+from sqlalchemy import (BigInteger, Boolean, CHAR, Column, Date, DateTime, Float, Integer, LargeBinary,
+                        MetaData, Numeric, REAL, SmallInteger, String, Table, Text, create_engine, delete,
+                        func, insert, inspect, select, text, update)
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, foreign, mapped_column, relationship
+
+# psycopg logs "error ignored terminating <Pipeline>: pipeline aborted" after a failed batch.
+logging.getLogger("psycopg").setLevel(logging.ERROR)
+KEEP_GOING = os.environ.get("HEAPSTORE_KEEP_GOING") == "1"
+D = decimal.Decimal
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def sqlstate(e):
+    return getattr(getattr(e, "orig", None), "sqlstate", None)
+
+
+engine = None
+ENGINE_ARGS = {}  # e.g. use_native_hstore=False skips the dialect's TypeInfo.fetch("hstore") at first connect
+metadata = MetaData()
+types_t = Table(
+    "sa_types", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("b", Boolean), Column("i2", SmallInteger), Column("i4", Integer), Column("i8", BigInteger),
+    Column("f4", REAL), Column("f8", Float(53)), Column("n", Numeric), Column("t", Text),
+    Column("vc", String(10)), Column("c", CHAR(5)), Column("by", LargeBinary), Column("d", Date),
+    Column("ts", DateTime),
+)
+ROWS = [
+    dict(id=1, b=True, i2=-32768, i4=-2147483648, i8=-9223372036854775808, f4=-1.5, f8=-1.7976931348623157e308,
+         n=D("-12345678901234567890.123456789012345678901234567890"), t="", vc="ñ☃😀日本", c="ab",
+         by=b"\x00\\x41\\\\\x00\xff", d=datetime.date(2024, 2, 29), ts=datetime.datetime(2024, 2, 29, 23, 59, 59, 123456)),
+    dict(id=2, b=False, i2=32767, i4=2147483647, i8=9223372036854775807, f4=3.25, f8=0.1,
+         n=D("0.000000000000000000001"), t="tab\there 'q' \"dq\" back\\slash\nnewline", vc="0123456789", c="abcde",
+         by=b"", d=datetime.date(1999, 12, 31), ts=datetime.datetime(1970, 1, 1)),
+    dict(id=3, b=None, i2=None, i4=None, i8=None, f4=None, f8=None, n=None, t=None, vc=None, c=None, by=None, d=None, ts=None),
+]
+
+
+def expected(row):
+    r = dict(row)
+    if r["c"] is not None:
+        r["c"] = r["c"].ljust(5)
+    return r
+
+
+def s_connect():
+    # The dialect's first connect: version(), current_schema(), SHOW standard_conforming_strings,
+    # SHOW transaction isolation level, and psycopg's hstore lookup (pg_type).
+    with engine.connect() as conn:
+        check(conn.execute(text("SELECT 1")).scalar() == 1, "SELECT 1")
+        check(conn.dialect.server_version_info[0] == 15, f"server_version_info {conn.dialect.server_version_info}")
+        check(conn.dialect.default_schema_name == "public", f"default schema {conn.dialect.default_schema_name!r}")
+
+
+def drop_create(md):
+    # CREATE TABLE compiled by the dialect; no catalog query (checkfirst=False).
+    with engine.begin() as conn:
+        for t in reversed(md.sorted_tables):
+            conn.execute(text(f"DROP TABLE IF EXISTS {t.name}"))
+        md.create_all(conn, checkfirst=False)
+
+
+def s_create():
+    drop_create(metadata)
+    # create_all / drop_all with checkfirst (the default) ask has_table() (a pg_catalog query) first.
+    metadata.create_all(engine)
+    check(inspect(engine).has_table("sa_types"), "has_table after create_all")
+
+
+def s_types():
+    with engine.begin() as conn:
+        conn.execute(delete(types_t))
+        for row in ROWS:
+            conn.execute(insert(types_t), row)
+    with engine.connect() as conn:
+        got = [dict(r._mapping) for r in conn.execute(select(types_t).order_by(types_t.c.id))]
+    for g, want in zip(got, map(expected, ROWS)):
+        check(g == want, f"row {want['id']}: got {g!r}, want {want!r}")
+    check(len(got) == len(ROWS), f"{len(got)} rows")
+    with engine.connect() as conn:
+        for col in ("i8", "n", "by", "t", "d", "ts", "c", "vc", "f8"):
+            n = conn.execute(select(func.count()).select_from(types_t).where(types_t.c[col] == ROWS[0][col])).scalar()
+            check(n == 1, f"WHERE {col} = %s matched {n}")
+
+
+def s_executemany():
+    # A list of parameter sets: cursor.executemany (psycopg pipelines it).
+    with engine.begin() as conn:
+        conn.execute(delete(types_t))
+        conn.execute(insert(types_t), [dict(ROWS[i % 3], id=100 + i) for i in range(300)])
+    with engine.connect() as conn:
+        check(conn.execute(select(func.count()).select_from(types_t)).scalar() == 300, "executemany count")
+        got = dict(conn.execute(select(types_t).where(types_t.c.id == 101)).one()._mapping)
+        check(got == expected(dict(ROWS[1], id=101)), f"executemany row {got!r}")
+
+
+def s_prepared():
+    # psycopg prepares a statement server-side after it ran prepare_threshold (5) times.
+    with engine.connect() as conn:
+        stmt = select(types_t.c.i8).where(types_t.c.id == sqlalchemy.bindparam("x"))
+        for i in range(30):
+            check(conn.execute(stmt, {"x": 100 + i}).scalar() == ROWS[i % 3]["i8"], f"execution {i}")
+
+
+def s_transactions():
+    with engine.begin() as conn:
+        conn.execute(delete(types_t))
+        conn.execute(insert(types_t), {"id": 1})
+    with engine.connect() as conn:
+        tx = conn.begin()
+        conn.execute(insert(types_t), {"id": 2})
+        tx.rollback()
+        tx = conn.begin()
+        try:
+            conn.execute(insert(types_t), {"id": 1})
+            check(False, "duplicate accepted")
+        except IntegrityError as e:
+            check(sqlstate(e) == "23505", f"sqlstate {sqlstate(e)}")
+        try:
+            conn.execute(text("SELECT 1"))
+            check(False, "statement accepted in a failed transaction")
+        except DBAPIError as e:
+            check(sqlstate(e) == "25P02", f"sqlstate {sqlstate(e)}")
+        tx.rollback()
+        check(conn.execute(select(types_t.c.id)).scalars().all() == [1], "commit / rollback")
+    ro = engine.execution_options(isolation_level="REPEATABLE READ")
+    with ro.connect() as conn:
+        check(conn.execute(text("SHOW transaction_isolation")).scalar() == "repeatable read", "isolation level")
+        conn.rollback()
+
+
+def s_batch():
+    # executemany in AUTOCOMMIT: psycopg pipelines the batch up to one Sync, so it is one implicit
+    # transaction: a duplicate at entry 4 leaves none of it.
+    auto = engine.execution_options(isolation_level="AUTOCOMMIT")
+    with auto.connect() as conn:
+        conn.execute(delete(types_t))
+        conn.execute(insert(types_t), {"id": 100})
+        try:
+            conn.execute(insert(types_t), [{"id": 20}, {"id": 21}, {"id": 22}, {"id": 100}, {"id": 23}])
+            check(False, "duplicate in a batch not reported")
+        except IntegrityError as e:
+            check(e.orig.diag.constraint_name == "sa_types_pkey", f"constraint {e.orig.diag.constraint_name!r}")
+        n = conn.execute(select(func.count()).select_from(types_t)).scalar()
+        check(n == 1, f"batch with a duplicate left {n - 1} rows (want 0: all-or-nothing)")
+
+
+def s_unique():
+    with engine.connect() as conn:
+        try:
+            conn.execute(insert(types_t), {"id": 100})
+            check(False, "duplicate accepted")
+        except IntegrityError as e:
+            diag = e.orig.diag
+            check(sqlstate(e) == "23505", f"sqlstate {sqlstate(e)}")
+            check(diag.constraint_name == "sa_types_pkey", f"constraint_name {diag.constraint_name!r}")
+            check(diag.message_detail == "Key (id)=(100) already exists.", f"detail {diag.message_detail!r}")
+        conn.rollback()
+        check(conn.execute(text("SELECT 1")).scalar() == 1, "usable after 23505")
+
+
+def s_inspect():
+    insp = inspect(engine)
+    check(insp.has_table("sa_types"), "has_table(sa_types)")
+    check(not insp.has_table("sa_no_such_table"), "has_table(missing)")
+    names = insp.get_table_names()
+    check("sa_types" in names, f"get_table_names {names!r}")
+    with engine.connect() as conn:
+        heapstore = "heapstore" in conn.execute(text("SELECT version()")).scalar()
+    if heapstore:
+        # SQLAlchemy's column and key reflection uses json_build_object, pg_sequence and
+        # array columns (conkey), which heapstore does not have yet: it must refuse (0A000),
+        # never answer wrongly.
+        for what, call in (("get_columns", insp.get_columns), ("get_pk_constraint", insp.get_pk_constraint)):
+            try:
+                call("sa_types")
+            except sqlalchemy.exc.NotSupportedError as e:
+                check(getattr(e.orig, "sqlstate", None) == "0A000", f"{what} refused with {e.orig!r}")
+            else:
+                raise AssertionError(f"{what} answered; heapstore was expected to refuse it")
+        return
+    cols = {c["name"]: c for c in insp.get_columns("sa_types")}
+    check(list(cols) == [c.name for c in types_t.columns], f"get_columns names {list(cols)!r}")
+    want = {"id": "INTEGER", "b": "BOOLEAN", "i2": "SMALLINT", "i4": "INTEGER", "i8": "BIGINT", "f4": "REAL",
+            "f8": "DOUBLE PRECISION", "n": "NUMERIC", "t": "TEXT", "vc": "VARCHAR(10)", "c": "CHAR(5)",
+            "by": "BYTEA", "d": "DATE", "ts": "TIMESTAMP"}
+    for name, typ in want.items():
+        got = str(cols[name]["type"])
+        check(got == typ, f"get_columns type of {name}: {got!r}, want {typ!r}")
+    check(cols["id"]["nullable"] is False and cols["t"]["nullable"] is True, "get_columns nullable")
+    pk = insp.get_pk_constraint("sa_types")
+    check(pk["constrained_columns"] == ["id"] and pk["name"] == "sa_types_pkey", f"get_pk_constraint {pk!r}")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Author(Base):
+    __tablename__ = "sa_author"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    name: Mapped[str] = mapped_column(String(40))
+    books: Mapped[list["Book"]] = relationship(
+        primaryjoin="Author.id == foreign(Book.author_id)", order_by="Book.id", back_populates="author")
+
+
+class Book(Base):
+    __tablename__ = "sa_book"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    author_id: Mapped[int] = mapped_column(Integer)  # no REFERENCES: the join is declared on the mapper
+    title: Mapped[str] = mapped_column(Text)
+    price: Mapped[decimal.Decimal] = mapped_column(Numeric(10, 2))
+    published: Mapped[datetime.date | None] = mapped_column(Date)
+    author: Mapped[Author] = relationship(primaryjoin="foreign(Book.author_id) == Author.id", back_populates="books")
+
+
+def s_orm():
+    drop_create(Base.metadata)
+    with Session(engine) as s:
+        a1, a2 = Author(id=1, name="Ann"), Author(id=2, name="Bob")
+        a1.books = [Book(id=i, title=f"A{i}", price=D(f"{i}.50"), published=datetime.date(2020, 1, i)) for i in range(1, 4)]
+        a2.books = [Book(id=10, title="B10", price=D("99.99"), published=None)]
+        s.add_all([a1, a2])
+        s.commit()
+    with Session(engine) as s:
+        a = s.get(Author, 1)
+        check([b.title for b in a.books] == ["A1", "A2", "A3"], f"lazy load {[b.title for b in a.books]!r}")
+        s.execute(update(Book).where(Book.id == 2).values(title="A2 revised"))
+        s.delete(s.get(Book, 3))
+        s.commit()
+    with Session(engine) as s:
+        rows = s.execute(select(Author.name, func.count(Book.id), func.sum(Book.price))
+                         .join(Author.books).group_by(Author.name).order_by(Author.name)).all()
+        check([tuple(r) for r in rows] == [("Ann", 2, D("4.00")), ("Bob", 1, D("99.99"))], f"ORM GROUP BY {rows!r}")
+        titles = s.scalars(select(Book.title).order_by(Book.price.desc()).limit(2)).all()
+        check(titles == ["B10", "A2 revised"], f"ORDER BY / LIMIT {titles!r}")
+        b = s.scalars(select(Book).where(Book.published.is_(None))).one()
+        check(b.author.name == "Bob", "many-to-one")
+        # Duplicate primary key: IntegrityError at flush, session usable after rollback().
+        s.add(Book(id=1, author_id=1, title="dup", price=D(1)))
+        try:
+            s.commit()
+            check(False, "duplicate accepted")
+        except IntegrityError as e:
+            check(e.orig.diag.constraint_name == "sa_book_pkey", f"constraint {e.orig.diag.constraint_name!r}")
+            s.rollback()
+        check(s.scalar(select(func.count(Book.id))) == 3, "count after rollback")
+
+
+def s_queries():
+    with engine.connect() as conn:
+        r = conn.execute(text("SELECT a.name, b.title FROM sa_author a JOIN sa_book b ON b.author_id = a.id "
+                              "WHERE b.price > :p ORDER BY b.id LIMIT 2"), {"p": D("2")}).all()
+        check([tuple(x) for x in r] == [("Ann", "A2 revised"), ("Bob", "B10")], f"JOIN / LIMIT {r!r}")
+        r = conn.execute(text("SELECT author_id, count(*), max(price) FROM sa_book GROUP BY author_id ORDER BY author_id")).all()
+        check([tuple(x) for x in r] == [(1, 2, D("2.50")), (2, 1, D("99.99"))], f"GROUP BY {r!r}")
+
+
+def s_savepoints():
+    with Session(engine) as s:
+        s.add(Author(id=50, name="outer"))
+        s.flush()
+        nested = s.begin_nested()  # SAVEPOINT
+        s.add(Author(id=51, name="inner"))
+        s.flush()
+        nested.rollback()  # ROLLBACK TO SAVEPOINT
+        with s.begin_nested():  # SAVEPOINT ... RELEASE SAVEPOINT
+            s.add(Author(id=52, name="inner kept"))
+        s.commit()
+    with Session(engine) as s:
+        ids = s.scalars(select(Author.id).where(Author.id >= 50).order_by(Author.id)).all()
+        check(ids == [50, 52], f"savepoints left {ids!r}")
+
+
+def s_asyncpg():
+    # postgresql+asyncpg: on connect the dialect registers json/jsonb codecs (asyncpg introspects
+    # pg_type for them); then Core and ORM through AsyncConnection / AsyncSession.
+    from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
+
+    async def run():
+        aeng = create_async_engine("postgresql+asyncpg://")
+        try:
+            async with aeng.begin() as conn:
+                await conn.execute(delete(types_t))
+                await conn.execute(insert(types_t), ROWS)
+            async with aeng.connect() as conn:
+                got = [dict(r._mapping) for r in await conn.execute(select(types_t).order_by(types_t.c.id))]
+            check(got == [expected(r) for r in ROWS], f"asyncpg dialect round trip {got!r}")
+            async with AsyncSession(aeng) as s:
+                s.add(Author(id=70, name="async"))
+                await s.commit()
+                check(await s.scalar(select(Author.name).where(Author.id == 70)) == "async", "AsyncSession")
+        finally:
+            await aeng.dispose()
+
+    asyncio.run(run())
+
+
+SCENARIOS = [
+    ("psycopg: connect (dialect initialisation)", s_connect),
+    ("psycopg: CREATE TABLE; metadata.create_all(checkfirst) (has_table)", s_create),
+    ("psycopg: Core types round trip (NULLs, edges)", s_types),
+    ("psycopg: Core executemany", s_executemany),
+    ("psycopg: statement executed many times (server-side prepare)", s_prepared),
+    ("psycopg: transactions: commit, rollback, error then rollback, isolation", s_transactions),
+    ("psycopg: executemany all-or-nothing in AUTOCOMMIT", s_batch),
+    ("psycopg: unique violation 23505, connection usable", s_unique),
+    ("psycopg: inspect(): has_table, get_table_names, get_columns, get_pk_constraint", s_inspect),
+    ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError", s_orm),
+    ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
+    ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
+    ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
+]
+
+
+def main():
+    global engine
+    engine = create_engine("postgresql+psycopg://", **ENGINE_ARGS)
+    print(f"   SQLAlchemy {sqlalchemy.__version__}")
+    failed = 0
+    for name, fn in SCENARIOS:
+        try:
+            fn()
+            print(f"   ok   sqlalchemy {name}")
+        except Exception as e:
+            failed += 1
+            if isinstance(e, Fail):
+                what = str(e)
+            else:
+                what = f"{type(e).__name__}: {e}".strip()
+                state = sqlstate(e) or getattr(e, "sqlstate", None)
+                if state:
+                    what += f" [sqlstate {state}]"
+            print(f"FAIL: sqlalchemy {name}: {what}", file=sys.stderr)
+            if not isinstance(e, (Fail, DBAPIError)):
+                traceback.print_exc()
+            if not KEEP_GOING:
+                sys.exit(1)
+            engine.dispose()
+    try:
+        with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as conn:
+            for t in ("sa_types", "sa_author", "sa_book"):
+                conn.execute(text(f"DROP TABLE IF EXISTS {t}"))
+    except Exception:
+        pass
+    engine.dispose()
+    if failed:
+        sys.exit(1)
+    print("   sqlalchemy passed")
+
+
+main()
