@@ -40,6 +40,7 @@ pub fn type_oid(name: &str) -> u32 {
         "regclass" => 2205,
         "regtype" => 2206,
         "void" => 2278,
+        n if n.ends_with("[]") || n == "anyarray" => crate::types::NULL_ARRAYS.iter().find(|(_, name)| *name == n).map_or(705, |(o, _)| *o),
         _ => 705,
     }
 }

@@ -368,7 +368,8 @@ pub fn coerce(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
 /// A constant of type `ty`: char(n) constants keep their type (a cast of the value), so
 /// that comparisons and functions treat their padding as PostgreSQL does.
 fn typed_const(v: Value, ty: SqlType) -> Scalar {
-    if ty.id == TypeId::Bpchar && v != Value::Null {
+    // A value stored as text but typed otherwise keeps its type (char(n), varchar, name, ...).
+    if v != Value::Null && v.natural_type().is_some_and(|n| n.id != ty.id) && is_text(ty.id) {
         Scalar::Cast(Box::new(Scalar::Const(v)), ty)
     } else {
         Scalar::Const(v)

@@ -54,8 +54,14 @@ enum Ty {
     T(TypeId),
     /// A type heapstore does not have: its PostgreSQL name (invariant 2).
     No(&'static str),
+    /// An array column whose true value is always NULL here (default privileges, no
+    /// options): the array type's OID (invariant 2).
+    Null(u32),
 }
-use Ty::{No, T};
+use Ty::{No, Null, T};
+
+const ACL: Ty = Null(1034);
+const TEXTS: Ty = Null(1009);
 
 const OID: Ty = T(TypeId::Oid);
 const NAME: Ty = T(TypeId::Name);
@@ -112,8 +118,8 @@ const DEFS: &[Def] = &[
             ("relrewrite", OID),
             ("relfrozenxid", No("xid")),
             ("relminmxid", No("xid")),
-            ("relacl", No("aclitem[]")),
-            ("reloptions", No("text[]")),
+            ("relacl", ACL),
+            ("reloptions", TEXTS),
             ("relpartbound", T(TypeId::PgNodeTree)),
         ],
     },
@@ -122,7 +128,7 @@ const DEFS: &[Def] = &[
         schema: PG_CATALOG,
         name: "pg_namespace",
         kind: 'r',
-        cols: &[("oid", OID), ("nspname", NAME), ("nspowner", OID), ("nspacl", No("aclitem[]"))],
+        cols: &[("oid", OID), ("nspname", NAME), ("nspowner", OID), ("nspacl", ACL)],
     },
     Def {
         oid: 1249,
@@ -152,10 +158,10 @@ const DEFS: &[Def] = &[
             ("attislocal", BOOL),
             ("attinhcount", INT4),
             ("attcollation", OID),
-            ("attacl", No("aclitem[]")),
-            ("attoptions", No("text[]")),
-            ("attfdwoptions", No("text[]")),
-            ("attmissingval", No("anyarray")),
+            ("attacl", ACL),
+            ("attoptions", TEXTS),
+            ("attfdwoptions", TEXTS),
+            ("attmissingval", Null(2277)),
         ],
     },
     Def {
@@ -195,7 +201,7 @@ const DEFS: &[Def] = &[
             ("typcollation", OID),
             ("typdefaultbin", T(TypeId::PgNodeTree)),
             ("typdefault", TEXT),
-            ("typacl", No("aclitem[]")),
+            ("typacl", ACL),
         ],
     },
     Def {
@@ -252,12 +258,12 @@ const DEFS: &[Def] = &[
             ("coninhcount", INT4),
             ("connoinherit", BOOL),
             ("conkey", No("smallint[]")),
-            ("confkey", No("smallint[]")),
-            ("conpfeqop", No("oid[]")),
-            ("conppeqop", No("oid[]")),
-            ("conffeqop", No("oid[]")),
-            ("confdelsetcols", No("smallint[]")),
-            ("conexclop", No("oid[]")),
+            ("confkey", Null(1005)),
+            ("conpfeqop", Null(1028)),
+            ("conppeqop", Null(1028)),
+            ("conffeqop", Null(1028)),
+            ("confdelsetcols", Null(1005)),
+            ("conexclop", Null(1028)),
             ("conbin", T(TypeId::PgNodeTree)),
         ],
     },
@@ -282,7 +288,7 @@ const DEFS: &[Def] = &[
             ("datctype", TEXT),
             ("daticulocale", TEXT),
             ("datcollversion", TEXT),
-            ("datacl", No("aclitem[]")),
+            ("datacl", ACL),
         ],
     },
     Def {
@@ -322,7 +328,7 @@ const DEFS: &[Def] = &[
             ("rolpassword", TEXT),
             ("rolvaliduntil", T(TypeId::Timestamptz)),
             ("rolbypassrls", BOOL),
-            ("rolconfig", No("text[]")),
+            ("rolconfig", TEXTS),
             ("oid", OID),
         ],
     },
@@ -343,7 +349,7 @@ const DEFS: &[Def] = &[
             ("source", TEXT),
             ("min_val", TEXT),
             ("max_val", TEXT),
-            ("enumvals", No("text[]")),
+            ("enumvals", TEXTS),
             ("boot_val", TEXT),
             ("reset_val", TEXT),
             ("sourcefile", TEXT),
@@ -474,7 +480,10 @@ const DEFS: &[Def] = &[
 
 /// The built-in types heapstore has, as `pg_type` describes them:
 /// (type, typlen, typbyval, typcategory, typispreferred, typalign, typstorage, collatable).
-const TYPES: &[(TypeId, i16, bool, char, bool, char, char, bool)] = &[
+/// (type, typlen, typbyval, typcategory, typispreferred, typalign, typstorage, collatable).
+type TypeFacts = (TypeId, i16, bool, char, bool, char, char, bool);
+
+const TYPES: &[TypeFacts] = &[
     (TypeId::Bool, 1, true, 'B', true, 'c', 'p', false),
     (TypeId::Bytea, -1, false, 'U', false, 'i', 'x', false),
     (TypeId::Char, 1, true, 'Z', false, 'c', 'p', false),
@@ -499,6 +508,9 @@ const TYPES: &[(TypeId, i16, bool, char, bool, char, char, bool)] = &[
 
 /// The `pg_type` facts of a type.
 fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
+    if id == TypeId::NullArray {
+        return (-1, false, 'A', false, 'i', 'x', false);
+    }
     let t = TYPES.iter().find(|t| t.0 == id).expect("every type heapstore has is in TYPES");
     (t.1, t.2, t.3, t.4, t.5, t.6, t.7)
 }
@@ -630,17 +642,28 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         "columns" => info_columns(&tables, who.database),
         other => unreachable!("catalog relation {other} without rows"),
     };
-    // Rows hold the supported columns only (invariant 2).
+    // Rows are built with the typed columns; the always-NULL arrays go in here and the
+    // unsupported columns stay out (invariant 2).
     let width = d.cols.iter().filter(|(_, t)| matches!(t, T(_))).count();
-    for r in &rows {
+    for r in &mut rows {
         assert_eq!(r.len(), width, "{}: a row of {} values for {width} columns", d.name, r.len());
+        let mut vals = std::mem::take(r).into_iter();
+        *r = d
+            .cols
+            .iter()
+            .filter_map(|(_, t)| match t {
+                T(_) => vals.next(),
+                Null(_) => Some(Value::Null),
+                No(_) => None,
+            })
+            .collect();
     }
-    rows.shrink_to_fit();
     let cols = d
         .cols
         .iter()
         .filter_map(|(n, t)| match t {
             T(id) => Some((n.to_string(), SqlType::new(*id))),
+            Null(oid) => Some((n.to_string(), SqlType::with_typmod(TypeId::NullArray, *oid as i32))),
             No(_) => None,
         })
         .collect();
@@ -698,7 +721,7 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     };
     let mut out = Vec::new();
     for d in DEFS {
-        let natts = d.cols.iter().filter(|(_, t)| matches!(t, T(_))).count();
+        let natts = d.cols.iter().filter(|(_, t)| !matches!(t, No(_))).count();
         let (am, node) = if d.kind == 'r' { (HEAP_AM, d.oid) } else { (0, 0) };
         out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false));
     }
@@ -754,10 +777,13 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     for d in DEFS {
         let mut num = 0;
         for (n, t) in d.cols {
-            if let T(id) = t {
-                num += 1;
-                out.push(attribute(d.oid, num, n, SqlType::new(*id), d.kind == 'r'));
-            }
+            let ty = match t {
+                T(id) => SqlType::new(*id),
+                Null(oid) => SqlType::with_typmod(TypeId::NullArray, *oid as i32),
+                No(_) => continue,
+            };
+            num += 1;
+            out.push(attribute(d.oid, num, n, ty, d.kind == 'r' && matches!(t, T(_))));
         }
     }
     for t in tables {
@@ -775,7 +801,38 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
 }
 
 fn pg_type() -> Vec<Vec<Value>> {
-    TYPES
+    let arrays = crate::types::NULL_ARRAYS.iter().map(|&(oid, name)| {
+        let typname = match name.strip_suffix("[]") {
+            Some(elem) => format!("_{}", crate::sql::query::pg_type_name(elem)),
+            None => name.to_string(),
+        };
+        vec![
+            Value::Oid(oid),
+            name_v(&typname),
+            Value::Oid(PG_CATALOG),
+            Value::Oid(BOOTSTRAP_ROLE),
+            Value::Int2(-1),
+            Value::Bool(false),
+            ch(if name == "anyarray" { 'p' } else { 'b' }),
+            ch(if name == "anyarray" { 'P' } else { 'A' }),
+            Value::Bool(false),
+            Value::Bool(true),
+            ch(','),
+            Value::Oid(0),
+            Value::Oid(0),
+            Value::Oid(0),
+            ch(if name == "anyarray" { 'd' } else { 'i' }),
+            ch('x'),
+            Value::Bool(false),
+            Value::Oid(0),
+            Value::Int4(-1),
+            Value::Int4(0),
+            Value::Oid(0),
+            Value::Null,
+            Value::Null,
+        ]
+    });
+    let mut rows: Vec<Vec<Value>> = TYPES
         .iter()
         .map(|&(id, len, byval, category, preferred, align, storage, collatable)| {
             let ty = SqlType::new(id);
@@ -805,7 +862,9 @@ fn pg_type() -> Vec<Vec<Value>> {
                 Value::Null,
             ]
         })
-        .collect()
+        .collect();
+    rows.extend(arrays);
+    rows
 }
 
 fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {

@@ -100,6 +100,10 @@ pub enum TypeId {
     /// pg_node_tree: an expression tree in the catalogs (text out; never accepted as input,
     /// as in PostgreSQL). heapstore's catalogs hold none, so its values are NULL.
     PgNodeTree,
+    /// An array type heapstore does not have (`aclitem[]`, `text[]`; the type modifier holds
+    /// its PostgreSQL OID). Only NULL values of it exist: catalog columns whose true value is
+    /// NULL (default privileges, no options). Any input is refused.
+    NullArray,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -185,6 +189,7 @@ impl SqlType {
             TypeId::Timestamp => "timestamp without time zone".to_string(),
             TypeId::Timestamptz if n >= 0 => format!("timestamp({n}) with time zone"),
             TypeId::Timestamptz => "timestamp with time zone".to_string(),
+            TypeId::NullArray => null_array_name(n as u32).to_string(),
             TypeId::Numeric if n >= 4 => format!("numeric({},{})", numeric::typmod_precision(n), numeric::typmod_scale(n)),
             _ => self.input_name().to_string(),
         }
@@ -215,6 +220,7 @@ impl SqlType {
             TypeId::Regtype => "regtype",
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
+            TypeId::NullArray => "array",
         }
     }
 
@@ -241,6 +247,7 @@ impl SqlType {
             TypeId::Regtype => "regtype",
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
+            TypeId::NullArray => "array",
         }
     }
 
@@ -267,6 +274,7 @@ impl SqlType {
             TypeId::Regtype => 2206,
             TypeId::Regclass => 2205,
             TypeId::PgNodeTree => 194,
+            TypeId::NullArray => self.typmod.max(0) as u32,
         }
     }
 
@@ -284,7 +292,8 @@ impl SqlType {
             | TypeId::Bytea
             | TypeId::Name
             | TypeId::Char
-            | TypeId::PgNodeTree => None,
+            | TypeId::PgNodeTree
+            | TypeId::NullArray => None,
         }
     }
 
@@ -319,6 +328,7 @@ impl SqlType {
             TypeId::Regtype => out.extend_from_slice(&regtype_in(s)?.to_le_bytes()),
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
+            TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
         }
         Ok(())
     }
@@ -340,7 +350,7 @@ impl SqlType {
             TypeId::Timestamp => datetime::format_timestamp(i64::from_le_bytes(stored(v)), out),
             TypeId::Timestamptz => datetime::format_timestamptz(i64::from_le_bytes(stored(v)), out),
             TypeId::Oid => push_i64(out, u32::from_le_bytes(stored(v)).into()),
-            TypeId::Name | TypeId::Char | TypeId::PgNodeTree => out.extend_from_slice(v),
+            TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => out.extend_from_slice(v),
             TypeId::Regtype => regtype_out(u32::from_le_bytes(stored(v)), out),
             // Stored regclass values do not exist (not a column type); the number is what
             // PostgreSQL prints for an OID it cannot name.
@@ -386,7 +396,7 @@ impl SqlType {
             TypeId::Name => {
                 text::verify_utf8(wire)?;
                 if wire.len() >= text::NAMEDATALEN {
-                    return Err(PgError::new("42622", format!("identifier too long"))
+                    return Err(PgError::new("42622", "identifier too long")
                         .with_detail(format!("Identifier must be less than {} characters.", text::NAMEDATALEN)));
                 }
                 out.extend_from_slice(wire);
@@ -395,6 +405,7 @@ impl SqlType {
             TypeId::Regtype => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
+            TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
         }
         Ok(())
     }
@@ -412,7 +423,9 @@ impl SqlType {
                 out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes())
             }
             TypeId::Numeric => Numeric::decode_stored(v).send(out),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::PgNodeTree => out.extend_from_slice(v),
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::PgNodeTree | TypeId::NullArray => {
+                out.extend_from_slice(v)
+            }
             // charsend: one byte, 0 for the empty value.
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
         }
@@ -478,6 +491,14 @@ pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
         Some(t) => out.extend_from_slice(t.name().as_bytes()),
         None => push_i64(out, oid.into()),
     }
+}
+
+/// The array types heapstore names (only as NULL-valued catalog columns): (OID, name).
+pub const NULL_ARRAYS: &[(u32, &str)] = &[(1034, "aclitem[]"), (1009, "text[]"), (1005, "smallint[]"), (1028, "oid[]"), (2277, "anyarray")];
+
+/// The name of a [`TypeId::NullArray`] type by its OID.
+pub fn null_array_name(oid: u32) -> &'static str {
+    NULL_ARRAYS.iter().find(|(o, _)| *o == oid).map_or("anyarray", |(_, n)| n)
 }
 
 fn regclass_needs_catalog() -> PgError {
@@ -575,7 +596,7 @@ impl Value {
             TypeId::Float4 => Value::Float4(f32::from_bits(u32::from_le_bytes(stored(v)))),
             TypeId::Float8 => Value::Float8(f64::from_bits(u64::from_le_bytes(stored(v)))),
             TypeId::Numeric => Value::Numeric(Numeric::decode_stored(v)),
-            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char | TypeId::PgNodeTree => {
+            TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => {
                 Value::Text(String::from_utf8_lossy(v).into_owned())
             }
             TypeId::Bytea => Value::Bytea(v.to_vec()),

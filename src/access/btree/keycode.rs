@@ -104,7 +104,9 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
             let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
             escape_bytes(out, &v[..n]);
         }
-        TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char | TypeId::PgNodeTree => escape_bytes(out, v),
+        TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => {
+            escape_bytes(out, v)
+        }
     }
 }
 

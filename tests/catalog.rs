@@ -1,0 +1,218 @@
+//! The generated `pg_catalog` and the types and functions that come with it: timestamptz
+//! (UTC), oid, name, "char", regtype, regclass; now() and CURRENT_TIMESTAMP; the catalog
+//! relations as ordinary relations (joins, filters, own uncommitted DDL); the catalog
+//! functions; regular expressions, ANY (ARRAY[...]), COLLATE; COPY (query) TO. Expected values
+//! are PostgreSQL 15's answers for the same statements.
+
+mod common;
+
+use heapstore::Session;
+
+fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.last()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.clone().unwrap_or_else(|| "NULL".into())).collect::<Vec<_>>().join("|"))
+        .collect()
+}
+
+fn one(s: &mut Session, sql: &str) -> String {
+    let r = rows(s, sql);
+    assert_eq!(r.len(), 1, "{sql}: {r:?}");
+    r[0].clone()
+}
+
+fn code(s: &mut Session, sql: &str) -> String {
+    match s.execute(sql) {
+        Ok(_) => panic!("{sql}: succeeded"),
+        Err(e) => e.code.to_string(),
+    }
+}
+
+fn column_types(s: &mut Session, sql: &str) -> Vec<String> {
+    s.execute(sql).unwrap().last().unwrap().columns.iter().map(|c| c.1.clone()).collect()
+}
+
+#[test]
+fn timestamptz_oid_name_char_and_reg_types() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    // timestamptz: offsets applied, printed in UTC (the only session time zone).
+    assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00:00+05'::timestamptz"), "2024-02-29 07:00:00+00");
+    assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00:00.5-03:30'::timestamptz"), "2024-02-29 15:30:00.5+00");
+    assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00 UTC'::timestamptz"), "2024-02-29 12:00:00+00");
+    assert_eq!(one(&mut s, "SELECT '0001-01-01 00:00:00 BC'::timestamptz"), "0001-01-01 00:00:00+00 BC");
+    assert_eq!(one(&mut s, "SELECT 'infinity'::timestamptz"), "infinity");
+    assert_eq!(code(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamptz"), "0A000", "an abbreviation is refused, not guessed");
+    assert_eq!(one(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamp"), "2024-01-01 12:00:00", "timestamp ignores zones");
+    assert_eq!(one(&mut s, "SELECT '2024-01-01'::date < '2024-01-01 00:00:01+00'::timestamptz"), "t");
+    assert_eq!(one(&mut s, "SELECT '2024-05-01 10:00+02'::timestamptz::timestamp"), "2024-05-01 08:00:00");
+    assert_eq!(one(&mut s, "SELECT date_trunc('month', '2024-05-17 10:00+00'::timestamptz)"), "2024-05-01 00:00:00+00");
+    assert_eq!(one(&mut s, "SELECT extract(year from '2024-05-01 00:00+00'::timestamptz)"), "2024");
+    // oid: unsigned, negative values wrap as PostgreSQL's oidin does.
+    assert_eq!(one(&mut s, "SELECT '12345'::oid, '-1'::oid, 4294967295::oid"), "12345|4294967295|4294967295");
+    assert_eq!(code(&mut s, "SELECT '4294967296'::oid"), "22003");
+    assert_eq!(one(&mut s, "SELECT 4294967295::oid = -1"), "t");
+    // name: cut to 63 bytes; "char": one byte.
+    assert_eq!(one(&mut s, "SELECT repeat('x', 70)::name = repeat('x', 63)"), "t");
+    assert_eq!(one(&mut s, "SELECT 'r'::\"char\", ''::\"char\" IS NULL, 'xyz'::\"char\""), "r|f|x");
+    // regtype / regclass print names.
+    assert_eq!(
+        one(&mut s, "SELECT 'int4'::regtype, 'character varying'::regtype::oid, 1184::regtype"),
+        "integer|1043|timestamp with time zone"
+    );
+    assert_eq!(one(&mut s, "SELECT to_regtype('hstore') IS NULL, to_regtype('pg_catalog.int8')::oid"), "t|20");
+    assert_eq!(one(&mut s, "SELECT 'pg_class'::regclass, 'pg_class'::regclass::oid"), "pg_class|1259");
+    assert_eq!(code(&mut s, "SELECT 'no_such_table'::regclass"), "42P01");
+    assert_eq!(
+        column_types(&mut s, "SELECT now(), LOCALTIMESTAMP, 1::oid, 'a'::name, 'b'::\"char\", 'int4'::regtype"),
+        ["timestamp with time zone", "timestamp without time zone", "oid", "name", "\"char\"", "regtype"]
+    );
+    // Stored and read back, COPY text and binary included.
+    s.execute("CREATE TABLE t (id int PRIMARY KEY, at timestamptz, o oid, n name, c \"char\")").unwrap();
+    s.execute("INSERT INTO t VALUES (1, '2024-02-29 12:00:00+01', 16384, 'hello', 'r')").unwrap();
+    let text = common::copy_out(&mut s, "COPY t TO STDOUT");
+    assert_eq!(String::from_utf8(text).unwrap(), "1\t2024-02-29 11:00:00+00\t16384\thello\tr\n");
+    let bin = common::copy_out(&mut s, "COPY t TO STDOUT (FORMAT binary)");
+    s.execute("CREATE TABLE t2 (id int PRIMARY KEY, at timestamptz, o oid, n name, c \"char\")").unwrap();
+    common::copy_in(&mut s, "COPY t2 FROM STDIN (FORMAT binary)", &bin).unwrap();
+    assert_eq!(rows(&mut s, "SELECT * FROM t2"), rows(&mut s, "SELECT * FROM t"));
+    assert_eq!(one(&mut s, "SELECT count(*) FROM t WHERE o = 16384 AND c = 'r' AND at > '2024-01-01'"), "1");
+    assert_eq!(code(&mut s, "CREATE TABLE bad (r regclass)"), "0A000");
+}
+
+#[test]
+fn now_is_the_transaction_start() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    s.execute("BEGIN").unwrap();
+    let a = one(&mut s, "SELECT now()");
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(one(&mut s, "SELECT CURRENT_TIMESTAMP"), a);
+    assert_eq!(one(&mut s, "SELECT transaction_timestamp() = now(), LOCALTIMESTAMP = now()::timestamp"), "t|t");
+    assert!(a.ends_with("+00"), "{a}");
+    s.execute("COMMIT").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_ne!(one(&mut s, "SELECT now()"), a);
+    s.execute("CREATE TABLE ev (id int, at timestamptz)").unwrap();
+    s.execute("INSERT INTO ev VALUES (1, now())").unwrap();
+    assert_eq!(one(&mut s, "SELECT count(*) FROM ev WHERE at <= now()"), "1");
+}
+
+#[test]
+fn catalog_relations_answer_from_the_catalog() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE emp (id integer PRIMARY KEY, name varchar(20) UNIQUE, salary numeric(10,2) NOT NULL, code char(3))").unwrap();
+    s.execute("CREATE INDEX emp_salary ON emp (salary)").unwrap();
+    // pg_class joined with pg_namespace, as drivers ask.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT c.relname, c.relkind, n.nspname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = 'public' ORDER BY c.relname"
+        ),
+        ["emp|r|public", "emp_name_key|i|public", "emp_pkey|i|public", "emp_salary|i|public"]
+    );
+    // Columns with their types as format_type prints them.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull FROM pg_attribute a \
+             WHERE a.attrelid = 'emp'::regclass AND a.attnum > 0 ORDER BY a.attnum"
+        ),
+        ["id|integer|t", "name|character varying(20)|f", "salary|numeric(10,2)|t", "code|character(3)|f"]
+    );
+    // Indexes and constraints.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT c2.relname, i.indisprimary, i.indisunique, pg_get_indexdef(i.indexrelid, 0, true), \
+             pg_get_constraintdef(con.oid, true), con.contype \
+             FROM pg_class c, pg_class c2, pg_index i LEFT JOIN pg_constraint con ON (conrelid = i.indrelid AND conindid = i.indexrelid) \
+             WHERE c.relname = 'emp' AND c.oid = i.indrelid AND i.indexrelid = c2.oid ORDER BY i.indisprimary DESC, c2.relname"
+        ),
+        [
+            "emp_pkey|t|t|CREATE UNIQUE INDEX emp_pkey ON public.emp USING btree (id)|PRIMARY KEY (id)|p",
+            "emp_name_key|f|t|CREATE UNIQUE INDEX emp_name_key ON public.emp USING btree (name)|UNIQUE (name)|u",
+            "emp_salary|f|f|CREATE INDEX emp_salary ON public.emp USING btree (salary)|NULL|NULL",
+        ]
+    );
+    // information_schema.
+    assert_eq!(
+        one(&mut s, "SELECT table_type FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'emp'"),
+        "BASE TABLE"
+    );
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT column_name, data_type, character_maximum_length, numeric_precision, numeric_scale, is_nullable \
+             FROM information_schema.columns WHERE table_name = 'emp' ORDER BY ordinal_position"
+        ),
+        [
+            "id|integer|NULL|32|0|NO",
+            "name|character varying|20|NULL|NULL|YES",
+            "salary|numeric|NULL|10|2|NO",
+            "code|character|3|NULL|NULL|YES"
+        ]
+    );
+    // pg_type has PostgreSQL's OIDs; the catalogs describe themselves.
+    assert_eq!(one(&mut s, "SELECT oid, typlen, typcategory FROM pg_type WHERE typname = 'int4'"), "23|4|N");
+    assert_eq!(one(&mut s, "SELECT relkind FROM pg_class WHERE oid = 'pg_class'::regclass"), "r");
+    assert_eq!(one(&mut s, "SELECT current_database(), current_user, current_schema()"), "postgres|postgres|public");
+    assert_eq!(one(&mut s, "SELECT datname, pg_encoding_to_char(encoding) FROM pg_database"), "postgres|UTF8");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM pg_description"), "0");
+    // A column of a type heapstore does not have is refused, never faked; always-NULL
+    // arrays read as NULL.
+    assert_eq!(code(&mut s, "SELECT indkey FROM pg_index"), "0A000");
+    assert_eq!(code(&mut s, "SELECT relfrozenxid FROM pg_class"), "0A000");
+    assert_eq!(one(&mut s, "SELECT relacl IS NULL, array_to_string(reloptions, ',') IS NULL FROM pg_class WHERE relname = 'emp'"), "t|t");
+    assert_eq!(code(&mut s, "SELECT * FROM pg_catalog.pg_proc"), "0A000");
+}
+
+#[test]
+fn own_uncommitted_ddl_is_visible_to_the_session_only_and_plans_are_not_stale() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut a = db.session();
+    let mut b = db.session();
+    let p = a.prepare("SELECT count(*) FROM pg_class WHERE relnamespace = 2200").unwrap();
+    let count = |s: &mut Session| s.execute_prepared(&p, &[]).unwrap().rows[0][0].clone().unwrap();
+    assert_eq!(count(&mut a), "0");
+    a.execute("BEGIN").unwrap();
+    a.execute("CREATE TABLE t (x int PRIMARY KEY)").unwrap();
+    assert_eq!(count(&mut a), "2", "the table and its index, to their creator");
+    assert_eq!(one(&mut b, "SELECT count(*) FROM pg_class WHERE relnamespace = 2200"), "0", "not to others before COMMIT");
+    a.execute("COMMIT").unwrap();
+    assert_eq!(one(&mut b, "SELECT count(*) FROM pg_class WHERE relnamespace = 2200"), "2");
+}
+
+#[test]
+fn regex_any_array_collate_quote_literal_and_copy_query() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    assert_eq!(
+        one(&mut s, "SELECT 'pg_class' ~ '^pg_', 'public' !~ '^pg_', 'ABC' ~* 'b', 'a\nb' ~ 'a.b', 'x' ~ NULL IS NULL"),
+        "t|t|t|t|t"
+    );
+    assert_eq!(one(&mut s, "SELECT '٣' ~ '\\d', '3' ~ '^\\d$'"), "f|t");
+    assert_eq!(code(&mut s, "SELECT 'aa' ~ '(a)\\1'"), "0A000", "back-references are refused, not misread");
+    assert_eq!(one(&mut s, "SELECT 'r' = ANY (ARRAY['r', 'p']), 'x' = ANY (ARRAY['r', 'p']), 3 > ALL (ARRAY[1, 2])"), "t|f|t");
+    assert_eq!(one(&mut s, "SELECT NULL::int = ANY (ARRAY[1]) IS NULL, 1 = ANY (ARRAY[NULL::int, 1])"), "t|t");
+    assert_eq!(one(&mut s, "SELECT 'b' COLLATE \"C\" > 'a', 'b' COLLATE pg_catalog.default > 'a'"), "t|t");
+    assert_eq!(code(&mut s, "SELECT 'b' COLLATE \"de_DE\" > 'a'"), "0A000");
+    assert_eq!(
+        one(&mut s, "SELECT quote_literal('it''s'), quote_literal('a\\b'), quote_literal(42), quote_nullable(NULL)"),
+        "'it''s'|E'a\\\\b'|'42'|NULL"
+    );
+    s.execute("CREATE TABLE q (id int, v text)").unwrap();
+    s.execute("INSERT INTO q VALUES (1, 'a'), (2, NULL), (3, 'c')").unwrap();
+    let out = common::copy_out(&mut s, "COPY (SELECT id * 10, v FROM q WHERE id < 3 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)");
+    assert_eq!(String::from_utf8(out).unwrap(), "?column?,v\n10,a\n20,\n");
+    let bin = common::copy_out(&mut s, "COPY (SELECT id, v FROM q ORDER BY id) TO STDOUT (FORMAT binary)");
+    s.execute("CREATE TABLE q2 (id int, v text)").unwrap();
+    common::copy_in(&mut s, "COPY q2 FROM STDIN (FORMAT binary)", &bin).unwrap();
+    assert_eq!(rows(&mut s, "SELECT * FROM q2 ORDER BY id"), ["1|a", "2|NULL", "3|c"]);
+    assert_eq!(code(&mut s, "COPY (SELECT 1) FROM STDIN"), "42601");
+}
