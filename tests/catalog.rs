@@ -170,6 +170,13 @@ fn catalog_relations_answer_from_the_catalog() {
     assert_eq!(code(&mut s, "SELECT relfrozenxid FROM pg_class"), "0A000");
     assert_eq!(one(&mut s, "SELECT relacl IS NULL, array_to_string(reloptions, ',') IS NULL FROM pg_class WHERE relname = 'emp'"), "t|t");
     assert_eq!(code(&mut s, "SELECT * FROM pg_catalog.pg_proc"), "0A000");
+    // Sizes of the files as they are, PostgreSQL's pg_size_pretty.
+    s.execute("INSERT INTO emp VALUES (1, 'a', 1, 'x')").unwrap();
+    assert_eq!(one(&mut s, "SELECT pg_relation_size('emp') > 0, pg_total_relation_size('emp'::regclass) > pg_relation_size('emp')"), "t|t");
+    assert_eq!(
+        rows(&mut s, "SELECT pg_size_pretty(x) FROM (VALUES (10239::bigint), (10240), (20971519), (123456789012), (-12345)) v(x)"),
+        ["10239 bytes", "10 kB", "20 MB", "115 GB", "-12 kB"]
+    );
 }
 
 #[test]

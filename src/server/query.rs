@@ -426,17 +426,41 @@ fn catalog_query(s: &mut Session, lower: &str, sql: &str) -> Option<Result<Query
     }
     if lower.contains("c.relchecks") && lower.contains("c.reloptions") {
         // \d NAME, step 2: table details (15 columns).
-        let t = literal_after(lower, sql, "where c.oid =")
-            .and_then(|o| o.parse::<u32>().ok())
-            .and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
-        let rows = t
-            .map(|t| {
+        let oid = literal_after(lower, sql, "where c.oid =").and_then(|o| o.parse::<u32>().ok());
+        let t = oid.and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
+        let row = |kind: &str, hasindex: bool, persistence: &str, am: Option<&str>| {
+            let v: [Option<&str>; 15] = [
+                Some("0"),
+                Some(kind),
+                Some(if hasindex { "t" } else { "f" }),
+                Some("f"),
+                Some("f"),
+                Some("f"),
+                Some("f"),
+                Some("f"),
+                Some("f"),
+                Some(""),
+                Some("0"),
+                Some(""),
+                Some(persistence),
+                Some(if kind == "r" { "d" } else { "n" }),
+                am,
+            ];
+            vec![v.iter().map(|x| x.map(str::to_string)).collect::<Vec<_>>()]
+        };
+        let rows = match (t, oid.and_then(crate::sql::pg_catalog::catalog_kind)) {
+            (Some(t), _) => {
                 let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
-                let hasindex = if t.indexes.is_empty() { "f" } else { "t" };
-                let v: [&str; 15] = ["0", "r", hasindex, "f", "f", "f", "f", "f", "f", "", "0", "", persistence, "d", "heap"];
-                vec![v.iter().map(|x| Some(x.to_string())).collect()]
-            })
-            .unwrap_or_default();
+                row("r", !t.indexes.is_empty(), persistence, Some("heap"))
+            }
+            (None, Some('r')) => {
+                let mut r = row("r", false, "p", Some("heap"));
+                r[0][13] = Some("n".into()); // system catalogs: REPLICA IDENTITY NOTHING
+                r
+            }
+            (None, Some(_)) => row("v", false, "p", None),
+            (None, None) => Vec::new(),
+        };
         let names = [
             ("relchecks", "smallint"),
             ("relkind", "\"char\""),

@@ -1149,7 +1149,9 @@ impl Scalar {
             Scalar::Lookup(a, table, _) => {
                 let k = a.eval_cx(row, cx)?;
                 match k {
-                    Value::Oid(o) => table.map.get(&i64::from(o)).cloned().unwrap_or(Value::Null),
+                    Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) => {
+                        table.map.get(&i64::from(o)).cloned().unwrap_or(Value::Null)
+                    }
                     Value::Text(t) => table.by_text.get(&t).cloned().unwrap_or(Value::Null),
                     k => match as_i64(&k) {
                         Some(i) => table.map.get(&(oid_of_int(i) as i64)).cloned().unwrap_or(Value::Null),

@@ -66,6 +66,8 @@ pub enum Func {
     QuoteLiteral,
     /// `quote_nullable(x)`: as quote_literal, and `NULL` for NULL.
     QuoteNullable,
+    /// `pg_size_pretty(bigint)`: bytes, kB, MB, GB or TB, rounded half away from zero.
+    SizePretty,
     /// `format_type(type oid, typmod)`: not strict in the type modifier.
     FormatType,
     /// `to_regtype(text)`: the type's OID, or NULL.
@@ -184,6 +186,11 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 _ => return Err(PgError::feature("arrays are not supported by heapstore yet")),
             }
             return Ok(Scalar::Cast(Box::new(Scalar::Const(Value::Null)), text()));
+        }
+        "pg_size_pretty" => {
+            arity(name, &args, 1, 1)?;
+            let a = args.into_iter().next().expect("one argument");
+            (Func::SizePretty, vec![coerce(a, Some(t(TypeId::Int8)))?], text())
         }
         "quote_literal" | "quote_nullable" => {
             arity(name, &args, 1, 1)?;
@@ -660,6 +667,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Initcap => Value::Text(initcap(s0())),
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
+        Func::SizePretty => Value::Text(size_pretty(int_arg(&args[0]))),
         Func::QuoteLiteral | Func::QuoteNullable => {
             let v = s0();
             let mut out = String::with_capacity(v.len() + 3);
@@ -969,6 +977,26 @@ fn libm_cbrt(x: f64) -> f64 {
         Some(f) => unsafe { f(x) },
         None => x.cbrt(),
     }
+}
+
+/// PostgreSQL 15's `pg_size_pretty(bigint)`: under 10240 bytes in bytes, then each unit while
+/// the value is under 20480 of it (kB, MB, GB, TB), rounded half away from zero.
+fn size_pretty(size: i64) -> String {
+    const LIMIT: i64 = 10 * 1024;
+    const LIMIT2: i64 = LIMIT * 2 - 1;
+    let half_rounded = |x: i64| (x + if x < 0 { -1 } else { 1 }) / 2;
+    if size.abs() < LIMIT {
+        return format!("{size} bytes");
+    }
+    // One extra bit kept for rounding (division truncates toward zero, as PostgreSQL's).
+    let mut size = size / (1 << 9);
+    for unit in ["kB", "MB", "GB"] {
+        if size.abs() < LIMIT2 {
+            return format!("{} {unit}", half_rounded(size));
+        }
+        size /= 1 << 10;
+    }
+    format!("{} TB", half_rounded(size))
 }
 
 /// `format_type(oid, typmod)`: the type's SQL name with its modifier (PostgreSQL's encoding:
@@ -1804,6 +1832,42 @@ impl Binder<'_> {
                     relations().into_iter().filter_map(|(o, _)| pc::constraint_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
                 return lookup("pg_get_constraintdef", self.bind(exprs[0])?, map, TypeId::Text);
             }
+            // Sizes of the relation files as they are now (PostgreSQL's pg_relation_size family).
+            ("pg_relation_size" | "pg_table_size" | "pg_total_relation_size" | "pg_indexes_size", 1, false) => {
+                let sh = s.shared();
+                let bs = sh.pool.block_size() as i64;
+                let size = |rel: crate::storage::RelFileNumber, forks: &[crate::storage::ForkNumber]| -> i64 {
+                    forks.iter().map(|&f| i64::from(sh.smgr.nblocks(rel, f).unwrap_or(0)) * bs).sum()
+                };
+                use crate::storage::ForkNumber::{Fsm, Main};
+                let mut map: HashMap<i64, Value> = HashMap::new();
+                for tb in s.visible_tables() {
+                    let main = size(tb.relfile, &[Main]);
+                    let table = size(tb.relfile, &[Main, Fsm]) + tb.toast_relfile.map_or(0, |r| size(r, &[Main, Fsm]));
+                    let indexes: i64 = tb.indexes.iter().map(|ix| size(ix.relfile, &[Main])).sum();
+                    let v = match name {
+                        "pg_relation_size" => main,
+                        "pg_table_size" => table,
+                        "pg_total_relation_size" => table + indexes,
+                        _ => indexes,
+                    };
+                    map.insert(i64::from(tb.oid), Value::Int8(v));
+                    for ix in &tb.indexes {
+                        let v = if name == "pg_indexes_size" { 0 } else { size(ix.relfile, &[Main]) };
+                        map.insert(i64::from(ix.oid), Value::Int8(v));
+                    }
+                }
+                // The catalogs are generated, not stored: no files.
+                for o in pc::catalog_oids() {
+                    map.insert(i64::from(o), Value::Int8(0));
+                }
+                let x = self.bind(exprs[0])?;
+                let x = match x {
+                    Scalar::Unknown(_) | Scalar::Const(Value::Text(_)) => self.regclass_cast(x)?,
+                    x => x,
+                };
+                return lookup(name, x, map, TypeId::Int8);
+            }
             ("pg_encoding_to_char", 1, false) => {
                 let map = [(0, "SQL_ASCII"), (6, "UTF8")].into_iter().map(|(k, v)| (k, Value::Text(v.into()))).collect();
                 let arg = coerce(self.bind(exprs[0])?, Some(t(TypeId::Int4)))?;
@@ -1919,6 +1983,9 @@ impl Binder<'_> {
         }
         let (list, distinct, clauses) = match args {
             FunctionArguments::None => (Vec::new(), false, Vec::new()),
+            FunctionArguments::Subquery(_) if name == "array" => {
+                return Err(PgError::feature("ARRAY(subquery) is not supported by heapstore yet (no array values)"))
+            }
             FunctionArguments::Subquery(_) => return Err(PgError::feature("a subquery as a function argument is not supported")),
             FunctionArguments::List(l) => {
                 let distinct = match l.duplicate_treatment {

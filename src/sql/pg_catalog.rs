@@ -534,6 +534,11 @@ pub fn catalog_oids() -> impl Iterator<Item = u32> {
     DEFS.iter().map(|d| d.oid)
 }
 
+/// The relkind of the catalog relation with OID `oid` ('r' or 'v'), if it is one.
+pub fn catalog_kind(oid: u32) -> Option<char> {
+    DEFS.iter().find(|d| d.oid == oid).map(|d| d.kind)
+}
+
 /// (OID, name) of the catalog relations in `pg_catalog`.
 pub fn catalog_relations() -> Vec<(u32, String)> {
     DEFS.iter().filter(|d| d.schema == PG_CATALOG).map(|d| (d.oid, d.name.to_string())).collect()
@@ -713,7 +718,8 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             Value::Bool(false),
             Value::Bool(false),
             Value::Bool(true),
-            ch(if kind == 'r' { 'd' } else { 'n' }),
+            // User tables: DEFAULT; the system catalogs and everything else: NOTHING.
+            ch(if kind == 'r' && ns == PUBLIC { 'd' } else { 'n' }),
             Value::Bool(false),
             Value::Oid(0),
             Value::Null,
