@@ -81,6 +81,31 @@ fn timestamptz_oid_name_char_and_reg_types() {
     assert_eq!(rows(&mut s, "SELECT * FROM t2"), rows(&mut s, "SELECT * FROM t"));
     assert_eq!(one(&mut s, "SELECT count(*) FROM t WHERE o = 16384 AND c = 'r' AND at > '2024-01-01'"), "1");
     assert_eq!(code(&mut s, "CREATE TABLE bad (r regclass)"), "0A000");
+    // Review cases: PostgreSQL's answers, or a refusal.
+    assert_eq!(
+        one(&mut s, "SELECT format_type(23, NULL), format_type(1043, 4), format_type(0, NULL), format_type(1186, NULL)"),
+        "integer|character varying|-|interval"
+    );
+    assert_eq!(one(&mut s, "SELECT 1042::regtype, 'bpchar'::regtype, to_regtype('\"INTEGER\"') IS NULL"), "character|character|t");
+    assert_eq!(code(&mut s, "SELECT (-1)::int8::oid"), "22003");
+    assert_eq!(one(&mut s, "SELECT (-1)::int4::oid"), "4294967295");
+    assert_eq!(code(&mut s, "SELECT '5'::\"char\"::int"), "0A000");
+    assert_eq!(code(&mut s, "INSERT INTO t (id, c) VALUES (9, 65)"), "42804");
+    assert_eq!(one(&mut s, "SELECT to_regclass('T')::text, to_regclass('\"T\"') IS NULL, 'PG_CLASS'::regclass"), "t|t|pg_class");
+    assert_eq!(
+        one(&mut s, "SELECT pg_get_userbyid(12345), pg_encoding_to_char(8), pg_encoding_to_char(99)"),
+        "unknown (OID=12345)|LATIN1|"
+    );
+    assert_eq!(one(&mut s, "SELECT current_setting('no.such', true) IS NULL"), "t");
+    assert_eq!(code(&mut s, "SELECT to_char(now(), 'HH24 TZ')"), "0A000");
+    // An untyped literal compared with a column takes its type, not its length or scale.
+    s.execute("CREATE TABLE m (v varchar(2), n numeric(5,2), c char(2))").unwrap();
+    s.execute("INSERT INTO m VALUES ('ab', 1.23, 'ab')").unwrap();
+    assert_eq!(one(&mut s, "SELECT count(*) FROM m WHERE v = 'ab '"), "0");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM m WHERE n = '1.234'"), "0");
+    assert_eq!(one(&mut s, "SELECT count(*) FROM m WHERE v IN ('ab  ')"), "0");
+    assert_eq!(one(&mut s, "SELECT v = 'abc', c = 'abc' FROM m"), "f|f");
+    assert_eq!(code(&mut s, "SELECT 1 = ANY (ARRAY['1'])"), "42883");
 }
 
 #[test]
@@ -205,6 +230,23 @@ fn regex_any_array_collate_quote_literal_and_copy_query() {
     );
     assert_eq!(one(&mut s, "SELECT '٣' ~ '\\d', '3' ~ '^\\d$'"), "f|t");
     assert_eq!(code(&mut s, "SELECT 'aa' ~ '(a)\\1'"), "0A000", "back-references are refused, not misread");
+    for (pattern, what) in [
+        ("a\\b", "\\b is a backspace in PostgreSQL"),
+        ("[a&&b]", "class intersection"),
+        ("[[.space.]]", "collating element"),
+        ("[\\d]", "class escape in brackets"),
+        ("a{256}", "bound over 255"),
+        ("a**", "double quantifier"),
+        ("(?m)a", "embedded option"),
+    ] {
+        assert_eq!(code(&mut s, &format!("SELECT 'a' ~ '{pattern}'")), "0A000", "{what}");
+    }
+    assert_eq!(code(&mut s, "SELECT 'É' ~* 'é'"), "0A000");
+    assert_eq!(code(&mut s, "SELECT 'ſ' ~* 's'"), "0A000", "non-ASCII text under ~* is refused when matched");
+    assert_eq!(
+        one(&mut s, "SELECT 'abc' ~ '^a[b-c]+$', 'x.y' ~ 'x\\.y', 'aaa' ~ '^a{2,3}$', 'ab' ~ '(?:a)b', 'Hi' ~* '^h[[:alpha:]]'"),
+        "t|t|t|t|t"
+    );
     assert_eq!(one(&mut s, "SELECT 'r' = ANY (ARRAY['r', 'p']), 'x' = ANY (ARRAY['r', 'p']), 3 > ALL (ARRAY[1, 2])"), "t|f|t");
     assert_eq!(one(&mut s, "SELECT NULL::int = ANY (ARRAY[1]) IS NULL, 1 = ANY (ARRAY[NULL::int, 1])"), "t|t");
     assert_eq!(one(&mut s, "SELECT 'b' COLLATE \"C\" > 'a', 'b' COLLATE pg_catalog.default > 'a'"), "t|t");

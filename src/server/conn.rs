@@ -845,6 +845,12 @@ impl<S: Read + Write> Conn<'_, S> {
     /// portal of the extended protocol (the same namespace, as in PostgreSQL), without
     /// returning its rows. Backward moves are refused as FETCH refuses them (no SCROLL).
     fn sql_move(&mut self, sql: &str) -> Result<QueryResult> {
+        if self.session.txn.as_ref().is_some_and(|t| t.failed) {
+            return Err(PgError::new(
+                sqlstate::IN_FAILED_SQL_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            ));
+        }
         let body = sql.trim().trim_end_matches(';');
         let words: Vec<&str> = body.split_whitespace().skip(1).collect();
         let Some((name, dirs)) = words.split_last() else { return Err(PgError::syntax("syntax error at end of input")) };
@@ -861,10 +867,15 @@ impl<S: Read + Write> Conn<'_, S> {
         let n: u64 = match dirs.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
             [] | ["next"] | ["forward"] => 1,
             ["all"] | ["forward", "all"] => u64::MAX,
-            ["forward", w] => parse_n(w)?,
-            [w] => parse_n(w)?,
-            _ => return Err(backward()),
+            ["backward" | "prior", ..] => return Err(backward()),
+            ["forward", w] if w.bytes().all(|b| b.is_ascii_digit() || b == b'-') => parse_n(w)?,
+            [w] if w.bytes().all(|b| b.is_ascii_digit() || b == b'-') => parse_n(w)?,
+            _ => return Err(PgError::feature(format!("this form of MOVE is not supported by heapstore: {body}"))),
         };
+        if n == 0 {
+            // MOVE 0 re-positions on the current row: not supported (no backward movement).
+            return Err(PgError::feature("MOVE 0 is not supported by heapstore"));
+        }
         let name = if name.starts_with('"') { name.trim_matches('"').to_string() } else { name.to_ascii_lowercase() };
         let moved = if let Some((r, pos)) = self.cursors.get_mut(&name) {
             let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
@@ -1113,8 +1124,13 @@ impl<S: Read + Write> Conn<'_, S> {
             // EXECUTE ran in an implicit transaction that ends with the Query, as any
             // statement of a simple Query does.
             let r = r.and_then(|r| crate::sql::end_implicit(&mut self.session).map(|()| r));
-            if r.is_err() && !self.session.in_transaction_block() {
-                self.session.rollback();
+            if r.is_err() {
+                // As any statement's error: the block fails, an implicit transaction ends.
+                if self.session.in_transaction_block() {
+                    self.session.mark_failed();
+                } else {
+                    self.session.rollback();
+                }
             }
             r.map(|r| vec![r])
         });

@@ -237,6 +237,10 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
     match first.as_str() {
         // RESET ALL: every session parameter back to its connection-start value, and the
         // engine's session settings (transaction characteristics, work_mem, ...) to default.
+        "reset" | "unlisten" if s.txn.as_ref().is_some_and(|t| t.failed) => Some(Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        ))),
         "reset" if toks.len() == 2 && word(&toks[1]).as_deref() == Some("all") => {
             if let Err(e) = s.reset_session_settings() {
                 return Some(Err(e));

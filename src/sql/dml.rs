@@ -357,6 +357,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
             }
             let c = cols[k];
             let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
+            check_assignment(&b, &table.columns[c])?;
             vals[c] = b.eval(&[], params)?;
         }
         rows.push(vals);
@@ -391,6 +392,9 @@ fn assignable(from: &SqlType, to: &SqlType) -> bool {
     use crate::types::TypeId::*;
     let num = |t: crate::types::TypeId| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric);
     let text = |t: crate::types::TypeId| matches!(t, Text | Varchar | Bpchar | Name | Char);
+    if to.id == Char && !text(from.id) {
+        return false; // "char" from a number is a byte value in PostgreSQL: explicit only
+    }
     from.id == to.id
         || (num(from.id) && num(to.id))
         || text(to.id)
@@ -508,6 +512,19 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 /// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
 /// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
 /// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them.
+/// PostgreSQL's assignment rule for a value given to a column: 42804 where no assignment cast
+/// exists (a number into "char", ...).
+fn check_assignment(e: &Scalar, col: &crate::catalog::Column) -> Result<()> {
+    match expr::type_of(e) {
+        Some(from) if !assignable(&from, &col.ty) => Err(PgError::new(
+            sqlstate::DATATYPE_MISMATCH,
+            format!("column \"{}\" is of type {} but expression is of type {}", col.name, col.ty.name(), from.name()),
+        )
+        .with_hint("You will need to rewrite or cast the expression.")),
+        _ => Ok(()),
+    }
+}
+
 fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
         let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
@@ -551,6 +568,7 @@ pub fn update(
             return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
         }
         let e = bind_untyped(&a.value, &table, table.columns[c].ty, s.txn().start_us)?;
+        check_assignment(&e, &table.columns[c])?;
         e.columns_used(&mut needed);
         sets.push((c, e));
     }

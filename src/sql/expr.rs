@@ -377,11 +377,27 @@ fn typed_const(v: Value, ty: SqlType) -> Scalar {
 }
 
 /// Binds a pair of operands: an untyped one takes the other's type.
+/// An untyped literal or parameter takes the other operand's type without its modifier, as in
+/// PostgreSQL (`v = 'ab '` with `v varchar(2)` compares with 'ab ', not a cut 'ab').
 pub fn bind_pair(a: Scalar, b: Scalar) -> Result<(Scalar, Scalar)> {
-    let (ta, tb) = (type_of(&a), type_of(&b));
+    let (ta, tb) = (base_type(type_of(&a)), base_type(type_of(&b)));
     let b = if tb.is_none() { coerce(b, ta)? } else { b };
     let a = if ta.is_none() { coerce(a, tb)? } else { a };
     Ok((a, b))
+}
+
+/// A type without its modifier.
+pub fn base_type(t: Option<SqlType>) -> Option<SqlType> {
+    t.map(|t| if t.id == TypeId::NullArray { t } else { SqlType::new(t.id) })
+}
+
+/// The comparison `a op b` of two bound operands: an untyped one takes the other's type,
+/// the types must be comparable, and char(n) compares without its padding.
+pub fn compare_scalars(o: CmpOp, a: Scalar, b: Scalar) -> Result<Scalar> {
+    let (a, b) = bind_pair(a, b)?;
+    check_comparable(&a, &b, o.symbol())?;
+    let (a, b) = if is_bpchar(&a) || is_bpchar(&b) { (unpad(a), unpad(b)) } else { (a, b) };
+    Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
 }
 
 /// Binds `e` against `table`'s columns (no subqueries, no aggregates).
@@ -420,6 +436,12 @@ impl Binder<'_> {
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
             Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
+                if let Some(from) = type_of(&self.bind(expr)?) {
+                    // "char" to and from integers works on the byte value in PostgreSQL.
+                    if (from.id == TypeId::Char && is_int(ty.id)) || (is_int(from.id) && ty.id == TypeId::Char) {
+                        return Err(PgError::feature("casts between \"char\" and integers (byte values) are not supported by heapstore"));
+                    }
+                }
                 if ty.id == TypeId::Regclass {
                     let x = self.bind(expr)?;
                     return self.regclass_cast(x);
@@ -463,7 +485,7 @@ impl Binder<'_> {
             }
             Expr::InList { expr, list, negated } => {
                 let x = self.bind(expr)?;
-                let tx = type_of(&x);
+                let tx = base_type(type_of(&x));
                 let mut items = Vec::with_capacity(list.len());
                 for l in list {
                     let b = coerce(self.bind(l)?, tx)?;
@@ -579,10 +601,14 @@ impl Binder<'_> {
 }
 
 /// `~` and friends (POSIX regular expressions): the pattern must be a constant; it is
-/// compiled once with the `regex` crate. PostgreSQL's ARE flavour differs from it in places:
-/// `.` matches a newline in both (made so), `\d`, `\w` and `\s` are ASCII classes as in the C
-/// collation; a pattern the crate cannot compile (back-references, look-around, ARE-only
-/// escapes) is refused with 0A000 rather than guessed.
+/// translated to the `regex` crate's syntax once, accepting only what both read the same way
+/// (PostgreSQL's ARE under the C collation): literals and escaped punctuation, `.` (which
+/// matches a newline in both, made so), `^ $ | ( ) (?: )`, the quantifiers `* + ? {m,n}` (up to
+/// 255) and their non-greedy forms, bracket expressions with ranges and `[:class:]`, `\d \w \s`
+/// and their negations outside brackets (ASCII, as in C), `\n \t \r \f \v`. Anything else
+/// (back-references, look-around, `\b`, `\x`, `\m`, `[[.x.]]`, embedded options, ...) is refused
+/// with 0A000 rather than read differently. `~*` folds ASCII letters only, as PostgreSQL under C:
+/// a non-ASCII pattern is refused, and non-ASCII text is refused when matched.
 fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Result<Scalar> {
     let a = coerce(a, Some(SqlType::new(TypeId::Text)))?;
     if let Some(t) = type_of(&a) {
@@ -595,41 +621,129 @@ fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Result<Scalar> 
         Scalar::Const(Value::Null) => return Ok(Scalar::Const(Value::Null)),
         _ => return Err(PgError::feature("a regular expression that is not a constant is not supported by heapstore yet")),
     };
-    let mut translated = String::from(if ci { "(?si)" } else { "(?s)" });
-    let mut in_class = false;
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let n = chars.next().ok_or_else(|| PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence"))?;
-                if !in_class && matches!(n, 'd' | 'D' | 'w' | 'W' | 's' | 'S') {
-                    translated.push_str(&format!("(?-u:\\{n})"));
-                } else {
-                    translated.push('\\');
-                    translated.push(n);
-                }
-            }
-            '[' if !in_class => {
-                in_class = true;
-                translated.push(c);
-                if chars.peek() == Some(&'^') {
-                    translated.push(chars.next().expect("peeked"));
-                }
-                if chars.peek() == Some(&']') {
-                    translated.push('\\');
-                    translated.push(chars.next().expect("peeked"));
-                }
-            }
-            ']' if in_class => {
-                in_class = false;
-                translated.push(c);
-            }
-            _ => translated.push(c),
-        }
-    }
+    let translated = translate_regex(&pattern, ci)?;
     let re = regex::Regex::new(&translated)
         .map_err(|e| PgError::feature(format!("regular expression \"{pattern}\" is not supported by heapstore: {e}")))?;
     Ok(Scalar::Regex(Box::new(a), Arc::new(re), negated))
+}
+
+/// The `regex` crate's form of a PostgreSQL regular expression (see [`regex_match`]).
+fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
+    let refuse = |what: &str| PgError::feature(format!("regular expression \"{pattern}\": {what} is not supported by heapstore"));
+    if ci && !pattern.is_ascii() {
+        return Err(refuse("a case-insensitive match of non-ASCII characters"));
+    }
+    let mut out = String::from(if ci { "(?si)" } else { "(?s)" });
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut i = 0;
+    let mut in_class = false;
+    // The last thing emitted outside brackets was a quantifier (and whether a non-greedy one).
+    let mut after_quant = false;
+    let mut after_lazy = false;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        i += 1;
+        if in_class {
+            match c {
+                ']' => {
+                    in_class = false;
+                    out.push(']');
+                }
+                '[' if next == Some(':') => {
+                    let rest: String = chars[i + 1..].iter().collect();
+                    let Some(end) = rest.find(":]") else { return Err(refuse("this bracket expression")) };
+                    let name = &rest[..end];
+                    const CLASSES: &[&str] =
+                        &["alpha", "digit", "alnum", "upper", "lower", "space", "punct", "xdigit", "cntrl", "print", "graph", "blank"];
+                    if !CLASSES.contains(&name) {
+                        return Err(refuse(&format!("the class [:{name}:]")));
+                    }
+                    out.push_str(&format!("[:{name}:]"));
+                    i += 1 + end + 2;
+                }
+                '[' if matches!(next, Some('.' | '=')) => return Err(refuse("a collating element or equivalence class")),
+                '[' => out.push_str("\\["),
+                '\\' => match next {
+                    Some(n) if n.is_ascii_punctuation() => {
+                        out.push('\\');
+                        out.push(n);
+                        i += 1;
+                    }
+                    _ => return Err(refuse("an escape inside brackets")),
+                },
+                '&' | '~' if next == Some(c) => return Err(refuse("this bracket expression")),
+                '-' if next == Some('-') => return Err(refuse("this bracket expression")),
+                _ => out.push(c),
+            }
+            continue;
+        }
+        let quant = matches!(c, '*' | '+' | '?' | '{');
+        if quant && after_quant && (c != '?' || after_lazy) {
+            return Err(refuse("a quantifier after a quantifier"));
+        }
+        let lazy = c == '?' && after_quant;
+        match c {
+            '\\' => {
+                let Some(n) = next else { return Err(PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence")) };
+                i += 1;
+                match n {
+                    'd' | 'D' | 'w' | 'W' | 's' | 'S' => out.push_str(&format!("(?-u:\\{n})")),
+                    'n' | 't' | 'r' | 'f' | 'v' => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                    n if n.is_ascii_punctuation() && n != '<' && n != '>' => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                    n => return Err(refuse(&format!("the escape \\{n}"))),
+                }
+            }
+            '[' => {
+                in_class = true;
+                out.push('[');
+                if chars.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i) == Some(&']') {
+                    out.push_str("\\]");
+                    i += 1;
+                }
+            }
+            '(' if next == Some('?') => {
+                if chars.get(i + 1) == Some(&':') {
+                    out.push_str("(?:");
+                    i += 2;
+                } else {
+                    return Err(refuse("embedded options or look-around"));
+                }
+            }
+            '{' => {
+                let rest: String = chars[i..].iter().collect();
+                let Some(end) = rest.find('}') else { return Err(refuse("a '{' that is not a bound")) };
+                let bound = &rest[..end];
+                let ok = !bound.is_empty()
+                    && bound.split(',').count() <= 2
+                    && bound.split(',').enumerate().all(|(k, p)| (k == 1 && p.is_empty()) || p.parse::<u32>().is_ok_and(|v| v <= 255));
+                if !ok {
+                    return Err(refuse(&format!("the bound {{{bound}}}")));
+                }
+                out.push('{');
+                out.push_str(bound);
+                out.push('}');
+                i += end + 1;
+            }
+            _ => out.push(c),
+        }
+        after_quant = quant || lazy;
+        after_lazy = lazy;
+    }
+    if in_class {
+        return Err(PgError::new("2201B", "invalid regular expression: brackets [] not balanced"));
+    }
+    Ok(out)
 }
 
 fn is_bpchar(e: &Scalar) -> bool {
@@ -783,9 +897,11 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         (Value::Oid(o), Int8) => Value::Int8(i64::from(*o)),
         (_, Oid) => {
             let i = as_i64(&v).unwrap_or(0);
+            // int2/int4 wrap (int4's oid cast is binary); int8 must be in oid's range.
+            let wraps = !matches!(v, Value::Int8(_));
             match u32::try_from(i) {
                 Ok(o) => Value::Oid(o),
-                Err(_) if i >= i64::from(i32::MIN) && i < 0 => Value::Oid(i as i32 as u32),
+                Err(_) if wraps && i >= i64::from(i32::MIN) && i < 0 => Value::Oid(i as i32 as u32),
                 Err(_) => return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "OID out of range")),
             }
         }
@@ -936,6 +1052,20 @@ pub struct LookupTable {
     pub name: String,
     pub map: std::collections::HashMap<i64, Value>,
     pub by_text: std::collections::HashMap<String, Value>,
+    /// Text keys are identifiers: folded as PostgreSQL reads names before the lookup.
+    pub fold_names: bool,
+    /// What an absent integer key gives (`{}` is the key), else NULL.
+    pub missing: Option<&'static str>,
+}
+
+impl LookupTable {
+    fn lookup(&self, k: i64) -> Value {
+        match (self.map.get(&k), self.missing) {
+            (Some(v), _) => v.clone(),
+            (None, Some(m)) => Value::Text(m.replace("{}", &k.to_string())),
+            (None, None) => Value::Null,
+        }
+    }
 }
 
 /// A date as a timestamp for comparison (infinities stay infinite; no overflow).
@@ -968,6 +1098,12 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t) | Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
         (Value::Oid(x) | Value::Regtype(x) | Value::Regclass(x, _), Value::Oid(y) | Value::Regtype(y) | Value::Regclass(y, _)) => x.cmp(y),
+        (Value::Oid(_) | Value::Regtype(_) | Value::Regclass(..), Value::Int8(i))
+        | (Value::Int8(i), Value::Oid(_) | Value::Regtype(_) | Value::Regclass(..))
+            if u32::try_from(*i).is_err() =>
+        {
+            return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "OID out of range"));
+        }
         (Value::Regtype(x) | Value::Regclass(x, _), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
         (x, Value::Regtype(y) | Value::Regclass(y, _)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
         // An integer compared with an oid is cast to oid first (negative int4 values wrap).
@@ -1149,12 +1285,17 @@ impl Scalar {
             Scalar::Lookup(a, table, _) => {
                 let k = a.eval_cx(row, cx)?;
                 match k {
-                    Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) => {
-                        table.map.get(&i64::from(o)).cloned().unwrap_or(Value::Null)
+                    Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) => table.lookup(i64::from(o)),
+                    Value::Text(t) => {
+                        let key = if table.fold_names {
+                            super::pg_catalog::split_identifiers(&t).map(|p| p.join(".")).unwrap_or_default()
+                        } else {
+                            t
+                        };
+                        table.by_text.get(&key).cloned().unwrap_or(Value::Null)
                     }
-                    Value::Text(t) => table.by_text.get(&t).cloned().unwrap_or(Value::Null),
                     k => match as_i64(&k) {
-                        Some(i) => table.map.get(&(oid_of_int(i) as i64)).cloned().unwrap_or(Value::Null),
+                        Some(i) => table.lookup(oid_of_int(i) as i64),
                         None => Value::Null,
                     },
                 }
@@ -1164,6 +1305,11 @@ impl Scalar {
                 v => {
                     let text = cast_value(v, &SqlType::new(TypeId::Text))?;
                     let Value::Text(t) = text else { return Ok(Value::Null) };
+                    if re.as_str().starts_with("(?si)") && !t.is_ascii() {
+                        return Err(PgError::feature(
+                            "a case-insensitive regular expression match of non-ASCII text is not supported by heapstore",
+                        ));
+                    }
                     Value::Bool(re.is_match(&t) != *negated)
                 }
             },

@@ -379,7 +379,18 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 None => return Err(PgError::new("42725", "function to_char(unknown, unknown) is not unique")),
                 Some(_) => return Err(PgError::feature("to_char of numbers is not supported by heapstore yet")),
             };
-            (Func::ToChar, vec![x, arg_as(name, &all, fmt, text())?], text())
+            let fmt = arg_as(name, &all, fmt, text())?;
+            match &fmt {
+                Scalar::Const(Value::Text(f)) => {
+                    let u = f.to_ascii_uppercase();
+                    if u.contains("TZ") || u.contains("OF") {
+                        return Err(PgError::feature("to_char's time zone patterns (TZ, TZH, TZM, OF) are not supported by heapstore"));
+                    }
+                }
+                Scalar::Const(Value::Null) => {}
+                _ => return Err(PgError::feature("to_char with a format that is not a constant is not supported by heapstore")),
+            }
+            (Func::ToChar, vec![x, fmt], text())
         }
         "cbrt" | "degrees" | "radians" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "cot" | "log10" => {
             arity(name, &args, 1, 1)?;
@@ -644,11 +655,15 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         return Ok(Value::Null);
     }
     if f == Func::FormatType {
-        return Ok(match args[0] {
-            Value::Null => Value::Null,
-            Value::Oid(o) => Value::Text(format_type(o, if args[1] == Value::Null { None } else { Some(int_arg(&args[1]) as i32) })),
-            _ => Value::Null,
-        });
+        let oid = match &args[0] {
+            Value::Null => return Ok(Value::Null),
+            Value::Oid(o) | Value::Regtype(o) => *o,
+            v => match expr::as_i64(v).and_then(|i| u32::try_from(i).ok()) {
+                Some(o) => o,
+                None => return Ok(Value::Null),
+            },
+        };
+        return Ok(Value::Text(format_type(oid, if args[1] == Value::Null { None } else { Some(int_arg(&args[1]) as i32) })));
     }
     if let Some(Value::Numeric(n)) = args.first() {
         if let Some(v) = numeric_call_eval(f, n, args)? {
@@ -1002,14 +1017,17 @@ fn size_pretty(size: i64) -> String {
 /// `format_type(oid, typmod)`: the type's SQL name with its modifier (PostgreSQL's encoding:
 /// varchar/char length + 4), `???` for an OID that names no type, as PostgreSQL prints it.
 fn format_type(oid: u32, typmod: Option<i32>) -> String {
-    if let Some((_, name)) = crate::types::NULL_ARRAYS.iter().find(|(o, _)| *o == oid) {
+    if oid == 0 {
+        return "-".to_string();
+    }
+    if let Some(name) = crate::types::other_type_name(oid) {
         return name.to_string();
     }
     let Some(id) = crate::types::BUILTIN.iter().copied().find(|&id| SqlType::new(id).pg_oid() == oid) else {
         return "???".to_string();
     };
     let n = match (id, typmod) {
-        (TypeId::Varchar | TypeId::Bpchar, Some(m)) if m >= 4 => m - 4,
+        (TypeId::Varchar | TypeId::Bpchar, Some(m)) if m > 4 => m - 4,
         (_, Some(m)) if m >= 0 && !matches!(id, TypeId::Varchar | TypeId::Bpchar) => m,
         _ => -1,
     };
@@ -1660,10 +1678,20 @@ impl Binder<'_> {
                 if let Expr::Array(arr) = r {
                     // x op ANY (ARRAY[a, b]) is (x op a) OR (x op b), with the same NULL rules;
                     // ALL is the AND. An empty array: false for ANY, true for ALL.
+                    // The array's elements take one common type (untyped ones: text), as
+                    // PostgreSQL resolves ARRAY[...]; then each is compared with x.
                     let any = matches!(e, Expr::AnyOp { .. });
+                    if arr.elem.is_empty() {
+                        return Err(PgError::new("42P18", "cannot determine type of empty array")
+                            .with_hint("Explicitly cast to the desired type, for example ARRAY[]::integer[]."));
+                    }
+                    let elems = arr.elem.iter().map(|el| self.bind(el)).collect::<Result<Vec<_>>>()?;
+                    let ty = common_type(&elems.iter().map(type_of).collect::<Vec<_>>(), "ARRAY")?.or(Some(text()));
+                    let elems = elems.into_iter().map(|el| to_type(el, ty)).collect::<Result<Vec<_>>>()?;
+                    let x = self.bind(left)?;
                     let mut acc: Option<Scalar> = None;
-                    for el in &arr.elem {
-                        let cmp = self.bind(&Expr::BinaryOp { left: left.clone(), op: compare_op.clone(), right: Box::new(el.clone()) })?;
+                    for el in elems {
+                        let cmp = expr::compare_scalars(op, x.clone(), el)?;
                         acc = Some(match acc {
                             None => cmp,
                             Some(prev) if any => Scalar::Or(Box::new(prev), Box::new(cmp)),
@@ -1764,7 +1792,9 @@ impl Binder<'_> {
                 u.set(true);
             }
             let arg = coerce(arg, Some(t(TypeId::Oid)))?;
-            let table = expr::LookupTable { name: name.to_string(), map, by_text: HashMap::new() };
+            // pg_get_userbyid names an unknown role so, as PostgreSQL does.
+            let missing = (name == "pg_get_userbyid").then_some("unknown (OID={})");
+            let table = expr::LookupTable { name: name.to_string(), map, missing, ..Default::default() };
             Ok(Some(Scalar::Lookup(Box::new(arg), std::sync::Arc::new(table), t(ty))))
         };
         let relations = || -> Vec<(u32, String)> {
@@ -1785,17 +1815,43 @@ impl Binder<'_> {
                 let (Scalar::Unknown(setting) | Scalar::Const(Value::Text(setting))) = self.bind(exprs[0])? else {
                     return Err(PgError::feature("current_setting() of a name that is not a constant is not supported by heapstore"));
                 };
+                // A session's settings can change between executions: never a cached plan.
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let missing_ok = match exprs.get(1) {
+                    None => false,
+                    Some(e) => match self.bind(e)? {
+                        Scalar::Const(Value::Bool(b)) => b,
+                        Scalar::Unknown(b) => matches!(b.to_ascii_lowercase().as_str(), "t" | "true" | "on" | "yes" | "1"),
+                        _ => {
+                            return Err(PgError::feature(
+                                "current_setting(name, missing_ok) with a missing_ok that is not a constant is not supported",
+                            ))
+                        }
+                    },
+                };
                 let lower = setting.to_ascii_lowercase();
                 let client = s.client_settings().into_iter().find(|(k, _)| k.to_ascii_lowercase() == lower).map(|(_, v)| v);
                 let v = match client {
-                    Some(v) => v,
+                    Some(v) => Some(v),
                     None => match lower.as_str() {
-                        "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
-                        "temp_file_limit" => s.temp_file_limit_kb().to_string(),
-                        _ => s.shared().settings.get(&setting).map(str::to_string)?,
+                        "work_mem" => Some(crate::sql::memory_text(s.work_mem_bytes() / 1024)),
+                        "temp_file_limit" => {
+                            let kb = s.temp_file_limit_kb();
+                            Some(if kb < 0 { "-1".to_string() } else { crate::sql::memory_text(kb as u64) })
+                        }
+                        _ => match s.shared().settings.get(&setting) {
+                            Ok(v) => Some(v.to_string()),
+                            Err(_) if missing_ok => None,
+                            Err(e) => return Err(e),
+                        },
                     },
                 };
-                txt(&v)
+                match v {
+                    Some(v) => txt(&v),
+                    None => typed_null(TypeId::Text),
+                }
             }
             ("pg_get_userbyid", 1, false) => {
                 let roles = crate::auth::load_roles(&s.shared().dir).unwrap_or_default();
@@ -1869,9 +1925,54 @@ impl Binder<'_> {
                 return lookup(name, x, map, TypeId::Int8);
             }
             ("pg_encoding_to_char", 1, false) => {
-                let map = [(0, "SQL_ASCII"), (6, "UTF8")].into_iter().map(|(k, v)| (k, Value::Text(v.into()))).collect();
+                // PostgreSQL's encoding numbers; an unknown one is ''.
+                const ENCODINGS: &[&str] = &[
+                    "SQL_ASCII",
+                    "EUC_JP",
+                    "EUC_CN",
+                    "EUC_KR",
+                    "EUC_TW",
+                    "EUC_JIS_2004",
+                    "UTF8",
+                    "MULE_INTERNAL",
+                    "LATIN1",
+                    "LATIN2",
+                    "LATIN3",
+                    "LATIN4",
+                    "LATIN5",
+                    "LATIN6",
+                    "LATIN7",
+                    "LATIN8",
+                    "LATIN9",
+                    "LATIN10",
+                    "WIN1256",
+                    "WIN1258",
+                    "WIN866",
+                    "WIN874",
+                    "KOI8R",
+                    "WIN1251",
+                    "WIN1252",
+                    "ISO_8859_5",
+                    "ISO_8859_6",
+                    "ISO_8859_7",
+                    "ISO_8859_8",
+                    "WIN1250",
+                    "WIN1253",
+                    "WIN1254",
+                    "WIN1255",
+                    "WIN1257",
+                    "KOI8U",
+                    "SJIS",
+                    "BIG5",
+                    "GBK",
+                    "UHC",
+                    "GB18030",
+                    "JOHAB",
+                    "SHIFT_JIS_2004",
+                ];
+                let map = ENCODINGS.iter().enumerate().map(|(k, v)| (k as i64, Value::Text(v.to_string()))).collect();
                 let arg = coerce(self.bind(exprs[0])?, Some(t(TypeId::Int4)))?;
-                let table = expr::LookupTable { name: "pg_encoding_to_char".into(), map, by_text: HashMap::new() };
+                let table = expr::LookupTable { name: "pg_encoding_to_char".into(), map, missing: Some(""), ..Default::default() };
                 Scalar::Lookup(Box::new(arg), std::sync::Arc::new(table), t(TypeId::Name))
             }
             ("format_type", 2, false) => {
@@ -1915,7 +2016,7 @@ impl Binder<'_> {
                 for (o, nm) in pc::catalog_relations() {
                     by_text.insert(format!("pg_catalog.{nm}"), Value::Regclass(o, nm));
                 }
-                let table = expr::LookupTable { name: "to_regclass".into(), map: HashMap::new(), by_text };
+                let table = expr::LookupTable { name: "to_regclass".into(), by_text, fold_names: true, ..Default::default() };
                 Scalar::Lookup(Box::new(a), std::sync::Arc::new(table), t(TypeId::Regclass))
             }
             _ => return Ok(None),
@@ -1958,7 +2059,7 @@ impl Binder<'_> {
         for (o, nm) in pc::catalog_relations() {
             map.insert(i64::from(o), Value::Regclass(o, nm));
         }
-        let table = expr::LookupTable { name: "regclass".into(), map, by_text: Default::default() };
+        let table = expr::LookupTable { name: "regclass".into(), map, ..Default::default() };
         // An OID naming no relation prints as its number.
         let known = Scalar::Lookup(Box::new(x.clone()), std::sync::Arc::new(table), ty);
         Ok(Scalar::Coalesce(vec![known, Scalar::Cast(Box::new(x), ty)], Some(ty)))

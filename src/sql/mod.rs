@@ -748,7 +748,7 @@ fn first_words(s: &str) -> String {
 }
 
 /// A kB amount as PostgreSQL shows memory settings: the largest unit that divides it.
-fn memory_text(kb: u64) -> String {
+pub(crate) fn memory_text(kb: u64) -> String {
     if kb > 0 && kb % (1024 * 1024) == 0 {
         format!("{}GB", kb / (1024 * 1024))
     } else if kb > 0 && kb % 1024 == 0 {

@@ -774,8 +774,17 @@ fn attribute(rel: u32, num: i16, name: &str, ty: SqlType, not_null: bool) -> Vec
         Value::Bool(false),
         Value::Bool(true),
         Value::Int4(0),
-        Value::Oid(if collatable { DEFAULT_COLLATION } else { 0 }),
+        Value::Oid(collation_of(ty.id, collatable)),
     ]
+}
+
+/// A type's collation: name uses "C" (950), other collatable types the default (100).
+fn collation_of(id: TypeId, collatable: bool) -> u32 {
+    match (id, collatable) {
+        (TypeId::Name, _) => 950,
+        (_, true) => DEFAULT_COLLATION,
+        _ => 0,
+    }
 }
 
 fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
@@ -863,7 +872,7 @@ fn pg_type() -> Vec<Vec<Value>> {
                 Value::Oid(0),
                 Value::Int4(-1),
                 Value::Int4(0),
-                Value::Oid(if collatable { DEFAULT_COLLATION } else { 0 }),
+                Value::Oid(collation_of(id, collatable)),
                 Value::Null,
                 Value::Null,
             ]
@@ -1134,7 +1143,7 @@ fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
             // Collation (NULL: the default one) and domain: none.
             row.extend([Value::Null, Value::Null, Value::Null]);
             row.extend([Value::Null, Value::Null, Value::Null]);
-            row.extend([name_v(db), name_v("pg_catalog"), name_v(&crate::sql::query::pg_type_name(&ty.name()))]);
+            row.extend([name_v(db), name_v("pg_catalog"), name_v(&crate::sql::query::pg_type_name(&SqlType::new(ty.id).name()))]);
             row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
             row.push(name_v(&(k + 1).to_string()));
             row.push(v("NO"));
@@ -1165,9 +1174,11 @@ pub fn type_oid_of_name(name: &str) -> Option<u32> {
 
 /// The relation `name` (optionally schema-qualified) as `to_regclass` reads it: its OID.
 pub fn relation_oid_of_name(s: &Session, name: &str) -> Option<u32> {
-    let (schema, rel) = match name.split_once('.') {
-        Some((a, b)) => (Some(a.trim_matches('"')), b.trim_matches('"')),
-        None => (None, name.trim_matches('"')),
+    let parts = split_identifiers(name)?;
+    let (schema, rel) = match parts.as_slice() {
+        [a, b] => (Some(a.as_str()), b.as_str()),
+        [b] => (None, b.as_str()),
+        _ => return None,
     };
     if let Some(d) = find(schema, rel) {
         return Some(d.oid);
@@ -1184,6 +1195,46 @@ pub fn relation_oid_of_name(s: &Session, name: &str) -> Option<u32> {
         }
     }
     None
+}
+
+/// A possibly qualified name as PostgreSQL reads it (`"My Table"` exactly, `My` as `my`); None
+/// if it is malformed.
+pub fn split_identifiers(name: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut chars = name.trim().chars().peekable();
+    loop {
+        if chars.peek() == Some(&'"') {
+            chars.next();
+            loop {
+                match chars.next()? {
+                    '"' if chars.peek() == Some(&'"') => {
+                        chars.next();
+                        cur.push('"');
+                    }
+                    '"' => break,
+                    c => cur.push(c),
+                }
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c == '.' {
+                    break;
+                }
+                cur.push(c.to_ascii_lowercase());
+                chars.next();
+            }
+        }
+        if cur.is_empty() {
+            return None;
+        }
+        parts.push(std::mem::take(&mut cur));
+        match chars.next() {
+            None => return Some(parts),
+            Some('.') => {}
+            Some(_) => return None,
+        }
+    }
 }
 
 /// The name of the relation with OID `oid` as `regclass` prints it, or None.

@@ -396,7 +396,14 @@ struct SelectItemB {
 }
 
 impl<'a> Planner<'a> {
+    /// A planner for session `s`; `now_us` is the transaction's start (outside a transaction,
+    /// when a statement is only described or its parameters typed, the current time stands in:
+    /// only its type matters there).
     pub fn new(s: &'a Session, now_us: Option<i64>) -> Planner<'a> {
+        let now_us = now_us.or_else(|| {
+            let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+            Some(unix - 946_684_800_000_000)
+        });
         Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false) }
     }
 

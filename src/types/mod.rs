@@ -478,7 +478,12 @@ pub fn regtype_oid(name: &str) -> Option<u32> {
         Some(i) => (&n[..i], n[i + 1..].trim_end_matches(')')),
         None => (n, ""),
     };
-    let base = if base.trim() == "\"char\"" { base.trim() } else { base.trim().trim_matches('"') };
+    let b = base.trim();
+    // A quoted name is exact: "INTEGER" is no type.
+    if b.starts_with('"') && b != "\"char\"" && b.chars().any(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let base = if b == "\"char\"" { b } else { b.trim_matches('"') };
     let args: Vec<i64> = args.split(',').filter(|a| !a.trim().is_empty()).map(|a| a.trim().parse().unwrap_or(-1)).collect();
     let ty = SqlType::from_name(base, &args).ok()?;
     BUILTIN.contains(&ty.id).then(|| ty.pg_oid())
@@ -488,13 +493,52 @@ pub fn regtype_oid(name: &str) -> Option<u32> {
 /// names no type.
 pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
     match BUILTIN.iter().map(|&id| SqlType::new(id)).find(|t| t.pg_oid() == oid) {
+        // format_type(oid, NULL): char without a length given is "character".
+        Some(t) if t.id == TypeId::Bpchar => out.extend_from_slice(b"character"),
         Some(t) => out.extend_from_slice(t.name().as_bytes()),
-        None => push_i64(out, oid.into()),
+        None => match other_type_name(oid) {
+            Some(n) => out.extend_from_slice(n.as_bytes()),
+            None => push_i64(out, oid.into()),
+        },
     }
 }
 
 /// The array types heapstore names (only as NULL-valued catalog columns): (OID, name).
 pub const NULL_ARRAYS: &[(u32, &str)] = &[(1034, "aclitem[]"), (1009, "text[]"), (1005, "smallint[]"), (1028, "oid[]"), (2277, "anyarray")];
+
+/// Names of PostgreSQL's built-in types heapstore does not have (and of the NULL-only array
+/// types), as `format_type` / `regtype` print them.
+pub fn other_type_name(oid: u32) -> Option<&'static str> {
+    const OTHERS: &[(u32, &str)] = &[
+        (22, "int2vector"),
+        (24, "regproc"),
+        (27, "tid"),
+        (28, "xid"),
+        (29, "cid"),
+        (30, "oidvector"),
+        (114, "json"),
+        (142, "xml"),
+        (600, "point"),
+        (650, "cidr"),
+        (705, "unknown"),
+        (790, "money"),
+        (829, "macaddr"),
+        (869, "inet"),
+        (1033, "aclitem"),
+        (1083, "time without time zone"),
+        (1186, "interval"),
+        (1266, "time with time zone"),
+        (1560, "bit"),
+        (1562, "bit varying"),
+        (2249, "record"),
+        (2275, "cstring"),
+        (2278, "void"),
+        (2283, "anyelement"),
+        (2950, "uuid"),
+        (3802, "jsonb"),
+    ];
+    OTHERS.iter().chain(NULL_ARRAYS).find(|(o, _)| *o == oid).map(|(_, n)| *n)
+}
 
 /// The name of a [`TypeId::NullArray`] type by its OID.
 pub fn null_array_name(oid: u32) -> &'static str {
