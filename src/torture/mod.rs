@@ -483,6 +483,7 @@ impl Torture {
             77..=89 => Ok(true),
             _ => {
                 let Some(t) = self.pick_table() else { return Ok(true) };
+                trace(|| format!("session {}: VACUUM {t}", sess.s.id()));
                 let r = sess.s.execute(&format!("VACUUM {t}"));
                 self.finish(db, sess, r.map(|_| ()), Vec::new(), false, "VACUUM")
             }
@@ -655,6 +656,7 @@ impl Torture {
         match roll {
             0..=29 => {
                 let (id, row) = (self.new_id(), workload::random_row(&mut self.rng));
+                trace(|| format!("session {}: INSERT {table} id {id}", sess.s.id()));
                 let r = sess.s.execute(&workload::insert(&table, id, &row)).and_then(|res| expect_tag(&res, "INSERT 0 1"));
                 self.finish(db, sess, r, vec![Change::Insert { table, id, row }], false, "INSERT")
             }
@@ -669,6 +671,7 @@ impl Torture {
                 let input = workload::copy_input(format, &rows, bad);
                 let mut reader: &[u8] = &input;
                 let sql = format!("COPY {table} FROM STDIN{}", format.options());
+                trace(|| format!("session {}: COPY {table} ids {}..={}", sess.s.id(), rows[0].0, rows[n - 1].0));
                 let r = sess
                     .s
                     .execute_with_io(&sql, &mut CopyIo { stdin: Some(&mut reader), stdout: None, rows: None })
@@ -690,6 +693,7 @@ impl Torture {
                 if locked.contains(&(table.clone(), id)) || gone {
                     return Ok(true);
                 }
+                trace(|| format!("session {}: {} {table} id {id}", sess.s.id(), if roll < 85 { "UPDATE" } else { "DELETE" }));
                 if roll < 85 {
                     let row = workload::random_row(&mut self.rng);
                     let r = sess.s.execute(&workload::update(&table, id, &row)).and_then(|res| expect_tag(&res, "UPDATE 1"));
