@@ -419,6 +419,9 @@ impl Torture {
             }
             _ => Ok(()),
         };
+        if let Err(e) = &r {
+            trace(|| format!("background {roll} failed: {e}"));
+        }
         match r {
             Ok(()) => Ok(!self.stopped(db)),
             Err(_) if self.stopped(db) => Ok(false),

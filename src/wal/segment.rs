@@ -98,8 +98,12 @@ impl Wal {
         self.faults.as_ref().is_some_and(|f| f.disk_full())
     }
 
+    /// Makes segment creations, renames and removals durable. A failure is a PANIC, as in
+    /// PostgreSQL (`data_sync_retry = off`): after a failed directory fsync the kernel may have
+    /// dropped the change, and a later fsync would not report it, so a recycled segment that
+    /// WAL is then written into could vanish at a power loss with acknowledged commits in it.
     fn fsync_dir(&self) -> Result<()> {
-        self.vfs.fsync_dir(&self.wal_dir).map_err(|e| PgError::io("fsync", Path::new(WAL_DIR), e))
+        self.vfs.fsync_dir(&self.wal_dir).map_err(|e| self.panic(PgError::io("fsync", Path::new(WAL_DIR), e)))
     }
 
     /// Segment numbers of the segment files present.
