@@ -53,26 +53,26 @@ pub(crate) fn parse_int8(s: &str) -> Result<i64> {
     parse_int(s, i64::MIN, "bigint")
 }
 
+/// Skips leading whitespace and an optional sign: (index of the first digit, negative).
+#[inline]
+fn sign_prefix(b: &[u8]) -> (usize, bool) {
+    let mut i = 0;
+    while i < b.len() && is_space(b[i]) {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'-') => (i + 1, true),
+        Some(b'+') => (i + 1, false),
+        _ => (i, false),
+    }
+}
+
 /// `oidin`: as `strtoul` in base 10 (optional whitespace and sign, digits, optional trailing
 /// whitespace), then within 0..=4294967295, or -2147483648..=-1 taken modulo 2^32 (so
 /// `-1` is 4294967295), as PostgreSQL accepts.
 pub(crate) fn parse_oid(s: &str) -> Result<u32> {
     let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() && is_space(b[i]) {
-        i += 1;
-    }
-    let neg = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (mut i, neg) = sign_prefix(b);
     if !b.get(i).is_some_and(u8::is_ascii_digit) {
         return Err(invalid_syntax("oid", s));
     }
@@ -113,21 +113,7 @@ pub(crate) fn parse_oid(s: &str) -> Result<u32> {
 #[inline]
 fn parse_int(s: &str, min: i64, ty: &str) -> Result<i64> {
     let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() && is_space(b[i]) {
-        i += 1;
-    }
-    let neg = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let (mut i, neg) = sign_prefix(b);
     if !b.get(i).is_some_and(u8::is_ascii_digit) {
         return Err(invalid_syntax(ty, s));
     }
