@@ -367,20 +367,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let (wal, fpw) = heap_rel(s, &table);
     let mut n = 0u64;
     for vals in &rows {
-        let stored = store_row(&table, vals)?;
-        let mut t = form_tuple(s, &table, &stored)?;
-        let shared = s.shared.clone();
-        let touched = s.touch_log();
-        let heap = HeapRel {
-            pool: &shared.pool,
-            pins: &s.pins,
-            rel: table.relfile,
-            wal: wal.then_some(&*shared.wal),
-            full_page_writes: fpw,
-            touched: touched.as_deref(),
-        };
-        let tid = heap.insert(&mut t, xid, cid)?;
-        index::insert_entries(s, &table, &stored, tid)?;
+        insert_row(s, &table, vals, (wal, fpw), xid, cid)?;
         n += 1;
     }
     Ok(super::tag(&format!("INSERT 0 {n}")))
@@ -439,20 +426,7 @@ pub(crate) fn insert_select(
         for (k, v) in r.iter().enumerate() {
             vals[cols[k]] = v.clone();
         }
-        let stored = store_row(table, &vals)?;
-        let mut t = form_tuple(s, table, &stored)?;
-        let shared = s.shared.clone();
-        let touched = s.touch_log();
-        let heap = HeapRel {
-            pool: &shared.pool,
-            pins: &s.pins,
-            rel: table.relfile,
-            wal: wal.then_some(&*shared.wal),
-            full_page_writes: fpw,
-            touched: touched.as_deref(),
-        };
-        let tid = heap.insert(&mut t, xid, cid)?;
-        index::insert_entries(s, table, &stored, tid)?;
+        insert_row(s, table, &vals, (wal, fpw), xid, cid)?;
     }
     Ok(super::tag(&format!("INSERT 0 {}", rows.len())))
 }
@@ -512,6 +486,33 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 /// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
 /// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
 /// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them.
+/// Stores one row of column values: the heap tuple (WAL-logged when `wal.0`, noted in the
+/// savepoint touch log), then its index entries with their unique checks.
+fn insert_row(
+    s: &mut Session,
+    table: &Table,
+    vals: &[Value],
+    wal: (bool, bool),
+    xid: crate::txn::Xid,
+    cid: crate::txn::CommandId,
+) -> Result<()> {
+    let (logged, fpw) = wal;
+    let stored = store_row(table, vals)?;
+    let mut t = form_tuple(s, table, &stored)?;
+    let shared = s.shared.clone();
+    let touched = s.touch_log();
+    let heap = HeapRel {
+        pool: &shared.pool,
+        pins: &s.pins,
+        rel: table.relfile,
+        wal: logged.then_some(&*shared.wal),
+        full_page_writes: fpw,
+        touched: touched.as_deref(),
+    };
+    let tid = heap.insert(&mut t, xid, cid)?;
+    index::insert_entries(s, table, &stored, tid)
+}
+
 /// PostgreSQL's assignment rule for a value given to a column: 42804 where no assignment cast
 /// exists (a number into "char", ...).
 fn check_assignment(e: &Scalar, col: &crate::catalog::Column) -> Result<()> {
