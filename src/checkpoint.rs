@@ -154,7 +154,10 @@ impl Shared {
             );
             let total = run.dirty.len().max(1);
             while !self.checkpoint_write(&mut run, 1)? {
-                if spread && target > Duration::ZERO {
+                // Shutdown (fast mode, as PostgreSQL's) or someone waiting for a checkpoint of
+                // their own: finish at full speed.
+                let hurry = self.closed.load(Ordering::Acquire) || self.checkpoint_waiters.load(Ordering::Acquire) > 0;
+                if spread && target > Duration::ZERO && !hurry {
                     // Stay at or behind schedule: progress i/n by elapsed/target.
                     let due = target.mul_f64(run.next as f64 / total as f64);
                     let ahead = due.saturating_sub(run.start.elapsed());
@@ -175,7 +178,14 @@ impl Shared {
     /// DDL commit sits between its commit record and its catalog save) and collects the dirty
     /// buffers. Takes no content lock, so it may run where pages are locked (a failpoint).
     pub fn checkpoint_begin(&self, kind: CheckpointKind) -> Result<CheckpointRun> {
+        let waiting = kind != CheckpointKind::Time;
+        if waiting {
+            self.checkpoint_waiters.fetch_add(1, Ordering::AcqRel);
+        }
         let slot = self.checkpoint_slot.take();
+        if waiting {
+            self.checkpoint_waiters.fetch_sub(1, Ordering::AcqRel);
+        }
         let ddl = self.ddl_lock.lock().expect("poisoned");
         self.begin_locked(kind, slot, ddl)
     }

@@ -126,7 +126,11 @@ pub struct Shared {
     pub locks: LockManager,
     control: Mutex<ControlFile>,
     next_session: AtomicU64,
-    closed: AtomicBool,
+    /// Set by the first shutdown (or a simulated crash); a spread checkpoint then hurries.
+    pub(crate) closed: AtomicBool,
+    /// Checkpoints waiting for the running one to end (it then hurries, as PostgreSQL's
+    /// CHECKPOINT does during a spread one).
+    pub(crate) checkpoint_waiters: std::sync::atomic::AtomicUsize,
     saved_stats: crate::stats::Snapshot,
     _lock_file: Box<dyn DirLock>,
     /// What start-up had to say (e.g. that a crash reset the tables).
@@ -449,6 +453,7 @@ impl Database {
                 control: Mutex::new(control),
                 next_session: AtomicU64::new(1),
                 closed: AtomicBool::new(false),
+                checkpoint_waiters: Default::default(),
                 saved_stats,
                 _lock_file: lock,
                 startup_messages: messages,
@@ -554,7 +559,11 @@ impl Shared {
             w.stop();
         }
         self.catalog.save()?;
-        self.stats().save(&*self.vfs, &self.dir.join("pg_stat").join("stats.json"))
+        self.stats().save(&*self.vfs, &self.dir.join("pg_stat").join("stats.json"))?;
+        // Like postmaster.pid after a clean shutdown: gone (the flock is still held until the
+        // descriptor closes, so no second process can start in between and lose it).
+        self.vfs.unlock_file(&self.dir.join("heapstore.pid"));
+        Ok(())
     }
 
     /// Writes the control file after a checkpoint.

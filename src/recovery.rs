@@ -53,6 +53,9 @@ pub const HEAP_PAGE_IMAGE: u8 = 5;
 /// ROLLBACK TO SAVEPOINT: a page's tuples created after the savepoint get xmin = invalid (dead
 /// to everyone), and those deleted after it get their xmax cleared (`access::heap::dml`).
 pub const HEAP_UNDO: u8 = 6;
+/// A page pruned: HOT chains shortened, dead versions' storage freed (`access::heap::prune`),
+/// or VACUUM's dead line pointers made unused.
+pub const HEAP_PRUNE: u8 = 7;
 pub const CATALOG_DDL: u8 = 1;
 
 /// A transaction's catalog change, as logged before its commit record.
@@ -145,7 +148,7 @@ impl<'a> Recovery<'a> {
                 Ok(())
             }
             (RM_HEAP, HEAP_MULTI_INSERT) => self.redo_multi_insert(rec),
-            (RM_HEAP, HEAP_INSERT | HEAP_DELETE | HEAP_UPDATE | HEAP_PAGE_IMAGE | HEAP_UNDO) => self.redo_heap_ops(rec),
+            (RM_HEAP, HEAP_INSERT | HEAP_DELETE | HEAP_UPDATE | HEAP_PAGE_IMAGE | HEAP_UNDO | HEAP_PRUNE) => self.redo_heap_ops(rec),
             (RM_BTREE, _) => crate::access::btree::redo::redo(self, rec),
             (RM_CATALOG, CATALOG_DDL) => {
                 let ch: DdlChange =

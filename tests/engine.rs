@@ -131,8 +131,12 @@ fn second_process_gets_error_naming_owner_pid() {
     child.stdin.take().unwrap().write_all(b"1\n2\n").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
+    assert!(!dir.join("heapstore.pid").exists(), "a clean shutdown removes the pid file");
     let db = Database::open(&dir, &[]).unwrap();
+    assert!(dir.join("heapstore.pid").exists());
     assert_eq!(count(&mut db.session(), "t"), 2);
+    db.close().unwrap();
+    assert!(!dir.join("heapstore.pid").exists(), "a clean shutdown removes the pid file");
 }
 
 #[test]

@@ -105,29 +105,58 @@ pub fn key_text(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>]) -> (Strin
     (names.join(", "), vals.join(", "))
 }
 
-/// The unique-check verdict for the heap version at `tid` (invariant 2).
-fn verdict(heap: &HeapRel<'_>, txns: &TxnManager, me: Xid, tid: Tid) -> Result<UniqueVerdict> {
-    let Some((xmin, xmax)) = heap.fetch_any(tid, |t| (tuple::xmin(t), tuple::xmax(t)))? else {
-        return Ok(UniqueVerdict::NoConflict);
-    };
+/// The unique-check verdict for the row whose index entry names `tid` (invariant 2): the
+/// strongest verdict over the members of its HOT chain that carry the key (`matches`, asked
+/// only when the chain has more than one member: an index built over a chain whose members
+/// differ in its columns names the root once per key).
+fn verdict(
+    heap: &HeapRel<'_>,
+    txns: &TxnManager,
+    me: Xid,
+    tid: Tid,
+    matches: &mut dyn FnMut(&[u8]) -> Result<bool>,
+) -> Result<UniqueVerdict> {
+    let mut members: Vec<(Xid, Xid, Vec<u8>)> = Vec::new();
+    heap.for_each_member(tid, |_, t| members.push((tuple::xmin(t), tuple::xmax(t), Vec::new())))?;
+    if members.len() > 1 {
+        members.clear();
+        heap.for_each_member(tid, |_, t| members.push((tuple::xmin(t), tuple::xmax(t), t.to_vec())))?;
+    }
+    let mut wait = None;
+    let single = members.len() == 1;
+    for (xmin, xmax, t) in &members {
+        if !single && !matches(t)? {
+            continue;
+        }
+        match version_verdict(txns, me, *xmin, *xmax) {
+            UniqueVerdict::Conflict => return Ok(UniqueVerdict::Conflict),
+            UniqueVerdict::WaitFor(x) => wait = wait.or(Some(x)),
+            UniqueVerdict::NoConflict => {}
+        }
+    }
+    Ok(wait.map_or(UniqueVerdict::NoConflict, UniqueVerdict::WaitFor))
+}
+
+/// The unique-check verdict for one heap version's header.
+fn version_verdict(txns: &TxnManager, me: Xid, xmin: Xid, xmax: Xid) -> UniqueVerdict {
     if xmin != me {
         match xid_state(txns, xmin) {
-            XidState::Aborted => return Ok(UniqueVerdict::NoConflict),
-            XidState::Running => return Ok(UniqueVerdict::WaitFor(xmin)),
+            XidState::Aborted => return UniqueVerdict::NoConflict,
+            XidState::Running => return UniqueVerdict::WaitFor(xmin),
             XidState::Committed => {}
         }
     }
     if xmax == INVALID_XID {
-        return Ok(UniqueVerdict::Conflict);
+        return UniqueVerdict::Conflict;
     }
     if xmax == me {
-        return Ok(UniqueVerdict::NoConflict);
+        return UniqueVerdict::NoConflict;
     }
-    Ok(match xid_state(txns, xmax) {
+    match xid_state(txns, xmax) {
         XidState::Aborted => UniqueVerdict::Conflict,
         XidState::Running => UniqueVerdict::WaitFor(xmax),
         XidState::Committed => UniqueVerdict::NoConflict,
-    })
+    }
 }
 
 /// Adds entries for the new heap version at `tid` (stored column values `stored`) to every
@@ -172,11 +201,19 @@ impl Maintainer<'_> {
                 .with_xid(me);
             let heap =
                 HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
+            let want: &[u8] = &self.key;
+            let pins = self.pins;
+            let mut matches = |t: &[u8]| -> Result<bool> {
+                let stored = stored_of_parts(&shared.pool, pins, table, t)?;
+                let mut k = Vec::new();
+                key_of(table, ix, &stored, &mut k);
+                Ok(k == want)
+            };
             let mut check = |other: Tid| -> Result<UniqueVerdict> {
                 if other == tid {
                     return Ok(UniqueVerdict::NoConflict);
                 }
-                verdict(&heap, &shared.txns, me, other)
+                verdict(&heap, &shared.txns, me, other, &mut matches)
             };
             let locks = &mut *self.locks;
             let mut wait = |xid: Xid| crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, locks, xid);

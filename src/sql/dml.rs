@@ -210,10 +210,13 @@ impl Plan {
                 crate::interrupt::check_for_interrupts()?;
             }
             let got = heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, types, &self.needed, row))?;
-            match got {
+            let tid = match got {
                 None => continue,
-                Some(r) => r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, tid.0, tid.1))?,
-            }
+                Some((at, r)) => {
+                    r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, at.0, at.1))?;
+                    at
+                }
+            };
             if let Some(w) = &self.filter {
                 if !w.matches(row, params)? {
                     continue;
@@ -622,6 +625,7 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
     let (wal, fpw) = heap_rel(s, &table);
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let all = vec![true; types.len()];
+    let indexed = indexed_columns(&table);
     let mut n = 0u64;
     for (first_tid, first_row) in targets {
         let (mut tid, mut row) = (first_tid, first_row);
@@ -630,12 +634,14 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
         for _ in 0..1_000_000u32 {
             let shared = s.shared.clone();
             let mut new_version = None;
+            let mut hot_ok = false;
             if let Some(sets) = sets {
                 let mut vals = row.clone();
                 for (c, e) in sets {
                     vals[*c] = e.eval(&row, params)?;
                 }
                 let stored = store_row(&table, &vals)?;
+                hot_ok = same_index_columns(&table, &indexed, &row, &stored)?;
                 let t = form_tuple(s, &table, &stored)?;
                 new_version = Some((t, stored));
             }
@@ -649,7 +655,7 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                 touched: touched.as_deref(),
             };
             let outcome = match &mut new_version {
-                Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid)?,
+                Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid, hot_ok)?,
                 None => heap.delete(&shared.txns, tid, xid, cid)?,
             };
             match outcome {
@@ -660,16 +666,23 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                     n += 1;
                     break;
                 }
+                ChangeOutcome::DoneHot(_) => {
+                    n += 1;
+                    break;
+                }
                 ChangeOutcome::Gone => break,
                 ChangeOutcome::Deleted if s.snapshot_is_transaction_wide() => return Err(serialization_failure("delete")),
                 ChangeOutcome::Deleted => break,
                 ChangeOutcome::Wait(other) => s.wait_for_xid(other)?,
                 // REPEATABLE READ cannot follow the chain to a version its snapshot does not see.
-                ChangeOutcome::Updated(_) if s.snapshot_is_transaction_wide() => return Err(serialization_failure("update")),
-                ChangeOutcome::Updated(next) => {
+                ChangeOutcome::Updated(..) if s.snapshot_is_transaction_wide() => return Err(serialization_failure("update")),
+                ChangeOutcome::Updated(next, updater) => {
                     let mut next_row = Vec::new();
-                    let got = heap.fetch_any(next, |t| decode_row(&shared.pool, &s.pins, t, &types, &all, &mut next_row))?;
-                    match got {
+                    let got = heap.fetch_any(next, |t| {
+                        // A line pointer reused after pruning holds someone else's tuple.
+                        (tuple::xmin(t) == updater).then(|| decode_row(&shared.pool, &s.pins, t, &types, &all, &mut next_row))
+                    })?;
+                    match got.flatten() {
                         Some(r) => r?,
                         None => break,
                     }
@@ -685,6 +698,35 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
         }
     }
     Ok(n)
+}
+
+/// The columns any index of `table` covers.
+fn indexed_columns(table: &Table) -> Vec<usize> {
+    let mut cols: Vec<usize> = table.indexes.iter().flat_map(|ix| ix.columns.iter().copied()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    cols
+}
+
+/// Whether the new version's indexed columns are stored exactly as the old version's (a HOT
+/// update may then leave the indexes alone: `access::heap::prune` invariant 1). Bytes are
+/// compared, not values: `1.0` and `1.00` are equal numerics with different keys.
+fn same_index_columns(table: &Table, indexed: &[usize], old: &[Value], new: &[Option<Vec<u8>>]) -> Result<bool> {
+    let mut b = Vec::new();
+    for &c in indexed {
+        match (&old[c], &new[c]) {
+            (Value::Null, None) => {}
+            (Value::Null, Some(_)) | (_, None) => return Ok(false),
+            (v, Some(n)) => {
+                b.clear();
+                expr::store(v, &table.columns[c].ty, &mut b)?;
+                if b != *n {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Runs a prepared row statement with its parameters.

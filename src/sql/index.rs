@@ -145,8 +145,11 @@ pub(crate) fn scan_tids(
     Ok(Some(out))
 }
 
-/// Every version of the heap whose creator did not abort, with its TID and whether it is
-/// live (not deleted by a committed or own transaction): what an index build reads.
+/// Every version of the heap whose creator did not abort, with the TID its index entry names
+/// (its HOT chain's root: `access::heap::prune` invariant 1) and whether it is live (not
+/// deleted by a committed or own transaction): what an index build reads. The members of one
+/// chain may differ in the new index's columns (they were HOT-updated before it existed): the
+/// root is then indexed once per distinct key, and readers re-check each version they reach.
 fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool) -> Result<()>) -> Result<()> {
     let sh = &s.shared;
     let me = s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID);
@@ -161,15 +164,23 @@ fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool)
         if page::is_new(&copy) {
             continue;
         }
+        let roots = crate::access::heap::prune::roots(&copy, block);
         for off in 1..=page::max_offset(&copy) {
             let Some(t) = page::item(&copy, off) else { continue };
             let xmin = tuple::xmin(t);
             if xmin != me && xid_state(&sh.txns, xmin) == XidState::Aborted {
                 continue;
             }
+            let root = roots[off as usize];
+            if root == 0 {
+                // A heap-only version no chain reaches: its creator aborted (checked above)
+                // or it is dead to everyone; no index entry may name it.
+                debug_assert!(tuple::is_heap_only(t));
+                continue;
+            }
             let xmax = tuple::xmax(t);
             let live = xmax == INVALID_XID || (xmax != me && xid_state(&sh.txns, xmax) == XidState::Aborted);
-            f((block, off), t, live)?;
+            f((block, root), t, live)?;
         }
     }
     Ok(())
@@ -187,6 +198,14 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
         Ok(())
     })?;
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+    // One entry per (key, root): versions of one chain with the same key share it.
+    entries.dedup_by(|later, kept| {
+        let same = later.0 == kept.0 && later.1 == kept.1;
+        if same {
+            kept.2 |= later.2;
+        }
+        same
+    });
     if ix.unique {
         let mut last_live: Option<usize> = None;
         for i in 0..entries.len() {
@@ -443,6 +462,24 @@ pub(crate) fn truncate_indexes(s: &mut Session, new: &mut Table) -> Result<()> {
     Ok(())
 }
 
+/// Copies of one heap's pages with their chain roots (`prune::roots`), read once each.
+struct PageCopies {
+    rel: crate::storage::RelFileNumber,
+    pages: std::collections::HashMap<crate::storage::BlockNumber, (Vec<u8>, Vec<u16>)>,
+}
+
+impl PageCopies {
+    fn get(&mut self, s: &Session, block: crate::storage::BlockNumber) -> Result<&(Vec<u8>, Vec<u16>)> {
+        if !self.pages.contains_key(&block) {
+            let buf = s.shared.pool.read_buffer(&s.pins, self.rel, ForkNumber::Main, block, None)?;
+            let copy = buf.lock_shared().to_vec();
+            let roots = if page::is_new(&copy) { Vec::new() } else { crate::access::heap::prune::roots(&copy, block) };
+            self.pages.insert(block, (copy, roots));
+        }
+        Ok(&self.pages[&block])
+    }
+}
+
 /// Checks that each index of `table` agrees with its heap: every version the snapshot sees is
 /// found through each index under its key, and every index entry points at a version whose
 /// key matches. Returns a description of the first disagreement. For tests and `amcheck`-like
@@ -462,6 +499,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
     let snap = s.snapshot();
     let sh = s.shared.clone();
     let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
+    let mut pages = PageCopies { rel: table.relfile, pages: Default::default() };
     let mut visible = Vec::new();
     crate::access::heap::scan(&sh.pool, &s.pins, &sh.txns, table.relfile, &snap, |b, o, t| {
         visible.push(((b, o), t.to_vec()));
@@ -472,30 +510,66 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
         if let Err(e) = t.check() {
             return Ok(Err(format!("index \"{}\": {e}", ix.name)));
         }
-        let mut entries = std::collections::BTreeMap::new();
+        let mut entries = std::collections::BTreeSet::new();
         for e in t.scan(Bound::Unbounded, Bound::Unbounded)? {
             let (k, tid) = e?;
-            entries.insert(tid, k);
+            entries.insert((tid, k));
         }
         for (tid, tup) in &visible {
             let stored = stored_of(s, &table, tup)?;
             let mut k = Vec::new();
             key_of(&table, ix, &stored, &mut k);
-            match entries.get(tid) {
-                Some(ek) if *ek == k => {}
-                Some(_) => return Ok(Err(format!("index \"{}\": entry for ({},{}) has the wrong key", ix.name, tid.0, tid.1))),
-                None => return Ok(Err(format!("index \"{}\": visible row ({},{}) has no entry", ix.name, tid.0, tid.1))),
+            let root = (tid.0, pages.get(s, tid.0)?.1[tid.1 as usize]);
+            if !entries.contains(&(root, k)) {
+                return Ok(Err(format!(
+                    "index \"{}\": visible row ({},{}) (chain root ({},{})) has no entry with its key",
+                    ix.name, tid.0, tid.1, root.0, root.1
+                )));
             }
         }
         for (tid, k) in &entries {
-            let Some(tup) = heap.fetch_any(*tid, |t| t.to_vec())? else {
-                return Ok(Err(format!("index \"{}\": entry points at unused ({},{})", ix.name, tid.0, tid.1)));
+            let what = |why: &str| Ok(Err(format!("index \"{}\": entry for ({},{}) {why}", ix.name, tid.0, tid.1)));
+            if tid.0 >= sh.pool.smgr().nblocks(table.relfile, ForkNumber::Main)? {
+                return what("points past the heap's end");
+            }
+            let (flags, heap_only) = {
+                let pg = &pages.get(s, tid.0)?.0;
+                if tid.1 == 0 || tid.1 > page::max_offset(pg) {
+                    return what("points at a missing line pointer");
+                }
+                let flags = page::item_id(pg, tid.1).0;
+                (flags, page::item(pg, tid.1).is_some_and(tuple::is_heap_only))
             };
-            let stored = stored_of(s, &table, &tup)?;
-            let mut hk = Vec::new();
-            key_of(&table, ix, &stored, &mut hk);
-            if hk != *k {
-                return Ok(Err(format!("index \"{}\": entry for ({},{}) does not match its heap tuple", ix.name, tid.0, tid.1)));
+            match flags {
+                page::LP_UNUSED => return what("points at an unused line pointer"),
+                page::LP_NORMAL if heap_only => return what("points at a heap-only tuple"),
+                page::LP_NORMAL => {
+                    // A root that is still a tuple lost no member since the index was built,
+                    // so one of its chain's versions carries the key. (A redirect may have
+                    // lost the versions an index built over the chain named it for.)
+                    let mut found = false;
+                    let mut err = None;
+                    heap.for_each_member(*tid, |_, t| {
+                        if found || err.is_some() {
+                            return;
+                        }
+                        match stored_of(s, &table, t) {
+                            Ok(stored) => {
+                                let mut hk = Vec::new();
+                                key_of(&table, ix, &stored, &mut hk);
+                                found = hk == *k;
+                            }
+                            Err(e) => err = Some(e),
+                        }
+                    })?;
+                    if let Some(e) = err {
+                        return Err(e);
+                    }
+                    if !found {
+                        return what("does not match any version of its chain");
+                    }
+                }
+                _ => {} // LP_DEAD (VACUUM removes it) or a redirect
             }
         }
     }

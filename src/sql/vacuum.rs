@@ -8,6 +8,7 @@
 //!    pointers (heap vacuum invariant 2).
 
 use crate::access::btree::BTree;
+use crate::access::heap::dml::HeapRel;
 use crate::access::heap::vacuum::{self, VacuumStats};
 use crate::catalog::Table;
 use crate::error::{sqlstate, PgError, Result};
@@ -22,19 +23,19 @@ pub fn vacuum_table(s: &mut Session, table: &Table) -> Result<VacuumStats> {
     let sh = s.shared.clone();
     let horizon = sh.txns.vacuum_horizon();
     let mut st = VacuumStats::default();
-    let dead = vacuum::collect_dead(&sh.pool, &s.pins, &sh.txns, table.relfile, horizon, &mut st)?;
     let logged = table.persistence == crate::catalog::Persistence::Permanent;
     let wal = logged.then_some(&*sh.wal);
+    let fpw = sh.settings.bool("full_page_writes");
+    let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal, full_page_writes: fpw, touched: None };
+    let dead = vacuum::prune_all(&heap, &sh.txns, horizon, &mut st)?;
     if !dead.is_empty() {
         let set: HashSet<(u32, u16)> = dead.iter().copied().collect();
         for ix in &table.indexes {
-            let t = BTree::new(&sh.pool, &s.pins, wal, ix.relfile, ix.unique)
-                .with_name(ix.name.clone())
-                .with_full_page_writes(sh.settings.bool("full_page_writes"));
+            let t = BTree::new(&sh.pool, &s.pins, wal, ix.relfile, ix.unique).with_name(ix.name.clone()).with_full_page_writes(fpw);
             t.bulk_delete(&mut |tid| set.contains(&tid))?;
         }
     }
-    vacuum::prune_pages(&sh.pool, &s.pins, table.relfile, wal, &dead, &mut st)?;
+    vacuum::set_unused(&heap, &dead, &mut st)?;
     Ok(st)
 }
 

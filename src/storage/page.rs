@@ -18,8 +18,12 @@
 //! 2. The checksum is CRC32C over the block number, the LSN and every byte after the checksum
 //!    field, so a page written to the wrong block fails verification too. It is set only on a
 //!    private copy just before the write and checked on every read from disk.
-//! 3. Tuples are never moved while a pin is held by someone else (no compaction yet), so a
-//!    (block, offset) read under a pin stays valid.
+//! 3. A line pointer's number (the TID) never changes while it is in use; tuple *data* moves
+//!    only under the page's exclusive content lock ([`repair_fragmentation`]: pruning and
+//!    VACUUM), and readers copy what they need under the shared lock, so no reader ever holds a
+//!    pointer into a page across a lock release.
+//! 4. `PD_HAS_FREE_LINES` is a hint: when clear, no line pointer is unused; when set, one may be
+//!    ([`find_unused`] clears it when it finds none).
 
 use crate::error::{sqlstate, PgError, Result};
 
@@ -32,6 +36,9 @@ pub const LP_UNUSED: u8 = 0;
 pub const LP_NORMAL: u8 = 1;
 pub const LP_REDIRECT: u8 = 2;
 pub const LP_DEAD: u8 = 3;
+
+/// Page header flag: some line pointer may be unused (a hint, invariant 4).
+pub const PD_HAS_FREE_LINES: u16 = 0x0001;
 
 /// 1-based position of a line pointer on its page.
 pub type OffsetNumber = u16;
@@ -155,6 +162,62 @@ pub fn add_item(p: &mut [u8], data: &[u8]) -> Option<OffsetNumber> {
     set_item_id(p, off, LP_NORMAL, if len == 0 { 0 } else { new_upper }, len);
     debug_assert!(lower(p) <= upper(p));
     Some(off)
+}
+
+/// The first unused line pointer, if the page has one (clears the hint when it has none).
+pub fn find_unused(p: &mut [u8]) -> Option<OffsetNumber> {
+    if flags(p) & PD_HAS_FREE_LINES == 0 {
+        return None;
+    }
+    let found = (1..=max_offset(p)).find(|&off| item_id(p, off).0 == LP_UNUSED);
+    if found.is_none() {
+        set_flags(p, flags(p) & !PD_HAS_FREE_LINES);
+    }
+    found
+}
+
+/// Puts an item at line pointer `off`: the next new one (`max_offset + 1`, as [`add_item`]) or
+/// an unused one. None if it does not fit or `off` is neither.
+pub fn add_item_at(p: &mut [u8], off: OffsetNumber, data: &[u8]) -> Option<()> {
+    let max = max_offset(p);
+    if off == max + 1 {
+        return (add_item(p, data)? == off).then_some(());
+    }
+    if off == 0 || off > max || item_id(p, off).0 != LP_UNUSED || data.is_empty() {
+        return None;
+    }
+    let (l, u) = (lower(p), upper(p));
+    if u < l + data.len() {
+        return None;
+    }
+    let new_upper = u - data.len();
+    p[new_upper..u].copy_from_slice(data);
+    wr16(p, 16, new_upper as u16);
+    set_item_id(p, off, LP_NORMAL, new_upper, data.len());
+    Some(())
+}
+
+/// Packs the data of every LP_NORMAL item at the page's end, in line pointer order, so that
+/// the space of items made unused, dead or redirected becomes free (PageRepairFragmentation).
+/// Line pointer numbers and states do not change (invariant 3); the result depends only on
+/// the page's items, so redo rebuilds the same page.
+pub fn repair_fragmentation(p: &mut [u8]) {
+    let old = p.to_vec();
+    let sp = special(&old);
+    let mut upper = sp;
+    for off in 1..=max_offset(&old) {
+        let (f, at, len) = item_id(&old, off);
+        if f != LP_NORMAL || len == 0 {
+            continue;
+        }
+        upper -= len;
+        p[upper..upper + len].copy_from_slice(&old[at..at + len]);
+        set_item_id(p, off, LP_NORMAL, upper, len);
+    }
+    let lo = lower(p);
+    debug_assert!(upper >= lo);
+    p[lo..upper].fill(0);
+    wr16(p, 16, upper as u16);
 }
 
 /// The page checksum for block `block` (over everything but the checksum field).

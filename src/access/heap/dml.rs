@@ -59,6 +59,9 @@ pub type Tid = (BlockNumber, u16);
 const OP_ADD: u8 = 1;
 const OP_SET_XMAX: u8 = 2;
 const OP_SET_XMIN: u8 = 3;
+// 4 is `prune::OP_PRUNE`.
+const OP_SET_XMAX_HOT: u8 = 5;
+const OP_SET_UNUSED: u8 = 6;
 
 /// Attempts to find a page for one tuple before extending (bounded: the FSM is a hint).
 const FSM_TRIES_MAX: usize = 4;
@@ -108,11 +111,15 @@ pub fn xid_state(txns: &TxnManager, xid: Xid) -> XidState {
 pub enum ChangeOutcome {
     /// The change was made; for an update, the new version's TID.
     Done(Tid),
+    /// A HOT update was made (`prune` invariant 1): the new version's TID; it needs no index
+    /// entry.
+    DoneHot(Tid),
     /// A running transaction holds the row: wait for it, then try again.
     Wait(Xid),
-    /// A committed transaction updated the row: its newest version is at this TID (follow it
-    /// and re-check the WHERE clause).
-    Updated(Tid),
+    /// A committed transaction (the xid) updated the row: its next version is at this TID
+    /// (follow it, checking that the version there was created by that xid, and re-check the
+    /// WHERE clause).
+    Updated(Tid, Xid),
     /// A committed transaction deleted the row: skip it (READ COMMITTED) or fail (REPEATABLE
     /// READ).
     Deleted,
@@ -128,9 +135,13 @@ fn push_add(data: &mut Vec<u8>, off: u16, t: &[u8]) {
     data.extend_from_slice(t);
 }
 
-/// Appends a set-xmax operation.
+/// Appends a set-xmax operation (`hot`: the version is HOT-updated, its ctid on the page).
 fn push_set_xmax(data: &mut Vec<u8>, off: u16, xmax: Xid, cmax: CommandId, ctid: Tid) {
-    data.push(OP_SET_XMAX);
+    push_set_xmax_as(data, off, xmax, cmax, ctid, false)
+}
+
+fn push_set_xmax_as(data: &mut Vec<u8>, off: u16, xmax: Xid, cmax: CommandId, ctid: Tid, hot: bool) {
+    data.push(if hot { OP_SET_XMAX_HOT } else { OP_SET_XMAX });
     data.extend_from_slice(&off.to_le_bytes());
     data.extend_from_slice(&xmax.to_le_bytes());
     data.extend_from_slice(&cmax.to_le_bytes());
@@ -224,14 +235,13 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 let off = u16::from_le_bytes([rest[0], rest[1]]);
                 let len = u16::from_le_bytes([rest[2], rest[3]]) as usize;
                 let t = rest.get(4..4 + len).ok_or("tuple past record end")?;
-                let next = page::max_offset(pg) + 1;
-                if off != next {
-                    return Err("tuple offset is not the page's next line pointer");
+                if off != page::max_offset(pg) + 1 && (off > page::max_offset(pg) || page::item_id(pg, off).0 != page::LP_UNUSED) {
+                    return Err("tuple offset is neither the page's next line pointer nor an unused one");
                 }
-                page::add_item(pg, t).ok_or("tuple does not fit its page")?;
+                page::add_item_at(pg, off, t).ok_or("tuple does not fit its page")?;
                 data = &rest[4 + len..];
             }
-            OP_SET_XMAX => {
+            OP_SET_XMAX | OP_SET_XMAX_HOT => {
                 let b = rest.get(..20).ok_or("truncated set-xmax operation")?;
                 let off = u16::from_le_bytes([b[0], b[1]]);
                 let xmax = u64::from_le_bytes(b[2..10].try_into().expect("8"));
@@ -244,7 +254,28 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 let t = page::item_mut(pg, off).ok_or("set-xmax on an unused line pointer")?;
                 tuple::set_xmax(t, xmax, cmax);
                 tuple::set_ctid(t, blk, coff);
+                tuple::set_infomask_bits(t, tuple::HEAP_HOT_UPDATED, op == OP_SET_XMAX_HOT);
                 data = &rest[20..];
+            }
+            super::prune::OP_PRUNE => {
+                let (ops, after) = super::prune::PruneOps::decode(rest)?;
+                ops.apply(pg)?;
+                data = after;
+            }
+            OP_SET_UNUSED => {
+                let n = rest.get(..2).map(|b| u16::from_le_bytes([b[0], b[1]])).ok_or("truncated set-unused operation")? as usize;
+                let offs = rest.get(2..2 + 2 * n).ok_or("truncated set-unused operation")?;
+                for o in offs.chunks_exact(2) {
+                    let off = u16::from_le_bytes([o[0], o[1]]);
+                    if off == 0 || off > page::max_offset(pg) || page::item_id(pg, off).0 != page::LP_DEAD {
+                        return Err("set-unused on a line pointer that is not dead");
+                    }
+                    page::set_item_id(pg, off, page::LP_UNUSED, 0, 0);
+                }
+                if n > 0 {
+                    page::set_flags(pg, page::flags(pg) | page::PD_HAS_FREE_LINES);
+                }
+                data = &rest[2 + 2 * n..];
             }
             OP_SET_XMIN => {
                 let b = rest.get(..14).ok_or("truncated set-xmin operation")?;
@@ -389,6 +420,7 @@ impl HeapRel<'_> {
         }
         tuple::set_xmin(t, xid, cid);
         tuple::set_xmax(t, INVALID_XID, 0);
+        tuple::set_infomask_bits(t, tuple::HEAP_HOT_UPDATED | tuple::HEAP_ONLY_TUPLE, false);
         // Bounded: a page that filled up between the search and the lock is retried.
         for _ in 0..16 {
             let (buf, give_back) = self.page_for(t.len(), None)?;
@@ -402,12 +434,11 @@ impl HeapRel<'_> {
                 continue;
             }
             self.touch(block);
-            let off = page::max_offset(&pg) + 1;
+            let off = place(&mut pg);
             tuple::set_ctid(t, block, off);
-            let got = page::add_item(&mut pg, t).expect("free space was checked");
-            debug_assert_eq!(got, off);
             let mut data = Vec::with_capacity(t.len() + 8);
             push_add(&mut data, off, t);
+            apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("insert on block {block}: {why}")))?;
             self.log(crate::recovery::HEAP_INSERT, xid, &mut [LoggedPage { block, pg: &mut pg, will_init, data: &data }])?;
             let free = page::free_space(&pg);
             drop(pg);
@@ -439,7 +470,7 @@ impl HeapRel<'_> {
             XidState::Running => Some(ChangeOutcome::Wait(xmax)),
             XidState::Committed => {
                 let ctid = tuple::ctid(t);
-                Some(if ctid == tid { ChangeOutcome::Deleted } else { ChangeOutcome::Updated(ctid) })
+                Some(if ctid == tid { ChangeOutcome::Deleted } else { ChangeOutcome::Updated(ctid, xmax) })
             }
         }
     }
@@ -448,31 +479,64 @@ impl HeapRel<'_> {
     pub fn delete(&self, txns: &TxnManager, tid: Tid, xid: Xid, cid: CommandId) -> Result<ChangeOutcome> {
         let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
         let mut pg = buf.lock_exclusive();
-        let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item_mut(&mut pg, tid.1)).flatten() else {
+        let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item(&pg, tid.1)).flatten() else {
             return Ok(ChangeOutcome::Gone);
         };
         if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
             return Ok(o);
         }
         self.touch(tid.0);
-        tuple::set_xmax(t, xid, cid);
-        tuple::set_ctid(t, tid.0, tid.1);
         let mut data = Vec::with_capacity(24);
         push_set_xmax(&mut data, tid.1, xid, cid, tid);
+        apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("delete on block {}: {why}", tid.0)))?;
         self.log(crate::recovery::HEAP_DELETE, xid, &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }])?;
         Ok(ChangeOutcome::Done(tid))
     }
 
-    /// Replaces the version at `tid` with `new` (a formed tuple) for `xid` at `cid`.
-    pub fn update(&self, txns: &TxnManager, tid: Tid, new: &mut [u8], xid: Xid, cid: CommandId) -> Result<ChangeOutcome> {
+    /// Prunes the locked page `block` (`prune` invariants 3 and 4) if anything on it is dead to
+    /// everyone. Returns how many versions it removed.
+    pub fn prune_locked(&self, txns: &TxnManager, block: BlockNumber, pg: &mut PageMut<'_>) -> Result<usize> {
+        self.prune_locked_at(txns, block, pg, txns.vacuum_horizon())
+    }
+
+    /// As [`HeapRel::prune_locked`] against a given horizon (VACUUM takes it once).
+    pub fn prune_locked_at(&self, txns: &TxnManager, block: BlockNumber, pg: &mut PageMut<'_>, horizon: Xid) -> Result<usize> {
+        let ops = super::prune::prune_ops(txns, pg, block, horizon);
+        if ops.is_empty() {
+            return Ok(0);
+        }
+        let mut data = Vec::with_capacity(64);
+        ops.encode(&mut data);
+        apply_ops(pg, &data).map_err(|why| PgError::internal(format!("prune of block {block}: {why}")))?;
+        self.log(crate::recovery::HEAP_PRUNE, INVALID_XID, &mut [LoggedPage { block, pg, will_init: false, data: &data }])?;
+        Ok(ops.versions_removed())
+    }
+
+    /// VACUUM's last step on a locked page: the LP_DEAD line pointers `offs`, whose index
+    /// entries are gone, become unused (`prune` invariant 3), logged as one HEAP_PRUNE record.
+    pub fn set_unused_locked(&self, block: BlockNumber, pg: &mut PageMut<'_>, offs: &[u16]) -> Result<()> {
+        if offs.is_empty() {
+            return Ok(());
+        }
+        let mut data = Vec::with_capacity(3 + 2 * offs.len());
+        push_set_unused(&mut data, offs);
+        apply_ops(pg, &data).map_err(|why| PgError::internal(format!("vacuum of block {block}: {why}")))?;
+        self.log(crate::recovery::HEAP_PRUNE, INVALID_XID, &mut [LoggedPage { block, pg, will_init: false, data: &data }])
+    }
+
+    /// Replaces the version at `tid` with `new` (a formed tuple) for `xid` at `cid`. `hot_ok`:
+    /// no indexed column changed, so a new version on the same page is heap-only and needs no
+    /// index entry (`prune` invariant 1); the outcome is then [`ChangeOutcome::DoneHot`].
+    pub fn update(&self, txns: &TxnManager, tid: Tid, new: &mut [u8], xid: Xid, cid: CommandId, hot_ok: bool) -> Result<ChangeOutcome> {
         let bs = self.pool.block_size();
         if new.len() > super::max_tuple_size(bs) {
             return Err(super::row_too_big(new.len(), bs));
         }
         tuple::set_xmin(new, xid, cid);
         tuple::set_xmax(new, INVALID_XID, 0);
+        tuple::set_infomask_bits(new, tuple::HEAP_HOT_UPDATED | tuple::HEAP_ONLY_TUPLE, false);
         let old_buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
-        // First try: the new version fits on the old version's page.
+        // First try: the new version fits on the old version's page (after pruning it).
         {
             let mut pg = old_buf.lock_exclusive();
             let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item(&pg, tid.1)).flatten() else {
@@ -481,17 +545,19 @@ impl HeapRel<'_> {
             if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
                 return Ok(o);
             }
+            if page::free_space(&pg) < new.len() {
+                // The old version is live to us, so pruning keeps it (and its line pointer).
+                self.prune_locked(txns, tid.0, &mut pg)?;
+            }
             if page::free_space(&pg) >= new.len() {
                 self.touch(tid.0);
-                let off = page::max_offset(&pg) + 1;
+                let off = place(&mut pg);
                 tuple::set_ctid(new, tid.0, off);
-                page::add_item(&mut pg, new).expect("free space was checked");
-                let t = page::item_mut(&mut pg, tid.1).expect("checked above");
-                tuple::set_xmax(t, xid, cid);
-                tuple::set_ctid(t, tid.0, off);
+                tuple::set_infomask_bits(new, tuple::HEAP_ONLY_TUPLE, hot_ok);
                 let mut data = Vec::with_capacity(new.len() + 32);
                 push_add(&mut data, off, new);
-                push_set_xmax(&mut data, tid.1, xid, cid, (tid.0, off));
+                push_set_xmax_as(&mut data, tid.1, xid, cid, (tid.0, off), hot_ok);
+                apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
                 self.log(
                     crate::recovery::HEAP_UPDATE,
                     xid,
@@ -500,7 +566,7 @@ impl HeapRel<'_> {
                 let free = page::free_space(&pg);
                 drop(pg);
                 fsm::clamp(self.pool, self.pins, self.rel, tid.0, free)?;
-                return Ok(ChangeOutcome::Done((tid.0, off)));
+                return Ok(if hot_ok { ChangeOutcome::DoneHot((tid.0, off)) } else { ChangeOutcome::Done((tid.0, off)) });
             }
         }
         // Another page: find one with the old page unlocked, then lock both in block order
@@ -529,16 +595,14 @@ impl HeapRel<'_> {
             }
             self.touch(tid.0);
             self.touch(nb);
-            let off = page::max_offset(&new_pg) + 1;
+            let off = place(&mut new_pg);
             tuple::set_ctid(new, nb, off);
-            page::add_item(&mut new_pg, new).expect("free space was checked");
-            let t = page::item_mut(&mut old_pg, tid.1).expect("checked above");
-            tuple::set_xmax(t, xid, cid);
-            tuple::set_ctid(t, nb, off);
             let mut new_data = Vec::with_capacity(new.len() + 8);
             push_add(&mut new_data, off, new);
             let mut old_data = Vec::with_capacity(24);
             push_set_xmax(&mut old_data, tid.1, xid, cid, (nb, off));
+            apply_ops(&mut new_pg, &new_data).map_err(|why| PgError::internal(format!("update on block {nb}: {why}")))?;
+            apply_ops(&mut old_pg, &old_data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
             self.log(
                 crate::recovery::HEAP_UPDATE,
                 xid,
@@ -558,27 +622,53 @@ impl HeapRel<'_> {
         Err(PgError::internal(format!("could not find a page with room for a tuple of {} bytes", new.len())))
     }
 
-    /// Calls `f` with the version at `tid` if `snap` sees it (pin, shared lock, visibility,
-    /// `f` copies out what it needs). None if the line pointer is unused or the version is
-    /// invisible.
+    /// Calls `f` with the version of the chain rooted at `tid` that `snap` sees (pin, shared
+    /// lock, visibility, `f` copies out what it needs), and returns that version's own TID
+    /// with `f`'s result. None if no member is visible (`prune` invariant 2: at most one is).
     #[inline]
-    pub fn fetch<R>(&self, txns: &TxnManager, tid: Tid, snap: &Snapshot, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
+    pub fn fetch<R>(&self, txns: &TxnManager, tid: Tid, snap: &Snapshot, f: impl FnOnce(&[u8]) -> R) -> Result<Option<(Tid, R)>> {
         let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
         let pg = buf.lock_shared();
-        if page::is_new(&pg) || tid.1 == 0 || tid.1 > page::max_offset(&pg) {
+        if page::is_new(&pg) {
             return Ok(None);
         }
-        let Some(t) = page::item(&pg, tid.1) else { return Ok(None) };
-        debug_assert!(t.len() >= tuple::HEADER_SIZE);
+        let Some(mut off) = super::prune::chain_start(&pg, tid.1) else { return Ok(None) };
         let mut vis = VisCache::default();
-        if !txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
-            return Ok(None);
+        for _ in 0..page::max_offset(&pg) {
+            let t = page::item(&pg, off).expect("chain members are normal tuples");
+            if txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
+                return Ok(Some(((tid.0, off), f(t))));
+            }
+            match super::prune::next_member(&pg, tid.0, t) {
+                Some(n) => off = n,
+                None => break,
+            }
         }
-        Ok(Some(f(t)))
+        Ok(None)
+    }
+
+    /// Calls `f` with every member of the chain rooted at `tid` (unique checks, index checks),
+    /// under one shared lock. Nothing for an unused or dead line pointer.
+    pub fn for_each_member(&self, tid: Tid, mut f: impl FnMut(Tid, &[u8])) -> Result<()> {
+        if tid.0 >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
+            return Ok(());
+        }
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) {
+            return Ok(());
+        }
+        let mut members = Vec::new();
+        super::prune::chain_members(&pg, tid.0, tid.1, &mut members);
+        for m in members {
+            f((tid.0, m), page::item(&pg, m).expect("chain members are normal tuples"));
+        }
+        Ok(())
     }
 
     /// Calls `f` with the version at `tid` whatever its visibility (EvalPlanQual follows update
-    /// chains to versions the statement's snapshot cannot see). None for an unused line pointer.
+    /// chains to versions the statement's snapshot cannot see). None for a line pointer that
+    /// holds no tuple.
     pub fn fetch_any<R>(&self, tid: Tid, f: impl FnOnce(&[u8]) -> R) -> Result<Option<R>> {
         if tid.0 >= self.pool.smgr().nblocks(self.rel, ForkNumber::Main)? {
             return Ok(None);
@@ -589,6 +679,20 @@ impl HeapRel<'_> {
             return Ok(None);
         }
         Ok(page::item(&pg, tid.1).map(f))
+    }
+}
+
+/// The line pointer a new tuple takes: an unused one, else the next new one.
+fn place(pg: &mut [u8]) -> u16 {
+    page::find_unused(pg).unwrap_or_else(|| page::max_offset(pg) + 1)
+}
+
+/// Appends VACUUM's operation making LP_DEAD line pointers unused (their index entries gone).
+pub fn push_set_unused(data: &mut Vec<u8>, offs: &[u16]) {
+    data.push(OP_SET_UNUSED);
+    data.extend_from_slice(&(offs.len() as u16).to_le_bytes());
+    for o in offs {
+        data.extend_from_slice(&o.to_le_bytes());
     }
 }
 

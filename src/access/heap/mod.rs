@@ -29,6 +29,7 @@
 //!    together) start where the last one did: block 0, unless scans overlapped.
 
 pub mod dml;
+pub mod prune;
 pub mod toast;
 pub mod tuple;
 pub mod vacuum;

@@ -29,6 +29,11 @@ use crate::types::SqlType;
 pub const HEADER_SIZE: usize = 35;
 pub const HEAP_HASNULL: u16 = 0x0001;
 pub const HEAP_HASEXTERNAL: u16 = 0x0004;
+/// This version was updated in place on its page (HOT): its ctid names the next version of
+/// the chain, a heap-only tuple on the same page (`heap::prune` module doc).
+pub const HEAP_HOT_UPDATED: u16 = 0x4000;
+/// A heap-only tuple: no index entry points at it; it is reached through its chain's root.
+pub const HEAP_ONLY_TUPLE: u16 = 0x8000;
 
 pub const VARLENA_EXTERNAL_TAG: u8 = 0xC0;
 pub const TOAST_POINTER_SIZE: usize = 18;
@@ -66,6 +71,18 @@ pub fn natts(t: &[u8]) -> usize {
 }
 pub fn hoff(t: &[u8]) -> usize {
     t[34] as usize
+}
+
+pub fn is_hot_updated(t: &[u8]) -> bool {
+    infomask(t) & HEAP_HOT_UPDATED != 0
+}
+pub fn is_heap_only(t: &[u8]) -> bool {
+    infomask(t) & HEAP_ONLY_TUPLE != 0
+}
+/// Sets or clears infomask bits `bits`.
+pub fn set_infomask_bits(t: &mut [u8], bits: u16, on: bool) {
+    let m = if on { infomask(t) | bits } else { infomask(t) & !bits };
+    t[30..32].copy_from_slice(&m.to_le_bytes());
 }
 
 pub fn set_xmin(t: &mut [u8], xid: Xid, cid: CommandId) {
