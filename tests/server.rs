@@ -639,6 +639,14 @@ fn tls_when_ssl_is_on_and_hostssl_lines() {
     let plain = raw_exchange(port, true, &msg(b'X', &[]));
     assert_eq!(first_error_code(&plain).as_deref(), Some("28000"));
 
+    // Plain bytes sent along with the SSLRequest would be read as if they had come over TLS
+    // (CVE-2021-23214): refused, with no 'S'.
+    let mut stuffed = vec![0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f];
+    stuffed.extend_from_slice(&msg(b'Q', &cstr("SELECT 1")));
+    let out = raw_exchange(port, false, &stuffed);
+    assert_ne!(out.first(), Some(&b'S'));
+    assert_eq!(first_error_code(&out).as_deref(), Some("08P01"));
+
     // SSLRequest, 'S', the handshake, then the protocol inside TLS.
     let mut sock = TcpStream::connect(("127.0.0.1", port)).unwrap();
     sock.set_read_timeout(Some(Duration::from_secs(10))).unwrap();

@@ -173,6 +173,11 @@ fn run<S: Read + Write>(
             {
                 negotiations += 1;
                 let io = |e: std::io::Error| PgError::new(sqlstate::CONNECTION_FAILURE, e.to_string());
+                if wire.has_buffered_input() {
+                    // Bytes sent after SSLRequest and before the handshake would be read as
+                    // if they had come over TLS (CVE-2021-23214).
+                    return Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "received unencrypted data after SSL request"));
+                }
                 wire.stream.write_all(b"S").and_then(|()| wire.stream.flush()).map_err(io)?;
                 wire.stream.upgrade(sh.tls.as_ref().expect("checked")).map_err(io)?;
             }
@@ -914,7 +919,10 @@ impl<S: Read + Write> Conn<'_, S> {
 
     fn main_loop(&mut self) -> Result<()> {
         loop {
-            self.wire.flush()?;
+            // Invariant 3 of `wire`: flush only when the next read could block.
+            if !self.wire.input_pending() {
+                self.wire.flush()?;
+            }
             let msg = self.wire.read_message()?;
             // Invariant 2: after an extended-protocol error everything up to Sync is dropped
             // (a Query too, as PostgreSQL does).

@@ -10,7 +10,13 @@
 //!    read into the next message. A decoder that panics on a short body (it uses `bytes::Buf`'s
 //!    panicking getters) is caught and reported as 08P01, not a dead thread.
 //! 3. Backend messages are buffered in `out` and written by [`Wire::flush`]; the connection
-//!    flushes before every blocking read, so the client never waits on unsent output.
+//!    flushes before every read that would block (no complete input buffered:
+//!    [`Wire::input_pending`]), so the client never waits on unsent output, and a pipelined
+//!    batch (Bind, Execute, Sync, ...) is answered with one write, as PostgreSQL's pq_flush.
+//! 4. Input is read [`IN_BUF_BYTES`] at a time into `inbuf` (one system call for a whole
+//!    pipelined batch); a body longer than what is buffered is read straight from the stream.
+//!    Bytes buffered when the stream changes (the TLS upgrade) are a protocol violation
+//!    (PostgreSQL's "received unencrypted data after SSL request").
 
 use crate::error::{sqlstate, PgError, Result};
 use bytes::{BufMut, BytesMut};
@@ -35,10 +41,16 @@ pub enum StartupPacket {
     Startup { major: u16, params: Vec<(String, String)> },
 }
 
-/// A blocking stream (TCP or Unix socket) with an output buffer.
+/// Bytes read from the client per system call (PostgreSQL's PQ_RECV_BUFFER_SIZE).
+pub const IN_BUF_BYTES: usize = 8192;
+
+/// A blocking stream (TCP or Unix socket) with input and output buffers.
 pub struct Wire<S: Read + Write> {
     pub stream: S,
     out: BytesMut,
+    /// Bytes received and not yet consumed: `inbuf[inpos..]` (invariant 4).
+    inbuf: Vec<u8>,
+    inpos: usize,
 }
 
 fn violation(msg: impl Into<String>) -> PgError {
@@ -56,11 +68,60 @@ fn disconnect(e: std::io::Error) -> PgError {
 
 impl<S: Read + Write> Wire<S> {
     pub fn new(stream: S) -> Self {
-        Wire { stream, out: BytesMut::with_capacity(8192) }
+        Wire { stream, out: BytesMut::with_capacity(8192), inbuf: Vec::with_capacity(IN_BUF_BYTES), inpos: 0 }
+    }
+
+    /// Whether a complete message is already buffered (the next read will not block).
+    pub fn input_pending(&self) -> bool {
+        let b = &self.inbuf[self.inpos..];
+        b.len() >= 5 && {
+            let len = i32::from_be_bytes([b[1], b[2], b[3], b[4]]);
+            len >= 4 && b.len() > len as usize
+        }
+    }
+
+    /// Whether any received byte is still unconsumed (checked before a TLS upgrade).
+    pub fn has_buffered_input(&self) -> bool {
+        self.inpos < self.inbuf.len()
+    }
+
+    /// Reads once from the stream into the (empty) input buffer.
+    fn fill(&mut self) -> Result<()> {
+        debug_assert_eq!(self.inpos, self.inbuf.len());
+        self.inbuf.resize(IN_BUF_BYTES, 0);
+        self.inpos = 0;
+        let n = loop {
+            match self.stream.read(&mut self.inbuf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.inbuf.clear();
+                    return Err(disconnect(e));
+                }
+            }
+        };
+        self.inbuf.truncate(n);
+        if n == 0 {
+            return Err(disconnect(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "end of stream")));
+        }
+        Ok(())
     }
 
     fn read_exact(&mut self, buf: &mut [u8]) -> Result<()> {
-        self.stream.read_exact(buf).map_err(disconnect)
+        let mut done = 0;
+        while done < buf.len() {
+            if self.inpos == self.inbuf.len() {
+                if buf.len() - done >= IN_BUF_BYTES {
+                    return self.stream.read_exact(&mut buf[done..]).map_err(disconnect);
+                }
+                self.fill()?;
+            }
+            let n = (buf.len() - done).min(self.inbuf.len() - self.inpos);
+            buf[done..done + n].copy_from_slice(&self.inbuf[self.inpos..self.inpos + n]);
+            self.inpos += n;
+            done += n;
+        }
+        Ok(())
     }
 
     /// Reads the startup packet (or SSLRequest / GSSENCRequest / CancelRequest).
@@ -133,7 +194,17 @@ impl<S: Read + Write> Wire<S> {
         // costs nothing until the bytes come.
         let body_len = len as usize - 4;
         let mut body = Vec::with_capacity(body_len.min(BODY_PREALLOC_MAX_BYTES));
-        (&mut self.stream).take(body_len as u64).read_to_end(&mut body).map_err(disconnect)?;
+        let buffered = body_len.min(self.inbuf.len() - self.inpos);
+        body.extend_from_slice(&self.inbuf[self.inpos..self.inpos + buffered]);
+        self.inpos += buffered;
+        if body.len() < body_len && body_len - body.len() < IN_BUF_BYTES {
+            // A short rest: buffer what follows it too.
+            let mut rest = vec![0u8; body_len - body.len()];
+            self.read_exact(&mut rest)?;
+            body.extend_from_slice(&rest);
+        } else if body.len() < body_len {
+            (&mut self.stream).take((body_len - body.len()) as u64).read_to_end(&mut body).map_err(disconnect)?;
+        }
         if body.len() != body_len {
             return Err(disconnect(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed inside a message")));
         }
@@ -230,6 +301,35 @@ mod tests {
         assert_eq!(e.code, sqlstate::PROTOCOL_VIOLATION);
         let e = wire(&[0, 1, 0, 0]).read_startup().unwrap_err();
         assert_eq!(e.code, sqlstate::PROTOCOL_VIOLATION);
+    }
+
+    #[test]
+    fn pipelined_messages_are_read_from_one_buffer() {
+        let mut bytes = Vec::new();
+        for q in ["SELECT 1", "SELECT 2"] {
+            bytes.push(b'Q');
+            bytes.extend_from_slice(&(q.len() as i32 + 5).to_be_bytes());
+            bytes.extend_from_slice(q.as_bytes());
+            bytes.push(0);
+        }
+        bytes.extend_from_slice(&[b'S', 0, 0, 0, 4, b'X', 0, 0]); // Sync, then a partial header
+        let mut w = wire(&bytes);
+        assert!(!w.input_pending(), "nothing is buffered before the first read");
+        assert!(matches!(w.read_message().unwrap(), PgWireFrontendMessage::Query(q) if q.query == "SELECT 1"));
+        assert!(w.input_pending());
+        assert!(matches!(w.read_message().unwrap(), PgWireFrontendMessage::Query(q) if q.query == "SELECT 2"));
+        assert!(w.input_pending());
+        assert!(matches!(w.read_message().unwrap(), PgWireFrontendMessage::Sync(_)));
+        assert!(!w.input_pending(), "a partial message is not pending: the next read may block");
+        assert!(w.has_buffered_input());
+        assert!(is_disconnect(&w.read_message().unwrap_err()));
+        // A body longer than the buffer arrives whole.
+        let long = "x".repeat(3 * IN_BUF_BYTES);
+        let mut bytes = vec![b'Q'];
+        bytes.extend_from_slice(&(long.len() as i32 + 5).to_be_bytes());
+        bytes.extend_from_slice(long.as_bytes());
+        bytes.push(0);
+        assert!(matches!(wire(&bytes).read_message().unwrap(), PgWireFrontendMessage::Query(q) if q.query == long));
     }
 
     #[test]
