@@ -27,8 +27,11 @@ enum Kind {
     Memory {
         unit_bytes: u64,
     },
-    /// Time; the base unit in milliseconds.
-    Time,
+    /// Time; a number without a unit is in `unit_ms` milliseconds (PostgreSQL's unit for the
+    /// setting: ms for bgwriter_delay, s for checkpoint_timeout).
+    Time {
+        unit_ms: u64,
+    },
     Int,
     Real,
     Bool,
@@ -154,7 +157,7 @@ const DEFS: &[Def] = &[
         init_only: false,
         doc: "bound on buffers examined per victim search; past it the least-used unpinned buffer seen is taken",
     },
-    Def { name: "bgwriter_delay", kind: Kind::Time, default: "200ms", init_only: false, doc: "sleep between background writer rounds" },
+    Def { name: "bgwriter_delay", kind: Kind::Time { unit_ms: 1 }, default: "200ms", init_only: false, doc: "sleep between background writer rounds" },
     Def {
         name: "bgwriter_lru_maxpages",
         kind: Kind::Int,
@@ -171,7 +174,7 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "lock_timeout",
-        kind: Kind::Time,
+        kind: Kind::Time { unit_ms: 1 },
         default: "0",
         init_only: false,
         doc: "give up waiting for a heavyweight lock after this long (0: wait forever)",
@@ -221,7 +224,7 @@ const DEFS: &[Def] = &[
     },
     Def {
         name: "wal_writer_delay",
-        kind: Kind::Time,
+        kind: Kind::Time { unit_ms: 1 },
         default: "200ms",
         init_only: false,
         doc: "how often the WAL writer writes and flushes (for synchronous_commit = off)",
@@ -240,7 +243,35 @@ const DEFS: &[Def] = &[
         init_only: false,
         doc: "WAL written since the last checkpoint that triggers a checkpoint",
     },
-    Def { name: "checkpoint_timeout", kind: Kind::Time, default: "5min", init_only: false, doc: "longest time between checkpoints" },
+    Def {
+        name: "checkpoint_timeout",
+        kind: Kind::Time { unit_ms: 1000 },
+        default: "5min",
+        init_only: false,
+        doc: "longest time between checkpoints",
+    },
+    Def { name: "autovacuum", kind: Kind::Bool, default: "on", init_only: false, doc: "run the autovacuum launcher and its worker" },
+    Def {
+        name: "autovacuum_naptime",
+        kind: Kind::Time { unit_ms: 1000 },
+        default: "1min",
+        init_only: false,
+        doc: "time between autovacuum rounds over the tables",
+    },
+    Def {
+        name: "autovacuum_vacuum_threshold",
+        kind: Kind::Int,
+        default: "50",
+        init_only: false,
+        doc: "dead versions a table needs before it is vacuumed (plus the scale factor's share)",
+    },
+    Def {
+        name: "autovacuum_vacuum_scale_factor",
+        kind: Kind::Real,
+        default: "0.2",
+        init_only: false,
+        doc: "fraction of a table's live rows added to autovacuum_vacuum_threshold",
+    },
     Def {
         name: "checkpoint_completion_target",
         kind: Kind::Real,
@@ -309,7 +340,7 @@ const DEFS: &[Def] = &[
     Def { name: "log_lock_waits", kind: Kind::Bool, default: "off", init_only: false, doc: "log lock waits longer than deadlock_timeout" },
     Def {
         name: "deadlock_timeout",
-        kind: Kind::Time,
+        kind: Kind::Time { unit_ms: 1 },
         default: "1s",
         init_only: false,
         doc: "wait this long before checking for deadlock / logging a wait",
@@ -384,7 +415,9 @@ impl Settings {
     }
 
     pub fn ms(&self, name: &str) -> u64 {
-        parse_time_ms(self.get(name).expect("known")).expect("validated")
+        let d = def(name).expect("known setting");
+        let Kind::Time { unit_ms } = d.kind else { panic!("{name} is not a time setting") };
+        parse_time_in(self.get(name).expect("known"), unit_ms).expect("validated")
     }
 
     pub fn int(&self, name: &str) -> i64 {
@@ -461,7 +494,7 @@ fn validate(d: &Def, value: &str) -> Result<()> {
     let v = value.trim();
     let ok = match d.kind {
         Kind::Memory { unit_bytes } => parse_memory(v, unit_bytes).is_some(),
-        Kind::Time => parse_time_ms(v).is_some(),
+        Kind::Time { unit_ms } => parse_time_in(v, unit_ms).is_some(),
         Kind::Int => v.parse::<i64>().is_ok(),
         Kind::Real => v.parse::<f64>().is_ok_and(|x| x.is_finite()),
         Kind::Bool => parse_bool(v).is_some(),
@@ -471,7 +504,7 @@ fn validate(d: &Def, value: &str) -> Result<()> {
     if !ok {
         let hint = match d.kind {
             Kind::Memory { .. } => "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".".to_string(),
-            Kind::Time => "Valid units for this parameter are \"ms\", \"s\", \"min\", \"h\", and \"d\".".to_string(),
+            Kind::Time { .. } => "Valid units for this parameter are \"ms\", \"s\", \"min\", \"h\", and \"d\".".to_string(),
             Kind::Enum(vals) => format!("Available values: {}.", vals.join(", ")),
             _ => String::new(),
         };
@@ -513,13 +546,20 @@ pub fn parse_memory(v: &str, unit_bytes: u64) -> Option<u64> {
     n.checked_mul(mult)
 }
 
+/// A time in milliseconds; a bare number is milliseconds.
 pub fn parse_time_ms(v: &str) -> Option<u64> {
+    parse_time_in(v, 1)
+}
+
+/// A time in milliseconds; a bare number is in units of `unit_ms` milliseconds.
+pub fn parse_time_in(v: &str, unit_ms: u64) -> Option<u64> {
     let v = v.trim();
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (num, unit) = v.split_at(split);
     let n: u64 = num.parse().ok()?;
     let mult = match unit.trim() {
-        "" | "ms" => 1,
+        "" => unit_ms,
+        "ms" => 1,
         "s" => 1000,
         "min" => 60_000,
         "h" => 3_600_000,

@@ -106,10 +106,13 @@ pub struct Shared {
     pub pool: Arc<BufferPool>,
     pub bgwriter_stats: Arc<BgWriterStats>,
     bgwriter: Mutex<Option<BgWriter>>,
+    /// Per-table activity counters (`pg_stat_user_tables`, autovacuum's input).
+    pub table_stats: crate::stats::tables::TableStats,
     pub txns: TxnManager,
     pub wal: Arc<Wal>,
     wal_writer: Mutex<Option<crate::wal::WalWriterHandle>>,
     pub(crate) checkpointer: Mutex<Option<crate::checkpoint::Checkpointer>>,
+    autovacuum: Mutex<Option<crate::autovacuum::Autovacuum>>,
     pub checkpoint_stats: crate::checkpoint::CheckpointStats,
     /// Held by a committing DDL transaction from its catalog record to its catalog save, and by
     /// a checkpoint while it takes its REDO pointer: so a DDL commit before the REDO pointer is
@@ -438,11 +441,13 @@ impl Database {
                 smgr,
                 pool,
                 bgwriter_stats,
+                table_stats: Default::default(),
                 bgwriter: Mutex::new(bgwriter),
                 txns,
                 wal: wal.clone(),
                 wal_writer: Mutex::new(None),
                 checkpointer: Mutex::new(None),
+                autovacuum: Mutex::new(None),
                 checkpoint_stats: crate::checkpoint::CheckpointStats::default(),
                 ddl_lock: Mutex::new(()),
                 delay_checkpoint: std::sync::RwLock::new(()),
@@ -466,14 +471,14 @@ impl Database {
             let delay = std::time::Duration::from_millis(db.shared.settings.ms("wal_writer_delay").max(1));
             *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay));
             crate::checkpoint::Checkpointer::start(&db.shared);
+            *db.shared.autovacuum.lock().expect("poisoned") = Some(crate::autovacuum::Autovacuum::start(&db.shared));
         }
         Ok(db)
     }
 
     /// A new session (one per thread; sessions are Send, not Sync).
     pub fn session(&self) -> Session {
-        let id = self.shared.next_session.fetch_add(1, Ordering::Relaxed);
-        Session::new(self.shared.clone(), id)
+        self.shared.new_session()
     }
 
     pub fn shared(&self) -> &Arc<Shared> {
@@ -543,7 +548,21 @@ impl Shared {
         s
     }
 
+    /// A new session on this database.
+    pub(crate) fn new_session(self: &Arc<Self>) -> Session {
+        let id = self.next_session.fetch_add(1, Ordering::Relaxed);
+        Session::new(self.clone(), id)
+    }
+
+    /// Stops the autovacuum thread (a table being vacuumed is finished first).
+    fn stop_autovacuum(&self) {
+        if let Some(a) = self.autovacuum.lock().expect("poisoned").take() {
+            a.stop();
+        }
+    }
+
     fn shutdown(&self) -> Result<()> {
+        self.stop_autovacuum();
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
@@ -578,6 +597,7 @@ impl Shared {
 
     /// Leaves without a shutdown checkpoint, as a crash would (tests): the next open recovers.
     pub fn simulate_crash(&self) {
+        self.stop_autovacuum();
         self.closed.store(true, Ordering::Release);
         if let Some(c) = self.checkpointer.lock().expect("poisoned").take() {
             c.stop();
@@ -593,6 +613,9 @@ impl Shared {
 
 impl Drop for Database {
     fn drop(&mut self) {
+        // The handle is going away: no more background vacuums (one in progress holds a
+        // reference to the database until it finishes its table).
+        self.shared.stop_autovacuum();
         if Arc::strong_count(&self.shared) == 1 && !self.shared.closed.load(Ordering::Acquire) && !std::thread::panicking() {
             if let Err(e) = self.shared.shutdown() {
                 eprintln!("{e}");

@@ -30,6 +30,7 @@
 pub mod access;
 pub mod api;
 pub mod auth;
+pub mod autovacuum;
 pub mod bench;
 pub mod buffer;
 pub mod catalog;

@@ -169,6 +169,8 @@ pub(crate) struct Txn {
     pub savepoints: Vec<Savepoint>,
     /// Pages changed since the oldest open savepoint (kept while one is open).
     pub touched: Option<Arc<TouchLog>>,
+    /// Row changes by table OID, counted into `pg_stat_user_tables` when the transaction ends.
+    pub counts: Vec<(u32, crate::stats::tables::Pending)>,
 }
 
 /// An open savepoint: where ROLLBACK TO SAVEPOINT returns the transaction to.
@@ -489,6 +491,24 @@ impl Session {
         self.shared.locks.lock(&mut self.locks, LockTag::Relation(t.oid), mode)
     }
 
+    /// As [`Session::lock_table`] without waiting: false if the lock is not free now.
+    pub(crate) fn try_lock_table(&mut self, t: &Table, mode: LockMode) -> bool {
+        self.shared.locks.try_lock(&mut self.locks, LockTag::Relation(t.oid), mode)
+    }
+
+    /// Notes row changes to table `oid` for its statistics (counted when the transaction ends).
+    pub(crate) fn count_changes(&mut self, oid: u32, f: impl FnOnce(&mut crate::stats::tables::Pending)) {
+        let t = self.txn();
+        match t.counts.iter_mut().find(|(o, _)| *o == oid) {
+            Some((_, p)) => f(p),
+            None => {
+                let mut p = crate::stats::tables::Pending::default();
+                f(&mut p);
+                t.counts.push((oid, p));
+            }
+        }
+    }
+
     /// Commits the current transaction (if any).
     pub(crate) fn commit(&mut self) -> Result<()> {
         let Some(t) = self.txn.take() else { return Ok(()) };
@@ -560,6 +580,12 @@ impl Session {
         }
         sh.txns.finish(t.xid, true);
         drop(_delay);
+        for (oid, p) in &t.counts {
+            sh.table_stats.finish(*oid, p, true);
+        }
+        for d in &t.drops {
+            sh.table_stats.forget(d.oid);
+        }
         for rel in &t.dead_files {
             sh.pool.drop_relation_buffers(*rel);
             let _ = sh.smgr.unlink(*rel);
@@ -583,6 +609,9 @@ impl Session {
             rec.begin(crate::recovery::RM_XACT, crate::recovery::XACT_ABORT, t.xid);
             let _ = self.shared.wal.insert(&mut rec);
             self.shared.txns.finish(t.xid, false);
+        }
+        for (oid, p) in &t.counts {
+            self.shared.table_stats.finish(*oid, p, false);
         }
         for rel in &t.new_files {
             self.shared.pool.drop_relation_buffers(*rel);

@@ -148,6 +148,9 @@ pub fn run_copy(
         }
         (false, CopyTarget::Stdout) | (true, CopyTarget::Stdin) => return Err(PgError::syntax("COPY FROM STDOUT / TO STDIN is not valid")),
     };
+    if !to {
+        s.count_changes(table.oid, |p| p.inserted += n);
+    }
     let mut r = QueryResult::tagged(&format!("COPY {n}"));
     r.wrote_to_client = to_client;
     Ok(r)

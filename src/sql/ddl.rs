@@ -186,6 +186,7 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
         let mut new = Table { relfile, toast_relfile, ..(*t).clone() };
         super::index::truncate_indexes(s, &mut new)?;
         let new = Arc::new(new);
+        s.count_changes(t.oid, |p| p.truncated = true);
         let txn = s.txn();
         txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
         if let Some(c) = txn.creates.iter_mut().find(|c| c.name == name) {

@@ -513,6 +513,7 @@ fn insert_row(
         touched: touched.as_deref(),
     };
     let tid = heap.insert(&mut t, xid, cid)?;
+    s.count_changes(table.oid, |p| p.inserted += 1);
     index::insert_entries(s, table, &stored, tid)
 }
 
@@ -660,6 +661,8 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
             };
             match outcome {
                 ChangeOutcome::Done(new_tid) => {
+                    let update = new_version.is_some();
+                    s.count_changes(table.oid, |p| if update { p.updated += 1 } else { p.deleted += 1 });
                     if let Some((_, stored)) = &new_version {
                         index::insert_entries(s, &table, stored, new_tid)?;
                     }
@@ -667,6 +670,10 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                     break;
                 }
                 ChangeOutcome::DoneHot(_) => {
+                    s.count_changes(table.oid, |p| {
+                        p.updated += 1;
+                        p.hot_updated += 1;
+                    });
                     n += 1;
                     break;
                 }

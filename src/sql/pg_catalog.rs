@@ -333,6 +333,37 @@ const DEFS: &[Def] = &[
         ],
     },
     Def {
+        oid: 12_003,
+        schema: PG_CATALOG,
+        name: "pg_stat_user_tables",
+        kind: 'v',
+        cols: &[
+            ("relid", OID),
+            ("schemaname", NAME),
+            ("relname", NAME),
+            ("seq_scan", No("bigint: scans are not counted yet")),
+            ("seq_tup_read", No("bigint: scans are not counted yet")),
+            ("idx_scan", No("bigint: scans are not counted yet")),
+            ("idx_tup_fetch", No("bigint: scans are not counted yet")),
+            ("n_tup_ins", T(TypeId::Int8)),
+            ("n_tup_upd", T(TypeId::Int8)),
+            ("n_tup_del", T(TypeId::Int8)),
+            ("n_tup_hot_upd", T(TypeId::Int8)),
+            ("n_live_tup", T(TypeId::Int8)),
+            ("n_dead_tup", T(TypeId::Int8)),
+            ("n_mod_since_analyze", No("bigint: heapstore has no ANALYZE statistics")),
+            ("n_ins_since_vacuum", T(TypeId::Int8)),
+            ("last_vacuum", T(TypeId::Timestamptz)),
+            ("last_autovacuum", T(TypeId::Timestamptz)),
+            ("last_analyze", No("timestamptz: heapstore has no ANALYZE statistics")),
+            ("last_autoanalyze", No("timestamptz: heapstore has no ANALYZE statistics")),
+            ("vacuum_count", T(TypeId::Int8)),
+            ("autovacuum_count", T(TypeId::Int8)),
+            ("analyze_count", No("bigint: heapstore has no ANALYZE statistics")),
+            ("autoanalyze_count", No("bigint: heapstore has no ANALYZE statistics")),
+        ],
+    },
+    Def {
         oid: 12_002,
         schema: PG_CATALOG,
         name: "pg_settings",
@@ -615,6 +646,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         ]],
         "pg_authid" | "pg_roles" => roles(s, d.name == "pg_roles"),
         "pg_settings" => settings(s),
+        "pg_stat_user_tables" => stat_user_tables(s, &tables),
         "pg_am" => vec![
             vec![Value::Oid(HEAP_AM), name_v("heap"), Value::Text("t".into())],
             vec![Value::Oid(BTREE_AM), name_v("btree"), Value::Text("i".into())],
@@ -1006,6 +1038,36 @@ pub fn role_name(s: &Session, oid: u32) -> Option<String> {
     let roles = crate::auth::load_roles(&s.shared().dir).ok()?;
     let i = if oid == BOOTSTRAP_ROLE { 0 } else { (oid.checked_sub(16_384)? + 1) as usize };
     roles.get(i).map(|r| r.rolname.clone())
+}
+
+/// `pg_stat_user_tables` from the per-table counters (`stats::tables`).
+fn stat_user_tables(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let stats = &s.shared().table_stats;
+    tables
+        .iter()
+        .map(|t| {
+            let c = stats.get(t.oid);
+            let i8 = |v: u64| Value::Int8(v as i64);
+            let time = |us: i64| if us == crate::stats::tables::NEVER { Value::Null } else { Value::Timestamptz(us) };
+            vec![
+                Value::Oid(t.oid),
+                name_v("public"),
+                name_v(&t.name),
+                i8(c.n_tup_ins.load(Relaxed)),
+                i8(c.n_tup_upd.load(Relaxed)),
+                i8(c.n_tup_del.load(Relaxed)),
+                i8(c.n_tup_hot_upd.load(Relaxed)),
+                Value::Int8(c.n_live_tup.load(Relaxed).max(0)),
+                Value::Int8(c.n_dead_tup.load(Relaxed).max(0)),
+                Value::Int8(c.n_ins_since_vacuum.load(Relaxed).max(0)),
+                time(c.last_vacuum_us.load(Relaxed)),
+                time(c.last_autovacuum_us.load(Relaxed)),
+                i8(c.vacuum_count.load(Relaxed)),
+                i8(c.autovacuum_count.load(Relaxed)),
+            ]
+        })
+        .collect()
 }
 
 fn settings(s: &Session) -> Vec<Vec<Value>> {

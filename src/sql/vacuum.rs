@@ -19,6 +19,31 @@ use std::collections::HashSet;
 /// VACUUM of one table; returns its figures.
 pub fn vacuum_table(s: &mut Session, table: &Table) -> Result<VacuumStats> {
     s.lock_table(table, LockMode::ShareUpdateExclusive)?;
+    vacuum_locked(s, table)
+}
+
+/// Autovacuum's VACUUM of one table in a transaction of its own; None when the table cannot
+/// be locked at once (`autovacuum` invariant 2).
+pub fn autovacuum_table(s: &mut Session, table: &Table) -> Result<Option<VacuumStats>> {
+    s.begin_implicit();
+    if !s.try_lock_table(table, LockMode::ShareUpdateExclusive) {
+        s.rollback();
+        return Ok(None);
+    }
+    // The table may have been dropped or replaced (TRUNCATE) since the catalog was read.
+    let r = match s.lookup_table(&table.name) {
+        Some(now) if now.oid == table.oid => vacuum_locked(s, &now).map(Some),
+        _ => Ok(None),
+    };
+    match &r {
+        Ok(_) => s.commit()?,
+        Err(_) => s.rollback(),
+    }
+    r
+}
+
+/// VACUUM of a table locked ShareUpdateExclusive.
+fn vacuum_locked(s: &mut Session, table: &Table) -> Result<VacuumStats> {
     let table = s.table(&table.name)?;
     let sh = s.shared.clone();
     let horizon = sh.txns.vacuum_horizon();
@@ -36,6 +61,8 @@ pub fn vacuum_table(s: &mut Session, table: &Table) -> Result<VacuumStats> {
         }
     }
     vacuum::set_unused(&heap, &dead, &mut st)?;
+    let auto = crate::stats::backend_type() == crate::stats::BackendType::AutovacuumWorker;
+    sh.table_stats.vacuumed(table.oid, st.tuples_remaining, auto, crate::stats::tables::now_us());
     Ok(st)
 }
 

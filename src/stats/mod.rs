@@ -10,6 +10,8 @@
 //! 1. Times are counted only where an operation is timed anyway (I/O), never on hit paths.
 //! 2. A counter only grows within a process; the saved file is the sum over all past runs.
 
+pub mod tables;
+
 use crate::error::{PgError, Result};
 use crate::lock::lwlock::{lwlock_stats, LWLockClass, NUM_CLASSES};
 use serde::{Deserialize, Serialize};
@@ -24,18 +26,25 @@ pub enum BackendType {
     BackgroundWriter,
     Checkpointer,
     Startup,
+    AutovacuumWorker,
 }
-pub const NUM_BACKEND_TYPES: usize = 4;
+pub const NUM_BACKEND_TYPES: usize = 5;
 
 impl BackendType {
-    pub const ALL: [BackendType; NUM_BACKEND_TYPES] =
-        [BackendType::ClientBackend, BackendType::BackgroundWriter, BackendType::Checkpointer, BackendType::Startup];
+    pub const ALL: [BackendType; NUM_BACKEND_TYPES] = [
+        BackendType::ClientBackend,
+        BackendType::BackgroundWriter,
+        BackendType::Checkpointer,
+        BackendType::Startup,
+        BackendType::AutovacuumWorker,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             BackendType::ClientBackend => "client backend",
             BackendType::BackgroundWriter => "background writer",
             BackendType::Checkpointer => "checkpointer",
             BackendType::Startup => "startup",
+            BackendType::AutovacuumWorker => "autovacuum worker",
         }
     }
 }
