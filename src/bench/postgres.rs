@@ -1,5 +1,8 @@
 //! A local PostgreSQL server for `--vs-postgres`: found, started in a temporary data directory
-//! with the same shared_buffers, reachable only through a Unix socket, stopped on drop.
+//! with the same shared_buffers, reachable only through a Unix socket, stopped on drop — and,
+//! through [`on_interrupt`], when the harness is stopped by a signal. [`ServeChild`] is
+//! `heapstore serve` started the same way, so both systems are measured through the same
+//! client programs over the same kind of socket.
 //!
 //! Binaries come from `--pg-bin DIR`, else PATH, else /usr/lib/postgresql/*/bin (highest
 //! version). PostgreSQL refuses to run as root: when the harness is root, the server runs as
@@ -67,6 +70,8 @@ pub struct PgServer {
     pub port: u16,
     run_as: Option<String>,
     pub version: String,
+    /// Stops the server if the harness is interrupted.
+    cleanup: Option<CleanupGuard>,
 }
 
 impl PgServer {
@@ -94,8 +99,15 @@ impl PgServer {
             unsafe { libc::chown(c.as_ptr(), uid, gid) };
         }
         let port = 54000 + (std::process::id() % 1000) as u16;
-        let mut s =
-            PgServer { bin: bin.to_path_buf(), data: data.clone(), socket_dir: dir.to_path_buf(), port, run_as, version: String::new() };
+        let mut s = PgServer {
+            bin: bin.to_path_buf(),
+            data: data.clone(),
+            socket_dir: dir.to_path_buf(),
+            port,
+            run_as,
+            version: String::new(),
+            cleanup: None,
+        };
         s.run_tool("initdb", &["-D", &data.to_string_lossy(), "-A", "trust", "-U", "postgres", "--no-sync"])?;
         let mut opts =
             format!("-c shared_buffers={shared_buffers} -c listen_addresses='' -c unix_socket_directories={} -p {port}", dir.display());
@@ -104,6 +116,14 @@ impl PgServer {
         }
         let log = dir.join("postgres.log");
         s.run_tool("pg_ctl", &["-D", &data.to_string_lossy(), "-o", &opts, "-l", &log.to_string_lossy(), "-w", "start"])?;
+        let stop = {
+            let mut c = s.command("pg_ctl");
+            c.args(["-D", &data.to_string_lossy(), "-m", "immediate", "-w", "stop"]);
+            std::sync::Mutex::new(c)
+        };
+        s.cleanup = Some(on_interrupt(move || {
+            let _ = stop.lock().unwrap_or_else(|e| e.into_inner()).output();
+        }));
         s.version = s.psql("SELECT version()")?.trim().to_string();
         Ok(s)
     }
@@ -206,5 +226,146 @@ impl PgServer {
 impl Drop for PgServer {
     fn drop(&mut self) {
         let _ = self.command("pg_ctl").args(["-D", &self.data.to_string_lossy(), "-m", "fast", "-w", "stop"]).output();
+    }
+}
+
+/// Servers the harness started, stopped by the interrupt handler if the harness is stopped by
+/// SIGINT, SIGTERM or SIGHUP (a timeout), since their own Drop would not run then.
+static CLEANUP: std::sync::Mutex<Vec<(u64, Box<dyn Fn() + Send>)>> = std::sync::Mutex::new(Vec::new());
+static NEXT_CLEANUP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// Removes its cleanup when the server it guards is stopped normally.
+pub struct CleanupGuard(u64);
+
+impl Drop for CleanupGuard {
+    fn drop(&mut self) {
+        CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.0);
+    }
+}
+
+/// Registers `f` to run if the harness is interrupted (installing the handler once).
+pub fn on_interrupt(f: impl Fn() + Send + 'static) -> CleanupGuard {
+    static HANDLER: std::sync::Once = std::sync::Once::new();
+    HANDLER.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            std::thread::Builder::new()
+                .name("bench-interrupt".into())
+                .spawn(move || {
+                    if let Some(sig) = signals.forever().next() {
+                        eprintln!("interrupted: stopping the servers the harness started");
+                        for (_, f) in CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+                            f();
+                        }
+                        std::process::exit(128 + sig);
+                    }
+                })
+                .expect("spawn the interrupt handler");
+        }
+    });
+    let id = NEXT_CLEANUP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    CLEANUP.lock().unwrap_or_else(|e| e.into_inner()).push((id, Box::new(f)));
+    CleanupGuard(id)
+}
+
+/// `heapstore serve` as a child process on a Unix socket: the heapstore arm of a comparison
+/// made through PostgreSQL's own clients (pgbench, psql), like for like with [`PgServer`].
+pub struct ServeChild {
+    child: std::process::Child,
+    bin: PathBuf,
+    pub socket_dir: PathBuf,
+    pub port: u16,
+    _cleanup: CleanupGuard,
+}
+
+impl ServeChild {
+    /// Starts `serve` on data directory `data` (already initialized) with `settings`
+    /// (`name=value`), its socket in `socket_dir`; `pg_bin` holds the clients (pgbench, psql).
+    pub fn start(pg_bin: &Path, data: &Path, socket_dir: &Path, settings: &[String]) -> Result<ServeChild> {
+        let exe = std::env::current_exe().map_err(|e| PgError::internal(format!("cannot find the heapstore binary: {e}")))?;
+        std::fs::create_dir_all(socket_dir).map_err(|e| PgError::io("create directory", socket_dir, e))?;
+        let port = 55000 + (std::process::id() % 1000) as u16;
+        let mut cmd = Command::new(&exe);
+        cmd.arg("serve").arg("-D").arg(data).args(["--listen", "", "--port", &port.to_string(), "--grace-secs", "1"]);
+        cmd.arg("--socket-dir").arg(socket_dir);
+        for s in settings {
+            cmd.arg("--set").arg(s);
+        }
+        let log = std::fs::File::create(socket_dir.join("serve.log")).map_err(|e| PgError::io("create", socket_dir, e))?;
+        cmd.stdout(log.try_clone().map_err(|e| PgError::io("open", socket_dir, e))?).stderr(log);
+        let child = cmd.spawn().map_err(|e| PgError::io("run", &exe, e))?;
+        let pid = child.id() as i32;
+        let cleanup = on_interrupt(move || {
+            // SAFETY: kill(2) on the pid of a child this process started.
+            unsafe { libc::kill(pid, libc::SIGTERM) };
+        });
+        let mut s = ServeChild { child, bin: pg_bin.to_path_buf(), socket_dir: socket_dir.to_path_buf(), port, _cleanup: cleanup };
+        let sock = socket_dir.join(format!(".s.PGSQL.{port}"));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !sock.exists() {
+            if let Ok(Some(st)) = s.child.try_wait() {
+                let log = std::fs::read_to_string(socket_dir.join("serve.log")).unwrap_or_default();
+                return Err(PgError::internal(format!("heapstore serve exited ({st}) before listening: {log}")));
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(PgError::internal("heapstore serve did not start listening within 120 s"));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        Ok(s)
+    }
+
+    fn conn_args(&self) -> Vec<String> {
+        vec![
+            "-h".into(),
+            self.socket_dir.to_string_lossy().into_owned(),
+            "-p".into(),
+            self.port.to_string(),
+            "-U".into(),
+            "postgres".into(),
+        ]
+    }
+
+    /// Runs pgbench against the server; returns (stdout, stderr).
+    pub fn pgbench_output(&self, args: &[&str]) -> Result<(String, String)> {
+        let tool = self.bin.join("pgbench");
+        let out = Command::new(&tool)
+            .env("PGDATABASE", "postgres")
+            .args(self.conn_args())
+            .args(args)
+            .output()
+            .map_err(|e| PgError::io("run", &tool, e))?;
+        if !out.status.success() {
+            return Err(bad_arg(format!(
+                "pgbench failed: {}{}",
+                String::from_utf8_lossy(&out.stderr),
+                String::from_utf8_lossy(&out.stdout)
+            )));
+        }
+        Ok((String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned()))
+    }
+
+    /// Stops the server as SIGTERM does (fast shutdown) and waits for it.
+    pub fn stop(mut self) -> Result<()> {
+        self.terminate()
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return Ok(());
+        }
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let st = self.child.wait().map_err(|e| PgError::internal(format!("waiting for heapstore serve: {e}")))?;
+        if !st.success() {
+            return Err(PgError::internal(format!("heapstore serve exited with {st}")));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ServeChild {
+    fn drop(&mut self) {
+        let _ = self.terminate();
     }
 }

@@ -5,21 +5,23 @@
 //! $1` for `--seconds`; the best 5 seconds and the whole run are reported as transactions per
 //! second, per session count and `--shared-buffers` value.
 //!
-//! heapstore runs **in-process** (sessions are threads calling the library: no protocol, no
-//! socket); `--vs-postgres` runs `pgbench -S -M prepared` against a local PostgreSQL **over a
-//! Unix socket** (same scale via `pgbench -i -s`, same shared_buffers and session counts). The
-//! two are reported side by side and labelled so; the ratio includes that difference.
+//! Like for like: heapstore is measured **through `heapstore serve`** with PostgreSQL's own
+//! `pgbench -M prepared` over a Unix socket, exactly as `--vs-postgres` measures a local
+//! PostgreSQL (same pgbench binary and arguments, same scale, shared_buffers, session counts
+//! and timing window: pgbench's own). `--in-process` adds heapstore's sessions as threads
+//! calling the library (no protocol, no socket), labelled so and never in the ratio column.
 //!
-//! `heapstore bench tpcb` runs pgbench's default TPC-B-like transaction instead (BEGIN; UPDATE
-//! an account; SELECT it; UPDATE its teller and branch; INSERT into history; COMMIT), against
-//! plain `pgbench -M prepared` when compared.
+//! `heapstore bench tpcb` runs pgbench's built-in TPC-B-like script instead (BEGIN; UPDATE an
+//! account; SELECT it; UPDATE its teller and branch; INSERT into history; COMMIT), autovacuum
+//! on for both systems (their defaults).
 //!
 //! Invariants:
 //! 1. The data set is built once and reopened for each shared_buffers value; select-only runs
 //!    start on the same data (they only read); tpcb runs continue on what earlier runs left.
-//! 2. heapstore and PostgreSQL runs alternate run by run (bench invariant 1).
+//! 2. heapstore and PostgreSQL runs alternate run by run (bench invariant 1); both servers run
+//!    for the whole shared_buffers block and are stopped on any way out, a signal included.
 
-use super::postgres::{find_bin, PgServer};
+use super::postgres::{find_bin, PgServer, ServeChild};
 use super::{print_header, Common, Report, Workdir};
 use crate::db::Database;
 use crate::error::{PgError, Result};
@@ -38,15 +40,19 @@ const BEST_WINDOW_S: usize = 5;
 pub struct SelectOnlyArgs {
     #[command(flatten)]
     pub common: Common,
-    /// pgbench scale factor (100,000 accounts each).
-    #[arg(long, default_value_t = 100)]
-    pub scale: u64,
-    /// Seconds per measurement.
-    #[arg(long, default_value_t = 10)]
-    pub seconds: u64,
+    /// pgbench scale factor (100,000 accounts each; default 10 for select-only, 4 for tpcb).
+    #[arg(long)]
+    pub scale: Option<u64>,
+    /// Seconds per measurement (default 5 for select-only, 10 for tpcb).
+    #[arg(long)]
+    pub seconds: Option<u64>,
     /// shared_buffers values, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub shared_buffers: Option<Vec<String>>,
+    /// Also measure heapstore in-process (threads calling the library), shown labelled and never
+    /// compared with PostgreSQL.
+    #[arg(long)]
+    pub in_process: bool,
 }
 
 /// Generates pgbench_accounts rows as COPY text (`aid, bid, abalance, filler`) without holding
@@ -228,14 +234,23 @@ pub fn measure(db: &Database, clients: usize, secs: u64, scale: u64, seed: u64, 
     Ok(total)
 }
 
-/// pgbench -S -M prepared: (best 5 s, total) tps from its per-second progress and summary.
-fn pgbench_rates(pg: &PgServer, clients: usize, secs: u64, w: Workload) -> Result<(f64, f64)> {
-    let (c, t) = (clients.to_string(), secs.to_string());
-    let mut args = vec!["-n", "-M", "prepared", "-c", &c, "-j", &c, "-T", &t, "-P", "1"];
+/// The pgbench arguments of one measurement (the same for both systems).
+fn pgbench_args(clients: usize, secs: u64, w: Workload) -> Vec<String> {
+    let jobs = clients.min(std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut a: Vec<String> =
+        ["-n", "-M", "prepared", "-c", &clients.to_string(), "-j", &jobs.to_string(), "-T", &secs.to_string(), "-P", "1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     if w == Workload::SelectOnly {
-        args.push("-S");
+        a.push("-S".into());
     }
-    let (out, err) = pg.pgbench_output(&args)?;
+    a
+}
+
+/// (best 5 s, total) tps from pgbench's per-second progress and summary; fails on failed
+/// transactions.
+fn pgbench_rates(out: &str, err: &str) -> Result<(f64, f64)> {
     let total: f64 = out
         .lines()
         .find(|l| l.starts_with("tps = "))
@@ -250,6 +265,11 @@ fn pgbench_rates(pg: &PgServer, clients: usize, secs: u64, w: Workload) -> Resul
         .map(|v| v.round() as u64)
         .collect();
     let best = if per_s.is_empty() { total } else { rates(&per_s, per_s.len() as f64).0 };
+    if let Some(l) = out.lines().find(|l| l.starts_with("number of failed transactions:")) {
+        if !l.contains(": 0 (") {
+            return Err(PgError::internal(format!("pgbench reported failures: {l}")));
+        }
+    }
     Ok((best, total))
 }
 
@@ -257,41 +277,59 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
     let experiment = if w == Workload::Tpcb { "tpcb" } else { "select-only" };
     let c = &args.common;
     let quick = c.quick;
-    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { (0..=10).map(|i| 1usize << i).collect() });
+    let default_clients: &[usize] = match w {
+        Workload::SelectOnly => &[2, 8, 64],
+        Workload::Tpcb => &[1, 4, 16],
+    };
+    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { default_clients.to_vec() });
     if clients.contains(&0) {
         return Err(super::bad_arg("--clients must be at least 1"));
     }
     let runs = c.runs.unwrap_or(if quick { 1 } else { 3 }).max(1);
-    let scale = if quick { 1 } else { args.scale.max(1) };
-    let secs = if quick { 1 } else { args.seconds.max(1) };
-    let sbs = args.shared_buffers.clone().unwrap_or_else(|| if quick { vec!["16MB".into()] } else { vec!["128MB".into(), "1GB".into()] });
+    let (default_scale, default_secs) = if w == Workload::Tpcb { (4, 10) } else { (10, 5) };
+    let scale = if quick { 1 } else { args.scale.unwrap_or(default_scale).max(1) };
+    let secs = if quick { 2 } else { args.seconds.unwrap_or(default_secs).max(1) };
+    let default_sbs: &[&str] = match w {
+        Workload::SelectOnly => &["16MB", "1GB"],
+        Workload::Tpcb => &["128MB"],
+    };
+    let sbs = args.shared_buffers.clone().unwrap_or_else(|| {
+        if quick {
+            vec!["16MB".into()]
+        } else {
+            default_sbs.iter().map(|s| s.to_string()).collect()
+        }
+    });
     let max_clients = *clients.iter().max().expect("non-empty");
     let work = Workdir::new(c.data_dir.as_deref())?;
+    let script = if w == Workload::Tpcb { "pgbench's TPC-B-like script" } else { "pgbench -S" };
     let mut settings: Vec<(String, String)> = vec![
         ("scale".into(), scale.to_string()),
         ("seconds".into(), secs.to_string()),
         ("shared_buffers".into(), sbs.join(",")),
-        ("heapstore".into(), "in-process (sessions are threads calling the library)".into()),
+        ("client".into(), format!("{script} -M prepared over a Unix socket, for both systems")),
+        ("heapstore".into(), "heapstore serve (a child process)".into()),
     ];
-    if c.vs_postgres {
-        settings.push(("postgres".into(), "pgbench -S -M prepared over a Unix socket".into()));
+    if args.in_process {
+        settings.push(("heapstore in-process".into(), "sessions are threads calling the library (not compared)".into()));
     }
     for s in set_args {
         if let Some((k, v)) = s.split_once('=') {
             settings.push((k.into(), v.into()));
         }
     }
-    let pg_bin = if c.vs_postgres { Some(find_bin(c.pg_bin.as_deref())?) } else { None };
+    // pgbench drives both systems, so its binaries are needed even without --vs-postgres.
+    let pg_bin = find_bin(c.pg_bin.as_deref())?;
     let dir = work.path.join("heapstore");
     Database::init(&dir, &[])?;
-    let open = |sb: &str| -> Result<Database> {
+    let hs_settings = |sb: &str| -> Vec<String> {
         let mut set = vec![format!("shared_buffers={sb}"), format!("max_connections={}", max_clients + 8)];
         set.extend(set_args.iter().cloned());
-        Database::open(&dir, &set)
+        set
     };
     {
         let t = Instant::now();
-        let db = open(&sbs[0])?;
+        let db = Database::open(&dir, &hs_settings(&sbs[0]))?;
         build(&db, scale)?;
         db.close()?;
         settings.push(("heapstore_build_seconds".into(), format!("{:.1}", t.elapsed().as_secs_f64())));
@@ -300,31 +338,49 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
     let mut report = Report::new(experiment, settings.clone());
     for sb in &sbs {
         let config = format!("shared_buffers={sb}");
-        let pg = match &pg_bin {
-            Some(bin) => {
+        let pg = match c.vs_postgres {
+            true => {
                 let conns = (max_clients + 10).to_string();
-                let pg = PgServer::start(bin, &work.path.join(format!("pg-{sb}")), sb, c.pg_user.clone(), &[("max_connections", &conns)])?;
+                let pg =
+                    PgServer::start(&pg_bin, &work.path.join(format!("pg-{sb}")), sb, c.pg_user.clone(), &[("max_connections", &conns)])?;
                 pg.pgbench_output(&["-i", "-q", "-s", &scale.to_string()])?;
+                if report.pg_version.is_none() {
+                    println!("postgres: {}", pg.version);
+                }
                 report.pg_version = Some(pg.version.clone());
                 Some(pg)
             }
-            None => None,
+            false => None,
         };
-        let db = open(sb)?;
+        if args.in_process {
+            let db = Database::open(&dir, &hs_settings(sb))?;
+            for &n in &clients {
+                for r in 0..runs {
+                    let per_s = measure(&db, n, secs, scale, 0x5EED + r as u64, w)?;
+                    let (best, total) = rates(&per_s, secs as f64);
+                    report.add("heapstore-in-process", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
+                }
+            }
+            db.close()?;
+        }
+        let serve = ServeChild::start(&pg_bin, &dir, &work.path.join(format!("serve-{sb}")), &hs_settings(sb))?;
         for &n in &clients {
+            let a = pgbench_args(n, secs, w);
+            let a: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
             for r in 0..runs {
-                let per_s = measure(&db, n, secs, scale, 0x5EED + r as u64, w)?;
-                let (best, total) = rates(&per_s, secs as f64);
+                let (out, err) = serve.pgbench_output(&a)?;
+                let (best, total) = pgbench_rates(&out, &err)?;
                 report.add("heapstore", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
                 if let Some(pg) = &pg {
-                    let (best, total) = pgbench_rates(pg, n, secs, w)?;
+                    let (out, err) = pg.pgbench_output(&a)?;
+                    let (best, total) = pgbench_rates(&out, &err)?;
                     report.add("postgres", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
                 }
             }
         }
-        db.close()?;
+        serve.stop()?;
     }
-    print_results(&report, &sbs, &clients, pg_bin.is_some());
+    print_results(&report, &sbs, &clients, c.vs_postgres, args.in_process);
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.json")));
     report.write_json(&json_path, &work.path, &["tps_best_5s", "tps"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.png")));
@@ -333,21 +389,23 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
     Ok(())
 }
 
-fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool) {
-    let systems: &[(&str, &str)] = if vs {
-        &[("heapstore", "heapstore (in-process)"), ("postgres", "postgres (Unix socket)")]
-    } else {
-        &[("heapstore", "heapstore (in-process)")]
-    };
+fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool, in_process: bool) {
+    let mut systems: Vec<(&str, &str)> = vec![("heapstore", "heapstore serve (Unix socket)")];
+    if vs {
+        systems.push(("postgres", "postgres (Unix socket)"));
+    }
+    if in_process {
+        systems.push(("heapstore-in-process", "heapstore in-process (not comparable)"));
+    }
     for sb in sbs {
         let config = format!("shared_buffers={sb}");
         println!("\n{config}");
         let mut rows = Vec::new();
         for &n in clients {
-            for (sys, label) in systems {
+            for &(sys, label) in &systems {
                 let best = r.spread(sys, &config, n, "tps_best_5s");
                 let total = r.spread(sys, &config, n, "tps");
-                let ratio = match (*sys, total, r.spread("postgres", &config, n, "tps")) {
+                let ratio = match (sys, total, r.spread("postgres", &config, n, "tps")) {
                     ("heapstore", Some(h), Some(p)) if p.median > 0.0 => format!("{:.2}", h.median / p.median),
                     _ => String::new(),
                 };
@@ -361,7 +419,7 @@ fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool) {
             }
         }
         super::print_table(&["clients", "system", "tps best 5 s", "tps total", "heapstore / postgres"], 2, rows);
-        for (sys, label) in systems {
+        for &(sys, label) in &systems {
             let best =
                 clients.iter().filter_map(|&n| r.spread(sys, &config, n, "tps").map(|s| (n, s.median))).max_by(|a, b| a.1.total_cmp(&b.1));
             let most = clients.iter().max().and_then(|&n| r.spread(sys, &config, n, "tps").map(|s| (n, s.median)));
@@ -378,7 +436,7 @@ fn plot(r: &Report, sbs: &[String], clients: &[usize], path: &Path, w: Workload)
     let mut series = Vec::new();
     for sb in sbs {
         let config = format!("shared_buffers={sb}");
-        for (sys, label) in [("heapstore", "heapstore in-process"), ("postgres", "postgres socket")] {
+        for (sys, label) in [("heapstore", "heapstore serve"), ("postgres", "postgres"), ("heapstore-in-process", "heapstore in-process")] {
             let pts: Vec<(f64, f64)> =
                 clients.iter().filter_map(|&n| r.spread(sys, &config, n, "tps").map(|s| (n as f64, s.median))).collect();
             if !pts.is_empty() {

@@ -102,8 +102,9 @@ pub enum Cmd {
         #[arg(long, default_value_t = 500)]
         pause_us: u64,
     },
-    /// Rerun a seed experiment (see the README's Benchmarks section).
-    #[command(subcommand)]
+    /// Rerun a seed experiment. How each is measured, which comparisons with PostgreSQL are like
+    /// for like and which are not yet: docs/BENCH.md in the repository.
+    #[command(subcommand, after_help = "The harness contract and every experiment: docs/BENCH.md")]
     Bench(Box<BenchCmd>),
     /// The main job: create a database, generate and COPY a few million rows, scan them, and
     /// show throughput and statistics.
@@ -120,9 +121,9 @@ pub enum Cmd {
 pub enum BenchCmd {
     /// Seed 000: concurrent COPY into one table.
     Copy(crate::bench::copy::CopyArgs),
-    /// Seed 000: pgbench -S, random primary-key lookups by N sessions.
+    /// Seed 000: pgbench -S through `heapstore serve` and PostgreSQL, same pgbench, same socket.
     SelectOnly(crate::bench::select_only::SelectOnlyArgs),
-    /// pgbench's default TPC-B-like transaction by N sessions.
+    /// pgbench's built-in TPC-B-like script through `heapstore serve` and PostgreSQL.
     Tpcb(crate::bench::select_only::SelectOnlyArgs),
     /// Seed 004: victim search in a huge, hot pool.
     Victim(crate::bench::victim::VictimArgs),
