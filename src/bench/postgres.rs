@@ -231,7 +231,8 @@ impl Drop for PgServer {
 
 /// Servers the harness started, stopped by the interrupt handler if the harness is stopped by
 /// SIGINT, SIGTERM or SIGHUP (a timeout), since their own Drop would not run then.
-static CLEANUP: std::sync::Mutex<Vec<(u64, Box<dyn Fn() + Send>)>> = std::sync::Mutex::new(Vec::new());
+type Cleanup = (u64, Box<dyn Fn() + Send>);
+static CLEANUP: std::sync::Mutex<Vec<Cleanup>> = std::sync::Mutex::new(Vec::new());
 static NEXT_CLEANUP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// Removes its cleanup when the server it guards is stopped normally.
