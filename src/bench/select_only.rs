@@ -21,7 +21,7 @@
 //! 2. heapstore and PostgreSQL runs alternate run by run (bench invariant 1); both servers run
 //!    for the whole shared_buffers block and are stopped on any way out, a signal included.
 
-use super::postgres::{find_bin, PgServer, ServeChild};
+use super::postgres::{find_bin, find_bins, PgServer, ServeChild};
 use super::{print_header, Common, Report, Workdir};
 use crate::db::Database;
 use crate::error::{PgError, Result};
@@ -318,8 +318,11 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
             settings.push((k.into(), v.into()));
         }
     }
-    // pgbench drives both systems, so its binaries are needed even without --vs-postgres.
+    // One pgbench drives every system, so it is needed even without --vs-postgres; the
+    // servers compared are every PostgreSQL major version found (15 and 18 when both are).
     let pg_bin = find_bin(c.pg_bin.as_deref())?;
+    let pg_servers = if c.vs_postgres { find_bins(c.pg_bin.as_deref())? } else { Vec::new() };
+    settings.push(("pgbench".into(), pg_bin.join("pgbench").display().to_string()));
     let dir = work.path.join("heapstore");
     Database::init(&dir, &[])?;
     let hs_settings = |sb: &str| -> Vec<String> {
@@ -338,20 +341,21 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
     let mut report = Report::new(experiment, settings.clone());
     for sb in &sbs {
         let config = format!("shared_buffers={sb}");
-        let pg = match c.vs_postgres {
-            true => {
-                let conns = (max_clients + 10).to_string();
-                let pg =
-                    PgServer::start(&pg_bin, &work.path.join(format!("pg-{sb}")), sb, c.pg_user.clone(), &[("max_connections", &conns)])?;
-                pg.pgbench_output(&["-i", "-q", "-s", &scale.to_string()])?;
-                if report.pg_version.is_none() {
-                    println!("postgres: {}", pg.version);
-                }
-                report.pg_version = Some(pg.version.clone());
-                Some(pg)
+        let mut pgs: Vec<(String, PgServer)> = Vec::new();
+        for (major, bin) in &pg_servers {
+            let conns = (max_clients + 10).to_string();
+            let dir = work.path.join(format!("pg{major}-{sb}"));
+            let pg = PgServer::start(bin, &dir, sb, c.pg_user.clone(), &[("max_connections", &conns)])?.with_clients(&pg_bin);
+            pg.pgbench_output(&["-i", "-q", "-s", &scale.to_string()])?;
+            if !report.pg_version.as_deref().is_some_and(|v| v.contains(&pg.version)) {
+                println!("postgres: {}", pg.version);
+                report.pg_version = Some(match report.pg_version.take() {
+                    Some(v) => format!("{v}; {}", pg.version),
+                    None => pg.version.clone(),
+                });
             }
-            false => None,
-        };
+            pgs.push((format!("postgres {major}"), pg));
+        }
         if args.in_process {
             let db = Database::open(&dir, &hs_settings(sb))?;
             for &n in &clients {
@@ -371,42 +375,45 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
                 let (out, err) = serve.pgbench_output(&a)?;
                 let (best, total) = pgbench_rates(&out, &err)?;
                 report.add("heapstore", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
-                if let Some(pg) = &pg {
+                for (label, pg) in &pgs {
                     let (out, err) = pg.pgbench_output(&a)?;
                     let (best, total) = pgbench_rates(&out, &err)?;
-                    report.add("postgres", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
+                    report.add(label, &config, n, r, json!({"tps_best_5s": best, "tps": total}));
                 }
             }
         }
         serve.stop()?;
+        drop(pgs);
     }
-    print_results(&report, &sbs, &clients, c.vs_postgres, args.in_process);
+    let pg_labels: Vec<String> = pg_servers.iter().map(|(v, _)| format!("postgres {v}")).collect();
+    print_results(&report, &sbs, &clients, &pg_labels, args.in_process);
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.json")));
     report.write_json(&json_path, &work.path, &["tps_best_5s", "tps"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.png")));
-    plot(&report, &sbs, &clients, &plot_path, w)?;
+    plot(&report, &sbs, &clients, &pg_labels, &plot_path, w)?;
     println!("wrote {} and {}", json_path.display(), plot_path.display());
     Ok(())
 }
 
-fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool, in_process: bool) {
-    let mut systems: Vec<(&str, &str)> = vec![("heapstore", "heapstore serve (Unix socket)")];
-    if vs {
-        systems.push(("postgres", "postgres (Unix socket)"));
+fn print_results(r: &Report, sbs: &[String], clients: &[usize], pgs: &[String], in_process: bool) {
+    let mut systems: Vec<(&str, String)> = vec![("heapstore", "heapstore serve (Unix socket)".to_string())];
+    for p in pgs {
+        systems.push((p, format!("{p} (Unix socket)")));
     }
     if in_process {
-        systems.push(("heapstore-in-process", "heapstore in-process (not comparable)"));
+        systems.push(("heapstore-in-process", "heapstore in-process (not comparable)".to_string()));
     }
     for sb in sbs {
         let config = format!("shared_buffers={sb}");
         println!("\n{config}");
         let mut rows = Vec::new();
         for &n in clients {
-            for &(sys, label) in &systems {
+            for (sys, label) in &systems {
                 let best = r.spread(sys, &config, n, "tps_best_5s");
                 let total = r.spread(sys, &config, n, "tps");
-                let ratio = match (sys, total, r.spread("postgres", &config, n, "tps")) {
-                    ("heapstore", Some(h), Some(p)) if p.median > 0.0 => format!("{:.2}", h.median / p.median),
+                // On each PostgreSQL row: heapstore serve's tps over that version's.
+                let ratio = match (sys.starts_with("postgres"), r.spread("heapstore", &config, n, "tps"), total) {
+                    (true, Some(h), Some(p)) if p.median > 0.0 => format!("{:.2}", h.median / p.median),
                     _ => String::new(),
                 };
                 rows.push(vec![
@@ -418,8 +425,8 @@ fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool, in_pro
                 ]);
             }
         }
-        super::print_table(&["clients", "system", "tps best 5 s", "tps total", "heapstore / postgres"], 2, rows);
-        for &(sys, label) in &systems {
+        super::print_table(&["clients", "system", "tps best 5 s", "tps total", "heapstore serve / this"], 2, rows);
+        for (sys, label) in &systems {
             let best =
                 clients.iter().filter_map(|&n| r.spread(sys, &config, n, "tps").map(|s| (n, s.median))).max_by(|a, b| a.1.total_cmp(&b.1));
             let most = clients.iter().max().and_then(|&n| r.spread(sys, &config, n, "tps").map(|s| (n, s.median)));
@@ -432,11 +439,14 @@ fn print_results(r: &Report, sbs: &[String], clients: &[usize], vs: bool, in_pro
     }
 }
 
-fn plot(r: &Report, sbs: &[String], clients: &[usize], path: &Path, w: Workload) -> Result<()> {
+fn plot(r: &Report, sbs: &[String], clients: &[usize], pgs: &[String], path: &Path, w: Workload) -> Result<()> {
     let mut series = Vec::new();
+    let mut systems: Vec<(&str, &str)> = vec![("heapstore", "heapstore serve")];
+    systems.extend(pgs.iter().map(|p| (p.as_str(), p.as_str())));
+    systems.push(("heapstore-in-process", "heapstore in-process"));
     for sb in sbs {
         let config = format!("shared_buffers={sb}");
-        for (sys, label) in [("heapstore", "heapstore serve"), ("postgres", "postgres"), ("heapstore-in-process", "heapstore in-process")] {
+        for &(sys, label) in &systems {
             let pts: Vec<(f64, f64)> =
                 clients.iter().filter_map(|&n| r.spread(sys, &config, n, "tps").map(|s| (n as f64, s.median))).collect();
             if !pts.is_empty() {

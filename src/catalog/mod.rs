@@ -74,6 +74,19 @@ pub struct Index {
     #[serde(default)]
     pub constraint: bool,
     pub relfile: RelFileNumber,
+    /// PostgreSQL's indcheckxmin: the index was built over HOT chains whose versions differ in
+    /// its columns and names each chain by its newest version's key only, so a snapshot whose
+    /// xmin is not past this xid (the building transaction's) may see an older version it
+    /// cannot find through the index, and must not use it for scans (`sql::index` invariant 5).
+    #[serde(default)]
+    pub check_xmin: Option<u64>,
+}
+
+impl Index {
+    /// Whether a scan with this snapshot may use the index (see `check_xmin`).
+    pub fn usable_by(&self, snapshot_xmin: u64) -> bool {
+        self.check_xmin.is_none_or(|x| snapshot_xmin > x)
+    }
 }
 
 impl Table {

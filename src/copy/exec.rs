@@ -98,7 +98,7 @@ pub fn run_copy(
     let table = s.table(&tname)?;
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
     let cols = column_list(&table, &columns)?;
-    s.lock_table(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
+    let table = s.lock_table_fresh(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
     if opts.freeze {
         if to {
             return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));

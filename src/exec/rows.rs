@@ -106,28 +106,15 @@ pub fn key_text(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>]) -> (Strin
 }
 
 /// The unique-check verdict for the row whose index entry names `tid` (invariant 2): the
-/// strongest verdict over the members of its HOT chain that carry the key (`matches`, asked
-/// only when the chain has more than one member: an index built over a chain whose members
-/// differ in its columns names the root once per key).
-fn verdict(
-    heap: &HeapRel<'_>,
-    txns: &TxnManager,
-    me: Xid,
-    tid: Tid,
-    matches: &mut dyn FnMut(&[u8]) -> Result<bool>,
-) -> Result<UniqueVerdict> {
-    let mut members: Vec<(Xid, Xid, Vec<u8>)> = Vec::new();
-    heap.for_each_member(tid, |_, t| members.push((tuple::xmin(t), tuple::xmax(t), Vec::new())))?;
-    if members.len() > 1 {
-        members.clear();
-        heap.for_each_member(tid, |_, t| members.push((tuple::xmin(t), tuple::xmax(t), t.to_vec())))?;
-    }
+/// strongest verdict over the versions of its HOT chain. Every version that may be live or in
+/// progress carries the entry's key (`sql::index` invariant 5: an index names a chain under its
+/// newest version's key, and HOT updates leave indexed columns alone); older versions with
+/// another key were deleted by committed transactions and never conflict.
+fn verdict(heap: &HeapRel<'_>, txns: &TxnManager, me: Xid, tid: Tid) -> Result<UniqueVerdict> {
+    let mut members: Vec<(Xid, Xid)> = Vec::with_capacity(2);
+    heap.for_each_member(tid, |_, t| members.push((tuple::xmin(t), tuple::xmax(t))))?;
     let mut wait = None;
-    let single = members.len() == 1;
-    for (xmin, xmax, t) in &members {
-        if !single && !matches(t)? {
-            continue;
-        }
+    for (xmin, xmax) in &members {
         match version_verdict(txns, me, *xmin, *xmax) {
             UniqueVerdict::Conflict => return Ok(UniqueVerdict::Conflict),
             UniqueVerdict::WaitFor(x) => wait = wait.or(Some(x)),
@@ -201,19 +188,11 @@ impl Maintainer<'_> {
                 .with_xid(me);
             let heap =
                 HeapRel { pool: &shared.pool, pins: self.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
-            let want: &[u8] = &self.key;
-            let pins = self.pins;
-            let mut matches = |t: &[u8]| -> Result<bool> {
-                let stored = stored_of_parts(&shared.pool, pins, table, t)?;
-                let mut k = Vec::new();
-                key_of(table, ix, &stored, &mut k);
-                Ok(k == want)
-            };
             let mut check = |other: Tid| -> Result<UniqueVerdict> {
                 if other == tid {
                     return Ok(UniqueVerdict::NoConflict);
                 }
-                verdict(&heap, &shared.txns, me, other, &mut matches)
+                verdict(&heap, &shared.txns, me, other)
             };
             let locks = &mut *self.locks;
             let mut wait = |xid: Xid| crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, locks, xid);

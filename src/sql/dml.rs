@@ -153,6 +153,9 @@ impl Plan {
         let mut row = Vec::with_capacity(types.len());
         let tids = match &self.access {
             Access::Seq => None,
+            // A snapshot that may see a version the index does not name scans the heap
+            // (`sql::index` invariant 5).
+            Access::Index { idx, .. } if !self.table.indexes[*idx].usable_by(snap.xmin) => None,
             Access::Index { idx, eq, lo, hi } => {
                 index::scan_tids(s, &self.table, &self.table.indexes[*idx], eq, lo.as_ref(), hi.as_ref(), params)?
             }
@@ -342,10 +345,10 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
         v
     };
     let Some(src) = &ins.source else { return Err(PgError::feature("INSERT without VALUES is not supported")) };
+    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let SetExpr::Values(values) = &*src.body else {
         return insert_select(s, &table, &cols, src, params);
     };
-    s.lock_table(&table, LockMode::RowExclusive)?;
     // No column can be referenced in VALUES: bind against a table without columns.
     let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
     let mut rows = Vec::with_capacity(values.rows.len());
@@ -580,7 +583,7 @@ pub fn update(
     // The new version copies every column.
     needed.iter_mut().for_each(|b| *b = true);
     let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
-    s.lock_table(&table, LockMode::RowExclusive)?;
+    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let plan = Plan::new(table.clone(), filter, needed);
     let n = change_rows(s, &plan, params, Some(&sets))?;
     Ok(super::tag(&format!("UPDATE {n}")))
@@ -597,7 +600,7 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let [t] = from.as_slice() else { return Err(PgError::feature("DELETE from more than one table is not supported")) };
     let table = s.table(&single_table(t)?)?;
     let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
-    s.lock_table(&table, LockMode::RowExclusive)?;
+    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let plan = Plan::new(table.clone(), filter, vec![false; table.columns.len()]);
     let n = change_rows(s, &plan, params, None)?;
     Ok(super::tag(&format!("DELETE {n}")))

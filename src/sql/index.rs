@@ -17,6 +17,11 @@
 //! 3. Keys with a NULL column are never checked for uniqueness (NULLs are distinct).
 //! 4. An index scan returns TIDs only; the caller fetches each under the heap page's lock and
 //!    checks visibility with the statement's snapshot and the full WHERE clause.
+//! 5. An index entry names a HOT chain's root (`access::heap::prune` invariant 1) under the key
+//!    of the chain's newest version. When a build meets a chain whose versions differ in the
+//!    index's columns (HOT-updated before the index existed), the index gets `check_xmin` (the
+//!    building transaction's xid, PostgreSQL's indcheckxmin): snapshots that might still see an
+//!    older version scan the heap instead, until every such snapshot is gone.
 
 use super::expr::{self, Scalar};
 use crate::access::btree::{keycode, BTree};
@@ -145,16 +150,16 @@ pub(crate) fn scan_tids(
     Ok(Some(out))
 }
 
-/// Every version of the heap whose creator did not abort, with the TID its index entry names
-/// (its HOT chain's root: `access::heap::prune` invariant 1) and whether it is live (not
-/// deleted by a committed or own transaction): what an index build reads. The members of one
-/// chain may differ in the new index's columns (they were HOT-updated before it existed): the
-/// root is then indexed once per distinct key, and readers re-check each version they reach.
-fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool) -> Result<()>) -> Result<()> {
+/// Every version of the heap whose creator did not abort, chain by chain in chain order, with
+/// the TID its index entry names (its HOT chain's root: `access::heap::prune` invariant 1),
+/// whether it is live (not deleted by a committed or own transaction), and whether it is its
+/// chain's newest such version: what an index build reads (invariant 5).
+fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool, bool) -> Result<()>) -> Result<()> {
     let sh = &s.shared;
     let me = s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID);
     let nblocks = sh.pool.smgr().nblocks(table.relfile, ForkNumber::Main)?;
     let mut copy = vec![0u8; sh.pool.block_size()];
+    let mut members = Vec::new();
     for block in 0..nblocks {
         {
             let buf = sh.pool.read_buffer(&s.pins, table.relfile, ForkNumber::Main, block, None)?;
@@ -164,48 +169,47 @@ fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool)
         if page::is_new(&copy) {
             continue;
         }
-        let roots = crate::access::heap::prune::roots(&copy, block);
-        for off in 1..=page::max_offset(&copy) {
-            let Some(t) = page::item(&copy, off) else { continue };
-            let xmin = tuple::xmin(t);
-            if xmin != me && xid_state(&sh.txns, xmin) == XidState::Aborted {
-                continue;
+        // Heap-only versions no chain reaches are not visited: their creator aborted or they
+        // are dead to everyone, and no index entry may name them.
+        for root in 1..=page::max_offset(&copy) {
+            crate::access::heap::prune::chain_members(&copy, block, root, &mut members);
+            members.retain(|&m| {
+                let xmin = tuple::xmin(page::item(&copy, m).expect("chain members are normal tuples"));
+                xmin == me || xid_state(&sh.txns, xmin) != XidState::Aborted
+            });
+            for (i, &m) in members.iter().enumerate() {
+                let t = page::item(&copy, m).expect("chain members are normal tuples");
+                let xmax = tuple::xmax(t);
+                let live = xmax == INVALID_XID || (xmax != me && xid_state(&sh.txns, xmax) == XidState::Aborted);
+                f((block, root), t, live, i + 1 == members.len())?;
             }
-            let root = roots[off as usize];
-            if root == 0 {
-                // A heap-only version no chain reaches: its creator aborted (checked above)
-                // or it is dead to everyone; no index entry may name it.
-                debug_assert!(tuple::is_heap_only(t));
-                continue;
-            }
-            let xmax = tuple::xmax(t);
-            let live = xmax == INVALID_XID || (xmax != me && xid_state(&sh.txns, xmax) == XidState::Aborted);
-            f((block, root), t, live)?;
         }
     }
     Ok(())
 }
 
 /// Builds `ix` (its file created, empty) from the heap: scan, encode, sort, bottom-up build.
-fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
+/// Each chain is indexed under its newest version's key; returns whether an older version had
+/// another key (the index then needs `check_xmin`: invariant 5).
+fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     let wal = index_wal(s, table);
     let mut entries: Vec<(Vec<u8>, Tid, bool)> = Vec::new();
-    heap_versions(s, table, |tid, t, live| {
+    let mut older: Vec<Vec<u8>> = Vec::new();
+    let mut broken = false;
+    heap_versions(s, table, |tid, t, live, newest| {
         let stored = stored_of(s, table, t)?;
         let mut k = Vec::new();
         let any_null = key_of(table, ix, &stored, &mut k);
-        entries.push((k, tid, live && !any_null));
+        if newest {
+            broken |= older.iter().any(|o| *o != k);
+            older.clear();
+            entries.push((k, tid, live && !any_null));
+        } else {
+            older.push(k);
+        }
         Ok(())
     })?;
     entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
-    // One entry per (key, root): versions of one chain with the same key share it.
-    entries.dedup_by(|later, kept| {
-        let same = later.0 == kept.0 && later.1 == kept.1;
-        if same {
-            kept.2 |= later.2;
-        }
-        same
-    });
     if ix.unique {
         let mut last_live: Option<usize> = None;
         for i in 0..entries.len() {
@@ -215,16 +219,14 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
             if entries[i].2 {
                 if last_live.is_some() {
                     let tid = entries[i].1;
-                    let t = HeapRel {
-                        pool: &s.shared.pool,
-                        pins: &s.pins,
-                        rel: table.relfile,
-                        wal: None,
-                        full_page_writes: false,
-                        touched: None,
-                    }
-                    .fetch_any(tid, |t| t.to_vec())?
-                    .unwrap_or_default();
+                    // The entry names a chain's root: its newest version holds the key.
+                    let mut t = Vec::new();
+                    HeapRel { pool: &s.shared.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None }
+                        .for_each_member(tid, |_, m| {
+                            if xid_state(&s.shared.txns, tuple::xmin(m)) != XidState::Aborted {
+                                t = m.to_vec();
+                            }
+                        })?;
                     let stored = stored_of(s, table, &t)?;
                     let (names, vals) = key_text(table, ix, &stored);
                     return Err(PgError::new(
@@ -241,7 +243,7 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<()> {
     }
     let t = tree(s, ix, wal).with_xid(s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID));
     t.build(entries.into_iter().map(|(k, tid, _)| (k, tid)))?;
-    Ok(())
+    Ok(broken)
 }
 
 /// Whether any table (as this transaction sees the catalog) has an index or is named `name`.
@@ -290,7 +292,16 @@ pub(crate) fn add_index(
     }
     s.xid();
     let relfile = s.create_files()?;
-    let ix = Index { oid: s.shared.catalog.new_oid(), name, columns: cols, unique: unique || primary, primary, relfile, constraint };
+    let mut ix = Index {
+        oid: s.shared.catalog.new_oid(),
+        name,
+        columns: cols,
+        unique: unique || primary,
+        primary,
+        relfile,
+        constraint,
+        check_xmin: None,
+    };
     let mut new = (**table).clone();
     if primary {
         for &c in &ix.columns {
@@ -300,7 +311,7 @@ pub(crate) fn add_index(
     if primary {
         // The primary key's columns became NOT NULL: existing rows must satisfy it.
         let mut bad = None;
-        heap_versions(s, table, |_, t, live| {
+        heap_versions(s, table, |_, t, live, _| {
             if live && bad.is_none() {
                 let stored = stored_of(s, table, t)?;
                 if let Some(&c) = ix.columns.iter().find(|&&c| stored[c].is_none()) {
@@ -318,7 +329,9 @@ pub(crate) fn add_index(
             .with_column(&table.columns[c].name));
         }
     }
-    build(s, &new, &ix)?;
+    if build(s, &new, &ix)? {
+        ix.check_xmin = Some(s.xid());
+    }
     new.indexes.push(ix);
     replace_table(s, table, new);
     Ok(s.lookup_table(&table.name).expect("just replaced"))
@@ -543,10 +556,9 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
             match flags {
                 page::LP_UNUSED => return what("points at an unused line pointer"),
                 page::LP_NORMAL if heap_only => return what("points at a heap-only tuple"),
-                page::LP_NORMAL => {
-                    // A root that is still a tuple lost no member since the index was built,
-                    // so one of its chain's versions carries the key. (A redirect may have
-                    // lost the versions an index built over the chain named it for.)
+                page::LP_NORMAL | page::LP_REDIRECT => {
+                    // Invariant 5: the chain's newest version (the one pruning keeps) carries
+                    // the key its entry names it under.
                     let mut found = false;
                     let mut err = None;
                     heap.for_each_member(*tid, |_, t| {
@@ -569,7 +581,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
                         return what("does not match any version of its chain");
                     }
                 }
-                _ => {} // LP_DEAD (VACUUM removes it) or a redirect
+                _ => {} // LP_DEAD: VACUUM removes its entries
             }
         }
     }

@@ -265,11 +265,11 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
             OP_SET_UNUSED => {
                 let n = rest.get(..2).map(|b| u16::from_le_bytes([b[0], b[1]])).ok_or("truncated set-unused operation")? as usize;
                 let offs = rest.get(2..2 + 2 * n).ok_or("truncated set-unused operation")?;
-                for o in offs.chunks_exact(2) {
-                    let off = u16::from_le_bytes([o[0], o[1]]);
-                    if off == 0 || off > page::max_offset(pg) || page::item_id(pg, off).0 != page::LP_DEAD {
-                        return Err("set-unused on a line pointer that is not dead");
-                    }
+                let offs = offs.chunks_exact(2).map(|o| u16::from_le_bytes([o[0], o[1]]));
+                if !offs.clone().all(|off| off != 0 && off <= page::max_offset(pg) && page::item_id(pg, off).0 == page::LP_DEAD) {
+                    return Err("set-unused on a line pointer that is not dead");
+                }
+                for off in offs {
                     page::set_item_id(pg, off, page::LP_UNUSED, 0, 0);
                 }
                 if n > 0 {

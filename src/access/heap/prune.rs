@@ -114,26 +114,24 @@ impl PruneOps {
         Ok((ops, b))
     }
 
-    /// Applies the operation to a page (do and redo alike: invariant 4).
+    /// Applies the operation to a page (do and redo alike: invariant 4). Every offset is
+    /// checked before anything changes, so a bad operation leaves the page as it was.
     pub fn apply(&self, pg: &mut [u8]) -> std::result::Result<(), &'static str> {
         let max = page::max_offset(pg);
         let ok = |o: OffsetNumber| o >= 1 && o <= max;
+        if !self.redirect.iter().all(|&(from, to)| ok(from) && ok(to)) {
+            return Err("prune redirect outside the line pointer array");
+        }
+        if !self.dead.iter().chain(&self.unused).all(|&o| ok(o)) {
+            return Err("prune of a missing line pointer");
+        }
         for &(from, to) in &self.redirect {
-            if !ok(from) || !ok(to) {
-                return Err("prune redirect outside the line pointer array");
-            }
             page::set_item_id(pg, from, page::LP_REDIRECT, to as usize, 0);
         }
         for &o in &self.dead {
-            if !ok(o) {
-                return Err("prune of a missing line pointer");
-            }
             page::set_item_id(pg, o, page::LP_DEAD, 0, 0);
         }
         for &o in &self.unused {
-            if !ok(o) {
-                return Err("prune of a missing line pointer");
-            }
             page::set_item_id(pg, o, page::LP_UNUSED, 0, 0);
         }
         if !self.unused.is_empty() {
