@@ -307,7 +307,7 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
         ("scale".into(), scale.to_string()),
         ("seconds".into(), secs.to_string()),
         ("shared_buffers".into(), sbs.join(",")),
-        ("client".into(), format!("{script} -M prepared over a Unix socket, for both systems")),
+        ("client".into(), format!("{script} -M prepared over a Unix socket, for every system")),
         ("heapstore".into(), "heapstore serve (a child process)".into()),
     ];
     if args.in_process {
