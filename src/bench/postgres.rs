@@ -267,14 +267,7 @@ impl PgServer {
     }
 
     fn conn_args(&self) -> Vec<String> {
-        vec![
-            "-h".into(),
-            self.socket_dir.to_string_lossy().into_owned(),
-            "-p".into(),
-            self.port.to_string(),
-            "-U".into(),
-            "postgres".into(),
-        ]
+        socket_args(&self.socket_dir, self.port)
     }
 
     /// Runs SQL with psql; returns unaligned, tuples-only output.
@@ -333,6 +326,11 @@ impl Drop for PgServer {
     fn drop(&mut self) {
         let _ = self.command("pg_ctl").args(["-D", &self.data.to_string_lossy(), "-m", "fast", "-w", "stop"]).output();
     }
+}
+
+/// Client arguments for a server on a Unix socket in `dir` (user postgres).
+fn socket_args(dir: &Path, port: u16) -> Vec<String> {
+    vec!["-h".into(), dir.to_string_lossy().into_owned(), "-p".into(), port.to_string(), "-U".into(), "postgres".into()]
 }
 
 /// Servers the harness started, stopped by the interrupt handler if the harness is stopped by
@@ -423,14 +421,7 @@ impl ServeChild {
     }
 
     fn conn_args(&self) -> Vec<String> {
-        vec![
-            "-h".into(),
-            self.socket_dir.to_string_lossy().into_owned(),
-            "-p".into(),
-            self.port.to_string(),
-            "-U".into(),
-            "postgres".into(),
-        ]
+        socket_args(&self.socket_dir, self.port)
     }
 
     /// Runs pgbench against the server; returns (stdout, stderr).

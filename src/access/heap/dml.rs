@@ -31,9 +31,13 @@
 //!    VACUUM may move tuple data within a page under the exclusive lock; line pointer numbers
 //!    (TIDs) never move while an index entry can point at them.
 //!
-//! Record block data is a list of operations, applied in order by [`apply_ops`] during redo:
-//! `1 = add tuple (offset u16, length u16, whole tuple)`, `2 = set xmax (offset u16, xmax u64,
-//! cmax u32, ctid block u32, ctid offset u16)`, `3 = set xmin (offset u16, xmin u64, cmin u32)`.
+//! Record block data is a list of operations, applied in order by [`apply_ops`] — during redo,
+//! and by the change itself, so both make the same page:
+//! `1 = add tuple (offset u16, length u16, whole tuple)` at the next line pointer or an unused
+//! one, `2 = set xmax (offset u16, xmax u64, cmax u32, ctid block u32, ctid offset u16)`, which
+//! clears HEAP_HOT_UPDATED, `5` = the same setting it (a HOT update), `3 = set xmin (offset
+//! u16, xmin u64, cmin u32)`, `4` = a prune (`prune::PruneOps`), `6 = set unused (count u16,
+//! offsets u16...)`: VACUUM's LP_DEAD line pointers whose index entries are gone.
 //!
 //! Savepoints ([`TouchLog`], [`HeapRel::undo_page`]): while a savepoint is open, every page a
 //! row change or bulk insert touches is noted. ROLLBACK TO SAVEPOINT revisits those pages and

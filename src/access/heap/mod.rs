@@ -3,7 +3,8 @@
 //! Entry points: [`BulkInsert`] (multi-insert of formed tuples, filling whole pages, as COPY
 //! uses it), [`scan`] (visible tuples of a relation, page at a time), [`toast`] (out-of-line
 //! values), [`dml`] (single-row insert / delete / update, fetch by TID, READ COMMITTED waits),
-//! [`vacuum`] (dead versions' line pointers freed, pages compacted, free space to the FSM).
+//! [`prune`] (HOT chains, pruning a page of its dead versions), [`vacuum`] (every page pruned,
+//! LP_DEAD line pointers freed after their index entries, free space to the FSM).
 //!
 //! Invariants:
 //! 1. Every page is changed only under its exclusive content lock, and a page found new (all
