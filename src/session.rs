@@ -647,6 +647,17 @@ impl Session {
         }
     }
 
+    /// Whether pruning `table`'s pages from a read is WAL-logged: as its row changes would be
+    /// (`exec::rows::wal_for`), but without noting anything in the transaction — a prune
+    /// record need not be flushed at commit; the page's LSN keeps it ahead of the page.
+    pub(crate) fn prune_logged(&self, table: &crate::catalog::Table) -> bool {
+        if table.persistence != crate::catalog::Persistence::Permanent {
+            return false;
+        }
+        let minimal = self.shared.settings.get("wal_level").is_ok_and(|v| v == "minimal");
+        !(minimal && self.txn.as_ref().is_some_and(|t| t.new_files.contains(&table.relfile)))
+    }
+
     /// The transaction's touch log while a savepoint is open (row changes note their pages).
     pub(crate) fn touch_log(&self) -> Option<Arc<TouchLog>> {
         self.txn.as_ref().filter(|t| !t.savepoints.is_empty()).and_then(|t| t.touched.clone())

@@ -161,7 +161,10 @@ impl Plan {
             }
         };
         let Some(tids) = tids else {
-            heap::scan(pool, pins, txns, self.table.relfile, snap, |block, off, t| {
+            let fpw = shared.settings.bool("full_page_writes");
+            let wal = s.prune_logged(&self.table).then_some(&*shared.wal);
+            let heap = HeapRel { pool, pins, rel: self.table.relfile, wal, full_page_writes: fpw, touched: None };
+            heap::scan_pruning(&heap, txns, snap, |block, off, t| {
                 decode_row(pool, pins, t, types, &self.needed, &mut row)
                     .map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, block, off))?;
                 if let Some(w) = &self.filter {
@@ -235,6 +238,14 @@ impl Plan {
 
 /// Decodes the `needed` columns of tuple `t` (others read as NULL), fetching TOASTed values.
 pub(crate) fn decode_row(pool: &BufferPool, pins: &Pins, t: &[u8], types: &[SqlType], needed: &[bool], out: &mut Vec<Value>) -> Result<()> {
+    if !needed.iter().any(|&n| n) {
+        // `count(*)` and the like: no column is read, so none is decoded.
+        if out.len() != types.len() || out.iter().any(|v| !matches!(v, Value::Null)) {
+            out.clear();
+            out.resize(types.len(), Value::Null);
+        }
+        return Ok(());
+    }
     let mut attrs = Vec::with_capacity(types.len());
     tuple::deform(t, types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
     out.clear();
@@ -662,6 +673,14 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                 Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid, hot_ok)?,
                 None => heap.delete(&shared.txns, tid, xid, cid)?,
             };
+            if let (ChangeOutcome::Done(_) | ChangeOutcome::DoneHot(_), Some(trel)) = (outcome, table.toast_relfile) {
+                // The old version's out-of-line values die with it (`heap::toast` invariant 1).
+                let pointers = heap.fetch_any(tid, |t| heap::toast::pointers_of(t, &types))?.transpose()?.unwrap_or_default();
+                if !pointers.is_empty() {
+                    let toast = HeapRel { rel: trel, ..heap };
+                    heap::toast::delete_chunks(&toast, &shared.txns, &pointers, xid, cid)?;
+                }
+            }
             match outcome {
                 ChangeOutcome::Done(new_tid) => {
                     let update = new_version.is_some();

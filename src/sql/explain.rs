@@ -596,6 +596,10 @@ fn io_lines(s: &Session, t: &ScanTrace) -> Vec<String> {
         )),
         None => v.push("Strategy: normal".into()),
     }
+    v.push(format!(
+        "Pages: {} read, {} all-visible (no per-tuple visibility check), {} pruned",
+        st.pages, st.pages_all_visible, st.pages_pruned
+    ));
     let rs = &st.stream;
     let mut line = String::new();
     let avg = if rs.reads > 0 { rs.blocks_read as f64 / rs.reads as f64 } else { 0.0 };

@@ -1,5 +1,7 @@
-//! `VACUUM [table]` and `VACUUM VERBOSE` (all tables, with INFO counts): removes the versions no snapshot can see from a table's indexes and heap
-//! and records the freed space in the FSM (`access::heap::vacuum`). Without a table name every
+//! `VACUUM [table]` and `VACUUM VERBOSE` (all tables, with INFO counts): removes the versions
+//! no snapshot can see from a table's indexes, heap and TOAST relation, records the freed
+//! space in the FSM, and marks the pages whose every tuple all snapshots see all-visible
+//! (`access::heap::vacuum`). Without a table name every
 //! table is vacuumed. Like PostgreSQL, it refuses to run inside a transaction block.
 //!
 //! Invariants:
@@ -60,7 +62,18 @@ fn vacuum_locked(s: &mut Session, table: &Table) -> Result<VacuumStats> {
             t.bulk_delete(&mut |tid| set.contains(&tid))?;
         }
     }
-    vacuum::set_unused(&heap, &dead, &mut st)?;
+    vacuum::set_unused(&heap, &sh.txns, horizon, &dead, &mut st)?;
+    if let Some(trel) = table.toast_relfile {
+        // The TOAST relation, with the same horizon: chunks die with their row version
+        // (`heap::toast` invariant 1). No index names a chunk, so its line pointers are made
+        // unused at once.
+        let toast = HeapRel { rel: trel, ..heap };
+        let mut tst = VacuumStats::default();
+        let dead = vacuum::prune_all(&toast, &sh.txns, horizon, &mut tst)?;
+        vacuum::set_unused(&toast, &sh.txns, horizon, &dead, &mut tst)?;
+        st.toast_chunks_removed = tst.tuples_removed;
+        st.toast_pages = tst.pages_scanned;
+    }
     let auto = crate::stats::backend_type() == crate::stats::BackendType::AutovacuumWorker;
     sh.table_stats.vacuumed(table.oid, st.tuples_remaining, auto, crate::stats::tables::now_us());
     Ok(st)
@@ -87,14 +100,21 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _
         if verbose {
             r.notices.push(format!("INFO:  vacuuming \"public.{}\"", t.name));
             r.notices.push(format!(
-                "INFO:  finished vacuuming \"public.{}\": index scans: {}\npages: {} scanned, {} pruned\ntuples: {} removed, {} remain",
+                "INFO:  finished vacuuming \"public.{}\": index scans: {}\npages: {} scanned, {} pruned, {} all-visible\ntuples: {} removed, {} remain",
                 t.name,
                 usize::from(st.tuples_removed > 0) * t.indexes.len().min(1),
                 st.pages_scanned,
                 st.pages_pruned,
+                st.pages_all_visible,
                 st.tuples_removed,
                 st.tuples_remaining
             ));
+            if t.toast_relfile.is_some() {
+                r.notices.push(format!(
+                    "INFO:  finished vacuuming the TOAST relation of \"public.{}\": pages: {} scanned\nchunks: {} removed",
+                    t.name, st.toast_pages, st.toast_chunks_removed
+                ));
+            }
         }
     }
     Ok(r)

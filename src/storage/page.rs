@@ -24,6 +24,12 @@
 //!    pointer into a page across a lock release.
 //! 4. `PD_HAS_FREE_LINES` is a hint: when clear, no line pointer is unused; when set, one may be
 //!    ([`find_unused`] clears it when it finds none).
+//! 5. `PD_ALL_VISIBLE` is not a hint: a scan that finds it set skips every per-tuple
+//!    visibility check on the page. It is set only by VACUUM, WAL-logged, under the exclusive
+//!    content lock, after checking every tuple; every change that could make a tuple
+//!    invisible to some snapshot clears it in the same critical section as the change, at do
+//!    time and at redo alike: [`add_item`] and [`add_item_at`] clear it here, and the heap's
+//!    set-xmax / set-xmin operations clear it (`access::heap::dml::apply_ops`).
 
 use crate::error::{sqlstate, PgError, Result};
 
@@ -39,6 +45,9 @@ pub const LP_DEAD: u8 = 3;
 
 /// Page header flag: some line pointer may be unused (a hint, invariant 4).
 pub const PD_HAS_FREE_LINES: u16 = 0x0001;
+/// Page header flag (heap pages, PostgreSQL's PD_ALL_VISIBLE): every tuple on the page is
+/// visible to every snapshot that exists or will exist (invariant 5).
+pub const PD_ALL_VISIBLE: u16 = 0x0004;
 
 /// 1-based position of a line pointer on its page.
 pub type OffsetNumber = u16;
@@ -153,6 +162,7 @@ pub fn add_item(p: &mut [u8], data: &[u8]) -> Option<OffsetNumber> {
     }
     let new_upper = u - len;
     p[new_upper..u].copy_from_slice(data);
+    set_flags(p, flags(p) & !PD_ALL_VISIBLE);
     let off = max_offset(p) + 1;
     wr16(p, 14, (l + LINE_POINTER_SIZE) as u16);
     wr16(p, 16, new_upper as u16);
@@ -192,6 +202,7 @@ pub fn add_item_at(p: &mut [u8], off: OffsetNumber, data: &[u8]) -> Option<()> {
     }
     let new_upper = u - data.len();
     p[new_upper..u].copy_from_slice(data);
+    set_flags(p, flags(p) & !PD_ALL_VISIBLE);
     wr16(p, 16, new_upper as u16);
     set_item_id(p, off, LP_NORMAL, new_upper, data.len());
     Some(())

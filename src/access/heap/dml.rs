@@ -37,7 +37,9 @@
 //! one, `2 = set xmax (offset u16, xmax u64, cmax u32, ctid block u32, ctid offset u16)`, which
 //! clears HEAP_HOT_UPDATED, `5` = the same setting it (a HOT update), `3 = set xmin (offset
 //! u16, xmin u64, cmin u32)`, `4` = a prune (`prune::PruneOps`), `6 = set unused (count u16,
-//! offsets u16...)`: VACUUM's LP_DEAD line pointers whose index entries are gone.
+//! offsets u16...)`: VACUUM's LP_DEAD line pointers whose index entries are gone, `7` = mark
+//! the page all-visible (VACUUM; `storage::page` invariant 5). Operations 1, 2, 3 and 5 clear
+//! the all-visible mark.
 //!
 //! Savepoints ([`TouchLog`], [`HeapRel::undo_page`]): while a savepoint is open, every page a
 //! row change or bulk insert touches is noted. ROLLBACK TO SAVEPOINT revisits those pages and
@@ -66,6 +68,7 @@ const OP_SET_XMIN: u8 = 3;
 // 4 is `prune::OP_PRUNE`.
 const OP_SET_XMAX_HOT: u8 = 5;
 const OP_SET_UNUSED: u8 = 6;
+const OP_SET_ALL_VISIBLE: u8 = 7;
 
 /// Attempts to find a page for one tuple before extending (bounded: the FSM is a hint).
 const FSM_TRIES_MAX: usize = 4;
@@ -259,6 +262,7 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 tuple::set_xmax(t, xmax, cmax);
                 tuple::set_ctid(t, blk, coff);
                 tuple::set_infomask_bits(t, tuple::HEAP_HOT_UPDATED, op == OP_SET_XMAX_HOT);
+                clear_all_visible(pg);
                 data = &rest[20..];
             }
             super::prune::OP_PRUNE => {
@@ -291,12 +295,25 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 }
                 let t = page::item_mut(pg, off).ok_or("set-xmin on an unused line pointer")?;
                 tuple::set_xmin(t, xmin, cmin);
+                clear_all_visible(pg);
                 data = &rest[14..];
+            }
+            OP_SET_ALL_VISIBLE => {
+                if page::is_new(pg) {
+                    return Err("all-visible mark on an uninitialized page");
+                }
+                page::set_flags(pg, page::flags(pg) | page::PD_ALL_VISIBLE);
+                data = rest;
             }
             _ => return Err("unknown heap operation"),
         }
     }
     Ok(())
+}
+
+/// Clears the page's all-visible mark (`page` invariant 5): a tuple header changed.
+fn clear_all_visible(pg: &mut [u8]) {
+    page::set_flags(pg, page::flags(pg) & !page::PD_ALL_VISIBLE);
 }
 
 /// One page of a record being logged.
@@ -517,13 +534,21 @@ impl HeapRel<'_> {
     }
 
     /// VACUUM's last step on a locked page: the LP_DEAD line pointers `offs`, whose index
-    /// entries are gone, become unused (`prune` invariant 3), logged as one HEAP_PRUNE record.
-    pub fn set_unused_locked(&self, block: BlockNumber, pg: &mut PageMut<'_>, offs: &[u16]) -> Result<()> {
-        if offs.is_empty() {
+    /// entries are gone, become unused (`prune` invariant 3), and with `all_visible` the page
+    /// is marked all-visible (`page` invariant 5; the caller checked every tuple under this
+    /// lock), logged as one HEAP_PRUNE record.
+    pub fn set_unused_locked(&self, block: BlockNumber, pg: &mut PageMut<'_>, offs: &[u16], all_visible: bool) -> Result<()> {
+        let mark = all_visible && page::flags(pg) & page::PD_ALL_VISIBLE == 0;
+        if offs.is_empty() && !mark {
             return Ok(());
         }
-        let mut data = Vec::with_capacity(3 + 2 * offs.len());
-        push_set_unused(&mut data, offs);
+        let mut data = Vec::with_capacity(4 + 2 * offs.len());
+        if !offs.is_empty() {
+            push_set_unused(&mut data, offs);
+        }
+        if mark {
+            data.push(OP_SET_ALL_VISIBLE);
+        }
         apply_ops(pg, &data).map_err(|why| PgError::internal(format!("vacuum of block {block}: {why}")))?;
         self.log(crate::recovery::HEAP_PRUNE, INVALID_XID, &mut [LoggedPage { block, pg, will_init: false, data: &data }])
     }
@@ -749,5 +774,52 @@ mod tests {
         let mut bad = Vec::new();
         push_add(&mut bad, 7, &t);
         assert!(apply_ops(&mut pg, &bad).is_err(), "offsets must be consecutive");
+    }
+
+    #[test]
+    fn every_tuple_change_clears_the_all_visible_mark() {
+        let mut pg = vec![0u8; 8192];
+        page::init(&mut pg, 0);
+        let mut t = vec![0u8; tuple::HEADER_SIZE + 4];
+        tuple::set_xmin(&mut t, 9, 0);
+        let mut data = Vec::new();
+        push_add(&mut data, 1, &t);
+        apply_ops(&mut pg, &data).unwrap();
+        let visible = |pg: &[u8]| page::flags(pg) & page::PD_ALL_VISIBLE != 0;
+        let mark = |pg: &mut Vec<u8>| {
+            apply_ops(pg, &[OP_SET_ALL_VISIBLE]).unwrap();
+            assert!(visible(pg));
+        };
+        let mut changes: Vec<Vec<u8>> = Vec::new();
+        let mut d = Vec::new();
+        push_add(&mut d, 2, &t);
+        changes.push(d);
+        let mut d = Vec::new();
+        push_set_xmax(&mut d, 1, 11, 0, (0, 1));
+        changes.push(d);
+        let mut d = Vec::new();
+        push_set_xmax_as(&mut d, 1, 12, 0, (0, 2), true);
+        changes.push(d);
+        let mut d = Vec::new();
+        push_set_xmin(&mut d, 2, INVALID_XID, 0);
+        changes.push(d);
+        for c in &changes {
+            mark(&mut pg);
+            apply_ops(&mut pg, c).unwrap();
+            assert!(!visible(&pg), "operation {} left the page all-visible", c[0]);
+        }
+        // Making dead line pointers unused changes no tuple: the mark stays.
+        let mut pr = crate::access::heap::prune::PruneOps::default();
+        pr.dead.push(2);
+        let mut d = Vec::new();
+        pr.encode(&mut d);
+        apply_ops(&mut pg, &d).unwrap();
+        mark(&mut pg);
+        let mut d = Vec::new();
+        push_set_unused(&mut d, &[2]);
+        apply_ops(&mut pg, &d).unwrap();
+        assert!(visible(&pg));
+        let mut fresh = vec![0u8; 8192];
+        assert!(apply_ops(&mut fresh, &[OP_SET_ALL_VISIBLE]).is_err(), "a new page cannot be marked");
     }
 }

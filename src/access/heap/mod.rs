@@ -374,6 +374,10 @@ pub enum Flow {
 pub struct ScanStats {
     pub pages: u64,
     pub tuples_visible: u64,
+    /// Pages marked all-visible, read without per-tuple visibility checks.
+    pub pages_all_visible: u64,
+    /// Pages the scan pruned ([`scan_pruning`]).
+    pub pages_pruned: u64,
     /// The ring (kind, buffers), if the scan used one.
     pub strategy: Option<(StrategyKind, usize)>,
     pub ring_escapes: u64,
@@ -440,7 +444,18 @@ pub fn scan(
     snap: &Snapshot,
     f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
 ) -> Result<ScanStats> {
-    scan_pages(pool, pins, txns, rel, snap, true, f)
+    scan_pages(pool, pins, txns, rel, snap, true, None, f)
+}
+
+/// Like [`scan`], and prunes the pages it reads that are nearly full and hold versions dead to
+/// everyone (PostgreSQL's heap_page_prune_opt), through `heap` (its WAL decides logging).
+pub fn scan_pruning(
+    heap: &dml::HeapRel<'_>,
+    txns: &TxnManager,
+    snap: &Snapshot,
+    f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
+) -> Result<ScanStats> {
+    scan_pages(heap.pool, heap.pins, txns, heap.rel, snap, true, Some(heap), f)
 }
 
 /// Like [`scan`], but `f` runs on the page itself under its shared content lock, with no copy
@@ -454,9 +469,16 @@ pub fn scan_locked(
     snap: &Snapshot,
     f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
 ) -> Result<ScanStats> {
-    scan_pages(pool, pins, txns, rel, snap, false, f)
+    scan_pages(pool, pins, txns, rel, snap, false, None, f)
 }
 
+/// Whether a page read by a scan is worth pruning: less than a tenth of it free (PostgreSQL's
+/// heap_page_prune_opt threshold without fillfactor).
+fn worth_pruning(pg: &[u8], block_size: usize) -> bool {
+    page::free_space(pg) < block_size / 10
+}
+
+#[allow(clippy::too_many_arguments)]
 fn scan_pages(
     pool: &BufferPool,
     pins: &Pins,
@@ -464,8 +486,10 @@ fn scan_pages(
     rel: RelFileNumber,
     snap: &Snapshot,
     copy_pages: bool,
+    prune: Option<&dml::HeapRel<'_>>,
     mut f: impl FnMut(BlockNumber, u16, &[u8]) -> Result<Flow>,
 ) -> Result<ScanStats> {
+    debug_assert!(prune.is_none() || copy_pages, "pruning needs the page unlocked while the callback runs");
     let nblocks = pool.smgr().nblocks(rel, ForkNumber::Main)?;
     let settings = pool.scan_settings();
     let large = nblocks as usize > pool.nbuffers() as usize / 4;
@@ -495,12 +519,20 @@ fn scan_pages(
     let tracing = TRACE.with(|t| t.borrow().is_some()).then(Instant::now);
     let mut first_row_ns = None;
     let mut stopped = false;
+    // The horizon pruning judges against, taken once when first needed: a horizon only moves
+    // forward, so an older one prunes less, never wrongly.
+    let mut horizon: Option<Xid> = None;
     'blocks: while let Some((buf, ())) = stream.next_buffer()? {
         crate::interrupt::check_for_interrupts()?;
         let block = buf.block();
+        let mut kept = None;
         let locked = if copy_pages {
             copy.copy_from_slice(&buf.lock_shared());
-            drop(buf);
+            if prune.is_some() {
+                kept = Some(buf);
+            } else {
+                drop(buf);
+            }
             None
         } else {
             Some(buf)
@@ -521,12 +553,25 @@ fn scan_pages(
         if page::is_new(copy) {
             continue;
         }
+        // `storage::page` invariant 5: every tuple of an all-visible page is visible to this
+        // snapshot, so none is checked.
+        let all_visible = page::flags(copy) & page::PD_ALL_VISIBLE != 0;
+        st.pages_all_visible += u64::from(all_visible);
+        let mut look_for_dead = kept.is_some() && !all_visible && worth_pruning(copy, pool.block_size());
+        let mut found_dead = false;
         for off in 1..=page::max_offset(copy) {
             let Some(t) = page::item(copy, off) else { continue };
             if t.len() < tuple::HEADER_SIZE {
                 return Err(corrupt_tuple(pool, rel, block, off));
             }
-            if !txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
+            if !all_visible && !txns.visible(snap, tuple::xmin(t), tuple::cmin(t), tuple::xmax(t), tuple::cmax(t), &mut vis) {
+                if look_for_dead {
+                    let h = *horizon.get_or_insert_with(|| txns.vacuum_horizon());
+                    if vacuum::is_dead(txns, tuple::xmin(t), tuple::xmax(t), h) {
+                        found_dead = true;
+                        look_for_dead = false;
+                    }
+                }
                 continue;
             }
             st.tuples_visible += 1;
@@ -536,6 +581,18 @@ fn scan_pages(
             if let Flow::Stop = f(block, off, t)? {
                 stopped = true;
                 break 'blocks;
+            }
+        }
+        if let (true, Some(buf), Some(heap), Some(h)) = (found_dead, kept, prune, horizon) {
+            // Pruning decides again under the exclusive lock (`prune` invariant 4); the tuples
+            // the callback saw were copies.
+            let mut pg = buf.lock_exclusive();
+            if heap.prune_locked_at(txns, block, &mut pg, h)? > 0 {
+                st.pages_pruned += 1;
+                let free = page::free_space(&pg);
+                drop(pg);
+                // Inserts find the room in the free space map (a hint).
+                fsm::record(pool, pins, rel, block, free)?;
             }
         }
     }

@@ -7,16 +7,23 @@
 //! knows where the next one is, and the row keeps a [`ToastPointer`] to the first.
 //!
 //! Invariants:
-//! 1. Chunks carry the inserting transaction's xmin, so they live and die with their row.
+//! 1. Chunks carry the inserting transaction's xmin, so they live and die with their row: a
+//!    row version that is deleted or updated has its chunks deleted by the same transaction
+//!    and command ([`delete_chunks`]; an update stores its new version's values anew), so
+//!    chunks become dead to everyone exactly when their row version does, and VACUUM of the
+//!    table reclaims them from the TOAST relation with the table's own horizon.
 //! 2. A pointer's chain has exactly `chunks` links and `raw_len` payload bytes; anything else
 //!    is reported as corruption naming the TOAST relation and block, never returned.
+//! 3. A chunk's xmax is set only by [`delete_chunks`], by the transaction that claimed the row
+//!    version pointing at it (its xmax was set first, under `dml` invariant 1).
 
+use super::dml::{ChangeOutcome, HeapRel};
 use super::tuple::{self, ToastPointer, TupleBuilder};
 use super::BulkInsert;
 use crate::buffer::{BufferPool, Pins};
 use crate::error::{sqlstate, PgError, Result};
 use crate::storage::{page, ForkNumber, RelFileNumber};
-use crate::txn::{CommandId, Xid};
+use crate::txn::{CommandId, TxnManager, Xid};
 
 /// Payload bytes per chunk for a block size.
 pub fn chunk_payload(block_size: usize) -> usize {
@@ -76,6 +83,80 @@ pub fn store(bulk: &mut BulkInsert<'_>, toast_rel: RelFileNumber, payload: &[u8]
 
 fn bulk_block_size(bulk: &BulkInsert<'_>) -> usize {
     bulk.pool.block_size()
+}
+
+/// The TIDs of a pointer's chunks, first to last (the chain checked as [`fetch`] checks it).
+pub fn chunk_tids(pool: &BufferPool, pins: &Pins, p: &ToastPointer) -> Result<Vec<(u32, u16)>> {
+    let rel = RelFileNumber(p.toast_rel);
+    let (mut block, mut off) = (p.first_block, p.first_off);
+    let mut tids = Vec::with_capacity(p.chunks as usize);
+    for n in 0..p.chunks {
+        let corrupt = |why: &str| {
+            PgError::new(
+                sqlstate::DATA_CORRUPTED,
+                format!(
+                    "missing chunk number {n} for toast value in {} block {block}: {why}",
+                    pool.smgr().display_name(rel, ForkNumber::Main)
+                ),
+            )
+        };
+        if block == u32::MAX {
+            return Err(corrupt("chain ended early"));
+        }
+        let buf = pool.read_buffer(pins, rel, ForkNumber::Main, block, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) || off == 0 || off > page::max_offset(&pg) {
+            return Err(corrupt("no such line pointer"));
+        }
+        let t = page::item(&pg, off).ok_or_else(|| corrupt("line pointer not in use"))?;
+        if t.len() < tuple::HEADER_SIZE + 6 {
+            return Err(corrupt("chunk too short"));
+        }
+        tids.push((block, off));
+        let d = &t[tuple::HEADER_SIZE..];
+        (block, off) = (u32::from_le_bytes(d[0..4].try_into().expect("4")), u16::from_le_bytes([d[4], d[5]]));
+    }
+    Ok(tids)
+}
+
+/// Deletes the chunks of every pointer in `pointers` for transaction `xid` at command `cid`
+/// (PostgreSQL's toast_delete), through `toast` (the TOAST relation, logged as its table is):
+/// the row version that holds them was just deleted or updated by the same transaction and
+/// command (invariant 3), so no one else can be deleting them.
+pub fn delete_chunks(toast: &HeapRel<'_>, txns: &TxnManager, pointers: &[ToastPointer], xid: Xid, cid: CommandId) -> Result<()> {
+    for p in pointers {
+        debug_assert_eq!(p.toast_rel, toast.rel.0, "a pointer into another table's TOAST relation");
+        for tid in chunk_tids(toast.pool, toast.pins, p)? {
+            match toast.delete(txns, tid, xid, cid)? {
+                ChangeOutcome::Done(_) => {}
+                other => {
+                    return Err(PgError::new(
+                        sqlstate::DATA_CORRUPTED,
+                        format!(
+                            "toast chunk ({}, {}) in {} could not be deleted: {other:?}",
+                            tid.0,
+                            tid.1,
+                            toast.pool.smgr().display_name(toast.rel, ForkNumber::Main)
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The TOAST pointers of a tuple of a table with column `types`.
+pub fn pointers_of(t: &[u8], types: &[crate::types::SqlType]) -> Result<Vec<ToastPointer>> {
+    let mut attrs = Vec::with_capacity(types.len());
+    tuple::deform(t, types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+    Ok(attrs
+        .iter()
+        .filter_map(|a| match a {
+            Some(tuple::Attr::External(p)) => Some(*p),
+            _ => None,
+        })
+        .collect())
 }
 
 /// Appends the value a pointer refers to.

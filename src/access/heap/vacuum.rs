@@ -19,6 +19,11 @@
 //! 3. Pages are pruned and changed under their exclusive content lock and logged before it is
 //!    released (`prune` invariant 4).
 //! 4. The caller holds ShareUpdateExclusiveLock on the table (one VACUUM per table at a time).
+//! 5. A page is marked all-visible ([`page_all_visible`]) only under its exclusive lock, after
+//!    every line pointer on it was checked against the horizon of the same VACUUM: a creator
+//!    that committed below the horizon committed before every running transaction began and
+//!    before every snapshot still held was taken, so every snapshot sees its tuple; any later
+//!    change to the page clears the mark (`storage::page` invariant 5).
 
 use super::dml::{xid_state, HeapRel, Tid, XidState};
 use super::tuple;
@@ -36,6 +41,11 @@ pub struct VacuumStats {
     pub tuples_remaining: u64,
     /// Line pointers made unused after their index entries were removed.
     pub dead_line_pointers: u64,
+    /// Pages left marked all-visible (`storage::page` invariant 5).
+    pub pages_all_visible: u64,
+    /// Chunks removed from the table's TOAST relation, and its pages scanned.
+    pub toast_chunks_removed: u64,
+    pub toast_pages: u64,
 }
 
 /// Whether a version with these header fields is dead to everyone (invariant 1).
@@ -81,9 +91,29 @@ pub fn prune_all(heap: &HeapRel<'_>, txns: &TxnManager, horizon: Xid, st: &mut V
     Ok(dead)
 }
 
+/// Whether every tuple on the locked page is visible to every snapshot now and later once the
+/// LP_DEAD line pointers `dying` are unused (invariant 5): each normal tuple's creator
+/// committed below `horizon` (so before every running transaction and every snapshot's xmin)
+/// and its deleter, if any, aborted.
+pub fn page_all_visible(txns: &TxnManager, pg: &[u8], horizon: Xid, dying: &[u16]) -> bool {
+    (1..=page::max_offset(pg)).all(|off| match page::item_id(pg, off).0 {
+        page::LP_NORMAL => {
+            let Some(t) = page::item(pg, off).filter(|t| t.len() >= tuple::HEADER_SIZE) else { return false };
+            let (xmin, xmax) = (tuple::xmin(t), tuple::xmax(t));
+            xmin != INVALID_XID
+                && xmin < horizon
+                && xid_state(txns, xmin) == XidState::Committed
+                && (xmax == INVALID_XID || xid_state(txns, xmax) == XidState::Aborted)
+        }
+        page::LP_DEAD => dying.contains(&off),
+        _ => true,
+    })
+}
+
 /// Makes the LP_DEAD line pointers `dead` unused (their index entries already removed:
-/// invariant 2), and records every page's free space.
-pub fn set_unused(heap: &HeapRel<'_>, dead: &[Tid], st: &mut VacuumStats) -> Result<()> {
+/// invariant 2), marks the pages whose every tuple all snapshots see all-visible (against
+/// `horizon`, the one `prune_all` used), and records every page's free space.
+pub fn set_unused(heap: &HeapRel<'_>, txns: &TxnManager, horizon: Xid, dead: &[Tid], st: &mut VacuumStats) -> Result<()> {
     let nblocks = heap.pool.smgr().nblocks(heap.rel, ForkNumber::Main)?;
     let mut fsm_entries: Vec<(BlockNumber, usize)> = Vec::with_capacity(nblocks as usize);
     let mut i = 0;
@@ -100,8 +130,10 @@ pub fn set_unused(heap: &HeapRel<'_>, dead: &[Tid], st: &mut VacuumStats) -> Res
         }
         let offs: Vec<u16> = dead[start..i].iter().map(|t| t.1).collect();
         debug_assert!(offs.iter().all(|&o| page::item_id(&pg, o).0 == page::LP_DEAD), "invariant 2: only VACUUM changes LP_DEAD");
-        heap.set_unused_locked(block, &mut pg, &offs)?;
+        let all_visible = page_all_visible(txns, &pg, horizon, &offs);
+        heap.set_unused_locked(block, &mut pg, &offs, all_visible)?;
         st.dead_line_pointers += offs.len() as u64;
+        st.pages_all_visible += u64::from(all_visible);
         fsm_entries.push((block, page::free_space(&pg)));
     }
     fsm::record_many(heap.pool, heap.pins, heap.rel, &mut fsm_entries)?;
