@@ -1,10 +1,12 @@
 //! Heap tables: pages of tuples in insertion order, with MVCC headers.
 //!
 //! Entry points: [`BulkInsert`] (multi-insert of formed tuples, filling whole pages, as COPY
-//! uses it), [`scan`] (visible tuples of a relation, page at a time), [`toast`] (out-of-line
+//! uses it), [`scan`] (visible tuples of a relation, page at a time; [`scan_pruning`] prunes
+//! as it reads), [`toast`] (out-of-line
 //! values), [`dml`] (single-row insert / delete / update, fetch by TID, READ COMMITTED waits),
 //! [`prune`] (HOT chains, pruning a page of its dead versions), [`vacuum`] (every page pruned,
-//! LP_DEAD line pointers freed after their index entries, free space to the FSM).
+//! LP_DEAD line pointers freed after their index entries, free space to the FSM, pages marked
+//! all-visible).
 //!
 //! Invariants:
 //! 1. Every page is changed only under its exclusive content lock, and a page found new (all
@@ -22,6 +24,11 @@
 //! 3. A scan copies each page under its shared content lock and reads tuples from the copy,
 //!    so no lock or pin is held while rows are processed or written out (the only pins a scan
 //!    holds are its read stream's, which is what lets the stream's ring accounting hold).
+//!    [`scan_pruning`] also keeps the current page's pin (never its lock) while its rows are
+//!    processed, then prunes it under the exclusive lock if its copy showed a nearly full page
+//!    with a version dead to everyone; one page at a time, as `scan_locked` holds it.
+//! 6. A page marked all-visible (`storage::page` invariant 5) has its tuples returned without
+//!    visibility checks; it holds nothing worth pruning.
 //! 5. Scans read through a read stream (`buffer::stream`): look-ahead, combined reads,
 //!    io_method; a scan of a relation larger than a quarter of the pool uses a BULKREAD ring and
 //!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
