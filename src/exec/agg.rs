@@ -7,12 +7,11 @@
 //! numeric are numeric (sums of bigint are kept exactly in an i128 while they fit).
 
 use super::sort::{compare_keys, SortKey};
-use super::{key_of, Exec, Node, Row};
+use super::{key_of, Exec, KeyMap, Node, Row};
 use crate::access::heap::Flow;
 use crate::error::{sqlstate, PgError, Result};
 use crate::sql::expr::{self, coerce, is_int, is_text, type_of, Scalar};
 use crate::types::{Numeric, SqlType, TypeId, Value};
-use std::collections::HashMap;
 
 /// The aggregate functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -372,7 +371,12 @@ fn aggregate(
     depth: u32,
 ) -> Result<Flow> {
     let mut groups: Vec<Group> = Vec::new();
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut index: KeyMap<usize> = KeyMap::default();
+    if group.is_empty() {
+        // Without GROUP BY there is exactly one group, even over no rows: every row goes to
+        // it without a key to build or look up.
+        groups.push(Group { keys: Vec::new(), accs: aggs.iter().map(fresh).collect() });
+    }
     let mut keys = Vec::with_capacity(group.len());
     let mut key = Vec::new();
     let mut args = Vec::new();
@@ -381,27 +385,31 @@ fn aggregate(
     // Grouped aggregation may spill; without GROUP BY there is one group, always in memory.
     let may_spill = !group.is_empty() && depth < 8;
     source(&mut |row| {
-        keys.clear();
-        for g in group {
-            keys.push(ex.eval(g, row, outer)?);
-        }
-        key_of(&keys, &mut key);
-        let gi = match index.get(&key) {
-            Some(&i) => i,
-            None => {
-                if may_spill && mem > ex.work_mem {
-                    if parts.is_empty() {
-                        for _ in 0..PARTITIONS {
-                            parts.push(ex.temp.create()?);
+        let gi = if group.is_empty() {
+            0
+        } else {
+            keys.clear();
+            for g in group {
+                keys.push(ex.eval(g, row, outer)?);
+            }
+            key_of(&keys, &mut key);
+            match index.get(&key) {
+                Some(&i) => i,
+                None => {
+                    if may_spill && mem > ex.work_mem {
+                        if parts.is_empty() {
+                            for _ in 0..PARTITIONS {
+                                parts.push(ex.temp.create()?);
+                            }
                         }
+                        parts[partition_of(&key, depth)].write_row(row)?;
+                        return Ok(Flow::Continue);
                     }
-                    parts[partition_of(&key, depth)].write_row(row)?;
-                    return Ok(Flow::Continue);
+                    mem += super::row_bytes(&keys) + aggs.len() * std::mem::size_of::<Acc>() + key.len() + 64;
+                    groups.push(Group { keys: keys.clone(), accs: aggs.iter().map(fresh).collect() });
+                    index.insert(key.clone(), groups.len() - 1);
+                    groups.len() - 1
                 }
-                mem += super::row_bytes(&keys) + aggs.len() * std::mem::size_of::<Acc>() + key.len() + 64;
-                groups.push(Group { keys: keys.clone(), accs: aggs.iter().map(fresh).collect() });
-                index.insert(key.clone(), groups.len() - 1);
-                groups.len() - 1
             }
         };
         let g = &mut groups[gi];
@@ -431,10 +439,6 @@ fn aggregate(
         }
         Ok(Flow::Continue)
     })?;
-    // Without GROUP BY there is exactly one group, even over no rows.
-    if group.is_empty() && groups.is_empty() {
-        groups.push(Group { keys: Vec::new(), accs: aggs.iter().map(fresh).collect() });
-    }
     ex.note_mem(node, mem as u64);
     let mut out = Vec::with_capacity(group.len() + aggs.len());
     for g in groups {

@@ -8,11 +8,10 @@
 //! the first partition, where they come out as unmatched rows if the join keeps them.
 
 use super::agg::{partition_of, Source, PARTITIONS};
-use super::{key_of, Exec, JoinKind, JoinNode, Node, Row};
+use super::{key_of, Exec, JoinKind, JoinNode, KeyMap, Node, Row};
 use crate::access::heap::Flow;
 use crate::error::Result;
 use crate::types::Value;
-use std::collections::HashMap;
 
 fn keys_of(
     ex: &Exec<'_>,
@@ -124,7 +123,7 @@ fn join_batch(
     sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
 ) -> Result<Flow> {
     let mut matched = vec![false; right.len()];
-    let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+    let mut table: KeyMap<Vec<usize>> = KeyMap::default();
     let mut key = Vec::new();
     let mut vals = Vec::with_capacity(j.keys.len());
     if !j.keys.is_empty() {

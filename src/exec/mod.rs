@@ -260,6 +260,11 @@ impl Node {
     }
 }
 
+/// A hash table keyed by [`key_of`] bytes (grouping, hash joins, set operations), with a fast
+/// non-cryptographic hasher seeded per table (std's SipHash costs more than the rest of a
+/// grouped row's work).
+pub type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+
 /// Encodes values as a byte key that is equal exactly when the values are equal as
 /// PostgreSQL's hashing operators see them: integers by value whatever their width, floats
 /// with -0 = 0 and all NaNs one value, NULL as its own value (grouping and DISTINCT treat
@@ -620,7 +625,7 @@ impl<'a> Exec<'a> {
             }
             SetOpKind::Intersect | SetOpKind::Except => {
                 // Count the right side's rows per value, then walk the left side.
-                let mut counts: HashMap<Vec<u8>, i64> = HashMap::new();
+                let mut counts: KeyMap<i64> = KeyMap::default();
                 self.run(r, outer, &mut |row| {
                     key_of(row, &mut key);
                     *counts.entry(key.clone()).or_insert(0) += 1;
