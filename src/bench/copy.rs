@@ -125,7 +125,7 @@ impl Config {
 pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     let c = &args.common;
     let quick = c.quick;
-    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 4, 16] });
+    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 4, 16, 32] });
     if clients.contains(&0) {
         return Err(bad_arg("--clients must be at least 1"));
     }
@@ -242,7 +242,7 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
                 let copies = total.div_ceil(n).max(1);
                 let input_mb = text_bytes as f64 / 1048576.0 * (n * copies) as f64;
                 for (label, t) in &targets {
-                    let (secs, mb) = client_run(t, &script, n, copies, create)?;
+                    let (secs, mb) = client_run(t, &script, n, copies, cfg.rows, create)?;
                     report.add(
                         label,
                         &cfg.name(),
@@ -408,13 +408,20 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
 /// `script` (one COPY each); returns (the pgbench process's wall time in seconds, the table's
 /// MB by `pg_relation_size`). The same function, so the same client and timing, for every
 /// system.
-pub(crate) fn client_run(t: &Target, script: &Path, n: usize, copies: usize, create: &str) -> Result<(f64, f64)> {
+/// `file_rows` is the file's row count: the table must hold `n × copies × file_rows` rows after
+/// the run, or the run fails.
+pub(crate) fn client_run(t: &Target, script: &Path, n: usize, copies: usize, file_rows: u64, create: &str) -> Result<(f64, f64)> {
     t.psql(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
-    let jobs = n.min(std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1)).to_string();
-    let (n, copies, script) = (n.to_string(), copies.to_string(), script.to_string_lossy().into_owned());
-    let (secs, _, _) = t.pgbench_timed(&["-n", "-c", &n, "-j", &jobs, "-t", &copies, "-f", &script])?;
-    let bytes: f64 = t.psql("SELECT pg_relation_size('copytest')")?.trim().parse().unwrap_or(0.0);
-    Ok((secs, bytes / 1048576.0))
+    let jobs = n.min(std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1));
+    let args = [n.to_string(), jobs.to_string(), copies.to_string(), script.to_string_lossy().into_owned()];
+    let (secs, _, _) = t.pgbench_timed(&["-n", "-c", &args[0], "-j", &args[1], "-t", &args[2], "-f", &args[3]])?;
+    let out = t.psql("SELECT pg_relation_size('copytest'), count(*) FROM copytest")?;
+    let (bytes, rows) = out.trim().split_once('|').unwrap_or(("0", "0"));
+    let expected = (n * copies) as u64 * file_rows;
+    if rows.parse::<u64>().ok() != Some(expected) {
+        return Err(PgError::internal(format!("after the COPYs copytest holds {rows} rows, not {expected}")));
+    }
+    Ok((secs, bytes.parse::<f64>().unwrap_or(0.0) / 1048576.0))
 }
 
 fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
@@ -428,7 +435,7 @@ fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
                 let (Some(secs), Some(mbs)) = (r.spread(sys, &cfg, n, "seconds"), r.spread(sys, &cfg, n, "table_mb_per_s")) else {
                     continue;
                 };
-                let table = r.spread(sys, &cfg, n, "table_mb").map(|s| format!("{:.0}", s.median)).unwrap_or_default();
+                let table = r.spread(sys, &cfg, n, "table_mb").map(|s| format!("{:.1}", s.median)).unwrap_or_default();
                 // On each PostgreSQL row: heapstore serve's table MB/s over that version's.
                 let ratio = match (sys.starts_with("postgres"), r.spread("heapstore", &cfg, n, "table_mb_per_s")) {
                     (true, Some(h)) if mbs.median > 0.0 => format!("{:.2}", h.median / mbs.median),

@@ -15,6 +15,12 @@
 //!    shared, noisy 2-core machine) hits both alike; ratios are computed from medians of the
 //!    same command.
 //! 2. Figures carry their unit in their names (`seconds`, `table_mb_per_s`, `examined`).
+//! 3. A ratio against PostgreSQL compares the same client program (pgbench or psql) over the
+//!    same kind of socket against `heapstore serve` (system "heapstore") and PostgreSQL
+//!    (systems "postgres N"), timed the same way. In-process figures (system
+//!    "heapstore-in-process", or experiments that compare heapstore only with itself) are
+//!    labelled so and never put in such a ratio; the JSON summary's `heapstore_over_this` is
+//!    set only on PostgreSQL rows.
 
 pub mod copy;
 pub mod lockbloat;

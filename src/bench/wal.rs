@@ -146,7 +146,7 @@ pub fn run(args: WalArgs, set_args: &[String]) -> Result<()> {
                 }
                 if CONFIGS[0].0 == name {
                     for (label, t) in &targets {
-                        let (secs, mb) = client_run(t, &script, n, 1, "CREATE TABLE copytest (id integer)")?;
+                        let (secs, mb) = client_run(t, &script, n, 1, rows, "CREATE TABLE copytest (id integer)")?;
                         report.add(
                             label,
                             CLIENT_CONFIG,
