@@ -75,7 +75,7 @@ pub fn run(args: VictimArgs) -> Result<()> {
         .ok_or_else(|| super::bad_arg(format!("bad --shared-buffers \"{}\"", args.shared_buffers)))?;
     let bytes = if c.quick { bytes.min(64 << 20) } else { bytes };
     let searches = if c.quick { 500 } else { args.searches };
-    let runs = c.runs.unwrap_or(1).max(1);
+    let runs = c.runs.unwrap_or(if c.quick { 1 } else { 3 }).max(1);
     let work = Workdir::new(c.data_dir.as_deref())?;
     let nbuffers = (bytes / 8192) as usize;
     let settings = vec![
