@@ -174,9 +174,10 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
         let t = s.table("t")?;
         let nblocks = db.shared().smgr.nblocks(t.relfile, ForkNumber::Main)?;
         let files = segment_files(&db, t.relfile);
+        let mb = nblocks as f64 * db.shared().block_size as f64 / 1e6;
         drop(s);
         db.close()?;
-        (nblocks as f64 * 8192.0 / 1e6, nblocks, files)
+        (mb, nblocks, files)
     };
     let table_rows = copies * file_rows;
 
