@@ -1,7 +1,22 @@
 //! `heapstore bench copy` — seed 000's experiment: N sessions each COPY their own copy of a
 //! generated file into one table; table MB/s per session count, per configuration (format,
-//! file size, FSM on/off, logged/unlogged), optionally beside PostgreSQL running the same files
-//! through pgbench.
+//! file size, FSM on/off, logged/unlogged).
+//!
+//! Like for like: every system is driven by the same client program the same way. pgbench
+//! (`-n -c N -j min(N, cores) -t COPIES -f copy.sql`, the script one server-side
+//! `COPY copytest FROM '/abs/file' WITH (FORMAT f)`) runs against `heapstore serve` (a child
+//! process) and, with `--vs-postgres`, against every PostgreSQL major version found, each over
+//! a Unix socket, with the same table definition (`copytest (data text)`, logged or unlogged as
+//! the configuration says, dropped and created before each run, untimed), the same file and the
+//! same `shared_buffers`. Each figure is the whole pgbench process's wall time, from its start
+//! until its last client is done; table MB/s divides each system's own table size
+//! (`pg_relation_size('copytest')` after the run) by it. The FSM switch is heapstore's own
+//! (`heapstore.use_fsm`): PostgreSQL runs only in the configurations with the FSM on.
+//!
+//! `--in-process` adds heapstore's sessions as threads calling the library (no protocol, no
+//! socket, timed by the sessions' own window), with its CPU seconds per GB, machine busy share,
+//! blocks written by sessions and by the background writer and an LWLock wait table: labelled
+//! "in-process", never in the ratio column.
 //!
 //! As in the seed ("pgbench -t is set according to the client count, so that the same amount
 //! of data is inserted"), every session count loads the same data by default: `--total-copies`
@@ -13,8 +28,10 @@
 //!
 //! Files as the seed's: `small` 100,000 rows, `medium` 600,000 rows, each row one text value
 //! like `repeat(random()::text, 5)`; text and binary formats of the same rows.
+//!
+//! Invariant: the systems alternate run by run (bench invariant 1).
 
-use super::postgres::{find_bin, PgServer};
+use super::postgres::{find_bin, find_bins, PgServer, ServeChild, Target};
 use super::{bad_arg, print_header, Common, Report, Workdir};
 use crate::db::Database;
 use crate::error::{PgError, Result};
@@ -24,6 +41,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Barrier;
 use std::time::Instant;
+
+/// The system label of heapstore's in-process figures (never compared with PostgreSQL).
+pub const IN_PROCESS: &str = "heapstore-in-process";
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct CopyArgs {
@@ -35,13 +55,14 @@ pub struct CopyArgs {
     /// File sizes: small (100,000 rows), medium (600,000 rows).
     #[arg(long, value_delimiter = ',', default_value = "small")]
     pub sizes: Vec<String>,
-    /// Free space map: on, off, or both ("on,off").
+    /// Free space map (heapstore's heapstore.use_fsm): on, off, or both ("on,off").
+    /// PostgreSQL runs only where it is on.
     #[arg(long, value_delimiter = ',', default_value = "on")]
     pub fsm: Vec<String>,
-    /// Table persistence: unlogged, logged (or both: "unlogged,logged").
+    /// Table persistence, the same on every system: unlogged, logged (or both: "unlogged,logged").
     #[arg(long, value_delimiter = ',', default_value = "unlogged")]
     pub persistence: Vec<String>,
-    /// shared_buffers for both systems.
+    /// shared_buffers for every system.
     #[arg(long, default_value = "128MB")]
     pub shared_buffers: String,
     /// COPYs per point in all, shared out among the sessions (each runs total / sessions,
@@ -49,6 +70,10 @@ pub struct CopyArgs {
     /// default: the largest session count. 0: each session runs one COPY.
     #[arg(long)]
     pub total_copies: Option<usize>,
+    /// Also measure heapstore in-process (sessions as threads calling the library), shown
+    /// labelled and never compared with PostgreSQL.
+    #[arg(long)]
+    pub in_process: bool,
 }
 
 /// Writes `rows` rows of `repeat(random()::text, 5)` in text and binary COPY format.
@@ -100,7 +125,10 @@ impl Config {
 pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     let c = &args.common;
     let quick = c.quick;
-    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 2, 4, 8, 16, 32] });
+    let clients = c.clients.clone().unwrap_or_else(|| if quick { vec![1, 2] } else { vec![1, 4, 16, 32] });
+    if clients.contains(&0) {
+        return Err(bad_arg("--clients must be at least 1"));
+    }
     let runs = c.runs.unwrap_or(if quick { 1 } else { 3 }).max(1);
     let work = Workdir::new(c.data_dir.as_deref())?;
     super::open_up(&work.path)?;
@@ -129,99 +157,164 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
             }
         }
     }
-    let mut settings: Vec<(String, String)> = vec![("shared_buffers".into(), args.shared_buffers.clone())];
+    let top = clients.iter().copied().max().unwrap_or(1);
+    let total = args.total_copies.unwrap_or(top);
+    // One pgbench drives every system, so it is needed even without --vs-postgres.
+    let pg_bin = find_bin(c.pg_bin.as_deref())?;
+    let pg_bins = if c.vs_postgres { find_bins(c.pg_bin.as_deref())? } else { Vec::new() };
+    let mut settings: Vec<(String, String)> = vec![
+        ("shared_buffers".into(), format!("{} (every system)", args.shared_buffers)),
+        ("client".into(), "pgbench -n -c N -j min(N, cores) -t COPIES -f copy.sql over a Unix socket, for every system".into()),
+        ("copy.sql".into(), "COPY copytest FROM '<absolute path>' WITH (FORMAT <format>) (read by the server)".into()),
+        ("timing".into(), "the whole pgbench process's wall time, for every system".into()),
+        ("heapstore".into(), "heapstore serve (a child process)".into()),
+        ("pgbench".into(), pg_bin.join("pgbench").display().to_string()),
+    ];
+    if args.in_process {
+        settings.push(("heapstore in-process".into(), "sessions are threads calling the library (not compared)".into()));
+    }
     for s in set_args {
         let (k, v) = s.split_once('=').ok_or_else(|| bad_arg(format!("--set takes name=value, not \"{s}\"")))?;
         settings.push((k.into(), v.into()));
     }
-    let pg = if c.vs_postgres {
-        let bin = find_bin(c.pg_bin.as_deref())?;
-        Some(PgServer::start(&bin, &work.path.join("pg"), &args.shared_buffers, c.pg_user.clone(), &[("max_connections", "200")])?)
-    } else {
-        None
-    };
-    print_header("copy", &work.path, &settings, pg.as_ref().map(|p| p.version.as_str()));
-    let top = clients.iter().copied().max().unwrap_or(1);
-    match args.total_copies.unwrap_or(top) {
+    let max_conns = (top + 10).max(100);
+    let mut pgs: Vec<(String, PgServer)> = Vec::new();
+    for (major, bin) in &pg_bins {
+        let conns = max_conns.to_string();
+        let pg = PgServer::start(
+            bin,
+            &work.path.join(format!("pg{major}")),
+            &args.shared_buffers,
+            c.pg_user.clone(),
+            &[("max_connections", &conns)],
+        )?
+        .with_clients(&pg_bin);
+        pgs.push((format!("postgres {major}"), pg));
+    }
+    let versions: Vec<String> = pgs.iter().map(|(_, p)| p.version.clone()).collect();
+    let pg_version = (!versions.is_empty()).then(|| versions.join("; "));
+    print_header("copy", &work.path, &settings, pg_version.as_deref());
+    match total {
         0 => println!("data per point: each session runs one COPY of its file (the data grows with the sessions)\n"),
         t => println!("data per point: {t} COPYs of the file in all, shared out among the sessions (--total-copies)\n"),
     }
     let mut report = Report::new("copy", settings.clone());
-    report.pg_version = pg.as_ref().map(|p| p.version.clone());
+    report.pg_version = pg_version;
     let mut files = std::collections::HashMap::new();
     let mut lock_tables = Vec::new();
     for cfg in &configs {
         if let std::collections::hash_map::Entry::Vacant(e) = files.entry(cfg.rows) {
-            e.insert(generate(&work.path, cfg.rows)?);
+            let (text, bin, bytes) = generate(&work.path, cfg.rows)?;
+            super::open_up(&text)?;
+            super::open_up(&bin)?;
+            e.insert((text, bin, bytes));
         }
         let (text, bin, text_bytes) = files[&cfg.rows].clone();
         let file = if cfg.format == "text" { text } else { bin };
         let fmt = if cfg.format == "text" { "text" } else { "binary" };
+        let script = work.path.join(format!("copy_{}_{fmt}.sql", cfg.rows));
+        std::fs::write(&script, format!("COPY copytest FROM '{}' WITH (FORMAT {fmt});\n", file.display()))
+            .map_err(|e| PgError::io("write", &script, e))?;
         let mut set: Vec<String> = set_args.to_vec();
         set.push(format!("shared_buffers={}", args.shared_buffers));
         set.push(format!("heapstore.use_fsm={}", if cfg.fsm { "on" } else { "off" }));
-        set.push(format!("max_connections={}", clients.iter().max().copied().unwrap_or(1).max(100)));
-        let hs_dir = work.path.join(format!("hs_{}", cfg.name().replace(' ', "_")));
+        set.push(format!("max_connections={max_conns}"));
+        let tag = cfg.name().replace(' ', "_");
+        let hs_dir = work.path.join(format!("hs_{tag}"));
         Database::init(&hs_dir, &[])?;
-        let db = Database::open(&hs_dir, &set)?;
-        let total = args.total_copies.unwrap_or(top);
-        // Run by run, every session count in turn: on a shared, noisy machine a slow spell
-        // then hits all session counts alike instead of all runs of one.
+        let serve = ServeChild::start(&pg_bin, &hs_dir, &work.path.join(format!("serve_{tag}")), &set)?;
+        let mut targets: Vec<(String, Target)> = vec![("heapstore".into(), serve.target())];
+        if cfg.fsm {
+            targets.extend(pgs.iter().map(|(l, p)| (l.clone(), p.target())));
+        }
+        let in_proc = if args.in_process {
+            let d = work.path.join(format!("inproc_{tag}"));
+            Database::init(&d, &[])?;
+            Some((Database::open(&d, &set)?, d))
+        } else {
+            None
+        };
+        let create = if cfg.logged { "CREATE TABLE copytest (data text)" } else { "CREATE UNLOGGED TABLE copytest (data text)" };
+        // Run by run, every session count in turn, every system in turn: on a shared, noisy
+        // machine a slow spell then hits all session counts and systems alike.
         for r in 0..runs {
             for &n in &clients {
-                let create = if cfg.logged { "CREATE TABLE copytest (data text)" } else { "CREATE UNLOGGED TABLE copytest (data text)" };
-                let before = crate::lock::lwlock::lwlock_stats();
                 let copies = total.div_ceil(n).max(1);
-                let f = heapstore_run_measured(&db, &file, fmt, n, copies, create)?;
-                let (secs, mb) = (f.seconds, f.table_mb);
-                if n == top && r == runs - 1 {
-                    lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
+                let input_mb = text_bytes as f64 / 1048576.0 * (n * copies) as f64;
+                for (label, t) in &targets {
+                    let (secs, mb) = client_run(t, &script, n, copies, cfg.rows, create)?;
+                    report.add(
+                        label,
+                        &cfg.name(),
+                        n,
+                        r,
+                        json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb,
+                            "copies_per_session": copies, "input_mb": input_mb}),
+                    );
                 }
-                let gb = mb / 1024.0;
-                report.add(
-                    "heapstore",
-                    &cfg.name(),
-                    n,
-                    r,
-                    json!({
-                        "seconds": secs,
-                        "table_mb_per_s": mb / secs,
-                        "table_mb": mb,
-                        "copies_per_session": copies,
-                        "input_mb": text_bytes as f64 / 1048576.0 * (n * copies) as f64,
-                        "user_cpu_s_per_gb": f.cpu.user / gb,
-                        "sys_cpu_s_per_gb": f.cpu.sys / gb,
-                        "machine_busy": f.machine_busy,
-                        "blocks_written_by_sessions": f.written_by_sessions,
-                        "blocks_written_by_bgwriter": f.written_by_bgwriter,
-                    }),
-                );
-                if let Some(pg) = &pg {
-                    let (secs, mb) = postgres_run(pg, &work.path, &file, fmt, n, copies, create)?;
-                    report.add("postgres", &cfg.name(), n, r, json!({"seconds": secs, "table_mb_per_s": mb / secs, "table_mb": mb}));
+                if let Some((db, _)) = &in_proc {
+                    let before = crate::lock::lwlock::lwlock_stats();
+                    let f = heapstore_run_measured(db, &file, fmt, n, copies, create)?;
+                    let (secs, mb) = (f.seconds, f.table_mb);
+                    if n == top && r == runs - 1 {
+                        lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
+                    }
+                    let gb = mb / 1024.0;
+                    report.add(
+                        IN_PROCESS,
+                        &cfg.name(),
+                        n,
+                        r,
+                        json!({
+                            "seconds": secs,
+                            "table_mb_per_s": mb / secs,
+                            "table_mb": mb,
+                            "copies_per_session": copies,
+                            "input_mb": input_mb,
+                            "user_cpu_s_per_gb": f.cpu.user / gb,
+                            "sys_cpu_s_per_gb": f.cpu.sys / gb,
+                            "machine_busy": f.machine_busy,
+                            "blocks_written_by_sessions": f.written_by_sessions,
+                            "blocks_written_by_bgwriter": f.written_by_bgwriter,
+                        }),
+                    );
                 }
             }
         }
-        db.close()?;
+        serve.stop()?;
         let _ = std::fs::remove_dir_all(&hs_dir);
+        if let Some((db, d)) = in_proc {
+            db.close()?;
+            let _ = std::fs::remove_dir_all(&d);
+        }
     }
-    print_tables(&report, pg.is_some());
+    let pg_labels: Vec<String> = pgs.iter().map(|(l, _)| l.clone()).collect();
+    print_tables(&report, &pg_labels, args.in_process);
     for (name, n, secs, before, after) in &lock_tables {
-        super::print_lwlock_waits(name, *n, *secs, before, after);
+        super::print_lwlock_waits(&format!("in-process, {name}"), *n, *secs, before, after);
     }
+    drop(pgs);
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-copy.json"));
     report.write_json(&json_path, &work.path, &["seconds", "table_mb_per_s"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from("bench-copy.png"));
+    let mut systems = vec!["heapstore".to_string()];
+    systems.extend(pg_labels.iter().cloned());
+    systems.push(IN_PROCESS.to_string());
     let mut series = Vec::new();
     for cfg in report.configs() {
-        for system in ["heapstore", "postgres"] {
+        for system in &systems {
             let pts: Vec<(f64, f64)> = report
                 .clients(&cfg)
                 .into_iter()
                 .filter_map(|n| report.spread(system, &cfg, n, "table_mb_per_s").map(|s| (n as f64, s.median)))
                 .collect();
             if !pts.is_empty() {
-                series.push(super::plot::Series { label: format!("{system}: {cfg}"), points: pts });
+                let label = match system.as_str() {
+                    "heapstore" => "heapstore serve",
+                    IN_PROCESS => "heapstore in-process",
+                    other => other,
+                };
+                series.push(super::plot::Series { label: format!("{label}: {cfg}"), points: pts });
             }
         }
     }
@@ -310,88 +403,92 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
     })
 }
 
-/// N pgbench clients each run `copies` COPYs of `file` (pgbench -t) into a fresh `copytest`;
-/// returns (seconds, table MB).
-pub(crate) fn postgres_run(
-    pg: &PgServer,
-    work: &Path,
-    file: &Path,
-    fmt: &str,
-    n: usize,
-    copies: usize,
-    create: &str,
-) -> Result<(f64, f64)> {
-    pg.psql(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
-    let script = work.join("copy.sql");
-    std::fs::write(&script, format!("COPY copytest FROM '{}' WITH (FORMAT {fmt});\n", file.display()))
-        .map_err(|e| PgError::io("write", &script, e))?;
-    super::open_up(&script).ok();
-    let jobs = n.min(std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1)).to_string();
-    let t0 = Instant::now();
-    pg.pgbench(&script, &["-n", "-c", &n.to_string(), "-j", &jobs, "-t", &copies.to_string()])?;
-    let secs = t0.elapsed().as_secs_f64();
-    let bytes: f64 = pg.psql("SELECT pg_relation_size('copytest')")?.trim().parse().unwrap_or(0.0);
-    Ok((secs, bytes / 1048576.0))
+/// Through a server's client programs: drops and creates `copytest` with `create` (psql,
+/// untimed), then runs pgbench with `n` clients, each running `copies` transactions of
+/// `script` (one COPY each); returns (the pgbench process's wall time in seconds, the table's
+/// MB by `pg_relation_size`). The same function, so the same client and timing, for every
+/// system.
+/// `file_rows` is the file's row count: the table must hold `n × copies × file_rows` rows after
+/// the run, or the run fails.
+pub(crate) fn client_run(t: &Target, script: &Path, n: usize, copies: usize, file_rows: u64, create: &str) -> Result<(f64, f64)> {
+    t.psql(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
+    let jobs = n.min(std::thread::available_parallelism().map(|x| x.get()).unwrap_or(1));
+    let args = [n.to_string(), jobs.to_string(), copies.to_string(), script.to_string_lossy().into_owned()];
+    let (secs, _, _) = t.pgbench_timed(&["-n", "-c", &args[0], "-j", &args[1], "-t", &args[2], "-f", &args[3]])?;
+    let out = t.psql("SELECT pg_relation_size('copytest'), count(*) FROM copytest")?;
+    let (bytes, rows) = out.trim().split_once('|').unwrap_or(("0", "0"));
+    let expected = (n * copies) as u64 * file_rows;
+    if rows.parse::<u64>().ok() != Some(expected) {
+        return Err(PgError::internal(format!("after the COPYs copytest holds {rows} rows, not {expected}")));
+    }
+    Ok((secs, bytes.parse::<f64>().unwrap_or(0.0) / 1048576.0))
 }
 
-fn print_tables(r: &Report, vs: bool) {
+fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
     for cfg in r.configs() {
         println!("config: {cfg}");
         let mut rows = Vec::new();
-        let mut best = 0.0f64;
-        let mut last = 0.0f64;
+        let mut systems: Vec<(&str, String)> = vec![("heapstore", "heapstore serve (Unix socket)".to_string())];
+        systems.extend(pgs.iter().map(|p| (p.as_str(), format!("{p} (Unix socket)"))));
         for n in r.clients(&cfg) {
-            let hs_s = r.spread("heapstore", &cfg, n, "seconds");
-            let hs = r.spread("heapstore", &cfg, n, "table_mb_per_s");
-            let user = r.spread("heapstore", &cfg, n, "user_cpu_s_per_gb").map(|s| s.median);
-            let sys = r.spread("heapstore", &cfg, n, "sys_cpu_s_per_gb").map(|s| s.median);
-            let busy = r.spread("heapstore", &cfg, n, "machine_busy").map(|s| s.median);
-            let by_sessions = r.spread("heapstore", &cfg, n, "blocks_written_by_sessions").map(|s| s.median);
-            let by_bgwriter = r.spread("heapstore", &cfg, n, "blocks_written_by_bgwriter").map(|s| s.median);
-            let mut row = vec![
-                n.to_string(),
-                hs_s.map(|s| s.show(3)).unwrap_or_default(),
-                hs.map(|s| s.show(0)).unwrap_or_default(),
-                match (user, sys) {
-                    (Some(u), Some(s)) => format!("{u:.2} + {s:.2}"),
+            for (sys, label) in &systems {
+                let (Some(secs), Some(mbs)) = (r.spread(sys, &cfg, n, "seconds"), r.spread(sys, &cfg, n, "table_mb_per_s")) else {
+                    continue;
+                };
+                let table = r.spread(sys, &cfg, n, "table_mb").map(|s| format!("{:.1}", s.median)).unwrap_or_default();
+                // On each PostgreSQL row: heapstore serve's table MB/s over that version's.
+                let ratio = match (sys.starts_with("postgres"), r.spread("heapstore", &cfg, n, "table_mb_per_s")) {
+                    (true, Some(h)) if mbs.median > 0.0 => format!("{:.2}", h.median / mbs.median),
                     _ => String::new(),
-                },
-                busy.map(|b| format!("{:.0}", 100.0 * b)).unwrap_or_default(),
-                match (by_sessions, by_bgwriter) {
-                    (Some(s), Some(b)) => format!("{s:.0} / {b:.0}"),
-                    _ => String::new(),
-                },
-            ];
-            if let Some(h) = hs {
-                best = best.max(h.median);
-                last = h.median;
+                };
+                rows.push(vec![n.to_string(), label.clone(), secs.show(3), table, mbs.show(0), ratio]);
             }
-            if vs {
-                let pg_s = r.spread("postgres", &cfg, n, "seconds");
-                let pg = r.spread("postgres", &cfg, n, "table_mb_per_s");
-                row.push(pg_s.map(|s| s.show(3)).unwrap_or_default());
-                row.push(pg.map(|s| s.show(0)).unwrap_or_default());
-                row.push(match (hs, pg) {
-                    (Some(h), Some(p)) if p.median > 0.0 => format!("{:.2}", h.median / p.median),
-                    _ => String::new(),
-                });
+        }
+        super::print_table(
+            &["clients", "system", "seconds (pgbench process)", "table MB", "table MB/s", "heapstore serve / this"],
+            2,
+            rows,
+        );
+        let best = r
+            .clients(&cfg)
+            .into_iter()
+            .filter_map(|n| r.spread("heapstore", &cfg, n, "table_mb_per_s"))
+            .map(|s| s.median)
+            .fold(0.0, f64::max);
+        let last = r.clients(&cfg).into_iter().max().and_then(|n| r.spread("heapstore", &cfg, n, "table_mb_per_s")).map(|s| s.median);
+        if let (true, Some(last)) = (best > 0.0, last) {
+            println!("heapstore serve at the most sessions: {:.0}% of its best session count", 100.0 * last / best);
+        }
+        if in_process {
+            let mut rows = Vec::new();
+            for n in r.clients(&cfg) {
+                let (Some(secs), Some(mbs)) = (r.spread(IN_PROCESS, &cfg, n, "seconds"), r.spread(IN_PROCESS, &cfg, n, "table_mb_per_s"))
+                else {
+                    continue;
+                };
+                let m = |f: &str| r.spread(IN_PROCESS, &cfg, n, f).map(|s| s.median);
+                rows.push(vec![
+                    n.to_string(),
+                    secs.show(3),
+                    mbs.show(0),
+                    match (m("user_cpu_s_per_gb"), m("sys_cpu_s_per_gb")) {
+                        (Some(u), Some(s)) => format!("{u:.2} + {s:.2}"),
+                        _ => String::new(),
+                    },
+                    m("machine_busy").map(|b| format!("{:.0}", 100.0 * b)).unwrap_or_default(),
+                    match (m("blocks_written_by_sessions"), m("blocks_written_by_bgwriter")) {
+                        (Some(s), Some(b)) => format!("{s:.0} / {b:.0}"),
+                        _ => String::new(),
+                    },
+                ]);
             }
-            rows.push(row);
+            println!("heapstore in-process (sessions as threads calling the library, timed by their own window; not comparable):");
+            super::print_table(
+                &["clients", "seconds", "table MB/s", "CPU s/GB user + sys", "machine busy %", "blocks written: sessions / bgwriter"],
+                1,
+                rows,
+            );
         }
-        let mut header = vec![
-            "clients",
-            "heapstore seconds",
-            "heapstore table MB/s",
-            "CPU s/GB user + sys",
-            "machine busy %",
-            "blocks written: sessions / bgwriter",
-        ];
-        if vs {
-            header.extend(["postgres seconds", "postgres table MB/s", "ratio"]);
-        }
-        super::print_table(&header, 1, rows);
-        if best > 0.0 {
-            println!("heapstore at the most sessions: {:.0}% of its best session count\n", 100.0 * last / best);
-        }
+        println!();
     }
 }

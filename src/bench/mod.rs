@@ -15,6 +15,12 @@
 //!    shared, noisy 2-core machine) hits both alike; ratios are computed from medians of the
 //!    same command.
 //! 2. Figures carry their unit in their names (`seconds`, `table_mb_per_s`, `examined`).
+//! 3. A ratio against PostgreSQL compares the same client program (pgbench or psql) over the
+//!    same kind of socket against `heapstore serve` (system "heapstore") and PostgreSQL
+//!    (systems "postgres N"), timed the same way. In-process figures (system
+//!    "heapstore-in-process", or experiments that compare heapstore only with itself) are
+//!    labelled so and never put in such a ratio; the JSON summary's `heapstore_over_this` is
+//!    set only on PostgreSQL rows.
 
 pub mod copy;
 pub mod lockbloat;
@@ -151,19 +157,27 @@ impl Report {
 
     /// Writes the JSON file: `{experiment, machine, settings, runs, summary}`.
     pub fn write_json(&self, path: &Path, data_dir: &Path, figures: &[&str]) -> Result<()> {
+        let mut systems: Vec<&str> = Vec::new();
+        for r in &self.runs {
+            if !systems.contains(&r.system.as_str()) {
+                systems.push(&r.system);
+            }
+        }
         let mut summary = Vec::new();
         for config in self.configs() {
             for clients in self.clients(&config) {
-                for system in ["heapstore", "postgres"] {
+                for &system in &systems {
                     for f in figures {
                         let Some(s) = self.spread(system, &config, clients, f) else { continue };
-                        let ratio = if system == "heapstore" {
-                            self.spread("postgres", &config, clients, f).map(|p| s.median / p.median)
+                        // On a PostgreSQL row: heapstore's (through the same client) median over
+                        // this one's. In-process figures are never compared.
+                        let ratio = if system.starts_with("postgres") {
+                            self.spread("heapstore", &config, clients, f).map(|h| h.median / s.median)
                         } else {
                             None
                         };
                         summary.push(json!({"config": config, "clients": clients, "system": system, "figure": f,
-                            "median": s.median, "min": s.min, "max": s.max, "ratio_vs_postgres": ratio}));
+                            "median": s.median, "min": s.min, "max": s.max, "heapstore_over_this": ratio}));
                     }
                 }
             }

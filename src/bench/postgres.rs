@@ -288,6 +288,11 @@ impl PgServer {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// Where PostgreSQL's client programs reach this server, and which ones to run.
+    pub fn target(&self) -> Target {
+        Target { bin: self.client_bin.clone().unwrap_or_else(|| self.bin.clone()), socket_dir: self.socket_dir.clone(), port: self.port }
+    }
+
     /// Runs pgbench with several custom scripts (each may carry `@weight`).
     pub fn pgbench_scripts(&self, scripts: &[&str], args: &[&str]) -> Result<String> {
         let mut a = self.conn_args();
@@ -424,6 +429,11 @@ impl ServeChild {
         socket_args(&self.socket_dir, self.port)
     }
 
+    /// Where PostgreSQL's client programs reach this server.
+    pub fn target(&self) -> Target {
+        Target { bin: self.bin.clone(), socket_dir: self.socket_dir.clone(), port: self.port }
+    }
+
     /// Runs pgbench against the server; returns (stdout, stderr).
     pub fn pgbench_output(&self, args: &[&str]) -> Result<(String, String)> {
         let tool = self.bin.join("pgbench");
@@ -466,4 +476,78 @@ impl Drop for ServeChild {
     fn drop(&mut self) {
         let _ = self.terminate();
     }
+}
+
+/// A server as PostgreSQL's client programs see it: a Unix socket, and the directory of the
+/// psql and pgbench to run. [`PgServer::target`] and [`ServeChild::target`] give one, so that a
+/// comparison runs the same client program, the same way, against every system.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Where psql and pgbench are.
+    pub bin: PathBuf,
+    pub socket_dir: PathBuf,
+    pub port: u16,
+}
+
+impl Target {
+    fn client(&self, tool: &str) -> Command {
+        let mut c = Command::new(self.bin.join(tool));
+        // pgbench's default database is the OS user's name, not -U's.
+        c.env("PGDATABASE", "postgres").args(socket_args(&self.socket_dir, self.port));
+        c
+    }
+
+    fn checked(&self, tool: &str, mut c: Command) -> Result<Output> {
+        let out = c.output().map_err(|e| PgError::io("run", &self.bin.join(tool), e))?;
+        if !out.status.success() {
+            return Err(bad_arg(format!(
+                "{tool} failed: {}{}",
+                String::from_utf8_lossy(&out.stderr),
+                String::from_utf8_lossy(&out.stdout)
+            )));
+        }
+        Ok(out)
+    }
+
+    /// Runs SQL with psql (`-X -q -A -t`, stopping at the first error; a script file when the
+    /// text is long); returns its standard output.
+    pub fn psql(&self, sql: &str) -> Result<String> {
+        Ok(self.psql_timed(sql)?.1)
+    }
+
+    /// Like [`Target::psql`], also returning the psql process's wall time in seconds, from
+    /// spawning it until it exits (connection, query and results included).
+    pub fn psql_timed(&self, sql: &str) -> Result<(f64, String)> {
+        let mut c = self.client("psql");
+        c.args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]);
+        if sql.len() > 64 << 10 {
+            let f = self.socket_dir.join(format!("script-{}.sql", self.port));
+            std::fs::write(&f, sql).map_err(|e| PgError::io("write", &f, e))?;
+            c.arg("-f").arg(f);
+        } else {
+            c.args(["-c", sql]);
+        }
+        let t0 = std::time::Instant::now();
+        let out = self.checked("psql", c)?;
+        Ok((t0.elapsed().as_secs_f64(), String::from_utf8_lossy(&out.stdout).into_owned()))
+    }
+
+    /// Runs pgbench with `args`; returns (whole-process wall time in seconds, stdout, stderr).
+    pub fn pgbench_timed(&self, args: &[&str]) -> Result<(f64, String, String)> {
+        let mut c = self.client("pgbench");
+        c.args(args);
+        let t0 = std::time::Instant::now();
+        let out = self.checked("pgbench", c)?;
+        let secs = t0.elapsed().as_secs_f64();
+        Ok((secs, String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned()))
+    }
+}
+
+/// The `tps = ...` figure of pgbench's summary.
+pub fn pgbench_tps(out: &str) -> Result<f64> {
+    out.lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| PgError::internal(format!("could not read pgbench's tps from: {out}")))
 }

@@ -1,14 +1,31 @@
-//! `heapstore bench seqscan` — seed 002's matrix: BULKREAD ring size × io_method ×
-//! buffered/direct I/O × page cache warm/cold, timing `SELECT count(*)` over a table several
-//! times shared_buffers. Reports MB/s and CPU seconds (user + sys of the whole process, I/O
-//! workers included) per GB scanned, next to what `dd` reads from the same files in the same
-//! command: `dd iflag=direct bs=1M` for cold direct I/O, `dd bs=1M` from the page cache for warm
-//! buffered I/O. `--concurrent` also runs two scans of the table at once, with and without
-//! synchronized scans, and reports the blocks read from disk against the table's size.
+//! `heapstore bench seqscan` — seed 002's experiment, in two parts.
 //!
-//! Cold: every segment file's pages are dropped from the page cache (posix_fadvise DONTNEED)
-//! and the database is reopened (an empty pool) before each run. Warm: one untimed scan first.
-//! Direct I/O bypasses the page cache, so it has one state, reported as cold.
+//! Like for like (with `--vs-postgres`): the same psql runs `SELECT count(*) FROM t` against
+//! `heapstore serve` (a child process) and every PostgreSQL major version found, over a Unix
+//! socket, on the same rows (the same file COPYed the same number of times, then `VACUUM t`),
+//! with the same shared_buffers, each with its own default ring and io_method, and PostgreSQL
+//! without parallel workers (`max_parallel_workers_per_gather = 0`: one process scans, as in
+//! heapstore). Each figure is the whole psql process's wall time; MB/s divides each system's
+//! own table size (`pg_relation_size('t')`) by it, rows/s the same row count, and the ratio is
+//! of rows/s (the same work). Modes: buffered-warm (one untimed scan first) and buffered-cold
+//! (the system's own table files dropped from the page cache before the run; the servers keep
+//! running, and a scan of a table over a quarter of shared_buffers goes through a small ring
+//! on both, so their pools hold almost none of it).
+//!
+//! heapstore's own matrix, in-process (a session calling the library; no PostgreSQL ratio):
+//! BULKREAD ring size × io_method × buffered/direct I/O × page cache warm/cold, timing
+//! `SELECT count(*)` over a table several times shared_buffers. Reports MB/s and CPU seconds
+//! (user + sys of the whole process, I/O workers included) per GB scanned, next to what `dd`
+//! reads from the same files in the same command: `dd iflag=direct bs=1M` for cold direct I/O,
+//! `dd bs=1M` from the page cache for warm buffered I/O. `--concurrent` also runs two scans of
+//! the table at once, with and without synchronized scans, and reports the blocks read from
+//! disk against the table's size. Cold: every segment file's pages are dropped from the page
+//! cache (posix_fadvise DONTNEED) and the database is reopened (an empty pool) before each
+//! run. Warm: one untimed scan first. Direct I/O bypasses the page cache, so it has one state,
+//! reported as cold.
+//!
+//! Defaults end within 5 minutes on a 2-core machine: a 256MB table over 64MB of
+//! shared_buffers, four ring sizes.
 
 use super::{print_header, print_table, Common, Report, Workdir};
 use crate::config::parse_memory;
@@ -19,22 +36,26 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The system label of the in-process matrix (never compared with PostgreSQL).
+const IN_PROCESS: &str = super::copy::IN_PROCESS;
+
 #[derive(clap::Args, Debug, Clone)]
 pub struct SeqscanArgs {
     #[command(flatten)]
     pub common: Common,
     /// Table size to build (it should be several times shared_buffers).
-    #[arg(long, default_value = "1GB")]
-    pub table_size: String,
     #[arg(long, default_value = "256MB")]
+    pub table_size: String,
+    /// shared_buffers for every system.
+    #[arg(long, default_value = "64MB")]
     pub shared_buffers: String,
-    /// BULKREAD ring sizes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "64kB,256kB,1MB,4MB,16MB,32MB")]
+    /// BULKREAD ring sizes of heapstore's in-process matrix, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "64kB,256kB,1MB,16MB")]
     pub rings: Vec<String>,
-    /// io_method values, comma-separated.
+    /// io_method values of heapstore's in-process matrix, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "sync,worker,io_uring")]
     pub io_methods: Vec<String>,
-    /// I/O modes: buffered-warm, buffered-cold, direct.
+    /// I/O modes: buffered-warm, buffered-cold, direct (direct: the in-process matrix only).
     #[arg(long, value_delimiter = ',', default_value = "buffered-warm,buffered-cold,direct")]
     pub modes: Vec<String>,
     /// Also run two concurrent scans, with and without synchronize_seqscans.
@@ -119,13 +140,22 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
     let dir = work.path.join("db");
     let mut base: Vec<String> = vec![format!("shared_buffers={sb}"), "max_connections=2".into(), "synchronize_seqscans=off".into()];
     base.extend(set_args.iter().cloned());
-    let settings: Vec<(String, String)> =
+    let mut settings: Vec<(String, String)> =
         base.iter().filter_map(|s| s.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let pg = if c.vs_postgres { Some(super::postgres::find_bin(c.pg_bin.as_deref())?) } else { None };
+    if c.vs_postgres {
+        settings.push(("client".into(), "psql -c 'SELECT count(*) FROM t' over a Unix socket, whole process timed, every system".into()));
+        settings.push(("postgres".into(), format!("shared_buffers={sb}, max_parallel_workers_per_gather=0")));
+    }
+    let pg_bin = if c.vs_postgres { Some(super::postgres::find_bin(c.pg_bin.as_deref())?) } else { None };
+    let pg_bins = if c.vs_postgres { super::postgres::find_bins(c.pg_bin.as_deref())? } else { Vec::new() };
 
     // Build the table: the seed-000 rows, COPYed until the table is big enough.
     Database::init(&dir, &[])?;
-    let (text, _bin, file_bytes) = super::copy::generate(&work.path, if quick { 100_000 } else { 1_000_000 })?;
+    let file_rows: u64 = if quick { 100_000 } else { 1_000_000 };
+    let (text, _bin, file_bytes) = super::copy::generate(&work.path, file_rows)?;
+    super::open_up(&work.path)?;
+    super::open_up(&text)?;
+    let mut copies = 0u64;
     let (table_mb, nblocks, files) = {
         let db = Database::open(&dir, &base)?;
         let mut s = db.session();
@@ -133,38 +163,50 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
         let mut loaded = 0u64;
         while loaded < table_bytes {
             s.execute(&format!("COPY t FROM '{}'", text.display()))?;
+            copies += 1;
             let t = s.table("t")?;
             loaded = db.shared().smgr.nblocks(t.relfile, ForkNumber::Main)? as u64 * db.shared().block_size as u64;
             if file_bytes == 0 {
                 break;
             }
         }
+        s.execute("VACUUM t")?;
         let t = s.table("t")?;
         let nblocks = db.shared().smgr.nblocks(t.relfile, ForkNumber::Main)?;
         let files = segment_files(&db, t.relfile);
+        let mb = nblocks as f64 * db.shared().block_size as f64 / 1e6;
         drop(s);
         db.close()?;
-        (loaded as f64 / 1e6, nblocks, files)
+        (mb, nblocks, files)
     };
+    let table_rows = copies * file_rows;
 
     let mut report = Report::new("seqscan", settings.clone());
-    let mut pg_server = None;
-    if let Some(bin) = &pg {
-        let srv = super::postgres::PgServer::start(bin, &work.path.join("pg"), &sb, c.pg_user.clone(), &[])?;
-        super::open_up(&work.path)?;
-        let _ = std::fs::set_permissions(&text, std::os::unix::fs::PermissionsExt::from_mode(0o644));
-        srv.psql("CREATE TABLE t (v text)")?;
-        let mut loaded = 0f64;
-        while loaded < table_mb {
-            srv.psql(&format!("COPY t FROM '{}'", text.display()))?;
-            loaded = srv.psql("SELECT pg_relation_size('t')")?.trim().parse::<f64>().unwrap_or(0.0) / 1e6;
+    // PostgreSQL: the same rows, loaded the same way, one process per scan.
+    let mut pgs: Vec<(String, super::postgres::PgServer)> = Vec::new();
+    for (major, bin) in &pg_bins {
+        let pg = super::postgres::PgServer::start(
+            bin,
+            &work.path.join(format!("pg{major}")),
+            &sb,
+            c.pg_user.clone(),
+            &[("max_parallel_workers_per_gather", "0")],
+        )?
+        .with_clients(pg_bin.as_ref().expect("found with pg_bins"));
+        let t = pg.target();
+        t.psql("CREATE TABLE t (v text)")?;
+        for _ in 0..copies {
+            t.psql(&format!("COPY t FROM '{}'", text.display()))?;
         }
-        srv.psql("VACUUM t")?;
-        report.pg_version = Some(srv.version.clone());
-        pg_server = Some(srv);
+        t.psql("VACUUM t")?;
+        pgs.push((format!("postgres {major}"), pg));
     }
+    let versions: Vec<String> = pgs.iter().map(|(_, p)| p.version.clone()).collect();
+    report.pg_version = (!versions.is_empty()).then(|| versions.join("; "));
     print_header("seqscan", &work.path, &settings, report.pg_version.as_deref());
-    println!("table: {:.0} MB ({} blocks); each run is SELECT count(*) FROM t; {} runs per point\n", table_mb, nblocks, runs);
+    println!(
+        "table: {table_rows} rows ({copies} COPYs of a {file_rows}-row file); heapstore: {table_mb:.0} MB ({nblocks} blocks); each run is SELECT count(*) FROM t; {runs} runs per point\n"
+    );
 
     // The machine's own limits, measured now on the same files.
     let dd_direct = dd(&files, true)?;
@@ -206,7 +248,7 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
             let tr = traces.first().map(|t| t.stats.clone()).unwrap_or_default();
             let ring_blocks = tr.strategy.map(|(_, b)| b).unwrap_or(0);
             report.add(
-                "heapstore",
+                IN_PROCESS,
                 &p.name(),
                 1,
                 run,
@@ -226,37 +268,6 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
             db.close()?;
             bar.inc(1);
         }
-        if let Some(srv) = &pg_server {
-            for mode in ["buffered-warm", "buffered-cold"] {
-                if !args.modes.iter().any(|m| m == mode) {
-                    continue;
-                }
-                if mode == "buffered-cold" {
-                    let path = srv.psql("SELECT pg_relation_filepath('t')")?;
-                    let first = srv.data.join(path.trim());
-                    let mut seg = 0;
-                    loop {
-                        let p = if seg == 0 { first.clone() } else { PathBuf::from(format!("{}.{seg}", first.display())) };
-                        if !p.exists() {
-                            break;
-                        }
-                        drop_cache(&p)?;
-                        seg += 1;
-                    }
-                } else {
-                    srv.psql("SELECT count(*) FROM t")?;
-                }
-                let t0 = Instant::now();
-                let out = srv.psql("EXPLAIN (ANALYZE, TIMING OFF) SELECT count(*) FROM t")?;
-                let wall = t0.elapsed().as_secs_f64();
-                let ms: f64 = out
-                    .lines()
-                    .find_map(|l| l.strip_prefix("Execution Time: ").and_then(|v| v.trim_end_matches(" ms").parse().ok()))
-                    .unwrap_or(wall * 1000.0);
-                let secs = ms / 1000.0;
-                report.add("postgres", &format!("{mode} postgres"), 1, run, json!({"seconds": secs, "mb_per_s": table_mb / secs}));
-            }
-        }
     }
     bar.finish_and_clear();
 
@@ -264,16 +275,12 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
     for p in &points {
         let name = p.name();
         let (Some(mbs), Some(cpu)) =
-            (report.spread("heapstore", &name, 1, "mb_per_s"), report.spread("heapstore", &name, 1, "cpu_seconds_per_gb"))
+            (report.spread(IN_PROCESS, &name, 1, "mb_per_s"), report.spread(IN_PROCESS, &name, 1, "cpu_seconds_per_gb"))
         else {
             continue;
         };
         let reference = if p.mode == "buffered-warm" { dd_cached } else { dd_direct };
-        let pg_ratio = report
-            .spread("postgres", &format!("{} postgres", p.mode), 1, "mb_per_s")
-            .map(|pgs| format!("{:.2}", mbs.median / pgs.median))
-            .unwrap_or_else(|| "-".into());
-        let extra = |f: &str| report.spread("heapstore", &name, 1, f).map(|s| s.median).unwrap_or(0.0);
+        let extra = |f: &str| report.spread(IN_PROCESS, &name, 1, f).map(|s| s.median).unwrap_or(0.0);
         rows.push(vec![
             p.mode.clone(),
             p.method.clone(),
@@ -284,16 +291,17 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
             format!("{:.1}", extra("avg_read_blocks")),
             format!("{:.0}", extra("max_distance")),
             format!("{:.0}", extra("ring_escapes")),
-            pg_ratio,
         ]);
     }
-    print_table(&["mode", "io_method", "ring", "MB/s", "vs dd", "CPU s/GB", "blocks/read", "distance", "escapes", "vs PG"], 3, rows);
-    for mode in ["buffered-warm", "buffered-cold"] {
-        if let Some(s) = report.spread("postgres", &format!("{mode} postgres"), 1, "mb_per_s") {
-            println!("PostgreSQL ({mode}, its own ring and io_method): {} MB/s", s.show(0));
-        }
-    }
+    println!("heapstore in-process (a session calling the library; its own matrix, not compared with PostgreSQL):");
+    print_table(&["mode", "io_method", "ring", "MB/s", "vs dd", "CPU s/GB", "blocks/read", "distance", "escapes"], 3, rows);
     println!("('vs dd': warm buffered against dd from the page cache, cold and direct against dd iflag=direct)");
+
+    if let Some(pg_bin) = &pg_bin {
+        let modes: Vec<&str> = ["buffered-warm", "buffered-cold"].into_iter().filter(|m| args.modes.iter().any(|x| x == m)).collect();
+        compare(&dir, &base, pg_bin, &work.path, &files, &pgs, &modes, runs, table_rows, &mut report)?;
+    }
+    drop(pgs);
 
     if args.concurrent {
         println!();
@@ -304,7 +312,7 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from("bench-seqscan.json"));
     report.settings.push(("dd_direct_mb_per_s".into(), format!("{dd_direct:.0}")));
     report.settings.push(("dd_cached_mb_per_s".into(), format!("{dd_cached:.0}")));
-    report.write_json(&json_path, &work.path, &["mb_per_s", "cpu_seconds_per_gb"])?;
+    report.write_json(&json_path, &work.path, &["mb_per_s", "rows_per_s", "cpu_seconds_per_gb"])?;
     let mut written = format!("wrote {}", json_path.display());
     if let Some(png) = &c.plot {
         let mut series = Vec::new();
@@ -315,7 +323,7 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
                     .filter_map(|r| {
                         let kb = parse_memory(r, 1)? as f64 / 1024.0;
                         let name = Point { ring: r.clone(), method: method.clone(), mode: mode.clone() }.name();
-                        Some((kb, report.spread("heapstore", &name, 1, "mb_per_s")?.median))
+                        Some((kb, report.spread(IN_PROCESS, &name, 1, "mb_per_s")?.median))
                     })
                     .collect();
                 series.push(super::plot::Series { label: format!("{mode} {method}"), points: pts });
@@ -325,6 +333,92 @@ pub fn run(args: SeqscanArgs, set_args: &[String]) -> Result<()> {
         written.push_str(&format!(" and {}", png.display()));
     }
     println!("{written}");
+    Ok(())
+}
+
+/// The like-for-like part: the same psql `SELECT count(*) FROM t` against `heapstore serve` on
+/// `dir` and each PostgreSQL in `pgs`, whole psql process timed, systems alternating run by run.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    dir: &Path,
+    base: &[String],
+    pg_bin: &Path,
+    work: &Path,
+    hs_files: &[PathBuf],
+    pgs: &[(String, super::postgres::PgServer)],
+    modes: &[&str],
+    runs: usize,
+    rows: u64,
+    report: &mut Report,
+) -> Result<()> {
+    let mut set = base.to_vec();
+    set.retain(|s| !s.starts_with("max_connections"));
+    set.push("max_connections=10".into());
+    let serve = super::postgres::ServeChild::start(pg_bin, dir, &work.join("serve"), &set)?;
+    let mut systems: Vec<(String, super::postgres::Target, Vec<PathBuf>)> = vec![("heapstore".into(), serve.target(), hs_files.to_vec())];
+    for (label, pg) in pgs {
+        let path = pg.target().psql("SELECT pg_relation_filepath('t')")?;
+        let first = pg.data.join(path.trim());
+        let files: Vec<PathBuf> = (0..)
+            .map(|seg| if seg == 0 { first.clone() } else { PathBuf::from(format!("{}.{seg}", first.display())) })
+            .take_while(|p| p.exists())
+            .collect();
+        systems.push((label.clone(), pg.target(), files));
+    }
+    let mut sizes = Vec::new();
+    for (label, t, _) in &systems {
+        let bytes: f64 = t.psql("SELECT pg_relation_size('t')")?.trim().parse().unwrap_or(0.0);
+        sizes.push(bytes / 1e6);
+        let n: u64 = t.psql("SELECT count(*) FROM t")?.trim().parse().unwrap_or(0);
+        if n != rows {
+            return Err(super::bad_arg(format!("{label} counts {n} rows in t, not {rows}")));
+        }
+    }
+    for run in 0..runs {
+        for mode in modes {
+            for ((label, t, files), mb) in systems.iter().zip(&sizes) {
+                if *mode == "buffered-cold" {
+                    for f in files {
+                        drop_cache(f)?;
+                    }
+                } else {
+                    t.psql("SELECT count(*) FROM t")?;
+                }
+                let (secs, _) = t.psql_timed("SELECT count(*) FROM t")?;
+                report.add(
+                    label,
+                    mode,
+                    1,
+                    run,
+                    json!({"seconds": secs, "table_mb": mb, "mb_per_s": mb / secs, "rows_per_s": rows as f64 / secs}),
+                );
+            }
+        }
+    }
+    serve.stop()?;
+    println!(
+        "\nlike for like: the same psql runs SELECT count(*) FROM t against each system over a Unix socket; the whole psql process timed;"
+    );
+    println!("MB/s with each system's own table size, the ratio of rows/s (the same {rows} rows):");
+    let mut table = Vec::new();
+    for mode in modes {
+        for ((label, _, _), mb) in systems.iter().zip(&sizes) {
+            let (Some(secs), Some(mbs), Some(rps)) = (
+                report.spread(label, mode, 1, "seconds"),
+                report.spread(label, mode, 1, "mb_per_s"),
+                report.spread(label, mode, 1, "rows_per_s"),
+            ) else {
+                continue;
+            };
+            let ratio = match (label.starts_with("postgres"), report.spread("heapstore", mode, 1, "rows_per_s")) {
+                (true, Some(h)) if rps.median > 0.0 => format!("{:.2}", h.median / rps.median),
+                _ => String::new(),
+            };
+            let name = if label == "heapstore" { "heapstore serve (Unix socket)".to_string() } else { format!("{label} (Unix socket)") };
+            table.push(vec![mode.to_string(), name, format!("{mb:.0}"), secs.show(3), mbs.show(0), format!("{:.0}", rps.median), ratio]);
+        }
+    }
+    print_table(&["mode", "system", "table MB", "seconds (psql process)", "MB/s", "rows/s", "heapstore serve / this (rows/s)"], 2, table);
     Ok(())
 }
 

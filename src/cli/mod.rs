@@ -102,8 +102,8 @@ pub enum Cmd {
         #[arg(long, default_value_t = 500)]
         pause_us: u64,
     },
-    /// Rerun a seed experiment. How each is measured, which comparisons with PostgreSQL are like
-    /// for like and which are not yet: docs/BENCH.md in the repository.
+    /// Rerun a seed experiment. How each is measured, and how it compares like for like with
+    /// PostgreSQL: docs/BENCH.md in the repository.
     #[command(subcommand, after_help = "The harness contract and every experiment: docs/BENCH.md")]
     Bench(Box<BenchCmd>),
     /// The main job: create a database, generate and COPY a few million rows, scan them, and
@@ -119,19 +119,19 @@ pub enum Cmd {
 
 #[derive(Subcommand, Debug)]
 pub enum BenchCmd {
-    /// Seed 000: concurrent COPY into one table.
+    /// Seed 000: concurrent COPY into one table, the same pgbench against `heapstore serve` and PostgreSQL.
     Copy(crate::bench::copy::CopyArgs),
     /// Seed 000: pgbench -S through `heapstore serve` and PostgreSQL, same pgbench, same socket.
     SelectOnly(crate::bench::select_only::SelectOnlyArgs),
     /// pgbench's built-in TPC-B-like script through `heapstore serve` and PostgreSQL.
     Tpcb(crate::bench::select_only::SelectOnlyArgs),
-    /// Seed 004: victim search in a huge, hot pool.
+    /// Seed 004: victim search in a huge, hot pool, bounded vs unbounded sweep (heapstore only).
     Victim(crate::bench::victim::VictimArgs),
-    /// Seed 001: parallel COPY into a skinny logged table; WAL insertion designs compared.
+    /// Seed 001: parallel COPY into a skinny logged table; WAL insertion designs compared in-process.
     Wal(crate::bench::wal::WalArgs),
-    /// Seed 003: trivial transactions after one that touched 10,000 tables.
+    /// Seed 003: trivial selects with transactions that touch 10,000 tables, the same pgbench on every system.
     Lockbloat(crate::bench::lockbloat::LockBloatArgs),
-    /// Seed 002: sequential scans, ring size x io_method x buffered/direct x warm/cold.
+    /// Seed 002: sequential scans: psql count(*) against serve and PostgreSQL; heapstore's ring x io_method matrix.
     Seqscan(crate::bench::seqscan::SeqscanArgs),
     /// The query executor: GROUP BY and a hash join through psql, against PostgreSQL.
     Query(crate::bench::query::QueryArgs),

@@ -191,8 +191,8 @@ pub struct WalSettings {
     pub insert_locks: usize,
     /// `wal_sync_method`.
     pub sync_method: SyncMethod,
-    /// The "before" design, for benchmarks: every insert takes one global lock for reservation
-    /// and copy.
+    /// The "before" design, for benchmarks: every insert takes one global lock and holds it
+    /// through record assembly, CRC, reservation and copy.
     pub single_lock_insert: bool,
     /// How many segment files [`Wal::recycle_before`] keeps, renamed to future names, for reuse;
     /// beyond that it removes them.
@@ -329,6 +329,8 @@ pub struct Wal {
     pub(crate) redo: AtomicU64,
     /// Insertion slots (one in single-lock mode).
     pub(crate) slots: Box<[InsertSlot]>,
+    /// Single-lock mode: the lock is held through assembly and CRC too.
+    pub(crate) single_lock: bool,
     /// The WALWrite lock and what it protects: open segment files.
     pub(crate) writer: LWLocked<WriterState>,
     /// Serializes creating, renaming and removing segment files.
@@ -375,6 +377,7 @@ impl Wal {
             flushed: Padded(AtomicU64::new(start)),
             redo: AtomicU64::new(start),
             slots: (0..nslots).map(|_| InsertSlot::new(start)).collect(),
+            single_lock: s.single_lock_insert,
             writer: LWLocked::new(LWLockClass::WalWrite, WriterState::default()),
             install: Mutex::new(()),
             poison: Poison::default(),

@@ -227,6 +227,13 @@ impl RecordBuilder {
         &self.buf[..len]
     }
 
+    /// Assembles the record and computes its CRC afresh, even if [`RecordBuilder::finish`] ran
+    /// before: the single-lock insertion baseline does this under its lock.
+    pub(crate) fn reassemble(&mut self) -> &[u8] {
+        self.finished = None;
+        self.finish()
+    }
+
     /// Length of the assembled record (calls `finish`).
     pub fn len(&mut self) -> usize {
         self.finish().len()
