@@ -254,16 +254,8 @@ impl PgServer {
     }
 
     fn run_tool(&self, tool: &str, args: &[&str]) -> Result<Output> {
-        let out = self.command(tool).args(args).output().map_err(|e| PgError::io("run", &self.bin.join(tool), e))?;
         // (the path in an error names the server's directory; clients may come from elsewhere)
-        if !out.status.success() {
-            return Err(bad_arg(format!(
-                "{tool} failed: {}{}",
-                String::from_utf8_lossy(&out.stderr),
-                String::from_utf8_lossy(&out.stdout)
-            )));
-        }
-        Ok(out)
+        checked_output(&self.bin.join(tool), tool, self.command(tool).args(args))
     }
 
     fn conn_args(&self) -> Vec<String> {
@@ -334,6 +326,15 @@ impl Drop for PgServer {
 }
 
 /// Client arguments for a server on a Unix socket in `dir` (user postgres).
+/// Runs a client program; a failure carries its stderr and stdout.
+fn checked_output(path: &Path, tool: &str, c: &mut Command) -> Result<Output> {
+    let out = c.output().map_err(|e| PgError::io("run", path, e))?;
+    if !out.status.success() {
+        return Err(bad_arg(format!("{tool} failed: {}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout))));
+    }
+    Ok(out)
+}
+
 fn socket_args(dir: &Path, port: u16) -> Vec<String> {
     vec!["-h".into(), dir.to_string_lossy().into_owned(), "-p".into(), port.to_string(), "-U".into(), "postgres".into()]
 }
@@ -498,15 +499,7 @@ impl Target {
     }
 
     fn checked(&self, tool: &str, mut c: Command) -> Result<Output> {
-        let out = c.output().map_err(|e| PgError::io("run", &self.bin.join(tool), e))?;
-        if !out.status.success() {
-            return Err(bad_arg(format!(
-                "{tool} failed: {}{}",
-                String::from_utf8_lossy(&out.stderr),
-                String::from_utf8_lossy(&out.stdout)
-            )));
-        }
-        Ok(out)
+        checked_output(&self.bin.join(tool), tool, &mut c)
     }
 
     /// Runs SQL with psql (`-X -q -A -t`, stopping at the first error; a script file when the

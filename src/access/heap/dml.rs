@@ -755,12 +755,18 @@ pub fn wait_for_xid(
 mod tests {
     use super::*;
 
-    #[test]
-    fn ops_apply_in_order() {
+    /// An empty page and a small tuple created by xid 9.
+    fn page_and_tuple() -> (Vec<u8>, Vec<u8>) {
         let mut pg = vec![0u8; 8192];
         page::init(&mut pg, 0);
         let mut t = vec![0u8; tuple::HEADER_SIZE + 4];
         tuple::set_xmin(&mut t, 9, 0);
+        (pg, t)
+    }
+
+    #[test]
+    fn ops_apply_in_order() {
+        let (mut pg, t) = page_and_tuple();
         let mut data = Vec::new();
         push_add(&mut data, 1, &t);
         push_add(&mut data, 2, &t);
@@ -778,10 +784,7 @@ mod tests {
 
     #[test]
     fn every_tuple_change_clears_the_all_visible_mark() {
-        let mut pg = vec![0u8; 8192];
-        page::init(&mut pg, 0);
-        let mut t = vec![0u8; tuple::HEADER_SIZE + 4];
-        tuple::set_xmin(&mut t, 9, 0);
+        let (mut pg, t) = page_and_tuple();
         let mut data = Vec::new();
         push_add(&mut data, 1, &t);
         apply_ops(&mut pg, &data).unwrap();

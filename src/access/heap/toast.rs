@@ -87,9 +87,16 @@ fn bulk_block_size(bulk: &BulkInsert<'_>) -> usize {
 
 /// The TIDs of a pointer's chunks, first to last (the chain checked as [`fetch`] checks it).
 pub fn chunk_tids(pool: &BufferPool, pins: &Pins, p: &ToastPointer) -> Result<Vec<(u32, u16)>> {
+    let mut tids = Vec::with_capacity(p.chunks as usize);
+    walk(pool, pins, p, |tid, _| tids.push(tid))?;
+    Ok(tids)
+}
+
+/// Follows a pointer's chain of `chunks` links, calling `f(tid, payload)` for each chunk;
+/// a missing or short chunk is corruption naming the TOAST relation and block (invariant 2).
+fn walk(pool: &BufferPool, pins: &Pins, p: &ToastPointer, mut f: impl FnMut((u32, u16), &[u8])) -> Result<()> {
     let rel = RelFileNumber(p.toast_rel);
     let (mut block, mut off) = (p.first_block, p.first_off);
-    let mut tids = Vec::with_capacity(p.chunks as usize);
     for n in 0..p.chunks {
         let corrupt = |why: &str| {
             PgError::new(
@@ -112,11 +119,11 @@ pub fn chunk_tids(pool: &BufferPool, pins: &Pins, p: &ToastPointer) -> Result<Ve
         if t.len() < tuple::HEADER_SIZE + 6 {
             return Err(corrupt("chunk too short"));
         }
-        tids.push((block, off));
         let d = &t[tuple::HEADER_SIZE..];
+        f((block, off), &d[6..]);
         (block, off) = (u32::from_le_bytes(d[0..4].try_into().expect("4")), u16::from_le_bytes([d[4], d[5]]));
     }
-    Ok(tids)
+    Ok(())
 }
 
 /// Deletes the chunks of every pointer in `pointers` for transaction `xid` at command `cid`
@@ -163,35 +170,7 @@ pub fn pointers_of(t: &[u8], types: &[crate::types::SqlType]) -> Result<Vec<Toas
 pub fn fetch(pool: &BufferPool, pins: &Pins, p: &ToastPointer, out: &mut Vec<u8>) -> Result<()> {
     let rel = RelFileNumber(p.toast_rel);
     let start = out.len();
-    let (mut block, mut off) = (p.first_block, p.first_off);
-    for n in 0..p.chunks {
-        let corrupt = |why: &str| {
-            PgError::new(
-                sqlstate::DATA_CORRUPTED,
-                format!(
-                    "missing chunk number {n} for toast value in {} block {block}: {why}",
-                    pool.smgr().display_name(rel, ForkNumber::Main)
-                ),
-            )
-        };
-        if block == u32::MAX {
-            return Err(corrupt("chain ended early"));
-        }
-        let buf = pool.read_buffer(pins, rel, ForkNumber::Main, block, None)?;
-        let pg = buf.lock_shared();
-        if page::is_new(&pg) || off == 0 || off > page::max_offset(&pg) {
-            return Err(corrupt("no such line pointer"));
-        }
-        let t = page::item(&pg, off).ok_or_else(|| corrupt("line pointer not in use"))?;
-        if t.len() < tuple::HEADER_SIZE + 6 {
-            return Err(corrupt("chunk too short"));
-        }
-        let d = &t[tuple::HEADER_SIZE..];
-        let nb = u32::from_le_bytes(d[0..4].try_into().expect("4"));
-        let no = u16::from_le_bytes([d[4], d[5]]);
-        out.extend_from_slice(&d[6..]);
-        (block, off) = (nb, no);
-    }
+    walk(pool, pins, p, |_, payload| out.extend_from_slice(payload))?;
     if out.len() - start != p.raw_len as usize {
         return Err(PgError::new(
             sqlstate::DATA_CORRUPTED,
