@@ -27,14 +27,14 @@
 //!    [`scan_pruning`] also keeps the current page's pin (never its lock) while its rows are
 //!    processed, then prunes it under the exclusive lock if its copy showed a nearly full page
 //!    with a version dead to everyone; one page at a time, as `scan_locked` holds it.
-//! 6. A page marked all-visible (`storage::page` invariant 5) has its tuples returned without
-//!    visibility checks; it holds nothing worth pruning.
 //! 5. Scans read through a read stream (`buffer::stream`): look-ahead, combined reads,
 //!    io_method; a scan of a relation larger than a quarter of the pool uses a BULKREAD ring and
 //!    reports its read stream's look-ahead frontier every 128 kB; with synchronize_seqscans it
 //!    starts at the position a running scan last reported and wraps around. A scan that
 //!    finishes reports its own starting block, so scans that follow one another (not running
 //!    together) start where the last one did: block 0, unless scans overlapped.
+//! 6. A page marked all-visible (`storage::page` invariant 5) has its tuples returned without
+//!    visibility checks; it holds nothing worth pruning.
 
 pub mod dml;
 pub mod prune;
