@@ -230,6 +230,20 @@ const DEFS: &[Def] = &[
         doc: "how often the WAL writer writes and flushes (for synchronous_commit = off)",
     },
     Def {
+        name: "wal_writer_flush_after",
+        kind: Kind::Memory { unit_bytes: 8192 },
+        default: "1MB",
+        init_only: false,
+        doc: "a WAL writer round woken by write-behind also syncs once this much written WAL is unsynced",
+    },
+    Def {
+        name: "heapstore.async_write_back",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "write WAL and bulk-loaded pages off the loading session (WAL writer write-behind, write-back worker)",
+    },
+    Def {
         name: "full_page_writes",
         kind: Kind::Bool,
         default: "on",

@@ -106,6 +106,7 @@ pub struct Shared {
     pub pool: Arc<BufferPool>,
     pub bgwriter_stats: Arc<BgWriterStats>,
     bgwriter: Mutex<Option<BgWriter>>,
+    write_back: Mutex<Option<crate::buffer::writeback::WriteBackWorker>>,
     /// Per-table activity counters (`pg_stat_user_tables`, autovacuum's input).
     pub table_stats: crate::stats::tables::TableStats,
     pub txns: TxnManager,
@@ -432,6 +433,9 @@ impl Database {
             lru_multiplier: settings.real("bgwriter_lru_multiplier"),
         };
         let bgwriter = if env.background_workers { BgWriter::start(pool.clone(), bgwriter_settings, bgwriter_stats.clone()) } else { None };
+        pool.write_back.set_enabled(settings.bool("heapstore.async_write_back"));
+        let write_back =
+            (env.background_workers && pool.write_back.enabled()).then(|| crate::buffer::writeback::WriteBackWorker::start(pool.clone()));
         let db = Database {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
@@ -443,6 +447,7 @@ impl Database {
                 bgwriter_stats,
                 table_stats: Default::default(),
                 bgwriter: Mutex::new(bgwriter),
+                write_back: Mutex::new(write_back),
                 txns,
                 wal: wal.clone(),
                 wal_writer: Mutex::new(None),
@@ -469,7 +474,12 @@ impl Database {
         }
         if env.background_workers {
             let delay = std::time::Duration::from_millis(db.shared.settings.ms("wal_writer_delay").max(1));
-            *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay));
+            let async_wb = db.shared.settings.bool("heapstore.async_write_back");
+            // Write-behind every eighth of the ring: the writer starts on a chunk long before
+            // the ring is full, and wake-ups stay rare (16 per ring).
+            let behind = if async_wb { (db.shared.wal.buffers_bytes() as u64 / 8).max(64 << 10) } else { 0 };
+            let flush_after = db.shared.settings.bytes("wal_writer_flush_after");
+            *db.shared.wal_writer.lock().expect("poisoned") = Some(db.shared.wal.start_writer(delay, behind, flush_after));
             crate::checkpoint::Checkpointer::start(&db.shared);
             *db.shared.autovacuum.lock().expect("poisoned") = Some(crate::autovacuum::Autovacuum::start(&db.shared));
         }
@@ -573,6 +583,9 @@ impl Shared {
         if let Some(bg) = self.bgwriter.lock().expect("poisoned").take() {
             bg.stop();
         }
+        if let Some(wb) = self.write_back.lock().expect("poisoned").take() {
+            wb.stop();
+        }
         self.checkpoint(crate::checkpoint::CheckpointKind::Shutdown)?;
         if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
             w.stop();
@@ -605,6 +618,10 @@ impl Shared {
         }
         if let Some(bg) = self.bgwriter.lock().expect("poisoned").take() {
             bg.stop();
+        }
+        self.pool.write_back.discard();
+        if let Some(wb) = self.write_back.lock().expect("poisoned").take() {
+            wb.stop();
         }
         if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
             w.stop();

@@ -276,6 +276,9 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
                             "machine_busy": f.machine_busy,
                             "blocks_written_by_sessions": f.written_by_sessions,
                             "blocks_written_by_bgwriter": f.written_by_bgwriter,
+                            "blocks_written_by_write_back": f.written_by_write_back,
+                            "session_cpu_s_per_gb": f.cpu_sessions / gb,
+                            "writer_cpu_s_per_gb": f.cpu_writers / gb,
                         }),
                     );
                 }
@@ -342,6 +345,10 @@ pub(crate) struct RunFigures {
     /// background writer.
     pub written_by_sessions: u64,
     pub written_by_bgwriter: u64,
+    pub written_by_write_back: u64,
+    /// CPU seconds of the session threads and of the writer threads during the run.
+    pub cpu_sessions: f64,
+    pub cpu_writers: f64,
 }
 
 /// N sessions each COPY `file` `copies` times, one after another (each COPY its own
@@ -353,6 +360,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
     let barrier = Barrier::new(n + 1);
     let sql = format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display());
     let (mut cpu0, mut m0) = (super::cpu_seconds(), None);
+    let mut threads0 = Vec::new();
     let st0 = db.stats();
     // The window is measured by the sessions themselves, from the first one that starts after
     // the barrier to the last one that finishes: on an oversubscribed machine the main thread
@@ -362,7 +370,8 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         let handles: Vec<_> = (0..n)
             .map(|_| {
                 let (barrier, sql) = (&barrier, &sql);
-                sc.spawn(move || -> Result<(Instant, Instant)> {
+                let b = std::thread::Builder::new().name("copy session".into());
+                b.spawn_scoped(sc, move || -> Result<(Instant, Instant)> {
                     let mut s = db.session();
                     barrier.wait();
                     let start = Instant::now();
@@ -371,9 +380,11 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
                     }
                     Ok((start, Instant::now()))
                 })
+                .expect("spawn a COPY session")
             })
             .collect();
         (cpu0, m0) = (super::cpu_seconds(), super::machine_ticks());
+        threads0 = super::thread_cpu();
         barrier.wait();
         let mut window: Option<(Instant, Instant)> = None;
         for h in handles {
@@ -384,6 +395,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         Ok(end.duration_since(start).as_secs_f64())
     });
     let (cpu1, m1) = (super::cpu_seconds(), super::machine_ticks());
+    let threads = super::thread_cpu_by(&threads0, &super::thread_cpu(), thread_group);
     let st1 = db.stats();
     let secs = secs?;
     let t = s.table("copytest")?;
@@ -400,7 +412,20 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         machine_busy,
         written_by_sessions: st1.writes_by("client backend").saturating_sub(st0.writes_by("client backend")),
         written_by_bgwriter: st1.bgwriter.buffers_clean.saturating_sub(st0.bgwriter.buffers_clean),
+        written_by_write_back: st1.writes_by("write-back worker").saturating_sub(st0.writes_by("write-back worker")),
+        cpu_sessions: threads.iter().filter(|t| t.0 == "sessions").map(|t| t.1).sum(),
+        cpu_writers: threads.iter().filter(|t| t.0 == "writers").map(|t| t.1).sum(),
     })
+}
+
+/// The CPU breakdown's groups: the COPY sessions, the threads that write (WAL writer,
+/// write-back worker, background writer, checkpointer), and the rest.
+fn thread_group(name: &str) -> &'static str {
+    match name {
+        "copy session" => "sessions",
+        "wal writer" | "write-back" | "bgwriter" | "checkpointer" => "writers",
+        _ => "other",
+    }
 }
 
 /// Through a server's client programs: drops and creates `copytest` with `create` (psql,
@@ -476,15 +501,27 @@ fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
                         _ => String::new(),
                     },
                     m("machine_busy").map(|b| format!("{:.0}", 100.0 * b)).unwrap_or_default(),
-                    match (m("blocks_written_by_sessions"), m("blocks_written_by_bgwriter")) {
-                        (Some(s), Some(b)) => format!("{s:.0} / {b:.0}"),
+                    match (m("session_cpu_s_per_gb"), m("writer_cpu_s_per_gb")) {
+                        (Some(s), Some(w)) => format!("{s:.2} / {w:.2}"),
+                        _ => String::new(),
+                    },
+                    match (m("blocks_written_by_sessions"), m("blocks_written_by_bgwriter"), m("blocks_written_by_write_back")) {
+                        (Some(s), Some(b), Some(w)) => format!("{s:.0} / {b:.0} / {w:.0}"),
                         _ => String::new(),
                     },
                 ]);
             }
             println!("heapstore in-process (sessions as threads calling the library, timed by their own window; not comparable):");
             super::print_table(
-                &["clients", "seconds", "table MB/s", "CPU s/GB user + sys", "machine busy %", "blocks written: sessions / bgwriter"],
+                &[
+                    "clients",
+                    "seconds",
+                    "table MB/s",
+                    "CPU s/GB user + sys",
+                    "machine busy %",
+                    "CPU s/GB sessions / writers",
+                    "blocks written: sessions / bgwriter / write-back",
+                ],
                 1,
                 rows,
             );

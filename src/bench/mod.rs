@@ -326,6 +326,54 @@ pub fn cpu_seconds() -> CpuSeconds {
     CpuSeconds { user: tv(ru.ru_utime), sys: tv(ru.ru_stime) }
 }
 
+/// CPU time of each of this process's threads so far: (thread id, thread name, nanoseconds on
+/// a CPU), from /proc/self/task/*/schedstat (falling back to the tick counts of `stat`). Empty
+/// where /proc is not readable.
+pub fn thread_cpu() -> Vec<(u64, String, u64)> {
+    let mut out = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else { return out };
+    for e in dir.flatten() {
+        let Some(tid) = e.file_name().to_str().and_then(|t| t.parse::<u64>().ok()) else { continue };
+        let p = e.path();
+        let name = std::fs::read_to_string(p.join("comm")).unwrap_or_default().trim().to_string();
+        let ns = std::fs::read_to_string(p.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse::<u64>().ok()))
+            .or_else(|| {
+                // utime and stime: fields 14 and 15, counted after the ')' that ends the name.
+                let st = std::fs::read_to_string(p.join("stat")).ok()?;
+                let rest = &st[st.rfind(')')? + 2..];
+                let f: Vec<u64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                // SAFETY: sysconf has no preconditions.
+                let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+                Some((f.get(11)? + f.get(12)?) * 1_000_000_000 / hz)
+            })
+            .unwrap_or(0);
+        out.push((tid, name, ns));
+    }
+    out
+}
+
+/// CPU seconds per thread group between two [`thread_cpu`] samples, threads named by `group`
+/// (threads that ended in between are not counted).
+pub fn thread_cpu_by(
+    before: &[(u64, String, u64)],
+    after: &[(u64, String, u64)],
+    group: impl Fn(&str) -> &'static str,
+) -> Vec<(&'static str, f64)> {
+    let mut out: Vec<(&'static str, f64)> = Vec::new();
+    for (tid, name, ns) in after {
+        let prev = before.iter().find(|(t, n, _)| t == tid && n == name).map_or(0, |b| b.2);
+        let g = group(name);
+        let secs = ns.saturating_sub(prev) as f64 / 1e9;
+        match out.iter_mut().find(|(k, _)| *k == g) {
+            Some(e) => e.1 += secs,
+            None => out.push((g, secs)),
+        }
+    }
+    out
+}
+
 /// The machine's CPU time so far, from /proc/stat: (busy, idle + iowait), in clock ticks, all
 /// processes (kernel writeback threads included). None where /proc/stat is not readable.
 pub fn machine_ticks() -> Option<(u64, u64)> {

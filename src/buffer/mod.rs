@@ -6,7 +6,7 @@
 //! [`BufferPool::drop_relation_buffers`]. See also `desc.rs` (state word, I/O life),
 //! `pins.rs` (per-session pins), `strategy.rs` (rings), `stream.rs` (read streams: look-ahead
 //! and combined reads), `aio.rs` (io_method: who executes and completes reads), `memory.rs`
-//! (pool memory).
+//! (pool memory), `writeback.rs` (filled bulk-load pages written off the session).
 //!
 //! Rules for callers (as PostgreSQL's src/backend/storage/buffer/README):
 //! 1. To read a page one holds a pin and the content lock (shared or exclusive).
@@ -45,6 +45,7 @@ pub mod pins;
 pub mod pool;
 pub mod strategy;
 pub mod stream;
+pub mod writeback;
 
 pub use aio::IoMethod;
 pub use pins::{Buffer, PageMut, PageRef, Pins};

@@ -125,6 +125,8 @@ pub struct BufferPool {
     pub(crate) sync_scans: Mutex<HashMap<RelFileNumber, BlockNumber>>,
     /// Fresh blocks in all relations' extension locks (0: writes need not look).
     fresh_blocks: AtomicU64,
+    /// Filled bulk-load pages waiting to be written off the session (`writeback`).
+    pub write_back: Arc<super::writeback::WriteBack>,
 }
 
 /// Settings that shape sequential scans, with PostgreSQL's names.
@@ -202,6 +204,7 @@ impl BufferPool {
             scan_settings: std::sync::OnceLock::new(),
             sync_scans: Mutex::new(HashMap::new()),
             fresh_blocks: AtomicU64::new(0),
+            write_back: Arc::default(),
         })
     }
 
@@ -677,7 +680,21 @@ impl BufferPool {
                         continue;
                     }
                 }
-                self.flush_buffer(&buf, ctx)?;
+                // A BULKWRITE ring buffer whose page was queued for write-back: wait for the
+                // worker instead of writing (seed 002: bulk writes bounded by the dirty
+                // buffers outstanding, not written by the session at a fixed ring distance).
+                let queued = from_ring
+                    && strategy.as_deref().is_some_and(|st| st.kind() == super::StrategyKind::BulkWrite)
+                    && self.write_back.enabled();
+                if queued {
+                    self.write_back.wait_clean(self, id);
+                }
+                if self.desc(id).state.load(Ordering::Acquire) & DIRTY != 0 {
+                    if queued {
+                        self.write_back.session_writes.fetch_add(1, Ordering::Relaxed);
+                    }
+                    self.flush_buffer(&buf, ctx)?;
+                }
             }
             if self.invalidate_victim(id) {
                 let op = if from_ring { IoOp::Reuse } else { IoOp::Eviction };
@@ -798,6 +815,28 @@ impl BufferPool {
         self.hand.load(Ordering::Relaxed)
     }
 
+    /// Pins buffer `id` if it still holds `tag`, without raising its usage count (for the
+    /// write-back worker: a queued page must stay reusable by its session's ring).
+    pub(crate) fn pin_if_tag<'a>(&'a self, pins: &'a Pins, id: BufferId, tag: BufferTag) -> Option<Buffer<'a>> {
+        let d = self.desc(id);
+        let mut s = d.state.load(Ordering::Relaxed);
+        loop {
+            if s & LOCKED != 0 {
+                s = d.wait_header_unlocked();
+            }
+            if s & TAG_VALID == 0 {
+                return None;
+            }
+            match d.state.compare_exchange_weak(s, s + REFCOUNT_ONE, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(cur) => s = cur,
+            }
+        }
+        // Pinned, the buffer cannot be given another tag; it may have had one before the pin.
+        let buf = pins.adopt(self, id);
+        (d.tag() == tag).then_some(buf)
+    }
+
     /// Pins a buffer only if no one has it pinned (for victims).
     pub(crate) fn try_pin_unpinned(&self, id: BufferId) -> bool {
         let d = self.desc(id);
@@ -818,9 +857,24 @@ impl BufferPool {
     /// change it meanwhile: changes need the exclusive lock), and the WAL is flushed up to the
     /// highest page LSN of the run before the write (WAL before data).
     pub fn flush_buffer(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<u32> {
+        self.flush_buffer_inner(buf, ctx, true)
+    }
+
+    /// [`BufferPool::flush_buffer`] that gives up (returning 0) instead of waiting when the
+    /// buffer's content lock is taken: for the write-back worker, which must never wait for a
+    /// content lock (its waiters may hold an extension lock that the lock's holder wants).
+    pub(crate) fn try_flush_buffer(&self, buf: &Buffer<'_>, ctx: IoContext) -> Result<u32> {
+        self.flush_buffer_inner(buf, ctx, false)
+    }
+
+    fn flush_buffer_inner(&self, buf: &Buffer<'_>, ctx: IoContext, wait: bool) -> Result<u32> {
         let id = buf.id();
         let d = self.desc(id);
-        d.content_lock.acquire(LWLockMode::Shared);
+        if wait {
+            d.content_lock.acquire(LWLockMode::Shared);
+        } else if !d.content_lock.try_acquire(LWLockMode::Shared) {
+            return Ok(0);
+        }
         if !self.start_io(id, false) {
             d.content_lock.release(LWLockMode::Shared);
             return Ok(0);

@@ -27,8 +27,9 @@ pub enum BackendType {
     Checkpointer,
     Startup,
     AutovacuumWorker,
+    WriteBack,
 }
-pub const NUM_BACKEND_TYPES: usize = 5;
+pub const NUM_BACKEND_TYPES: usize = 6;
 
 impl BackendType {
     pub const ALL: [BackendType; NUM_BACKEND_TYPES] = [
@@ -37,6 +38,7 @@ impl BackendType {
         BackendType::Checkpointer,
         BackendType::Startup,
         BackendType::AutovacuumWorker,
+        BackendType::WriteBack,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -45,6 +47,7 @@ impl BackendType {
             BackendType::Checkpointer => "checkpointer",
             BackendType::Startup => "startup",
             BackendType::AutovacuumWorker => "autovacuum worker",
+            BackendType::WriteBack => "write-back worker",
         }
     }
 }

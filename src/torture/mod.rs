@@ -94,6 +94,8 @@ pub struct Report {
     /// ROLLBACK TO SAVEPOINT statements that succeeded (their undo is then checked with the
     /// rest of the transaction when it commits).
     pub rollbacks_to_savepoint: u64,
+    /// Pages written from the write-back queue (filled COPY pages, written off the session).
+    pub write_back_pages: u64,
 }
 
 impl Report {
@@ -112,6 +114,7 @@ impl Report {
         self.checkpoints += o.checkpoints;
         self.stale_fsm_entries += o.stale_fsm_entries;
         self.rollbacks_to_savepoint += o.rollbacks_to_savepoint;
+        self.write_back_pages += o.write_back_pages;
     }
 }
 
@@ -337,6 +340,7 @@ impl Torture {
             self.report.checkpoints += b.checkpoints;
             b.run = None;
         }
+        self.report.write_back_pages += db.shared().pool.write_back.pages_written.load(std::sync::atomic::Ordering::Relaxed);
         result?;
         let stopped = self.stopped(&db);
         if clean && !stopped {
@@ -374,8 +378,13 @@ impl Torture {
         let roll = self.rng.below(100);
         trace(|| format!("background {roll}"));
         let r = match roll {
-            0..=14 => {
+            0..=9 => {
                 crate::buffer::bgwriter::round_now(&sh.pool, &pins, 1 + self.rng.below(16), 1 + self.rng.below(24));
+                Ok(())
+            }
+            10..=14 => {
+                // The write-back worker's round: pages COPY filled, written off the session.
+                sh.pool.write_back.drain(&sh.pool, &pins, 1 + self.rng.below(64) as usize);
                 Ok(())
             }
             15..=27 => sh.wal.write_upto(sh.wal.insert_lsn()),
@@ -836,8 +845,8 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
     format!(
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
-         {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries; \
-         nothing lost ({:.1} s)",
+         {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries, \
+         {} pages written back off the session; nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
         r.power_losses,
@@ -852,6 +861,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.checkpoints,
         r.rollbacks_to_savepoint,
         r.stale_fsm_entries,
+        r.write_back_pages,
         took.as_secs_f64()
     )
 }

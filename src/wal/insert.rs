@@ -238,6 +238,12 @@ impl Wal {
         slot.records.fetch_add(1, Ordering::Relaxed);
         slot.bytes.fetch_add(alen, Ordering::Relaxed);
         drop(guard);
+        // Write-behind: wake the WAL writer each time the insert position crosses a multiple
+        // of the distance (after releasing the slot: the writer waits for it to finish).
+        let wb = self.write_behind.load(Ordering::Relaxed);
+        if wb != 0 && start / wb != end / wb {
+            self.kick_writer();
+        }
         Ok(Some((start, end)))
     }
 

@@ -20,6 +20,9 @@
 //! 4. **Group commit**: one flusher (the leader, holding WALWrite) writes and syncs everything
 //!    inserted so far; the others wait for it — not in the queue for its lock — and return
 //!    without a sync of their own when its sync covered them.
+//! 5. **Write-behind**: an insertion that crosses a multiple of the write-behind distance
+//!    wakes the WAL writer thread, which writes what is finished, so that a loading session
+//!    rarely finds the ring full and has to copy WAL to the kernel itself.
 //!
 //! # Positions
 //!
@@ -269,6 +272,8 @@ pub struct WalStats {
     pub group_commit_hits: u64,
     /// Inserts that found the ring full and wrote (or waited for) older WAL first.
     pub buffer_full_waits: u64,
+    /// WAL writer rounds woken by write-behind that wrote without syncing.
+    pub writer_write_behind: u64,
     pub segments_created: u64,
     pub segments_recycled: u64,
     pub segments_removed: u64,
@@ -285,6 +290,7 @@ pub(crate) struct Counters {
     pub flushes_already_done: AtomicU64,
     pub group_commit_hits: AtomicU64,
     pub buffer_full_waits: AtomicU64,
+    pub writer_write_behind: AtomicU64,
     pub segments_created: AtomicU64,
     pub segments_recycled: AtomicU64,
     pub segments_removed: AtomicU64,
@@ -343,6 +349,12 @@ pub struct Wal {
     pub(crate) counters: Counters,
     /// Set while the WAL writer thread runs (so tests and stats can tell).
     pub(crate) writer_running: AtomicBool,
+    /// How the WAL writer is woken (shared with its thread once started).
+    pub(crate) writer_ctl: Arc<writer::WriterShared>,
+    /// Write-behind: an insertion that crosses a multiple of this many bytes wakes the WAL
+    /// writer to write what is finished, so that sessions rarely find the ring full and write
+    /// it themselves (0: never; set when the writer starts).
+    pub(crate) write_behind: AtomicU64,
 }
 
 impl Wal {
@@ -385,6 +397,8 @@ impl Wal {
             flush_wait: FlushWait::default(),
             counters: Counters::default(),
             writer_running: AtomicBool::new(false),
+            writer_ctl: Arc::default(),
+            write_behind: AtomicU64::new(0),
         };
         let first = wal.prepare_start(start)?;
         wal.writer.write().files.push(first);
@@ -432,6 +446,7 @@ impl Wal {
             flushes_already_done: r(&c.flushes_already_done),
             group_commit_hits: r(&c.group_commit_hits),
             buffer_full_waits: r(&c.buffer_full_waits),
+            writer_write_behind: r(&c.writer_write_behind),
             segments_created: r(&c.segments_created),
             segments_recycled: r(&c.segments_recycled),
             segments_removed: r(&c.segments_removed),

@@ -546,7 +546,7 @@ fn wal_writer_flushes_in_the_background() {
     let dir = tempfile::tempdir().unwrap();
     let s = settings(dir.path(), MB, 256 << 10);
     let wal = Arc::new(Wal::open(s.clone(), s.initial_lsn()).unwrap());
-    let writer = wal.start_writer(Duration::from_millis(10));
+    let writer = wal.start_writer(Duration::from_millis(10), 0, 0);
     let mut b = RecordBuilder::new();
     let mut end = 0;
     for seq in 0..200 {
@@ -639,7 +639,7 @@ fn throughput() {
             let dir = tempfile::tempdir_in(base).unwrap();
             let s = WalSettings { single_lock_insert: single, ..WalSettings::new(dir.path()) };
             let wal = Arc::new(Wal::open(s.clone(), s.initial_lsn()).unwrap());
-            let writer = wal.start_writer(Duration::from_millis(10));
+            let writer = wal.start_writer(Duration::from_millis(10), 0, 0);
             let stop = Arc::new(AtomicU64::new(0));
             let before = lock_waits();
             let t0 = Instant::now();

@@ -341,17 +341,33 @@ impl Wal {
 
     /// Starts the WAL writer: every `delay` (PostgreSQL's `wal_writer_delay`, default 200 ms) it
     /// writes and flushes whatever insertions have finished, so that commits made with
-    /// `synchronous_commit = off` become durable within a few delays, and the ring drains
-    /// without sessions having to write. Stop it with [`WalWriterHandle::stop`] (or drop).
-    pub fn start_writer(self: &Arc<Self>, delay: Duration) -> WalWriterHandle {
-        let shared = Arc::new(WriterShared::default());
+    /// `synchronous_commit = off` become durable within a few delays. Stop it with
+    /// [`WalWriterHandle::stop`] (or drop).
+    ///
+    /// Write-behind (`write_behind` bytes, 0 for none): an insertion that crosses a multiple of
+    /// `write_behind` wakes the writer at once, and a round woken that way writes (without
+    /// syncing, unless `flush_after` bytes or more are unsynced) everything finished. So a
+    /// loading session's WAL is copied to the kernel on the writer's core, and the session
+    /// writes only if it fills the whole ring before the writer gets there (counted as
+    /// `buffer_full_waits`). WAL-before-data is unchanged: a data page's write still flushes
+    /// the WAL up to its LSN first ([`Wal::flush`]).
+    pub fn start_writer(self: &Arc<Self>, delay: Duration, write_behind: u64, flush_after: u64) -> WalWriterHandle {
+        let shared = Arc::clone(&self.writer_ctl);
+        {
+            let mut g = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            g.stop = false;
+            g.kick = false;
+        }
         let wal = Arc::clone(self);
         let sh = Arc::clone(&shared);
         self.writer_running.store(true, Ordering::Release);
+        self.write_behind.store(write_behind, Ordering::Release);
         let thread = std::thread::Builder::new()
             .name("wal writer".into())
             .spawn(move || {
+                let mut last_flush = Instant::now();
                 loop {
+                    let woken;
                     {
                         let mut g = sh.state.lock().unwrap_or_else(|e| e.into_inner());
                         if !g.stop && !g.kick {
@@ -360,20 +376,39 @@ impl Wal {
                         if g.stop {
                             break;
                         }
+                        woken = g.kick;
                         g.kick = false;
                     }
                     let target = wal.finished_now();
-                    if target > wal.flushed_lsn() {
-                        if let Err(e) = wal.flush(target) {
-                            *sh.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                        }
+                    let unsynced = target.saturating_sub(wal.flushed_lsn());
+                    let r = if woken && unsynced < flush_after.max(1) && last_flush.elapsed() < delay {
+                        Counters::add(&wal.counters.writer_write_behind, 1);
+                        wal.write_upto(target)
+                    } else if unsynced > 0 {
+                        last_flush = Instant::now();
+                        wal.flush(target)
+                    } else {
+                        Ok(())
+                    };
+                    if let Err(e) = r {
+                        *sh.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                     }
                     sh.rounds.fetch_add(1, Ordering::Relaxed);
                 }
+                wal.write_behind.store(0, Ordering::Release);
                 wal.writer_running.store(false, Ordering::Release);
             })
             .expect("spawn the WAL writer thread");
         WalWriterHandle { shared, thread: Some(thread) }
+    }
+
+    /// Wakes the WAL writer for a round now (does nothing if it is not running).
+    pub(crate) fn kick_writer(&self) {
+        let mut g = self.writer_ctl.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.kick {
+            g.kick = true;
+            self.writer_ctl.cv.notify_one();
+        }
     }
 }
 
@@ -383,8 +418,9 @@ struct WriterControl {
     kick: bool,
 }
 
+/// The WAL writer's wake-up and results, shared by the [`Wal`] and the thread.
 #[derive(Default)]
-struct WriterShared {
+pub(crate) struct WriterShared {
     state: Mutex<WriterControl>,
     cv: Condvar,
     rounds: AtomicU64,

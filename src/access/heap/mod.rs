@@ -195,7 +195,13 @@ impl<'a> BulkInsert<'a> {
             drop(pg);
             if i < lens.len() {
                 // Page full: move on. Its remaining space is too small to be worth recording.
-                self.current = None;
+                // The page is done with: queue it for the write-back worker, so that it is
+                // written off this session before the ring comes round to its buffer.
+                if let Some(done) = self.current.take() {
+                    let (id, tag) = (done.id(), done.tag());
+                    drop(done);
+                    self.pool.write_back.queue(self.pool, id, tag);
+                }
             }
             self.tuples_inserted += placed;
         }
