@@ -230,6 +230,13 @@ const DEFS: &[Def] = &[
         doc: "how often the WAL writer writes and flushes (for synchronous_commit = off)",
     },
     Def {
+        name: "wal_compression",
+        kind: Kind::Enum(&["off", "lz4", "zstd"]),
+        default: "off",
+        init_only: false,
+        doc: "compress full-page images and bulk-load page data in WAL records (pglz is not offered)",
+    },
+    Def {
         name: "wal_writer_flush_after",
         kind: Kind::Memory { unit_bytes: 8192 },
         default: "1MB",

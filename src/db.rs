@@ -215,6 +215,7 @@ fn wal_settings(vfs: &Arc<dyn Vfs>, dir: &Path, settings: &Settings, segment_siz
     w.insert_locks = (settings.int("wal_insert_locks").max(1) as usize).min(crate::wal::MAX_INSERT_LOCKS);
     w.sync_method = crate::wal::SyncMethod::parse(settings.get("wal_sync_method")?).unwrap_or(crate::wal::SyncMethod::Fdatasync);
     w.single_lock_insert = settings.bool("heapstore.wal_single_lock_insert");
+    w.compression = crate::wal::WalCompression::parse(settings.get("wal_compression")?).expect("validated enum");
     w.validate()?;
     Ok(w)
 }

@@ -326,6 +326,15 @@ pub fn cpu_seconds() -> CpuSeconds {
     CpuSeconds { user: tv(ru.ru_utime), sys: tv(ru.ru_stime) }
 }
 
+/// The calling thread's CPU time so far, in seconds.
+pub fn this_thread_cpu() -> f64 {
+    // SAFETY: clock_gettime fills a zeroed timespec we own.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; CLOCK_THREAD_CPUTIME_ID is always available on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 /// CPU time of each of this process's threads so far: (thread id, thread name, nanoseconds on
 /// a CPU), from /proc/self/task/*/schedstat (falling back to the tick counts of `stat`). Empty
 /// where /proc is not readable.

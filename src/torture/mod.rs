@@ -242,7 +242,10 @@ impl Torture {
     }
 
     fn open(&mut self) -> Result<Database, String> {
-        let set: Vec<String> = SETTINGS.iter().map(|s| s.to_string()).collect();
+        let mut set: Vec<String> = SETTINGS.iter().map(|s| s.to_string()).collect();
+        // WAL compression changes from one start to the next: recovery reads whatever the
+        // previous run wrote, compressed or not.
+        set.push(format!("wal_compression={}", ["off", "lz4", "zstd"][self.rng.below(3) as usize]));
         Database::open_in(self.env(), &self.dir, &set).map_err(|e| format!("recovery failed: {e}"))
     }
 

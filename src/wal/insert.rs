@@ -196,7 +196,9 @@ impl Wal {
         // The single-lock baseline (the "before" of WAL insertion scaling) holds its one lock
         // through assembly, CRC and copy; it takes it here, and acquire_slot below is skipped.
         let early = self.single_lock.then(|| self.acquire_slot());
-        // Assembly and CRC, in session memory: before any lock, but for the baseline.
+        // Compression, assembly and CRC, in session memory: before any lock, but for the
+        // baseline.
+        rec.compress_blocks(self.compression);
         let len = if early.is_some() { rec.reassemble().len() } else { rec.finish().len() };
         if len > MAX_RECORD_LEN {
             return Err(PgError::new(

@@ -125,7 +125,7 @@ use insert::InsertSlot;
 use writer::{FlushWait, Poison, WriterState};
 
 pub use reader::WalReader;
-pub use record::{decode, BlockRef, DecodedRecord, PageImage, RecordBuilder};
+pub use record::{decode, BlockRef, DecodedRecord, PageImage, RecordBuilder, WalCompression};
 pub use segment::{parse_segment_name, segment_name, FaultInjector, WAL_DIR};
 pub use writer::WalWriterHandle;
 
@@ -197,6 +197,8 @@ pub struct WalSettings {
     /// The "before" design, for benchmarks: every insert takes one global lock and holds it
     /// through record assembly, CRC, reservation and copy.
     pub single_lock_insert: bool,
+    /// `wal_compression`: how block images and bulk-load page data are compressed.
+    pub compression: record::WalCompression,
     /// How many segment files [`Wal::recycle_before`] keeps, renamed to future names, for reuse;
     /// beyond that it removes them.
     pub recycle_keep: usize,
@@ -216,6 +218,7 @@ impl WalSettings {
             insert_locks: DEFAULT_INSERT_LOCKS,
             sync_method: SyncMethod::default(),
             single_lock_insert: false,
+            compression: record::WalCompression::Off,
             recycle_keep: DEFAULT_RECYCLE_KEEP,
             faults: None,
             vfs: crate::storage::vfs::real(),
@@ -337,6 +340,8 @@ pub struct Wal {
     pub(crate) slots: Box<[InsertSlot]>,
     /// Single-lock mode: the lock is held through assembly and CRC too.
     pub(crate) single_lock: bool,
+    /// `wal_compression`, applied by the inserter before assembly.
+    pub(crate) compression: record::WalCompression,
     /// The WALWrite lock and what it protects: open segment files.
     pub(crate) writer: LWLocked<WriterState>,
     /// Serializes creating, renaming and removing segment files.
@@ -390,6 +395,7 @@ impl Wal {
             redo: AtomicU64::new(start),
             slots: (0..nslots).map(|_| InsertSlot::new(start)).collect(),
             single_lock: s.single_lock_insert,
+            compression: s.compression,
             writer: LWLocked::new(LWLockClass::WalWrite, WriterState::default()),
             install: Mutex::new(()),
             poison: Poison::default(),
