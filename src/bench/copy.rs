@@ -15,7 +15,10 @@
 //!
 //! `--in-process` adds heapstore's sessions as threads calling the library (no protocol, no
 //! socket, timed by the sessions' own window), with its CPU seconds per GB, machine busy share,
-//! blocks written by sessions and by the background writer and an LWLock wait table: labelled
+//! the CPU breakdown per GB (the session threads' own CPU time, and the writer threads': WAL
+//! writer, write-back worker, background writer, checkpointer, from /proc/self/task), blocks
+//! written by sessions, the background writer and the write-back worker, the WAL inserted, and
+//! an LWLock wait table: labelled
 //! "in-process", never in the ratio column.
 //!
 //! As in the seed ("pgbench -t is set according to the client count, so that the same amount
@@ -279,6 +282,7 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
                             "blocks_written_by_write_back": f.written_by_write_back,
                             "session_cpu_s_per_gb": f.cpu_sessions / gb,
                             "writer_cpu_s_per_gb": f.cpu_writers / gb,
+                            "wal_mb": f.wal_mb,
                         }),
                     );
                 }
@@ -349,6 +353,8 @@ pub(crate) struct RunFigures {
     /// CPU seconds of the session threads and of the writer threads during the run.
     pub cpu_sessions: f64,
     pub cpu_writers: f64,
+    /// WAL inserted during the run.
+    pub wal_mb: f64,
 }
 
 /// N sessions each COPY `file` `copies` times, one after another (each COPY its own
@@ -363,6 +369,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
     let mut threads0 = Vec::new();
     let mut session_cpu = 0.0;
     let st0 = db.stats();
+    let wal0 = db.shared().wal.stats().bytes;
     // The window is measured by the sessions themselves, from the first one that starts after
     // the barrier to the last one that finishes: on an oversubscribed machine the main thread
     // may be scheduled well after the barrier opens, and a clock read there would miss the
@@ -416,6 +423,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         written_by_bgwriter: st1.bgwriter.buffers_clean.saturating_sub(st0.bgwriter.buffers_clean),
         written_by_write_back: st1.writes_by("write-back worker").saturating_sub(st0.writes_by("write-back worker")),
         cpu_sessions: session_cpu,
+        wal_mb: sh.wal.stats().bytes.saturating_sub(wal0) as f64 / 1048576.0,
         cpu_writers: threads.iter().filter(|t| t.0 == "writers").map(|t| t.1).sum(),
     })
 }
@@ -511,6 +519,7 @@ fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
                         (Some(s), Some(b), Some(w)) => format!("{s:.0} / {b:.0} / {w:.0}"),
                         _ => String::new(),
                     },
+                    m("wal_mb").map(|w| format!("{w:.1}")).unwrap_or_default(),
                 ]);
             }
             println!("heapstore in-process (sessions as threads calling the library, timed by their own window; not comparable):");
@@ -523,6 +532,7 @@ fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
                     "machine busy %",
                     "CPU s/GB sessions / writers",
                     "blocks written: sessions / bgwriter / write-back",
+                    "WAL MB",
                 ],
                 1,
                 rows,

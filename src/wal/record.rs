@@ -123,7 +123,22 @@ fn compress_append(method: WalCompression, src: &[u8], out: &mut Vec<u8>, limit:
         }
         WalCompression::Zstd => {
             out.resize(start + zstd::zstd_safe::compress_bound(src.len()), 0);
-            match zstd::bulk::compress_to_buffer(src, &mut out[start..], ZSTD_LEVEL) {
+            // One compression context per thread, kept: making one per call costs more than
+            // compressing a page.
+            thread_local! {
+                static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
+            }
+            let r = ZSTD.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.is_none() {
+                    *c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+                }
+                match c.as_mut() {
+                    Some(c) => c.compress_to_buffer(src, &mut out[start..]),
+                    None => Err(std::io::Error::other("no zstd context")),
+                }
+            });
+            match r {
                 Ok(n) if n < limit => {
                     out.truncate(start + n);
                     true

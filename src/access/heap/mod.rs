@@ -82,6 +82,11 @@ pub struct BulkInsert<'a> {
     record: crate::wal::RecordBuilder,
     /// The transaction's log of touched pages while a savepoint is open.
     pub touched: Option<&'a dml::TouchLog>,
+    /// Pages to extend by next time at least (with the FSM): doubles each time this insert has
+    /// to extend, up to `MAX_EXTEND_BY`, so a long load extends ahead of its demand in a few
+    /// large steps (fewer posix_fallocate calls, each of which waits for the file's inode lock
+    /// that the write-back worker's writes hold).
+    extend_step: u32,
 }
 
 /// Bytes a tuple of `len` takes on a page, with its line pointer.
@@ -126,6 +131,7 @@ impl<'a> BulkInsert<'a> {
             wal_data: Vec::new(),
             record: crate::wal::RecordBuilder::new(),
             touched: None,
+            extend_step: 0,
         }
     }
 
@@ -239,7 +245,12 @@ impl<'a> BulkInsert<'a> {
             return Ok(());
         }
         let bs = self.pool.block_size();
-        let need = pages_needed(pending, bs);
+        let need = pages_needed(pending, bs).max(self.extend_step);
+        if self.use_fsm {
+            // Pages beyond this batch's need wait in `ahead`; those left at the end go to the
+            // FSM (`release_pages`), so nothing extended is lost to later inserts.
+            self.extend_step = (need * 2).min(crate::buffer::pool::MAX_EXTEND_BY);
+        }
         // With the FSM, a session that finds the extension lock busy waits for it to be free
         // and looks in the FSM again (once) before extending itself: the holder is most likely
         // adding extra pages for exactly such waiters.
