@@ -106,20 +106,11 @@ const ZSTD_LEVEL: i32 = 1;
 /// smaller than `limit` bytes.
 fn compress_append(method: WalCompression, src: &[u8], out: &mut Vec<u8>, limit: usize) -> bool {
     let start = out.len();
-    match method {
-        WalCompression::Off => false,
+    let got = match method {
+        WalCompression::Off => return false,
         WalCompression::Lz4 => {
             out.resize(start + lz4_flex::block::get_maximum_output_size(src.len()), 0);
-            match lz4_flex::block::compress_into(src, &mut out[start..]) {
-                Ok(n) if n < limit => {
-                    out.truncate(start + n);
-                    true
-                }
-                _ => {
-                    out.truncate(start);
-                    false
-                }
-            }
+            lz4_flex::block::compress_into(src, &mut out[start..]).ok()
         }
         WalCompression::Zstd => {
             out.resize(start + zstd::zstd_safe::compress_bound(src.len()), 0);
@@ -128,26 +119,23 @@ fn compress_append(method: WalCompression, src: &[u8], out: &mut Vec<u8>, limit:
             thread_local! {
                 static ZSTD: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> = const { std::cell::RefCell::new(None) };
             }
-            let r = ZSTD.with(|c| {
+            ZSTD.with(|c| {
                 let mut c = c.borrow_mut();
                 if c.is_none() {
                     *c = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
                 }
-                match c.as_mut() {
-                    Some(c) => c.compress_to_buffer(src, &mut out[start..]),
-                    None => Err(std::io::Error::other("no zstd context")),
-                }
-            });
-            match r {
-                Ok(n) if n < limit => {
-                    out.truncate(start + n);
-                    true
-                }
-                _ => {
-                    out.truncate(start);
-                    false
-                }
-            }
+                c.as_mut().and_then(|c| c.compress_to_buffer(src, &mut out[start..]).ok())
+            })
+        }
+    };
+    match got {
+        Some(n) if n < limit => {
+            out.truncate(start + n);
+            true
+        }
+        _ => {
+            out.truncate(start);
+            false
         }
     }
 }
