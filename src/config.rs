@@ -101,6 +101,13 @@ const DEFS: &[Def] = &[
         doc: "serve: TCP addresses to listen on (comma-separated; '' = none, '*' = all; beyond loopback needs heapstore.hba lines)",
     },
     Def {
+        name: "max_parallel_workers",
+        kind: Kind::Int,
+        default: "8",
+        init_only: false,
+        doc: "worker threads that parallel operations (COPY ... WITH (PARALLEL n)) may run at once, 0..1024; an operation gets fewer, or none, when they are taken",
+    },
+    Def {
         name: "port",
         kind: Kind::Int,
         default: "5433",
@@ -542,6 +549,9 @@ fn validate(d: &Def, value: &str) -> Result<()> {
         if !(1..=1024).contains(&n) || (n & (n - 1)) != 0 {
             return Err(invalid(d.name, value, "must be a power of two between 1 and 1024."));
         }
+    }
+    if d.name == "max_parallel_workers" && !(0..=1024).contains(&v.parse::<i64>().unwrap_or(-1)) {
+        return Err(invalid(d.name, value, "must be between 0 and 1024."));
     }
     if d.name == "max_connections" && v.parse::<i64>().unwrap_or(0) < 1 {
         return Err(invalid(d.name, value, "must be at least 1."));

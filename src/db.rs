@@ -135,6 +135,11 @@ pub struct Shared {
     /// Checkpoints waiting for the running one to end (it then hurries, as PostgreSQL's
     /// CHECKPOINT does during a spread one).
     pub(crate) checkpoint_waiters: std::sync::atomic::AtomicUsize,
+    /// Parallel worker threads running now, across sessions (bounded by max_parallel_workers).
+    pub(crate) parallel_workers: std::sync::atomic::AtomicUsize,
+    /// Parallel worker threads started since the database opened (PostgreSQL 18's
+    /// `pg_stat_database.parallel_workers_launched`).
+    pub parallel_workers_launched: AtomicU64,
     saved_stats: crate::stats::Snapshot,
     _lock_file: Box<dyn DirLock>,
     /// What start-up had to say (e.g. that a crash reset the tables).
@@ -465,6 +470,8 @@ impl Database {
                 next_session: AtomicU64::new(1),
                 closed: AtomicBool::new(false),
                 checkpoint_waiters: Default::default(),
+                parallel_workers: Default::default(),
+                parallel_workers_launched: Default::default(),
                 saved_stats,
                 _lock_file: lock,
                 startup_messages: messages,

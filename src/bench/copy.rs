@@ -77,6 +77,11 @@ pub struct CopyArgs {
     /// labelled and never compared with PostgreSQL.
     #[arg(long)]
     pub in_process: bool,
+    /// heapstore's `COPY ... WITH (PARALLEL n)` values, comma-separated (1: serial). Each
+    /// value above 1 is a configuration of its own, shown with its speed over the same
+    /// configuration at 1 in the same run; PostgreSQL (which has no such option) runs at 1.
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    pub parallel: Vec<usize>,
 }
 
 /// Writes `rows` rows of `repeat(random()::text, 5)` in text and binary COPY format.
@@ -124,6 +129,22 @@ impl Config {
     }
 }
 
+/// The COPY statement heapstore runs for `file` with `PARALLEL n` (1: serial, no option).
+fn copy_sql(file: &Path, fmt: &str, parallel: usize) -> String {
+    match parallel {
+        1 => format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display()),
+        n => format!("COPY copytest FROM '{}' WITH (FORMAT {fmt}, PARALLEL {n})", file.display()),
+    }
+}
+
+/// The system label of heapstore at `PARALLEL n` (`base` at 1).
+fn parallel_label(base: &str, n: usize) -> String {
+    match n {
+        1 => base.to_string(),
+        n => format!("{base} parallel {n}"),
+    }
+}
+
 /// Runs the experiment; `set` are the command line's `--set name=value` heapstore settings.
 pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     let c = &args.common;
@@ -162,6 +183,14 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     }
     let top = clients.iter().copied().max().unwrap_or(1);
     let total = args.total_copies.unwrap_or(top);
+    let mut parallel = args.parallel.clone();
+    if parallel.contains(&0) {
+        return Err(bad_arg("--parallel values must be at least 1"));
+    }
+    if !parallel.contains(&1) {
+        parallel.insert(0, 1);
+    }
+    parallel.dedup();
     // One pgbench drives every system, so it is needed even without --vs-postgres.
     let pg_bin = find_bin(c.pg_bin.as_deref())?;
     let pg_bins = if c.vs_postgres { find_bins(c.pg_bin.as_deref())? } else { Vec::new() };
@@ -218,6 +247,7 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         let script = work.path.join(format!("copy_{}_{fmt}.sql", cfg.rows));
         std::fs::write(&script, format!("COPY copytest FROM '{}' WITH (FORMAT {fmt});\n", file.display()))
             .map_err(|e| PgError::io("write", &script, e))?;
+        let mut targets: Vec<(String, Target, PathBuf)> = Vec::new();
         let mut set: Vec<String> = set_args.to_vec();
         set.push(format!("shared_buffers={}", args.shared_buffers));
         set.push(format!("heapstore.use_fsm={}", if cfg.fsm { "on" } else { "off" }));
@@ -226,9 +256,13 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         let hs_dir = work.path.join(format!("hs_{tag}"));
         Database::init(&hs_dir, &[])?;
         let serve = ServeChild::start(&pg_bin, &hs_dir, &work.path.join(format!("serve_{tag}")), &set)?;
-        let mut targets: Vec<(String, Target)> = vec![("heapstore".into(), serve.target())];
+        for &p in &parallel {
+            let hs_script = work.path.join(format!("copy_{}_{fmt}_parallel{p}.sql", cfg.rows));
+            std::fs::write(&hs_script, format!("{};\n", copy_sql(&file, fmt, p))).map_err(|e| PgError::io("write", &hs_script, e))?;
+            targets.push((parallel_label("heapstore", p), serve.target(), hs_script));
+        }
         if cfg.fsm {
-            targets.extend(pgs.iter().map(|(l, p)| (l.clone(), p.target())));
+            targets.extend(pgs.iter().map(|(l, p)| (l.clone(), p.target(), script.clone())));
         }
         let in_proc = if args.in_process {
             let d = work.path.join(format!("inproc_{tag}"));
@@ -244,8 +278,8 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
             for &n in &clients {
                 let copies = total.div_ceil(n).max(1);
                 let input_mb = text_bytes as f64 / 1048576.0 * (n * copies) as f64;
-                for (label, t) in &targets {
-                    let (secs, mb) = client_run(t, &script, n, copies, cfg.rows, create)?;
+                for (label, t, script) in &targets {
+                    let (secs, mb) = client_run(t, script, n, copies, cfg.rows, create)?;
                     report.add(
                         label,
                         &cfg.name(),
@@ -255,16 +289,17 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
                             "copies_per_session": copies, "input_mb": input_mb}),
                     );
                 }
-                if let Some((db, _)) = &in_proc {
+                for &p in parallel.iter().filter(|_| in_proc.is_some()) {
+                    let Some((db, _)) = &in_proc else { break };
                     let before = crate::lock::lwlock::lwlock_stats();
-                    let f = heapstore_run_measured(db, &file, fmt, n, copies, create)?;
+                    let f = heapstore_run_measured(db, &copy_sql(&file, fmt, p), n, copies, create)?;
                     let (secs, mb) = (f.seconds, f.table_mb);
-                    if n == top && r == runs - 1 {
+                    if n == top && r == runs - 1 && p == 1 {
                         lock_tables.push((cfg.name(), n, secs, before, crate::lock::lwlock::lwlock_stats()));
                     }
                     let gb = mb / 1024.0;
                     report.add(
-                        IN_PROCESS,
+                        &parallel_label(IN_PROCESS, p),
                         &cfg.name(),
                         n,
                         r,
@@ -296,7 +331,7 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
         }
     }
     let pg_labels: Vec<String> = pgs.iter().map(|(l, _)| l.clone()).collect();
-    print_tables(&report, &pg_labels, args.in_process);
+    print_tables(&report, &pg_labels, args.in_process, &parallel);
     for (name, n, secs, before, after) in &lock_tables {
         super::print_lwlock_waits(&format!("in-process, {name}"), *n, *secs, before, after);
     }
@@ -307,6 +342,10 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
     let mut systems = vec!["heapstore".to_string()];
     systems.extend(pg_labels.iter().cloned());
     systems.push(IN_PROCESS.to_string());
+    for &p in parallel.iter().filter(|&&p| p > 1) {
+        systems.push(parallel_label("heapstore", p));
+        systems.push(parallel_label(IN_PROCESS, p));
+    }
     let mut series = Vec::new();
     for cfg in report.configs() {
         for system in &systems {
@@ -333,7 +372,8 @@ pub fn run(args: CopyArgs, set_args: &[String]) -> Result<()> {
 /// N sessions each COPY `file` once into a fresh table `copytest` made by `create`; returns
 /// (seconds, table MB).
 pub(crate) fn heapstore_run(db: &Database, file: &Path, fmt: &str, n: usize, create: &str) -> Result<(f64, f64)> {
-    let r = heapstore_run_measured(db, file, fmt, n, 1, create)?;
+    let sql = format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display());
+    let r = heapstore_run_measured(db, &sql, n, 1, create)?;
     Ok((r.seconds, r.table_mb))
 }
 
@@ -357,14 +397,14 @@ pub(crate) struct RunFigures {
     pub wal_mb: f64,
 }
 
-/// N sessions each COPY `file` `copies` times, one after another (each COPY its own
-/// transaction), into a fresh table `copytest` made by `create`; also measures CPU time during
-/// the timed window.
-pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: usize, copies: usize, create: &str) -> Result<RunFigures> {
+/// N sessions each run `sql` (a COPY into `copytest`) `copies` times, one after another (each
+/// COPY its own transaction), into a fresh table `copytest` made by `create`; also measures CPU
+/// time during the timed window (a parallel COPY's worker threads count with the sessions).
+pub(crate) fn heapstore_run_measured(db: &Database, sql: &str, n: usize, copies: usize, create: &str) -> Result<RunFigures> {
     let mut s = db.session();
     s.execute(&format!("DROP TABLE IF EXISTS copytest; {create}"))?;
     let barrier = Barrier::new(n + 1);
-    let sql = format!("COPY copytest FROM '{}' WITH (FORMAT {fmt})", file.display());
+    let workers_cpu0 = crate::copy::exec::copy_worker_cpu_seconds();
     let (mut cpu0, mut m0) = (super::cpu_seconds(), None);
     let mut threads0 = Vec::new();
     let mut session_cpu = 0.0;
@@ -422,7 +462,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, file: &Path, fmt: &str, n: u
         written_by_sessions: st1.writes_by("client backend").saturating_sub(st0.writes_by("client backend")),
         written_by_bgwriter: st1.bgwriter.buffers_clean.saturating_sub(st0.bgwriter.buffers_clean),
         written_by_write_back: st1.writes_by("write-back worker").saturating_sub(st0.writes_by("write-back worker")),
-        cpu_sessions: session_cpu,
+        cpu_sessions: session_cpu + (crate::copy::exec::copy_worker_cpu_seconds() - workers_cpu0),
         wal_mb: sh.wal.stats().bytes.saturating_sub(wal0) as f64 / 1048576.0,
         cpu_writers: threads.iter().filter(|t| t.0 == "writers").map(|t| t.1).sum(),
     })
@@ -459,12 +499,18 @@ pub(crate) fn client_run(t: &Target, script: &Path, n: usize, copies: usize, fil
     Ok((secs, bytes.parse::<f64>().unwrap_or(0.0) / 1048576.0))
 }
 
-fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
+fn print_tables(r: &Report, pgs: &[String], in_process: bool, parallel: &[usize]) {
     for cfg in r.configs() {
         println!("config: {cfg}");
         let mut rows = Vec::new();
-        let mut systems: Vec<(&str, String)> = vec![("heapstore", "heapstore serve (Unix socket)".to_string())];
-        systems.extend(pgs.iter().map(|p| (p.as_str(), format!("{p} (Unix socket)"))));
+        let mut systems: Vec<(String, String)> = parallel
+            .iter()
+            .map(|&p| match p {
+                1 => ("heapstore".to_string(), "heapstore serve (Unix socket)".to_string()),
+                p => (parallel_label("heapstore", p), format!("heapstore serve, COPY PARALLEL {p}")),
+            })
+            .collect();
+        systems.extend(pgs.iter().map(|p| (p.clone(), format!("{p} (Unix socket)"))));
         for n in r.clients(&cfg) {
             for (sys, label) in &systems {
                 let (Some(secs), Some(mbs)) = (r.spread(sys, &cfg, n, "seconds"), r.spread(sys, &cfg, n, "table_mb_per_s")) else {
@@ -494,16 +540,32 @@ fn print_tables(r: &Report, pgs: &[String], in_process: bool) {
         if let (true, Some(last)) = (best > 0.0, last) {
             println!("heapstore serve at the most sessions: {:.0}% of its best session count", 100.0 * last / best);
         }
+        for &p in parallel.iter().filter(|&&p| p > 1) {
+            for (sys, label) in [("heapstore", "heapstore serve"), (IN_PROCESS, "heapstore in-process")] {
+                let ratios: Vec<String> = r
+                    .clients(&cfg)
+                    .into_iter()
+                    .filter_map(|n| {
+                        let par = r.spread(&parallel_label(sys, p), &cfg, n, "table_mb_per_s")?.median;
+                        let ser = r.spread(sys, &cfg, n, "table_mb_per_s")?.median;
+                        (ser > 0.0).then(|| format!("{n} session(s) {:.2}x", par / ser))
+                    })
+                    .collect();
+                if !ratios.is_empty() {
+                    println!("{label}: COPY PARALLEL {p} over serial COPY, table MB/s, same run: {}", ratios.join(", "));
+                }
+            }
+        }
         if in_process {
             let mut rows = Vec::new();
-            for n in r.clients(&cfg) {
-                let (Some(secs), Some(mbs)) = (r.spread(IN_PROCESS, &cfg, n, "seconds"), r.spread(IN_PROCESS, &cfg, n, "table_mb_per_s"))
-                else {
+            for (n, &p) in r.clients(&cfg).into_iter().flat_map(|n| parallel.iter().map(move |p| (n, p))) {
+                let sys = parallel_label(IN_PROCESS, p);
+                let (Some(secs), Some(mbs)) = (r.spread(&sys, &cfg, n, "seconds"), r.spread(&sys, &cfg, n, "table_mb_per_s")) else {
                     continue;
                 };
-                let m = |f: &str| r.spread(IN_PROCESS, &cfg, n, f).map(|s| s.median);
+                let m = |f: &str| r.spread(&sys, &cfg, n, f).map(|s| s.median);
                 rows.push(vec![
-                    n.to_string(),
+                    if p == 1 { n.to_string() } else { format!("{n}, PARALLEL {p}") },
                     secs.show(3),
                     mbs.show(0),
                     match (m("user_cpu_s_per_gb"), m("sys_cpu_s_per_gb")) {

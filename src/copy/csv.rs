@@ -57,11 +57,11 @@ impl<R: Read> CopyReader<R> {
         }
     }
 
-    /// Splits `self.line` into fields (`self.spans`).
+    /// Splits the current line into fields (`self.spans`).
     pub(super) fn split_csv(&mut self) -> Result<()> {
         let chars = CsvChars { delim: self.opts.delimiter, quote: self.opts.quote, escape: self.opts.escape };
         let null = self.opts.null.as_bytes();
-        let line = self.line.as_str();
+        let line = &self.line[self.line_from..self.line_to];
         let mut start = 0;
         loop {
             let field = match parse_field(line, start, chars, &mut self.attr) {

@@ -12,8 +12,13 @@
 //!    usable.
 //! 2. Errors name the relation, the line (tuple number for binary), the column and the value,
 //!    in PostgreSQL's CONTEXT form.
+//! 3. The input is taken in chunks of [`CHUNK_BYTES`] (whole records), and a batch never spans
+//!    two chunks. Within a chunk, rows are formed in order, each full batch goes to the heap and
+//!    then to the indexes, and the first error stops the chunk; chunks are taken in input order.
+//!    A serial COPY and a parallel one (`WITH (PARALLEL n)`, [`super::parallel`]) therefore
+//!    make the same batches and fail on the same first error: same line, column and value.
 
-use super::{CopyFormat, CopyOptions, CopyReader, CopyWriter, Field};
+use super::{CopyFormat, CopyOptions, CopyReader, CopyWriter, Field, RowRef};
 use crate::access::heap::{self, toast, tuple, BulkInsert, Flow};
 use crate::buffer::{BufferPool, Pins};
 use crate::catalog::{fold_ident, Table};
@@ -89,6 +94,7 @@ pub fn run_copy(
     target: CopyTarget,
     options: Vec<CopyOption>,
     legacy: Vec<CopyLegacyOption>,
+    parallel: Option<u32>,
     io: &mut CopyIo<'_>,
 ) -> Result<QueryResult> {
     let CopySource::Table { table_name, columns } = source else {
@@ -112,6 +118,10 @@ pub fn run_copy(
             ));
         }
     }
+    if to && parallel.is_some() {
+        return Err(PgError::feature("COPY PARALLEL cannot be used with COPY TO"));
+    }
+    let parallel = parallel.unwrap_or(1) as usize;
     let to_client = to && matches!(target, CopyTarget::Stdout);
     let n = match (to, target) {
         (_, CopyTarget::Program { .. }) => return Err(PgError::feature("COPY ... PROGRAM is not supported")),
@@ -120,7 +130,7 @@ pub fn run_copy(
                 .stdin
                 .as_deref_mut()
                 .ok_or_else(|| PgError::feature("COPY FROM STDIN needs a data source (the library's Session::execute_with_io)"))?;
-            copy_from(s, &table, &cols, opts, src)?
+            copy_from(s, &table, &cols, opts, src, parallel)?
         }
         (false, CopyTarget::File { filename }) => {
             let f = std::fs::File::open(&filename).map_err(|e| {
@@ -129,7 +139,7 @@ pub fn run_copy(
                     format!("could not open file \"{filename}\" for reading: {}", os_msg(&e)),
                 )
             })?;
-            copy_from(s, &table, &cols, opts, &mut &f)?
+            copy_from(s, &table, &cols, opts, &mut &f, parallel)?
         }
         (true, CopyTarget::Stdout) => {
             let dst = io
@@ -183,67 +193,125 @@ fn column_list(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<u
     Ok(out)
 }
 
-/// Loads rows into `table`; returns how many.
-pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read) -> Result<u64> {
-    let xid = s.xid();
-    let cid = s.txn().cid;
-    let shared = s.shared.clone();
-    let pool = &shared.pool;
-    let bs = pool.block_size();
-    let ncols = table.columns.len();
-    let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
-    let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
-    let fixed: Vec<bool> = types.iter().map(|t| t.fixed_len().is_some()).collect();
-    let mut src_of: Vec<Option<usize>> = vec![None; ncols];
-    for (k, &c) in cols.iter().enumerate() {
-        src_of[c] = Some(k);
+/// What every loader of one COPY FROM shares: the table's shape, the limits, the transaction
+/// and how the writes are logged. Shared read-only by the threads of a parallel COPY.
+pub(super) struct LoadCtx<'a> {
+    pub(super) shared: &'a crate::db::Shared,
+    pub(super) table: &'a Table,
+    types: Vec<SqlType>,
+    fixed: Vec<bool>,
+    /// For each table column, the COPY field that fills it.
+    src_of: Vec<Option<usize>>,
+    threshold: usize,
+    max_size: usize,
+    pub(super) xid: crate::txn::Xid,
+    cid: crate::txn::CommandId,
+    use_fsm: bool,
+    fpw: bool,
+    wal: bool,
+    pub(super) index_wal: bool,
+    touched: Option<std::sync::Arc<crate::access::heap::dml::TouchLog>>,
+}
+
+impl<'a> LoadCtx<'a> {
+    fn new(s: &mut Session, shared: &'a crate::db::Shared, table: &'a Table, cols: &[usize]) -> LoadCtx<'a> {
+        let xid = s.xid();
+        let cid = s.txn().cid;
+        let bs = shared.pool.block_size();
+        let ncols = table.columns.len();
+        let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+        let fixed: Vec<bool> = types.iter().map(|t| t.fixed_len().is_some()).collect();
+        let mut src_of: Vec<Option<usize>> = vec![None; ncols];
+        for (k, &c) in cols.iter().enumerate() {
+            src_of[c] = Some(k);
+        }
+        let threshold = match shared.settings.bytes("heapstore.toast_threshold") {
+            0 => toast::default_threshold(bs),
+            n => n as usize,
+        };
+        let wal = crate::exec::rows::wal_for(s, table);
+        let (_, index_wal) = crate::exec::rows::Maintainer::prepare(s, table);
+        LoadCtx {
+            shared,
+            table,
+            types,
+            fixed,
+            src_of,
+            threshold,
+            max_size: heap::max_tuple_size(bs),
+            xid,
+            cid,
+            use_fsm: shared.settings.bool("heapstore.use_fsm"),
+            fpw: shared.settings.bool("full_page_writes"),
+            wal,
+            index_wal,
+            touched: s.touch_log(),
+        }
     }
-    let threshold = match shared.settings.bytes("heapstore.toast_threshold") {
-        0 => toast::default_threshold(bs),
-        n => n as usize,
-    };
-    let max_size = heap::max_tuple_size(bs);
-    let mut rdr = CopyReader::new(src, opts, &table.name, &names);
-    let mut b = tuple::TupleBuilder::new(ncols);
-    let use_fsm = shared.settings.bool("heapstore.use_fsm");
-    let fpw = shared.settings.bool("full_page_writes");
-    let wal = crate::exec::rows::wal_for(s, table);
-    let touched = s.touch_log();
-    let (_, index_wal) = crate::exec::rows::Maintainer::prepare(s, table);
-    let pins = &s.pins;
-    let mut indexes =
-        crate::exec::rows::Maintainer { shared: &shared, pins, locks: &mut s.locks, me: xid, wal: index_wal, key: Vec::new() };
-    let mut bulk = BulkInsert::logged(pool, pins, table.relfile, use_fsm, wal.then_some(&*shared.wal), fpw);
-    bulk.touched = touched.as_deref();
-    if !table.indexes.is_empty() {
-        bulk.placed = Some(Vec::new());
+}
+
+/// Forms tuples from rows and hands them to the heap in batches: one per loading thread,
+/// with its own bulk inserts (target page, ring, pages extended ahead) and pins.
+pub(super) struct RowLoader<'a> {
+    ctx: &'a LoadCtx<'a>,
+    pins: &'a Pins,
+    b: tuple::TupleBuilder,
+    pub(super) bulk: BulkInsert<'a>,
+    toast_bulk: Option<BulkInsert<'a>>,
+    /// Formed tuples not yet inserted (after [`flush`](Self::flush): the batch just
+    /// inserted, its TIDs in `bulk.placed` when the table has indexes).
+    pub(super) batch: Vec<u8>,
+    pub(super) lens: Vec<usize>,
+}
+
+impl<'a> RowLoader<'a> {
+    pub(super) fn new(ctx: &'a LoadCtx<'a>, pins: &'a Pins) -> RowLoader<'a> {
+        let pool = &ctx.shared.pool;
+        let wal = ctx.wal.then_some(&*ctx.shared.wal);
+        let mut bulk = BulkInsert::logged(pool, pins, ctx.table.relfile, ctx.use_fsm, wal, ctx.fpw);
+        bulk.touched = ctx.touched.as_deref();
+        if !ctx.table.indexes.is_empty() {
+            bulk.placed = Some(Vec::new());
+        }
+        let toast_bulk = ctx.table.toast_relfile.map(|r| {
+            let mut b = BulkInsert::logged(pool, pins, r, ctx.use_fsm, wal, ctx.fpw);
+            b.touched = ctx.touched.as_deref();
+            b
+        });
+        RowLoader {
+            ctx,
+            pins,
+            b: tuple::TupleBuilder::new(ctx.table.columns.len()),
+            bulk,
+            toast_bulk,
+            batch: Vec::with_capacity(BATCH_BYTES + pool.block_size()),
+            lens: Vec::with_capacity(4096),
+        }
     }
-    let mut toast_bulk = table.toast_relfile.map(|r| {
-        let mut b = BulkInsert::logged(pool, pins, r, use_fsm, wal.then_some(&*shared.wal), fpw);
-        b.touched = touched.as_deref();
-        b
-    });
-    let mut batch: Vec<u8> = Vec::with_capacity(BATCH_BYTES + bs);
-    let mut lens: Vec<usize> = Vec::with_capacity(4096);
-    let mut n = 0u64;
-    while let Some(row) = rdr.next_row()? {
+
+    /// Forms `row`'s tuple (values out of line as needed) and adds it to the batch; true when
+    /// the batch is full and should be flushed.
+    pub(super) fn add(&mut self, row: RowRef<'_>) -> Result<bool> {
+        let ctx = self.ctx;
+        let table = ctx.table;
+        let b = &mut self.b;
         b.begin();
-        for c in 0..ncols {
-            let ty = &types[c];
-            let k = src_of[c];
+        for c in 0..table.columns.len() {
+            let ty = &ctx.types[c];
+            let k = ctx.src_of[c];
             match k.and_then(|k| row.field(k)) {
                 None => b.push_null(),
                 Some(Field::Text(v)) => b
-                    .push_with(fixed[c], |out| ty.input_text(v, out))
+                    .push_with(ctx.fixed[c], |out| ty.input_text(v, out))
                     .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
                 Some(Field::Bytes(v)) => b
-                    .push_with(fixed[c], |out| ty.recv_binary(v, out))
+                    .push_with(ctx.fixed[c], |out| ty.recv_binary(v, out))
                     .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
             }
         }
         for (c, col) in table.columns.iter().enumerate() {
             if col.not_null && b.is_null(c) {
-                let detail = failing_row(&mut b, &types, pool, pins);
+                let detail = failing_row(b, &ctx.types, &ctx.shared.pool, self.pins);
                 return Err(PgError::new(
                     sqlstate::NOT_NULL_VIOLATION,
                     format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
@@ -254,56 +322,135 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
                 .with_column(&col.name));
             }
         }
-        if b.len() > threshold {
-            if let (Some(tb), Some(trel)) = (toast_bulk.as_mut(), table.toast_relfile) {
-                toast::toast_row(&mut b, threshold, tb, trel, xid, cid)?;
+        if b.len() > ctx.threshold {
+            if let (Some(tb), Some(trel)) = (self.toast_bulk.as_mut(), table.toast_relfile) {
+                toast::toast_row(b, ctx.threshold, tb, trel, ctx.xid, ctx.cid)?;
             }
         }
         let t = b.finish();
-        if t.len() > max_size {
+        if t.len() > ctx.max_size {
             return Err(PgError::new(
                 sqlstate::PROGRAM_LIMIT_EXCEEDED,
-                format!("row is too big: size {}, maximum size {max_size}", t.len()),
+                format!("row is too big: size {}, maximum size {}", t.len(), ctx.max_size),
             )
             .with_context(row.line_context()));
         }
-        batch.extend_from_slice(t);
-        lens.push(t.len());
-        n += 1;
-        if batch.len() >= BATCH_BYTES {
-            bulk.insert_batch(&mut batch, &lens, xid, cid)?;
-            index_batch(&mut indexes, &mut bulk, table, &batch, &lens)?;
-            batch.clear();
-            lens.clear();
+        self.batch.extend_from_slice(t);
+        self.lens.push(t.len());
+        Ok(self.batch.len() >= BATCH_BYTES)
+    }
+
+    /// Inserts the batch into the heap (it stays in `batch` / `lens` for the indexes).
+    pub(super) fn flush(&mut self) -> Result<()> {
+        if self.lens.is_empty() {
+            return Ok(());
+        }
+        self.bulk.insert_batch(&mut self.batch, &self.lens, self.ctx.xid, self.ctx.cid)
+    }
+
+    /// Forgets the batch (inserted, or abandoned after an error).
+    pub(super) fn clear(&mut self) {
+        self.batch.clear();
+        self.lens.clear();
+        if let Some(p) = self.bulk.placed.as_mut() {
+            p.clear();
         }
     }
-    if !lens.is_empty() {
-        bulk.insert_batch(&mut batch, &lens, xid, cid)?;
-        index_batch(&mut indexes, &mut bulk, table, &batch, &lens)?;
+
+    /// Ends the bulk inserts (unused pages extended ahead go to the FSM).
+    pub(super) fn finish(self) -> Result<()> {
+        self.bulk.finish()?;
+        if let Some(tb) = self.toast_bulk {
+            tb.finish()?;
+        }
+        Ok(())
     }
-    bulk.finish()?;
-    if let Some(tb) = toast_bulk {
-        tb.finish()?;
+}
+
+/// CPU seconds used so far by the worker threads of parallel COPYs that have ended.
+pub fn copy_worker_cpu_seconds() -> f64 {
+    super::parallel::worker_cpu_seconds()
+}
+
+/// Input COPY FROM takes as one unit (by [`RowRef::size`]): a parallel COPY hands out
+/// chunks of this much; a serial one ends a batch at the same cuts, so that both make the
+/// same batches and report the same first error (invariant 3).
+pub(super) const CHUNK_BYTES: usize = 512 << 10;
+
+/// Loads rows into `table`; returns how many. `parallel` > 1 asks for that many worker
+/// threads (see [`super::parallel`]).
+pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read, parallel: usize) -> Result<u64> {
+    let shared = s.shared.clone();
+    let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
+    let ctx = LoadCtx::new(s, &shared, table, cols);
+    let rdr = CopyReader::new(src, opts, &table.name, &names);
+    if parallel > 1 {
+        if let Some(workers) = super::parallel::Workers::reserve(&shared, parallel) {
+            return super::parallel::copy_from(&ctx, rdr, &names, &mut s.locks, workers);
+        }
     }
+    copy_from_serial(&ctx, rdr, &s.pins, &mut s.locks)
+}
+
+fn copy_from_serial(
+    ctx: &LoadCtx<'_>,
+    mut rdr: CopyReader<&mut dyn Read>,
+    pins: &Pins,
+    locks: &mut crate::lock::SessionLocks,
+) -> Result<u64> {
+    let shared = ctx.shared;
+    let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };
+    let mut ld = RowLoader::new(ctx, pins);
+    let mut n = 0u64;
+    let mut chunk = 0usize;
+    while let Some(row) = rdr.next_row()? {
+        chunk += row.size();
+        let full = ld.add(row)?;
+        n += 1;
+        let cut = chunk >= CHUNK_BYTES;
+        if full || cut {
+            if cut {
+                chunk = 0;
+                crate::interrupt::check_for_interrupts()?;
+            }
+            ld.flush()?;
+            index_batch(&mut indexes, &ld.bulk, ctx.table, &ld.batch, &ld.lens)?;
+            ld.clear();
+        }
+    }
+    ld.flush()?;
+    index_batch(&mut indexes, &ld.bulk, ctx.table, &ld.batch, &ld.lens)?;
+    ld.clear();
+    ld.finish()?;
     Ok(n)
 }
 
 /// Adds the index entries of the batch just inserted (its TIDs collected by the bulk insert).
-fn index_batch(
+pub(super) fn index_batch(
     m: &mut crate::exec::rows::Maintainer<'_>,
-    bulk: &mut BulkInsert<'_>,
+    bulk: &BulkInsert<'_>,
     table: &Table,
     batch: &[u8],
     lens: &[usize],
 ) -> Result<()> {
-    let Some(placed) = bulk.placed.as_mut() else { return Ok(()) };
+    let Some(placed) = bulk.placed.as_ref() else { return Ok(()) };
+    index_tuples(m, table, batch, lens, placed)
+}
+
+/// Adds the index entries of heap tuples `batch` (lengths `lens`) placed at `placed`.
+pub(super) fn index_tuples(
+    m: &mut crate::exec::rows::Maintainer<'_>,
+    table: &Table,
+    batch: &[u8],
+    lens: &[usize],
+    placed: &[(crate::storage::BlockNumber, u16)],
+) -> Result<()> {
     debug_assert_eq!(placed.len(), lens.len());
     let mut pos = 0;
     for (&len, &tid) in lens.iter().zip(placed.iter()) {
         m.insert_tuple(table, &batch[pos..pos + len], tid)?;
         pos += len;
     }
-    placed.clear();
     Ok(())
 }
 

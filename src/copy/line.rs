@@ -46,8 +46,12 @@ impl<R: Read> CopyReader<R> {
         // at the end or just before an ASCII byte (checked above) is a character boundary, so
         // the prefix is valid UTF-8 too. Checking it a second time cost 3% of a text COPY.
         let text = unsafe { std::str::from_utf8_unchecked(bytes) };
-        self.line.clear();
+        if !self.keep_lines {
+            self.line.clear();
+        }
+        self.line_from = self.line.len();
         self.line.push_str(text);
+        self.line_to = self.line.len();
         self.input.consume(consume);
         Ok(())
     }

@@ -25,6 +25,7 @@ pub mod exec;
 mod input;
 mod line;
 mod options;
+mod parallel;
 mod reader;
 mod text;
 mod writer;
@@ -33,7 +34,7 @@ mod writer;
 mod tests;
 
 pub use options::{CopyFormat, CopyOptions};
-pub use reader::{CopyReader, RowRef};
+pub use reader::{CopyReader, ResumePoint, RowRef};
 pub use writer::CopyWriter;
 
 use crate::error::{sqlstate, PgError};

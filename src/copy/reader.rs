@@ -33,8 +33,13 @@ pub struct CopyReader<R: Read> {
     pub(super) phase: Phase,
     /// Line-ending style, fixed by the first line as in PostgreSQL.
     pub(super) eol: Eol,
-    /// Text/CSV: the current line without its line ending.
+    /// Text/CSV: the current line without its line ending is `line[line_from..line_to]`
+    /// (all of it, except while lines are read into or parsed out of a chunk).
     pub(super) line: String,
+    pub(super) line_from: usize,
+    pub(super) line_to: usize,
+    /// Lines read are appended to `line` instead of replacing it ([`Self::next_lines_into`]).
+    pub(super) keep_lines: bool,
     /// Text/CSV: de-escaped field values that could not borrow `line`.
     pub(super) attr: String,
     /// Text: one field's de-escaped bytes before they are checked as UTF-8.
@@ -58,6 +63,13 @@ pub(super) enum Phase {
     Rows,
     /// End of data reached, or an error returned.
     Done,
+}
+
+/// Where a record starts in COPY data: see [`CopyReader::resume_point`].
+#[derive(Clone, Copy, Debug)]
+pub struct ResumePoint {
+    lineno: u64,
+    eol: Eol,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +102,9 @@ impl<R: Read> CopyReader<R> {
             phase: Phase::Start,
             eol: Eol::Unknown,
             line: String::new(),
+            line_from: 0,
+            line_to: 0,
+            keep_lines: false,
             attr: String::new(),
             scratch: Vec::new(),
             spans: Vec::with_capacity(columns.len()),
@@ -114,6 +129,135 @@ impl<R: Read> CopyReader<R> {
     /// 1-based line number of the last row (binary: its tuple number).
     pub fn line_no(&self) -> u64 {
         self.lineno
+    }
+
+    /// Where the next record starts, for a reader that goes on from there
+    /// ([`CopyReader::resuming`]): the line count so far and the line-ending style.
+    pub fn resume_point(&self) -> ResumePoint {
+        ResumePoint { lineno: self.lineno, eol: self.eol }
+    }
+
+    /// A reader of records cut out of a longer input by [`next_record`](Self::next_record),
+    /// starting at `at`: no header or file header is expected, line numbers go on from
+    /// `at`'s, and the line-ending style is the one already fixed. It reads those records
+    /// exactly as a reader of the whole input would have (same rows, same errors, same
+    /// CONTEXT lines).
+    pub fn resuming(src: R, opts: CopyOptions, relation: &str, columns: &[String], at: ResumePoint) -> Self {
+        let mut r = CopyReader::new(src, opts, relation, columns);
+        r.phase = Phase::Rows;
+        r.lineno = at.lineno;
+        r.eol = at.eol;
+        r
+    }
+
+    /// Text and CSV: reads lines and appends them to `out` (without their line endings,
+    /// without splitting them into fields) until `budget` bytes of [`RowRef::size`] are read
+    /// or the data ends; for each line, pushes its end in `out` and its line number (after
+    /// any line breaks inside CSV quotes) to `lines`. Returns the bytes read and whether the
+    /// data ended. Errors are the ones reading a line raises (encoding, line endings, end
+    /// marker); `out` and `lines` then hold the lines before it. Those about fields are left
+    /// to [`parse_line_at`](Self::parse_line_at).
+    pub fn next_lines_into(&mut self, out: &mut String, lines: &mut Vec<(usize, u64)>, budget: usize) -> Result<(usize, bool)> {
+        debug_assert!(self.opts.format != CopyFormat::Binary);
+        // The lines go straight into `out`, which stands in for `line` meanwhile.
+        std::mem::swap(&mut self.line, out);
+        self.keep_lines = true;
+        let mut read = || -> Result<(usize, bool)> {
+            let mut taken = 0;
+            while taken < budget {
+                if !self.advance_line()? {
+                    return Ok((taken, true));
+                }
+                lines.push((self.line_to, self.lineno));
+                taken += self.line_to - self.line_from + 1;
+            }
+            Ok((taken, false))
+        };
+        let r = read();
+        self.keep_lines = false;
+        std::mem::swap(&mut self.line, out);
+        (self.line_from, self.line_to) = (0, 0);
+        self.line.clear();
+        if r.is_err() {
+            self.phase = Phase::Done;
+        }
+        r
+    }
+
+    /// The next binary tuple, appended with its framing to `out`; returns its size, or None at
+    /// the end of data. Errors are those of the framing (field count, lengths, trailer);
+    /// a [`resuming`](Self::resuming) reader over the bytes reads the fields.
+    pub fn next_tuple_into(&mut self, out: &mut Vec<u8>) -> Result<Option<usize>> {
+        debug_assert!(self.opts.format == CopyFormat::Binary);
+        self.input.consume(std::mem::take(&mut self.pending));
+        if self.phase == Phase::Done {
+            return Ok(None);
+        }
+        match self.advance_binary() {
+            Ok(true) => {
+                out.extend_from_slice(&self.input.data()[..self.pending]);
+                Ok(Some(self.pending))
+            }
+            Ok(false) => {
+                self.phase = Phase::Done;
+                Ok(None)
+            }
+            Err(e) => {
+                self.phase = Phase::Done;
+                Err(e)
+            }
+        }
+    }
+
+    /// advance_text_like without the field split: true when a line was read.
+    fn advance_line(&mut self) -> Result<bool> {
+        if self.phase == Phase::Done {
+            return Ok(false);
+        }
+        let before = self.line.len();
+        if self.phase == Phase::Start {
+            self.phase = Phase::Rows;
+            if self.opts.header {
+                self.lineno += 1;
+                let ended = self.read_line()?;
+                self.line.truncate(before);
+                if ended {
+                    self.phase = Phase::Done;
+                    return Ok(false);
+                }
+            }
+        }
+        self.lineno += 1;
+        if self.read_line()? {
+            self.phase = Phase::Done;
+            if self.line_to == self.line_from {
+                self.line.truncate(before);
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Parses the lines [`next_lines_into`](Self::next_lines_into) read into `text`: `f`
+    /// runs with them in place, to call [`parse_line_at`](Self::parse_line_at).
+    pub fn with_lines<T>(&mut self, text: &mut String, f: impl FnOnce(&mut Self) -> T) -> T {
+        std::mem::swap(&mut self.line, text);
+        let r = f(self);
+        std::mem::swap(&mut self.line, text);
+        (self.line_from, self.line_to) = (0, 0);
+        r
+    }
+
+    /// Inside [`with_lines`](Self::with_lines): the row of the line `text[from..to]`, read
+    /// with line number `lineno`, split into fields and checked as
+    /// [`next_row`](Self::next_row) does, with the same errors and CONTEXT lines.
+    pub fn parse_line_at(&mut self, from: usize, to: usize, lineno: u64) -> Result<RowRef<'_>> {
+        assert!(from <= to && to <= self.line.len() && self.line.is_char_boundary(from) && self.line.is_char_boundary(to));
+        (self.line_from, self.line_to) = (from, to);
+        self.lineno = lineno;
+        self.split_fields()?;
+        self.check_field_count(false)?;
+        Ok(self.row())
     }
 
     /// CONTEXT for an error in column `col` (0-based) of the last row returned, e.g.
@@ -169,7 +313,7 @@ impl<R: Read> CopyReader<R> {
         if self.read_line()? {
             // EOF or `\.` after some data: that data is the last row.
             self.phase = Phase::Done;
-            if self.line.is_empty() {
+            if self.line_to == self.line_from {
                 return Ok(false);
             }
         }
@@ -191,7 +335,7 @@ impl<R: Read> CopyReader<R> {
         self.attr.clear();
         if self.meta.columns.is_empty() {
             // PostgreSQL's special case for zero-column tables: the line must be empty.
-            if self.line.is_empty() {
+            if self.line_from == self.line_to {
                 return Ok(());
             }
             return Err(self.row_error(extra_data()));
@@ -214,7 +358,16 @@ impl<R: Read> CopyReader<R> {
     }
 
     pub(super) fn row(&self) -> RowRef<'_> {
-        RowRef { meta: &self.meta, lineno: self.lineno, line: &self.line, attr: &self.attr, raw: self.input.data(), spans: &self.spans }
+        let size = if self.meta.binary { self.pending } else { self.line_to - self.line_from + 1 };
+        RowRef {
+            meta: &self.meta,
+            lineno: self.lineno,
+            line: &self.line[self.line_from..self.line_to],
+            attr: &self.attr,
+            raw: self.input.data(),
+            spans: &self.spans,
+            size,
+        }
     }
 
     /// `err` about the line just read, with the line in CONTEXT.
@@ -237,6 +390,7 @@ pub struct RowRef<'a> {
     attr: &'a str,
     raw: &'a [u8],
     spans: &'a [Span],
+    size: usize,
 }
 
 impl<'a> RowRef<'a> {
@@ -268,6 +422,13 @@ impl<'a> RowRef<'a> {
     /// 1-based line number (binary: tuple number).
     pub fn line_no(&self) -> u64 {
         self.lineno
+    }
+
+    /// How much input the row took: a text or CSV line's length plus one for its ending, a
+    /// binary tuple's bytes. COPY cuts its input into chunks by this measure (the same cuts
+    /// whether it loads serially or in parallel).
+    pub fn size(&self) -> usize {
+        self.size
     }
 
     /// See [`CopyReader::column_context`].

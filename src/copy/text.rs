@@ -48,10 +48,10 @@ impl<R: Read> CopyReader<R> {
         }
     }
 
-    /// Splits `self.line` into fields (`self.spans`).
+    /// Splits the current line into fields (`self.spans`).
     pub(super) fn split_text(&mut self) -> Result<()> {
         let fields = TextFields {
-            line: self.line.as_bytes(),
+            line: self.line[self.line_from..self.line_to].as_bytes(),
             null: self.opts.null.as_bytes(),
             spans: &mut self.spans,
             attr: &mut self.attr,

@@ -93,9 +93,9 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
         io.rows = None;
     }
     let mut results = Vec::with_capacity(stmts.len());
-    let (mut creates, mut vacuums) = (0usize, 0usize);
+    let mut seen = Seen::default();
     for stmt in stmts {
-        let extra = unlogged.for_statement(&stmt, &mut creates, &mut vacuums);
+        let extra = unlogged.for_statement(&stmt, &mut seen);
         match check::statement(&stmt).and_then(|()| run_one(s, stmt, extra, io)) {
             Ok(r) => results.push(r),
             Err(e) => {
@@ -174,7 +174,7 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
             std::ops::ControlFlow::<()>::Continue(())
         });
     }
-    let extra = stmt.as_ref().map(|st| unlogged.for_statement(st, &mut 0, &mut 0)).unwrap_or_default();
+    let extra = stmt.as_ref().map(|st| unlogged.for_statement(st, &mut Seen::default())).unwrap_or_default();
     Ok(Prepared { stmt, extra, nparams, sql: sql.to_string(), plan: Default::default() })
 }
 
@@ -493,11 +493,14 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
         Statement::CreateIndex(ci) => index::create_index(s, ci),
         Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
+        Statement::Copy { source: sqlparser::ast::CopySource::Query(_), .. } if extra.copy_parallel.is_some() => {
+            Err(PgError::feature("COPY PARALLEL cannot be used with COPY TO"))
+        }
         Statement::Copy { source: sqlparser::ast::CopySource::Query(q), to: true, target, options, legacy_options, .. } => {
             query::copy_query_to(s, &q, target, &options, &legacy_options, io)
         }
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
-            crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, io)
+            crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, extra.copy_parallel, io)
         }
         Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),
@@ -839,6 +842,16 @@ pub(crate) struct Extra {
     /// `VACUUM [VERBOSE] [ANALYZE] ...` (sqlparser reads VACUUM in Redshift's grammar).
     pub vacuum_verbose: bool,
     pub vacuum_analyze: bool,
+    /// `COPY ... WITH (PARALLEL n)`: the option list sqlparser does not know, taken out.
+    pub copy_parallel: Option<u32>,
+}
+
+/// How many statements of each kind [`TextFlags`] has handed out so far.
+#[derive(Default)]
+struct Seen {
+    creates: usize,
+    vacuums: usize,
+    copies: usize,
 }
 
 /// The words of [`Extra`], blanked out: for each `CREATE [UNLOGGED] TABLE` in order, whether
@@ -846,19 +859,92 @@ pub(crate) struct Extra {
 struct TextFlags {
     creates: Vec<Extra>,
     vacuums: Vec<Extra>,
+    copies: Vec<Extra>,
 }
 
 impl TextFlags {
     /// The flags of the statements of a text, in order (`n`-th CREATE TABLE / VACUUM).
-    fn for_statement(&self, st: &Statement, creates_seen: &mut usize, vacuums_seen: &mut usize) -> Extra {
+    fn for_statement(&self, st: &Statement, seen: &mut Seen) -> Extra {
         let (list, seen) = match st {
-            Statement::CreateTable(_) => (&self.creates, creates_seen),
-            Statement::Vacuum(_) => (&self.vacuums, vacuums_seen),
+            Statement::CreateTable(_) => (&self.creates, &mut seen.creates),
+            Statement::Vacuum(_) => (&self.vacuums, &mut seen.vacuums),
+            Statement::Copy { .. } => (&self.copies, &mut seen.copies),
             _ => return Extra::default(),
         };
         *seen += 1;
         list.get(*seen - 1).copied().unwrap_or_default()
     }
+}
+
+/// Most workers `COPY ... WITH (PARALLEL n)` may ask for.
+const MAX_COPY_PARALLEL: u32 = 1024;
+
+/// The `PARALLEL n` option of the COPY statement whose first word is `words[at]`, blanked out
+/// of the text with its comma (and the whole `WITH ( )` when it was the only option), as
+/// sqlparser does not know it. Only the option list after FROM / TO is searched (a column
+/// named `parallel` in the column list is a column).
+fn copy_parallel_option(
+    toks: &[sqlparser::tokenizer::TokenWithSpan],
+    words: &[(usize, String, sqlparser::tokenizer::Location)],
+    at: usize,
+    blank: &mut Vec<(sqlparser::tokenizer::Location, usize)>,
+) -> Result<Option<u32>> {
+    let text = |k: usize| toks[words[k].0].token.to_string();
+    let is = |k: usize, t: &Token| words.get(k).is_some_and(|w| &toks[w.0].token == t);
+    let (mut depth, mut past_source, mut found) = (0i32, false, None);
+    let mut k = at + 1;
+    while k < words.len() && !is(k, &Token::SemiColon) {
+        match &toks[words[k].0].token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ if depth == 0 && matches!(words[k].1.as_str(), "FROM" | "TO") => past_source = true,
+            _ if depth == 1 && past_source && words[k].1 == "PARALLEL" && (is(k - 1, &Token::LParen) || is(k - 1, &Token::Comma)) => {
+                if found.is_some() {
+                    return Err(PgError::syntax("conflicting or redundant options"));
+                }
+                let value = match words.get(k + 1).map(|w| &toks[w.0].token) {
+                    Some(Token::Number(n, _)) => Some(n.clone()),
+                    Some(Token::SingleQuotedString(v)) => Some(v.clone()),
+                    _ => None,
+                };
+                let Some(value) = value else {
+                    return Err(PgError::syntax("parallel requires an integer value"));
+                };
+                let n: i64 = value.trim().parse().map_err(|_| PgError::syntax("parallel requires an integer value"))?;
+                if !(1..=MAX_COPY_PARALLEL as i64).contains(&n) {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("value {n} out of bounds for option \"parallel\""),
+                    )
+                    .with_detail(format!("Valid values are between \"1\" and \"{MAX_COPY_PARALLEL}\".")));
+                }
+                found = Some(n as u32);
+                let mut gone = vec![k, k + 1];
+                if is(k + 2, &Token::Comma) {
+                    gone.push(k + 2);
+                } else if is(k - 1, &Token::Comma) {
+                    gone.push(k - 1);
+                } else {
+                    // The only option: `[WITH] ( PARALLEL n )` goes entirely.
+                    gone.push(k - 1);
+                    if is(k + 2, &Token::RParen) {
+                        gone.push(k + 2);
+                    }
+                    if k >= 2 && words[k - 2].1 == "WITH" {
+                        gone.push(k - 2);
+                    }
+                }
+                for g in gone {
+                    blank.push((words[g].2, text(g).chars().count()));
+                }
+                k += 2;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    Ok(found)
 }
 
 /// sqlparser does not know `CREATE UNLOGGED TABLE`, nor PostgreSQL's `VACUUM VERBOSE ANALYZE t`:
@@ -877,7 +963,7 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
             _ => Some((i, String::new(), t.span.start)),
         })
         .collect();
-    let mut flags = TextFlags { creates: Vec::new(), vacuums: Vec::new() };
+    let mut flags = TextFlags { creates: Vec::new(), vacuums: Vec::new(), copies: Vec::new() };
     let mut blank: Vec<(sqlparser::tokenizer::Location, usize)> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         let next = |k: usize| words.get(i + k).map(|x| x.1.as_str()).unwrap_or("");
@@ -899,6 +985,9 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
                 k += 1;
             }
             flags.vacuums.push(e);
+        } else if w.1 == "COPY" && (i == 0 || matches!(toks[words[i - 1].0].token, Token::SemiColon)) {
+            let parallel = copy_parallel_option(&toks, &words, i, &mut blank)?;
+            flags.copies.push(Extra { copy_parallel: parallel, ..Default::default() });
         }
     }
     if blank.is_empty() {
