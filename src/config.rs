@@ -329,6 +329,13 @@ const DEFS: &[Def] = &[
         doc: "bulk inserts look for pages with room in the free space map (off: always extend, seed 000's no_fsm)",
     },
     Def {
+        name: "heapstore.copy_chunk_size",
+        kind: Kind::Memory { unit_bytes: 1 },
+        default: "512kB",
+        init_only: false,
+        doc: "COPY FROM takes its input in chunks of this many bytes of whole records (a parallel COPY hands them to its workers; a batch never spans two), 1kB..64MB",
+    },
+    Def {
         name: "heapstore.toast_threshold",
         kind: Kind::Memory { unit_bytes: 1 },
         default: "0",
@@ -549,6 +556,9 @@ fn validate(d: &Def, value: &str) -> Result<()> {
         if !(1..=1024).contains(&n) || (n & (n - 1)) != 0 {
             return Err(invalid(d.name, value, "must be a power of two between 1 and 1024."));
         }
+    }
+    if d.name == "heapstore.copy_chunk_size" && !(1024..=64 << 20).contains(&parse_memory(v, 1).unwrap_or(0)) {
+        return Err(invalid(d.name, value, "must be between 1kB and 64MB."));
     }
     if d.name == "max_parallel_workers" && !(0..=1024).contains(&v.parse::<i64>().unwrap_or(-1)) {
         return Err(invalid(d.name, value, "must be between 0 and 1024."));

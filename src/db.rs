@@ -140,6 +140,9 @@ pub struct Shared {
     /// Parallel worker threads started since the database opened (PostgreSQL 18's
     /// `pg_stat_database.parallel_workers_launched`).
     pub parallel_workers_launched: AtomicU64,
+    /// Threads may be started ([`Environment::background_workers`]); when not (the crash
+    /// torture), a parallel COPY runs its workers' steps in turn on the session's thread.
+    pub(crate) threads: bool,
     saved_stats: crate::stats::Snapshot,
     _lock_file: Box<dyn DirLock>,
     /// What start-up had to say (e.g. that a crash reset the tables).
@@ -472,6 +475,7 @@ impl Database {
                 checkpoint_waiters: Default::default(),
                 parallel_workers: Default::default(),
                 parallel_workers_launched: Default::default(),
+                threads: env.background_workers,
                 saved_stats,
                 _lock_file: lock,
                 startup_messages: messages,

@@ -12,7 +12,8 @@
 //!    usable.
 //! 2. Errors name the relation, the line (tuple number for binary), the column and the value,
 //!    in PostgreSQL's CONTEXT form.
-//! 3. The input is taken in chunks of [`CHUNK_BYTES`] (whole records), and a batch never spans
+//! 3. The input is taken in chunks of `heapstore.copy_chunk_size` bytes (whole records, measured
+//!    by [`RowRef::size`]), and a batch never spans
 //!    two chunks. Within a chunk, rows are formed in order, each full batch goes to the heap and
 //!    then to the indexes, and the first error stops the chunk; chunks are taken in input order.
 //!    A serial COPY and a parallel one (`WITH (PARALLEL n)`, [`super::parallel`]) therefore
@@ -86,17 +87,19 @@ fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<V
     Ok(p)
 }
 
+/// A COPY statement as parsed, with the `PARALLEL n` option sqlparser does not know.
+pub struct CopyStatement {
+    pub source: CopySource,
+    pub to: bool,
+    pub target: CopyTarget,
+    pub options: Vec<CopyOption>,
+    pub legacy: Vec<CopyLegacyOption>,
+    pub parallel: Option<u32>,
+}
+
 /// Runs one COPY statement.
-pub fn run_copy(
-    s: &mut Session,
-    source: CopySource,
-    to: bool,
-    target: CopyTarget,
-    options: Vec<CopyOption>,
-    legacy: Vec<CopyLegacyOption>,
-    parallel: Option<u32>,
-    io: &mut CopyIo<'_>,
-) -> Result<QueryResult> {
+pub fn run_copy(s: &mut Session, stmt: CopyStatement, io: &mut CopyIo<'_>) -> Result<QueryResult> {
+    let CopyStatement { source, to, target, options, legacy, parallel } = stmt;
     let CopySource::Table { table_name, columns } = source else {
         return Err(PgError::internal("COPY (query) TO runs in the SQL layer"));
     };
@@ -211,6 +214,10 @@ pub(super) struct LoadCtx<'a> {
     wal: bool,
     pub(super) index_wal: bool,
     touched: Option<std::sync::Arc<crate::access::heap::dml::TouchLog>>,
+    /// Input COPY FROM takes as one unit (by [`RowRef::size`]): a parallel COPY hands out
+    /// chunks of this much; a serial one ends a batch at the same cuts, so that both make the
+    /// same batches and report the same first error (invariant 3).
+    pub(super) chunk_bytes: usize,
 }
 
 impl<'a> LoadCtx<'a> {
@@ -246,6 +253,7 @@ impl<'a> LoadCtx<'a> {
             wal,
             index_wal,
             touched: s.touch_log(),
+            chunk_bytes: shared.settings.bytes("heapstore.copy_chunk_size") as usize,
         }
     }
 }
@@ -372,11 +380,6 @@ pub fn copy_worker_cpu_seconds() -> f64 {
     super::parallel::worker_cpu_seconds()
 }
 
-/// Input COPY FROM takes as one unit (by [`RowRef::size`]): a parallel COPY hands out
-/// chunks of this much; a serial one ends a batch at the same cuts, so that both make the
-/// same batches and report the same first error (invariant 3).
-pub(super) const CHUNK_BYTES: usize = 512 << 10;
-
 /// Loads rows into `table`; returns how many. `parallel` > 1 asks for that many worker
 /// threads (see [`super::parallel`]).
 pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read, parallel: usize) -> Result<u64> {
@@ -407,7 +410,7 @@ fn copy_from_serial(
         chunk += row.size();
         let full = ld.add(row)?;
         n += 1;
-        let cut = chunk >= CHUNK_BYTES;
+        let cut = chunk >= ctx.chunk_bytes;
         if full || cut {
             if cut {
                 chunk = 0;

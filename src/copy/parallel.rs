@@ -36,7 +36,7 @@
 //! 5. At most `max_parallel_workers` worker threads run at once across sessions; a COPY that
 //!    finds none free loads serially, as PostgreSQL runs a parallel plan without workers.
 
-use super::exec::{index_tuples, LoadCtx, RowLoader, CHUNK_BYTES};
+use super::exec::{index_tuples, LoadCtx, RowLoader};
 use super::{CopyReader, ResumePoint};
 use crate::error::{PgError, Result};
 use crate::storage::BlockNumber;
@@ -81,10 +81,7 @@ impl<'a> Workers<'a> {
                 return None;
             }
             match active.compare_exchange_weak(cur, cur + n, Ordering::AcqRel, Ordering::Relaxed) {
-                Ok(_) => {
-                    shared.parallel_workers_launched.fetch_add(n as u64, Ordering::Relaxed);
-                    return Some(Workers { active, n });
-                }
+                Ok(_) => return Some(Workers { active, n }),
                 Err(now) => cur = now,
             }
         }
@@ -152,6 +149,7 @@ struct State<'a> {
     spare: Mutex<Vec<Chunk>>,
     locks: Mutex<&'a mut crate::lock::SessionLocks>,
     depth: usize,
+    chunk_bytes: usize,
 }
 
 impl State<'_> {
@@ -183,8 +181,20 @@ pub(super) fn copy_from(
         spare: Mutex::new(Vec::new()),
         locks: Mutex::new(locks),
         depth: 2 * n,
+        chunk_bytes: ctx.chunk_bytes,
     };
     let opts = rdr.opts.clone();
+    if !ctx.shared.threads {
+        let r = copy_inline(&st, ctx, &mut rdr, names, n);
+        drop(workers);
+        let order = st.order.into_inner().expect("poisoned");
+        r?;
+        return match order.failed {
+            Some(e) => Err(e),
+            None => Ok(order.rows),
+        };
+    }
+    ctx.shared.parallel_workers_launched.fetch_add(n as u64, Ordering::Relaxed);
     let (ended, canceled) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
@@ -222,70 +232,142 @@ pub(super) fn copy_from(
     Ok(order.rows)
 }
 
+/// Without threads (the crash torture, whose seeds must replay exactly): the same chunks,
+/// loaded in turn by `n` workers' loaders on this thread, settled by the same completion.
+fn copy_inline(st: &State<'_>, ctx: &LoadCtx<'_>, rdr: &mut CopyReader<&mut dyn Read>, names: &[String], n: usize) -> Result<()> {
+    // Each worker with its own pins, as a thread would have.
+    let pins: Vec<crate::buffer::Pins> = (0..n).map(|_| ctx.shared.pool.new_pins()).collect();
+    let mut workers: Vec<Worker<'_>> = pins.iter().map(|p| Worker::new(ctx, p, rdr.opts.clone(), names)).collect();
+    let mut seq = 0u64;
+    let read = loop {
+        match next_chunk(st, rdr, seq) {
+            Err(e) => break Err(e),
+            Ok(None) => break Ok(()),
+            Ok(Some(mut c)) => {
+                let k = (seq % n as u64) as usize;
+                let done = workers[k].load(ctx, &mut c);
+                if done.error.is_some() {
+                    st.fail(seq);
+                }
+                complete(st, ctx, &pins[k], done);
+                st.spare.lock().expect("poisoned").push(c);
+                seq += 1;
+            }
+        }
+    };
+    for w in workers {
+        w.ld.finish()?;
+    }
+    read
+}
+
 /// The leader: cuts the input into chunks and queues them, until the data ends, a read
 /// fails (that error travels with the last chunk) or a chunk has failed. Err only for a
 /// cancel request.
 fn lead(st: &State<'_>, rdr: &mut CopyReader<&mut dyn Read>) -> Result<()> {
     let mut seq = 0u64;
-    loop {
-        crate::interrupt::check_for_interrupts().inspect_err(|_| st.fail(0))?;
-        if st.failed_at.load(Ordering::Acquire) != u64::MAX {
-            return Ok(());
+    while let Some(c) = next_chunk(st, rdr, seq)? {
+        let last = c.error.is_some();
+        let mut q = st.queue.lock().expect("poisoned");
+        while q.chunks.len() >= st.depth && st.failed_at.load(Ordering::Acquire) == u64::MAX {
+            q = st.room.wait(q).expect("poisoned");
         }
-        let mut c = st.spare.lock().expect("poisoned").pop().unwrap_or_default();
-        c.seq = seq;
-        c.text.clear();
-        c.lines.clear();
-        c.tuples.clear();
-        c.start = Some(rdr.resume_point());
-        let binary = rdr.opts.format == super::CopyFormat::Binary;
-        let (mut taken, mut end) = (0usize, false);
-        if binary {
-            while taken < CHUNK_BYTES {
-                match rdr.next_tuple_into(&mut c.tuples) {
-                    Ok(Some(size)) => taken += size,
-                    Ok(None) => {
-                        end = true;
-                        break;
-                    }
-                    Err(e) => {
-                        c.error = Some(e);
-                        end = true;
-                        break;
-                    }
-                }
-            }
-        } else {
-            match rdr.next_lines_into(&mut c.text, &mut c.lines, CHUNK_BYTES) {
-                Ok((t, ended)) => (taken, end) = (t, ended),
+        q.chunks.push_back(c);
+        st.work.notify_one();
+        seq += 1;
+        if last {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The next chunk of the input, numbered `seq`: whole records up to `chunk_bytes`, and
+/// the error that stopped the reading if one did. None at the end of data, or once a chunk
+/// has failed. Err only for a cancel request.
+fn next_chunk(st: &State<'_>, rdr: &mut CopyReader<&mut dyn Read>, seq: u64) -> Result<Option<Chunk>> {
+    let chunk_bytes = st.chunk_bytes;
+    crate::interrupt::check_for_interrupts().inspect_err(|_| st.fail(0))?;
+    if st.failed_at.load(Ordering::Acquire) != u64::MAX {
+        return Ok(None);
+    }
+    let mut c = st.spare.lock().expect("poisoned").pop().unwrap_or_default();
+    c.seq = seq;
+    c.text.clear();
+    c.lines.clear();
+    c.tuples.clear();
+    c.error = None;
+    c.start = Some(rdr.resume_point());
+    let mut taken = 0usize;
+    if rdr.opts.format == super::CopyFormat::Binary {
+        while taken < chunk_bytes {
+            match rdr.next_tuple_into(&mut c.tuples) {
+                Ok(Some(size)) => taken += size,
+                Ok(None) => break,
                 Err(e) => {
                     c.error = Some(e);
-                    end = true;
+                    break;
                 }
             }
         }
-        if taken > 0 || c.error.is_some() {
-            let mut q = st.queue.lock().expect("poisoned");
-            while q.chunks.len() >= st.depth && st.failed_at.load(Ordering::Acquire) == u64::MAX {
-                q = st.room.wait(q).expect("poisoned");
+    } else {
+        match rdr.next_lines_into(&mut c.text, &mut c.lines, chunk_bytes) {
+            Ok((t, _)) => taken = t,
+            Err(e) => c.error = Some(e),
+        }
+    }
+    Ok((taken > 0 || c.error.is_some()).then_some(c))
+}
+
+/// One worker's loading state: its bulk inserts and its line parser.
+struct Worker<'a> {
+    ld: RowLoader<'a>,
+    /// Splits the text and CSV lines into fields (its input is never read).
+    parser: CopyReader<&'static [u8]>,
+    opts: super::CopyOptions,
+    names: &'a [String],
+    indexed: bool,
+}
+
+impl<'a> Worker<'a> {
+    fn new(ctx: &'a LoadCtx<'a>, pins: &'a crate::buffer::Pins, opts: super::CopyOptions, names: &'a [String]) -> Worker<'a> {
+        Worker {
+            ld: RowLoader::new(ctx, pins),
+            parser: CopyReader::new(&[][..], opts.clone(), &ctx.table.name, names),
+            opts,
+            names,
+            indexed: !ctx.table.indexes.is_empty(),
+        }
+    }
+
+    /// Loads `chunk`'s rows; what the completion needs of it.
+    fn load(&mut self, ctx: &LoadCtx<'_>, chunk: &mut Chunk) -> Done {
+        let mut done = Done { seq: chunk.seq, rows: 0, tuples: Vec::new(), lens: Vec::new(), placed: Vec::new(), error: None };
+        let (ld, indexed) = (&mut self.ld, self.indexed);
+        let loaded = if self.opts.format == super::CopyFormat::Binary {
+            let start = chunk.start.expect("set by the leader");
+            let rdr = CopyReader::resuming(&chunk.tuples[..], self.opts.clone(), &ctx.table.name, self.names, start);
+            load_tuples(rdr, ld, &mut done, indexed)
+        } else {
+            let Chunk { text, lines, .. } = chunk;
+            self.parser.with_lines(text, |p| load_lines(p, lines, ld, &mut done, indexed))
+        };
+        match loaded {
+            // The rows of the unfinished batch were never inserted (as serially).
+            Err(e) => {
+                self.ld.clear();
+                done.error = Some(e);
             }
-            q.chunks.push_back(c);
-            st.work.notify_one();
-            seq += 1;
+            Ok(()) => done.error = chunk.error.take(),
         }
-        if end {
-            return Ok(());
-        }
+        done
     }
 }
 
 /// A worker thread: loads chunks until the queue is closed and empty.
 fn worker(st: &State<'_>, ctx: &LoadCtx<'_>, opts: super::CopyOptions, names: &[String]) -> Result<()> {
     let pins = ctx.shared.pool.new_pins();
-    let mut ld = RowLoader::new(ctx, &pins);
-    // Splits the text and CSV lines into fields (its input is never read).
-    let mut parser = CopyReader::new(&[][..], opts.clone(), &ctx.table.name, names);
-    let indexed = !ctx.table.indexes.is_empty();
+    let mut w = Worker::new(ctx, &pins, opts, names);
     loop {
         let chunk = {
             let mut q = st.queue.lock().expect("poisoned");
@@ -301,34 +383,16 @@ fn worker(st: &State<'_>, ctx: &LoadCtx<'_>, opts: super::CopyOptions, names: &[
             }
         };
         let Some(mut chunk) = chunk else { break };
-        if st.skipped(chunk.seq) {
-            st.spare.lock().expect("poisoned").push(chunk);
-            continue;
-        }
-        let mut done = Done { seq: chunk.seq, rows: 0, tuples: Vec::new(), lens: Vec::new(), placed: Vec::new(), error: None };
-        let loaded = if opts.format == super::CopyFormat::Binary {
-            let start = chunk.start.expect("set by the leader");
-            let rdr = CopyReader::resuming(&chunk.tuples[..], opts.clone(), &ctx.table.name, names, start);
-            load_tuples(rdr, &mut ld, &mut done, indexed)
-        } else {
-            let Chunk { text, lines, .. } = &mut chunk;
-            parser.with_lines(text, |p| load_lines(p, lines, &mut ld, &mut done, indexed))
-        };
-        match loaded {
-            // The rows of the unfinished batch were never inserted (as serially).
-            Err(e) => {
-                ld.clear();
-                done.error = Some(e);
+        if !st.skipped(chunk.seq) {
+            let done = w.load(ctx, &mut chunk);
+            if done.error.is_some() {
+                st.fail(done.seq);
             }
-            Ok(()) => done.error = chunk.error.take(),
+            complete(st, ctx, &pins, done);
         }
         st.spare.lock().expect("poisoned").push(chunk);
-        if done.error.is_some() {
-            st.fail(done.seq);
-        }
-        complete(st, ctx, &pins, done)?;
     }
-    ld.finish()
+    w.ld.finish()
 }
 
 /// Loads one chunk's lines, in order, batch by batch.
@@ -378,14 +442,14 @@ fn flush(ld: &mut RowLoader<'_>, done: &mut Done, indexed: bool) -> Result<()> {
 
 /// Hands `done` to the completion and runs the completion while it is this thread's turn
 /// (invariants 1 to 3).
-fn complete(st: &State<'_>, ctx: &LoadCtx<'_>, pins: &crate::buffer::Pins, done: Done) -> Result<()> {
+fn complete(st: &State<'_>, ctx: &LoadCtx<'_>, pins: &crate::buffer::Pins, done: Done) {
     let mut o = st.order.lock().expect("poisoned");
     // Room for one more, unless this is the chunk the completion waits for.
     while o.ready.len() >= st.depth && done.seq != o.next && o.failed.is_none() {
         o = st.settled.wait(o).expect("poisoned");
     }
     if o.failed.is_some() {
-        return Ok(());
+        return;
     }
     o.ready.insert(done.seq, done);
     while !o.busy && o.failed.is_none() {
@@ -409,7 +473,6 @@ fn complete(st: &State<'_>, ctx: &LoadCtx<'_>, pins: &crate::buffer::Pins, done:
         }
         st.settled.notify_all();
     }
-    Ok(())
 }
 
 /// One chunk's turn at the completion: its index entries in order, then its error.

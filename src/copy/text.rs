@@ -51,7 +51,7 @@ impl<R: Read> CopyReader<R> {
     /// Splits the current line into fields (`self.spans`).
     pub(super) fn split_text(&mut self) -> Result<()> {
         let fields = TextFields {
-            line: self.line[self.line_from..self.line_to].as_bytes(),
+            line: &self.line.as_bytes()[self.line_from..self.line_to],
             null: self.opts.null.as_bytes(),
             spans: &mut self.spans,
             attr: &mut self.attr,

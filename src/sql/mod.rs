@@ -500,7 +500,9 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             query::copy_query_to(s, &q, target, &options, &legacy_options, io)
         }
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
-            crate::copy::exec::run_copy(s, source, to, target, options, legacy_options, extra.copy_parallel, io)
+            let stmt =
+                crate::copy::exec::CopyStatement { source, to, target, options, legacy: legacy_options, parallel: extra.copy_parallel };
+            crate::copy::exec::run_copy(s, stmt, io)
         }
         Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),

@@ -7,7 +7,8 @@
 //!   │    or not at all), indexes agree with heaps, pages verify, the FSM promises no more than
 //!   │    an empty page holds (stale entries are counted), catalog and files agree
 //!   │    run 20..200 statements from 3 interleaved sessions: COPY text/csv/binary (good and
-//!   │    bad input), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
+//!   │    bad input; a third of them with PARALLEL 2..4, whose workers take turns on the
+//!   │    one thread), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
 //!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
 //!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX; between them the work of the
 //!   │    background processes (WAL writer, background writer, checkpoints begun, written step
@@ -96,6 +97,8 @@ pub struct Report {
     pub rollbacks_to_savepoint: u64,
     /// Pages written from the write-back queue (filled COPY pages, written off the session).
     pub write_back_pages: u64,
+    /// COPYs WITH (PARALLEL n) that loaded their rows (their workers' turns inline).
+    pub parallel_copies: u64,
 }
 
 impl Report {
@@ -115,6 +118,7 @@ impl Report {
         self.stale_fsm_entries += o.stale_fsm_entries;
         self.rollbacks_to_savepoint += o.rollbacks_to_savepoint;
         self.write_back_pages += o.write_back_pages;
+        self.parallel_copies += o.parallel_copies;
     }
 }
 
@@ -246,6 +250,8 @@ impl Torture {
         // WAL compression changes from one start to the next: recovery reads whatever the
         // previous run wrote, compressed or not.
         set.push(format!("wal_compression={}", ["off", "lz4", "zstd"][self.rng.below(3) as usize]));
+        // Small COPY chunks, so that a parallel COPY's workers share even the torture's inputs.
+        set.push(format!("heapstore.copy_chunk_size={}", ["1kB", "4kB", "64kB"][self.rng.below(3) as usize]));
         Database::open_in(self.env(), &self.dir, &set).map_err(|e| format!("recovery failed: {e}"))
     }
 
@@ -685,12 +691,16 @@ impl Torture {
                 let bad = (self.rng.below(8) == 0).then(|| self.rng.below(n as u64) as usize);
                 let input = workload::copy_input(format, &rows, bad);
                 let mut reader: &[u8] = &input;
-                let sql = format!("COPY {table} FROM STDIN{}", format.options());
+                let parallel = (self.rng.below(3) == 0).then(|| 2 + self.rng.below(3));
+                let sql = workload::copy_sql(&table, format, parallel);
                 trace(|| format!("session {}: COPY {table} ids {}..={}", sess.s.id(), rows[0].0, rows[n - 1].0));
                 let r = sess
                     .s
                     .execute_with_io(&sql, &mut CopyIo { stdin: Some(&mut reader), stdout: None, rows: None })
                     .and_then(|res| expect_tag(&res, &format!("COPY {n}")));
+                if r.is_ok() && parallel.is_some() {
+                    self.report.parallel_copies += 1;
+                }
                 let changes = rows.into_iter().map(|(id, row)| Change::Insert { table: table.clone(), id, row }).collect();
                 self.finish(db, sess, r, changes, bad.is_some(), "COPY")
             }
@@ -849,7 +859,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
          {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries, \
-         {} pages written back off the session; nothing lost ({:.1} s)",
+         {} pages written back off the session, {} parallel COPYs; nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
         r.power_losses,
@@ -865,6 +875,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.rollbacks_to_savepoint,
         r.stale_fsm_entries,
         r.write_back_pages,
+        r.parallel_copies,
         took.as_secs_f64()
     )
 }

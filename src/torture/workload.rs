@@ -20,14 +20,22 @@ impl Format {
             _ => Format::Binary,
         }
     }
+}
 
-    /// The COPY statement's options.
-    pub fn options(self) -> &'static str {
-        match self {
-            Format::Text => "",
-            Format::Csv => " WITH (FORMAT csv)",
-            Format::Binary => " WITH (FORMAT binary)",
-        }
+/// `COPY table FROM STDIN` in `format`, with `WITH (PARALLEL n)` if `parallel` says so.
+pub fn copy_sql(table: &str, format: Format, parallel: Option<u64>) -> String {
+    let mut opts: Vec<String> = Vec::new();
+    match format {
+        Format::Text => {}
+        Format::Csv => opts.push("FORMAT csv".into()),
+        Format::Binary => opts.push("FORMAT binary".into()),
+    }
+    if let Some(n) = parallel {
+        opts.push(format!("PARALLEL {n}"));
+    }
+    match opts.is_empty() {
+        true => format!("COPY {table} FROM STDIN"),
+        false => format!("COPY {table} FROM STDIN WITH ({})", opts.join(", ")),
     }
 }
 
