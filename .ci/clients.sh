@@ -97,6 +97,15 @@ n=$("${PSQL[@]}" -At -c 'SELECT count(*) FROM t')
 [ "$n" = $((8 * 20 * 5000)) ] || { echo "FAIL: t has $n rows, expected $((8 * 20 * 5000))" >&2; exit 1; }
 echo "   t holds $n rows"
 
+echo "== psql: \\copy ... with (parallel 2) from stdin, csv, 300,000 rows"
+"${PSQL[@]}" -c "CREATE TABLE par (id integer PRIMARY KEY, v text)"
+seq 1 300000 | awk '{print $1 ",\"line " $1 "\nsecond, line\""}' | "${PSQL[@]}" -c "\copy par from stdin with (format csv, parallel 2)"
+got=$("${PSQL[@]}" -At -c "SELECT count(*), sum(id) FROM par")
+[ "$got" = "300000|45000150000" ] || { echo "FAIL: parallel copy loaded $got" >&2; exit 1; }
+printf '1,again\n' | "${PSQL[@]}" -c "\copy par from stdin with (format csv, parallel 2)" 2>"$WORK/dup.err" && { echo "FAIL: duplicate accepted" >&2; exit 1; }
+grep -q 'Key (id)=(1) already exists' "$WORK/dup.err" || { cat "$WORK/dup.err" >&2; exit 1; }
+echo "   rows, sum and the duplicate-key error as a serial COPY"
+
 echo "== pgbench -M prepared: random-key lookups through an index"
 "${PSQL[@]}" -c "CREATE TABLE kv (k integer NOT NULL, v text)"
 seq 1 10000 | awk '{print $1 "\tvalue " $1}' | "${PSQL[@]}" -c "\copy kv from stdin"

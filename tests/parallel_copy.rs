@@ -293,3 +293,22 @@ fn a_savepoint_rollback_undoes_a_parallel_copy() {
     s.execute("COMMIT").unwrap();
     assert_eq!(count(&mut s, "t"), 1);
 }
+
+#[test]
+fn one_kilobyte_chunks_cut_between_every_few_records() {
+    // With 1 kB chunks almost every CSV record with line breaks in quotes starts a chunk, and
+    // workers hand over far more often than they load.
+    let (_t, _d, db) = new_db(&["shared_buffers=64MB", "heapstore.copy_chunk_size=1kB"]);
+    let mut s = db.session();
+    let mut d = String::new();
+    for i in 0..20_000 {
+        d.push_str(&format!("{i},\"a\nb {i}\",{i}\n"));
+    }
+    assert_eq!(same_rows(&mut s, DDL, "FORMAT csv, ", d.as_bytes()), 20_000);
+    let ddl = "CREATE TABLE t (id int PRIMARY KEY, v text, w bigint)";
+    let mut lines: Vec<String> = (0..20_000).map(|i| format!("{i}\tv\t{i}")).collect();
+    lines[19_000] = "17\tdup\t0".into();
+    lines[18_000] = "x\tbad\t0".into();
+    let e = same_error(&mut s, ddl, "", (lines.join("\n") + "\n").as_bytes());
+    assert_eq!(e.context.as_deref(), Some("COPY t, line 18001, column id: \"x\""));
+}

@@ -311,6 +311,33 @@ fn cancel_request_stops_a_copy() {
     assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
 }
 
+#[test]
+fn a_parallel_copy_over_the_protocol_loads_and_can_be_canceled() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE t (a integer, b text)").unwrap();
+    let mut w = c.copy_in("COPY t FROM STDIN WITH (PARALLEL 2)").unwrap();
+    for r in 0..100_000 {
+        writeln!(w, "{r}\trow {r} of a parallel copy").unwrap();
+    }
+    assert_eq!(w.finish().unwrap(), 100_000);
+    let sum: i64 = c.query_one("SELECT sum(a)::bigint FROM t", &[]).unwrap().get(0);
+    assert_eq!(sum, 99_999 * 100_000 / 2);
+    // Canceled half way: nothing of it stays.
+    let token = c.cancel_token();
+    let mut w = c.copy_in("COPY t FROM STDIN WITH (PARALLEL 2)").unwrap();
+    for r in 0..50_000 {
+        writeln!(w, "{r}\tcanceled").unwrap();
+    }
+    w.flush().unwrap();
+    token.cancel_query(NoTls).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    w.write_all(b"3\tafter\n").unwrap();
+    let e = w.finish().unwrap_err();
+    assert_eq!(code(&e), "57014");
+    assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 100_000);
+}
+
 /// Sends raw bytes on a fresh connection and returns what came back until the server closed it.
 fn raw_exchange(port: u16, startup: bool, bytes: &[u8]) -> Vec<u8> {
     let mut sock = TcpStream::connect(("127.0.0.1", port)).unwrap();
