@@ -329,6 +329,13 @@ const DEFS: &[Def] = &[
         doc: "bulk inserts look for pages with room in the free space map (off: always extend, seed 000's no_fsm)",
     },
     Def {
+        name: "heapstore.pre_extend",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "a background thread extends relations being bulk-loaded ahead of their fill rate and puts the pages in the free space map (needs heapstore.use_fsm)",
+    },
+    Def {
         name: "heapstore.copy_chunk_size",
         kind: Kind::Memory { unit_bytes: 1 },
         default: "512kB",

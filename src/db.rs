@@ -107,6 +107,9 @@ pub struct Shared {
     pub bgwriter_stats: Arc<BgWriterStats>,
     bgwriter: Mutex<Option<BgWriter>>,
     write_back: Mutex<Option<crate::buffer::writeback::WriteBackWorker>>,
+    /// Relations being bulk-loaded, and the thread that extends them ahead of demand.
+    pub pre_extend: Arc<crate::access::heap::extend::PreExtend>,
+    pre_extender: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Per-table activity counters (`pg_stat_user_tables`, autovacuum's input).
     pub table_stats: crate::stats::tables::TableStats,
     pub txns: TxnManager,
@@ -445,6 +448,12 @@ impl Database {
         pool.write_back.set_enabled(settings.bool("heapstore.async_write_back"));
         let write_back =
             (env.background_workers && pool.write_back.enabled()).then(|| crate::buffer::writeback::WriteBackWorker::start(pool.clone()));
+        let pre_extend = Arc::new(crate::access::heap::extend::PreExtend::new(
+            pool.clone(),
+            settings.bool("heapstore.pre_extend") && settings.bool("heapstore.use_fsm"),
+            env.background_workers,
+        ));
+        let pre_extender = pre_extend.start();
         let db = Database {
             shared: Arc::new(Shared {
                 dir: dir.to_path_buf(),
@@ -457,6 +466,8 @@ impl Database {
                 table_stats: Default::default(),
                 bgwriter: Mutex::new(bgwriter),
                 write_back: Mutex::new(write_back),
+                pre_extend,
+                pre_extender: Mutex::new(pre_extender),
                 txns,
                 wal: wal.clone(),
                 wal_writer: Mutex::new(None),
@@ -598,6 +609,7 @@ impl Shared {
         if let Some(wb) = self.write_back.lock().expect("poisoned").take() {
             wb.stop();
         }
+        self.pre_extend.stop(self.pre_extender.lock().expect("poisoned").take());
         self.checkpoint(crate::checkpoint::CheckpointKind::Shutdown)?;
         if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
             w.stop();
@@ -635,6 +647,7 @@ impl Shared {
         if let Some(wb) = self.write_back.lock().expect("poisoned").take() {
             wb.stop();
         }
+        self.pre_extend.stop(self.pre_extender.lock().expect("poisoned").take());
         if let Some(w) = self.wal_writer.lock().expect("poisoned").take() {
             w.stop();
         }

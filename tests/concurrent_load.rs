@@ -100,3 +100,37 @@ fn a_failed_copy_gives_its_page_with_room_back_to_the_fsm() {
     assert_eq!(db.shared().smgr.nblocks(rel, ForkNumber::Main).unwrap(), n, "the page with room was lost to the FSM");
     assert_eq!(count(&mut s, "t"), 1);
 }
+
+#[test]
+fn long_loads_are_extended_ahead_and_small_ones_are_not() {
+    let (_t, _dir, db) = new_db(&["shared_buffers=32MB"]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (id bigint, v text)").unwrap();
+    for i in 0..50 {
+        copy_in(&mut s, "COPY t FROM STDIN", format!("{i}\tsmall\n").as_bytes()).unwrap();
+    }
+    let pre = &db.shared().pre_extend;
+    assert_eq!(pre.pages.load(Ordering::Relaxed), 0, "a small COPY must not be extended ahead");
+    // Four sessions load 40 MB: the extender keeps pages ahead of them in the FSM.
+    std::thread::scope(|sc| {
+        for k in 0..4u64 {
+            let db = &db;
+            sc.spawn(move || {
+                let mut s = db.session();
+                let mut data = String::new();
+                for i in 0..100_000u64 {
+                    data.push_str(&format!("{}\t{}\n", k * 1_000_000 + i, "x".repeat(80)));
+                }
+                copy_in(&mut s, "COPY t FROM STDIN", data.as_bytes()).unwrap();
+            });
+        }
+    });
+    assert!(pre.pages.load(Ordering::Relaxed) > 0, "nothing was extended ahead of the loads");
+    assert_eq!(count(&mut s, "t"), 400_050);
+    // Pages extended ahead and left unused are in the FSM: a later load uses them first.
+    let sh = db.shared();
+    let rel = s.table("t").unwrap().relfile;
+    let before = sh.smgr.nblocks(rel, ForkNumber::Main).unwrap();
+    copy_in(&mut s, "COPY t FROM STDIN", "1\tafter\n".repeat(500).as_bytes()).unwrap();
+    assert_eq!(sh.smgr.nblocks(rel, ForkNumber::Main).unwrap(), before, "a small load after the long ones extended the table");
+}

@@ -1114,6 +1114,36 @@ impl BufferPool {
         Ok(Some((victims, extra_blocks)))
     }
 
+    /// Extends `rel`'s main fork by `n` zeroed blocks that no buffer maps, for the
+    /// pre-extender (`access::heap::extend`): they are fresh (`ExtensionLock::fresh`) until
+    /// taken or written, and the caller records them in the free space map. The extension
+    /// lock is held only while the file grows. Returns the new blocks.
+    pub fn extend_fresh(&self, rel: RelFileNumber, n: u32) -> Result<std::ops::Range<BlockNumber>> {
+        let ext = self.extension_lock(rel);
+        self.acquire_extension_lock(&ext, rel, ForkNumber::Main);
+        let r = self.extend_locked(&[], n, rel, ForkNumber::Main, IoContext::BulkWrite);
+        ext.lock.release(LWLockMode::Exclusive);
+        let first = r?;
+        let blocks = first..first + n;
+        let mut f = ext.fresh.lock().expect("poisoned");
+        match f.last_mut() {
+            Some(last) if last.end == first => last.end = blocks.end,
+            _ => f.push(blocks.clone()),
+        }
+        self.fresh_blocks.fetch_add(n as u64, Ordering::AcqRel);
+        Ok(blocks)
+    }
+
+    /// Blocks of `rel` extended for others and not yet taken or written (`ExtensionLock::fresh`).
+    pub fn fresh_count(&self, rel: RelFileNumber) -> u64 {
+        if self.fresh_blocks.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
+        let ext = self.extension_lock(rel);
+        let f = ext.fresh.lock().expect("poisoned");
+        f.iter().map(|r| (r.end - r.start) as u64).sum()
+    }
+
     /// Takes a relation's extension lock, counted as a waiter while waiting (the count sizes
     /// the extra pages the holder adds), logging waits beyond deadlock_timeout if asked.
     fn acquire_extension_lock(&self, ext: &ExtensionLock, rel: RelFileNumber, fork: ForkNumber) {

@@ -278,6 +278,7 @@ impl<'a> RowLoader<'a> {
         let wal = ctx.wal.then_some(&*ctx.shared.wal);
         let mut bulk = BulkInsert::logged(pool, pins, ctx.table.relfile, ctx.use_fsm, wal, ctx.fpw);
         bulk.touched = ctx.touched.as_deref();
+        bulk.pre_extend(&ctx.shared.pre_extend);
         if !ctx.table.indexes.is_empty() {
             bulk.placed = Some(Vec::new());
         }

@@ -99,6 +99,8 @@ pub struct Report {
     pub write_back_pages: u64,
     /// COPYs WITH (PARALLEL n) that loaded their rows (their workers' turns inline).
     pub parallel_copies: u64,
+    /// Pages the pre-extender added ahead of loads (run by loaders that found the FSM empty).
+    pub pre_extended_pages: u64,
 }
 
 impl Report {
@@ -119,6 +121,7 @@ impl Report {
         self.rollbacks_to_savepoint += o.rollbacks_to_savepoint;
         self.write_back_pages += o.write_back_pages;
         self.parallel_copies += o.parallel_copies;
+        self.pre_extended_pages += o.pre_extended_pages;
     }
 }
 
@@ -350,6 +353,7 @@ impl Torture {
             b.run = None;
         }
         self.report.write_back_pages += db.shared().pool.write_back.pages_written.load(std::sync::atomic::Ordering::Relaxed);
+        self.report.pre_extended_pages += db.shared().pre_extend.pages.load(std::sync::atomic::Ordering::Relaxed);
         result?;
         let stopped = self.stopped(&db);
         if clean && !stopped {
@@ -859,7 +863,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
          {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries, \
-         {} pages written back off the session, {} parallel COPYs; nothing lost ({:.1} s)",
+         {} pages written back off the session, {} parallel COPYs, {} pages pre-extended; nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
         r.power_losses,
@@ -876,6 +880,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.stale_fsm_entries,
         r.write_back_pages,
         r.parallel_copies,
+        r.pre_extended_pages,
         took.as_secs_f64()
     )
 }

@@ -37,6 +37,7 @@
 //!    visibility checks; it holds nothing worth pruning.
 
 pub mod dml;
+pub mod extend;
 pub mod prune;
 pub mod toast;
 pub mod tuple;
@@ -87,6 +88,8 @@ pub struct BulkInsert<'a> {
     /// large steps (fewer posix_fallocate calls, each of which waits for the file's inode lock
     /// that the write-back worker's writes hold).
     extend_step: u32,
+    /// This load's registration with the pre-extender ([`BulkInsert::pre_extend`]).
+    demand: Option<extend::Registration<'a>>,
 }
 
 /// Bytes a tuple of `len` takes on a page, with its line pointer.
@@ -132,6 +135,7 @@ impl<'a> BulkInsert<'a> {
             record: crate::wal::RecordBuilder::new(),
             touched: None,
             extend_step: 0,
+            demand: None,
         }
     }
 
@@ -232,6 +236,14 @@ impl<'a> BulkInsert<'a> {
         Ok(())
     }
 
+    /// Loads through the pre-extender (`extend`): it keeps pages extended ahead of this
+    /// load's demand in the free space map (only with the FSM).
+    pub fn pre_extend(&mut self, pre: &'a extend::PreExtend) {
+        if self.use_fsm && self.demand.is_none() {
+            self.demand = pre.register(self.rel);
+        }
+    }
+
     /// Finds the next page for `pending` tuples: a page extended ahead, else one from the free
     /// space map with room for the next tuple, else new pages — as many as the pending tuples
     /// need (seed 000: the multi-insert tells extension its need), plus min(512, 20 × waiters)
@@ -243,6 +255,12 @@ impl<'a> BulkInsert<'a> {
         }
         if self.use_fsm && self.page_from_fsm(pending)? {
             return Ok(());
+        }
+        if let Some(d) = &self.demand {
+            d.ran_dry(pages_needed(pending, self.pool.block_size()) as u64)?;
+            if self.page_from_fsm(pending)? {
+                return Ok(());
+            }
         }
         let bs = self.pool.block_size();
         let need = pages_needed(pending, bs).max(self.extend_step);
@@ -323,6 +341,9 @@ impl<'a> BulkInsert<'a> {
                 }
             }
             if let Some(first) = self.ahead.pop_front() {
+                if let Some(d) = &self.demand {
+                    d.took_from_fsm(self.ahead.len() as u64 + 1);
+                }
                 self.current = Some(first);
                 return Ok(true);
             }
