@@ -152,6 +152,30 @@ struct State<'a> {
     chunk_bytes: usize,
 }
 
+/// Unblocks everyone if the thread holding it panics (a bug): the COPY fails, every thread
+/// waiting for a chunk, for room or for the completion gives up, and the panic goes on to the
+/// session when the threads are joined (invariant 4 still holds).
+struct OnPanic<'s, 'a>(&'s State<'a>);
+
+impl Drop for OnPanic<'_, '_> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let st = self.0;
+        st.fail(0);
+        if let Ok(mut o) = st.order.lock() {
+            o.failed.get_or_insert_with(|| PgError::internal("a parallel COPY thread panicked"));
+        }
+        if let Ok(mut q) = st.queue.lock() {
+            q.closed = true;
+        }
+        st.settled.notify_all();
+        st.room.notify_all();
+        st.work.notify_all();
+    }
+}
+
 impl State<'_> {
     fn fail(&self, seq: u64) {
         self.failed_at.fetch_min(seq, Ordering::AcqRel);
@@ -202,6 +226,7 @@ pub(super) fn copy_from(
                 std::thread::Builder::new()
                     .name(format!("copy worker {i}"))
                     .spawn_scoped(scope, move || {
+                        let _unblock = OnPanic(st);
                         let r = worker(st, ctx, opts, names);
                         WORKER_CPU_NS.fetch_add(this_thread_cpu_ns(), Ordering::Relaxed);
                         r
@@ -209,7 +234,10 @@ pub(super) fn copy_from(
                     .expect("spawn a COPY worker thread")
             })
             .collect();
-        let canceled = lead(&st, &mut rdr).err();
+        let canceled = {
+            let _unblock = OnPanic(&st);
+            lead(&st, &mut rdr).err()
+        };
         {
             let mut q = st.queue.lock().expect("poisoned");
             q.closed = true;
