@@ -16,7 +16,7 @@
 //!    by [`RowRef::size`]), and a batch never spans
 //!    two chunks. Within a chunk, rows are formed in order, each full batch goes to the heap and
 //!    then to the indexes, and the first error stops the chunk; chunks are taken in input order.
-//!    A serial COPY and a parallel one (`WITH (PARALLEL n)`, [`super::parallel`]) therefore
+//!    A serial COPY and a parallel one (`WITH (PARALLEL n)`, `copy::parallel`) therefore
 //!    make the same batches and fail on the same first error: same line, column and value.
 
 use super::{CopyFormat, CopyOptions, CopyReader, CopyWriter, Field, RowRef};
@@ -382,7 +382,7 @@ pub fn copy_worker_cpu_seconds() -> f64 {
 }
 
 /// Loads rows into `table`; returns how many. `parallel` > 1 asks for that many worker
-/// threads (see [`super::parallel`]).
+/// threads (see `copy::parallel`).
 pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read, parallel: usize) -> Result<u64> {
     let shared = s.shared.clone();
     let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();

@@ -1,12 +1,14 @@
 //! Parallel COPY FROM within one session: `COPY t FROM ... WITH (PARALLEL n)`.
 //!
 //! The session's own thread, the *leader*, reads the input and cuts it into chunks of whole
-//! records ([`CopyReader::next_record`]: text and CSV lines, cut only where a serial reader
-//! ends a line, so never inside a quoted CSV field or after an escaping backslash; binary
-//! tuples). It does not split fields. Each chunk carries the line number and line-ending
-//! style it starts at. `n` worker threads take chunks from a bounded queue and read them with
-//! a resuming [`CopyReader`]: field splitting, type input, the not-null check, TOAST and the
-//! errors with their CONTEXT lines are the serial code's ([`RowLoader`]). Each worker inserts
+//! records of `heapstore.copy_chunk_size`: text and CSV lines ([`CopyReader::next_lines_into`],
+//! cut only where a serial reader ends a line, so never inside a quoted CSV field or after an
+//! escaping backslash; each with its line number), or binary tuples
+//! ([`CopyReader::next_tuple_into`], with the tuple number the chunk starts at). It does not
+//! split fields. `n` worker threads take chunks from a bounded queue: a line is split by
+//! [`CopyReader::parse_line_at`], a binary chunk read by a [`CopyReader::resuming`] reader, so
+//! field splitting, type input, the not-null check, TOAST and the errors with their CONTEXT
+//! lines are the serial code's ([`RowLoader`]). Each worker inserts
 //! into the heap through its own bulk inserts (its own target page, ring and pages extended
 //! ahead, as concurrent sessions do), under the session's transaction id and command id.
 //!

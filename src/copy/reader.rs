@@ -137,7 +137,7 @@ impl<R: Read> CopyReader<R> {
         ResumePoint { lineno: self.lineno, eol: self.eol }
     }
 
-    /// A reader of records cut out of a longer input by [`next_record`](Self::next_record),
+    /// A reader of records cut out of a longer input by [`next_tuple_into`](Self::next_tuple_into),
     /// starting at `at`: no header or file header is expected, line numbers go on from
     /// `at`'s, and the line-ending style is the one already fixed. It reads those records
     /// exactly as a reader of the whole input would have (same rows, same errors, same
