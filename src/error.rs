@@ -42,6 +42,7 @@ pub mod sqlstate {
     pub const INVALID_TIME_ZONE_DISPLACEMENT_VALUE: &str = "22009";
     pub const ACTIVE_SQL_TRANSACTION: &str = "25001";
     pub const READ_ONLY_SQL_TRANSACTION: &str = "25006";
+    pub const CHECK_VIOLATION: &str = "23514";
     pub const SERIALIZATION_FAILURE: &str = "40001";
     pub const NO_ACTIVE_SQL_TRANSACTION: &str = "25P01";
     pub const IN_FAILED_SQL_TRANSACTION: &str = "25P02";

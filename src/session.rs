@@ -197,7 +197,9 @@ pub struct Session {
     pub(crate) id: u64,
     pub(crate) txn: Option<Txn>,
     /// Heavyweight locks held (released at transaction end).
-    pub(crate) locks: SessionLocks,
+    /// In a cell so that a COPY can hold them while a per-row DEFAULT reads the session
+    /// (`copy::exec`); everything else borrows them through `&mut self` (`get_mut`).
+    pub(crate) locks: std::cell::RefCell<SessionLocks>,
     /// The xmin of the oldest snapshot this transaction took (VACUUM's horizon respects it).
     snapshot_xmin: Arc<std::sync::atomic::AtomicU64>,
     /// What new transactions start with.
@@ -213,6 +215,13 @@ pub struct Session {
     /// Session settings the client can see that live outside the engine (the server's
     /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
     client_settings: Vec<(String, String)>,
+    /// Sequence values this session was given (`currval`), by sequence oid, and the sequence
+    /// `nextval` last ran on (`lastval`): `sql::sequence` invariant 3.
+    seq_values: std::cell::RefCell<std::collections::HashMap<u32, i64>>,
+    seq_last: std::cell::Cell<Option<u32>>,
+    /// The end of the last WAL record a sequence function wrote in this transaction: flushed
+    /// at commit (`sql::sequence` invariant 2).
+    seq_flush: std::cell::Cell<crate::wal::Lsn>,
 }
 
 impl Session {
@@ -225,7 +234,7 @@ impl Session {
             pins,
             id,
             txn: None,
-            locks,
+            locks: std::cell::RefCell::new(locks),
             snapshot_xmin,
             defaults: TxnCharacteristics::default(),
             work_mem_kb: None,
@@ -233,7 +242,33 @@ impl Session {
             user: "postgres".into(),
             database: "postgres".into(),
             client_settings: Vec::new(),
+            seq_values: Default::default(),
+            seq_last: Default::default(),
+            seq_flush: Default::default(),
         }
+    }
+
+    /// Notes a WAL record a sequence function wrote (flushed at commit).
+    pub(crate) fn note_seq_lsn(&self, end: crate::wal::Lsn) {
+        if end > self.seq_flush.get() {
+            self.seq_flush.set(end);
+        }
+    }
+
+    /// Notes the value a sequence gave this session (`currval`, `lastval`).
+    pub(crate) fn note_seq_value(&self, oid: u32, v: i64) {
+        self.seq_values.borrow_mut().insert(oid, v);
+        self.seq_last.set(Some(oid));
+    }
+
+    pub(crate) fn seq_value(&self, oid: u32) -> Option<i64> {
+        self.seq_values.borrow().get(&oid).copied()
+    }
+
+    /// The sequence `nextval` last ran on in this session, and its `currval`.
+    pub(crate) fn seq_last(&self) -> Option<(u32, i64)> {
+        let oid = self.seq_last.get()?;
+        Some((oid, self.seq_value(oid)?))
     }
 
     pub fn id(&self) -> u64 {
@@ -276,7 +311,7 @@ impl Session {
     /// Waits until transaction `xid` has ended (`heap::dml::wait_for_xid`).
     pub(crate) fn wait_for_xid(&mut self, xid: crate::txn::Xid) -> Result<()> {
         let shared = self.shared.clone();
-        crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, &mut self.locks, xid)
+        crate::access::heap::dml::wait_for_xid(&shared.locks, &shared.txns, self.locks.get_mut(), xid)
     }
 
     /// `work_mem` in bytes: what a sort or hash may hold in memory before it spills.
@@ -431,7 +466,7 @@ impl Session {
             let xid = t.xid;
             // Others wait for this transaction's end on its lock (heap::dml::wait_for_xid); it
             // conflicts with nothing the transaction could already hold, so it cannot fail.
-            shared.locks.lock(&mut self.locks, LockTag::Transaction(xid), LockMode::Exclusive).expect("a new xid's lock is free");
+            shared.locks.lock(self.locks.get_mut(), LockTag::Transaction(xid), LockMode::Exclusive).expect("a new xid's lock is free");
         }
         self.txn().xid
     }
@@ -480,15 +515,30 @@ impl Session {
         self.shared.catalog.get(name)
     }
 
-    /// Looks up a table or fails with PostgreSQL's 42P01.
+    /// Looks up an ordinary table or fails: 42P01 if there is no relation of that name,
+    /// 42809 if it is a sequence or a view (row statements, COPY, TRUNCATE, indexes).
     pub fn table(&self, name: &str) -> Result<Arc<Table>> {
+        let t = self.table_any(name)?;
+        if matches!(t.kind, crate::catalog::RelKind::View(_)) {
+            return Err(PgError::feature(format!("cannot change view \"{name}\""))
+                .with_detail("Automatically updatable views are not supported by heapstore: change the view's table."));
+        }
+        if !t.is_table() {
+            return Err(PgError::new("42809", format!("\"{name}\" is not a table"))
+                .with_detail(format!("This operation is not supported for {}s.", t.kind_name())));
+        }
+        Ok(t)
+    }
+
+    /// Looks up a relation of any kind (table, sequence, view) or fails with 42P01.
+    pub fn table_any(&self, name: &str) -> Result<Arc<Table>> {
         self.lookup_table(name).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))
     }
 
     /// Locks a table in `mode` until transaction end (AccessShare for SELECT and COPY TO,
     /// RowExclusive for COPY FROM, AccessExclusive for DROP and TRUNCATE, as PostgreSQL).
     pub(crate) fn lock_table(&mut self, t: &Table, mode: LockMode) -> Result<()> {
-        self.shared.locks.lock(&mut self.locks, LockTag::Relation(t.oid), mode)
+        self.shared.locks.lock(self.locks.get_mut(), LockTag::Relation(t.oid), mode)
     }
 
     /// Locks a table a statement bound before taking its lock, and returns its definition as of
@@ -508,7 +558,7 @@ impl Session {
 
     /// As [`Session::lock_table`] without waiting: false if the lock is not free now.
     pub(crate) fn try_lock_table(&mut self, t: &Table, mode: LockMode) -> bool {
-        self.shared.locks.try_lock(&mut self.locks, LockTag::Relation(t.oid), mode)
+        self.shared.locks.try_lock(self.locks.get_mut(), LockTag::Relation(t.oid), mode)
     }
 
     /// Notes row changes to table `oid` for its statistics (counted when the transaction ends).
@@ -554,10 +604,17 @@ impl Session {
     /// the COMMIT record are logged and (with synchronous_commit) flushed; only then is the
     /// transaction marked committed, the catalog saved and dead files deleted.
     fn commit_durably(&mut self, t: &Txn) -> Result<()> {
+        let sh = self.shared.clone();
+        let seq_flush = self.seq_flush.replace(0);
+        let sync = sh.settings.get("synchronous_commit").map(|v| v != "off").unwrap_or(true);
         if t.xid == INVALID_XID {
+            // `sql::sequence` invariant 2: values handed out are durable before the commit
+            // is acknowledged.
+            if seq_flush > 0 && sync {
+                sh.wal.flush(seq_flush)?;
+            }
             return Ok(());
         }
-        let sh = self.shared.clone();
         for &rel in &t.wal_skipped {
             sh.pool.flush_all(&self.pins, Some(rel))?;
             sh.smgr.fsync(rel, ForkNumber::Main)?;
@@ -584,8 +641,7 @@ impl Session {
         // Invariant 6: from here on, an error is a PANIC.
         let critical = |e: PgError| sh.wal.panic(e.with_context(format!("committing transaction {}", t.xid)));
         sh.wal.failpoints.hit(FAILPOINT_COMMIT_AFTER_RECORD);
-        let sync = sh.settings.get("synchronous_commit").map(|v| v != "off").unwrap_or(true);
-        if (t.wrote_wal || has_ddl) && sync {
+        if (t.wrote_wal || has_ddl || seq_flush > 0) && sync {
             sh.wal.flush(end).map_err(critical)?;
         }
         if has_ddl {
@@ -617,6 +673,7 @@ impl Session {
 
     fn finish_abort(&mut self, t: Txn) {
         assert_eq!(self.pins.held(), 0, "buffer pins leaked at abort");
+        self.seq_flush.set(0);
         if t.xid != INVALID_XID {
             // The ABORT record is not flushed: without it recovery treats the xid as aborted
             // anyway.
@@ -637,7 +694,7 @@ impl Session {
 
     fn release_locks(&mut self, _t: &Txn) {
         self.snapshot_xmin.store(crate::txn::NO_SNAPSHOT, std::sync::atomic::Ordering::Release);
-        self.shared.locks.release_all(&mut self.locks);
+        self.shared.locks.release_all(self.locks.get_mut());
     }
 
     /// Marks the open explicit transaction failed (after an error inside BEGIN ... COMMIT).

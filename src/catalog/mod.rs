@@ -36,6 +36,73 @@ pub struct Column {
     pub name: String,
     pub ty: SqlType,
     pub not_null: bool,
+    /// The DEFAULT expression, as SQL text (parsed and bound by each statement that needs
+    /// it; `pg_attrdef` shows it). `serial` columns get `nextval('<seq>'::regclass)`.
+    #[serde(default)]
+    pub default: Option<String>,
+    /// `GENERATED ALWAYS / BY DEFAULT AS IDENTITY`: the value comes from the sequence the
+    /// column owns ([`SequenceDef::owned_by`]).
+    #[serde(default)]
+    pub identity: Option<Identity>,
+}
+
+impl Column {
+    pub fn new(name: String, ty: SqlType, not_null: bool) -> Column {
+        Column { name, ty, not_null, default: None, identity: None }
+    }
+}
+
+/// An identity column's kind (`pg_attribute.attidentity` 'a' / 'd').
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Identity {
+    Always,
+    ByDefault,
+}
+
+/// What a relation is (`pg_class.relkind`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum RelKind {
+    /// An ordinary table ('r').
+    #[default]
+    Table,
+    /// A sequence ('S'): its one page holds `(last_value, log_cnt, is_called)`
+    /// (`access::sequence`); its parameters are here.
+    Sequence(SequenceDef),
+    /// A view ('v'): planned as a subquery wherever it is named.
+    View(ViewDef),
+}
+
+/// A view's definition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViewDef {
+    /// The query, as SQL text.
+    pub query: String,
+    /// The relations the query reads (a table or view named here cannot be dropped while
+    /// the view exists).
+    pub deps: Vec<Oid>,
+}
+
+/// A sequence's parameters (PostgreSQL's `pg_sequence`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SequenceDef {
+    /// smallint, integer or bigint.
+    pub ty: SqlType,
+    pub start: i64,
+    pub increment: i64,
+    pub min: i64,
+    pub max: i64,
+    pub cache: i64,
+    pub cycle: bool,
+    /// The column that owns it (`serial`, identity, `OWNED BY`): (table oid, column name).
+    /// It is dropped with that table.
+    pub owned_by: Option<(Oid, String)>,
+}
+
+/// A CHECK constraint: its name and its expression as SQL text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    pub name: String,
+    pub expr: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,6 +124,12 @@ pub struct Table {
     /// dropped and truncated with the same transactional DDL as the table (a "replace").
     #[serde(default)]
     pub indexes: Vec<Index>,
+    /// Table, sequence or view.
+    #[serde(default)]
+    pub kind: RelKind,
+    /// CHECK constraints, checked on every row an INSERT, UPDATE or COPY writes.
+    #[serde(default)]
+    pub checks: Vec<Check>,
 }
 
 /// A B-tree index on columns of a table.
@@ -96,6 +169,35 @@ impl Table {
 
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// `pg_class.relkind`.
+    pub fn relkind(&self) -> char {
+        match self.kind {
+            RelKind::Table => 'r',
+            RelKind::Sequence(_) => 'S',
+            RelKind::View(_) => 'v',
+        }
+    }
+
+    pub fn is_table(&self) -> bool {
+        matches!(self.kind, RelKind::Table)
+    }
+
+    pub fn sequence(&self) -> Option<&SequenceDef> {
+        match &self.kind {
+            RelKind::Sequence(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The kind of relation in PostgreSQL's words ("table", "sequence", "view").
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            RelKind::Table => "table",
+            RelKind::Sequence(_) => "sequence",
+            RelKind::View(_) => "view",
+        }
     }
 }
 

@@ -205,6 +205,10 @@ pub(super) struct LoadCtx<'a> {
     fixed: Vec<bool>,
     /// For each table column, the COPY field that fills it.
     src_of: Vec<Option<usize>>,
+    /// For each table column no field fills: its DEFAULT (`exec::rows::Defaults`).
+    defaults: Vec<DefaultFill>,
+    /// The table's CHECK constraints.
+    checks: crate::exec::rows::Checks,
     threshold: usize,
     max_size: usize,
     pub(super) xid: crate::txn::Xid,
@@ -220,8 +224,27 @@ pub(super) struct LoadCtx<'a> {
     pub(super) chunk_bytes: usize,
 }
 
+/// How a column the COPY's field list leaves out is filled.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum DefaultFill {
+    /// NULL (no DEFAULT, or a DEFAULT that is NULL).
+    Null,
+    /// A DEFAULT evaluated once for the whole COPY, in stored form.
+    Stored(Vec<u8>),
+    /// A DEFAULT evaluated per row (`nextval`): by the session's thread, so such a COPY runs
+    /// serially.
+    PerRow,
+}
+
 impl<'a> LoadCtx<'a> {
-    fn new(s: &mut Session, shared: &'a crate::db::Shared, table: &'a Table, cols: &[usize]) -> LoadCtx<'a> {
+    fn new(
+        s: &mut Session,
+        shared: &'a crate::db::Shared,
+        table: &'a Table,
+        cols: &[usize],
+        defaults: Vec<DefaultFill>,
+        checks: crate::exec::rows::Checks,
+    ) -> LoadCtx<'a> {
         let xid = s.xid();
         let cid = s.txn().cid;
         let bs = shared.pool.block_size();
@@ -244,6 +267,8 @@ impl<'a> LoadCtx<'a> {
             types,
             fixed,
             src_of,
+            defaults,
+            checks,
             threshold,
             max_size: heap::max_tuple_size(bs),
             xid,
@@ -263,6 +288,8 @@ impl<'a> LoadCtx<'a> {
 pub(super) struct RowLoader<'a> {
     ctx: &'a LoadCtx<'a>,
     pins: &'a Pins,
+    /// Evaluates a per-row DEFAULT of a column (serial COPY only: [`DefaultFill::PerRow`]).
+    pub(super) per_row: Option<&'a dyn Fn(usize) -> Result<Option<Vec<u8>>>>,
     b: tuple::TupleBuilder,
     pub(super) bulk: BulkInsert<'a>,
     toast_bulk: Option<BulkInsert<'a>>,
@@ -290,6 +317,7 @@ impl<'a> RowLoader<'a> {
         RowLoader {
             ctx,
             pins,
+            per_row: None,
             b: tuple::TupleBuilder::new(ctx.table.columns.len()),
             bulk,
             toast_bulk,
@@ -308,6 +336,22 @@ impl<'a> RowLoader<'a> {
         for c in 0..table.columns.len() {
             let ty = &ctx.types[c];
             let k = ctx.src_of[c];
+            if k.is_none() {
+                match &ctx.defaults[c] {
+                    DefaultFill::Null => b.push_null(),
+                    DefaultFill::Stored(v) if ctx.fixed[c] => b.push_fixed(v),
+                    DefaultFill::Stored(v) => b.push_varlena(v),
+                    DefaultFill::PerRow => {
+                        let f = self.per_row.ok_or_else(|| PgError::internal("a per-row DEFAULT in a COPY without the session"))?;
+                        match f(c).map_err(|e| e.with_context(row.line_context()))? {
+                            None => b.push_null(),
+                            Some(v) if ctx.fixed[c] => b.push_fixed(&v),
+                            Some(v) => b.push_varlena(&v),
+                        }
+                    }
+                }
+                continue;
+            }
             match k.and_then(|k| row.field(k)) {
                 None => b.push_null(),
                 Some(Field::Text(v)) => b
@@ -330,6 +374,20 @@ impl<'a> RowLoader<'a> {
                 .with_table(&table.name)
                 .with_column(&col.name));
             }
+        }
+        if !ctx.checks.is_empty() {
+            let t = b.finish().to_vec();
+            let mut attrs = Vec::new();
+            tuple::deform(&t, &ctx.types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+            let mut vals = Vec::with_capacity(attrs.len());
+            let mut scratch = Vec::new();
+            for (i, a) in attrs.iter().enumerate() {
+                vals.push(match a {
+                    None => crate::types::Value::Null,
+                    Some(a) => crate::types::Value::decode(&ctx.types[i], attr_bytes(&ctx.shared.pool, self.pins, *a, &mut scratch)?),
+                });
+            }
+            ctx.checks.check_values(table, &vals).map_err(|e| e.with_context(row.line_context()))?;
         }
         if b.len() > ctx.threshold {
             if let (Some(tb), Some(trel)) = (self.toast_bulk.as_mut(), table.toast_relfile) {
@@ -386,14 +444,31 @@ pub fn copy_worker_cpu_seconds() -> f64 {
 pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptions, src: &mut dyn Read, parallel: usize) -> Result<u64> {
     let shared = s.shared.clone();
     let names: Vec<String> = cols.iter().map(|&c| table.columns[c].name.clone()).collect();
-    let ctx = LoadCtx::new(s, &shared, table, cols);
+    // DEFAULTs of the columns the field list leaves out: constants once, `nextval` per row.
+    let defaults = crate::exec::rows::Defaults::new(s, table, |c| !cols.contains(&c))?;
+    let mut fills = Vec::with_capacity(table.columns.len());
+    for c in 0..table.columns.len() {
+        fills.push(if cols.contains(&c) || !defaults.has(c) {
+            DefaultFill::Null
+        } else if defaults.is_volatile(c) {
+            DefaultFill::PerRow
+        } else {
+            defaults.stored(s, table, c)?.map_or(DefaultFill::Null, DefaultFill::Stored)
+        });
+    }
+    let per_row = fills.contains(&DefaultFill::PerRow);
+    let checks = crate::exec::rows::Checks::new(table)?;
+    let ctx = LoadCtx::new(s, &shared, table, cols, fills, checks);
     let rdr = CopyReader::new(src, opts, &table.name, &names);
-    if parallel > 1 {
+    if parallel > 1 && !per_row {
         if let Some(workers) = super::parallel::Workers::reserve(&shared, parallel) {
-            return super::parallel::copy_from(&ctx, rdr, &names, &mut s.locks, workers);
+            return super::parallel::copy_from(&ctx, rdr, &names, s.locks.get_mut(), workers);
         }
     }
-    copy_from_serial(&ctx, rdr, &s.pins, &mut s.locks)
+    let session: &Session = s;
+    let fill = |c: usize| defaults.stored(session, table, c);
+    let mut locks = session.locks.borrow_mut();
+    copy_from_serial(&ctx, rdr, &session.pins, &mut locks, per_row.then_some(&fill as &dyn Fn(usize) -> Result<Option<Vec<u8>>>))
 }
 
 fn copy_from_serial(
@@ -401,10 +476,12 @@ fn copy_from_serial(
     mut rdr: CopyReader<&mut dyn Read>,
     pins: &Pins,
     locks: &mut crate::lock::SessionLocks,
+    per_row: Option<&dyn Fn(usize) -> Result<Option<Vec<u8>>>>,
 ) -> Result<u64> {
     let shared = ctx.shared;
     let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };
     let mut ld = RowLoader::new(ctx, pins);
+    ld.per_row = per_row;
     let mut n = 0u64;
     let mut chunk = 0usize;
     while let Some(row) = rdr.next_row()? {

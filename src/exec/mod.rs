@@ -665,6 +665,10 @@ impl<'a> Exec<'a> {
 }
 
 impl SubRunner for Exec<'_> {
+    fn session(&self) -> Option<&crate::session::Session> {
+        Some(self.s)
+    }
+
     fn sublink(&self, link: &SubLink, row: &[Value], cx: &EvalCx<'_>) -> Result<Value> {
         let mut stack: Vec<&[Value]> = Vec::with_capacity(cx.outer.len() + 1);
         stack.push(row);

@@ -155,7 +155,7 @@ pub fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>]
     let wal = index_wal(s, table);
     let me = s.xid();
     let shared = s.shared.clone();
-    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: &mut s.locks, me, wal, key: Vec::new() };
+    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new() };
     m.insert(table, stored, tid)
 }
 
@@ -218,5 +218,139 @@ impl Maintainer<'_> {
     pub fn insert_tuple(&mut self, table: &Table, t: &[u8], tid: Tid) -> Result<()> {
         let stored = stored_of_parts(&self.shared.pool, self.pins, table, t)?;
         self.insert(table, &stored, tid)
+    }
+}
+
+/// Parses a stored expression (a column's DEFAULT, a CHECK constraint).
+pub fn parse_stored_expr(text: &str) -> Result<sqlparser::ast::Expr> {
+    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| PgError::internal(format!("stored expression \"{text}\" does not parse: {e}")))
+}
+
+/// The values of the columns a row statement leaves out: each column's DEFAULT expression,
+/// or its identity sequence's `nextval`, bound once per statement; NULL for the others.
+///
+/// Invariant: a default is *volatile* when it calls a sequence function: it is evaluated
+/// once per row, in row order, by the session's own thread. Any other default is evaluated
+/// once per statement (the transaction-start functions and constants are the same for every
+/// row of a statement).
+pub struct Defaults {
+    cols: Vec<Option<crate::sql::expr::Scalar>>,
+    volatile: Vec<bool>,
+}
+
+impl Defaults {
+    /// Binds the defaults of `table`'s columns for which `wanted(c)` holds.
+    pub fn new(s: &Session, table: &Table, wanted: impl Fn(usize) -> bool) -> Result<Defaults> {
+        use crate::sql::expr::Scalar;
+        let mut cols = Vec::with_capacity(table.columns.len());
+        let mut volatile = Vec::with_capacity(table.columns.len());
+        let now = s.txn.as_ref().map_or(0, |t| t.start_us);
+        for (c, col) in table.columns.iter().enumerate() {
+            let e = if !wanted(c) {
+                None
+            } else if col.identity.is_some() {
+                let seq = crate::sql::sequence::identity_sequence(s, table, &col.name)?;
+                let f = crate::sql::func::Func::Seq(crate::sql::sequence::SeqFunc::Nextval);
+                let call =
+                    Scalar::Func(f, vec![Scalar::Const(crate::types::Value::Oid(seq.oid))], SqlType::new(crate::types::TypeId::Int8));
+                Some(Scalar::Cast(Box::new(call), col.ty))
+            } else if let Some(text) = &col.default {
+                let e = parse_stored_expr(text)?;
+                Some(crate::sql::dml::bind_default(&e, col, now)?)
+            } else {
+                None
+            };
+            volatile.push(e.as_ref().is_some_and(crate::sql::expr::calls_sequence));
+            cols.push(e);
+        }
+        Ok(Defaults { cols, volatile })
+    }
+
+    /// Whether column `c` has a default that is evaluated per row.
+    pub fn is_volatile(&self, c: usize) -> bool {
+        self.volatile[c]
+    }
+
+    pub fn any_volatile(&self) -> bool {
+        self.volatile.iter().any(|&v| v)
+    }
+
+    /// Column `c`'s bound default expression (None: NULL).
+    pub fn bound(&self, c: usize) -> Option<crate::sql::expr::Scalar> {
+        self.cols[c].clone()
+    }
+
+    /// Whether column `c` has a default at all (else it is NULL).
+    pub fn has(&self, c: usize) -> bool {
+        self.cols[c].is_some()
+    }
+
+    /// Column `c`'s default for the next row (NULL when it has none).
+    pub fn value(&self, s: &Session, c: usize) -> Result<crate::types::Value> {
+        match &self.cols[c] {
+            None => Ok(crate::types::Value::Null),
+            Some(e) => crate::sql::expr::eval_with_session(e, s, &[], &[]),
+        }
+    }
+
+    /// Column `c`'s default in stored form (None: NULL), for COPY.
+    pub fn stored(&self, s: &Session, table: &Table, c: usize) -> Result<Option<Vec<u8>>> {
+        let v = self.value(s, c)?;
+        if v == crate::types::Value::Null {
+            return Ok(None);
+        }
+        let mut b = Vec::new();
+        crate::sql::expr::store(&v, &table.columns[c].ty, &mut b)?;
+        Ok(Some(b))
+    }
+}
+
+/// A table's CHECK constraints, bound once per statement against its columns.
+pub struct Checks {
+    list: Vec<(String, crate::sql::expr::Scalar)>,
+}
+
+impl Checks {
+    pub fn new(table: &Table) -> Result<Checks> {
+        let mut list = Vec::with_capacity(table.checks.len());
+        for c in &table.checks {
+            let e = parse_stored_expr(&c.expr)?;
+            list.push((c.name.clone(), crate::sql::expr::bind(&e, table)?));
+        }
+        // PostgreSQL checks them in name order (its catalog index on the constraint name).
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Checks { list })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Checks a row (all of the table's columns): a constraint that is false fails with
+    /// 23514 (NULL passes, as in PostgreSQL).
+    pub fn check(&self, _s: &Session, table: &Table, row: &[crate::types::Value]) -> Result<()> {
+        self.check_values(table, row)
+    }
+
+    /// As [`Checks::check`], without a session (a CHECK expression reads only the row).
+    pub fn check_values(&self, table: &Table, row: &[crate::types::Value]) -> Result<()> {
+        for (name, e) in &self.list {
+            if e.eval(row, &[])? == crate::types::Value::Bool(false) {
+                let vals: Vec<String> =
+                    row.iter().zip(&table.columns).map(|(v, c)| v.to_text(&c.ty).unwrap_or_else(|| "null".into())).collect();
+                return Err(PgError::new(
+                    sqlstate::CHECK_VIOLATION,
+                    format!("new row for relation \"{}\" violates check constraint \"{name}\"", table.name),
+                )
+                .with_detail(format!("Failing row contains ({}).", vals.join(", ")))
+                .with_table(&table.name)
+                .with_constraint(name));
+            }
+        }
+        Ok(())
     }
 }

@@ -407,7 +407,7 @@ fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
 /// the generated `pg_catalog` relations (`sql::pg_catalog`).
 ///
 /// - `\d NAME`'s table details (`c.relchecks, ..., array_to_string(c.reloptions ...)`):
-///   heapstore tables have no options, checks, rules, triggers or row security.
+///   heapstore relations have no options, rules, triggers or row security.
 /// - `\d NAME`'s footers for policies, extended statistics, publications and inheritance:
 ///   heapstore has none of these, so no rows is the true answer.
 /// - pgbench's check for its accounts table (`pg_partitioned_table`, `current_schemas`).
@@ -455,7 +455,11 @@ fn catalog_query(s: &mut Session, lower: &str, sql: &str) -> Option<Result<Query
         let rows = match (t, oid.and_then(crate::sql::pg_catalog::catalog_kind)) {
             (Some(t), _) => {
                 let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
-                row("r", !t.indexes.is_empty(), persistence, Some("heap"))
+                let kind = t.relkind().to_string();
+                let am = (kind == "r").then_some("heap");
+                let mut r = row(&kind, !t.indexes.is_empty(), persistence, am);
+                r[0][0] = Some(t.checks.len().to_string());
+                r
             }
             (None, Some('r')) => {
                 let mut r = row("r", false, "p", Some("heap"));

@@ -45,7 +45,7 @@ pub fn statement(st: &Statement) -> Result<()> {
         Statement::Delete(d) => delete(d),
         Statement::Update { table, assignments, from, selection: _, returning, or, limit } => {
             need(from.is_none(), "UPDATE ... FROM")?;
-            need(returning.is_none(), "UPDATE ... RETURNING")?;
+            let _ = returning; // bound by `dml::Returning` (every select-list form handled or refused)
             need(or.is_none(), "UPDATE OR ...")?;
             need(limit.is_none(), "UPDATE ... LIMIT")?;
             single_table(table, "UPDATE")?;
@@ -353,9 +353,12 @@ fn insert(i: &Insert) -> Result<()> {
     need(table_alias.is_none(), "an INSERT target alias")?;
     need(assignments.is_empty(), "INSERT ... SET")?;
     need(partitioned.is_none() && after_columns.is_empty() && settings.is_none() && format_clause.is_none(), "this INSERT clause")?;
-    need(on.is_none(), "INSERT ... ON CONFLICT")?;
-    need(returning.is_none(), "INSERT ... RETURNING")?;
-    let Some(src) = source else { return Err(refuse("INSERT ... DEFAULT VALUES")) };
+    // ON CONFLICT and RETURNING are bound by `dml::OnConflict` / `dml::Returning`, which read
+    // every field; MySQL's ON DUPLICATE KEY UPDATE is refused.
+    need(!matches!(on, Some(sqlparser::ast::OnInsert::DuplicateKeyUpdate(_))), "ON DUPLICATE KEY UPDATE")?;
+    let _ = returning;
+    // INSERT ... DEFAULT VALUES.
+    let Some(src) = source else { return Ok(()) };
     if !matches!(&*src.body, SetExpr::Values(_)) {
         // INSERT ... SELECT / VALUES with clauses: the query planner checks the query.
         return query(src);
@@ -385,7 +388,7 @@ fn delete(d: &Delete) -> Result<()> {
     let Delete { tables, from, using, selection: _, returning, order_by, limit } = d;
     need(tables.is_empty(), "DELETE of several tables")?;
     need(using.is_none(), "DELETE ... USING")?;
-    need(returning.is_none(), "DELETE ... RETURNING")?;
+    let _ = returning; // bound by `dml::Returning`
     need(order_by.is_empty() && limit.is_none(), "DELETE ... ORDER BY / LIMIT")?;
     let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = from;
     match v.as_slice() {

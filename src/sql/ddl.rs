@@ -62,6 +62,8 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     }
     // PRIMARY KEY / UNIQUE (column or table constraints): (columns, primary, name).
     let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
+    // CHECK constraints: (name given, expression, the column it was written on).
+    let mut checks: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)> = Vec::new();
     for c in &ct.constraints {
         match c {
             sqlparser::ast::TableConstraint::PrimaryKey { name, columns, .. } => {
@@ -72,6 +74,9 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
                 false,
                 name.as_ref().map(fold_ident),
             )),
+            sqlparser::ast::TableConstraint::Check { name, expr, enforced: None } => {
+                checks.push((name.as_ref().map(fold_ident), (**expr).clone(), None))
+            }
             other => return Err(PgError::feature(format!("table constraint not supported yet: {other}"))),
         }
     }
@@ -79,28 +84,102 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "tables can have at most 1600 columns"));
     }
     let mut columns: Vec<Column> = Vec::with_capacity(ct.columns.len());
+    // Columns that own a sequence: (column, sequence type, options).
+    let mut owned: Vec<(usize, SqlType, Vec<sqlparser::ast::SequenceOptions>)> = Vec::new();
+    let now = s.txn.as_ref().map_or(0, |t| t.start_us);
     for c in &ct.columns {
         let cname = fold_ident(&c.name);
         if columns.iter().any(|x| x.name == cname) {
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{cname}\" specified more than once")));
         }
-        let ty = sql_type(&c.data_type)?;
+        let serial = match c.data_type.to_string().to_lowercase().as_str() {
+            "serial" | "serial4" => Some(crate::types::TypeId::Int4),
+            "bigserial" | "serial8" => Some(crate::types::TypeId::Int8),
+            "smallserial" | "serial2" => Some(crate::types::TypeId::Int2),
+            _ => None,
+        };
+        let ty = match serial {
+            Some(id) => SqlType::new(id),
+            None => sql_type(&c.data_type)?,
+        };
         if ty.id == crate::types::TypeId::Regclass {
             return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
         }
-        let mut not_null = false;
+        let mut col = Column::new(cname.clone(), ty, serial.is_some());
+        let mut default: Option<&sqlparser::ast::Expr> = None;
+        let mut seq_options = Vec::new();
         for o in &c.options {
             match &o.option {
-                ColumnOption::NotNull => not_null = true,
-                ColumnOption::Null => not_null = false,
-                ColumnOption::Unique { is_primary, .. } => {
-                    not_null |= *is_primary;
+                ColumnOption::NotNull => col.not_null = true,
+                ColumnOption::Null => col.not_null = false,
+                ColumnOption::Unique { is_primary, characteristics: None } => {
+                    col.not_null |= *is_primary;
                     keys.push((vec![cname.clone()], *is_primary, o.name.as_ref().map(fold_ident)));
+                }
+                ColumnOption::Default(e) => {
+                    if default.is_some() || serial.is_some() {
+                        return Err(PgError::syntax(format!(
+                            "multiple default values specified for column \"{cname}\" of table \"{name}\""
+                        )));
+                    }
+                    default = Some(e);
+                }
+                ColumnOption::Check(e) => checks.push((o.name.as_ref().map(fold_ident), e.clone(), Some(cname.clone()))),
+                ColumnOption::Generated {
+                    generated_as: g @ (sqlparser::ast::GeneratedAs::Always | sqlparser::ast::GeneratedAs::ByDefault),
+                    sequence_options,
+                    generation_expr: None,
+                    generation_expr_mode: None,
+                    generated_keyword: true,
+                } => {
+                    if col.identity.is_some() {
+                        return Err(PgError::syntax(format!(
+                            "multiple identity specifications for column \"{cname}\" of table \"{name}\""
+                        )));
+                    }
+                    col.identity = Some(if matches!(g, sqlparser::ast::GeneratedAs::Always) {
+                        crate::catalog::Identity::Always
+                    } else {
+                        crate::catalog::Identity::ByDefault
+                    });
+                    col.not_null = true;
+                    seq_options = sequence_options.clone().unwrap_or_default();
+                }
+                ColumnOption::Generated { .. } => {
+                    return Err(PgError::feature("generated columns (GENERATED ALWAYS AS (expr) STORED) are not supported by heapstore"))
                 }
                 other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
             }
         }
-        columns.push(Column { name: cname, ty, not_null });
+        if col.identity.is_some() {
+            if default.is_some() || serial.is_some() {
+                return Err(PgError::syntax(format!("both default and identity specified for column \"{cname}\" of table \"{name}\"")));
+            }
+            if !matches!(ty.id, crate::types::TypeId::Int2 | crate::types::TypeId::Int4 | crate::types::TypeId::Int8) {
+                return Err(PgError::new("22023", "identity column type must be smallint, integer, or bigint"));
+            }
+            owned.push((columns.len(), ty, seq_options));
+        } else if serial.is_some() {
+            owned.push((columns.len(), ty, Vec::new()));
+        }
+        if let Some(e) = default {
+            let mut refs = false;
+            let _ = sqlparser::ast::visit_expressions(e, |x| {
+                refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
+                    && !super::dml::is_default_keyword(x);
+                refs |= matches!(
+                    x,
+                    sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }
+                );
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if refs {
+                return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
+            }
+            super::dml::bind_default(e, &col, now)?;
+            col.default = Some(e.to_string());
+        }
+        columns.push(col);
     }
     // CREATE TABLE AS: the query's columns (an untyped literal column is text).
     let source = match &ct.query {
@@ -111,7 +190,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
                 if columns.iter().any(|x| x.name == c.name) {
                     return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", c.name)));
                 }
-                columns.push(Column { name: c.name.clone(), ty: c.ty, not_null: false });
+                columns.push(Column::new(c.name.clone(), c.ty, false));
             }
             Some(q)
         }
@@ -121,15 +200,29 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let needs_toast = columns.iter().any(|c| c.ty.fixed_len().is_none());
     let relfile = s.create_files()?;
     let toast_relfile = if needs_toast { Some(s.create_files()?) } else { None };
+    let oid = s.shared.catalog.new_oid();
+    // serial and identity columns: their sequences `<table>_<column>_seq`, owned by them.
+    for (c, ty, options) in &owned {
+        let cname = columns[*c].name.clone();
+        let seq_name = choose_sequence_name(s, &name, &cname);
+        let def = super::sequence::sequence_def(*ty, options, Some((oid, cname)))?;
+        super::sequence::make_sequence(s, &seq_name, def)?;
+        if columns[*c].identity.is_none() {
+            columns[*c].default = Some(format!("nextval('{}'::regclass)", seq_name.replace('\'', "''")));
+        }
+    }
     let t = Table {
-        oid: s.shared.catalog.new_oid(),
+        oid,
         name,
         columns,
         relfile,
         toast_relfile,
         persistence: if unlogged { Persistence::Unlogged } else { Persistence::Permanent },
         indexes: Vec::new(),
+        kind: crate::catalog::RelKind::Table,
+        checks: Vec::new(),
     };
+    let t = Table { checks: bind_checks(s, &t, checks)?, ..t };
     let mut t = Arc::new(t);
     s.txn().creates.push(t.clone());
     for (cols, primary, name) in keys {
@@ -137,42 +230,92 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     }
     if let Some(q) = source {
         let cols: Vec<usize> = (0..t.columns.len()).collect();
-        let r = super::dml::insert_select(s, &t, &cols, q, &[])?;
+        let r = super::dml::insert_select(s, &t, &cols, q, &[], None, None)?;
         // PostgreSQL tags CREATE TABLE AS with the rows it selected.
         return Ok(tag(&r.tag.replacen("INSERT 0", "SELECT", 1)));
     }
     Ok(tag("CREATE TABLE"))
 }
 
-pub fn drop_tables(s: &mut Session, object_type: ObjectType, if_exists: bool, names: Vec<ObjectName>) -> Result<QueryResult> {
-    if object_type != ObjectType::Table {
-        return Err(PgError::feature(format!("DROP {object_type} is not supported")));
-    }
-    let mut r = tag("DROP TABLE");
+/// `DROP TABLE | SEQUENCE | VIEW [IF EXISTS] names [CASCADE | RESTRICT]`. Dropping a table
+/// drops the sequences its columns own (`serial`, identity); a sequence a column owns cannot
+/// be dropped alone (2BP01), and CASCADE is refused where it would drop more.
+pub fn drop_tables(
+    s: &mut Session,
+    object_type: ObjectType,
+    if_exists: bool,
+    names: Vec<ObjectName>,
+    cascade: bool,
+) -> Result<QueryResult> {
+    let kind = match object_type {
+        ObjectType::Table => "table",
+        ObjectType::Sequence => "sequence",
+        ObjectType::View => "view",
+        other => return Err(PgError::feature(format!("DROP {other} is not supported"))),
+    };
+    let mut r = tag(&format!("DROP {}", kind.to_uppercase()));
     for n in &names {
         let name = table_name(n)?;
         let Some(t) = s.lookup_table(&name) else {
             if if_exists {
-                r.notices.push(format!("NOTICE:  table \"{name}\" does not exist, skipping"));
+                r.notices.push(format!("NOTICE:  {kind} \"{name}\" does not exist, skipping"));
                 continue;
             }
-            return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("table \"{name}\" does not exist")));
+            return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("{kind} \"{name}\" does not exist")));
         };
-        s.lock_table(&t, LockMode::AccessExclusive)?;
-        s.xid();
-        let txn = s.txn();
-        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)));
-        if let Some(i) = txn.creates.iter().position(|c| c.name == name) {
-            txn.creates.remove(i);
-            continue;
+        if t.kind_name() != kind {
+            return Err(PgError::new("42809", format!("\"{name}\" is not a {kind}")).with_hint(format!(
+                "Use DROP {} to remove a {}.",
+                t.kind_name().to_uppercase(),
+                t.kind_name()
+            )));
         }
-        let original = match txn.replaces.iter().position(|(nw, _)| nw.name == name) {
-            Some(i) => txn.replaces.remove(i).1,
-            None => t.clone(),
-        };
-        txn.drops.push(original);
+        if let Some((owner, col)) = t.sequence().and_then(|d| d.owned_by.clone()) {
+            if let Some(ot) = s.visible_tables().into_iter().find(|x| x.oid == owner) {
+                let uses = ot.columns.iter().any(|c| c.name == col && (c.identity.is_some() || c.default.is_some()));
+                if uses && !names.iter().any(|m| table_name(m).is_ok_and(|m| m == ot.name)) {
+                    let e = PgError::new("2BP01", format!("cannot drop sequence {name} because other objects depend on it"))
+                        .with_detail(format!("default value for column {col} of table {} depends on sequence {name}", ot.name));
+                    return Err(if cascade {
+                        PgError::feature("DROP SEQUENCE ... CASCADE of a sequence a column uses is not supported by heapstore")
+                    } else {
+                        e.with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
+                    });
+                }
+            }
+        }
+        if t.is_table() {
+            super::view::check_no_dependent_views(s, &t, cascade)?;
+        }
+        let owned = if t.is_table() { super::sequence::owned_sequences(s, &t) } else { Vec::new() };
+        for x in std::iter::once(t).chain(owned) {
+            drop_relation(s, x)?;
+        }
     }
     Ok(r)
+}
+
+/// Drops one relation in this transaction (its files are deleted at commit).
+fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
+    s.lock_table(&t, LockMode::AccessExclusive)?;
+    s.xid();
+    let txn = s.txn();
+    if txn.drops.iter().any(|d| d.oid == t.oid) {
+        return Ok(());
+    }
+    if !matches!(t.kind, crate::catalog::RelKind::View(_)) {
+        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)));
+    }
+    if let Some(i) = txn.creates.iter().position(|c| c.name == t.name) {
+        txn.creates.remove(i);
+        return Ok(());
+    }
+    let original = match txn.replaces.iter().position(|(nw, _)| nw.name == t.name) {
+        Some(i) => txn.replaces.remove(i).1,
+        None => t.clone(),
+    };
+    txn.drops.push(original);
+    Ok(())
 }
 
 pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<QueryResult> {
@@ -252,4 +395,70 @@ pub fn alter_table(
         t = super::index::add_constraint_index(s, &t, &cols, primary, cname.as_ref().map(fold_ident))?;
     }
     Ok(tag("ALTER TABLE"))
+}
+
+/// PostgreSQL's name for a column's sequence: `<table>_<column>_seq`, then with a number
+/// appended until no relation has it.
+fn choose_sequence_name(s: &Session, table: &str, column: &str) -> String {
+    let base = format!("{table}_{column}_seq");
+    if s.lookup_table(&base).is_none() {
+        return base;
+    }
+    (1..).map(|i| format!("{base}{i}")).find(|n| s.lookup_table(n).is_none()).expect("some name is free")
+}
+
+/// Checks and names CHECK constraints: each must be a boolean expression over the table's
+/// columns, without subqueries or aggregates. Unnamed ones get PostgreSQL's names
+/// (`<table>_<column>_check` for a column constraint, `<table>_check` otherwise, numbered
+/// when taken).
+pub(crate) fn bind_checks(
+    s: &Session,
+    t: &Table,
+    list: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)>,
+) -> Result<Vec<crate::catalog::Check>> {
+    let mut out: Vec<crate::catalog::Check> = t.checks.clone();
+    let taken = |n: &str, out: &[crate::catalog::Check]| {
+        out.iter().any(|c| c.name == n) || t.indexes.iter().any(|i| i.name == n) || s.lookup_table(n).is_some()
+    };
+    for (name, e, col) in list {
+        let mut sub = false;
+        let _ = sqlparser::ast::visit_expressions(&e, |x| {
+            sub |= matches!(
+                x,
+                sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }
+            );
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        if sub {
+            return Err(PgError::feature("cannot use subquery in check constraint"));
+        }
+        let b = super::expr::bind(&e, t)?;
+        if super::expr::type_of(&b).is_some_and(|ty| ty.id != crate::types::TypeId::Bool) {
+            return Err(PgError::new(
+                "42804",
+                format!("argument of CHECK must be type boolean, not type {}", super::expr::type_of(&b).expect("typed").name()),
+            ));
+        }
+        let name = match name {
+            Some(n) => {
+                if out.iter().any(|c| c.name == n) {
+                    return Err(PgError::new("42710", format!("constraint \"{n}\" for relation \"{}\" already exists", t.name)));
+                }
+                n
+            }
+            None => {
+                let base = match &col {
+                    Some(c) => format!("{}_{c}_check", t.name),
+                    None => format!("{}_check", t.name),
+                };
+                if !taken(&base, &out) {
+                    base
+                } else {
+                    (1..).map(|i| format!("{base}{i}")).find(|n| !taken(n, &out)).expect("some name is free")
+                }
+            }
+        };
+        out.push(crate::catalog::Check { name, expr: e.to_string() });
+    }
+    Ok(out)
 }

@@ -28,6 +28,7 @@ use crate::error::{sqlstate, PgError, Result};
 use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use crate::txn::Snapshot;
+use crate::txn::INVALID_XID;
 use crate::types::{SqlType, Value};
 use sqlparser::ast::{Expr, FromTable, Insert, SetExpr, TableFactor, TableObject, TableWithJoins};
 use std::sync::Arc;
@@ -332,62 +333,119 @@ fn heap_rel(s: &mut Session, table: &Table) -> (bool, bool) {
     (wal, s.shared.settings.bool("full_page_writes"))
 }
 
-/// INSERT INTO t [(cols)] VALUES (...), (...).
-pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result<QueryResult> {
-    if ins.on.is_some() || ins.returning.is_some() {
-        return Err(PgError::feature("INSERT ... ON CONFLICT / RETURNING is not supported yet"));
+/// The target columns of an INSERT (its column list, or all columns).
+fn insert_columns(table: &Table, columns: &[sqlparser::ast::Ident]) -> Result<Vec<usize>> {
+    if columns.is_empty() {
+        return Ok((0..table.columns.len()).collect());
     }
+    let mut v = Vec::new();
+    for c in columns {
+        let n = fold_ident(c);
+        let i = table.column_index(&n).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+        })?;
+        if v.contains(&i) {
+            return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
+        }
+        v.push(i);
+    }
+    Ok(v)
+}
+
+/// PostgreSQL's 428C9 for a value given to a `GENERATED ALWAYS` identity column.
+fn identity_always_error(col: &crate::catalog::Column) -> PgError {
+    PgError::new("428C9", format!("cannot insert a non-DEFAULT value into column \"{}\"", col.name))
+        .with_detail(format!("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name))
+        .with_hint("Use OVERRIDING SYSTEM VALUE to override.")
+}
+
+/// Binds a column's DEFAULT expression: untyped literals take the column's type, and the
+/// value must be assignable to it.
+pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64) -> Result<Scalar> {
+    let scope = super::expr::Scope { cols: Vec::new() };
+    let binder = super::expr::Binder { now_us: Some(now_us), ..super::expr::Binder::new(&scope) };
+    let b = bind_untyped_with(&binder, e, col.ty, now_us)?;
+    check_assignment(&b, col)?;
+    Ok(b)
+}
+
+/// INSERT INTO t [(cols)] VALUES (...), (...) | query | DEFAULT VALUES [RETURNING ...].
+pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result<QueryResult> {
     let TableObject::TableName(name) = &ins.table else { return Err(PgError::feature("INSERT into a function is not supported")) };
     let table = s.table(&super::ddl_table_name(name)?)?;
-    let cols: Vec<usize> = if ins.columns.is_empty() {
-        (0..table.columns.len()).collect()
-    } else {
-        let mut v = Vec::new();
-        for c in &ins.columns {
-            let n = fold_ident(c);
-            let i = table.column_index(&n).ok_or_else(|| {
-                PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
-            })?;
-            if v.contains(&i) {
-                return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
-            }
-            v.push(i);
-        }
-        v
-    };
-    let Some(src) = &ins.source else { return Err(PgError::feature("INSERT without VALUES is not supported")) };
+    let cols = insert_columns(&table, &ins.columns)?;
     let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
-    let SetExpr::Values(values) = &*src.body else {
-        return insert_select(s, &table, &cols, src, params);
+    let returning = ins.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
+    let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, on)).transpose()?;
+    let src = match &ins.source {
+        None => None,
+        Some(src) => match &*src.body {
+            SetExpr::Values(values) => Some(values),
+            _ => return insert_select(s, &table, &cols, src, params, returning.as_ref(), conflict.as_ref()),
+        },
     };
     // No column can be referenced in VALUES: bind against a table without columns.
     let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
-    let mut rows = Vec::with_capacity(values.rows.len());
-    for r in &values.rows {
-        if r.len() > cols.len() {
-            return Err(PgError::syntax("INSERT has more expressions than target columns"));
+    let mut given: Vec<Vec<Option<Scalar>>> = Vec::new();
+    let mut need_default = vec![false; table.columns.len()];
+    match src {
+        None => {
+            given.push(vec![None; table.columns.len()]);
+            need_default.iter_mut().for_each(|d| *d = true);
         }
-        let mut vals = vec![Value::Null; table.columns.len()];
-        for (k, e) in r.iter().enumerate() {
-            if matches!(e, Expr::Identifier(id) if id.value.eq_ignore_ascii_case("default")) {
-                continue;
+        Some(values) => {
+            for r in &values.rows {
+                if r.len() > cols.len() {
+                    return Err(PgError::syntax("INSERT has more expressions than target columns"));
+                }
+                let mut row: Vec<Option<Scalar>> = vec![None; table.columns.len()];
+                for (k, e) in r.iter().enumerate() {
+                    let c = cols[k];
+                    if matches!(e, Expr::Identifier(id) if id.value.eq_ignore_ascii_case("default") && id.quote_style.is_none()) {
+                        need_default[c] = true;
+                        continue;
+                    }
+                    if table.columns[c].identity == Some(crate::catalog::Identity::Always) {
+                        return Err(identity_always_error(&table.columns[c]));
+                    }
+                    let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
+                    check_assignment(&b, &table.columns[c])?;
+                    row[c] = Some(b);
+                }
+                for c in 0..table.columns.len() {
+                    if !cols[..r.len()].contains(&c) {
+                        need_default[c] = true;
+                    }
+                }
+                given.push(row);
             }
-            let c = cols[k];
-            let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
-            check_assignment(&b, &table.columns[c])?;
-            vals[c] = b.eval(&[], params)?;
         }
-        rows.push(vals);
     }
+    let defaults = crate::exec::rows::Defaults::new(s, &table, |c| need_default[c])?;
     let xid = s.xid();
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, &table);
-    let mut n = 0u64;
-    for vals in &rows {
-        insert_row(s, &table, vals, (wal, fpw), xid, cid)?;
-        n += 1;
+    let checks = crate::exec::rows::Checks::new(&table)?;
+    let mut out = RowsOut::new(returning.as_ref());
+    // Values are computed row by row, in order (a volatile default, `nextval`, sees the rows
+    // before it), then stored.
+    for row in &given {
+        let mut vals = vec![Value::Null; table.columns.len()];
+        for (c, e) in row.iter().enumerate() {
+            vals[c] = match e {
+                Some(e) => expr::eval_with_session(e, s, &[], params)?,
+                None => defaults.value(s, c)?,
+            };
+        }
+        let done = match &conflict {
+            Some(oc) => oc.insert_or_resolve(s, &table, &vals, (wal, fpw), xid, cid, &checks, params)?,
+            None => Some(insert_row(s, &table, &vals, (wal, fpw), xid, cid, &checks)?),
+        };
+        if let Some(stored) = done {
+            out.push(s, &table, &stored, params)?;
+        }
     }
-    Ok(super::tag(&format!("INSERT 0 {n}")))
+    out.finish("INSERT 0")
 }
 
 /// Whether a value of type `from` may be assigned to a column of type `to` (PostgreSQL's
@@ -414,6 +472,8 @@ pub(crate) fn insert_select(
     cols: &[usize],
     src: &sqlparser::ast::Query,
     params: &[Option<String>],
+    returning: Option<&Returning>,
+    conflict: Option<&OnConflict>,
 ) -> Result<QueryResult> {
     let now = s.txn.as_ref().map(|t| t.start_us);
     let b = super::query::Planner::new(s, now).query(src, &[])?;
@@ -429,7 +489,12 @@ pub(crate) fn insert_select(
             )
             .with_hint("You will need to rewrite or cast the expression."));
         }
+        if col.identity == Some(crate::catalog::Identity::Always) {
+            return Err(identity_always_error(col));
+        }
     }
+    let given = &cols[..b.columns.len()];
+    let defaults = crate::exec::rows::Defaults::new(s, table, |c| !given.contains(&c))?;
     s.lock_table(table, LockMode::RowExclusive)?;
     crate::exec::lock_tables(s, &b.node)?;
     let snap = s.snapshot();
@@ -437,15 +502,326 @@ pub(crate) fn insert_select(
     let xid = s.xid();
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, table);
+    let checks = crate::exec::rows::Checks::new(table)?;
+    let mut out = RowsOut::new(returning);
     let mut vals = vec![Value::Null; table.columns.len()];
     for r in &rows {
-        vals.iter_mut().for_each(|v| *v = Value::Null);
+        for (c, v) in vals.iter_mut().enumerate() {
+            *v = if given.contains(&c) { Value::Null } else { defaults.value(s, c)? };
+        }
         for (k, v) in r.iter().enumerate() {
             vals[cols[k]] = v.clone();
         }
-        insert_row(s, table, &vals, (wal, fpw), xid, cid)?;
+        let done = match conflict {
+            Some(oc) => oc.insert_or_resolve(s, table, &vals, (wal, fpw), xid, cid, &checks, params)?,
+            None => Some(insert_row(s, table, &vals, (wal, fpw), xid, cid, &checks)?),
+        };
+        if let Some(stored) = done {
+            out.push(s, table, &stored, params)?;
+        }
     }
-    Ok(super::tag(&format!("INSERT 0 {}", rows.len())))
+    out.finish("INSERT 0")
+}
+
+/// A bound RETURNING list: expressions over the changed row's columns.
+pub(crate) struct Returning {
+    items: Vec<(String, Scalar, Option<(u32, i16)>)>,
+}
+
+impl Returning {
+    pub(crate) fn bind(s: &Session, table: &Table, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
+        Ok(Returning { items: super::query::bind_returning(s, table, items)? })
+    }
+
+    /// The result's columns (name, type name) and their sources.
+    pub(crate) fn describe(&self) -> (Vec<(String, String)>, Vec<Option<(u32, i16)>>) {
+        let cols = self.items.iter().map(|(n, e, _)| (n.clone(), expr::type_of(e).map_or_else(|| "text".into(), |t| t.name()))).collect();
+        (cols, self.items.iter().map(|(_, _, src)| *src).collect())
+    }
+}
+
+/// What a row statement gives back: its count, and with RETURNING the rows.
+struct RowsOut<'r> {
+    ret: Option<&'r Returning>,
+    rows: Vec<Vec<Option<String>>>,
+    count: u64,
+    row: Vec<Value>,
+}
+
+impl<'r> RowsOut<'r> {
+    fn new(ret: Option<&'r Returning>) -> RowsOut<'r> {
+        RowsOut { ret, rows: Vec::new(), count: 0, row: Vec::new() }
+    }
+
+    /// One row changed: `stored` is its new version (a deleted row's last).
+    fn push(&mut self, s: &Session, table: &Table, stored: &[Option<Vec<u8>>], params: &[Option<String>]) -> Result<()> {
+        self.count += 1;
+        let Some(ret) = self.ret else { return Ok(()) };
+        self.row.clear();
+        for (c, v) in stored.iter().enumerate() {
+            self.row.push(match v {
+                None => Value::Null,
+                Some(b) => Value::decode(&table.columns[c].ty, b),
+            });
+        }
+        let mut out = Vec::with_capacity(ret.items.len());
+        for (_, e, _) in &ret.items {
+            let v = expr::eval_with_session(e, s, &self.row, params)?;
+            let ty = expr::type_of(e).or_else(|| expr::value_type(&v)).unwrap_or(SqlType::new(crate::types::TypeId::Text));
+            out.push(v.to_text(&ty));
+        }
+        self.rows.push(out);
+        Ok(())
+    }
+
+    /// The result, tagged `<word> <count>`.
+    fn finish(self, word: &str) -> Result<QueryResult> {
+        let mut r = super::tag(&format!("{word} {}", self.count));
+        if let Some(ret) = self.ret {
+            let (columns, sources) = ret.describe();
+            r.columns = columns;
+            r.column_sources = sources;
+            r.rows = self.rows;
+            r.returns_rows = true;
+        }
+        Ok(r)
+    }
+}
+
+/// `ON CONFLICT [target] DO NOTHING | DO UPDATE SET ... [WHERE ...]`, bound.
+///
+/// Arbiters: the unique index the target names (by its columns, or its constraint's name), or
+/// every unique index for a DO NOTHING without target. Each proposed row is first looked up
+/// through the arbiters with a fresh snapshot (READ COMMITTED: rows committed since the
+/// statement began count); a row found is skipped (DO NOTHING) or updated (DO UPDATE, with
+/// PostgreSQL's `excluded` row); else the row is inserted. If its insertion then meets a
+/// conflicting row committed meanwhile (23505 on an arbiter), the inserted version is made dead
+/// at once (its xmin invalid, as PostgreSQL's super-delete of a speculative tuple) and the row
+/// is tried again.
+pub(crate) struct OnConflict {
+    arbiters: Vec<usize>,
+    /// None: DO NOTHING; else the assignments (column, expression over the existing row's
+    /// columns then the `excluded` row's) and the WHERE clause.
+    update: Option<(Vec<(usize, Scalar)>, Option<Scalar>)>,
+}
+
+impl OnConflict {
+    pub(crate) fn bind(s: &Session, table: &Table, on: &sqlparser::ast::OnInsert) -> Result<OnConflict> {
+        use sqlparser::ast::{ConflictTarget, OnConflictAction, OnInsert};
+        let OnInsert::OnConflict(oc) = on else { return Err(PgError::feature("ON DUPLICATE KEY UPDATE is not PostgreSQL's syntax")) };
+        let unique: Vec<usize> = (0..table.indexes.len()).filter(|&i| table.indexes[i].unique).collect();
+        let arbiters = match &oc.conflict_target {
+            None => {
+                if matches!(oc.action, OnConflictAction::DoUpdate(_)) {
+                    return Err(PgError::syntax("ON CONFLICT DO UPDATE requires inference specification or constraint name")
+                        .with_hint("For example, ON CONFLICT (column_name)."));
+                }
+                unique
+            }
+            Some(ConflictTarget::Columns(cs)) => {
+                let mut want: Vec<usize> = Vec::new();
+                for c in cs {
+                    let n = fold_ident(c);
+                    let i = table
+                        .column_index(&n)
+                        .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
+                    want.push(i);
+                }
+                want.sort_unstable();
+                want.dedup();
+                let found: Vec<usize> = unique
+                    .into_iter()
+                    .filter(|&i| {
+                        let mut k = table.indexes[i].columns.clone();
+                        k.sort_unstable();
+                        k == want
+                    })
+                    .collect();
+                if found.is_empty() {
+                    return Err(PgError::new("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification"));
+                }
+                found
+            }
+            Some(ConflictTarget::OnConstraint(name)) => {
+                let n = super::ddl_table_name(name)?;
+                let i = table
+                    .indexes
+                    .iter()
+                    .position(|ix| ix.name == n && ix.constraint && ix.unique)
+                    .ok_or_else(|| PgError::new("42704", format!("constraint \"{n}\" for table \"{}\" does not exist", table.name)))?;
+                vec![i]
+            }
+        };
+        let update = match &oc.action {
+            OnConflictAction::DoNothing => None,
+            OnConflictAction::DoUpdate(du) => {
+                let mut scope = super::expr::Scope::of_table(table, None);
+                let excluded = super::expr::Scope::of_table(table, Some("excluded"));
+                scope.cols.extend(excluded.cols);
+                let now = s.txn.as_ref().map_or(0, |t| t.start_us);
+                let binder = super::expr::Binder::new(&scope);
+                let mut sets: Vec<(usize, Scalar)> = Vec::new();
+                for a in &du.assignments {
+                    let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target else {
+                        return Err(PgError::feature("multiple-column assignment is not supported"));
+                    };
+                    let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+                    let c = table.column_index(&n).ok_or_else(|| {
+                        PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+                    })?;
+                    if sets.iter().any(|(x, _)| *x == c) {
+                        return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
+                    }
+                    let col = &table.columns[c];
+                    let e = if is_default_keyword(&a.value) {
+                        match crate::exec::rows::Defaults::new(s, table, |x| x == c)?.bound(c) {
+                            Some(d) => d,
+                            None => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty),
+                        }
+                    } else {
+                        if col.identity == Some(crate::catalog::Identity::Always) {
+                            return Err(identity_update_error(col));
+                        }
+                        bind_untyped_with(&binder, &a.value, col.ty, now)?
+                    };
+                    check_assignment(&e, col)?;
+                    sets.push((c, e));
+                }
+                let filter = du.selection.as_ref().map(|w| binder.bind(w)).transpose()?;
+                Some((sets, filter))
+            }
+        };
+        Ok(OnConflict { arbiters, update })
+    }
+
+    /// Inserts `vals` or resolves its conflict (the type's doc). Returns the stored row
+    /// inserted or updated, None when it was skipped.
+    #[allow(clippy::too_many_arguments)]
+    fn insert_or_resolve(
+        &self,
+        s: &mut Session,
+        table: &Arc<Table>,
+        vals: &[Value],
+        wal: (bool, bool),
+        xid: crate::txn::Xid,
+        cid: crate::txn::CommandId,
+        checks: &crate::exec::rows::Checks,
+        params: &[Option<String>],
+    ) -> Result<Option<Vec<Option<Vec<u8>>>>> {
+        let stored = store_row(table, vals)?;
+        // Bounded: each turn either ends or follows a conflict that changed meanwhile.
+        for _ in 0..10_000u32 {
+            if let Some((tid, existing)) = self.find_conflict(s, table, &stored, xid, cid)? {
+                let Some((sets, filter)) = &self.update else { return Ok(None) };
+                let proposed: Vec<Value> = stored
+                    .iter()
+                    .enumerate()
+                    .map(|(c, v)| v.as_ref().map_or(Value::Null, |b| Value::decode(&table.columns[c].ty, b)))
+                    .collect();
+                let mut both = existing.clone();
+                both.extend(proposed);
+                if let Some(w) = filter {
+                    if expr::eval_with_session(w, s, &both, params)? != Value::Bool(true) {
+                        return Ok(None);
+                    }
+                }
+                let mut new_vals = existing.clone();
+                for (c, e) in sets {
+                    new_vals[*c] = expr::eval_with_session(e, s, &both, params)?;
+                }
+                match update_one(s, table, tid, &existing, &new_vals, wal, xid, cid, checks)? {
+                    Some(st) => return Ok(Some(st)),
+                    None => continue,
+                }
+            }
+            let (logged, fpw) = wal;
+            let mut t = form_checked_tuple(s, table, &stored, checks)?;
+            let tid = heap_insert(s, table, &mut t, logged, fpw, xid, cid)?;
+            match index::insert_entries(s, table, &stored, tid) {
+                Ok(()) => return Ok(Some(stored)),
+                Err(e) if e.code == "23505" && self.is_arbiter(table, e.objects.as_ref().and_then(|o| o.constraint.as_deref())) => {
+                    kill_inserted(s, table, tid, xid, logged, fpw)?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(PgError::internal("ON CONFLICT did not settle after 10000 tries"))
+    }
+
+    fn is_arbiter(&self, table: &Table, name: Option<&str>) -> bool {
+        self.arbiters.iter().any(|&i| Some(table.indexes[i].name.as_str()) == name)
+    }
+
+    /// A live row conflicting with `stored` on an arbiter, as a fresh snapshot sees it; waits
+    /// for a running transaction deleting it first. A row this command already inserted or
+    /// updated fails DO UPDATE with 21000, as in PostgreSQL.
+    fn find_conflict(
+        &self,
+        s: &mut Session,
+        table: &Arc<Table>,
+        stored: &[Option<Vec<u8>>],
+        me: crate::txn::Xid,
+        cid: crate::txn::CommandId,
+    ) -> Result<Option<(Tid, Vec<Value>)>> {
+        for &i in &self.arbiters {
+            let ix = &table.indexes[i];
+            if ix.columns.iter().any(|&c| stored[c].is_none()) {
+                continue; // NULLs never conflict
+            }
+            let mut filter: Option<Scalar> = None;
+            for &c in &ix.columns {
+                let ty = table.columns[c].ty;
+                let v = Value::decode(&ty, stored[c].as_deref().expect("not NULL"));
+                let eq = Scalar::Cmp(CmpOp::Eq, Box::new(Scalar::Col(c, ty)), Box::new(Scalar::Const(v)));
+                filter = Some(match filter {
+                    None => eq,
+                    Some(f) => Scalar::And(Box::new(f), Box::new(eq)),
+                });
+            }
+            let plan = Plan::new(table.clone(), filter, vec![true; table.columns.len()]);
+            let snap = s.shared.txns.snapshot(me, cid);
+            let mut found = None;
+            plan.for_each(s, &snap, &[], |tid, row| {
+                found = Some((tid, row.to_vec()));
+                Ok(Flow::Stop)
+            })?;
+            let Some((tid, row)) = found else { continue };
+            let shared = s.shared.clone();
+            let (xmin, cmin, xmax) = {
+                let heap =
+                    HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
+                heap.fetch_any(tid, |t| (tuple::xmin(t), tuple::cmin(t), tuple::xmax(t)))?.unwrap_or_default()
+            };
+            if xmax != INVALID_XID && xmax != me && matches!(heap::dml::xid_state(&shared.txns, xmax), heap::dml::XidState::Running) {
+                s.wait_for_xid(xmax)?;
+                return self.find_conflict(s, table, stored, me, cid);
+            }
+            if self.update.is_some() && ((xmin == me && cmin >= cid) || (xmax == me)) {
+                return Err(PgError::new("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time")
+                    .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values."));
+            }
+            if s.snapshot_is_transaction_wide() {
+                let txn_snap = s.snapshot();
+                let heap =
+                    HeapRel { pool: &shared.pool, pins: &s.pins, rel: table.relfile, wal: None, full_page_writes: false, touched: None };
+                if heap.fetch(&shared.txns, tid, &txn_snap, |_| ())?.is_none() {
+                    return Err(serialization_failure("update"));
+                }
+            }
+            return Ok(Some((tid, row)));
+        }
+        Ok(None)
+    }
+}
+
+pub(crate) fn is_default_keyword(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.value.eq_ignore_ascii_case("default") && id.quote_style.is_none())
+}
+
+/// PostgreSQL's 428C9 for an UPDATE of a `GENERATED ALWAYS` identity column.
+fn identity_update_error(col: &crate::catalog::Column) -> PgError {
+    PgError::new("428C9", format!("column \"{}\" can only be updated to DEFAULT", col.name))
+        .with_detail(format!("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name))
 }
 
 /// The types of a row statement's parameters as its runner binds them: an INSERT value takes
@@ -503,19 +879,33 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 /// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
 /// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
 /// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them.
-/// Stores one row of column values: the heap tuple (WAL-logged when `wal.0`, noted in the
-/// savepoint touch log), then its index entries with their unique checks.
-fn insert_row(
+/// Checks a row's CHECK constraints (on its stored values) and forms its tuple.
+fn form_checked_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>], checks: &crate::exec::rows::Checks) -> Result<Vec<u8>> {
+    if !checks.is_empty() {
+        let row: Vec<Value> =
+            stored.iter().enumerate().map(|(c, v)| v.as_ref().map_or(Value::Null, |b| Value::decode(&table.columns[c].ty, b))).collect();
+        // NOT NULL is checked first, as PostgreSQL does.
+        for (c, col) in table.columns.iter().enumerate() {
+            if col.not_null && row[c] == Value::Null {
+                return form_tuple(s, table, stored);
+            }
+        }
+        checks.check(s, table, &row)?;
+    }
+    form_tuple(s, table, stored)
+}
+
+/// Inserts a formed tuple into the heap (WAL-logged when `logged`, noted in the savepoint
+/// touch log).
+fn heap_insert(
     s: &mut Session,
     table: &Table,
-    vals: &[Value],
-    wal: (bool, bool),
+    t: &mut [u8],
+    logged: bool,
+    fpw: bool,
     xid: crate::txn::Xid,
     cid: crate::txn::CommandId,
-) -> Result<()> {
-    let (logged, fpw) = wal;
-    let stored = store_row(table, vals)?;
-    let mut t = form_tuple(s, table, &stored)?;
+) -> Result<Tid> {
     let shared = s.shared.clone();
     let touched = s.touch_log();
     let heap = HeapRel {
@@ -526,9 +916,110 @@ fn insert_row(
         full_page_writes: fpw,
         touched: touched.as_deref(),
     };
-    let tid = heap.insert(&mut t, xid, cid)?;
+    let tid = heap.insert(t, xid, cid)?;
     s.count_changes(table.oid, |p| p.inserted += 1);
-    index::insert_entries(s, table, &stored, tid)
+    Ok(tid)
+}
+
+/// Makes a version this transaction just inserted dead to everyone (ON CONFLICT's retry).
+fn kill_inserted(s: &mut Session, table: &Table, tid: Tid, xid: crate::txn::Xid, logged: bool, fpw: bool) -> Result<()> {
+    let shared = s.shared.clone();
+    let heap = HeapRel {
+        pool: &shared.pool,
+        pins: &s.pins,
+        rel: table.relfile,
+        wal: logged.then_some(&*shared.wal),
+        full_page_writes: fpw,
+        touched: None,
+    };
+    heap.kill_own_insert(tid, xid)?;
+    s.count_changes(table.oid, |p| {
+        p.inserted -= 1;
+        p.deleted += 1;
+    });
+    Ok(())
+}
+
+/// Stores one row of column values: CHECK constraints, the heap tuple, then its index entries
+/// with their unique checks. Returns the stored values.
+fn insert_row(
+    s: &mut Session,
+    table: &Table,
+    vals: &[Value],
+    wal: (bool, bool),
+    xid: crate::txn::Xid,
+    cid: crate::txn::CommandId,
+    checks: &crate::exec::rows::Checks,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let (logged, fpw) = wal;
+    let stored = store_row(table, vals)?;
+    let mut t = form_checked_tuple(s, table, &stored, checks)?;
+    let tid = heap_insert(s, table, &mut t, logged, fpw, xid, cid)?;
+    index::insert_entries(s, table, &stored, tid)?;
+    Ok(stored)
+}
+
+/// Replaces the version at `tid` (whose column values are `old`) with `new_vals`, for ON
+/// CONFLICT DO UPDATE. None when the row changed meanwhile (the caller looks again); a
+/// REPEATABLE READ transaction fails with 40001 instead.
+#[allow(clippy::too_many_arguments)]
+fn update_one(
+    s: &mut Session,
+    table: &Arc<Table>,
+    tid: Tid,
+    old: &[Value],
+    new_vals: &[Value],
+    wal: (bool, bool),
+    xid: crate::txn::Xid,
+    cid: crate::txn::CommandId,
+    checks: &crate::exec::rows::Checks,
+) -> Result<Option<Vec<Option<Vec<u8>>>>> {
+    let (logged, fpw) = wal;
+    let stored = store_row(table, new_vals)?;
+    let indexed = indexed_columns(table);
+    let hot_ok = same_index_columns(table, &indexed, old, &stored)?;
+    let mut t = form_checked_tuple(s, table, &stored, checks)?;
+    let shared = s.shared.clone();
+    let touched = s.touch_log();
+    let heap = HeapRel {
+        pool: &shared.pool,
+        pins: &s.pins,
+        rel: table.relfile,
+        wal: logged.then_some(&*shared.wal),
+        full_page_writes: fpw,
+        touched: touched.as_deref(),
+    };
+    let outcome = heap.update(&shared.txns, tid, &mut t, xid, cid, hot_ok)?;
+    if let (ChangeOutcome::Done(_) | ChangeOutcome::DoneHot(_), Some(trel)) = (outcome, table.toast_relfile) {
+        let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
+        let pointers = heap.fetch_any(tid, |t| heap::toast::pointers_of(t, &types))?.transpose()?.unwrap_or_default();
+        if !pointers.is_empty() {
+            let toast = HeapRel { rel: trel, ..heap };
+            heap::toast::delete_chunks(&toast, &shared.txns, &pointers, xid, cid)?;
+        }
+    }
+    match outcome {
+        ChangeOutcome::Done(new_tid) => {
+            s.count_changes(table.oid, |p| p.updated += 1);
+            index::insert_entries(s, table, &stored, new_tid)?;
+            Ok(Some(stored))
+        }
+        ChangeOutcome::DoneHot(_) => {
+            s.count_changes(table.oid, |p| {
+                p.updated += 1;
+                p.hot_updated += 1;
+            });
+            Ok(Some(stored))
+        }
+        ChangeOutcome::Wait(other) => {
+            s.wait_for_xid(other)?;
+            Ok(None)
+        }
+        ChangeOutcome::Gone => Err(PgError::new("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time")
+            .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")),
+        ChangeOutcome::Deleted | ChangeOutcome::Updated(..) if s.snapshot_is_transaction_wide() => Err(serialization_failure("update")),
+        ChangeOutcome::Deleted | ChangeOutcome::Updated(..) => Ok(None),
+    }
 }
 
 /// PostgreSQL's assignment rule for a value given to a column: 42804 where no assignment cast
@@ -542,6 +1033,19 @@ fn check_assignment(e: &Scalar, col: &crate::catalog::Column) -> Result<()> {
         .with_hint("You will need to rewrite or cast the expression.")),
         _ => Ok(()),
     }
+}
+
+/// As [`bind_untyped`] with a given binder (a scope other than one table's).
+fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us: i64) -> Result<Scalar> {
+    if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
+        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
+        return Ok(Scalar::Const(ts.eval(&[], &[])?));
+    }
+    Ok(match b.bind(e)? {
+        Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
+        Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+        other => other,
+    })
 }
 
 fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
@@ -564,12 +1068,13 @@ fn single_table(t: &TableWithJoins) -> Result<String> {
     super::ddl_table_name(name)
 }
 
-/// UPDATE t SET col = expr [, ...] [WHERE ...].
+/// UPDATE t SET col = expr | DEFAULT [, ...] [WHERE ...] [RETURNING ...].
 pub fn update(
     s: &mut Session,
     table: &TableWithJoins,
     assignments: &[sqlparser::ast::Assignment],
     selection: Option<&Expr>,
+    returning: Option<&[sqlparser::ast::SelectItem]>,
     params: &[Option<String>],
 ) -> Result<QueryResult> {
     let table = s.table(&single_table(table)?)?;
@@ -586,8 +1091,18 @@ pub fn update(
         if sets.iter().any(|(x, _)| *x == c) {
             return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
         }
-        let e = bind_untyped(&a.value, &table, table.columns[c].ty, s.txn().start_us)?;
-        check_assignment(&e, &table.columns[c])?;
+        let col = &table.columns[c];
+        let e = if is_default_keyword(&a.value) {
+            crate::exec::rows::Defaults::new(s, &table, |x| x == c)?
+                .bound(c)
+                .unwrap_or_else(|| Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty))
+        } else {
+            if col.identity == Some(crate::catalog::Identity::Always) {
+                return Err(identity_update_error(col));
+            }
+            bind_untyped(&a.value, &table, col.ty, s.txn().start_us)?
+        };
+        check_assignment(&e, col)?;
         e.columns_used(&mut needed);
         sets.push((c, e));
     }
@@ -595,15 +1110,17 @@ pub fn update(
     needed.iter_mut().for_each(|b| *b = true);
     let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
     let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
+    let returning = returning.map(|items| Returning::bind(s, &table, items)).transpose()?;
     let plan = Plan::new(table.clone(), filter, needed);
-    let n = change_rows(s, &plan, params, Some(&sets))?;
-    Ok(super::tag(&format!("UPDATE {n}")))
+    let mut out = RowsOut::new(returning.as_ref());
+    change_rows(s, &plan, params, Some(&sets), &mut out)?;
+    out.finish("UPDATE")
 }
 
-/// DELETE FROM t [WHERE ...].
+/// DELETE FROM t [WHERE ...] [RETURNING ...].
 pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<String>]) -> Result<QueryResult> {
-    if d.using.is_some() || d.returning.is_some() || d.limit.is_some() || !d.order_by.is_empty() {
-        return Err(PgError::feature("DELETE ... USING / RETURNING / LIMIT is not supported"));
+    if d.using.is_some() || d.limit.is_some() || !d.order_by.is_empty() {
+        return Err(PgError::feature("DELETE ... USING / LIMIT is not supported"));
     }
     let from = match &d.from {
         FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
@@ -612,9 +1129,12 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let table = s.table(&single_table(t)?)?;
     let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
     let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
-    let plan = Plan::new(table.clone(), filter, vec![false; table.columns.len()]);
-    let n = change_rows(s, &plan, params, None)?;
-    Ok(super::tag(&format!("DELETE {n}")))
+    let returning = d.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
+    // RETURNING reads the deleted rows' columns.
+    let plan = Plan::new(table.clone(), filter, vec![returning.is_some(); table.columns.len()]);
+    let mut out = RowsOut::new(returning.as_ref());
+    change_rows(s, &plan, params, None, &mut out)?;
+    out.finish("DELETE")
 }
 
 /// PostgreSQL's 40001 for a REPEATABLE READ change that met a concurrent `what` (update or
@@ -624,7 +1144,13 @@ fn serialization_failure(what: &str) -> PgError {
 }
 
 /// The UPDATE / DELETE loop (module doc: READ COMMITTED, EvalPlanQual). `sets` None = delete.
-fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Option<&[(usize, Scalar)]>) -> Result<u64> {
+fn change_rows(
+    s: &mut Session,
+    plan: &Plan,
+    params: &[Option<String>],
+    sets: Option<&[(usize, Scalar)]>,
+    out: &mut RowsOut<'_>,
+) -> Result<u64> {
     let table = plan.table.clone();
     let snap = s.snapshot();
     let mut targets: Vec<(Tid, Vec<Value>)> = Vec::new();
@@ -641,6 +1167,7 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let all = vec![true; types.len()];
     let indexed = indexed_columns(&table);
+    let checks = crate::exec::rows::Checks::new(&table)?;
     let mut n = 0u64;
     for (first_tid, first_row) in targets {
         let (mut tid, mut row) = (first_tid, first_row);
@@ -653,11 +1180,11 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
             if let Some(sets) = sets {
                 let mut vals = row.clone();
                 for (c, e) in sets {
-                    vals[*c] = e.eval(&row, params)?;
+                    vals[*c] = expr::eval_with_session(e, s, &row, params)?;
                 }
                 let stored = store_row(&table, &vals)?;
                 hot_ok = same_index_columns(&table, &indexed, &row, &stored)?;
-                let t = form_tuple(s, &table, &stored)?;
+                let t = form_checked_tuple(s, &table, &stored, &checks)?;
                 new_version = Some((t, stored));
             }
             let touched = s.touch_log();
@@ -685,8 +1212,16 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                 ChangeOutcome::Done(new_tid) => {
                     let update = new_version.is_some();
                     s.count_changes(table.oid, |p| if update { p.updated += 1 } else { p.deleted += 1 });
-                    if let Some((_, stored)) = &new_version {
-                        index::insert_entries(s, &table, stored, new_tid)?;
+                    match &new_version {
+                        Some((_, stored)) => {
+                            index::insert_entries(s, &table, stored, new_tid)?;
+                            out.push(s, &table, stored, params)?;
+                        }
+                        None if out.ret.is_some() => {
+                            let old = store_row(&table, &row)?;
+                            out.push(s, &table, &old, params)?;
+                        }
+                        None => out.count += 1,
                     }
                     n += 1;
                     break;
@@ -696,6 +1231,8 @@ fn change_rows(s: &mut Session, plan: &Plan, params: &[Option<String>], sets: Op
                         p.updated += 1;
                         p.hot_updated += 1;
                     });
+                    let (_, stored) = new_version.as_ref().expect("a HOT update has a new version");
+                    out.push(s, &table, stored, params)?;
                     n += 1;
                     break;
                 }
@@ -770,9 +1307,9 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
     use sqlparser::ast::Statement;
     // Row statements bind `$n` as parameter nodes: no copy of the statement, no substitution.
     let dml: Option<RunWithParams> = match &p.stmt {
-        Some(Statement::Update { from: None, returning: None, or: None, limit: None, .. }) => Some(|s, st, params| {
-            let Statement::Update { table, assignments, selection, .. } = st else { unreachable!("matched above") };
-            update(s, table, assignments, selection.as_ref(), params)
+        Some(Statement::Update { from: None, or: None, limit: None, .. }) => Some(|s, st, params| {
+            let Statement::Update { table, assignments, selection, returning, .. } = st else { unreachable!("matched above") };
+            update(s, table, assignments, selection.as_ref(), returning.as_deref(), params)
         }),
         Some(Statement::Delete(_)) => Some(|s, st, params| {
             let Statement::Delete(d) = st else { unreachable!("matched above") };

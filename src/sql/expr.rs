@@ -1025,6 +1025,36 @@ pub struct EvalCx<'a> {
 pub trait SubRunner {
     /// The value of `link` for the current `row`.
     fn sublink(&self, link: &crate::exec::SubLink, row: &[Value], cx: &EvalCx<'_>) -> Result<Value>;
+    /// The session running the statement (for the sequence functions).
+    fn session(&self) -> Option<&crate::session::Session> {
+        None
+    }
+}
+
+/// A runner that has a session and no subqueries (row statements' VALUES, defaults, CHECK
+/// constraints).
+pub struct SessionRunner<'a>(pub &'a crate::session::Session);
+
+impl SubRunner for SessionRunner<'_> {
+    fn sublink(&self, _: &crate::exec::SubLink, _: &[Value], _: &EvalCx<'_>) -> Result<Value> {
+        Err(PgError::feature("subqueries are not supported here"))
+    }
+
+    fn session(&self) -> Option<&crate::session::Session> {
+        Some(self.0)
+    }
+}
+
+/// Evaluates `e` against `row` with the session available (sequence functions).
+pub fn eval_with_session(e: &Scalar, s: &crate::session::Session, row: &[Value], params: &[Option<String>]) -> Result<Value> {
+    e.eval_cx(row, &EvalCx { params, outer: &[], runner: Some(&SessionRunner(s)) })
+}
+
+/// Whether `e` calls a sequence function (so it must be evaluated once per row).
+pub fn calls_sequence(e: &Scalar) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x, Scalar::Func(super::func::Func::Seq(_), ..)));
+    found
 }
 
 /// A value converted to a CASE / COALESCE / GREATEST result type (the branches' common type).
@@ -1259,6 +1289,12 @@ impl Scalar {
                 let mut vals = Vec::with_capacity(args.len());
                 for a in args {
                     vals.push(a.eval_cx(row, cx)?);
+                }
+                if let super::func::Func::Seq(sf) = f {
+                    let Some(s) = cx.runner.and_then(|r| r.session()) else {
+                        return Err(PgError::feature(format!("{}() is not supported in this part of a statement", sf.name())));
+                    };
+                    return super::sequence::call(s, *sf, &vals);
                 }
                 super::func::call(*f, &vals, ty)?
             }
@@ -1589,7 +1625,7 @@ mod tests {
     use crate::storage::RelFileNumber;
 
     fn table() -> Table {
-        let col = |n: &str, id| Column { name: n.into(), ty: SqlType::new(id), not_null: false };
+        let col = |n: &str, id| Column::new(n.into(), SqlType::new(id), false);
         Table {
             oid: 1,
             name: "t".into(),

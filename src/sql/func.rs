@@ -64,6 +64,9 @@ pub enum Func {
     /// `quote_literal(x)`: x as a string literal ('...' with quotes doubled; E'...' with
     /// backslashes doubled too when it has any).
     QuoteLiteral,
+    /// `quote_ident(text)`: double-quoted unless a plain lower-case identifier that is not a
+    /// reserved keyword.
+    QuoteIdent,
     /// `quote_nullable(x)`: as quote_literal, and `NULL` for NULL.
     QuoteNullable,
     /// `pg_size_pretty(bigint)`: bytes, kB, MB, GB or TB, rounded half away from zero.
@@ -96,6 +99,9 @@ pub enum Func {
     MakeDate,
     /// EXTRACT(field FROM x): numeric.
     Extract,
+    /// `nextval` / `currval` / `setval` / `lastval`: evaluated with the session
+    /// (`sql::sequence`), never folded.
+    Seq(super::sequence::SeqFunc),
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -202,6 +208,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             };
             let f = if name == "quote_literal" { Func::QuoteLiteral } else { Func::QuoteNullable };
             (f, vec![a], text())
+        }
+        "quote_ident" => {
+            arity(name, &args, 1, 1)?;
+            (Func::QuoteIdent, each(args, &[text()])?, text())
         }
         "lower" | "upper" | "initcap" | "reverse" | "md5" => {
             arity(name, &args, 1, 1)?;
@@ -509,7 +519,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "to_jsonb",
     "row_to_json",
     "format",
-    "quote_ident",
     "overlay",
     "encode",
     "decode",
@@ -645,8 +654,178 @@ fn initcap(s: &str) -> String {
     out
 }
 
+/// PostgreSQL's reserved keywords (and the type/function names it also quotes): an identifier
+/// spelled as one of these is quoted by `quote_ident`.
+const RESERVED: &[&str] = &[
+    "all",
+    "analyse",
+    "analyze",
+    "and",
+    "any",
+    "array",
+    "as",
+    "asc",
+    "asymmetric",
+    "authorization",
+    "between",
+    "bigint",
+    "binary",
+    "bit",
+    "boolean",
+    "both",
+    "case",
+    "cast",
+    "char",
+    "character",
+    "check",
+    "coalesce",
+    "collate",
+    "collation",
+    "column",
+    "concurrently",
+    "constraint",
+    "create",
+    "cross",
+    "current_catalog",
+    "current_date",
+    "current_role",
+    "current_schema",
+    "current_time",
+    "current_timestamp",
+    "current_user",
+    "dec",
+    "decimal",
+    "default",
+    "deferrable",
+    "desc",
+    "distinct",
+    "do",
+    "else",
+    "end",
+    "except",
+    "exists",
+    "extract",
+    "false",
+    "fetch",
+    "float",
+    "for",
+    "foreign",
+    "freeze",
+    "from",
+    "full",
+    "grant",
+    "greatest",
+    "group",
+    "grouping",
+    "having",
+    "ilike",
+    "in",
+    "initially",
+    "inner",
+    "inout",
+    "int",
+    "integer",
+    "intersect",
+    "interval",
+    "into",
+    "is",
+    "isnull",
+    "join",
+    "lateral",
+    "leading",
+    "least",
+    "left",
+    "like",
+    "limit",
+    "localtime",
+    "localtimestamp",
+    "national",
+    "natural",
+    "nchar",
+    "none",
+    "normalize",
+    "not",
+    "notnull",
+    "null",
+    "nullif",
+    "numeric",
+    "offset",
+    "on",
+    "only",
+    "or",
+    "order",
+    "out",
+    "outer",
+    "overlaps",
+    "overlay",
+    "placing",
+    "position",
+    "precision",
+    "primary",
+    "real",
+    "references",
+    "returning",
+    "right",
+    "row",
+    "select",
+    "session_user",
+    "setof",
+    "similar",
+    "smallint",
+    "some",
+    "substring",
+    "symmetric",
+    "table",
+    "tablesample",
+    "then",
+    "time",
+    "timestamp",
+    "to",
+    "trailing",
+    "treat",
+    "trim",
+    "true",
+    "union",
+    "unique",
+    "user",
+    "using",
+    "values",
+    "varchar",
+    "variadic",
+    "verbose",
+    "when",
+    "where",
+    "window",
+    "with",
+    "xmlattributes",
+    "xmlconcat",
+    "xmlelement",
+    "xmlexists",
+    "xmlforest",
+    "xmlnamespaces",
+    "xmlparse",
+    "xmlpi",
+    "xmlroot",
+    "xmlserialize",
+    "xmltable",
+];
+
+/// `quote_ident`: as PostgreSQL's quote_identifier.
+pub fn quote_ident(v: &str) -> String {
+    let plain = v.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && v.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !RESERVED.contains(&v);
+    if plain {
+        return v.to_string();
+    }
+    format!("\"{}\"", v.replace('"', "\"\""))
+}
+
 /// Evaluates scalar function `f` on non-NULL-checked arguments (`ty`: the bound result type).
 pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
+    if let Func::Seq(sf) = f {
+        return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
+    }
     let strict = !matches!(f, Func::Concat | Func::ConcatWs | Func::FormatType | Func::QuoteNullable);
     if f == Func::QuoteNullable && args[0] == Value::Null {
         return Ok(Value::Text("NULL".into()));
@@ -672,6 +851,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     }
     let s0 = || text_arg(&args[0]);
     Ok(match f {
+        Func::Seq(_) => unreachable!("handled above"),
         Func::Length => Value::Int4(char_count(s0()) as i32),
         Func::OctetLength => Value::Int4(match &args[0] {
             Value::Bytea(b) => b.len() as i32,
@@ -683,6 +863,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
         Func::SizePretty => Value::Text(size_pretty(int_arg(&args[0]))),
+        Func::QuoteIdent => Value::Text(quote_ident(&s0())),
         Func::QuoteLiteral | Func::QuoteNullable => {
             let v = s0();
             let mut out = String::with_capacity(v.len() + 3);
@@ -1883,9 +2064,17 @@ impl Binder<'_> {
                     relations().into_iter().filter_map(|(o, _)| pc::index_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
                 return lookup("pg_get_indexdef", self.bind(exprs[0])?, map, TypeId::Text);
             }
+            ("pg_get_viewdef", 1 | 2, false) => {
+                if let Some(e) = exprs.get(1) {
+                    self.bind(e)?;
+                }
+                let map = pc::view_defs(s).into_iter().map(|(o, d)| (i64::from(o), Value::Text(d))).collect();
+                return lookup("pg_get_viewdef", self.bind(exprs[0])?, map, TypeId::Text);
+            }
             ("pg_get_constraintdef", 1 | 2, false) => {
-                let map =
+                let mut map: HashMap<i64, Value> =
                     relations().into_iter().filter_map(|(o, _)| pc::constraint_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
+                map.extend(pc::check_defs(s).into_iter().map(|(o, d)| (i64::from(o), Value::Text(d))));
                 return lookup("pg_get_constraintdef", self.bind(exprs[0])?, map, TypeId::Text);
             }
             // Sizes of the relation files as they are now (PostgreSQL's pg_relation_size family).
@@ -1986,11 +2175,14 @@ impl Binder<'_> {
                 }
                 typed_null(TypeId::Text)
             }
+            // heapstore's `adbin` / `conbin` hold the expression's SQL text already.
             ("pg_get_expr", 2 | 3, false) => {
                 let a = self.bind(exprs[0])?;
                 self.bind(exprs[1])?;
-                let table = expr::LookupTable { name: "pg_get_expr".into(), ..Default::default() };
-                Scalar::Lookup(Box::new(coerce(a, Some(text()))?), std::sync::Arc::new(table), text())
+                match type_of(&a) {
+                    Some(ty) if ty.id == TypeId::PgNodeTree => Scalar::Cast(Box::new(a), text()),
+                    _ => coerce(a, Some(text()))?,
+                }
             }
             // heapstore has no privileges: every role may do everything.
             ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege" | "has_column_privilege", 2..=4, false) => {
@@ -2025,6 +2217,50 @@ impl Binder<'_> {
 
     /// A cast to regclass: a constant name is looked up now (42P01 if no relation has it); an
     /// OID becomes the relation it names (its number if none, as PostgreSQL prints it).
+    /// A sequence function: its relation argument is kept as a name (`'s'`, `'s'::regclass`)
+    /// or an OID and resolved when the call runs, as the session then sees the catalog.
+    fn sequence_call(&self, f: super::sequence::SeqFunc, exprs: &[&Expr]) -> Result<Scalar> {
+        use super::sequence::SeqFunc;
+        let n = exprs.len();
+        let ok = match f {
+            SeqFunc::Lastval => n == 0,
+            SeqFunc::Nextval | SeqFunc::Currval => n == 1,
+            SeqFunc::Setval => n == 2 || n == 3,
+        };
+        let mut args = Vec::with_capacity(n);
+        for (k, e) in exprs.iter().enumerate() {
+            let a = if k == 0 {
+                let lit = match e {
+                    Expr::Cast { expr, data_type, .. } if data_type.to_string().eq_ignore_ascii_case("regclass") => &**expr,
+                    other => *other,
+                };
+                match lit {
+                    Expr::Value(v) => match &v.value {
+                        sqlparser::ast::Value::SingleQuotedString(t) => Scalar::Const(Value::Text(t.clone())),
+                        _ => coerce(self.bind(lit)?, Some(t(TypeId::Oid)))?,
+                    },
+                    _ => {
+                        let b = self.bind(lit)?;
+                        match type_of(&b) {
+                            Some(ty) if is_text(ty.id) => b,
+                            None => coerce(b, Some(text()))?,
+                            Some(_) => coerce(b, Some(t(TypeId::Oid)))?,
+                        }
+                    }
+                }
+            } else if k == 1 {
+                arg_as(f.name(), &[], self.bind(e)?, t(TypeId::Int8))?
+            } else {
+                arg_as(f.name(), &[], self.bind(e)?, t(TypeId::Bool))?
+            };
+            args.push(a);
+        }
+        if !ok {
+            return Err(no_function(f.name(), &args));
+        }
+        Ok(Scalar::Func(Func::Seq(f), args, t(TypeId::Int8)))
+    }
+
     pub(super) fn regclass_cast(&self, x: Scalar) -> Result<Scalar> {
         use crate::sql::pg_catalog as pc;
         let Some(s) = self.queries.and_then(|q| q.session()) else {
@@ -2143,6 +2379,9 @@ impl Binder<'_> {
         }
         if star {
             return Err(no_function(&name, &[]));
+        }
+        if let Some(f) = super::sequence::SeqFunc::named(&name) {
+            return self.sequence_call(f, &exprs);
         }
         if let Some(r) = self.session_function(&name, &exprs, matches!(args, FunctionArguments::None))? {
             return Ok(r);

@@ -32,7 +32,9 @@ pub mod func;
 pub mod index;
 pub mod pg_catalog;
 pub mod query;
+pub mod sequence;
 pub mod vacuum;
+pub mod view;
 
 pub(crate) use ddl::table_name as ddl_table_name;
 
@@ -368,6 +370,30 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
         Some(Statement::Explain { .. }) => {
             Ok(QueryResult { columns: vec![("QUERY PLAN".into(), "text".into())], returns_rows: true, ..Default::default() })
         }
+        // INSERT / UPDATE / DELETE ... RETURNING: the RETURNING list's columns.
+        Some(st @ (Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_))) => {
+            let (table, items) = match st {
+                Statement::Insert(sqlparser::ast::Insert {
+                    table: sqlparser::ast::TableObject::TableName(n), returning: Some(r), ..
+                }) => (ddl_table_name(n)?, r),
+                Statement::Update { table, returning: Some(r), .. } => match &table.relation {
+                    sqlparser::ast::TableFactor::Table { name, .. } => (ddl_table_name(name)?, r),
+                    _ => return Ok(QueryResult::default()),
+                },
+                Statement::Delete(sqlparser::ast::Delete {
+                    from: sqlparser::ast::FromTable::WithFromKeyword(v) | sqlparser::ast::FromTable::WithoutKeyword(v),
+                    returning: Some(r),
+                    ..
+                }) => match v.first().map(|t| &t.relation) {
+                    Some(sqlparser::ast::TableFactor::Table { name, .. }) => (ddl_table_name(name)?, r),
+                    _ => return Ok(QueryResult::default()),
+                },
+                _ => return Ok(QueryResult::default()),
+            };
+            let t = s.table(&table)?;
+            let (columns, column_sources) = dml::Returning::bind(s, &t, items)?.describe();
+            Ok(QueryResult { columns, column_sources, returns_rows: true, ..Default::default() })
+        }
         // SHOW answers one text column named after the setting (`transaction isolation level`
         // is `transaction_isolation`).
         Some(Statement::ShowVariable { variable }) => {
@@ -490,8 +516,40 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         Statement::Drop { object_type: sqlparser::ast::ObjectType::Index, if_exists, names, .. } => {
             index::drop_indexes(s, if_exists, names)
         }
-        Statement::Drop { object_type, if_exists, names, .. } => ddl::drop_tables(s, object_type, if_exists, names),
+        Statement::Drop { object_type, if_exists, names, cascade, .. } => ddl::drop_tables(s, object_type, if_exists, names, cascade),
         Statement::CreateIndex(ci) => index::create_index(s, ci),
+        Statement::CreateSequence { temporary, if_not_exists, name, data_type, sequence_options, owned_by } => {
+            sequence::create_sequence(s, temporary, if_not_exists, &name, data_type.as_ref(), &sequence_options, owned_by.as_ref())
+        }
+        Statement::CreateView {
+            or_alter: false,
+            or_replace,
+            materialized,
+            secure: false,
+            name,
+            name_before_not_exists: _,
+            columns,
+            query,
+            options,
+            cluster_by,
+            comment: None,
+            with_no_schema_binding: false,
+            if_not_exists: false,
+            temporary,
+            to: None,
+            params: None,
+        } => {
+            if materialized {
+                return Err(PgError::feature("materialized views are not supported by heapstore"));
+            }
+            if temporary {
+                return Err(PgError::feature("temporary views are not supported by heapstore"));
+            }
+            if !cluster_by.is_empty() || !matches!(options, sqlparser::ast::CreateTableOptions::None) {
+                return Err(PgError::feature("CREATE VIEW options are not supported by heapstore"));
+            }
+            view::create_view(s, or_replace, &name, &columns, &query)
+        }
         Statement::Truncate { table_names, .. } => ddl::truncate(s, table_names),
         Statement::Copy { source: sqlparser::ast::CopySource::Query(_), .. } if extra.copy_parallel.is_some() => {
             Err(PgError::feature("COPY PARALLEL cannot be used with COPY TO"))
@@ -506,8 +564,8 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         }
         Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),
-        Statement::Update { table, assignments, from: None, selection, returning: None, or: None, limit: None } => {
-            dml::update(s, &table, &assignments, selection.as_ref(), &[])
+        Statement::Update { table, assignments, from: None, selection, returning, or: None, limit: None } => {
+            dml::update(s, &table, &assignments, selection.as_ref(), returning.as_deref(), &[])
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v, extra.vacuum_verbose, extra.vacuum_analyze),
@@ -544,7 +602,11 @@ pub(crate) fn write_command(st: &Statement) -> Option<&'static str> {
         Statement::CreateTable(_) => "CREATE TABLE",
         Statement::CreateIndex(_) => "CREATE INDEX",
         Statement::Drop { object_type: ObjectType::Index, .. } => "DROP INDEX",
+        Statement::Drop { object_type: ObjectType::Sequence, .. } => "DROP SEQUENCE",
+        Statement::Drop { object_type: ObjectType::View, .. } => "DROP VIEW",
         Statement::Drop { .. } => "DROP TABLE",
+        Statement::CreateSequence { .. } => "CREATE SEQUENCE",
+        Statement::CreateView { .. } => "CREATE VIEW",
         Statement::Truncate { .. } => "TRUNCATE TABLE",
         Statement::AlterTable { .. } => "ALTER TABLE",
         Statement::Explain { analyze: true, statement, .. } => return write_command(statement),
@@ -949,11 +1011,109 @@ fn copy_parallel_option(
     Ok(found)
 }
 
+/// PostgreSQL takes `CREATE SEQUENCE`'s options in any order (pg_dump writes `START WITH 1
+/// INCREMENT BY 1 ...`); sqlparser only in one (INCREMENT, MINVALUE, MAXVALUE, START, CACHE,
+/// CYCLE, OWNED BY). Rewrites each CREATE SEQUENCE's options into that order (each option's
+/// tokens kept whole, so a repeated option is still seen, and refused, by the runner); None
+/// when nothing changes.
+fn sequence_option_order(sql: &str) -> Option<String> {
+    if !sql.to_ascii_uppercase().contains("SEQUENCE") {
+        return None;
+    }
+    let dialect = PostgreSqlDialect {};
+    let toks = Tokenizer::new(&dialect, sql).tokenize().ok()?;
+    let kw = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_uppercase(),
+        _ => String::new(),
+    };
+    let sig: Vec<usize> = (0..toks.len()).filter(|&i| !matches!(toks[i], Token::Whitespace(_))).collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut changed = false;
+    let mut pos = 0; // next token of `toks` not yet copied
+    let mut k = 0;
+    while k < sig.len() {
+        let at = |j: usize| sig.get(j).map(|&i| kw(&toks[i])).unwrap_or_default();
+        let starts = (k == 0 || matches!(toks[sig[k - 1]], Token::SemiColon)) && at(k) == "CREATE";
+        let mut j = k + 1;
+        if starts && matches!(at(j).as_str(), "TEMP" | "TEMPORARY") {
+            j += 1;
+        }
+        if !(starts && at(j) == "SEQUENCE") {
+            k += 1;
+            continue;
+        }
+        j += 1;
+        if at(j) == "IF" && at(j + 1) == "NOT" && at(j + 2) == "EXISTS" {
+            j += 3;
+        }
+        // The name (possibly qualified), then AS type.
+        j += 1;
+        while sig.get(j).is_some_and(|&i| matches!(toks[i], Token::Period)) {
+            j += 2;
+        }
+        if at(j) == "AS" {
+            j += 2;
+        }
+        // Option groups up to the end of the statement.
+        let order = |w: &str, next: &str| -> Option<usize> {
+            Some(match (w, next) {
+                ("INCREMENT", _) => 0,
+                ("MINVALUE", _) | ("NO", "MINVALUE") => 1,
+                ("MAXVALUE", _) | ("NO", "MAXVALUE") => 2,
+                ("START", _) => 3,
+                ("CACHE", _) => 4,
+                ("CYCLE", _) | ("NO", "CYCLE") => 5,
+                ("OWNED", _) => 6,
+                _ => return None,
+            })
+        };
+        let end = (j..sig.len()).find(|&x| matches!(toks[sig[x]], Token::SemiColon)).unwrap_or(sig.len());
+        let mut groups: Vec<(usize, usize, usize)> = Vec::new(); // (rank, first sig, last sig exclusive)
+        let mut x = j;
+        let mut ok = true;
+        while x < end {
+            let Some(rank) = order(&at(x), &at(x + 1)) else {
+                ok = false;
+                break;
+            };
+            let mut y = x + 1;
+            if at(x) == "NO" {
+                y += 1;
+            }
+            while y < end && order(&at(y), &at(y + 1)).is_none() {
+                y += 1;
+            }
+            groups.push((rank, x, y));
+            x = y;
+        }
+        if ok && groups.windows(2).any(|g| g[0].0 > g[1].0) && j < sig.len() {
+            let mut sorted = groups.clone();
+            sorted.sort_by_key(|g| g.0);
+            let first = sig[j];
+            out.extend(toks[pos..first].iter().map(|t| t.to_string()));
+            for (_, a, b) in sorted {
+                out.push(" ".into());
+                out.extend(toks[sig[a]..sig[b - 1] + 1].iter().map(|t| t.to_string()));
+            }
+            pos = if end < sig.len() { sig[end] } else { toks.len() };
+            changed = true;
+        }
+        k = end.max(k + 1);
+    }
+    if !changed {
+        return None;
+    }
+    out.extend(toks[pos..].iter().map(|t| t.to_string()));
+    Some(out.concat())
+}
+
 /// sqlparser does not know `CREATE UNLOGGED TABLE`, nor PostgreSQL's `VACUUM VERBOSE ANALYZE t`:
 /// blank those words out and remember them (see [`TextFlags`]).
 fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
     let normalized = copy_booleans(sql);
     let sql = normalized.as_deref().unwrap_or(sql);
+    let reordered = sequence_option_order(sql);
+    let sql = reordered.as_deref().unwrap_or(sql);
     let dialect = PostgreSqlDialect {};
     let toks = Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let words: Vec<(usize, String, sqlparser::tokenizer::Location)> = toks
@@ -1021,6 +1181,14 @@ mod tests {
         assert_eq!(v, vec![(false, true), (true, true), (false, false)]);
         assert!(!t.to_lowercase().contains("unlogged"));
         assert_eq!(parse(&t).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn sequence_options_are_put_in_sqlparsers_order() {
+        let t = sequence_option_order("CREATE SEQUENCE s START WITH 5 INCREMENT BY -1 NO MINVALUE MAXVALUE 9; select 'sequence'").unwrap();
+        assert_eq!(parse(&t).unwrap().len(), 2, "{t}");
+        assert!(t.find("INCREMENT").unwrap() < t.find("START").unwrap(), "{t}");
+        assert!(sequence_option_order("CREATE SEQUENCE s INCREMENT 2 START 3").is_none());
     }
 
     #[test]

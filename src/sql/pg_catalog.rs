@@ -68,6 +68,7 @@ const NAME: Ty = T(TypeId::Name);
 const CHAR: Ty = T(TypeId::Char);
 const BOOL: Ty = T(TypeId::Bool);
 const INT2: Ty = T(TypeId::Int2);
+const INT8: Ty = T(TypeId::Int8);
 const INT4: Ty = T(TypeId::Int4);
 const TEXT: Ty = T(TypeId::Text);
 
@@ -422,6 +423,22 @@ const DEFS: &[Def] = &[
         cols: &[("oid", OID), ("adrelid", OID), ("adnum", INT2), ("adbin", T(TypeId::PgNodeTree))],
     },
     Def {
+        oid: 2224,
+        schema: PG_CATALOG,
+        name: "pg_sequence",
+        kind: 'r',
+        cols: &[
+            ("seqrelid", OID),
+            ("seqtypid", OID),
+            ("seqstart", INT8),
+            ("seqincrement", INT8),
+            ("seqmax", INT8),
+            ("seqmin", INT8),
+            ("seqcache", INT8),
+            ("seqcycle", BOOL),
+        ],
+    },
+    Def {
         oid: 2609,
         schema: PG_CATALOG,
         name: "pg_description",
@@ -434,6 +451,21 @@ const DEFS: &[Def] = &[
         name: "pg_inherits",
         kind: 'r',
         cols: &[("inhrelid", OID), ("inhparent", OID), ("inhseqno", INT4), ("inhdetachpending", BOOL)],
+    },
+    Def {
+        oid: 2608,
+        schema: PG_CATALOG,
+        name: "pg_depend",
+        kind: 'r',
+        cols: &[
+            ("classid", OID),
+            ("objid", OID),
+            ("objsubid", INT4),
+            ("refclassid", OID),
+            ("refobjid", OID),
+            ("refobjsubid", INT4),
+            ("deptype", CHAR),
+        ],
     },
     Def {
         oid: 13_001,
@@ -674,7 +706,10 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
                 coll(951, "POSIX", "c", -1, Some("POSIX")),
             ]
         }
-        "pg_attrdef" | "pg_description" | "pg_inherits" => Vec::new(),
+        "pg_attrdef" => pg_attrdef(&tables),
+        "pg_sequence" => pg_sequence(&tables),
+        "pg_depend" => pg_depend(&tables),
+        "pg_description" | "pg_inherits" => Vec::new(),
         "tables" => info_tables(&tables, who.database),
         "columns" => info_columns(&tables, who.database),
         other => unreachable!("catalog relation {other} without rows"),
@@ -723,7 +758,16 @@ fn ch(c: char) -> Value {
 /// their indexes.
 fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     #[allow(clippy::too_many_arguments)]
-    let row = |oid: u32, name: &str, ns: u32, am: u32, filenode: u32, persistence: char, kind: char, natts: usize, hasindex: bool| {
+    let row = |oid: u32,
+               name: &str,
+               ns: u32,
+               am: u32,
+               filenode: u32,
+               persistence: char,
+               kind: char,
+               natts: usize,
+               hasindex: bool,
+               checks: usize| {
         vec![
             Value::Oid(oid),
             name_v(name),
@@ -743,7 +787,7 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             ch(persistence),
             ch(kind),
             Value::Int2(natts as i16),
-            Value::Int2(0),
+            Value::Int2(checks as i16),
             Value::Bool(false),
             Value::Bool(false),
             Value::Bool(false),
@@ -761,13 +805,15 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     for d in DEFS {
         let natts = d.cols.iter().filter(|(_, t)| !matches!(t, No(_))).count();
         let (am, node) = if d.kind == 'r' { (HEAP_AM, d.oid) } else { (0, 0) };
-        out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false));
+        out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false, 0));
     }
     for t in tables {
         let p = if t.persistence == crate::catalog::Persistence::Unlogged { 'u' } else { 'p' };
-        out.push(row(t.oid, &t.name, PUBLIC, HEAP_AM, t.relfile.0, p, 'r', t.columns.len(), !t.indexes.is_empty()));
+        let kind = t.relkind();
+        let am = if kind == 'r' { HEAP_AM } else { 0 };
+        out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len()));
         for ix in &t.indexes {
-            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false));
+            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0));
         }
     }
     out
@@ -783,6 +829,11 @@ pub fn pg_typmod(ty: SqlType) -> i32 {
 
 /// One `pg_attribute` row.
 fn attribute(rel: u32, num: i16, name: &str, ty: SqlType, not_null: bool) -> Vec<Value> {
+    attribute_of(rel, num, name, ty, not_null, false, '\0')
+}
+
+/// One `pg_attribute` row, with `atthasdef` and `attidentity`.
+fn attribute_of(rel: u32, num: i16, name: &str, ty: SqlType, not_null: bool, has_default: bool, identity: char) -> Vec<Value> {
     let (len, byval, _, _, align, storage, collatable) = type_facts(ty.id);
     vec![
         Value::Oid(rel),
@@ -799,9 +850,9 @@ fn attribute(rel: u32, num: i16, name: &str, ty: SqlType, not_null: bool) -> Vec
         ch(storage),
         ch('\0'),
         Value::Bool(not_null),
+        Value::Bool(has_default),
         Value::Bool(false),
-        Value::Bool(false),
-        ch('\0'),
+        ch(identity),
         ch('\0'),
         Value::Bool(false),
         Value::Bool(true),
@@ -835,7 +886,12 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     }
     for t in tables {
         for (i, c) in t.columns.iter().enumerate() {
-            out.push(attribute(t.oid, i as i16 + 1, &c.name, c.ty, c.not_null));
+            let identity = match c.identity {
+                Some(crate::catalog::Identity::Always) => 'a',
+                Some(crate::catalog::Identity::ByDefault) => 'd',
+                None => '\0',
+            };
+            out.push(attribute_of(t.oid, i as i16 + 1, &c.name, c.ty, c.not_null, c.default.is_some(), identity));
         }
         for ix in &t.indexes {
             for (k, &c) in ix.columns.iter().enumerate() {
@@ -944,9 +1000,156 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     out
 }
 
+/// A column default's oid: derived from the table's oid and the column number (heapstore
+/// gives defaults no catalog rows of their own; PostgreSQL's oids are only unique too).
+fn attrdef_oid(table: u32, column: usize) -> u32 {
+    table.wrapping_mul(1601).wrapping_add(column as u32 + 1) | 0x8000_0000
+}
+
+/// A CHECK constraint's oid (as [`attrdef_oid`], in another range).
+fn check_oid(table: u32, k: usize) -> u32 {
+    (table.wrapping_mul(1601).wrapping_add(k as u32 + 1) & 0x7fff_ffff) | 0x4000_0000
+}
+
+/// `pg_attrdef`: one row per column DEFAULT; `adbin` holds the expression's SQL text, which is
+/// what `pg_get_expr(adbin, adrelid)` gives back.
+fn pg_attrdef(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for t in tables {
+        for (i, c) in t.columns.iter().enumerate() {
+            if let Some(d) = &c.default {
+                out.push(vec![Value::Oid(attrdef_oid(t.oid, i)), Value::Oid(t.oid), Value::Int2(i as i16 + 1), Value::Text(d.clone())]);
+            }
+        }
+    }
+    out
+}
+
+/// `pg_depend`, for the dependencies heapstore keeps: a sequence owned by a column (`serial`:
+/// 'a', identity: 'i'), an index on its table ('a'; 'i' on its constraint for PRIMARY KEY /
+/// UNIQUE), a CHECK constraint and a column default on their table ('a'), and a view on the
+/// relations it reads ('n').
+fn pg_depend(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    const PG_CLASS: u32 = 1259;
+    const PG_CONSTRAINT: u32 = 2606;
+    const PG_ATTRDEF: u32 = 2604;
+    let row = |classid: u32, objid: u32, refclassid: u32, refobjid: u32, refsub: i32, deptype: char| {
+        vec![
+            Value::Oid(classid),
+            Value::Oid(objid),
+            Value::Int4(0),
+            Value::Oid(refclassid),
+            Value::Oid(refobjid),
+            Value::Int4(refsub),
+            ch(deptype),
+        ]
+    };
+    let mut out = Vec::new();
+    for t in tables {
+        if let Some((owner, col)) = t.sequence().and_then(|d| d.owned_by.as_ref()) {
+            if let Some(ot) = tables.iter().find(|x| x.oid == *owner) {
+                if let Some(c) = ot.column_index(col) {
+                    let kind = if ot.columns[c].identity.is_some() { 'i' } else { 'a' };
+                    out.push(row(PG_CLASS, t.oid, PG_CLASS, ot.oid, c as i32 + 1, kind));
+                }
+            }
+        }
+        if let crate::catalog::RelKind::View(d) = &t.kind {
+            for dep in &d.deps {
+                out.push(row(PG_CLASS, t.oid, PG_CLASS, *dep, 0, 'n'));
+            }
+        }
+        for ix in &t.indexes {
+            if ix.constraint {
+                out.push(row(PG_CLASS, ix.oid, PG_CONSTRAINT, ix.oid, 0, 'i'));
+                out.push(row(PG_CONSTRAINT, ix.oid, PG_CLASS, t.oid, 0, 'a'));
+            } else {
+                out.push(row(PG_CLASS, ix.oid, PG_CLASS, t.oid, 0, 'a'));
+            }
+        }
+        for k in 0..t.checks.len() {
+            out.push(row(PG_CONSTRAINT, check_oid(t.oid, k), PG_CLASS, t.oid, 0, 'a'));
+        }
+        for (i, c) in t.columns.iter().enumerate() {
+            if c.default.is_some() {
+                out.push(row(PG_ATTRDEF, attrdef_oid(t.oid, i), PG_CLASS, t.oid, i as i32 + 1, 'a'));
+            }
+        }
+    }
+    out
+}
+
+/// `pg_get_viewdef(oid)`: every view's query text.
+pub fn view_defs(s: &Session) -> Vec<(u32, String)> {
+    s.visible_tables()
+        .iter()
+        .filter_map(|t| match &t.kind {
+            crate::catalog::RelKind::View(d) => Some((t.oid, format!(" {};", d.query))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `pg_sequence`: each sequence's parameters.
+fn pg_sequence(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    tables
+        .iter()
+        .filter_map(|t| {
+            let d = t.sequence()?;
+            Some(vec![
+                Value::Oid(t.oid),
+                Value::Oid(d.ty.pg_oid()),
+                Value::Int8(d.start),
+                Value::Int8(d.increment),
+                Value::Int8(d.max),
+                Value::Int8(d.min),
+                Value::Int8(d.cache),
+                Value::Bool(d.cycle),
+            ])
+        })
+        .collect()
+}
+
+/// Every CHECK constraint the session sees: (oid, `pg_get_constraintdef`).
+pub fn check_defs(s: &Session) -> Vec<(u32, String)> {
+    s.visible_tables()
+        .iter()
+        .flat_map(|t| t.checks.iter().enumerate().map(|(k, c)| (check_oid(t.oid, k), check_def(&c.expr))).collect::<Vec<_>>())
+        .collect()
+}
+
+/// A CHECK constraint's definition as `pg_get_constraintdef` prints it: `CHECK ((expr))`.
+fn check_def(expr: &str) -> String {
+    format!("CHECK (({expr}))")
+}
+
 fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for t in tables {
+        for (k, c) in t.checks.iter().enumerate() {
+            let b = Value::Bool;
+            out.push(vec![
+                Value::Oid(check_oid(t.oid, k)),
+                name_v(&c.name),
+                Value::Oid(PUBLIC),
+                ch('c'),
+                b(false),
+                b(false),
+                b(true),
+                Value::Oid(t.oid),
+                Value::Oid(0),
+                Value::Oid(0),
+                Value::Oid(0),
+                Value::Oid(0),
+                ch(' '),
+                ch(' '),
+                ch(' '),
+                b(true),
+                Value::Int4(0),
+                b(false),
+                Value::Text(c.expr.clone()),
+            ]);
+        }
         for ix in t.indexes.iter().filter(|ix| ix.constraint) {
             let b = Value::Bool;
             out.push(vec![
@@ -1187,7 +1390,7 @@ fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
                 name_v(&t.name),
                 name_v(&c.name),
                 Value::Int4(k as i32 + 1),
-                Value::Null,
+                c.default.as_deref().map_or(Value::Null, v),
                 v(if c.not_null { "NO" } else { "YES" }),
                 v(&data_type),
                 i(char_len),
@@ -1209,8 +1412,29 @@ fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
             row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
             row.push(name_v(&(k + 1).to_string()));
             row.push(v("NO"));
-            row.push(v("NO"));
-            row.extend([Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, v("NO")]);
+            match c.identity {
+                None => {
+                    row.push(v("NO"));
+                    row.extend([Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, v("NO")]);
+                }
+                Some(kind) => {
+                    row.push(v("YES"));
+                    row.push(v(if kind == crate::catalog::Identity::Always { "ALWAYS" } else { "BY DEFAULT" }));
+                    let seq = tables
+                        .iter()
+                        .find_map(|q| q.sequence().filter(|d| d.owned_by.as_ref().is_some_and(|(o, cn)| *o == t.oid && *cn == c.name)));
+                    match seq {
+                        Some(d) => row.extend([
+                            v(&d.start.to_string()),
+                            v(&d.increment.to_string()),
+                            v(&d.max.to_string()),
+                            v(&d.min.to_string()),
+                            v(if d.cycle { "YES" } else { "NO" }),
+                        ]),
+                        None => row.extend([Value::Null, Value::Null, Value::Null, Value::Null, Value::Null]),
+                    }
+                }
+            }
             row.push(v("NEVER"));
             row.push(Value::Null);
             row.push(v("YES"));
@@ -1335,6 +1559,11 @@ pub fn index_def(s: &Session, oid: u32) -> Option<String> {
 /// `pg_get_constraintdef(oid)`: `PRIMARY KEY (cols)` / `UNIQUE (cols)`.
 pub fn constraint_def(s: &Session, oid: u32) -> Option<String> {
     for t in s.visible_tables() {
+        for (k, c) in t.checks.iter().enumerate() {
+            if check_oid(t.oid, k) == oid {
+                return Some(check_def(&c.expr));
+            }
+        }
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid && i.constraint) {
             let cols: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
             return Some(format!("{} ({})", if ix.primary { "PRIMARY KEY" } else { "UNIQUE" }, cols.join(", ")));

@@ -52,6 +52,8 @@ pub struct Planner<'a> {
     ctes: RefCell<Vec<CteEntry>>,
     now_us: Option<i64>,
     now_used: std::cell::Cell<bool>,
+    /// The views the statement named (their oids), expanded as subqueries.
+    views: RefCell<Vec<u32>>,
 }
 
 impl SubqueryBinder for Planner<'_> {
@@ -404,7 +406,50 @@ impl<'a> Planner<'a> {
             let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
             Some(unix - 946_684_800_000_000)
         });
-        Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false) }
+        Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false), views: RefCell::new(Vec::new()) }
+    }
+
+    /// The oids of the views the bound statement named.
+    pub fn views_used(&self) -> Vec<u32> {
+        self.views.borrow().clone()
+    }
+
+    /// A view named in FROM: its stored query planned as a subquery, its columns renamed to
+    /// the view's (`sql::view`). A plan reading a view is not cached (the view may be
+    /// replaced).
+    fn view(
+        &self,
+        table: &crate::catalog::Table,
+        def: &crate::catalog::ViewDef,
+        alias_name: Option<String>,
+        alias: Option<&sqlparser::ast::TableAlias>,
+    ) -> Result<(Rel, Scope)> {
+        self.now_used.set(true);
+        self.views.borrow_mut().push(table.oid);
+        let q = super::view::parse_query(&def.query)?;
+        // The view's query sees no WITH query of the statement naming it.
+        let saved = std::mem::take(&mut *self.ctes.borrow_mut());
+        let sub = self.query(&q, &[]);
+        *self.ctes.borrow_mut() = saved;
+        let sub = sub?;
+        let mut cols = sub.columns;
+        if cols.len() != table.columns.len() || cols.iter().zip(&table.columns).any(|(a, b)| a.ty != b.ty) {
+            return Err(PgError::internal(format!("view \"{}\" no longer matches its stored columns", table.name)));
+        }
+        for (c, vc) in cols.iter_mut().zip(&table.columns) {
+            c.name = vc.name.clone();
+        }
+        let rel = alias_name.unwrap_or_else(|| table.name.clone());
+        if let Some(a) = alias {
+            rename_columns(&mut cols, &a.columns, &rel)?;
+        }
+        let scope = Scope {
+            cols: cols
+                .iter()
+                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                .collect(),
+        };
+        Ok((Rel::Leaf(sub.node, cols.len()), scope))
     }
 
     /// Whether a bound query holds values of this moment (the transaction's start time, the
@@ -703,7 +748,10 @@ impl<'a> Planner<'a> {
                     };
                     return Ok((Rel::Leaf(node, cols.len()), scope));
                 }
-                let table = self.s.table(&tname)?;
+                let table = self.s.table_any(&tname)?;
+                if let crate::catalog::RelKind::View(def) = &table.kind {
+                    return self.view(&table, def, alias_name, alias.as_ref());
+                }
                 let mut scope = Scope::of_table(&table, alias_name.as_deref());
                 if let Some(a) = alias {
                     if a.columns.len() > scope.cols.len() {
@@ -1549,6 +1597,8 @@ pub(crate) fn no_table() -> crate::catalog::Table {
         toast_relfile: None,
         persistence: crate::catalog::Persistence::Permanent,
         indexes: Vec::new(),
+        kind: Default::default(),
+        checks: Vec::new(),
     }
 }
 
@@ -1738,4 +1788,60 @@ fn run_bound_to<'k>(
         wrote_to_client: false,
         column_sources: if streamed { Vec::new() } else { sources },
     })
+}
+
+/// Binds a RETURNING list over `table`'s columns: `*`, `t.*`, expressions with or without
+/// an alias (named as a select list names them). Untyped literals are text. Subqueries and
+/// aggregates are refused.
+pub(crate) fn bind_returning(
+    s: &Session,
+    table: &crate::catalog::Table,
+    items: &[SelectItem],
+) -> Result<Vec<(String, Scalar, Option<(u32, i16)>)>> {
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let p = Planner::new(s, now);
+    let scope = Scope::of_table(table, None);
+    let b = p.binder(&scope, &[], None);
+    let mut out = Vec::new();
+    let col = |i: usize| (scope.cols[i].name.clone(), Scalar::Col(i, scope.cols[i].ty), scope.cols[i].source);
+    for it in items {
+        match it {
+            SelectItem::Wildcard(w) => {
+                wildcard_options(w)?;
+                out.extend((0..scope.cols.len()).map(col));
+            }
+            SelectItem::QualifiedWildcard(kind, w) => {
+                wildcard_options(w)?;
+                let rel = match kind {
+                    sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::ddl::table_name(n)?,
+                    _ => return Err(refuse("this qualified wildcard")),
+                };
+                if rel != table.name {
+                    return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{rel}\"")));
+                }
+                out.extend((0..scope.cols.len()).map(col));
+            }
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                let mut x = b.bind(e)?;
+                let mut sub = false;
+                x.visit(&mut |y| sub |= matches!(y, Scalar::SubLink(_)));
+                if sub {
+                    return Err(refuse("a subquery in RETURNING"));
+                }
+                if type_of(&x).is_none() {
+                    x = to_type(x, Some(SqlType::new(TypeId::Text)))?;
+                }
+                let source = match &x {
+                    Scalar::Col(i, _) => scope.cols[*i].source,
+                    _ => None,
+                };
+                let name = match it {
+                    SelectItem::ExprWithAlias { alias, .. } => fold_ident(alias),
+                    _ => figure_colname(e).unwrap_or_else(|| "?column?".into()),
+                };
+                out.push((name, x, source));
+            }
+        }
+    }
+    Ok(out)
 }

@@ -373,6 +373,24 @@ impl HeapRel<'_> {
         Ok(changed)
     }
 
+    /// Makes the version `me` just inserted at `tid` dead to everyone (xmin = invalid, as
+    /// ROLLBACK TO does), WAL-logged as a HEAP_UNDO record: INSERT ... ON CONFLICT's
+    /// "super-delete" of a row whose insertion met a conflict committed meanwhile. Its index
+    /// entries stay and lead to a dead version, which unique checks and scans skip.
+    pub fn kill_own_insert(&self, tid: Tid, me: Xid) -> Result<()> {
+        let (block, off) = tid;
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, block, None)?;
+        let mut pg = buf.lock_exclusive();
+        let t = page::item(&pg, off).ok_or_else(|| super::corrupt_tuple(self.pool, self.rel, block, off))?;
+        if t.len() < tuple::HEADER_SIZE || tuple::xmin(t) != me {
+            return Err(PgError::internal(format!("the version at ({block},{off}) is not this transaction's insert")));
+        }
+        let mut data = Vec::new();
+        push_set_xmin(&mut data, off, INVALID_XID, tuple::cmin(t));
+        apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("undo on block {block}: {why}")))?;
+        self.log(crate::recovery::HEAP_UNDO, me, &mut [LoggedPage { block, pg: &mut pg, will_init: false, data: &data }])
+    }
+
     /// Logs one record covering `pages` (already changed, all locked exclusively) and stamps
     /// them with its end LSN, in the critical section (invariant 3).
     fn log(&self, info: u8, xid: Xid, pages: &mut [LoggedPage<'_, '_>]) -> Result<()> {
