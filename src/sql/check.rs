@@ -350,7 +350,7 @@ fn insert(i: &Insert) -> Result<()> {
     } = i;
     need(or.is_none() && !ignore && !overwrite && !replace_into && priority.is_none() && insert_alias.is_none(), "this INSERT form")?;
     need(matches!(table, TableObject::TableName(_)) && !has_table_keyword, "INSERT into a function")?;
-    need(table_alias.is_none(), "an INSERT target alias")?;
+    let _ = table_alias; // names the target in ON CONFLICT and RETURNING (`dml::insert`)
     need(assignments.is_empty(), "INSERT ... SET")?;
     need(partitioned.is_none() && after_columns.is_empty() && settings.is_none() && format_clause.is_none(), "this INSERT clause")?;
     // ON CONFLICT and RETURNING are bound by `dml::OnConflict` / `dml::Returning`, which read

@@ -177,7 +177,10 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
                 return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
             }
             super::dml::bind_default(e, &col, now)?;
-            col.default = Some(e.to_string());
+            // `DEFAULT NULL` is no default at all, as PostgreSQL stores it.
+            if !matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
+                col.default = Some(deparse_default(e, ty));
+            }
         }
         columns.push(col);
     }
@@ -284,7 +287,7 @@ pub fn drop_tables(
                 }
             }
         }
-        if t.is_table() {
+        if t.sequence().is_none() && !names.iter().any(|m| table_name(m).is_ok_and(|m| m != name && dependent_view(s, &t, &m))) {
             super::view::check_no_dependent_views(s, &t, cascade)?;
         }
         let owned = if t.is_table() { super::sequence::owned_sequences(s, &t) } else { Vec::new() };
@@ -293,6 +296,11 @@ pub fn drop_tables(
         }
     }
     Ok(r)
+}
+
+/// Whether `view` (a name the same DROP drops) is a view reading `t`.
+fn dependent_view(s: &Session, t: &Table, view: &str) -> bool {
+    s.lookup_table(view).is_some_and(|v| matches!(&v.kind, crate::catalog::RelKind::View(d) if d.deps.contains(&t.oid)))
 }
 
 /// Drops one relation in this transaction (its files are deleted at commit).
@@ -461,4 +469,36 @@ pub(crate) fn bind_checks(
         out.push(crate::catalog::Check { name, expr: e.to_string() });
     }
     Ok(out)
+}
+
+/// A DEFAULT expression as PostgreSQL prints it back (`pg_get_expr`): string literals with
+/// their type (`'none'::text`), negative numbers quoted (`'-7'::integer`), the SQL-standard
+/// date/time functions in upper case (`CURRENT_DATE`); anything else as written.
+fn deparse_default(e: &sqlparser::ast::Expr, ty: SqlType) -> String {
+    use sqlparser::ast::{Expr, UnaryOperator, Value as V};
+    let tname = SqlType::new(ty.id).name();
+    match e {
+        Expr::Value(v) => match &v.value {
+            V::SingleQuotedString(x) => format!("'{}'::{tname}", x.replace('\'', "''")),
+            V::Number(n, _) => n.clone(),
+            V::Boolean(b) => b.to_string(),
+            _ => e.to_string(),
+        },
+        Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match &**expr {
+            Expr::Value(v) => match &v.value {
+                V::Number(n, _) => format!("'-{n}'::{tname}"),
+                _ => e.to_string(),
+            },
+            _ => e.to_string(),
+        },
+        Expr::Function(f) if matches!(f.args, sqlparser::ast::FunctionArguments::None) => {
+            let n = f.name.to_string().to_ascii_lowercase();
+            match n.as_str() {
+                "current_date" | "current_timestamp" | "localtimestamp" | "current_time" | "localtime" | "current_user"
+                | "session_user" | "current_role" | "user" => n.to_ascii_uppercase(),
+                _ => e.to_string(),
+            }
+        }
+        _ => e.to_string(),
+    }
 }

@@ -375,8 +375,9 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let table = s.table(&super::ddl_table_name(name)?)?;
     let cols = insert_columns(&table, &ins.columns)?;
     let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
-    let returning = ins.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
-    let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, on)).transpose()?;
+    let alias = ins.table_alias.as_ref().map(fold_ident);
+    let returning = ins.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias.as_deref(), items)).transpose()?;
+    let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
     let src = match &ins.source {
         None => None,
         Some(src) => match &*src.body {
@@ -412,9 +413,9 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
                     check_assignment(&b, &table.columns[c])?;
                     row[c] = Some(b);
                 }
-                for c in 0..table.columns.len() {
+                for (c, need) in need_default.iter_mut().enumerate() {
                     if !cols[..r.len()].contains(&c) {
-                        need_default[c] = true;
+                        *need = true;
                     }
                 }
                 given.push(row);
@@ -525,16 +526,27 @@ pub(crate) fn insert_select(
 
 /// A bound RETURNING list: expressions over the changed row's columns.
 pub(crate) struct Returning {
-    items: Vec<(String, Scalar, Option<(u32, i16)>)>,
+    items: Vec<super::query::OutItem>,
 }
+
+/// A result's columns (name, type name) and, for table columns, their sources.
+pub(crate) type Described = (Vec<(String, String)>, Vec<Option<(u32, i16)>>);
+
+/// ON CONFLICT DO UPDATE's assignments and WHERE clause.
+type DoUpdate = (Vec<(usize, Scalar)>, Option<Scalar>);
 
 impl Returning {
     pub(crate) fn bind(s: &Session, table: &Table, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
-        Ok(Returning { items: super::query::bind_returning(s, table, items)? })
+        Self::bind_as(s, table, None, items)
+    }
+
+    /// With the table named `alias` (`INSERT INTO t AS x ... RETURNING x.id`).
+    pub(crate) fn bind_as(s: &Session, table: &Table, alias: Option<&str>, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
+        Ok(Returning { items: super::query::bind_returning(s, table, alias, items)? })
     }
 
     /// The result's columns (name, type name) and their sources.
-    pub(crate) fn describe(&self) -> (Vec<(String, String)>, Vec<Option<(u32, i16)>>) {
+    pub(crate) fn describe(&self) -> Described {
         let cols = self.items.iter().map(|(n, e, _)| (n.clone(), expr::type_of(e).map_or_else(|| "text".into(), |t| t.name()))).collect();
         (cols, self.items.iter().map(|(_, _, src)| *src).collect())
     }
@@ -602,11 +614,11 @@ pub(crate) struct OnConflict {
     arbiters: Vec<usize>,
     /// None: DO NOTHING; else the assignments (column, expression over the existing row's
     /// columns then the `excluded` row's) and the WHERE clause.
-    update: Option<(Vec<(usize, Scalar)>, Option<Scalar>)>,
+    update: Option<DoUpdate>,
 }
 
 impl OnConflict {
-    pub(crate) fn bind(s: &Session, table: &Table, on: &sqlparser::ast::OnInsert) -> Result<OnConflict> {
+    pub(crate) fn bind(s: &Session, table: &Table, alias: Option<&str>, on: &sqlparser::ast::OnInsert) -> Result<OnConflict> {
         use sqlparser::ast::{ConflictTarget, OnConflictAction, OnInsert};
         let OnInsert::OnConflict(oc) = on else { return Err(PgError::feature("ON DUPLICATE KEY UPDATE is not PostgreSQL's syntax")) };
         let unique: Vec<usize> = (0..table.indexes.len()).filter(|&i| table.indexes[i].unique).collect();
@@ -655,7 +667,7 @@ impl OnConflict {
         let update = match &oc.action {
             OnConflictAction::DoNothing => None,
             OnConflictAction::DoUpdate(du) => {
-                let mut scope = super::expr::Scope::of_table(table, None);
+                let mut scope = super::expr::Scope::of_table(table, alias);
                 let excluded = super::expr::Scope::of_table(table, Some("excluded"));
                 scope.cols.extend(excluded.cols);
                 let now = s.txn.as_ref().map_or(0, |t| t.start_us);
@@ -779,7 +791,8 @@ impl OnConflict {
                 });
             }
             let plan = Plan::new(table.clone(), filter, vec![true; table.columns.len()]);
-            let snap = s.shared.txns.snapshot(me, cid);
+            // A fresh snapshot that also sees the rows this very command inserted.
+            let snap = s.shared.txns.snapshot(me, cid + 1);
             let mut found = None;
             plan.for_each(s, &snap, &[], |tid, row| {
                 found = Some((tid, row.to_vec()));

@@ -1634,6 +1634,8 @@ mod tests {
             toast_relfile: None,
             persistence: Persistence::Permanent,
             indexes: vec![],
+            kind: Default::default(),
+            checks: vec![],
         }
     }
 

@@ -863,7 +863,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
         Func::SizePretty => Value::Text(size_pretty(int_arg(&args[0]))),
-        Func::QuoteIdent => Value::Text(quote_ident(&s0())),
+        Func::QuoteIdent => Value::Text(quote_ident(s0())),
         Func::QuoteLiteral | Func::QuoteNullable => {
             let v = s0();
             let mut out = String::with_capacity(v.len() + 3);

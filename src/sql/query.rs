@@ -1790,17 +1790,21 @@ fn run_bound_to<'k>(
     })
 }
 
+/// An output column: its name, expression and source (table oid, column number).
+pub(crate) type OutItem = (String, Scalar, Option<(u32, i16)>);
+
 /// Binds a RETURNING list over `table`'s columns: `*`, `t.*`, expressions with or without
 /// an alias (named as a select list names them). Untyped literals are text. Subqueries and
 /// aggregates are refused.
 pub(crate) fn bind_returning(
     s: &Session,
     table: &crate::catalog::Table,
+    alias: Option<&str>,
     items: &[SelectItem],
-) -> Result<Vec<(String, Scalar, Option<(u32, i16)>)>> {
+) -> Result<Vec<OutItem>> {
     let now = s.txn.as_ref().map(|t| t.start_us);
     let p = Planner::new(s, now);
-    let scope = Scope::of_table(table, None);
+    let scope = Scope::of_table(table, alias);
     let b = p.binder(&scope, &[], None);
     let mut out = Vec::new();
     let col = |i: usize| (scope.cols[i].name.clone(), Scalar::Col(i, scope.cols[i].ty), scope.cols[i].source);
@@ -1816,7 +1820,7 @@ pub(crate) fn bind_returning(
                     sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::ddl::table_name(n)?,
                     _ => return Err(refuse("this qualified wildcard")),
                 };
-                if rel != table.name {
+                if rel != alias.unwrap_or(&table.name) {
                     return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{rel}\"")));
                 }
                 out.extend((0..scope.cols.len()).map(col));

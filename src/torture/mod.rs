@@ -10,7 +10,9 @@
 //!   │    bad input; a third of them with PARALLEL 2..4, whose workers take turns on the
 //!   │    one thread), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
 //!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
-//!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX; between them the work of the
+//!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
+//!   │    sequence (after recovery a `nextval` must exceed every value an acknowledged
+//!   │    commit was given); between them the work of the
 //!   │    background processes (WAL writer, background writer, checkpoints begun, written step
 //!   │    by step and finished, or whole); at failpoints inside commits and critical sections,
 //!   │    checkpoints begin (and try to finish) exactly in the windows races would hit
@@ -101,6 +103,8 @@ pub struct Report {
     pub parallel_copies: u64,
     /// Pages the pre-extender added ahead of loads (run by loaders that found the FSM empty).
     pub pre_extended_pages: u64,
+    /// `nextval` / `setval` calls that succeeded.
+    pub sequence_calls: u64,
 }
 
 impl Report {
@@ -122,6 +126,7 @@ impl Report {
         self.write_back_pages += o.write_back_pages;
         self.parallel_copies += o.parallel_copies;
         self.pre_extended_pages += o.pre_extended_pages;
+        self.sequence_calls += o.sequence_calls;
     }
 }
 
@@ -178,6 +183,8 @@ enum Outcome {
 }
 
 const DIR: &str = "/sim/data";
+/// The torture's sequence.
+const SEQ: &str = "torture_seq";
 const SESSIONS: usize = 3;
 const SETTINGS: &[&str] = &["shared_buffers=384kB", "wal_buffers=64kB", "lock_timeout=5s", "deadlock_timeout=1s", "max_connections=8"];
 
@@ -220,6 +227,9 @@ struct Torture {
     in_doubt: Option<Vec<Change>>,
     next_id: i64,
     next_table: u32,
+    /// The highest value `torture_seq` gave or was set to, acknowledged or not (`setval`
+    /// only ever moves it past this, so no value can legitimately come twice).
+    seq_high: i64,
     acked: u64,
     report: Report,
 }
@@ -235,6 +245,7 @@ impl Torture {
             in_doubt: None,
             next_id: 1,
             next_table: 1,
+            seq_high: 0,
             acked: 0,
             report: Report::default(),
         }
@@ -282,7 +293,46 @@ impl Torture {
         }
         self.report.commits_checked += std::mem::take(&mut self.acked);
         self.report.stale_fsm_entries += check::consistency(db)?;
+        if let Some(floor) = self.model.seq_floor {
+            let v = check::next_value(db, SEQ)?;
+            if v <= floor {
+                return Err(format!(
+                    "sequence {SEQ}: nextval gave {v} after recovery, not past {floor}, a value an acknowledged commit was given"
+                ));
+            }
+            self.model.seq_floor = Some(v);
+            self.seq_high = self.seq_high.max(v);
+        }
         Ok(())
+    }
+
+    /// `SELECT nextval(..)` or `SELECT setval(.., past every value given so far)`, in the
+    /// session's block or alone.
+    fn sequence(&mut self, db: &Database, sess: &mut Sess) -> Result<bool, String> {
+        let set = self.rng.below(8) == 0;
+        let target = self.seq_high + 1 + self.rng.below(50) as i64;
+        let sql = if set { format!("SELECT setval('{SEQ}', {target})") } else { format!("SELECT nextval('{SEQ}')") };
+        trace(|| format!("session {}: {sql}", sess.s.id()));
+        let r = sess.s.execute(&sql);
+        let r = match r {
+            Ok(res) => {
+                let got = res.last().and_then(|q| q.rows.first()).and_then(|row| row[0].as_deref()).and_then(|x| x.parse::<i64>().ok());
+                match got {
+                    Some(v) => {
+                        if v <= self.seq_high && !set {
+                            return Err(format!("sequence {SEQ}: nextval gave {v}, not past {} given before", self.seq_high));
+                        }
+                        self.seq_high = self.seq_high.max(v);
+                        self.report.sequence_calls += 1;
+                        Ok(v)
+                    }
+                    None => return Err(format!("{sql} answered no value")),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        let v = r.as_ref().map_or(0, |v| *v);
+        self.finish(db, sess, r.map(|_| ()), vec![Change::Seq(v)], false, "sequence")
     }
 
     fn generation(&mut self, first: bool) -> Result<(), String> {
@@ -300,6 +350,13 @@ impl Torture {
             error: None,
         }));
         set_failpoints(&db, &bg);
+        if self.model.seq_floor.is_none() {
+            // Created before any fault or power cut is armed: its creation is acknowledged.
+            let mut s = db.session();
+            s.execute(&format!("CREATE SEQUENCE {SEQ}")).map_err(|e| format!("CREATE SEQUENCE failed: {e}"))?;
+            self.model.seq_floor = Some(0);
+            self.acked += 1;
+        }
         let faults = self.opts.faults && self.rng.below(4) == 0;
         if faults {
             let r = |rng: &mut Rng, max: f64| if rng.below(2) == 0 { 0.0 } else { rng.next_f64() * max };
@@ -493,6 +550,7 @@ impl Torture {
                 22..=27 => return self.savepoint(db, sess, SavepointOp::Set),
                 28..=32 if !sess.savepoints.is_empty() => return self.savepoint(db, sess, SavepointOp::RollbackTo),
                 33..=35 if !sess.savepoints.is_empty() => return self.savepoint(db, sess, SavepointOp::Release),
+                36..=40 => return self.sequence(db, sess),
                 _ => return self.dml(db, sess, &locked),
             }
         }
@@ -503,7 +561,8 @@ impl Torture {
                 sess.open = true;
                 Ok(true)
             }
-            15..=76 => self.dml(db, sess, &locked),
+            15..=21 => self.sequence(db, sess),
+            22..=76 => self.dml(db, sess, &locked),
             77..=89 if !others_open => self.ddl(db, sess),
             77..=89 => Ok(true),
             _ => {
@@ -863,7 +922,8 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
          {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries, \
-         {} pages written back off the session, {} parallel COPYs, {} pages pre-extended; nothing lost ({:.1} s)",
+         {} pages written back off the session, {} parallel COPYs, {} pages pre-extended, {} nextval/setval calls; \
+         nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
         r.power_losses,
@@ -881,6 +941,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.write_back_pages,
         r.parallel_copies,
         r.pre_extended_pages,
+        r.sequence_calls,
         took.as_secs_f64()
     )
 }

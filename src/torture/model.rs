@@ -26,25 +26,60 @@ pub struct TableModel {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Model {
     pub tables: BTreeMap<String, TableModel>,
+    /// The sequence `torture_seq`, once its creation was acknowledged: the highest value
+    /// `nextval` gave, or `setval` set, in an acknowledged commit. A `nextval` after any crash
+    /// must give more (values are never handed out twice).
+    pub seq_floor: Option<i64>,
 }
 
 /// One change a statement made.
 #[derive(Clone, Debug)]
 pub enum Change {
-    CreateTable { name: String, pk: bool },
-    DropTable { name: String },
-    Truncate { name: String },
-    CreateIndex { table: String, name: String },
-    DropIndex { table: String, name: String },
-    Insert { table: String, id: i64, row: Row },
-    Update { table: String, id: i64, row: Row },
-    Delete { table: String, id: i64 },
+    CreateTable {
+        name: String,
+        pk: bool,
+    },
+    DropTable {
+        name: String,
+    },
+    Truncate {
+        name: String,
+    },
+    CreateIndex {
+        table: String,
+        name: String,
+    },
+    DropIndex {
+        table: String,
+        name: String,
+    },
+    Insert {
+        table: String,
+        id: i64,
+        row: Row,
+    },
+    Update {
+        table: String,
+        id: i64,
+        row: Row,
+    },
+    Delete {
+        table: String,
+        id: i64,
+    },
+    /// `nextval` gave, or `setval` set, this value of `torture_seq`.
+    Seq(i64),
 }
 
 impl Model {
     /// Applies one committed change.
     pub fn apply(&mut self, c: &Change) {
         match c {
+            Change::Seq(v) => {
+                if let Some(f) = &mut self.seq_floor {
+                    *f = (*f).max(*v);
+                }
+            }
             Change::CreateTable { name, pk } => {
                 self.tables.insert(name.clone(), TableModel { pk: *pk, ..Default::default() });
             }
