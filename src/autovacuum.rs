@@ -100,7 +100,7 @@ fn round(sh: &Arc<Shared>, state: &(Mutex<bool>, Condvar)) -> crate::error::Resu
     }
     let threshold = sh.settings.int("autovacuum_vacuum_threshold");
     let scale = sh.settings.real("autovacuum_vacuum_scale_factor");
-    for table in sh.catalog.tables() {
+    for table in sh.catalog.tables().into_iter().filter(|t| t.is_table()) {
         if *state.0.lock().unwrap_or_else(|e| e.into_inner()) {
             return Ok(());
         }

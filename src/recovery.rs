@@ -9,7 +9,7 @@
 //! | XACT | COMMIT / ABORT | xid in the header | commit log; applies the transaction's catalog change |
 //! | HEAP | MULTI_INSERT | one block: the tuples placed on one page (`offset u16, len u32, bytes`…), WILL_INIT if the insert initialized the page; or its full-page image | restore the image, or (re)initialize and add the tuples |
 //! | HEAP | INSERT / DELETE / UPDATE | per block: operations (add tuple at offset; set xmax, cmax and ctid of an offset), see `access::heap::dml`; or the block's full-page image | restore the image, or apply the operations in order |
-//! | HEAP | PAGE_IMAGE | one block's full-page image | restore the image |
+//! | HEAP | PAGE_IMAGE | one block's full-page image (a page rewritten whole; a sequence's page, `access::sequence`) | restore the image |
 //! | HEAP | PRUNE | a page pruned (redirect / dead / unused line pointers, then compaction), or VACUUM's LP_DEAD line pointers made unused | the same operations (`access::heap::dml::apply_ops`) |
 //! | BTREE | INSERT / SPLIT / NEWPAGES / VACUUM | see `access::btree::redo` | restore images, add or remove index items |
 //! | CATALOG | DDL | main: the transaction's catalog change (JSON) | kept until the transaction's COMMIT or ABORT |
@@ -52,7 +52,8 @@ pub const HEAP_UPDATE: u8 = 4;
 /// A page rewritten whole (VACUUM's pruning and compaction): always a full-page image.
 pub const HEAP_PAGE_IMAGE: u8 = 5;
 /// ROLLBACK TO SAVEPOINT: a page's tuples created after the savepoint get xmin = invalid (dead
-/// to everyone), and those deleted after it get their xmax cleared (`access::heap::dml`).
+/// to everyone), and those deleted after it get their xmax cleared (`access::heap::dml`); also
+/// INSERT ... ON CONFLICT's super-delete of the version it just inserted.
 pub const HEAP_UNDO: u8 = 6;
 /// A page pruned: HOT chains shortened, dead versions' storage freed (`access::heap::prune`),
 /// or VACUUM's dead line pointers made unused.

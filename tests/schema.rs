@@ -136,7 +136,7 @@ fn serial_identity_and_defaults() {
     // The catalogs.
     assert_eq!(
         rows(&mut s, "SELECT a.attname, pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum ORDER BY d.adnum"),
-        ["id|nextval('t_id_seq'::regclass)", "v|'none'", "n|7", "d|current_date"]
+        ["id|nextval('t_id_seq'::regclass)", "v|'none'::text", "n|7", "d|CURRENT_DATE"]
     );
     assert_eq!(
         rows(&mut s, "SELECT column_name, is_identity, identity_generation, identity_start FROM information_schema.columns WHERE table_name = 't' AND column_name IN ('g', 'h') ORDER BY 1"),

@@ -1249,6 +1249,7 @@ fn stat_user_tables(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     let stats = &s.shared().table_stats;
     tables
         .iter()
+        .filter(|t| t.is_table())
         .map(|t| {
             let c = stats.get(t.oid);
             let i8 = |v: u64| Value::Int8(v as i64);
@@ -1342,7 +1343,11 @@ fn info_tables(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
             row(schema, d.name, if d.kind == 'v' { "VIEW" } else { "BASE TABLE" }, false)
         })
         .collect();
-    out.extend(tables.iter().map(|t| row("public", &t.name, "BASE TABLE", true)));
+    // Sequences are not in information_schema.tables (PostgreSQL lists them elsewhere).
+    out.extend(tables.iter().filter(|t| t.sequence().is_none()).map(|t| {
+        let view = !t.is_table();
+        row("public", &t.name, if view { "VIEW" } else { "BASE TABLE" }, !view)
+    }));
     out
 }
 
@@ -1351,7 +1356,7 @@ fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
     let v = |x: &str| Value::Text(x.to_string());
     let i = |x: Option<i32>| x.map_or(Value::Null, Value::Int4);
     let mut out = Vec::new();
-    for t in tables {
+    for t in tables.iter().filter(|t| t.sequence().is_none()) {
         for (k, c) in t.columns.iter().enumerate() {
             let ty = c.ty;
             let n = ty.typmod;

@@ -90,11 +90,22 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _
     if v.full || v.sort_only || v.delete_only || v.reindex || v.recluster || v.threshold.is_some() || v.boost {
         return Err(PgError::feature("only plain VACUUM [table] is supported"));
     }
-    let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
-        Some(n) => vec![s.table(&super::ddl_table_name(n)?)?],
-        _ => s.shared.catalog.tables(),
-    };
     let mut r = super::tag("VACUUM");
+    let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
+        Some(n) => {
+            let t = s.table_any(&super::ddl_table_name(n)?)?;
+            match &t.kind {
+                crate::catalog::RelKind::Table => vec![t],
+                // A sequence's one page holds one frozen tuple: nothing to do.
+                crate::catalog::RelKind::Sequence(_) => Vec::new(),
+                crate::catalog::RelKind::View(_) => {
+                    r.notices.push(format!("WARNING:  skipping \"{}\" --- cannot vacuum non-tables or special system tables", t.name));
+                    Vec::new()
+                }
+            }
+        }
+        _ => s.shared.catalog.tables().into_iter().filter(|t| t.is_table()).collect(),
+    };
     for t in tables {
         let st = vacuum_table(s, &t)?;
         if verbose {

@@ -301,7 +301,10 @@ impl Torture {
                 ));
             }
             self.model.seq_floor = Some(v);
-            self.seq_high = self.seq_high.max(v);
+            // Values handed to work that was never acknowledged (an open or rolled-back
+            // transaction whose WAL was not flushed) may come back after a crash, as in
+            // PostgreSQL: from here on, only values past this one are new.
+            self.seq_high = v;
         }
         Ok(())
     }

@@ -121,6 +121,22 @@ def psycopg3():
         check(c.execute("EXECUTE q (4)").fetchone()[0] == 1, "EXECUTE")
         c.execute("DEALLOCATE q")
         c.execute("DROP TABLE p3")
+        # Generated keys: serial, identity, defaults; RETURNING through the extended protocol
+        # (described before it runs), and ON CONFLICT.
+        c.execute("CREATE TABLE p3g (id serial PRIMARY KEY, g bigint GENERATED ALWAYS AS IDENTITY, v text DEFAULT 'dflt', n int CHECK (n > 0))")
+        got = c.execute("INSERT INTO p3g (n) VALUES (%s), (%s) RETURNING id, g, v", (5, 6)).fetchall()
+        check(got == [(1, 1, "dflt"), (2, 2, "dflt")], f"INSERT RETURNING {got!r}")
+        cur = c.execute("UPDATE p3g SET v = %s WHERE id = %s RETURNING v, n", ("new", 2))
+        check([d.name for d in cur.description] == ["v", "n"] and cur.fetchall() == [("new", 6)], "UPDATE RETURNING")
+        got = c.execute("INSERT INTO p3g (id, n) VALUES (%s, %s) ON CONFLICT (id) DO UPDATE SET n = excluded.n RETURNING n", (1, 9)).fetchone()
+        check(got == (9,), f"ON CONFLICT DO UPDATE {got!r}")
+        try:
+            c.execute("INSERT INTO p3g (n) VALUES (%s)", (0,))
+            check(False, "CHECK violated")
+        except psycopg.errors.CheckViolation as e:
+            check(e.diag.constraint_name == "p3g_n_check", f"check constraint name {e.diag.constraint_name!r}")
+        check(c.execute("SELECT nextval('p3g_id_seq'), currval('p3g_id_seq')").fetchone() == (4, 4), "nextval after a failed insert")
+        c.execute("DROP TABLE p3g")
     print("   psycopg", psycopg.__version__, "passed")
 
 

@@ -273,6 +273,40 @@ def s_orm():
         check(s.scalar(select(func.count(Book.id))) == 3, "count after rollback")
 
 
+class Note(Base):
+    """Generated keys: SERIAL primary key, a server default, ids read back with RETURNING."""
+    __tablename__ = "sa_notes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    body: Mapped[str] = mapped_column(Text, server_default="empty")
+
+
+def s_generated():
+    notes = Note.__table__
+    notes.drop(engine, checkfirst=True)
+    notes.create(engine)
+    with Session(engine) as s:
+        a, b = Note(body="a"), Note()
+        s.add_all([a, b])
+        s.commit()
+        check((a.id, b.id) == (1, 2), f"ORM ids from RETURNING {(a.id, b.id)!r}")
+        check(b.body == "empty", f"server default {b.body!r}")
+    with engine.begin() as c:
+        one = c.execute(insert(notes).values(body="c").returning(notes.c.id)).scalar_one()
+        check(one == 3, f"insert().returning() {one!r}")
+        many = c.execute(insert(notes).returning(notes.c.id, sort_by_parameter_order=True),
+                         [{"body": "d"}, {"body": "e"}, {"body": "f"}]).scalars().all()
+        check(many == [4, 5, 6], f"executemany with RETURNING {many!r}")
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+        up = pg_insert(notes).values(id=1, body="x")
+        up = up.on_conflict_do_update(index_elements=["id"], set_={"body": up.excluded.body + "!"}).returning(notes.c.body)
+        check(c.execute(up).scalar_one() == "x!", "on_conflict_do_update")
+        skip = pg_insert(notes).values(id=2, body="y").on_conflict_do_nothing()
+        check(c.execute(skip).rowcount == 0, "on_conflict_do_nothing")
+        gone = c.execute(delete(notes).where(notes.c.id > 4).returning(notes.c.body)).scalars().all()
+        check(sorted(gone) == ["e", "f"], f"delete().returning() {gone!r}")
+        check(c.execute(text("SELECT currval('sa_notes_id_seq')")).scalar_one() == 6, "currval")
+
+
 def s_queries():
     with engine.connect() as conn:
         r = conn.execute(text("SELECT a.name, b.title FROM sa_author a JOIN sa_book b ON b.author_id = a.id "
@@ -333,6 +367,7 @@ SCENARIOS = [
     ("psycopg: unique violation 23505, connection usable", s_unique),
     ("psycopg: inspect(): has_table, get_table_names, get_columns, get_pk_constraint", s_inspect),
     ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError", s_orm),
+    ("psycopg: generated keys: SERIAL, server_default, RETURNING, ON CONFLICT", s_generated),
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
     ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
     ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
