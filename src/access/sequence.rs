@@ -21,9 +21,10 @@
 //! 3. A logged change is a full-page image replayed onto an empty page: redo never reads the
 //!    page from disk.
 //! 4. `setval` is always logged, with `log_cnt` 0.
-//! 5. The values handed out are durable only once WAL is flushed past the change's record:
-//!    the caller records the end LSN and flushes it at commit (`Session` does), so a value a
-//!    committed transaction saw is never repeated, as in PostgreSQL.
+//! 5. The values handed out are durable only once WAL is flushed past the record that
+//!    reserved them: `next` returns that record's end (the page LSN when it wrote none; the
+//!    reserving transaction may not have committed), the caller records it and flushes it at
+//!    commit (`Session` does), so a value a committed transaction saw is never repeated.
 
 use crate::access::heap::tuple;
 use crate::buffer::critical::{log_page_changes, Logged, PageChange, RecordKind};
@@ -141,7 +142,8 @@ impl SeqRel<'_> {
         log_page_changes(self.wal, self.full_page_writes, kind, &mut changes, &mut RecordBuilder::new())
     }
 
-    /// The next value (`nextval`), and the end LSN of the record it wrote (0: none).
+    /// The next value (`nextval`), and the end LSN of the WAL record the value depends on: the
+    /// one it wrote, or the earlier one that reserved it (0: none, an unlogged sequence).
     pub fn next(&self, l: &Limits) -> Result<std::result::Result<(i64, Lsn), Exhausted>> {
         let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, 0, None)?;
         let mut pg = buf.lock_exclusive();
@@ -170,7 +172,10 @@ impl SeqRel<'_> {
             let h = tuple::hoff(t);
             t[h..h + 8].copy_from_slice(&value.to_le_bytes());
             t[h + 8..h + 16].copy_from_slice(&(st.log_cnt - 1).to_le_bytes());
-            return Ok(Ok((value, 0)));
+            // The value is safe from reuse only once the record that reserved it is durable
+            // (invariant 5): that record may belong to a transaction that has not committed,
+            // so this caller must flush to it too. Its end is the page's LSN.
+            return Ok(Ok((value, if self.wal.is_some() { page::lsn(&pg) } else { 0 })));
         }
         // Reserve up to LOG_VALS more (stopping at the limit; a cycling sequence does not
         // reserve across its wrap).
