@@ -25,6 +25,8 @@ pub enum AggFunc {
     BoolAnd,
     BoolOr,
     StringAgg,
+    /// `array_agg(x)`: the inputs, NULLs included, as an array (arrays as one more dimension).
+    ArrayAgg,
 }
 
 impl AggFunc {
@@ -39,6 +41,7 @@ impl AggFunc {
             "bool_and" | "every" => AggFunc::BoolAnd,
             "bool_or" => AggFunc::BoolOr,
             "string_agg" => AggFunc::StringAgg,
+            "array_agg" => AggFunc::ArrayAgg,
             _ => return None,
         })
     }
@@ -133,6 +136,13 @@ impl AggCall {
                     _ => return Err(no_agg(name, &args)),
                 }
             }
+            AggFunc::ArrayAgg => match at {
+                // char(n) elements keep their type without the length (bpchar[]).
+                Some(x) if x.id == TypeId::Bpchar => t(TypeId::Bpchar).array_of().expect("bpchar[] exists"),
+                Some(x) if x.is_vector() => x.array_of().expect("vectors have arrays"),
+                Some(x) => crate::sql::array::array_type_of(SqlType::new(x.id))?,
+                None => return Err(no_agg(name, &args)),
+            },
         };
         if distinct && !order.is_empty() {
             // PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list.
@@ -162,6 +172,8 @@ enum Acc {
     Max(Value),
     Bool(Option<bool>),
     Str(Option<String>),
+    /// array_agg's inputs so far.
+    Items(Vec<Value>),
     /// DISTINCT or ORDER BY inside: the (arguments, sort keys) seen, folded at the end.
     Collect(Vec<(Row, Row)>),
 }
@@ -187,13 +199,14 @@ fn plain(c: &AggCall) -> Acc {
         AggFunc::Max => Acc::Max(Value::Null),
         AggFunc::BoolAnd | AggFunc::BoolOr => Acc::Bool(None),
         AggFunc::StringAgg => Acc::Str(None),
+        AggFunc::ArrayAgg => Acc::Items(Vec::new()),
     }
 }
 
 /// Feeds one row's argument values into `acc`.
 fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
-    // Strict aggregates skip NULL inputs (count(*) has none).
-    if c.func != AggFunc::CountStar && args.first().is_some_and(|v| *v == Value::Null) {
+    // Strict aggregates skip NULL inputs (count(*) has none; array_agg keeps them).
+    if !matches!(c.func, AggFunc::CountStar | AggFunc::ArrayAgg) && args.first().is_some_and(|v| *v == Value::Null) {
         return Ok(());
     }
     match acc {
@@ -267,6 +280,12 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
                 }
             }
         }
+        Acc::Items(items) => {
+            if let Some(max) = items.len().checked_add(1).filter(|&n| n > 134_217_727) {
+                return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("array size exceeds the maximum allowed ({})", max - 1)));
+            }
+            items.push(args[0].clone());
+        }
         Acc::Collect(_) => unreachable!("collected aggregates are folded in finish"),
     }
     Ok(())
@@ -301,7 +320,19 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Min(v) | Acc::Max(v) => v,
         Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
         Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),
+        Acc::Items(items) if items.is_empty() => Value::Null,
+        Acc::Items(items) => array_agg_result(c, items)?,
         Acc::Collect(mut rows) => {
+            if c.distinct && c.order.is_empty() {
+                // DISTINCT without ORDER BY: PostgreSQL sorts the values to find the distinct
+                // ones, so they come out in ascending order (NULLs last).
+                rows.sort_by(|a, b| match (&a.0[0], &b.0[0]) {
+                    (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
+                    (Value::Null, _) => std::cmp::Ordering::Greater,
+                    (_, Value::Null) => std::cmp::Ordering::Less,
+                    (x, y) => expr::compare(x, y).unwrap_or(std::cmp::Ordering::Equal),
+                });
+            }
             rows.sort_by(|a, b| compare_keys(&a.1, &b.1, &c.order));
             let mut acc = plain(c);
             let mut seen = std::collections::HashSet::new();
@@ -320,6 +351,41 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             finish(c, acc)?
         }
     })
+}
+
+/// array_agg's result: a one-dimensional array of the inputs, or for array inputs an array of
+/// one more dimension (PostgreSQL's `array_agg(anyarray)` rules: no NULL or empty inputs, all
+/// of the same dimensions).
+fn array_agg_result(c: &AggCall, items: Vec<Value>) -> Result<Value> {
+    if c.arg_ty.is_some_and(|t| t.is_array()) {
+        let err = |m: &str| PgError::new("2202E", m.to_string());
+        let mut dims: Option<Vec<crate::types::Dim>> = None;
+        let mut all = Vec::new();
+        for v in &items {
+            let Value::Array(a) = v else { return Err(PgError::new("22004", "cannot accumulate null arrays")) };
+            if a.items.is_empty() {
+                return Err(err("cannot accumulate empty arrays"));
+            }
+            match &dims {
+                None => dims = Some(a.dims.clone()),
+                Some(d) if *d == a.dims => {}
+                Some(_) => return Err(err("cannot accumulate arrays of different dimensionality")),
+            }
+            all.extend(a.items.iter().cloned());
+        }
+        let inner = dims.unwrap_or_default();
+        if inner.len() + 1 > crate::types::array::MAXDIM {
+            return Err(PgError::new(
+                sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                format!("number of array dimensions ({}) exceeds the maximum allowed ({})", inner.len() + 1, crate::types::array::MAXDIM),
+            ));
+        }
+        let mut d = vec![crate::types::Dim { len: items.len() as i32, lower: 1 }];
+        d.extend(inner);
+        crate::types::Array::check_dims(&d)?;
+        return Ok(Value::Array(Box::new(crate::types::Array { ty: c.ty, dims: d, items: all })));
+    }
+    Ok(Value::Array(Box::new(crate::types::Array::from_items(c.ty, items))))
 }
 
 struct Group {
@@ -424,7 +490,7 @@ fn aggregate(
                 args.push(ex.eval(a, row, outer)?);
             }
             if let Acc::Collect(rows) = acc {
-                if c.func != AggFunc::CountStar && args.first().is_some_and(|v| *v == Value::Null) {
+                if !matches!(c.func, AggFunc::CountStar | AggFunc::ArrayAgg) && args.first().is_some_and(|v| *v == Value::Null) {
                     continue;
                 }
                 let mut k = Vec::with_capacity(c.order.len());

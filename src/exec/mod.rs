@@ -79,6 +79,8 @@ pub enum SubKind {
     Any(CmpOp),
     /// `lhs op ALL (subquery)`.
     All(CmpOp),
+    /// `ARRAY(subquery)`: the column's values as a one-dimensional array ({} for no rows).
+    Array,
 }
 
 /// A subquery inside an expression.
@@ -101,6 +103,7 @@ impl SubLink {
     pub fn result_type(&self) -> Option<SqlType> {
         match self.kind {
             SubKind::Scalar => self.col_ty,
+            SubKind::Array => self.col_ty.and_then(|t| t.array_of()),
             _ => Some(SqlType::new(TypeId::Bool)),
         }
     }
@@ -167,6 +170,19 @@ pub enum Node {
     Window(Box<Node>, Vec<WinCall>),
     /// A WITH query's rows, computed once per statement.
     Cte(Arc<CteDef>),
+    /// Set-returning functions in FROM (`sql::srf`): their rows zipped side by side (a
+    /// shorter one padded with NULLs), then the ordinality when asked for.
+    Function(Box<FunctionScan>),
+    /// Set-returning functions in a select list (`sql::srf`): each input row followed by one
+    /// column per function, advancing the functions in lockstep.
+    ProjectSet(Box<Node>, Vec<crate::sql::srf::SrfCall>),
+}
+
+/// A function scan: the calls, and whether `WITH ORDINALITY` adds a bigint column.
+#[derive(Clone, Debug)]
+pub struct FunctionScan {
+    pub calls: Vec<crate::sql::srf::SrfCall>,
+    pub ordinality: bool,
 }
 
 /// A WITH query.
@@ -193,6 +209,8 @@ impl Node {
             Node::SetOp(_, _, l, _) => l.width(),
             Node::Window(i, w) => i.width() + w.len(),
             Node::Cte(c) => c.width,
+            Node::Function(f) => f.calls.iter().map(|c| c.width()).sum::<usize>() + usize::from(f.ordinality),
+            Node::ProjectSet(i, calls) => i.width() + calls.len(),
         }
     }
 
@@ -256,6 +274,11 @@ impl Node {
                 }
             }
             Node::Cte(c) => c.node.tables(out),
+            Node::Function(f) => f.calls.iter().flat_map(|c| &c.args).for_each(|e| exprs(e, out)),
+            Node::ProjectSet(i, calls) => {
+                i.tables(out);
+                calls.iter().flat_map(|c| &c.args).for_each(|e| exprs(e, out));
+            }
         }
     }
 }
@@ -272,7 +295,26 @@ pub type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
 pub fn key_of(vals: &[Value], out: &mut Vec<u8>) {
     out.clear();
     for v in vals {
+        key_one(v, out);
+    }
+}
+
+/// Appends one value's key (see [`key_of`]); an array's key is its dimensions and its
+/// elements' keys, so arrays are equal exactly when PostgreSQL's `array_eq` says so.
+fn key_one(v: &Value, out: &mut Vec<u8>) {
+    {
         match v {
+            Value::Array(a) => {
+                out.push(11);
+                out.push(a.dims.len() as u8);
+                for d in &a.dims {
+                    out.extend_from_slice(&d.len.to_le_bytes());
+                    out.extend_from_slice(&d.lower.to_le_bytes());
+                }
+                for item in &a.items {
+                    key_one(item, out);
+                }
+            }
             Value::Null => out.push(0),
             Value::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
             Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
@@ -568,7 +610,55 @@ impl<'a> Exec<'a> {
                 }
                 Ok(Flow::Continue)
             }
+            Node::Function(f) => {
+                let mut ord = 0i64;
+                let mut emit = |mut row: Row| -> Result<Flow> {
+                    if f.ordinality {
+                        ord += 1;
+                        row.push(Value::Int8(ord));
+                    }
+                    sink(&row)
+                };
+                if let [call] = f.calls.as_slice() {
+                    let args = self.eval_args(&call.args, &[], outer)?;
+                    return crate::sql::srf::rows(call, &args, &mut emit);
+                }
+                let sets = self.srf_sets(&f.calls, &[], outer)?;
+                zip_sets(&f.calls, &sets, &[], &mut emit)
+            }
+            Node::ProjectSet(input, calls) => self.run(input, outer, &mut |row| {
+                let base = row.to_vec();
+                if let [call] = calls.as_slice() {
+                    let args = self.eval_args(&call.args, row, outer)?;
+                    return crate::sql::srf::rows(call, &args, &mut |vals| {
+                        let mut out = base.clone();
+                        out.extend(vals);
+                        sink(&out)
+                    });
+                }
+                let sets = self.srf_sets(calls, row, outer)?;
+                zip_sets(calls, &sets, &base, &mut |r| sink(&r))
+            }),
         }
+    }
+
+    fn eval_args(&self, args: &[Scalar], row: &[Value], outer: &[&[Value]]) -> Result<Vec<Value>> {
+        args.iter().map(|a| self.eval(a, row, outer)).collect()
+    }
+
+    /// Every row of each call (several set-returning functions advance together).
+    fn srf_sets(&self, calls: &[crate::sql::srf::SrfCall], row: &[Value], outer: &[&[Value]]) -> Result<Vec<Vec<Row>>> {
+        let mut sets = Vec::with_capacity(calls.len());
+        for c in calls {
+            let args = self.eval_args(&c.args, row, outer)?;
+            let mut rows = Vec::new();
+            crate::sql::srf::rows(c, &args, &mut |r| {
+                rows.push(r);
+                Ok(Flow::Continue)
+            })?;
+            sets.push(rows);
+        }
+        Ok(sets)
     }
 
     /// All rows of `node` (materialized).
@@ -699,6 +789,15 @@ impl SubRunner for Exec<'_> {
                 }
                 Ok(rows.first().map(|r| r[0].clone()).unwrap_or(Value::Null))
             }
+            SubKind::Array => {
+                let rows = if link.correlated { Rc::new(self.collect(&link.plan, &stack)?) } else { self.cached(id, &link.plan, &stack)? };
+                let ty = link.result_type().ok_or_else(|| PgError::internal("ARRAY(subquery) without an array type"))?;
+                let items: Vec<Value> = rows.iter().map(|r| r[0].clone()).collect();
+                if items.iter().any(|v| matches!(v, Value::Array(_))) {
+                    return crate::sql::array::eval(crate::sql::array::ArrayFunc::CtorNested, &items, &ty);
+                }
+                Ok(Value::Array(Box::new(crate::types::Array::from_items(ty, items))))
+            }
             SubKind::Any(op) | SubKind::All(op) => {
                 let any = matches!(link.kind, SubKind::Any(_));
                 let x = lhs.unwrap_or(Value::Null);
@@ -724,6 +823,25 @@ impl SubRunner for Exec<'_> {
             }
         }
     }
+}
+
+/// Rows of several set-returning functions side by side after `base`: as many rows as the
+/// longest, the others' columns NULL once they run out.
+fn zip_sets(calls: &[crate::sql::srf::SrfCall], sets: &[Vec<Row>], base: &[Value], emit: &mut dyn FnMut(Row) -> Result<Flow>) -> Result<Flow> {
+    let n = sets.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..n {
+        let mut row = base.to_vec();
+        for (c, set) in calls.iter().zip(sets) {
+            match set.get(i) {
+                Some(r) => row.extend(r.iter().cloned()),
+                None => row.extend(std::iter::repeat_n(Value::Null, c.width())),
+            }
+        }
+        if let Flow::Stop = emit(row)? {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
 }
 
 fn cmp_holds(op: CmpOp, o: std::cmp::Ordering) -> bool {

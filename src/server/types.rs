@@ -49,6 +49,8 @@ pub fn type_oid(name: &str) -> u32 {
 /// `char(n)` n + 4 (VARHDRSZ); `timestamp(p)` p; `numeric(p, s)` ((p << 16) | (s & 0x7ff)) + 4.
 pub fn type_modifier(name: &str) -> i32 {
     let (base, args) = split_typmod(name);
+    // An array's modifier is its element's.
+    let base = base.strip_suffix("[]").map_or(base.clone(), str::to_string);
     match (base.as_str(), args.as_slice()) {
         ("character varying" | "varchar" | "character" | "char" | "bpchar", [n]) => *n as i32 + 4,
         ("timestamp without time zone" | "timestamp" | "timestamp with time zone" | "timestamptz", [p]) => *p as i32,
@@ -73,10 +75,11 @@ pub fn type_len(name: &str) -> i16 {
 
 fn type_for_oid(oid: u32) -> Option<SqlType> {
     use TypeId::*;
-    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp, Timestamptz, Oid, Name, Char, Regtype]
+    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp, Timestamptz, Oid, Name, Char, Regtype, Int2Vector, OidVector]
         .into_iter()
         .map(SqlType::new)
         .find(|t| t.pg_oid() == oid)
+        .or_else(|| crate::types::ArrayElem::by_array_oid(oid).map(|e| SqlType::new(Array(e))))
 }
 
 /// A result value in binary format: parse the text with the type's input function, then its

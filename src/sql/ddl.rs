@@ -25,6 +25,28 @@ pub(crate) fn sql_type(dt: &sqlparser::ast::DataType) -> Result<SqlType> {
     if text.len() > 2 && text.starts_with('"') && text.ends_with('"') && text != "\"char\"" && !text[1..text.len() - 1].contains('"') {
         text = text[1..text.len() - 1].to_string();
     }
+    // `integer[]`, `varchar(3)[]`, `int ARRAY`, `int[3]` (a declared size is ignored, as
+    // PostgreSQL does): the element type's array.
+    for (suffix, strip) in [("[]", 2usize), (" ARRAY", 6)] {
+        if text.len() > strip && text[text.len() - strip..].eq_ignore_ascii_case(suffix) {
+            let elem = sql_type_text(&text[..text.len() - strip])?;
+            return crate::sql::array::array_type_of(elem);
+        }
+    }
+    if text.ends_with(']') {
+        if let Some(i) = text.rfind('[') {
+            if text[i + 1..text.len() - 1].trim().bytes().all(|b| b.is_ascii_digit()) {
+                let elem = sql_type_text(&text[..i])?;
+                return crate::sql::array::array_type_of(elem);
+            }
+        }
+    }
+    sql_type_text(&text)
+}
+
+/// A scalar type name as text (`VARCHAR(16)`).
+fn sql_type_text(text: &str) -> Result<SqlType> {
+    let text = text.trim().to_string();
     let (name, args) = match text.find('(') {
         Some(i) => {
             let inner = text[i + 1..].trim_end_matches([')', ' ']);

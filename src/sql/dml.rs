@@ -458,6 +458,14 @@ fn assignable(from: &SqlType, to: &SqlType) -> bool {
     if to.id == Char && !text(from.id) {
         return false; // "char" from a number is a byte value in PostgreSQL: explicit only
     }
+    // Arrays: element by element (PostgreSQL's array coercion with the element's
+    // assignment cast); a vector and its array type are binary-compatible.
+    if from.is_array() && to.is_array() {
+        return match (from.elem(), to.elem()) {
+            (Some(f), Some(t)) => f.id == t.id || (!from.is_vector() && !to.is_vector() && assignable(&f, &t)),
+            _ => false,
+        };
+    }
     from.id == to.id
         || (num(from.id) && num(to.id))
         || text(to.id)

@@ -170,6 +170,19 @@ fn names(node: &Node) -> Vec<String> {
             n
         }
         Node::Cte(c) => c.columns.iter().map(|n| format!("{}.{n}", c.name)).collect(),
+        Node::Function(f) => {
+            let mut out: Vec<String> = f.calls.iter().flat_map(|c| crate::sql::srf::column_names(c).into_iter()).collect();
+            if f.ordinality {
+                out.push("ordinality".into());
+            }
+            out
+        }
+        Node::ProjectSet(i, calls) => {
+            let mut n = names(i);
+            let base = n.clone();
+            n.extend(calls.iter().map(|c| format!("{}({})", c.name, c.args.iter().map(|a| show(a, &base)).collect::<Vec<_>>().join(", "))));
+            n
+        }
     }
 }
 
@@ -268,10 +281,11 @@ fn show(e: &Scalar, n: &[String]) -> String {
         Scalar::SubLink(l) => match l.kind {
             exec::SubKind::Exists => "(EXISTS (SubPlan))".into(),
             exec::SubKind::Scalar => "(SubPlan)".into(),
+            exec::SubKind::Array => "ARRAY(SubPlan)".into(),
             exec::SubKind::Any(op) => format!("({} {} ANY (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),
             exec::SubKind::All(op) => format!("({} {} ALL (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),
         },
-        Scalar::Agg(..) | Scalar::Win(..) => "?".into(),
+        Scalar::Agg(..) | Scalar::Win(..) | Scalar::Srf(..) => "?".into(),
     }
 }
 
@@ -482,6 +496,14 @@ impl Render<'_> {
             Node::Cte(c) => {
                 self.push(depth, format!("CTE Scan on {}{act}", c.name), extra);
                 self.node(&c.node, depth + 1, Vec::new())?;
+            }
+            Node::Function(f) => {
+                let name = f.calls.iter().map(|c| c.name).collect::<Vec<_>>().join(", ");
+                self.push(depth, format!("Function Scan on {name}{act}"), extra);
+            }
+            Node::ProjectSet(i, _) => {
+                self.push(depth, format!("ProjectSet{act}"), extra);
+                self.node(i, depth + 1, Vec::new())?;
             }
         }
         Ok(())

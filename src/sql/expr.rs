@@ -38,7 +38,8 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
-    fn holds(self, o: Ordering) -> bool {
+    /// Whether the operator holds for an ordering of its left operand against its right.
+    pub fn holds(self, o: Ordering) -> bool {
         match self {
             CmpOp::Eq => o == Ordering::Equal,
             CmpOp::Ne => o != Ordering::Equal,
@@ -128,6 +129,9 @@ pub enum Scalar {
     Agg(usize, SqlType),
     /// A window function call collected while binding, replaced like [`Scalar::Agg`].
     Win(usize, SqlType),
+    /// A set-returning function call in a select list, collected while binding and replaced
+    /// by a column of the `ProjectSet` node that evaluates it (`sql::srf`).
+    Srf(usize, SqlType),
 }
 
 /// One column visible to expressions: a FROM item's column.
@@ -213,6 +217,8 @@ pub trait SubqueryBinder {
 pub struct Collect {
     pub aggs: std::cell::RefCell<Vec<crate::exec::AggCall>>,
     pub windows: std::cell::RefCell<Vec<crate::exec::WinCall>>,
+    /// Set-returning calls of a select list.
+    pub srfs: std::cell::RefCell<Vec<super::srf::SrfCall>>,
 }
 
 /// Binds expressions against a scope: column names resolved (in enclosing queries' scopes
@@ -331,7 +337,7 @@ pub fn type_of(e: &Scalar) -> Option<SqlType> {
         Scalar::Concat(..) => Some(SqlType::new(TypeId::Text)),
         Scalar::Neg(a) => type_of(a),
         Scalar::Cast(_, t) => Some(*t),
-        Scalar::Outer(_, _, t) | Scalar::Func(_, _, t) | Scalar::Agg(_, t) | Scalar::Win(_, t) => Some(*t),
+        Scalar::Outer(_, _, t) | Scalar::Func(_, _, t) | Scalar::Agg(_, t) | Scalar::Win(_, t) | Scalar::Srf(_, t) => Some(*t),
         Scalar::Case(_, _, t) | Scalar::Coalesce(_, t) | Scalar::MinMax(_, _, t) => *t,
         Scalar::NullIf(a, _) => type_of(a),
         Scalar::Lookup(_, _, t) => Some(*t),
@@ -436,6 +442,18 @@ impl Binder<'_> {
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
             Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
+                // `ARRAY[...]::t[]`: the elements are typed by the cast (`ARRAY[]::int[]`).
+                let mut inner = &**expr;
+                while let Expr::Nested(x) = inner {
+                    inner = x;
+                }
+                if let (Expr::Array(arr), true) = (inner, ty.is_array()) {
+                    let ctor = self.array_ctor(arr, Some(ty))?;
+                    return Ok(match type_of(&ctor) {
+                        Some(t) if t == ty => ctor,
+                        _ => Scalar::Cast(Box::new(ctor), ty),
+                    });
+                }
                 if let Some(from) = type_of(&self.bind(expr)?) {
                     // "char" to and from integers works on the byte value in PostgreSQL.
                     if (from.id == TypeId::Char && is_int(ty.id)) || (is_int(from.id) && ty.id == TypeId::Char) {
@@ -551,6 +569,11 @@ impl Binder<'_> {
                 if let Some((negated, ci)) = regex_op {
                     return regex_match(a, b, negated, ci);
                 }
+                if matches!(op, BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap) {
+                    if let Some(r) = super::array::bind_operator(op, a.clone(), b.clone()) {
+                        return r;
+                    }
+                }
                 match op {
                     BinaryOperator::Eq => cmp(CmpOp::Eq)?,
                     BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
@@ -595,8 +618,59 @@ impl Binder<'_> {
                     other => return Err(PgError::feature(format!("operator {other} is not supported"))),
                 }
             }
+            Expr::Array(arr) => self.array_ctor(arr, None)?,
+            Expr::CompoundFieldAccess { root, access_chain } if matches!(access_chain.as_slice(), [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]) => {
+                // `(record).field`.
+                let [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))] = access_chain.as_slice() else { unreachable!("matched") };
+                let field = fold_ident(id);
+                let r = self.bind(root)?;
+                match type_of(&r) {
+                    Some(SqlType { id: TypeId::Record(kind), .. }) => match kind.fields().iter().position(|(n, _)| *n == field) {
+                        Some(i) => Scalar::Func(super::func::Func::RecordField(i as u8), vec![r], kind.fields()[i].1),
+                        None => return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("could not identify column \"{field}\" in record data type"))),
+                    },
+                    Some(t) => {
+                        return Err(PgError::new("42809", format!("column notation .{field} applied to type {}, which is not a composite type", t.name())))
+                    }
+                    None => return Err(PgError::new("42809", format!("could not identify column \"{field}\" in record data type"))),
+                }
+            }
+            Expr::CompoundFieldAccess { root, access_chain } => {
+                use sqlparser::ast::{AccessExpr, Subscript};
+                let mut subs = Vec::with_capacity(access_chain.len());
+                for a in access_chain {
+                    match a {
+                        AccessExpr::Subscript(Subscript::Index { index }) => subs.push(super::array::Sub::Index(self.bind(index)?)),
+                        AccessExpr::Subscript(Subscript::Slice { lower_bound, upper_bound, stride: None }) => subs.push(super::array::Sub::Slice(
+                            lower_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                            upper_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                        )),
+                        other => return Err(PgError::feature(format!("field selection {other} is not supported by heapstore"))),
+                    }
+                }
+                super::array::bind_subscript(self.bind(root)?, subs)?
+            }
             other => return self.bind_more(other),
         })
+    }
+
+    /// `ARRAY[...]` (nested `[...]` make a multidimensional array); `hint`: the array type a
+    /// cast gives it.
+    fn array_ctor(&self, arr: &sqlparser::ast::Array, hint: Option<SqlType>) -> Result<Scalar> {
+        let mut elems = Vec::with_capacity(arr.elem.len());
+        for e in &arr.elem {
+            elems.push(match e {
+                Expr::Array(inner) => self.array_ctor(inner, hint)?,
+                other => {
+                    let b = self.bind(other)?;
+                    match hint.and_then(|h| h.elem()) {
+                        Some(et) if type_of(&b).is_none() => coerce(b, Some(et))?,
+                        _ => b,
+                    }
+                }
+            });
+        }
+        super::array::bind_ctor(elems, hint)
     }
 }
 
@@ -824,6 +898,15 @@ pub fn is_transaction_timestamp(e: &Expr) -> bool {
 pub fn castable(from: &SqlType, to: &SqlType) -> bool {
     use TypeId::*;
     let (f, t) = (from.id, to.id);
+    if from.is_array() && to.is_array() {
+        return match (from.elem(), to.elem()) {
+            (Some(a), Some(b)) => castable(&a, &b),
+            _ => false,
+        };
+    }
+    if from.is_array() || to.is_array() {
+        return is_text(f) || is_text(t);
+    }
     f == t
         || (is_num(f) && is_num(t))
         || matches!((f, t), (Int4, Bool) | (Bool, Int4) | (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8))
@@ -849,6 +932,9 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     use TypeId::*;
     let Some(from) = value_type(&v) else { return Ok(Value::Null) };
     check_castable(&from, to)?;
+    if let (Value::Array(a), true) = (&v, to.is_array()) {
+        return cast_array(a, to);
+    }
     Ok(match (&v, to.id) {
         (Value::Bool(b), t) if is_text(t) => parse_as(to, if *b { "true" } else { "false" })?,
         (_, t) if is_text(t) => {
@@ -935,10 +1021,40 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     })
 }
 
+/// An array cast element by element (`int4[]` to `int8[]`, `text[]` to `int[]`, a vector to
+/// its array type and back), keeping its dimensions.
+fn cast_array(a: &crate::types::Array, to: &SqlType) -> Result<Value> {
+    let elem = to.elem().expect("an array type");
+    let mut items = Vec::with_capacity(a.items.len());
+    for v in &a.items {
+        items.push(match v {
+            Value::Null => Value::Null,
+            v => cast_value(v.clone(), &elem)?,
+        });
+    }
+    let mut dims = a.dims.clone();
+    if to.is_vector() {
+        if dims.len() > 1 || items.iter().any(|v| *v == Value::Null) {
+            return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("array is not a valid {}", to.input_name())));
+        }
+        if dims.is_empty() {
+            dims.push(crate::types::Dim { len: 0, lower: 0 });
+        }
+        dims[0].lower = 0;
+    } else if a.ty.is_vector() && !dims.is_empty() {
+        if items.is_empty() {
+            dims.clear();
+        }
+    }
+    Ok(Value::Array(Box::new(crate::types::Array { ty: *to, dims, items })))
+}
+
 pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     let (ta, tb) = (type_of(a), type_of(b));
     let (Some(x), Some(y)) = (ta, tb) else { return Ok(()) };
+    let arr = |t: SqlType| if t.is_vector() { t.array_of().expect("vectors have arrays") } else { t };
     let ok = x.id == y.id
+        || (x.is_array() && y.is_array() && arr(x).id == arr(y).id)
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))
         || (is_datetime(x.id) && is_datetime(y.id))
@@ -1120,6 +1236,7 @@ pub fn float_cmp(x: f64, y: f64) -> Ordering {
 /// Compares two non-NULL values of comparable types.
 pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
     Ok(match (a, b) {
+        (Value::Array(x), Value::Array(y)) => crate::types::array::compare(x, y, &mut |p, q| compare(p, q))?,
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
@@ -1403,7 +1520,7 @@ impl Scalar {
                 Some(r) => r.sublink(l, row, cx)?,
                 None => return Err(PgError::feature("subqueries are not supported here")),
             },
-            Scalar::Agg(..) | Scalar::Win(..) => {
+            Scalar::Agg(..) | Scalar::Win(..) | Scalar::Srf(..) => {
                 return Err(PgError::new("42803", "aggregate or window function calls are not allowed here"))
             }
         })
@@ -1424,7 +1541,8 @@ impl Scalar {
             | Scalar::Param(..)
             | Scalar::Outer(..)
             | Scalar::Agg(..)
-            | Scalar::Win(..) => {}
+            | Scalar::Win(..)
+            | Scalar::Srf(..) => {}
             Scalar::Func(_, items, _) | Scalar::Coalesce(items, _) | Scalar::MinMax(_, items, _) => {
                 for i in items {
                     i.visit(f);

@@ -102,6 +102,10 @@ pub enum Func {
     /// `nextval` / `currval` / `setval` / `lastval`: evaluated with the session
     /// (`sql::sequence`), never folded.
     Seq(super::sequence::SeqFunc),
+    /// The array constructors, subscripts, operators and functions (`sql::array`).
+    Array(super::array::ArrayFunc),
+    /// `(record).field`: the field's position.
+    RecordField(u8),
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -167,6 +171,9 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             .map(|(a, ty)| arg_as(name, &all, a, *ty))
             .collect()
     };
+    if let Some(r) = super::array::bind_call(name, args.clone()) {
+        return r;
+    }
     let int4 = t(TypeId::Int4);
     let (f, args, ty) = match name {
         "length" | "char_length" | "character_length" => {
@@ -182,16 +189,6 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 Some(TypeId::Bytea) => (Func::OctetLength, args, int4),
                 _ => (Func::OctetLength, each(args, &[text()])?, int4),
             }
-        }
-        // The only arrays heapstore has are catalog columns that are always NULL, and an
-        // array_to_string of NULL is NULL.
-        "array_to_string" => {
-            arity(name, &args, 2, 3)?;
-            match type_of(&args[0]) {
-                Some(ty) if ty.id == TypeId::NullArray => {}
-                _ => return Err(PgError::feature("arrays are not supported by heapstore yet")),
-            }
-            return Ok(Scalar::Cast(Box::new(Scalar::Const(Value::Null)), text()));
         }
         "pg_size_pretty" => {
             arity(name, &args, 1, 1)?;
@@ -823,6 +820,15 @@ pub fn quote_ident(v: &str) -> String {
 
 /// Evaluates scalar function `f` on non-NULL-checked arguments (`ty`: the bound result type).
 pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
+    if let Func::Array(af) = f {
+        return super::array::eval(af, args, ty);
+    }
+    if let Func::RecordField(i) = f {
+        return Ok(match &args[0] {
+            Value::Record(r) => r.fields.get(usize::from(i)).cloned().unwrap_or(Value::Null),
+            _ => Value::Null,
+        });
+    }
     if let Func::Seq(sf) = f {
         return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
     }
@@ -851,7 +857,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     }
     let s0 = || text_arg(&args[0]);
     Ok(match f {
-        Func::Seq(_) => unreachable!("handled above"),
+        Func::Seq(_) | Func::Array(_) | Func::RecordField(_) => unreachable!("handled above"),
         Func::Length => Value::Int4(char_count(s0()) as i32),
         Func::OctetLength => Value::Int4(match &args[0] {
             Value::Bytea(b) => b.len() as i32,
@@ -1716,6 +1722,13 @@ pub fn to_type(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
     }
 }
 
+/// Whether a set-returning call (`Scalar::Srf`) is inside `e`.
+fn has_srf(e: &Scalar) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x, Scalar::Srf(..)));
+    found
+}
+
 fn function_name(f: &sqlparser::ast::Function) -> String {
     let n = f.name.to_string().to_lowercase();
     n.strip_prefix("pg_catalog.").map(str::to_string).unwrap_or(n)
@@ -1743,6 +1756,9 @@ impl Binder<'_> {
                     results.push(self.bind(&c.result)?);
                 }
                 let els = else_result.as_ref().map(|e| self.bind(e)).transpose()?;
+                if conds.iter().chain(&results).chain(&els).any(has_srf) {
+                    return Err(PgError::feature("set-returning functions are not allowed in CASE"));
+                }
                 let mut types: Vec<Option<SqlType>> = results.iter().map(type_of).collect();
                 if let Some(e) = &els {
                     types.push(type_of(e));
@@ -1856,7 +1872,8 @@ impl Binder<'_> {
                 while let Expr::Nested(inner) = r {
                     r = inner;
                 }
-                if let Expr::Array(arr) = r {
+                let nested = matches!(r, Expr::Array(arr) if arr.elem.iter().any(|e| matches!(e, Expr::Array(_))));
+                if let (Expr::Array(arr), false) = (r, nested) {
                     // x op ANY (ARRAY[a, b]) is (x op a) OR (x op b), with the same NULL rules;
                     // ALL is the AND. An empty array: false for ANY, true for ALL.
                     // The array's elements take one common type (untyped ones: text), as
@@ -1882,7 +1899,8 @@ impl Binder<'_> {
                     return Ok(acc.unwrap_or(Scalar::Const(Value::Bool(!any))));
                 }
                 let Expr::Subquery(q) = r else {
-                    return Err(PgError::feature("ANY/ALL over an array is not supported by heapstore yet"));
+                    let any = matches!(e, Expr::AnyOp { .. });
+                    return super::array::bind_any_all(op, any, self.bind(left)?, self.bind(r)?);
                 };
                 let kind = if matches!(e, Expr::AnyOp { .. }) { SubKind::Any(op) } else { SubKind::All(op) };
                 self.sublink(q, kind, Some(self.bind(left)?))?
@@ -1913,6 +1931,31 @@ impl Binder<'_> {
             }
         }
         Ok(Scalar::Like(Box::new(x), Box::new(p), negated, ci, escape_char(esc)?))
+    }
+
+    /// A set-returning function in a select list: collected for the `ProjectSet` node and
+    /// replaced by its column (`Scalar::Srf`). Anywhere else it is refused, as in PostgreSQL.
+    fn srf_call(&self, name: &str, exprs: &[&Expr]) -> Result<Scalar> {
+        let Some(c) = self.collect.filter(|_| !self.in_agg) else {
+            return Err(PgError::feature(if self.in_agg {
+                "aggregate function calls cannot contain set-returning function calls".to_string()
+            } else {
+                format!("set-returning function {name}() is not allowed here")
+            }));
+        };
+        let args = exprs.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
+        let mut nested = false;
+        for a in &args {
+            a.visit(&mut |x| nested |= matches!(x, Scalar::Srf(..)));
+        }
+        if nested {
+            return Err(PgError::feature("a set-returning function in another one's arguments is not supported by heapstore yet"));
+        }
+        let call = super::srf::bind(name, args, true)?;
+        let ty = call.types[0];
+        let mut srfs = c.srfs.borrow_mut();
+        srfs.push(call);
+        Ok(Scalar::Srf(srfs.len() - 1, ty))
     }
 
     fn sublink(&self, q: &sqlparser::ast::Query, kind: SubKind, lhs: Option<Scalar>) -> Result<Scalar> {
@@ -2320,8 +2363,17 @@ impl Binder<'_> {
         }
         let (list, distinct, clauses) = match args {
             FunctionArguments::None => (Vec::new(), false, Vec::new()),
-            FunctionArguments::Subquery(_) if name == "array" => {
-                return Err(PgError::feature("ARRAY(subquery) is not supported by heapstore yet (no array values)"))
+            FunctionArguments::Subquery(q) if name == "array" => {
+                if filter.is_some() || over.is_some() {
+                    return Err(PgError::syntax("syntax error at or near \"(\""));
+                }
+                let l = self.sublink(q, SubKind::Array, None)?;
+                if let Scalar::SubLink(link) = &l {
+                    if let Some(t) = link.col_ty {
+                        super::array::array_type_of(if t.is_vector() { t.array_of().and_then(|a| a.elem()).unwrap_or(t) } else { t })?;
+                    }
+                }
+                return Ok(l);
             }
             FunctionArguments::Subquery(_) => return Err(PgError::feature("a subquery as a function argument is not supported")),
             FunctionArguments::List(l) => {
@@ -2380,6 +2432,15 @@ impl Binder<'_> {
         if star {
             return Err(no_function(&name, &[]));
         }
+        // The set-returning functions (`_pg_expandarray` lives in information_schema only).
+        let srf = match name.strip_prefix("information_schema.") {
+            Some("_pg_expandarray") => Some("_pg_expandarray"),
+            None if name != "_pg_expandarray" && super::srf::is_srf(&name) => Some(name.as_str()),
+            _ => None,
+        };
+        if let Some(n) = srf {
+            return self.srf_call(n, &exprs);
+        }
         if let Some(f) = super::sequence::SeqFunc::named(&name) {
             return self.sequence_call(f, &exprs);
         }
@@ -2412,6 +2473,9 @@ impl Binder<'_> {
                     return Err(PgError::syntax("syntax error at or near \")\""));
                 }
                 let items = exprs.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
+                if items.iter().any(has_srf) {
+                    return Err(PgError::feature("set-returning functions are not allowed in COALESCE"));
+                }
                 let ty = common_type(&items.iter().map(type_of).collect::<Vec<_>>(), "COALESCE")?.or(Some(text()));
                 let items = items.into_iter().map(|i| to_type(i, ty)).collect::<Result<Vec<_>>>()?;
                 return Ok(Scalar::Coalesce(items, ty));

@@ -23,6 +23,7 @@
 //! 3. A statement that writes is checked against the transaction's access mode before it runs
 //!    (`write_command`, 25006 in a READ ONLY transaction).
 
+pub mod array;
 mod check;
 pub(crate) mod ddl;
 pub mod dml;
@@ -33,6 +34,7 @@ pub mod index;
 pub mod pg_catalog;
 pub mod query;
 pub mod sequence;
+pub mod srf;
 pub mod vacuum;
 pub mod view;
 

@@ -62,6 +62,17 @@ use Ty::{No, Null, T};
 
 const ACL: Ty = Null(1034);
 const TEXTS: Ty = Null(1009);
+const INT2VECTOR: Ty = T(TypeId::Int2Vector);
+const OIDVECTOR: Ty = T(TypeId::OidVector);
+const INT2S: Ty = T(TypeId::Array(crate::types::ArrayElem::Int2));
+
+/// The type of an always-NULL array column: the array type when heapstore has it.
+fn null_array_type(oid: u32) -> SqlType {
+    match crate::types::ArrayElem::by_array_oid(oid) {
+        Some(e) => SqlType::new(TypeId::Array(e)),
+        None => SqlType::with_typmod(TypeId::NullArray, oid as i32),
+    }
+}
 
 const OID: Ty = T(TypeId::Oid);
 const NAME: Ty = T(TypeId::Name);
@@ -226,10 +237,10 @@ const DEFS: &[Def] = &[
             ("indisready", BOOL),
             ("indislive", BOOL),
             ("indisreplident", BOOL),
-            ("indkey", No("int2vector")),
-            ("indcollation", No("oidvector")),
-            ("indclass", No("oidvector")),
-            ("indoption", No("int2vector")),
+            ("indkey", INT2VECTOR),
+            ("indcollation", OIDVECTOR),
+            ("indclass", OIDVECTOR),
+            ("indoption", INT2VECTOR),
             ("indexprs", T(TypeId::PgNodeTree)),
             ("indpred", T(TypeId::PgNodeTree)),
         ],
@@ -258,7 +269,7 @@ const DEFS: &[Def] = &[
             ("conislocal", BOOL),
             ("coninhcount", INT4),
             ("connoinherit", BOOL),
-            ("conkey", No("smallint[]")),
+            ("conkey", INT2S),
             ("confkey", Null(1005)),
             ("conpfeqop", Null(1028)),
             ("conppeqop", Null(1028)),
@@ -423,6 +434,23 @@ const DEFS: &[Def] = &[
         cols: &[("oid", OID), ("adrelid", OID), ("adnum", INT2), ("adbin", T(TypeId::PgNodeTree))],
     },
     Def {
+        oid: 2616,
+        schema: PG_CATALOG,
+        name: "pg_opclass",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("opcmethod", OID),
+            ("opcname", NAME),
+            ("opcnamespace", OID),
+            ("opcowner", OID),
+            ("opcfamily", OID),
+            ("opcintype", OID),
+            ("opcdefault", BOOL),
+            ("opckeytype", OID),
+        ],
+    },
+    Def {
         oid: 2224,
         schema: PG_CATALOG,
         name: "pg_sequence",
@@ -571,8 +599,14 @@ const TYPES: &[TypeFacts] = &[
 
 /// The `pg_type` facts of a type.
 fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
-    if id == TypeId::NullArray {
-        return (-1, false, 'A', false, 'i', 'x', false);
+    match id {
+        TypeId::NullArray => return (-1, false, 'A', false, 'i', 'x', false),
+        TypeId::Int2Vector | TypeId::OidVector => return (-1, false, 'A', false, 'i', 'p', false),
+        TypeId::Array(e) => {
+            let (_, _, _, _, align, _, collatable) = type_facts(e.id());
+            return (-1, false, 'A', false, align, 'x', collatable);
+        }
+        _ => {}
     }
     let t = TYPES.iter().find(|t| t.0 == id).expect("every type heapstore has is in TYPES");
     (t.1, t.2, t.3, t.4, t.5, t.6, t.7)
@@ -708,6 +742,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         }
         "pg_attrdef" => pg_attrdef(&tables),
         "pg_sequence" => pg_sequence(&tables),
+        "pg_opclass" => pg_opclass(),
         "pg_depend" => pg_depend(&tables),
         "pg_description" | "pg_inherits" => Vec::new(),
         "tables" => info_tables(&tables, who.database),
@@ -735,7 +770,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         .iter()
         .filter_map(|(n, t)| match t {
             T(id) => Some((n.to_string(), SqlType::new(*id))),
-            Null(oid) => Some((n.to_string(), SqlType::with_typmod(TypeId::NullArray, *oid as i32))),
+            Null(oid) => Some((n.to_string(), null_array_type(*oid))),
             No(_) => None,
         })
         .collect();
@@ -877,7 +912,7 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
         for (n, t) in d.cols {
             let ty = match t {
                 T(id) => SqlType::new(*id),
-                Null(oid) => SqlType::with_typmod(TypeId::NullArray, *oid as i32),
+                Null(oid) => null_array_type(*oid),
                 No(_) => continue,
             };
             num += 1;
@@ -935,39 +970,109 @@ fn pg_type() -> Vec<Vec<Value>> {
             Value::Null,
         ]
     });
-    let mut rows: Vec<Vec<Value>> = TYPES
-        .iter()
-        .map(|&(id, len, byval, category, preferred, align, storage, collatable)| {
-            let ty = SqlType::new(id);
-            vec![
-                Value::Oid(ty.pg_oid()),
-                name_v(&crate::sql::query::pg_type_name(&ty.name())),
-                Value::Oid(PG_CATALOG),
-                Value::Oid(BOOTSTRAP_ROLE),
-                Value::Int2(len),
-                Value::Bool(byval),
-                ch('b'),
-                ch(category),
-                Value::Bool(preferred),
-                Value::Bool(true),
-                ch(','),
-                Value::Oid(0),
-                Value::Oid(0),
-                Value::Oid(0),
-                ch(align),
-                ch(storage),
-                Value::Bool(false),
-                Value::Oid(0),
-                Value::Int4(-1),
-                Value::Int4(0),
-                Value::Oid(collation_of(id, collatable)),
-                Value::Null,
-                Value::Null,
-            ]
-        })
-        .collect();
+    // (oid, typname, typlen, typbyval, category, preferred, elem, array, align, storage, collation)
+    let row = |oid: u32, name: &str, len: i16, byval: bool, category: char, preferred: bool, elem: u32, array: u32, align: char, storage: char, coll: u32| {
+        vec![
+            Value::Oid(oid),
+            name_v(name),
+            Value::Oid(PG_CATALOG),
+            Value::Oid(BOOTSTRAP_ROLE),
+            Value::Int2(len),
+            Value::Bool(byval),
+            ch('b'),
+            ch(category),
+            Value::Bool(preferred),
+            Value::Bool(true),
+            ch(','),
+            Value::Oid(0),
+            Value::Oid(elem),
+            Value::Oid(array),
+            ch(align),
+            ch(storage),
+            Value::Bool(false),
+            Value::Oid(0),
+            Value::Int4(-1),
+            Value::Int4(0),
+            Value::Oid(coll),
+            Value::Null,
+            Value::Null,
+        ]
+    };
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    for &(id, len, byval, category, preferred, align, storage, collatable) in TYPES {
+        let ty = SqlType::new(id);
+        let array = ty.array_of().filter(|a| a.id != id).map_or(0, |a| a.pg_oid());
+        let coll = collation_of(id, collatable);
+        rows.push(row(ty.pg_oid(), &crate::sql::query::pg_type_name(&ty.name()), len, byval, category, preferred, 0, array, align, storage, coll));
+    }
+    // The vectors (no array types of their own here) and the array types.
+    rows.push(row(22, "int2vector", -1, false, 'A', false, 21, 0, 'i', 'p', 0));
+    rows.push(row(30, "oidvector", -1, false, 'A', false, 26, 0, 'i', 'p', 0));
+    for e in crate::types::ArrayElem::all() {
+        let (_, _, _, _, align, _, collatable) = type_facts(e.id());
+        let coll = collation_of(e.id(), collatable);
+        rows.push(row(e.array_oid(), e.typname(), -1, false, 'A', false, SqlType::new(e.id()).pg_oid(), 0, align, 'x', coll));
+    }
     rows.extend(arrays);
     rows
+}
+
+/// The default B-tree operator classes PostgreSQL 15 has for heapstore's types:
+/// (type, opclass OID, name, family OID, the opclass's input type OID).
+const OPCLASSES: &[(TypeId, u32, &str, u32, u32)] = &[
+    (TypeId::Bool, 10003, "bool_ops", 424, 16),
+    (TypeId::Bytea, 10006, "bytea_ops", 428, 17),
+    (TypeId::Char, 10007, "char_ops", 429, 18),
+    (TypeId::Name, 10028, "name_ops", 1994, 19),
+    (TypeId::Int8, 3124, "int8_ops", 1976, 20),
+    (TypeId::Int2, 1979, "int2_ops", 1976, 21),
+    (TypeId::Int4, 1978, "int4_ops", 1976, 23),
+    (TypeId::Text, 3126, "text_ops", 1994, 25),
+    (TypeId::Oid, 1981, "oid_ops", 1989, 26),
+    (TypeId::OidVector, 10032, "oidvector_ops", 1991, 30),
+    (TypeId::Float4, 10012, "float4_ops", 1970, 700),
+    (TypeId::Float8, 3123, "float8_ops", 1970, 701),
+    (TypeId::Bpchar, 10004, "bpchar_ops", 426, 1042),
+    (TypeId::Date, 3122, "date_ops", 434, 1082),
+    (TypeId::Timestamp, 3128, "timestamp_ops", 434, 1114),
+    (TypeId::Timestamptz, 3127, "timestamptz_ops", 434, 1184),
+    (TypeId::Numeric, 3125, "numeric_ops", 1988, 1700),
+];
+
+/// `array_ops` (any array type).
+const ARRAY_OPS: (u32, &str, u32, u32) = (10000, "array_ops", 397, 2277);
+
+/// The default B-tree operator class of a type: (OID, name, family, input type). varchar
+/// uses text's, regtype oid's, arrays `array_ops`, as in PostgreSQL.
+fn default_opclass(id: TypeId) -> Option<(u32, &'static str, u32, u32)> {
+    let id = match id {
+        TypeId::Varchar => TypeId::Text,
+        TypeId::Regtype | TypeId::Regclass => TypeId::Oid,
+        TypeId::Array(_) | TypeId::Int2Vector => return Some(ARRAY_OPS),
+        other => other,
+    };
+    OPCLASSES.iter().find(|o| o.0 == id).map(|o| (o.1, o.2, o.3, o.4))
+}
+
+fn pg_opclass() -> Vec<Vec<Value>> {
+    OPCLASSES
+        .iter()
+        .map(|o| (o.1, o.2, o.3, o.4))
+        .chain(std::iter::once(ARRAY_OPS))
+        .map(|(oid, name, family, intype)| {
+            vec![
+                Value::Oid(oid),
+                Value::Oid(BTREE_AM),
+                name_v(name),
+                Value::Oid(PG_CATALOG),
+                Value::Oid(BOOTSTRAP_ROLE),
+                Value::Oid(family),
+                Value::Oid(intype),
+                Value::Bool(true),
+                Value::Oid(0),
+            ]
+        })
+        .collect()
 }
 
 fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
@@ -976,6 +1081,8 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
         for ix in &t.indexes {
             let n = Value::Int2(ix.columns.len() as i16);
             let b = Value::Bool;
+            let vector = |ty: TypeId, items: Vec<Value>| Value::Array(Box::new(crate::types::Array::from_items(SqlType::new(ty), items)));
+            let cols = || ix.columns.iter().map(|&c| t.columns[c].ty);
             out.push(vec![
                 Value::Oid(ix.oid),
                 Value::Oid(t.oid),
@@ -992,6 +1099,11 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 b(true),
                 b(true),
                 b(false),
+                vector(TypeId::Int2Vector, ix.columns.iter().map(|&c| Value::Int2(c as i16 + 1)).collect()),
+                vector(TypeId::OidVector, cols().map(|ty| Value::Oid(collation_of(ty.id, type_facts(ty.id).6))).collect()),
+                vector(TypeId::OidVector, cols().map(|ty| Value::Oid(default_opclass(ty.id).map_or(0, |o| o.0))).collect()),
+                // heapstore's index columns are all ASC NULLS LAST (DESC is refused).
+                vector(TypeId::Int2Vector, ix.columns.iter().map(|_| Value::Int2(0)).collect()),
                 Value::Null,
                 Value::Null,
             ]);
@@ -1123,6 +1235,34 @@ fn check_def(expr: &str) -> String {
     format!("CHECK (({expr}))")
 }
 
+/// A `smallint[]` of column numbers (`conkey`).
+fn int2_array(cols: Vec<i16>) -> Value {
+    let ty = SqlType::new(TypeId::Array(crate::types::ArrayElem::Int2));
+    Value::Array(Box::new(crate::types::Array::from_items(ty, cols.into_iter().map(Value::Int2).collect())))
+}
+
+/// The columns a CHECK expression reads, by number in ascending order (`conkey`).
+fn check_columns(t: &Table, expr: &str) -> Vec<i16> {
+    use sqlparser::ast::{visit_expressions, Expr};
+    let Ok(e) = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(expr).and_then(|mut p| p.parse_expr())
+    else {
+        return Vec::new();
+    };
+    let mut cols = std::collections::BTreeSet::new();
+    let _ = visit_expressions(&e, |x| {
+        let name = match x {
+            Expr::Identifier(id) => Some(crate::catalog::fold_ident(id)),
+            Expr::CompoundIdentifier(ids) => ids.last().map(crate::catalog::fold_ident),
+            _ => None,
+        };
+        if let Some(k) = name.and_then(|n| t.columns.iter().position(|c| c.name == n)) {
+            cols.insert(k as i16 + 1);
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    cols.into_iter().collect()
+}
+
 fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for t in tables {
@@ -1147,6 +1287,7 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 b(true),
                 Value::Int4(0),
                 b(false),
+                int2_array(check_columns(t, &c.expr)),
                 Value::Text(c.expr.clone()),
             ]);
         }
@@ -1171,6 +1312,7 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 b(true),
                 Value::Int4(0),
                 b(true),
+                int2_array(ix.columns.iter().map(|&c| c as i16 + 1).collect()),
                 Value::Null,
             ]);
         }

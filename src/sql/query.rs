@@ -96,7 +96,7 @@ enum Side {
 fn movable(e: &Scalar) -> bool {
     let mut ok = true;
     e.visit(&mut |x| {
-        if matches!(x, Scalar::SubLink(_) | Scalar::Outer(..) | Scalar::Agg(..) | Scalar::Win(..)) {
+        if matches!(x, Scalar::SubLink(_) | Scalar::Outer(..) | Scalar::Agg(..) | Scalar::Win(..) | Scalar::Srf(..)) {
             ok = false;
         }
     });
@@ -317,44 +317,67 @@ pub(crate) fn pg_type_name(sql_name: &str) -> String {
 
 /// PostgreSQL's name for an unaliased select-list expression (FigureColname).
 fn figure_colname(e: &Expr) -> Option<String> {
+    figure(e).map(|(n, _)| n)
+}
+
+/// PostgreSQL's `FigureColnameInternal`: a name and its strength (2: a column, function,
+/// subquery or constructor name; 1: a cast's type name or `case`, which an outer cast
+/// overrides).
+fn figure(e: &Expr) -> Option<(String, u8)> {
     Some(match e {
-        Expr::Identifier(id) => fold_ident(id),
-        Expr::CompoundIdentifier(ids) => fold_ident(ids.last()?),
+        Expr::Identifier(id) => (fold_ident(id), 2),
+        Expr::CompoundIdentifier(ids) => (fold_ident(ids.last()?), 2),
         Expr::Function(f) => {
             let n = f.name.0.last()?.to_string();
             let n = n.trim_matches('"');
             if f.name.0.last().and_then(|p| p.as_ident()).is_some_and(|i| i.quote_style.is_some()) {
-                n.to_string()
+                (n.to_string(), 2)
             } else {
-                n.to_lowercase()
+                (n.to_lowercase(), 2)
             }
         }
-        Expr::Cast { expr, data_type, .. } => match figure_colname(expr) {
-            Some(n) => n,
-            None => {
-                pg_type_name(&super::ddl::sql_type(data_type).map(|t| t.name()).unwrap_or_else(|_| data_type.to_string().to_lowercase()))
+        Expr::Cast { expr, data_type, .. } => match figure(expr) {
+            Some(n) if n.1 > 1 => n,
+            _ => {
+                let t = super::ddl::sql_type(data_type).map(|t| t.name()).unwrap_or_else(|_| data_type.to_string().to_lowercase());
+                (pg_type_name(t.trim_end_matches("[]")), 1)
             }
         },
-        Expr::TypedString(ts) => pg_type_name(&super::ddl::sql_type(&ts.data_type).map(|t| t.name()).unwrap_or_default()),
-        Expr::Nested(inner) => return figure_colname(inner),
-        Expr::Case { .. } => "case".into(),
-        Expr::Exists { .. } => "exists".into(),
-        Expr::Value(v) if matches!(v.value, AstValue::Boolean(_)) => "bool".into(),
-        Expr::Substring { .. } => "substring".into(),
-        Expr::Position { .. } => "position".into(),
-        Expr::Trim { trim_where, .. } => match trim_where {
-            Some(sqlparser::ast::TrimWhereField::Leading) => "ltrim",
-            Some(sqlparser::ast::TrimWhereField::Trailing) => "rtrim",
-            _ => "btrim",
+        Expr::TypedString(ts) => (pg_type_name(&super::ddl::sql_type(&ts.data_type).map(|t| t.name()).unwrap_or_default()), 1),
+        Expr::Nested(inner) => return figure(inner),
+        Expr::Case { .. } => ("case".into(), 1),
+        Expr::Exists { .. } => ("exists".into(), 2),
+        Expr::Value(v) if matches!(v.value, AstValue::Boolean(_)) => ("bool".into(), 1),
+        Expr::Substring { .. } => ("substring".into(), 2),
+        Expr::Position { .. } => ("position".into(), 2),
+        Expr::Trim { trim_where, .. } => (
+            match trim_where {
+                Some(sqlparser::ast::TrimWhereField::Leading) => "ltrim",
+                Some(sqlparser::ast::TrimWhereField::Trailing) => "rtrim",
+                _ => "btrim",
+            }
+            .into(),
+            2,
+        ),
+        Expr::Extract { .. } => ("extract".into(), 2),
+        Expr::Ceil { .. } => ("ceil".into(), 2),
+        Expr::Floor { .. } => ("floor".into(), 2),
+        Expr::Array(_) => ("array".into(), 2),
+        // Subscripts are skipped: `tags[1]` is named `tags`; a field selection is named by
+        // its field.
+        Expr::CompoundFieldAccess { root, access_chain } => {
+            match access_chain.iter().rev().find_map(|a| match a {
+                sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id)) => Some(fold_ident(id)),
+                _ => None,
+            }) {
+                Some(field) => (field, 2),
+                None => return figure(root),
+            }
         }
-        .into(),
-        Expr::Extract { .. } => "extract".into(),
-        Expr::Ceil { .. } => "ceil".into(),
-        Expr::Floor { .. } => "floor".into(),
         Expr::Subquery(q) => match &*q.body {
             SetExpr::Select(s) => match s.projection.first()? {
-                SelectItem::ExprWithAlias { alias, .. } => fold_ident(alias),
-                SelectItem::UnnamedExpr(e) => return figure_colname(e),
+                SelectItem::ExprWithAlias { alias, .. } => (fold_ident(alias), 2),
+                SelectItem::UnnamedExpr(e) => return figure(e),
                 _ => return None,
             },
             _ => return None,
@@ -363,7 +386,6 @@ fn figure_colname(e: &Expr) -> Option<String> {
     })
 }
 
-/// A constant or parameter expression (LIMIT / OFFSET): bound as bigint.
 fn limit_expr(b: &Binder<'_>, e: &Expr, what: &str) -> Result<Scalar> {
     let x = b.bind(e)?;
     let x = to_type(x, Some(SqlType::new(TypeId::Int8)))?;
@@ -376,7 +398,7 @@ fn limit_expr(b: &Binder<'_>, e: &Expr, what: &str) -> Result<Scalar> {
         None => {}
     }
     let mut reads = false;
-    x.visit(&mut |s| reads |= matches!(s, Scalar::Col(..) | Scalar::Agg(..) | Scalar::Win(..)));
+    x.visit(&mut |s| reads |= matches!(s, Scalar::Col(..) | Scalar::Agg(..) | Scalar::Win(..) | Scalar::Srf(..)));
     if reads {
         return Err(PgError::new("42P10", format!("argument of {what} must not contain variables")));
     }
@@ -660,8 +682,39 @@ impl<'a> Planner<'a> {
     /// One FROM item: a table, a WITH query, a subquery, or a parenthesized join.
     fn bind_from_item(&self, t: &TableFactor, outer: &[&Scope]) -> Result<(Rel, Scope)> {
         match t {
-            TableFactor::Table { name, alias, args, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
-                need(args.is_none(), "a table function in FROM")?;
+            TableFactor::Table { name, alias, args: Some(fargs), with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
+                need(sample.is_none(), "TABLESAMPLE")?;
+                need(
+                    with_hints.is_empty() && version.is_none() && partitions.is_empty() && json_path.is_none() && index_hints.is_empty(),
+                    "this table clause",
+                )?;
+                need(fargs.settings.is_none(), "SETTINGS")?;
+                let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
+                let fname = match parts.as_slice() {
+                    [f] if f != "_pg_expandarray" => f.as_str(),
+                    [s, f] if s == "pg_catalog" && f != "_pg_expandarray" => f.as_str(),
+                    [s, f] if s == "information_schema" && f == "_pg_expandarray" => f.as_str(),
+                    _ => return Err(PgError::feature(format!("function {name}() in FROM is not supported by heapstore"))),
+                };
+                if !super::srf::is_srf(fname) {
+                    return Err(PgError::feature(format!("function {fname}() in FROM is not supported by heapstore yet")));
+                }
+                let exprs = fargs
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => Ok(e),
+                        other => Err(PgError::feature(format!("function argument {other} is not supported"))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                self.function_scan(fname, &exprs, alias.as_ref(), *with_ordinality, outer)
+            }
+            TableFactor::UNNEST { alias, array_exprs, with_offset, with_offset_alias, with_ordinality } => {
+                need(!with_offset && with_offset_alias.is_none(), "WITH OFFSET")?;
+                let exprs: Vec<&Expr> = array_exprs.iter().collect();
+                self.function_scan("unnest", &exprs, alias.as_ref(), *with_ordinality, outer)
+            }
+            TableFactor::Table { name, alias, args: None, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
                 need(sample.is_none(), "TABLESAMPLE")?;
                 need(!with_ordinality, "WITH ORDINALITY")?;
                 need(
@@ -793,11 +846,64 @@ impl<'a> Planner<'a> {
                 need(alias.is_none(), "an alias on a parenthesized join")?;
                 self.bind_from(table_with_joins, outer)
             }
-            TableFactor::Function { .. } | TableFactor::TableFunction { .. } | TableFactor::UNNEST { .. } => {
-                Err(refuse("a function in FROM"))
-            }
+            TableFactor::Function { .. } | TableFactor::TableFunction { .. } => Err(refuse("a function in FROM")),
             _ => Err(refuse("this FROM item")),
         }
+    }
+
+    /// A set-returning function in FROM: `unnest` of several arrays zips them (PostgreSQL's
+    /// `ROWS FROM`), each array its own column. Its arguments may read enclosing queries'
+    /// columns, not earlier FROM items of the same query (LATERAL is refused).
+    fn function_scan(
+        &self,
+        fname: &str,
+        exprs: &[&Expr],
+        alias: Option<&sqlparser::ast::TableAlias>,
+        ordinality: bool,
+        outer: &[&Scope],
+    ) -> Result<(Rel, Scope)> {
+        let empty = Scope::default();
+        let b = self.binder(&empty, outer, None);
+        let lateral = |e: PgError| {
+            if e.code == sqlstate::UNDEFINED_COLUMN || e.code == sqlstate::UNDEFINED_TABLE {
+                PgError::feature(format!(
+                    "{fname}() in FROM reading a column of another FROM item (LATERAL) is not supported by heapstore yet ({})",
+                    e.message
+                ))
+            } else {
+                e
+            }
+        };
+        let args = exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>().map_err(lateral)?;
+        let calls = if fname == "unnest" && args.len() > 1 {
+            args.into_iter().map(|a| super::srf::bind("unnest", vec![a], false)).collect::<Result<Vec<_>>>()?
+        } else {
+            vec![super::srf::bind(fname, args, false)?]
+        };
+        let mut cols: Vec<OutCol> = Vec::new();
+        for c in &calls {
+            for (n, t) in super::srf::column_names(c).into_iter().zip(&c.types) {
+                cols.push(OutCol { name: n, ty: *t, source: None });
+            }
+        }
+        if ordinality {
+            cols.push(OutCol { name: "ordinality".into(), ty: SqlType::new(TypeId::Int8), source: None });
+        }
+        let rel = alias.map(|a| fold_ident(&a.name)).unwrap_or_else(|| fname.to_string());
+        if let Some(a) = alias {
+            // A function of one column named only by a table alias: the column takes the
+            // alias's name too, as in PostgreSQL.
+            let scalar = calls.len() == 1 && calls[0].width() == 1;
+            if a.columns.is_empty() && scalar {
+                cols[0].name = rel.clone();
+            }
+            rename_columns(&mut cols, &a.columns, &rel)?;
+        }
+        let scope = Scope {
+            cols: cols.iter().map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None }).collect(),
+        };
+        let width = cols.len();
+        Ok((Rel::Leaf(Node::Function(Box::new(exec::FunctionScan { calls, ordinality })), width), scope))
     }
 
     /// A FROM item with its joins, left to right.
@@ -1057,6 +1163,13 @@ impl<'a> Planner<'a> {
         }
         let nvis = items.len();
         let having_s = having.as_ref().map(|h| b.boolean(h, "HAVING")).transpose()?;
+        if let Some(h) = &having_s {
+            let mut srf = false;
+            h.visit(&mut |x| srf |= matches!(x, Scalar::Srf(..)));
+            if srf {
+                return Err(PgError::feature("set-returning functions are not allowed in HAVING"));
+            }
+        }
 
         // ORDER BY and DISTINCT ON: output columns by name or ordinal, else expressions.
         let resolve = |e: &Expr, what: &str, items: &[SelectItemB]| -> Result<Target> {
@@ -1196,10 +1309,28 @@ impl<'a> Planner<'a> {
             }
             node = Node::Window(Box::new(node), windows);
         }
-        let mut fin = |e: &Scalar| -> Result<Scalar> {
-            let e = post(e)?;
-            Ok(map_scalar(&e, &mut |x| match x {
+        let win = |e: Scalar| -> Scalar {
+            map_scalar(&e, &mut |x| match x {
                 Scalar::Win(k, t) => Some(Scalar::Col(base + k, *t)),
+                _ => None,
+            })
+        };
+        // Set-returning functions: after grouping and windows, before sorting; their values
+        // are appended columns.
+        let srfs = collect.srfs.take();
+        let srf_base = node.width();
+        if !srfs.is_empty() {
+            let mut calls = Vec::with_capacity(srfs.len());
+            for mut c in srfs {
+                c.args = c.args.iter().map(|a| post(a).map(win)).collect::<Result<Vec<_>>>()?;
+                calls.push(c);
+            }
+            node = Node::ProjectSet(Box::new(node), calls);
+        }
+        let mut fin = |e: &Scalar| -> Result<Scalar> {
+            let e = win(post(e)?);
+            Ok(map_scalar(&e, &mut |x| match x {
+                Scalar::Srf(k, t) => Some(Scalar::Col(srf_base + k, *t)),
                 _ => None,
             }))
         };
@@ -1482,6 +1613,13 @@ fn prune(node: &mut Node, needed: &[bool]) {
             }
             prune(i, &n);
         }
+        Node::Function(_) => {}
+        Node::ProjectSet(i, calls) => {
+            let iw = i.width();
+            let mut n = need[..iw].to_vec();
+            calls.iter().flat_map(|c| &c.args).for_each(|e| cols_used(e, &mut n));
+            prune(i, &n);
+        }
     }
 }
 
@@ -1566,6 +1704,11 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
             }
         }
         Node::Cte(c) => visit_exprs(&c.node, f),
+        Node::Function(fs) => fs.calls.iter().flat_map(|c| &c.args).for_each(&mut *f),
+        Node::ProjectSet(i, calls) => {
+            visit_exprs(i, f);
+            calls.iter().flat_map(|c| &c.args).for_each(&mut *f);
+        }
     }
 }
 

@@ -45,6 +45,7 @@
 //! database and then ignores; they are rejected here. Zone abbreviations (`EST`, `UTC`,
 //! `Z`) and numeric offsets are accepted and ignored, as in PostgreSQL.
 
+pub mod array;
 mod bytea;
 mod datetime;
 mod dt_fields;
@@ -54,6 +55,7 @@ mod dt_tokens;
 mod float;
 mod int;
 mod numeric;
+pub mod record;
 mod ryu;
 mod ryu_tables;
 mod strtod;
@@ -64,7 +66,9 @@ mod util;
 mod tests;
 
 use crate::error::{sqlstate, PgError, Result};
+pub use array::{Array, ArrayElem, Dim};
 pub use numeric::Numeric;
+pub use record::{Record, RecordKind};
 use util::{push_i64, stored, wire_exact};
 
 /// The supported SQL types.
@@ -100,10 +104,18 @@ pub enum TypeId {
     /// pg_node_tree: an expression tree in the catalogs (text out; never accepted as input,
     /// as in PostgreSQL). heapstore's catalogs hold none, so its values are NULL.
     PgNodeTree,
-    /// An array type heapstore does not have (`aclitem[]`, `text[]`; the type modifier holds
-    /// its PostgreSQL OID). Only NULL values of it exist: catalog columns whose true value is
-    /// NULL (default privileges, no options). Any input is refused.
+    /// An array type heapstore does not have (`aclitem[]`; the type modifier holds its
+    /// PostgreSQL OID). Only NULL values of it exist: catalog columns whose true value is
+    /// NULL (default privileges). Any input is refused.
     NullArray,
+    /// An array of the element type (`integer[]`); the modifier is the element's.
+    Array(ArrayElem),
+    /// int2vector: a one-dimensional smallint array with subscripts from 0 (`pg_index.indkey`).
+    Int2Vector,
+    /// oidvector: a one-dimensional oid array with subscripts from 0 (`pg_index.indclass`).
+    OidVector,
+    /// A composite value a function returns (PostgreSQL's `record`); never a column type.
+    Record(RecordKind),
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -119,6 +131,38 @@ pub struct SqlType {
 const MAX_CHAR_LENGTH: i64 = 10 * 1024 * 1024;
 
 impl SqlType {
+    /// The element type of an array or vector type (with the array's modifier), else None.
+    pub fn elem(&self) -> Option<SqlType> {
+        match self.id {
+            TypeId::Array(e) => Some(SqlType::with_typmod(e.id(), self.typmod)),
+            TypeId::Int2Vector => Some(SqlType::new(TypeId::Int2)),
+            TypeId::OidVector => Some(SqlType::new(TypeId::Oid)),
+            _ => None,
+        }
+    }
+
+    /// The array type of this element type (`integer` → `integer[]`), if heapstore has it.
+    /// An array type's array is itself (PostgreSQL's arrays of arrays are multidimensional
+    /// arrays of the same type).
+    pub fn array_of(&self) -> Option<SqlType> {
+        match self.id {
+            TypeId::Array(_) => Some(*self),
+            TypeId::Int2Vector => Some(SqlType::new(TypeId::Array(ArrayElem::Int2))),
+            TypeId::OidVector => Some(SqlType::new(TypeId::Array(ArrayElem::Oid))),
+            id => ArrayElem::of(id).map(|e| SqlType::with_typmod(TypeId::Array(e), self.typmod)),
+        }
+    }
+
+    /// True for the array types and the vectors.
+    pub fn is_array(&self) -> bool {
+        matches!(self.id, TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector)
+    }
+
+    /// int2vector or oidvector (subscripts from 0, written with spaces).
+    pub fn is_vector(&self) -> bool {
+        matches!(self.id, TypeId::Int2Vector | TypeId::OidVector)
+    }
+
     /// A type without modifier.
     pub const fn new(id: TypeId) -> Self {
         SqlType { id, typmod: -1 }
@@ -137,6 +181,17 @@ impl SqlType {
     /// numeric(p,s) takes p in 1..=1000 and s in -1000..=1000 (PostgreSQL 15's checks).
     pub fn from_name(name: &str, typmod_args: &[i64]) -> Result<SqlType> {
         let lower = name.to_ascii_lowercase();
+        // `integer[]` and the catalog names of array types (`_int4`).
+        if let Some(elem) = lower.trim_end().strip_suffix("[]") {
+            let e = SqlType::from_name(elem, typmod_args)?;
+            return e.array_of().ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", e.name())));
+        }
+        if let Some(e) = lower.strip_prefix('_').and_then(|n| ArrayElem::all().find(|e| &e.typname()[1..] == n)) {
+            if !typmod_args.is_empty() {
+                return Err(PgError::syntax(format!("type modifier is not allowed for type \"{lower}\"")));
+            }
+            return Ok(SqlType::new(TypeId::Array(e)));
+        }
         let norm: Vec<&str> = lower.split_whitespace().collect();
         let norm = norm.join(" ");
         let id = match norm.as_str() {
@@ -167,6 +222,8 @@ impl SqlType {
             "regtype" => TypeId::Regtype,
             "regclass" => TypeId::Regclass,
             "pg_node_tree" => TypeId::PgNodeTree,
+            "int2vector" => TypeId::Int2Vector,
+            "oidvector" => TypeId::OidVector,
             _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
         };
         let ty = SqlType::new(id);
@@ -190,6 +247,12 @@ impl SqlType {
             TypeId::Timestamptz if n >= 0 => format!("timestamp({n}) with time zone"),
             TypeId::Timestamptz => "timestamp with time zone".to_string(),
             TypeId::NullArray => null_array_name(n as u32).to_string(),
+            TypeId::Array(e) => {
+                let elem = SqlType::with_typmod(e.id(), n);
+                // format_type: char without a length is "bpchar" inside an array too.
+                format!("{}[]", elem.name())
+            }
+            TypeId::Record(_) => "record".to_string(),
             TypeId::Numeric if n >= 4 => format!("numeric({},{})", numeric::typmod_precision(n), numeric::typmod_scale(n)),
             _ => self.input_name().to_string(),
         }
@@ -220,7 +283,10 @@ impl SqlType {
             TypeId::Regtype => "regtype",
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
-            TypeId::NullArray => "array",
+            TypeId::NullArray | TypeId::Array(_) => "array",
+            TypeId::Int2Vector => "int2vector",
+            TypeId::OidVector => "oidvector",
+            TypeId::Record(_) => "record",
         }
     }
 
@@ -248,6 +314,10 @@ impl SqlType {
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
             TypeId::NullArray => "array",
+            TypeId::Array(e) => e.typname(),
+            TypeId::Int2Vector => "int2vector",
+            TypeId::OidVector => "oidvector",
+            TypeId::Record(_) => "record",
         }
     }
 
@@ -275,6 +345,10 @@ impl SqlType {
             TypeId::Regclass => 2205,
             TypeId::PgNodeTree => 194,
             TypeId::NullArray => self.typmod.max(0) as u32,
+            TypeId::Array(e) => e.array_oid(),
+            TypeId::Int2Vector => 22,
+            TypeId::OidVector => 30,
+            TypeId::Record(_) => 2249,
         }
     }
 
@@ -293,7 +367,11 @@ impl SqlType {
             | TypeId::Name
             | TypeId::Char
             | TypeId::PgNodeTree
-            | TypeId::NullArray => None,
+            | TypeId::NullArray
+            | TypeId::Array(_)
+            | TypeId::Int2Vector
+            | TypeId::OidVector
+            | TypeId::Record(_) => None,
         }
     }
 
@@ -329,6 +407,8 @@ impl SqlType {
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
+            TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::parse_text(self, s)?.encode(out),
+            TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
         }
         Ok(())
     }
@@ -355,6 +435,8 @@ impl SqlType {
             // Stored regclass values do not exist (not a column type); the number is what
             // PostgreSQL prints for an OID it cannot name.
             TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
+            TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).write_text(out),
+            TypeId::Record(_) => Record::decode(self, v).write_text(out),
         }
     }
 
@@ -406,6 +488,8 @@ impl SqlType {
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
+            TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::recv(self, wire)?.encode(out),
+            TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
         }
         Ok(())
     }
@@ -428,6 +512,8 @@ impl SqlType {
             }
             // charsend: one byte, 0 for the empty value.
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
+            TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).send(out),
+            TypeId::Record(_) => Record::decode(self, v).send(out),
         }
     }
 }
@@ -504,18 +590,16 @@ pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
 }
 
 /// The array types heapstore names (only as NULL-valued catalog columns): (OID, name).
-pub const NULL_ARRAYS: &[(u32, &str)] = &[(1034, "aclitem[]"), (1009, "text[]"), (1005, "smallint[]"), (1028, "oid[]"), (2277, "anyarray")];
+pub const NULL_ARRAYS: &[(u32, &str)] = &[(1034, "aclitem[]"), (2277, "anyarray")];
 
 /// Names of PostgreSQL's built-in types heapstore does not have (and of the NULL-only array
 /// types), as `format_type` / `regtype` print them.
 pub fn other_type_name(oid: u32) -> Option<&'static str> {
     const OTHERS: &[(u32, &str)] = &[
-        (22, "int2vector"),
         (24, "regproc"),
         (27, "tid"),
         (28, "xid"),
         (29, "cid"),
-        (30, "oidvector"),
         (114, "json"),
         (142, "xml"),
         (600, "point"),
@@ -626,6 +710,10 @@ pub enum Value {
     Regtype(u32),
     /// A relation's OID and its name (or the number, for an OID that names none).
     Regclass(u32, String),
+    /// An array or vector (its type inside).
+    Array(Box<Array>),
+    /// A record (its type inside).
+    Record(Box<Record>),
 }
 
 impl Value {
@@ -653,6 +741,8 @@ impl Value {
                 let o = u32::from_le_bytes(stored(v));
                 Value::Regclass(o, o.to_string())
             }
+            TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Value::Array(Box::new(Array::decode(ty, v))),
+            TypeId::Record(_) => Value::Record(Box::new(Record::decode(ty, v))),
         }
     }
 
@@ -673,6 +763,8 @@ impl Value {
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
             Value::Timestamp(t) | Value::Timestamptz(t) => out.extend_from_slice(&t.to_le_bytes()),
             Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
+            Value::Array(a) => a.encode(out),
+            Value::Record(r) => r.encode(out),
         }
     }
 
@@ -680,8 +772,19 @@ impl Value {
     /// of another kind than `ty` is printed as its own kind.
     pub fn to_text(&self, ty: &SqlType) -> Option<String> {
         let natural = self.natural_type()?;
-        if let Value::Regclass(_, name) = self {
-            return Some(name.clone());
+        match self {
+            Value::Regclass(_, name) => return Some(name.clone()),
+            Value::Array(a) => {
+                let mut out = Vec::new();
+                a.write_text(&mut out);
+                return Some(String::from_utf8_lossy(&out).into_owned());
+            }
+            Value::Record(r) => {
+                let mut out = Vec::new();
+                r.write_text(&mut out);
+                return Some(String::from_utf8_lossy(&out).into_owned());
+            }
+            _ => {}
         }
         let text_like = matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char);
         let ty = if natural.id == ty.id || (self.is_text() && text_like) { *ty } else { natural };
@@ -715,6 +818,8 @@ impl Value {
             Value::Oid(_) => TypeId::Oid,
             Value::Regtype(_) => TypeId::Regtype,
             Value::Regclass(..) => TypeId::Regclass,
+            Value::Array(a) => return Some(a.ty),
+            Value::Record(r) => return Some(r.ty),
         };
         Some(SqlType::new(id))
     }

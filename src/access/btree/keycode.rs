@@ -11,6 +11,7 @@
 //! | real, double precision | the IEEE bits, sign bit flipped for positives and all bits inverted for negatives; `-0` is written as `+0` (they are equal, as in PostgreSQL) and every NaN as all ones, after `+infinity` (PostgreSQL sorts NaN above all other values and treats NaNs as equal) |
 //! | numeric | [`Numeric::sort_key`](crate::types::Numeric::sort_key): a class byte (-infinity, negative, zero, positive, infinity, NaN), then for non-zero values the base-10000 weight and digits, terminated, inverted for negatives; equal values of different display scales (`1.0`, `1.00`) get the same key |
 //! | text, varchar, char, bytea | the bytes with each `0x00` written `0x00 0xFF`, then the terminator `0x00 0x00`, so a value sorts before its extensions; char(n) drops its trailing blanks first (bpchar compares without them) |
+//! | arrays, int2vector, oidvector | each element as a tagged column value (NULL elements last), `0x00`, then the number of dimensions, their lengths and lower bounds (PostgreSQL's array order) |
 //!
 //! A NULL is the tag [`TAG_NULL`] alone; it is greater than [`TAG_VALUE`], so NULLs sort after
 //! every value (PostgreSQL's default `ASC NULLS LAST`).
@@ -107,6 +108,53 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => {
             escape_bytes(out, v)
         }
+        TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => encode_array(out, ty, v),
+        // Records are never stored in tables, so never index keys; field by field all the same.
+        TypeId::Record(_) => {
+            let r = crate::types::Record::decode(ty, v);
+            let mut stored = Vec::new();
+            for (f, (_, fty)) in r.fields.iter().zip(match ty.id {
+                TypeId::Record(k) => k.fields(),
+                _ => Vec::new(),
+            }) {
+                if matches!(f, Value::Null) {
+                    out.push(TAG_NULL);
+                    continue;
+                }
+                out.push(TAG_VALUE);
+                stored.clear();
+                f.encode(&mut stored);
+                encode_stored(out, &fty, &stored);
+            }
+        }
+    }
+}
+
+/// An array in PostgreSQL's array order (`btarraycmp`): each element as [`TAG_VALUE`] and its
+/// key or [`TAG_NULL`] (NULL elements sort after values), then `0x00` (an array whose
+/// elements are a prefix of another's sorts first), then the number of dimensions, their
+/// lengths and their lower bounds.
+fn encode_array(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
+    let a = crate::types::Array::decode(ty, v);
+    let elem = a.elem();
+    let mut stored = Vec::new();
+    for item in &a.items {
+        if matches!(item, Value::Null) {
+            out.push(TAG_NULL);
+            continue;
+        }
+        out.push(TAG_VALUE);
+        stored.clear();
+        item.encode(&mut stored);
+        encode_stored(out, &elem, &stored);
+    }
+    out.push(0x00);
+    out.push(a.dims.len() as u8);
+    for d in &a.dims {
+        out.extend_from_slice(&((d.len as u32) ^ 0x8000_0000).to_be_bytes());
+    }
+    for d in &a.dims {
+        out.extend_from_slice(&((d.lower as u32) ^ 0x8000_0000).to_be_bytes());
     }
 }
 

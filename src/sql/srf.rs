@@ -1,0 +1,283 @@
+//! Set-returning functions: `generate_series`, `unnest`, `generate_subscripts` and
+//! `information_schema._pg_expandarray`, in FROM (a function scan, `exec::Node::Function`,
+//! with column aliases, `WITH ORDINALITY` and several `unnest` arguments zipped) and in the
+//! select list (`exec::Node::ProjectSet`: the functions of one select list advance in
+//! lockstep, a shorter one padded with NULLs, and an input row whose functions all return no
+//! row gives no output row, as PostgreSQL 10 and later do).
+//!
+//! Invariants:
+//! 1. A call's rows all have [`SrfCall::width`] values, of [`SrfCall::types`].
+//! 2. A NULL argument gives no rows (the functions are strict), except `unnest`'s and
+//!    `_pg_expandarray`'s NULL array, which is no rows too; `generate_series` with a zero
+//!    step fails (22023).
+//! 3. Rows are produced on demand: a consumer that answers `Stop` ends the series, so
+//!    `generate_series(1, 1e9) LIMIT 3` does not build a billion rows.
+
+use super::expr::{self, coerce, type_of, Scalar};
+use crate::access::heap::Flow;
+use crate::error::{PgError, Result};
+use crate::types::{Numeric, SqlType, TypeId, Value};
+
+/// The set-returning functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SrfFunc {
+    /// generate_series over int4, int8 or numeric (the type in `types[0]`).
+    GenerateSeries,
+    /// unnest(array): its elements in storage order.
+    Unnest,
+    /// generate_subscripts(array, dim [, reverse]).
+    GenerateSubscripts,
+    /// information_schema._pg_expandarray(array): (x element, n position from 1).
+    ExpandArray,
+}
+
+/// A bound call.
+#[derive(Clone, Debug)]
+pub struct SrfCall {
+    pub func: SrfFunc,
+    pub args: Vec<Scalar>,
+    /// The types of the values of each row (one column; `_pg_expandarray` in FROM: two).
+    pub types: Vec<SqlType>,
+    /// The function's name (EXPLAIN, column names).
+    pub name: &'static str,
+}
+
+impl SrfCall {
+    pub fn width(&self) -> usize {
+        self.types.len()
+    }
+}
+
+/// Whether `name` (without schema) is a set-returning function heapstore has.
+pub fn is_srf(name: &str) -> bool {
+    matches!(name, "generate_series" | "unnest" | "generate_subscripts" | "_pg_expandarray")
+}
+
+fn no_function(name: &str, args: &[Scalar]) -> PgError {
+    let types: Vec<String> = args.iter().map(|a| type_of(a).map(|t| t.name()).unwrap_or_else(|| "unknown".into())).collect();
+    PgError::new("42883", format!("function {name}({}) does not exist", types.join(", ")))
+        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+fn int4() -> SqlType {
+    SqlType::new(TypeId::Int4)
+}
+
+/// The array argument (a vector counts; an untyped literal is refused, as PostgreSQL cannot
+/// tell its type: 42P18... 42725 there, "could not determine polymorphic type").
+fn array_arg(name: &str, all: &[Scalar], a: Scalar) -> Result<(Scalar, SqlType)> {
+    match type_of(&a) {
+        Some(t) if t.is_array() => Ok((a, t)),
+        None if !matches!(a, Scalar::Const(Value::Null)) => {
+            Err(PgError::new("42725", format!("function {name}(unknown) is not unique")).with_hint(
+                "Could not choose a best candidate function. You might need to add explicit type casts.",
+            ))
+        }
+        _ => Err(no_function(name, all)),
+    }
+}
+
+/// Binds a set-returning call. `record`: the select-list form of `_pg_expandarray`, one
+/// record-typed column; otherwise one column per field.
+pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
+    let all = args.clone();
+    let (func, args, types, name): (SrfFunc, Vec<Scalar>, Vec<SqlType>, &'static str) = match name {
+        "generate_series" => {
+            if !(2..=3).contains(&args.len()) {
+                return Err(no_function(name, &all));
+            }
+            // int4 unless an argument is int8 (then int8) or numeric (then numeric); the
+            // timestamp forms need interval, which heapstore does not have.
+            let mut ty = TypeId::Int4;
+            for a in &args {
+                match type_of(a).map(|t| t.id) {
+                    None | Some(TypeId::Int2 | TypeId::Int4) => {}
+                    Some(TypeId::Int8) if ty != TypeId::Numeric => ty = TypeId::Int8,
+                    Some(TypeId::Int8) => {}
+                    Some(TypeId::Numeric) => ty = TypeId::Numeric,
+                    Some(TypeId::Timestamp | TypeId::Timestamptz | TypeId::Date) => {
+                        return Err(PgError::feature(
+                            "generate_series over timestamps (its step is an interval, a type heapstore does not have yet) is not supported by heapstore yet",
+                        ))
+                    }
+                    Some(TypeId::Float4 | TypeId::Float8) => ty = TypeId::Numeric,
+                    Some(_) => return Err(no_function(name, &all)),
+                }
+            }
+            let t = SqlType::new(ty);
+            if args.iter().any(|a| type_of(a).is_some_and(|x| matches!(x.id, TypeId::Float4 | TypeId::Float8))) {
+                return Err(no_function(name, &all));
+            }
+            let args = args.into_iter().map(|a| super::func::to_type(coerce(a, Some(t))?, Some(t))).collect::<Result<Vec<_>>>()?;
+            (SrfFunc::GenerateSeries, args, vec![t], "generate_series")
+        }
+        "unnest" => {
+            if args.len() != 1 {
+                return Err(no_function(name, &all));
+            }
+            let (a, t) = array_arg(name, &all, args.into_iter().next().expect("one"))?;
+            (SrfFunc::Unnest, vec![a], vec![t.elem().expect("array")], "unnest")
+        }
+        "generate_subscripts" => {
+            if !(2..=3).contains(&args.len()) {
+                return Err(no_function(name, &all));
+            }
+            let mut it = args.into_iter();
+            let (a, _) = array_arg(name, &all, it.next().expect("two"))?;
+            let dim = coerce(it.next().expect("two"), Some(int4()))?;
+            if type_of(&dim).is_some_and(|t| !expr::is_int(t.id)) {
+                return Err(no_function(name, &all));
+            }
+            let mut args = vec![a, super::func::to_type(dim, Some(int4()))?];
+            if let Some(r) = it.next() {
+                let r = coerce(r, Some(SqlType::new(TypeId::Bool)))?;
+                if type_of(&r).is_some_and(|t| t.id != TypeId::Bool) {
+                    return Err(no_function(name, &all));
+                }
+                args.push(r);
+            }
+            (SrfFunc::GenerateSubscripts, args, vec![int4()], "generate_subscripts")
+        }
+        "_pg_expandarray" => {
+            if args.len() != 1 {
+                return Err(no_function(name, &all));
+            }
+            let (a, t) = array_arg(name, &all, args.into_iter().next().expect("one"))?;
+            let elem = t.elem().expect("array");
+            let e = crate::types::ArrayElem::of(elem.id).ok_or_else(|| no_function(name, &all))?;
+            let types = if record { vec![SqlType::new(TypeId::Record(crate::types::RecordKind::ExpandArray(e)))] } else { vec![elem, int4()] };
+            (SrfFunc::ExpandArray, vec![a], types, "_pg_expandarray")
+        }
+        other => return Err(PgError::feature(format!("function {other}() in FROM is not supported by heapstore"))),
+    };
+    Ok(SrfCall { func, args, types, name })
+}
+
+/// The column names of a call in FROM without a column alias list (`_pg_expandarray`: x, n).
+pub fn column_names(call: &SrfCall) -> Vec<String> {
+    match call.func {
+        SrfFunc::ExpandArray if call.types.len() == 2 => vec!["x".into(), "n".into()],
+        _ => vec![call.name.to_string()],
+    }
+}
+
+/// Produces the rows of `call` for its evaluated arguments, each to `each` (which may
+/// answer `Stop`).
+pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> Result<Flow>) -> Result<Flow> {
+    let record = matches!(call.types.first().map(|t| t.id), Some(TypeId::Record(_)));
+    match call.func {
+        SrfFunc::GenerateSeries => {
+            if args.iter().any(|v| *v == Value::Null) {
+                return Ok(Flow::Continue);
+            }
+            if call.types[0].id == TypeId::Numeric {
+                return numeric_series(args, each);
+            }
+            let n = |v: &Value| expr::as_i64(v).unwrap_or(0);
+            let (start, stop) = (n(&args[0]), n(&args[1]));
+            let step = args.get(2).map_or(1, n);
+            if step == 0 {
+                return Err(PgError::new("22023", "step size cannot equal zero"));
+            }
+            let int4 = call.types[0].id == TypeId::Int4;
+            let mut cur = start;
+            while (step > 0 && cur <= stop) || (step < 0 && cur >= stop) {
+                let v = if int4 { Value::Int4(cur as i32) } else { Value::Int8(cur) };
+                if let Flow::Stop = each(vec![v])? {
+                    return Ok(Flow::Stop);
+                }
+                let Some(next) = cur.checked_add(step) else { break };
+                // int4's series stops where int4 would overflow, as PostgreSQL's does.
+                if int4 && i32::try_from(next).is_err() {
+                    break;
+                }
+                cur = next;
+            }
+            Ok(Flow::Continue)
+        }
+        SrfFunc::Unnest => {
+            let Value::Array(a) = &args[0] else { return Ok(Flow::Continue) };
+            for v in &a.items {
+                if let Flow::Stop = each(vec![v.clone()])? {
+                    return Ok(Flow::Stop);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+        SrfFunc::GenerateSubscripts => {
+            let (Value::Array(a), Some(dim)) = (&args[0], expr::as_i64(&args[1])) else { return Ok(Flow::Continue) };
+            let reverse = args.get(2) == Some(&Value::Bool(true));
+            if args.get(2) == Some(&Value::Null) {
+                return Ok(Flow::Continue);
+            }
+            let Some(d) = usize::try_from(dim).ok().filter(|&d| d >= 1).and_then(|d| a.dims.get(d - 1)) else { return Ok(Flow::Continue) };
+            let (lo, hi) = (d.lower, d.lower + d.len - 1);
+            let mut i = if reverse { hi } else { lo };
+            for _ in 0..d.len {
+                if let Flow::Stop = each(vec![Value::Int4(i)])? {
+                    return Ok(Flow::Stop);
+                }
+                i = if reverse { i - 1 } else { i + 1 };
+            }
+            Ok(Flow::Continue)
+        }
+        SrfFunc::ExpandArray => {
+            // PostgreSQL's body: `select $1[s], s - array_lower($1,1) + 1 from
+            // generate_series(array_lower($1,1), array_upper($1,1), 1) as g(s)`.
+            let Value::Array(a) = &args[0] else { return Ok(Flow::Continue) };
+            let Some(d) = a.dims.first() else { return Ok(Flow::Continue) };
+            for k in 0..d.len {
+                let x = if a.dims.len() == 1 { a.items[k as usize].clone() } else { Value::Null };
+                let n = Value::Int4(k + 1);
+                let row = if record {
+                    vec![Value::Record(Box::new(crate::types::Record { ty: call.types[0], fields: vec![x, n] }))]
+                } else {
+                    vec![x, n]
+                };
+                if let Flow::Stop = each(row)? {
+                    return Ok(Flow::Stop);
+                }
+            }
+            Ok(Flow::Continue)
+        }
+    }
+}
+
+fn numeric_series(args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> Result<Flow>) -> Result<Flow> {
+    let num = |v: &Value| -> Result<Numeric> {
+        match v {
+            Value::Numeric(n) => Ok(n.clone()),
+            other => Ok(Numeric::from_i64(expr::as_i64(other).unwrap_or(0))),
+        }
+    };
+    let (start, stop) = (num(&args[0])?, num(&args[1])?);
+    let step = match args.get(2) {
+        Some(v) => num(v)?,
+        None => Numeric::from_i64(1),
+    };
+    let special = |n: &Numeric| n.is_nan() || n.is_infinite();
+    if special(&start) || special(&stop) || special(&step) {
+        let which = if start.is_nan() || stop.is_nan() || step.is_nan() { "NaN" } else { "infinity" };
+        let arg = if special(&start) {
+            "start"
+        } else if special(&stop) {
+            "stop"
+        } else {
+            "step size"
+        };
+        return Err(PgError::new("22023", format!("{arg} value cannot be {which}")));
+    }
+    let zero = Numeric::zero();
+    let up = match step.cmp(&zero) {
+        std::cmp::Ordering::Equal => return Err(PgError::new("22023", "step size cannot equal zero")),
+        o => o == std::cmp::Ordering::Greater,
+    };
+    let mut cur = start;
+    while (up && cur <= stop) || (!up && cur >= stop) {
+        if let Flow::Stop = each(vec![Value::Numeric(cur.clone())])? {
+            return Ok(Flow::Stop);
+        }
+        cur = cur.add(&step)?;
+    }
+    Ok(Flow::Continue)
+}
