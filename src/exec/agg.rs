@@ -282,7 +282,10 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
         }
         Acc::Items(items) => {
             if let Some(max) = items.len().checked_add(1).filter(|&n| n > 134_217_727) {
-                return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("array size exceeds the maximum allowed ({})", max - 1)));
+                return Err(PgError::new(
+                    sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                    format!("array size exceeds the maximum allowed ({})", max - 1),
+                ));
             }
             items.push(args[0].clone());
         }

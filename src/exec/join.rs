@@ -34,6 +34,9 @@ pub(super) fn run(
     outer: &[&[Value]],
     sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
 ) -> Result<Flow> {
+    if j.lateral {
+        return lateral(ex, j, outer, sink);
+    }
     // Build: the right input's rows, in memory while they fit.
     let mut right: Vec<Row> = Vec::new();
     let mut mem = 0usize;
@@ -111,6 +114,46 @@ pub(super) fn run(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// A LATERAL join: the right input runs once per left row, with the left row as its nearest
+/// outer row; a LEFT join keeps left rows the right side gave nothing for (the right input
+/// is re-evaluated, never materialized across left rows).
+fn lateral(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+    debug_assert!(matches!(j.kind, JoinKind::Inner | JoinKind::Left), "LATERAL joins are INNER or LEFT");
+    debug_assert!(j.keys.is_empty(), "a LATERAL join is a nested loop");
+    let mut out: Row = Vec::with_capacity(j.left_width + j.right_width);
+    ex.run(&j.left, outer, &mut |l| {
+        let mut stack: Vec<&[Value]> = Vec::with_capacity(outer.len() + 1);
+        stack.push(l);
+        stack.extend_from_slice(outer);
+        let mut matched = false;
+        let mut stopped = false;
+        ex.run(&j.right, &stack, &mut |r| {
+            out.clear();
+            out.extend_from_slice(l);
+            out.extend_from_slice(r);
+            if let Some(c) = &j.cond {
+                if !ex.truth(c, &out, outer)? {
+                    return Ok(Flow::Continue);
+                }
+            }
+            matched = true;
+            let f = sink(&out)?;
+            stopped = matches!(f, Flow::Stop);
+            Ok(f)
+        })?;
+        if stopped {
+            return Ok(Flow::Stop);
+        }
+        if !matched && j.kind == JoinKind::Left {
+            out.clear();
+            out.extend_from_slice(l);
+            out.resize(j.left_width + j.right_width, Value::Null);
+            return sink(&out);
+        }
+        Ok(Flow::Continue)
+    })
 }
 
 /// Joins the rows of `left` with the in-memory `right` rows.

@@ -136,6 +136,9 @@ pub struct JoinNode {
     pub cond: Option<Scalar>,
     pub left_width: usize,
     pub right_width: usize,
+    /// The right input reads the left row (LATERAL): it runs once per left row, with that row
+    /// as its nearest outer row (a nested loop; only INNER and LEFT joins).
+    pub lateral: bool,
 }
 
 /// UNION / INTERSECT / EXCEPT.
@@ -827,7 +830,12 @@ impl SubRunner for Exec<'_> {
 
 /// Rows of several set-returning functions side by side after `base`: as many rows as the
 /// longest, the others' columns NULL once they run out.
-fn zip_sets(calls: &[crate::sql::srf::SrfCall], sets: &[Vec<Row>], base: &[Value], emit: &mut dyn FnMut(Row) -> Result<Flow>) -> Result<Flow> {
+fn zip_sets(
+    calls: &[crate::sql::srf::SrfCall],
+    sets: &[Vec<Row>],
+    base: &[Value],
+    emit: &mut dyn FnMut(Row) -> Result<Flow>,
+) -> Result<Flow> {
     let n = sets.iter().map(Vec::len).max().unwrap_or(0);
     for i in 0..n {
         let mut row = base.to_vec();

@@ -1,7 +1,8 @@
 //! Statements the server answers itself, before the engine's statement front end sees them:
 //! `SET` / `RESET` / `SHOW` (session parameters and heapstore's settings), `SELECT version()`
-//! and a few other zero-table functions clients ask for, and the catalog queries psql's `\dt`
-//! and `\d NAME` send (answered from heapstore's catalog; see [`catalog_query`]).
+//! and a few other zero-table functions clients ask for. Catalog queries (psql's `\d`, the
+//! drivers' metadata calls) are not answered here: they run in the executor against the
+//! generated `pg_catalog` relations (`sql::pg_catalog`).
 //!
 //! Invariants:
 //! 1. A statement is answered here only if it is recognized completely; anything else goes to
@@ -320,11 +321,8 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
             }))
         }
         "select" => {
-            let lower = sql.to_ascii_lowercase();
-            if lower.contains("from pg_catalog.pg_") {
-                if let Some(r) = catalog_query(s, &lower, sql) {
-                    return Some(r.map(|result| LocalOutcome { result, report: vec![] }));
-                }
+            // Catalog queries run in the engine against the generated pg_catalog relations.
+            if sql.to_ascii_lowercase().contains("from pg_catalog.pg_") {
                 return None;
             }
             // SELECT f() with no FROM: version(), current_user, current_setting('x'), ...
@@ -390,109 +388,6 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
         }
         _ => None,
     }
-}
-
-/// The first `'...'` literal after `marker` in `sql` (case-insensitive marker).
-fn literal_after(lower: &str, sql: &str, marker: &str) -> Option<String> {
-    let i = lower.find(marker)? + marker.len();
-    let rest = &sql[i..];
-    let a = rest.find('\'')?;
-    let b = rest[a + 1..].find('\'')?;
-    Some(rest[a + 1..a + 1 + b].to_string())
-}
-
-/// The few catalog queries of psql and pgbench whose SQL needs arrays (`reloptions`,
-/// `current_schemas(true)`, `polroles`, ...), which heapstore's executor does not have yet,
-/// answered from the catalog here. Every other catalog query runs in the executor against
-/// the generated `pg_catalog` relations (`sql::pg_catalog`).
-///
-/// - `\d NAME`'s table details (`c.relchecks, ..., array_to_string(c.reloptions ...)`):
-///   heapstore relations have no options, rules, triggers or row security.
-/// - `\d NAME`'s footers for policies, extended statistics, publications and inheritance:
-///   heapstore has none of these, so no rows is the true answer.
-/// - pgbench's check for its accounts table (`pg_partitioned_table`, `current_schemas`).
-fn catalog_query(s: &mut Session, lower: &str, sql: &str) -> Option<Result<QueryResult>> {
-    let cols = |names: &[(&str, &str)]| names.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect::<Vec<_>>();
-    let done = |columns: Vec<(String, String)>, rows: Vec<Vec<Option<String>>>| {
-        Some(Ok(QueryResult { tag: format!("SELECT {}", rows.len()), columns, rows, returns_rows: true, ..Default::default() }))
-    };
-    let tables = s.visible_tables();
-    if lower.contains("pg_catalog.pg_partitioned_table") && lower.contains("pg_catalog.current_schemas(true)") {
-        // pgbench's check for its accounts table: the table's schema's place in the search
-        // path (public is 2nd after pg_catalog), its partitioning strategy (heapstore has
-        // no partitioned tables) and its number of partitions (0). One row if it exists.
-        let name = literal_after(lower, sql, "c.relname =");
-        let rows = match name {
-            Some(n) if tables.iter().any(|t| t.name == n) => vec![vec![Some("2".into()), None, Some("0".into())]],
-            _ => vec![],
-        };
-        return done(cols(&[("n", "integer"), ("partstrat", "\"char\""), ("count", "bigint")]), rows);
-    }
-    if lower.contains("c.relchecks") && lower.contains("c.reloptions") {
-        // \d NAME, step 2: table details (15 columns).
-        let oid = literal_after(lower, sql, "where c.oid =").and_then(|o| o.parse::<u32>().ok());
-        let t = oid.and_then(|oid| tables.iter().find(|t| t.oid == oid).cloned());
-        let row = |kind: &str, hasindex: bool, persistence: &str, am: Option<&str>| {
-            let v: [Option<&str>; 15] = [
-                Some("0"),
-                Some(kind),
-                Some(if hasindex { "t" } else { "f" }),
-                Some("f"),
-                Some("f"),
-                Some("f"),
-                Some("f"),
-                Some("f"),
-                Some("f"),
-                Some(""),
-                Some("0"),
-                Some(""),
-                Some(persistence),
-                Some(if kind == "r" { "d" } else { "n" }),
-                am,
-            ];
-            vec![v.iter().map(|x| x.map(str::to_string)).collect::<Vec<_>>()]
-        };
-        let rows = match (t, oid.and_then(crate::sql::pg_catalog::catalog_kind)) {
-            (Some(t), _) => {
-                let persistence = if t.persistence == crate::catalog::Persistence::Unlogged { "u" } else { "p" };
-                let kind = t.relkind().to_string();
-                let am = (kind == "r").then_some("heap");
-                let mut r = row(&kind, !t.indexes.is_empty(), persistence, am);
-                r[0][0] = Some(t.checks.len().to_string());
-                r
-            }
-            (None, Some('r')) => {
-                let mut r = row("r", false, "p", Some("heap"));
-                r[0][13] = Some("n".into()); // system catalogs: REPLICA IDENTITY NOTHING
-                r
-            }
-            (None, Some(_)) => row("v", false, "p", None),
-            (None, None) => Vec::new(),
-        };
-        let names = [
-            ("relchecks", "smallint"),
-            ("relkind", "\"char\""),
-            ("relhasindex", "boolean"),
-            ("relhasrules", "boolean"),
-            ("relhastriggers", "boolean"),
-            ("relrowsecurity", "boolean"),
-            ("relforcerowsecurity", "boolean"),
-            ("relhasoids", "boolean"),
-            ("relispartition", "boolean"),
-            ("array_to_string", "text"),
-            ("reltablespace", "oid"),
-            ("reloftype", "text"),
-            ("relpersistence", "\"char\""),
-            ("relreplident", "\"char\""),
-            ("amname", "name"),
-        ];
-        return done(cols(&names), rows);
-    }
-    let footer = ["pg_catalog.pg_policy", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication"];
-    if footer.iter().any(|f| lower.contains(f)) {
-        return done(cols(&[("?column?", "text")]), vec![]);
-    }
-    None
 }
 
 #[cfg(test)]

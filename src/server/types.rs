@@ -75,11 +75,32 @@ pub fn type_len(name: &str) -> i16 {
 
 fn type_for_oid(oid: u32) -> Option<SqlType> {
     use TypeId::*;
-    [Bool, Int2, Int4, Int8, Float4, Float8, Numeric, Text, Varchar, Bpchar, Bytea, Date, Timestamp, Timestamptz, Oid, Name, Char, Regtype, Int2Vector, OidVector]
-        .into_iter()
-        .map(SqlType::new)
-        .find(|t| t.pg_oid() == oid)
-        .or_else(|| crate::types::ArrayElem::by_array_oid(oid).map(|e| SqlType::new(Array(e))))
+    [
+        Bool,
+        Int2,
+        Int4,
+        Int8,
+        Float4,
+        Float8,
+        Numeric,
+        Text,
+        Varchar,
+        Bpchar,
+        Bytea,
+        Date,
+        Timestamp,
+        Timestamptz,
+        Oid,
+        Name,
+        Char,
+        Regtype,
+        Int2Vector,
+        OidVector,
+    ]
+    .into_iter()
+    .map(SqlType::new)
+    .find(|t| t.pg_oid() == oid)
+    .or_else(|| crate::types::ArrayElem::by_array_oid(oid).map(|e| SqlType::new(Array(e))))
 }
 
 /// A result value in binary format: parse the text with the type's input function, then its

@@ -91,7 +91,8 @@ fn call(f: ArrayFunc, args: Vec<Scalar>, ty: SqlType) -> Scalar {
 
 /// The array type of elements of type `elem` (42704 if heapstore has none).
 pub fn array_type_of(elem: SqlType) -> Result<SqlType> {
-    elem.array_of().ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", elem.name())))
+    elem.array_of()
+        .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", elem.name())))
 }
 
 /// `ARRAY[...]` of bound elements; `hint` is the array type the context asks for (a cast
@@ -291,7 +292,11 @@ fn to_array(e: Scalar, t: SqlType) -> Result<Scalar> {
 /// An element operand for array type `t`.
 fn elem_arg(e: Scalar, et: SqlType, t: SqlType, sym: &str) -> Result<Scalar> {
     let want = t.elem().expect("array type");
-    if common_type(&[Some(want), Some(et)], "ARRAY").ok().flatten().is_none_or(|c| c.id != want.id && !(expr::is_num(c.id) && expr::is_num(want.id))) {
+    if common_type(&[Some(want), Some(et)], "ARRAY")
+        .ok()
+        .flatten()
+        .is_none_or(|c| c.id != want.id && !(expr::is_num(c.id) && expr::is_num(want.id)))
+    {
         return Err(expr::no_operator(sym, Some(t), Some(et)));
     }
     super::func::to_type(e, Some(want))
@@ -332,6 +337,20 @@ fn no_function(name: &str, args: &[Scalar]) -> PgError {
 fn array_arg(name: &str, all: &[Scalar], a: Scalar, fallback: Option<SqlType>) -> Result<(Scalar, SqlType)> {
     match type_of(&a) {
         Some(t) if t.is_array() => Ok((a, t)),
+        // An array type heapstore does not have, whose values are always NULL (`relacl`):
+        // the function's answer for NULL.
+        Some(t)
+            if t.id == TypeId::NullArray
+                && matches!(
+                    name,
+                    "array_to_string" | "array_length" | "array_lower" | "array_upper" | "array_ndims" | "array_dims" | "cardinality"
+                ) =>
+        {
+            Ok((
+                Scalar::Cast(Box::new(Scalar::Const(Value::Null)), SqlType::new(TypeId::Array(crate::types::ArrayElem::Text))),
+                SqlType::new(TypeId::Array(crate::types::ArrayElem::Text)),
+            ))
+        }
         None if !matches!(a, Scalar::Const(Value::Null)) || fallback.is_some() => {
             let t = fallback.unwrap_or(array_type_of(text())?);
             Ok((coerce(a, Some(t))?, t))
@@ -910,11 +929,7 @@ fn cat(a: &Value, b: &Value, ty: &SqlType) -> Result<Value> {
         d[0].lower -= 1;
         d
     } else {
-        return Err(incompatible(&format!(
-            "Arrays of {} and {} dimensions are not compatible for concatenation.",
-            x.ndim(),
-            y.ndim()
-        )));
+        return Err(incompatible(&format!("Arrays of {} and {} dimensions are not compatible for concatenation.", x.ndim(), y.ndim())));
     };
     build(*ty, dims, items)
 }

@@ -309,7 +309,7 @@ pub fn is_text(t: TypeId) -> bool {
 /// session time zone is UTC, so a timestamp is a timestamptz with the same number).
 /// oid, regtype and regclass: OIDs (compared as numbers, cast among each other).
 pub fn is_oid_like(t: TypeId) -> bool {
-    matches!(t, TypeId::Oid | TypeId::Regtype | TypeId::Regclass)
+    matches!(t, TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass)
 }
 pub fn is_datetime(t: TypeId) -> bool {
     matches!(t, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz)
@@ -569,7 +569,10 @@ impl Binder<'_> {
                 if let Some((negated, ci)) = regex_op {
                     return regex_match(a, b, negated, ci);
                 }
-                if matches!(op, BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap) {
+                if matches!(
+                    op,
+                    BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap
+                ) {
                     if let Some(r) = super::array::bind_operator(op, a.clone(), b.clone()) {
                         return r;
                     }
@@ -619,7 +622,9 @@ impl Binder<'_> {
                 }
             }
             Expr::Array(arr) => self.array_ctor(arr, None)?,
-            Expr::CompoundFieldAccess { root, access_chain } if matches!(access_chain.as_slice(), [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]) => {
+            Expr::CompoundFieldAccess { root, access_chain }
+                if matches!(access_chain.as_slice(), [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]) =>
+            {
                 // `(record).field`.
                 let [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))] = access_chain.as_slice() else { unreachable!("matched") };
                 let field = fold_ident(id);
@@ -627,10 +632,18 @@ impl Binder<'_> {
                 match type_of(&r) {
                     Some(SqlType { id: TypeId::Record(kind), .. }) => match kind.fields().iter().position(|(n, _)| *n == field) {
                         Some(i) => Scalar::Func(super::func::Func::RecordField(i as u8), vec![r], kind.fields()[i].1),
-                        None => return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("could not identify column \"{field}\" in record data type"))),
+                        None => {
+                            return Err(PgError::new(
+                                sqlstate::UNDEFINED_COLUMN,
+                                format!("could not identify column \"{field}\" in record data type"),
+                            ))
+                        }
                     },
                     Some(t) => {
-                        return Err(PgError::new("42809", format!("column notation .{field} applied to type {}, which is not a composite type", t.name())))
+                        return Err(PgError::new(
+                            "42809",
+                            format!("column notation .{field} applied to type {}, which is not a composite type", t.name()),
+                        ))
                     }
                     None => return Err(PgError::new("42809", format!("could not identify column \"{field}\" in record data type"))),
                 }
@@ -641,10 +654,12 @@ impl Binder<'_> {
                 for a in access_chain {
                     match a {
                         AccessExpr::Subscript(Subscript::Index { index }) => subs.push(super::array::Sub::Index(self.bind(index)?)),
-                        AccessExpr::Subscript(Subscript::Slice { lower_bound, upper_bound, stride: None }) => subs.push(super::array::Sub::Slice(
-                            lower_bound.as_ref().map(|x| self.bind(x)).transpose()?,
-                            upper_bound.as_ref().map(|x| self.bind(x)).transpose()?,
-                        )),
+                        AccessExpr::Subscript(Subscript::Slice { lower_bound, upper_bound, stride: None }) => {
+                            subs.push(super::array::Sub::Slice(
+                                lower_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                                upper_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                            ))
+                        }
                         other => return Err(PgError::feature(format!("field selection {other} is not supported by heapstore"))),
                     }
                 }
@@ -972,7 +987,8 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         // The session time zone is UTC: the same instant, the same number.
         (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(*u, to.typmod)?),
         (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(*u, to.typmod)?),
-        (Value::Regtype(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
+        (Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
+        (Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _), Regnamespace) => Value::Regnamespace(*o),
         (Value::Oid(o) | Value::Regclass(o, _), Regtype) => Value::Regtype(*o),
         (Value::Oid(o) | Value::Regtype(o), Regclass) => Value::Regclass(*o, o.to_string()),
         (_, Regtype | Regclass) if as_i64(&v).is_some() => {
@@ -1244,15 +1260,22 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
         (Value::Timestamp(t) | Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
-        (Value::Oid(x) | Value::Regtype(x) | Value::Regclass(x, _), Value::Oid(y) | Value::Regtype(y) | Value::Regclass(y, _)) => x.cmp(y),
+        (
+            Value::Oid(x) | Value::Regtype(x) | Value::Regnamespace(x) | Value::Regclass(x, _),
+            Value::Oid(y) | Value::Regtype(y) | Value::Regnamespace(y) | Value::Regclass(y, _),
+        ) => x.cmp(y),
         (Value::Oid(_) | Value::Regtype(_) | Value::Regclass(..), Value::Int8(i))
         | (Value::Int8(i), Value::Oid(_) | Value::Regtype(_) | Value::Regclass(..))
             if u32::try_from(*i).is_err() =>
         {
             return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "OID out of range"));
         }
-        (Value::Regtype(x) | Value::Regclass(x, _), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
-        (x, Value::Regtype(y) | Value::Regclass(y, _)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
+        (Value::Regtype(x) | Value::Regnamespace(x) | Value::Regclass(x, _), y) if as_i64(y).is_some() => {
+            i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0)))
+        }
+        (x, Value::Regtype(y) | Value::Regnamespace(y) | Value::Regclass(y, _)) if as_i64(x).is_some() => {
+            oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y))
+        }
         // An integer compared with an oid is cast to oid first (negative int4 values wrap).
         (Value::Oid(x), y) if as_i64(y).is_some() => i128::from(*x).cmp(&oid_of_int(as_i64(y).unwrap_or(0))),
         (x, Value::Oid(y)) if as_i64(x).is_some() => oid_of_int(as_i64(x).unwrap_or(0)).cmp(&i128::from(*y)),
@@ -1438,12 +1461,17 @@ impl Scalar {
             Scalar::Lookup(a, table, _) => {
                 let k = a.eval_cx(row, cx)?;
                 match k {
-                    Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) => table.lookup(i64::from(o)),
+                    Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) | Value::Regnamespace(o) => table.lookup(i64::from(o)),
                     Value::Text(t) => {
-                        let key = if table.fold_names {
-                            super::pg_catalog::split_identifiers(&t).map(|p| p.join(".")).unwrap_or_default()
-                        } else {
-                            t
+                        let key = match (table.fold_names, t.split_once('\u{1}')) {
+                            // (relation name, column name): the relation is read as an
+                            // identifier, the column kept as written (pg_get_serial_sequence).
+                            (true, Some((rel, col))) => {
+                                let rel = super::pg_catalog::split_identifiers(rel).map(|p| p.join(".")).unwrap_or_default();
+                                format!("{rel}\u{1}{col}")
+                            }
+                            (true, None) => super::pg_catalog::split_identifiers(&t).map(|p| p.join(".")).unwrap_or_default(),
+                            (false, _) => t,
                         };
                         table.by_text.get(&key).cloned().unwrap_or(Value::Null)
                     }

@@ -1213,14 +1213,17 @@ fn format_type(oid: u32, typmod: Option<i32>) -> String {
     let Some(id) = crate::types::BUILTIN.iter().copied().find(|&id| SqlType::new(id).pg_oid() == oid) else {
         return "???".to_string();
     };
-    let n = match (id, typmod) {
+    // An array's modifier is its element's.
+    let elem = SqlType::new(id).elem().filter(|_| !SqlType::new(id).is_vector()).map_or(id, |e| e.id);
+    let n = match (elem, typmod) {
         (TypeId::Varchar | TypeId::Bpchar, Some(m)) if m > 4 => m - 4,
-        (_, Some(m)) if m >= 0 && !matches!(id, TypeId::Varchar | TypeId::Bpchar) => m,
+        (_, Some(m)) if m >= 0 && !matches!(elem, TypeId::Varchar | TypeId::Bpchar) => m,
         _ => -1,
     };
     match (id, typmod) {
         // char with no modifier given is "character"; with -1 given, "bpchar".
         (TypeId::Bpchar, None) => "character".to_string(),
+        (TypeId::Array(crate::types::ArrayElem::Bpchar), None) => "character[]".to_string(),
         _ => SqlType::with_typmod(id, n).name(),
     }
 }
@@ -2088,21 +2091,121 @@ impl Binder<'_> {
             ("pg_table_is_visible", 1, false) => {
                 let mut map: HashMap<i64, Value> = relations().into_iter().map(|(o, _)| (i64::from(o), Value::Bool(true))).collect();
                 for d in pc::catalog_oids() {
-                    map.insert(i64::from(d), Value::Bool(true));
+                    // information_schema is not on the search path.
+                    map.insert(i64::from(d), Value::Bool(pc::table_is_visible(s, d).unwrap_or(true)));
                 }
                 return lookup("pg_table_is_visible", self.bind(exprs[0])?, map, TypeId::Bool);
+            }
+            ("pg_relation_is_publishable", 1, false) => {
+                // Only permanent ordinary tables outside the system schemas can be published.
+                let mut map: HashMap<i64, Value> = HashMap::new();
+                for tb in s.visible_tables() {
+                    let ok = tb.is_table() && tb.persistence == crate::catalog::Persistence::Permanent;
+                    map.insert(i64::from(tb.oid), Value::Bool(ok));
+                    map.extend(tb.indexes.iter().map(|i| (i64::from(i.oid), Value::Bool(false))));
+                }
+                map.extend(pc::catalog_oids().map(|o| (i64::from(o), Value::Bool(false))));
+                return lookup("pg_relation_is_publishable", self.bind(exprs[0])?, map, TypeId::Bool);
+            }
+            ("pg_tablespace_location", 1, false) => {
+                // The built-in tablespaces live in the data directory: an empty location.
+                let map = [1663i64, 1664].into_iter().map(|o| (o, Value::Text(String::new()))).collect();
+                return lookup("pg_tablespace_location", self.bind(exprs[0])?, map, TypeId::Text);
+            }
+            ("pg_collation_is_visible", 1, false) => {
+                let map = [100i64, 950, 951].into_iter().map(|o| (o, Value::Bool(true))).collect();
+                return lookup("pg_collation_is_visible", self.bind(exprs[0])?, map, TypeId::Bool);
+            }
+            ("pg_conversion_is_visible" | "pg_function_is_visible" | "pg_opclass_is_visible" | "pg_operator_is_visible", 1, false) => {
+                // Objects heapstore keeps no catalog rows for: NULL, PostgreSQL's answer for
+                // an OID that names none.
+                return lookup(&name, self.bind(exprs[0])?, HashMap::new(), TypeId::Bool);
+            }
+            ("pg_get_serial_sequence", 2, false) => {
+                // (table, column): the sequence a serial or identity column owns, qualified.
+                let mut by_text = HashMap::new();
+                for tb in s.visible_tables() {
+                    if let Some(seq) = tb.sequence() {
+                        if let Some((owner, col)) = &seq.owned_by {
+                            if let Some(owner) = s.visible_tables().iter().find(|o| o.oid == *owner) {
+                                let col_name = col;
+                                let v = Value::Text(format!("public.{}", quote_ident(&tb.name)));
+                                by_text.insert(format!("{}\u{1}{col_name}", owner.name), v.clone());
+                                by_text.insert(format!("public.{}\u{1}{col_name}", owner.name), v);
+                            }
+                        }
+                    }
+                }
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let rel = coerce(self.bind(exprs[0])?, Some(text()))?;
+                let col = coerce(self.bind(exprs[1])?, Some(text()))?;
+                let key = Scalar::Concat(
+                    Box::new(Scalar::Concat(
+                        Box::new(Scalar::Cast(Box::new(rel), text())),
+                        Box::new(Scalar::Const(Value::Text("\u{1}".into()))),
+                    )),
+                    Box::new(Scalar::Cast(Box::new(col), text())),
+                );
+                let table = expr::LookupTable { name: "pg_get_serial_sequence".into(), by_text, fold_names: true, ..Default::default() };
+                return Ok(Some(Scalar::Lookup(Box::new(key), std::sync::Arc::new(table), text())));
+            }
+            // Definitions of objects heapstore has none of (statistics objects, triggers,
+            // rules, partitioning): NULL for every OID, as PostgreSQL answers for an OID that
+            // names no such object.
+            (
+                "pg_get_statisticsobjdef"
+                | "pg_get_statisticsobjdef_columns"
+                | "pg_get_statisticsobjdef_expressions"
+                | "pg_get_partkeydef"
+                | "pg_get_partition_constraintdef",
+                1,
+                false,
+            )
+            | ("pg_get_triggerdef" | "pg_get_ruledef", 1 | 2, false) => {
+                if let Some(e) = exprs.get(1) {
+                    coerce(self.bind(e)?, Some(t(TypeId::Bool)))?;
+                }
+                let ty =
+                    if name == "pg_get_statisticsobjdef_expressions" { TypeId::Array(crate::types::ArrayElem::Text) } else { TypeId::Text };
+                return lookup(&name, self.bind(exprs[0])?, HashMap::new(), ty);
             }
             ("pg_type_is_visible", 1, false) => {
                 let map = crate::types::BUILTIN.iter().map(|&id| (i64::from(SqlType::new(id).pg_oid()), Value::Bool(true))).collect();
                 return lookup("pg_type_is_visible", self.bind(exprs[0])?, map, TypeId::Bool);
             }
-            ("pg_get_indexdef", 1, false) | ("pg_get_indexdef", 3, false) => {
-                if n == 3 {
-                    match self.bind(exprs[1])? {
-                        Scalar::Const(Value::Int4(0)) => {}
-                        _ => return Err(PgError::feature("pg_get_indexdef of one column is not supported by heapstore")),
+            ("pg_get_indexdef", 3, false) => {
+                // (index, column, pretty): column 0 is the whole definition, column k the k-th
+                // key column's name (quoted as needed); `pretty` changes nothing for plain
+                // columns. Looked up by oid * 65536 + column.
+                let col = coerce(self.bind(exprs[1])?, Some(t(TypeId::Int4)))?;
+                let pretty = coerce(self.bind(exprs[2])?, Some(t(TypeId::Bool)))?;
+                if !type_of(&col).is_some_and(|c| is_int(c.id)) || type_of(&pretty).is_some_and(|p| p.id != TypeId::Bool) {
+                    return Err(no_function("pg_get_indexdef", &[self.bind(exprs[0])?, col, pretty]));
+                }
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let mut map = HashMap::new();
+                for tb in s.visible_tables() {
+                    for ix in &tb.indexes {
+                        let key = i64::from(ix.oid) << 16;
+                        if let Some(d) = pc::index_def(s, ix.oid) {
+                            map.insert(key, Value::Text(d));
+                        }
+                        for (k, &c) in ix.columns.iter().enumerate() {
+                            map.insert(key + k as i64 + 1, Value::Text(quote_ident(&tb.columns[c].name)));
+                        }
                     }
                 }
+                let oid = Scalar::Cast(Box::new(coerce(self.bind(exprs[0])?, Some(t(TypeId::Oid)))?), t(TypeId::Int8));
+                let shifted = Scalar::Arith(expr::ArithOp::Mul, Box::new(oid), Box::new(Scalar::Const(Value::Int8(65536))));
+                let key = Scalar::Arith(expr::ArithOp::Add, Box::new(shifted), Box::new(Scalar::Cast(Box::new(col), t(TypeId::Int8))));
+                let table = expr::LookupTable { name: "pg_get_indexdef".to_string(), map, missing: None, ..Default::default() };
+                return Ok(Some(Scalar::Lookup(Box::new(key), std::sync::Arc::new(table), t(TypeId::Text))));
+            }
+            ("pg_get_indexdef", 1, false) => {
                 let map =
                     relations().into_iter().filter_map(|(o, _)| pc::index_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
                 return lookup("pg_get_indexdef", self.bind(exprs[0])?, map, TypeId::Text);
@@ -2115,10 +2218,41 @@ impl Binder<'_> {
                 return lookup("pg_get_viewdef", self.bind(exprs[0])?, map, TypeId::Text);
             }
             ("pg_get_constraintdef", 1 | 2, false) => {
-                let mut map: HashMap<i64, Value> =
-                    relations().into_iter().filter_map(|(o, _)| pc::constraint_def(s, o).map(|d| (i64::from(o), Value::Text(d)))).collect();
-                map.extend(pc::check_defs(s).into_iter().map(|(o, d)| (i64::from(o), Value::Text(d))));
-                return lookup("pg_get_constraintdef", self.bind(exprs[0])?, map, TypeId::Text);
+                // Keyed by oid * 2 + pretty: a CHECK prints `CHECK ((expr))`, or with pretty
+                // true `CHECK (expr)` (the expression as written).
+                let mut map: HashMap<i64, Value> = HashMap::new();
+                for (o, _) in relations() {
+                    if let Some(d) = pc::constraint_def(s, o) {
+                        map.insert(i64::from(o) * 2, Value::Text(d.clone()));
+                        map.insert(i64::from(o) * 2 + 1, Value::Text(d));
+                    }
+                }
+                for (o, plain, pretty) in pc::check_defs(s) {
+                    map.insert(i64::from(o) * 2, Value::Text(plain));
+                    map.insert(i64::from(o) * 2 + 1, Value::Text(pretty));
+                }
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let pretty = match exprs.get(1) {
+                    Some(e) => {
+                        let p = coerce(self.bind(e)?, Some(t(TypeId::Bool)))?;
+                        if type_of(&p).is_some_and(|x| x.id != TypeId::Bool) {
+                            return Err(no_function("pg_get_constraintdef", &[self.bind(exprs[0])?, p]));
+                        }
+                        Scalar::Case(
+                            vec![(Scalar::IsBool(Box::new(p), Some(true), false), Scalar::Const(Value::Int8(1)))],
+                            Some(Box::new(Scalar::Const(Value::Int8(0)))),
+                            Some(t(TypeId::Int8)),
+                        )
+                    }
+                    None => Scalar::Const(Value::Int8(0)),
+                };
+                let oid = Scalar::Cast(Box::new(coerce(self.bind(exprs[0])?, Some(t(TypeId::Oid)))?), t(TypeId::Int8));
+                let doubled = Scalar::Arith(expr::ArithOp::Mul, Box::new(oid), Box::new(Scalar::Const(Value::Int8(2))));
+                let key = Scalar::Arith(expr::ArithOp::Add, Box::new(doubled), Box::new(pretty));
+                let table = expr::LookupTable { name: "pg_get_constraintdef".to_string(), map, missing: None, ..Default::default() };
+                return Ok(Some(Scalar::Lookup(Box::new(key), std::sync::Arc::new(table), t(TypeId::Text))));
             }
             // Sizes of the relation files as they are now (PostgreSQL's pg_relation_size family).
             ("pg_relation_size" | "pg_table_size" | "pg_total_relation_size" | "pg_indexes_size", 1, false) => {

@@ -434,6 +434,219 @@ const DEFS: &[Def] = &[
         cols: &[("oid", OID), ("adrelid", OID), ("adnum", INT2), ("adbin", T(TypeId::PgNodeTree))],
     },
     Def {
+        oid: 1261,
+        schema: PG_CATALOG,
+        name: "pg_auth_members",
+        kind: 'r',
+        cols: &[("roleid", OID), ("member", OID), ("grantor", OID), ("admin_option", BOOL)],
+    },
+    Def {
+        oid: 2607,
+        schema: PG_CATALOG,
+        name: "pg_conversion",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("conname", NAME),
+            ("connamespace", OID),
+            ("conowner", OID),
+            ("conforencoding", INT4),
+            ("contoencoding", INT4),
+            ("conproc", No("regproc")),
+            ("condefault", BOOL),
+        ],
+    },
+    Def {
+        oid: 3501,
+        schema: PG_CATALOG,
+        name: "pg_enum",
+        kind: 'r',
+        cols: &[("oid", OID), ("enumtypid", OID), ("enumsortorder", T(TypeId::Float4)), ("enumlabel", NAME)],
+    },
+    Def {
+        oid: 3466,
+        schema: PG_CATALOG,
+        name: "pg_event_trigger",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("evtname", NAME),
+            ("evtevent", NAME),
+            ("evtowner", OID),
+            ("evtfoid", OID),
+            ("evtenabled", CHAR),
+            ("evttags", TEXTS),
+        ],
+    },
+    Def {
+        oid: 3079,
+        schema: PG_CATALOG,
+        name: "pg_extension",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("extname", NAME),
+            ("extowner", OID),
+            ("extnamespace", OID),
+            ("extrelocatable", BOOL),
+            ("extversion", TEXT),
+            ("extconfig", Null(1028)),
+            ("extcondition", TEXTS),
+        ],
+    },
+    Def {
+        oid: 3118,
+        schema: PG_CATALOG,
+        name: "pg_foreign_table",
+        kind: 'r',
+        cols: &[("ftrelid", OID), ("ftserver", OID), ("ftoptions", TEXTS)],
+    },
+    Def {
+        oid: 3350,
+        schema: PG_CATALOG,
+        name: "pg_partitioned_table",
+        kind: 'r',
+        cols: &[
+            ("partrelid", OID),
+            ("partstrat", CHAR),
+            ("partnatts", INT2),
+            ("partdefid", OID),
+            ("partattrs", INT2VECTOR),
+            ("partclass", OIDVECTOR),
+            ("partcollation", OIDVECTOR),
+            ("partexprs", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 3256,
+        schema: PG_CATALOG,
+        name: "pg_policy",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("polname", NAME),
+            ("polrelid", OID),
+            ("polcmd", CHAR),
+            ("polpermissive", BOOL),
+            ("polroles", Null(1028)),
+            ("polqual", T(TypeId::PgNodeTree)),
+            ("polwithcheck", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 6104,
+        schema: PG_CATALOG,
+        name: "pg_publication",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("pubname", NAME),
+            ("pubowner", OID),
+            ("puballtables", BOOL),
+            ("pubinsert", BOOL),
+            ("pubupdate", BOOL),
+            ("pubdelete", BOOL),
+            ("pubtruncate", BOOL),
+            ("pubviaroot", BOOL),
+        ],
+    },
+    Def {
+        oid: 6237,
+        schema: PG_CATALOG,
+        name: "pg_publication_namespace",
+        kind: 'r',
+        cols: &[("oid", OID), ("pnpubid", OID), ("pnnspid", OID)],
+    },
+    Def {
+        oid: 6106,
+        schema: PG_CATALOG,
+        name: "pg_publication_rel",
+        kind: 'r',
+        cols: &[("oid", OID), ("prpubid", OID), ("prrelid", OID), ("prqual", T(TypeId::PgNodeTree)), ("prattrs", INT2VECTOR)],
+    },
+    Def {
+        oid: 3541,
+        schema: PG_CATALOG,
+        name: "pg_range",
+        kind: 'r',
+        cols: &[
+            ("rngtypid", OID),
+            ("rngsubtype", OID),
+            ("rngmultitypid", OID),
+            ("rngcollation", OID),
+            ("rngsubopc", OID),
+            ("rngcanonical", No("regproc")),
+            ("rngsubdiff", No("regproc")),
+        ],
+    },
+    Def {
+        oid: 2618,
+        schema: PG_CATALOG,
+        name: "pg_rewrite",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("rulename", NAME),
+            ("ev_class", OID),
+            ("ev_type", CHAR),
+            ("ev_enabled", CHAR),
+            ("is_instead", BOOL),
+            ("ev_qual", T(TypeId::PgNodeTree)),
+            ("ev_action", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 3381,
+        schema: PG_CATALOG,
+        name: "pg_statistic_ext",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("stxrelid", OID),
+            ("stxname", NAME),
+            ("stxnamespace", OID),
+            ("stxowner", OID),
+            ("stxstattarget", INT4),
+            ("stxkeys", INT2VECTOR),
+            ("stxkind", Null(1002)),
+            ("stxexprs", T(TypeId::PgNodeTree)),
+        ],
+    },
+    Def {
+        oid: 1213,
+        schema: PG_CATALOG,
+        name: "pg_tablespace",
+        kind: 'r',
+        cols: &[("oid", OID), ("spcname", NAME), ("spcowner", OID), ("spcacl", ACL), ("spcoptions", TEXTS)],
+    },
+    Def {
+        oid: 2620,
+        schema: PG_CATALOG,
+        name: "pg_trigger",
+        kind: 'r',
+        cols: &[
+            ("oid", OID),
+            ("tgrelid", OID),
+            ("tgparentid", OID),
+            ("tgname", NAME),
+            ("tgfoid", OID),
+            ("tgtype", INT2),
+            ("tgenabled", CHAR),
+            ("tgisinternal", BOOL),
+            ("tgconstrrelid", OID),
+            ("tgconstrindid", OID),
+            ("tgconstraint", OID),
+            ("tgdeferrable", BOOL),
+            ("tginitdeferred", BOOL),
+            ("tgnargs", INT2),
+            ("tgattr", INT2VECTOR),
+            ("tgargs", T(TypeId::Bytea)),
+            ("tgqual", T(TypeId::PgNodeTree)),
+            ("tgoldtable", NAME),
+            ("tgnewtable", NAME),
+        ],
+    },
+    Def {
         oid: 2616,
         schema: PG_CATALOG,
         name: "pg_opclass",
@@ -594,6 +807,7 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::Numeric, -1, false, 'N', false, 'i', 'm', false),
     (TypeId::Regclass, 4, true, 'N', false, 'i', 'p', false),
     (TypeId::Regtype, 4, true, 'N', false, 'i', 'p', false),
+    (TypeId::Regnamespace, 4, true, 'N', false, 'i', 'p', false),
     (TypeId::PgNodeTree, -1, false, 'Z', false, 'i', 'x', true),
 ];
 
@@ -744,7 +958,29 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         "pg_sequence" => pg_sequence(&tables),
         "pg_opclass" => pg_opclass(),
         "pg_depend" => pg_depend(&tables),
-        "pg_description" | "pg_inherits" => Vec::new(),
+        // What heapstore has none of: no rows is the true answer.
+        "pg_description"
+        | "pg_inherits"
+        | "pg_auth_members"
+        | "pg_conversion"
+        | "pg_enum"
+        | "pg_event_trigger"
+        | "pg_extension"
+        | "pg_foreign_table"
+        | "pg_partitioned_table"
+        | "pg_policy"
+        | "pg_publication"
+        | "pg_publication_namespace"
+        | "pg_publication_rel"
+        | "pg_range"
+        | "pg_rewrite"
+        | "pg_statistic_ext"
+        | "pg_trigger" => Vec::new(),
+        // The default tablespace (every relation's) and the shared one, as in PostgreSQL.
+        "pg_tablespace" => vec![
+            vec![Value::Oid(1663), name_v("pg_default"), Value::Oid(BOOTSTRAP_ROLE)],
+            vec![Value::Oid(1664), name_v("pg_global"), Value::Oid(BOOTSTRAP_ROLE)],
+        ],
         "tables" => info_tables(&tables, who.database),
         "columns" => info_columns(&tables, who.database),
         other => unreachable!("catalog relation {other} without rows"),
@@ -971,7 +1207,17 @@ fn pg_type() -> Vec<Vec<Value>> {
         ]
     });
     // (oid, typname, typlen, typbyval, category, preferred, elem, array, align, storage, collation)
-    let row = |oid: u32, name: &str, len: i16, byval: bool, category: char, preferred: bool, elem: u32, array: u32, align: char, storage: char, coll: u32| {
+    let row = |oid: u32,
+               name: &str,
+               len: i16,
+               byval: bool,
+               category: char,
+               preferred: bool,
+               elem: u32,
+               array: u32,
+               align: char,
+               storage: char,
+               coll: u32| {
         vec![
             Value::Oid(oid),
             name_v(name),
@@ -1003,7 +1249,19 @@ fn pg_type() -> Vec<Vec<Value>> {
         let ty = SqlType::new(id);
         let array = ty.array_of().filter(|a| a.id != id).map_or(0, |a| a.pg_oid());
         let coll = collation_of(id, collatable);
-        rows.push(row(ty.pg_oid(), &crate::sql::query::pg_type_name(&ty.name()), len, byval, category, preferred, 0, array, align, storage, coll));
+        rows.push(row(
+            ty.pg_oid(),
+            &crate::sql::query::pg_type_name(&ty.name()),
+            len,
+            byval,
+            category,
+            preferred,
+            0,
+            array,
+            align,
+            storage,
+            coll,
+        ));
     }
     // The vectors (no array types of their own here) and the array types.
     rows.push(row(22, "int2vector", -1, false, 'A', false, 21, 0, 'i', 'p', 0));
@@ -1047,7 +1305,7 @@ const ARRAY_OPS: (u32, &str, u32, u32) = (10000, "array_ops", 397, 2277);
 fn default_opclass(id: TypeId) -> Option<(u32, &'static str, u32, u32)> {
     let id = match id {
         TypeId::Varchar => TypeId::Text,
-        TypeId::Regtype | TypeId::Regclass => TypeId::Oid,
+        TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => TypeId::Oid,
         TypeId::Array(_) | TypeId::Int2Vector => return Some(ARRAY_OPS),
         other => other,
     };
@@ -1223,10 +1481,17 @@ fn pg_sequence(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
 }
 
 /// Every CHECK constraint the session sees: (oid, `pg_get_constraintdef`).
-pub fn check_defs(s: &Session) -> Vec<(u32, String)> {
+/// Every CHECK constraint: (oid, `pg_get_constraintdef` plain, and pretty).
+pub fn check_defs(s: &Session) -> Vec<(u32, String, String)> {
     s.visible_tables()
         .iter()
-        .flat_map(|t| t.checks.iter().enumerate().map(|(k, c)| (check_oid(t.oid, k), check_def(&c.expr))).collect::<Vec<_>>())
+        .flat_map(|t| {
+            t.checks
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (check_oid(t.oid, k), check_def(&c.expr), format!("CHECK ({})", c.expr)))
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
@@ -1244,7 +1509,8 @@ fn int2_array(cols: Vec<i16>) -> Value {
 /// The columns a CHECK expression reads, by number in ascending order (`conkey`).
 fn check_columns(t: &Table, expr: &str) -> Vec<i16> {
     use sqlparser::ast::{visit_expressions, Expr};
-    let Ok(e) = sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(expr).and_then(|mut p| p.parse_expr())
+    let Ok(e) =
+        sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(expr).and_then(|mut p| p.parse_expr())
     else {
         return Vec::new();
     };
@@ -1723,5 +1989,10 @@ pub fn constraint_def(s: &Session, oid: u32) -> Option<String> {
 /// (`pg_table_is_visible`): user tables and catalogs are (public and pg_catalog are on the
 /// path); an unknown OID gives NULL.
 pub fn table_is_visible(s: &Session, oid: u32) -> Option<bool> {
+    // The search path is pg_catalog, public: information_schema's relations are not visible
+    // by their bare names.
+    if DEFS.iter().any(|d| d.oid == oid && d.schema == INFORMATION_SCHEMA) {
+        return Some(false);
+    }
     relation_name_of_oid(s, oid).map(|_| true)
 }

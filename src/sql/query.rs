@@ -40,6 +40,9 @@ use std::sync::Arc;
 
 use super::check::{need, refuse};
 
+/// No columns: the left of the first FROM item.
+static EMPTY_SCOPE: Scope = Scope { cols: Vec::new() };
+
 /// A WITH query in scope: its name, plan and columns.
 type CteEntry = (String, Arc<CteDef>, Vec<OutCol>);
 
@@ -69,15 +72,26 @@ impl SubqueryBinder for Planner<'_> {
 /// A FROM item being planned: a planned node with its columns, or a join of two (kept apart
 /// so that WHERE conjuncts can be pushed into its inputs).
 enum Rel {
-    Leaf(Node, usize),
+    /// A planned item, its width, and whether it is LATERAL: it reads the current row of the
+    /// items to its left (as the nearest outer row), so it runs once per such row.
+    Leaf(Node, usize, bool),
     Join(JoinKind, Box<Rel>, Box<Rel>, Vec<Scalar>),
 }
 
 impl Rel {
     fn width(&self) -> usize {
         match self {
-            Rel::Leaf(_, w) => *w,
+            Rel::Leaf(_, w, _) => *w,
             Rel::Join(_, l, r, _) => l.width() + r.width(),
+        }
+    }
+
+    /// Whether this item reads the row of the items to its left: a LATERAL leaf, or a join
+    /// whose first item is one (it was bound with the left items as its outer scope).
+    fn leftmost_lateral(&self) -> bool {
+        match self {
+            Rel::Leaf(_, _, l) => *l,
+            Rel::Join(_, l, _, _) => l.leftmost_lateral(),
         }
     }
 }
@@ -236,9 +250,10 @@ fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
 /// Turns a FROM tree into a plan, pushing `filters` (WHERE conjuncts, in `rel`'s layout) down.
 fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
     match rel {
-        Rel::Leaf(node, _) => filter_leaf(node, filters),
+        Rel::Leaf(node, ..) => filter_leaf(node, filters),
         Rel::Join(kind, l, r, on) => {
             let (lw, rw) = (l.width(), r.width());
+            let lateral = r.leftmost_lateral();
             let shift = |e: &Scalar| remap(e, &|i| i - lw);
             let (mut lf, mut rf, mut above, mut join_conds) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for f in filters {
@@ -265,7 +280,8 @@ fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
                 if let Scalar::Cmp(expr::CmpOp::Eq, a, b) = &c {
                     if movable(&c) {
                         let (sa, sb) = (side(a, lw), side(b, lw));
-                        let same = hash_family(type_of(a)).is_some() && hash_family(type_of(a)) == hash_family(type_of(b));
+                        // A LATERAL right side depends on the left row: a nested loop, no hash.
+                        let same = !lateral && hash_family(type_of(a)).is_some() && hash_family(type_of(a)) == hash_family(type_of(b));
                         if same && sa == Side::Left && sb == Side::Right {
                             keys.push(((**a).clone(), shift(b)));
                             continue;
@@ -286,6 +302,7 @@ fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
                 cond: and_all(residual),
                 left_width: lw,
                 right_width: rw,
+                lateral,
             }));
             match and_all(above) {
                 Some(c) => Node::Filter(Box::new(join), c),
@@ -471,7 +488,7 @@ impl<'a> Planner<'a> {
                 .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
                 .collect(),
         };
-        Ok((Rel::Leaf(sub.node, cols.len()), scope))
+        Ok((Rel::Leaf(sub.node, cols.len(), false), scope))
     }
 
     /// Whether a bound query holds values of this moment (the transaction's start time, the
@@ -680,9 +697,23 @@ impl<'a> Planner<'a> {
     }
 
     /// One FROM item: a table, a WITH query, a subquery, or a parenthesized join.
-    fn bind_from_item(&self, t: &TableFactor, outer: &[&Scope]) -> Result<(Rel, Scope)> {
+    /// One FROM item. `left`: the columns of the items before it that it may read when it is
+    /// LATERAL (an explicit `LATERAL (subquery)`, or a function, which PostgreSQL makes
+    /// lateral implicitly).
+    fn bind_from_item(&self, t: &TableFactor, outer: &[&Scope], left: Option<&Scope>) -> Result<(Rel, Scope)> {
         match t {
-            TableFactor::Table { name, alias, args: Some(fargs), with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
+            TableFactor::Table {
+                name,
+                alias,
+                args: Some(fargs),
+                with_hints,
+                version,
+                with_ordinality,
+                partitions,
+                json_path,
+                sample,
+                index_hints,
+            } => {
                 need(sample.is_none(), "TABLESAMPLE")?;
                 need(
                     with_hints.is_empty() && version.is_none() && partitions.is_empty() && json_path.is_none() && index_hints.is_empty(),
@@ -707,14 +738,25 @@ impl<'a> Planner<'a> {
                         other => Err(PgError::feature(format!("function argument {other} is not supported"))),
                     })
                     .collect::<Result<Vec<_>>>()?;
-                self.function_scan(fname, &exprs, alias.as_ref(), *with_ordinality, outer)
+                self.function_scan(fname, &exprs, alias.as_ref(), *with_ordinality, outer, left)
             }
             TableFactor::UNNEST { alias, array_exprs, with_offset, with_offset_alias, with_ordinality } => {
                 need(!with_offset && with_offset_alias.is_none(), "WITH OFFSET")?;
                 let exprs: Vec<&Expr> = array_exprs.iter().collect();
-                self.function_scan("unnest", &exprs, alias.as_ref(), *with_ordinality, outer)
+                self.function_scan("unnest", &exprs, alias.as_ref(), *with_ordinality, outer, left)
             }
-            TableFactor::Table { name, alias, args: None, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
+            TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                with_hints,
+                version,
+                with_ordinality,
+                partitions,
+                json_path,
+                sample,
+                index_hints,
+            } => {
                 need(sample.is_none(), "TABLESAMPLE")?;
                 need(!with_ordinality, "WITH ORDINALITY")?;
                 need(
@@ -758,7 +800,7 @@ impl<'a> Planner<'a> {
                         };
                         let width = cols.len();
                         let rows = rel.rows.into_iter().map(|r| r.into_iter().map(Scalar::Const).collect()).collect();
-                        return Ok((Rel::Leaf(Node::Values(rows, width), width), scope));
+                        return Ok((Rel::Leaf(Node::Values(rows, width), width, false), scope));
                     }
                     if let Some(sch) = schema.filter(|s| super::pg_catalog::is_system_schema(s)) {
                         return Err(PgError::feature(format!("the catalog relation {sch}.{last} is not supported by heapstore")));
@@ -785,7 +827,7 @@ impl<'a> Planner<'a> {
                                 })
                                 .collect(),
                         };
-                        return Ok((Rel::Leaf(Node::Cte(def), cols.len()), scope));
+                        return Ok((Rel::Leaf(Node::Cte(def), cols.len(), false), scope));
                     }
                 }
                 if tname == "pg_locks" && self.s.lookup_table("pg_locks").is_none() {
@@ -799,7 +841,7 @@ impl<'a> Planner<'a> {
                             .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
                             .collect(),
                     };
-                    return Ok((Rel::Leaf(node, cols.len()), scope));
+                    return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
                 let table = self.s.table_any(&tname)?;
                 if let crate::catalog::RelKind::View(def) = &table.kind {
@@ -824,11 +866,17 @@ impl<'a> Planner<'a> {
                 }
                 let width = table.columns.len();
                 let plan = super::dml::Plan::new(table, None, vec![true; width]);
-                Ok((Rel::Leaf(Node::Scan(Box::new(plan)), width), scope))
+                Ok((Rel::Leaf(Node::Scan(Box::new(plan)), width, false), scope))
             }
             TableFactor::Derived { lateral, subquery, alias } => {
-                need(!lateral, "LATERAL")?;
-                let sub = self.query(subquery, &[])?;
+                // A subquery in FROM may read enclosing queries' columns; a LATERAL one also
+                // the items to its left (the nearest outer row).
+                let mut lateral_outer: Vec<&Scope> = Vec::with_capacity(outer.len() + 1);
+                if *lateral {
+                    lateral_outer.push(left.unwrap_or(&EMPTY_SCOPE));
+                }
+                lateral_outer.extend_from_slice(outer);
+                let sub = self.query(subquery, &lateral_outer)?;
                 let mut cols = sub.columns;
                 let rel = alias.as_ref().map(|a| fold_ident(&a.name));
                 if let Some(a) = alias {
@@ -840,11 +888,11 @@ impl<'a> Planner<'a> {
                         .map(|c| ScopeCol { rel: rel.clone(), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
                         .collect(),
                 };
-                Ok((Rel::Leaf(sub.node, cols.len()), scope))
+                Ok((Rel::Leaf(sub.node, cols.len(), *lateral), scope))
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
                 need(alias.is_none(), "an alias on a parenthesized join")?;
-                self.bind_from(table_with_joins, outer)
+                self.bind_from(table_with_joins, outer, None)
             }
             TableFactor::Function { .. } | TableFactor::TableFunction { .. } => Err(refuse("a function in FROM")),
             _ => Err(refuse("this FROM item")),
@@ -861,20 +909,22 @@ impl<'a> Planner<'a> {
         alias: Option<&sqlparser::ast::TableAlias>,
         ordinality: bool,
         outer: &[&Scope],
+        left: Option<&Scope>,
     ) -> Result<(Rel, Scope)> {
         let empty = Scope::default();
         let b = self.binder(&empty, outer, None);
-        let lateral = |e: PgError| {
-            if e.code == sqlstate::UNDEFINED_COLUMN || e.code == sqlstate::UNDEFINED_TABLE {
-                PgError::feature(format!(
-                    "{fname}() in FROM reading a column of another FROM item (LATERAL) is not supported by heapstore yet ({})",
-                    e.message
-                ))
-            } else {
-                e
+        // Functions in FROM are implicitly LATERAL: arguments that name a column of an item
+        // to the left read it from the left row.
+        let (args, lateral) = match exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>() {
+            Ok(a) => (a, false),
+            Err(e) if (e.code == sqlstate::UNDEFINED_COLUMN || e.code == sqlstate::UNDEFINED_TABLE) && left.is_some() => {
+                let mut lateral_outer: Vec<&Scope> = vec![left.expect("checked")];
+                lateral_outer.extend_from_slice(outer);
+                let b = self.binder(&empty, &lateral_outer, None);
+                (exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>()?, true)
             }
+            Err(e) => return Err(e),
         };
-        let args = exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>().map_err(lateral)?;
         let calls = if fname == "unnest" && args.len() > 1 {
             args.into_iter().map(|a| super::srf::bind("unnest", vec![a], false)).collect::<Result<Vec<_>>>()?
         } else {
@@ -900,15 +950,18 @@ impl<'a> Planner<'a> {
             rename_columns(&mut cols, &a.columns, &rel)?;
         }
         let scope = Scope {
-            cols: cols.iter().map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None }).collect(),
+            cols: cols
+                .iter()
+                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                .collect(),
         };
         let width = cols.len();
-        Ok((Rel::Leaf(Node::Function(Box::new(exec::FunctionScan { calls, ordinality })), width), scope))
+        Ok((Rel::Leaf(Node::Function(Box::new(exec::FunctionScan { calls, ordinality })), width, lateral), scope))
     }
 
     /// A FROM item with its joins, left to right.
-    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope]) -> Result<(Rel, Scope)> {
-        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer)?;
+    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope], left: Option<&Scope>) -> Result<(Rel, Scope)> {
+        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer, left)?;
         for j in &twj.joins {
             need(!j.global, "GLOBAL JOIN")?;
             let (kind, constraint) = match &j.join_operator {
@@ -919,7 +972,11 @@ impl<'a> Planner<'a> {
                 JoinOperator::CrossJoin(c) => (JoinKind::Inner, c),
                 other => return Err(refuse(&format!("this join ({other:?})"))),
             };
-            let (r, rscope) = self.bind_from_item(&j.relation, outer)?;
+            let (r, rscope) = self.bind_from_item(&j.relation, outer, Some(&scope))?;
+            if r.leftmost_lateral() && matches!(kind, JoinKind::Right | JoinKind::Full) {
+                return Err(PgError::new("42P10", "invalid reference to FROM-clause entry for a LATERAL subquery")
+                    .with_detail("The combining JOIN type must be INNER or LEFT for a LATERAL reference."));
+            }
             for c in &rscope.cols {
                 if let Some(rn) = &c.rel {
                     if scope.cols.iter().any(|x| x.rel.as_deref() == Some(rn)) && rscope.cols.first().map(|f| &f.rel) == Some(&c.rel) {
@@ -995,7 +1052,7 @@ impl<'a> Planner<'a> {
                         .collect();
                     cols.extend(joined.cols);
                     let w = merged.len() + width;
-                    rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w);
+                    rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w, false);
                     scope = Scope { cols };
                 }
                 (JoinConstraint::On(e), None) => {
@@ -1076,12 +1133,12 @@ impl<'a> Planner<'a> {
 
         // FROM: a cross join of the comma-separated items.
         let (rel, scope) = if from.is_empty() {
-            (Rel::Leaf(Node::Unit, 0), Scope::default())
+            (Rel::Leaf(Node::Unit, 0, false), Scope::default())
         } else {
             let mut it = from.iter();
-            let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer)?;
+            let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer, None)?;
             for t in it {
-                let (r, s) = self.bind_from(t, outer)?;
+                let (r, s) = self.bind_from(t, outer, Some(&scope))?;
                 for c in &s.cols {
                     if let Some(rn) = &c.rel {
                         if scope.has_rel(rn) {
@@ -1585,6 +1642,10 @@ fn prune(node: &mut Node, needed: &[bool]) {
             for (a, b) in &j.keys {
                 cols_used(a, &mut ln);
                 cols_used(b, &mut rn);
+            }
+            if j.lateral {
+                // The right side reads left columns as outer references: keep them all.
+                ln = vec![true; lw];
             }
             prune(&mut j.left, &ln);
             prune(&mut j.right, &rn);

@@ -68,11 +68,8 @@ fn int4() -> SqlType {
 fn array_arg(name: &str, all: &[Scalar], a: Scalar) -> Result<(Scalar, SqlType)> {
     match type_of(&a) {
         Some(t) if t.is_array() => Ok((a, t)),
-        None if !matches!(a, Scalar::Const(Value::Null)) => {
-            Err(PgError::new("42725", format!("function {name}(unknown) is not unique")).with_hint(
-                "Could not choose a best candidate function. You might need to add explicit type casts.",
-            ))
-        }
+        None if !matches!(a, Scalar::Const(Value::Null)) => Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
+            .with_hint("Could not choose a best candidate function. You might need to add explicit type casts.")),
         _ => Err(no_function(name, all)),
     }
 }
@@ -145,7 +142,8 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
             let (a, t) = array_arg(name, &all, args.into_iter().next().expect("one"))?;
             let elem = t.elem().expect("array");
             let e = crate::types::ArrayElem::of(elem.id).ok_or_else(|| no_function(name, &all))?;
-            let types = if record { vec![SqlType::new(TypeId::Record(crate::types::RecordKind::ExpandArray(e)))] } else { vec![elem, int4()] };
+            let types =
+                if record { vec![SqlType::new(TypeId::Record(crate::types::RecordKind::ExpandArray(e)))] } else { vec![elem, int4()] };
             (SrfFunc::ExpandArray, vec![a], types, "_pg_expandarray")
         }
         other => return Err(PgError::feature(format!("function {other}() in FROM is not supported by heapstore"))),

@@ -169,7 +169,10 @@ impl Array {
             }
             n = n.saturating_mul(i64::from(d.len));
             if n > MAX_ITEMS {
-                return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("array size exceeds the maximum allowed ({MAX_ITEMS})")));
+                return Err(PgError::new(
+                    sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                    format!("array size exceeds the maximum allowed ({MAX_ITEMS})"),
+                ));
             }
             if i64::from(d.lower) + i64::from(d.len) - 1 > i64::from(i32::MAX) {
                 return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "array upper bound is too large"));
@@ -181,7 +184,10 @@ impl Array {
     /// Appends the storage form (module doc).
     pub fn encode(&self, out: &mut Vec<u8>) {
         debug_assert!(self.dims.len() <= MAXDIM);
-        debug_assert_eq!(self.items.len(), self.dims.iter().map(|d| d.len.max(0) as usize).product::<usize>() * usize::from(!self.dims.is_empty()));
+        debug_assert_eq!(
+            self.items.len(),
+            self.dims.iter().map(|d| d.len.max(0) as usize).product::<usize>() * usize::from(!self.dims.is_empty())
+        );
         out.push(self.dims.len() as u8);
         for d in &self.dims {
             out.extend_from_slice(&d.len.to_le_bytes());
@@ -344,7 +350,8 @@ fn write_element(v: &Value, elem: &SqlType, out: &mut Vec<u8>) {
         return;
     };
     let b = t.as_bytes();
-    let quote = b.is_empty() || t.eq_ignore_ascii_case("NULL") || b.iter().any(|&c| matches!(c, b'"' | b'\\' | b'{' | b'}' | b',') || is_space(c));
+    let quote =
+        b.is_empty() || t.eq_ignore_ascii_case("NULL") || b.iter().any(|&c| matches!(c, b'"' | b'\\' | b'{' | b'}' | b',') || is_space(c));
     if !quote {
         out.extend_from_slice(b);
         return;
@@ -475,7 +482,11 @@ fn parse_vector(s: &str, int2: bool) -> Result<Vec<Value>> {
         }
         let tok = &s[p..q];
         if int2 {
-            let v = tok.parse::<i64>().ok().and_then(|v| i16::try_from(v).ok()).ok_or_else(|| super::util::int_out_of_range("smallint", rest))?;
+            let v = tok
+                .parse::<i64>()
+                .ok()
+                .and_then(|v| i16::try_from(v).ok())
+                .ok_or_else(|| super::util::int_out_of_range("smallint", rest))?;
             if q < b.len() && b[q] != b' ' {
                 return Err(super::util::invalid_syntax("smallint", rest));
             }
@@ -585,8 +596,7 @@ fn count_dims(s: &str) -> Result<Vec<i32>> {
                     ndim = ndim.max(nest);
                 }
                 b'}' if !in_quotes => {
-                    if !matches!(state, ElemStarted | QuotedElemCompleted | LevelCompleted) && !(nest == 1 && state == LevelStarted)
-                    {
+                    if !matches!(state, ElemStarted | QuotedElemCompleted | LevelCompleted) && !(nest == 1 && state == LevelStarted) {
                         return Err(err("Unexpected \"}\" character."));
                     }
                     state = LevelCompleted;
@@ -735,7 +745,8 @@ fn read_items(body: &str, whole: &str, elem: &SqlType, out: &mut Vec<Value>) -> 
 }
 
 fn push_item(raw: &[u8], quoted: bool, elem: &SqlType, out: &mut Vec<Value>) -> Result<()> {
-    let text = std::str::from_utf8(raw).map_err(|_| super::text::verify_utf8(raw).err().unwrap_or_else(|| PgError::internal("invalid UTF-8")))?;
+    let text =
+        std::str::from_utf8(raw).map_err(|_| super::text::verify_utf8(raw).err().unwrap_or_else(|| PgError::internal("invalid UTF-8")))?;
     if !quoted && text.eq_ignore_ascii_case("NULL") {
         out.push(Value::Null);
         return Ok(());
@@ -784,7 +795,12 @@ pub fn recv(ty: &SqlType, wire: &[u8]) -> Result<Array> {
             _ => {
                 return Err(PgError::new(
                     sqlstate::DATATYPE_MISMATCH,
-                    format!("binary data has array element type {elem_oid} ({}) instead of expected {} ({})", oid_name(elem_oid), elem.pg_oid(), elem.name()),
+                    format!(
+                        "binary data has array element type {elem_oid} ({}) instead of expected {} ({})",
+                        oid_name(elem_oid),
+                        elem.pg_oid(),
+                        elem.name()
+                    ),
                 ))
             }
         }

@@ -97,6 +97,9 @@ pub enum TypeId {
     Char,
     /// regtype: a type OID that prints as the type's name.
     Regtype,
+    /// regnamespace: a namespace OID that prints as the schema's name (heapstore's schemas
+    /// are fixed: pg_catalog, public, pg_toast, information_schema).
+    Regnamespace,
     /// regclass: a relation OID that prints as the relation's name. Its text input needs the
     /// catalog, so only the SQL layer makes these (casts of constants, `to_regclass`); it is
     /// not a column type.
@@ -184,7 +187,9 @@ impl SqlType {
         // `integer[]` and the catalog names of array types (`_int4`).
         if let Some(elem) = lower.trim_end().strip_suffix("[]") {
             let e = SqlType::from_name(elem, typmod_args)?;
-            return e.array_of().ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", e.name())));
+            return e
+                .array_of()
+                .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", e.name())));
         }
         if let Some(e) = lower.strip_prefix('_').and_then(|n| ArrayElem::all().find(|e| &e.typname()[1..] == n)) {
             if !typmod_args.is_empty() {
@@ -220,6 +225,7 @@ impl SqlType {
             "name" => TypeId::Name,
             "\"char\"" => TypeId::Char,
             "regtype" => TypeId::Regtype,
+            "regnamespace" => TypeId::Regnamespace,
             "regclass" => TypeId::Regclass,
             "pg_node_tree" => TypeId::PgNodeTree,
             "int2vector" => TypeId::Int2Vector,
@@ -281,6 +287,7 @@ impl SqlType {
             TypeId::Name => "name",
             TypeId::Char => "\"char\"",
             TypeId::Regtype => "regtype",
+            TypeId::Regnamespace => "regnamespace",
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
             TypeId::NullArray | TypeId::Array(_) => "array",
@@ -311,6 +318,7 @@ impl SqlType {
             TypeId::Name => "name",
             TypeId::Char => "char",
             TypeId::Regtype => "regtype",
+            TypeId::Regnamespace => "regnamespace",
             TypeId::Regclass => "regclass",
             TypeId::PgNodeTree => "pg_node_tree",
             TypeId::NullArray => "array",
@@ -342,6 +350,7 @@ impl SqlType {
             TypeId::Name => 19,
             TypeId::Char => 18,
             TypeId::Regtype => 2206,
+            TypeId::Regnamespace => 4089,
             TypeId::Regclass => 2205,
             TypeId::PgNodeTree => 194,
             TypeId::NullArray => self.typmod.max(0) as u32,
@@ -357,7 +366,9 @@ impl SqlType {
         match self.id {
             TypeId::Bool => Some(1),
             TypeId::Int2 => Some(2),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regclass => Some(4),
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
+                Some(4)
+            }
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
             TypeId::Numeric
             | TypeId::Text
@@ -404,6 +415,7 @@ impl SqlType {
             TypeId::Name => text::name_in(s.as_bytes(), out)?,
             TypeId::Char => text::char_in(s.as_bytes(), out)?,
             TypeId::Regtype => out.extend_from_slice(&regtype_in(s)?.to_le_bytes()),
+            TypeId::Regnamespace => out.extend_from_slice(&regnamespace_in(s)?.to_le_bytes()),
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
@@ -432,6 +444,7 @@ impl SqlType {
             TypeId::Oid => push_i64(out, u32::from_le_bytes(stored(v)).into()),
             TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => out.extend_from_slice(v),
             TypeId::Regtype => regtype_out(u32::from_le_bytes(stored(v)), out),
+            TypeId::Regnamespace => regnamespace_out(u32::from_le_bytes(stored(v)), out),
             // Stored regclass values do not exist (not a column type); the number is what
             // PostgreSQL prints for an OID it cannot name.
             TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
@@ -484,7 +497,7 @@ impl SqlType {
                 out.extend_from_slice(wire);
             }
             TypeId::Char => text::char_recv(wire, out)?,
-            TypeId::Regtype => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
+            TypeId::Regtype | TypeId::Regnamespace => out.extend_from_slice(&u32::from_be_bytes(wire_exact(wire)?).to_le_bytes()),
             TypeId::Regclass => return Err(regclass_needs_catalog()),
             TypeId::PgNodeTree => return Err(PgError::feature("cannot accept a value of type pg_node_tree")),
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
@@ -500,7 +513,7 @@ impl SqlType {
         match self.id {
             TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
             TypeId::Int2 => out.extend_from_slice(&u16::from_le_bytes(stored(v)).to_be_bytes()),
-            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regclass => {
+            TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
                 out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes())
             }
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => {
@@ -543,7 +556,28 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Timestamptz,
     TypeId::Numeric,
     TypeId::Regtype,
+    TypeId::Regnamespace,
     TypeId::Regclass,
+    TypeId::Int2Vector,
+    TypeId::OidVector,
+    TypeId::Array(ArrayElem::Bool),
+    TypeId::Array(ArrayElem::Int2),
+    TypeId::Array(ArrayElem::Int4),
+    TypeId::Array(ArrayElem::Int8),
+    TypeId::Array(ArrayElem::Float4),
+    TypeId::Array(ArrayElem::Float8),
+    TypeId::Array(ArrayElem::Numeric),
+    TypeId::Array(ArrayElem::Text),
+    TypeId::Array(ArrayElem::Varchar),
+    TypeId::Array(ArrayElem::Bpchar),
+    TypeId::Array(ArrayElem::Bytea),
+    TypeId::Array(ArrayElem::Date),
+    TypeId::Array(ArrayElem::Timestamp),
+    TypeId::Array(ArrayElem::Timestamptz),
+    TypeId::Array(ArrayElem::Oid),
+    TypeId::Array(ArrayElem::Name),
+    TypeId::Array(ArrayElem::Char),
+    TypeId::Array(ArrayElem::Regtype),
 ];
 
 /// `regtypein`: a type name (`integer`, `int4`, `pg_catalog.int4`, `character varying`,
@@ -581,11 +615,41 @@ pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
     match BUILTIN.iter().map(|&id| SqlType::new(id)).find(|t| t.pg_oid() == oid) {
         // format_type(oid, NULL): char without a length given is "character".
         Some(t) if t.id == TypeId::Bpchar => out.extend_from_slice(b"character"),
+        Some(t) if t.id == TypeId::Array(ArrayElem::Bpchar) => out.extend_from_slice(b"character[]"),
         Some(t) => out.extend_from_slice(t.name().as_bytes()),
         None => match other_type_name(oid) {
             Some(n) => out.extend_from_slice(n.as_bytes()),
             None => push_i64(out, oid.into()),
         },
+    }
+}
+
+/// heapstore's schemas: (OID, name).
+pub const NAMESPACES: &[(u32, &str)] = &[(11, "pg_catalog"), (2200, "public"), (99, "pg_toast"), (13_000, "information_schema")];
+
+/// `regnamespacein`: a schema name (or a number) to its OID.
+pub fn regnamespace_in(s: &str) -> Result<u32> {
+    let t = s.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return int::parse_oid(t);
+    }
+    let name = if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        t[1..t.len() - 1].replace("\"\"", "\"")
+    } else {
+        t.to_ascii_lowercase()
+    };
+    NAMESPACES
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(o, _)| *o)
+        .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{name}\" does not exist")))
+}
+
+/// `regnamespaceout`: the schema's name, or the number for an OID that names none.
+pub fn regnamespace_out(oid: u32, out: &mut Vec<u8>) {
+    match NAMESPACES.iter().find(|(o, _)| *o == oid) {
+        Some((_, n)) => out.extend_from_slice(n.as_bytes()),
+        None => push_i64(out, oid.into()),
     }
 }
 
@@ -708,6 +772,7 @@ pub enum Value {
     Timestamptz(i64),
     Oid(u32),
     Regtype(u32),
+    Regnamespace(u32),
     /// A relation's OID and its name (or the number, for an OID that names none).
     Regclass(u32, String),
     /// An array or vector (its type inside).
@@ -737,6 +802,7 @@ impl Value {
             TypeId::Timestamptz => Value::Timestamptz(i64::from_le_bytes(stored(v))),
             TypeId::Oid => Value::Oid(u32::from_le_bytes(stored(v))),
             TypeId::Regtype => Value::Regtype(u32::from_le_bytes(stored(v))),
+            TypeId::Regnamespace => Value::Regnamespace(u32::from_le_bytes(stored(v))),
             TypeId::Regclass => {
                 let o = u32::from_le_bytes(stored(v));
                 Value::Regclass(o, o.to_string())
@@ -762,7 +828,7 @@ impl Value {
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
             Value::Timestamp(t) | Value::Timestamptz(t) => out.extend_from_slice(&t.to_le_bytes()),
-            Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
+            Value::Oid(o) | Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
             Value::Array(a) => a.encode(out),
             Value::Record(r) => r.encode(out),
         }
@@ -817,6 +883,7 @@ impl Value {
             Value::Timestamptz(_) => TypeId::Timestamptz,
             Value::Oid(_) => TypeId::Oid,
             Value::Regtype(_) => TypeId::Regtype,
+            Value::Regnamespace(_) => TypeId::Regnamespace,
             Value::Regclass(..) => TypeId::Regclass,
             Value::Array(a) => return Some(a.ty),
             Value::Record(r) => return Some(r.ty),

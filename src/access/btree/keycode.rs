@@ -94,7 +94,9 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Bool => out.push(u8::from(v.first().is_some_and(|&b| b != 0))),
         TypeId::Int2 => out.extend_from_slice(&((i16::from_le_bytes(fixed(v)) as u16) ^ 0x8000).to_be_bytes()),
         TypeId::Int4 | TypeId::Date => out.extend_from_slice(&((i32::from_le_bytes(fixed(v)) as u32) ^ 0x8000_0000).to_be_bytes()),
-        TypeId::Oid | TypeId::Regtype | TypeId::Regclass => out.extend_from_slice(&u32::from_le_bytes(fixed(v)).to_be_bytes()),
+        TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
+            out.extend_from_slice(&u32::from_le_bytes(fixed(v)).to_be_bytes())
+        }
         TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz => {
             out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes())
         }

@@ -57,7 +57,8 @@ fn matches_postgres_15() {
 fn parse_array_type(spec: &str) -> SqlType {
     let elem = |spec: &str| match spec.split_once('(') {
         Some((name, rest)) => {
-            let args: Vec<i64> = rest.trim_end_matches(')').split(',').map(|a| a.parse().unwrap_or_else(|e| panic!("{spec}: {e}"))).collect();
+            let args: Vec<i64> =
+                rest.trim_end_matches(')').split(',').map(|a| a.parse().unwrap_or_else(|e| panic!("{spec}: {e}"))).collect();
             SqlType::from_name(name, &args).unwrap_or_else(|e| panic!("{spec}: {e}"))
         }
         None => SqlType::from_name(spec, &[]).unwrap_or_else(|e| panic!("{spec}: {e}")),
