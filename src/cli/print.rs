@@ -18,7 +18,8 @@ impl Default for PrintOptions {
 }
 
 fn is_numeric(ty: &str) -> bool {
-    matches!(ty, "smallint" | "integer" | "bigint" | "real" | "double precision" | "numeric")
+    // psql right-aligns the numeric types and oid.
+    matches!(ty, "smallint" | "integer" | "bigint" | "real" | "double precision" | "numeric" | "oid") || ty.starts_with("numeric(")
 }
 
 fn width(s: &str) -> usize {

@@ -176,6 +176,10 @@ pub enum Node {
     /// Set-returning functions in FROM (`sql::srf`): their rows zipped side by side (a
     /// shorter one padded with NULLs), then the ordinality when asked for.
     Function(Box<FunctionScan>),
+    /// The rows of a recursive query's current iteration (`RecursiveUnion`): (id, width).
+    WorkTable(usize, usize),
+    /// A recursive query (see [`RecursiveUnion`]).
+    RecursiveUnion(Box<RecursiveUnion>),
     /// Set-returning functions in a select list (`sql::srf`): each input row followed by one
     /// column per function, advancing the functions in lockstep.
     ProjectSet(Box<Node>, Vec<crate::sql::srf::SrfCall>),
@@ -196,6 +200,24 @@ pub struct CteDef {
     pub columns: Vec<String>,
     pub node: Node,
     pub width: usize,
+    /// Reads columns of an enclosing query (its rows depend on the outer row: never cached).
+    pub correlated: bool,
+    /// WITH RECURSIVE: its rows stream from the recursion as they are made (a LIMIT above
+    /// can end a recursion that would not end by itself), never cached.
+    pub recursive: bool,
+}
+
+/// `WITH RECURSIVE`'s `non-recursive UNION [ALL] recursive` evaluation: the non-recursive
+/// term's rows start the working table; the recursive term, reading the working table
+/// ([`Node::WorkTable`]), runs until it adds no row. UNION drops rows already produced.
+#[derive(Clone, Debug)]
+pub struct RecursiveUnion {
+    pub nonrec: Node,
+    pub rec: Node,
+    pub all: bool,
+    /// The working table's id (what the recursive term's `WorkTable` reads).
+    pub work: usize,
+    pub width: usize,
 }
 
 impl Node {
@@ -213,6 +235,8 @@ impl Node {
             Node::Window(i, w) => i.width() + w.len(),
             Node::Cte(c) => c.width,
             Node::Function(f) => f.calls.iter().map(|c| c.width()).sum::<usize>() + usize::from(f.ordinality),
+            Node::WorkTable(_, w) => *w,
+            Node::RecursiveUnion(r) => r.width,
             Node::ProjectSet(i, calls) => i.width() + calls.len(),
         }
     }
@@ -278,6 +302,11 @@ impl Node {
             }
             Node::Cte(c) => c.node.tables(out),
             Node::Function(f) => f.calls.iter().flat_map(|c| &c.args).for_each(|e| exprs(e, out)),
+            Node::WorkTable(..) => {}
+            Node::RecursiveUnion(r) => {
+                r.nonrec.tables(out);
+                r.rec.tables(out);
+            }
             Node::ProjectSet(i, calls) => {
                 i.tables(out);
                 calls.iter().flat_map(|c| &c.args).for_each(|e| exprs(e, out));
@@ -403,6 +432,8 @@ pub struct Exec<'a> {
     pub snap: Snapshot,
     pub params: &'a [Option<String>],
     cache: RefCell<HashMap<usize, Rc<Vec<Row>>>>,
+    /// Recursive queries' working tables, by id.
+    work: RefCell<HashMap<usize, Rc<Vec<Row>>>>,
     /// `work_mem` in bytes (sorts and hashes keep this much in memory).
     pub work_mem: usize,
     /// Per-node figures for EXPLAIN ANALYZE (keyed by the node's address), when collected.
@@ -429,7 +460,16 @@ pub struct NodeStats {
 impl<'a> Exec<'a> {
     pub fn new(s: &'a Session, snap: Snapshot, params: &'a [Option<String>]) -> Exec<'a> {
         let temp = spill::TempSpace::new(s.shared.vfs.clone(), &s.shared.dir, s.temp_file_limit_kb());
-        Exec { s, snap, params, cache: RefCell::new(HashMap::new()), work_mem: s.work_mem_bytes() as usize, stats: None, temp }
+        Exec {
+            s,
+            snap,
+            params,
+            cache: RefCell::new(HashMap::new()),
+            work: RefCell::new(HashMap::new()),
+            work_mem: s.work_mem_bytes() as usize,
+            stats: None,
+            temp,
+        }
     }
 
     fn cx<'c>(&'c self, outer: &'c [&'c [Value]]) -> EvalCx<'c> {
@@ -604,6 +644,17 @@ impl<'a> Exec<'a> {
             }
             Node::SetOp(kind, all, l, r) => self.set_op(*kind, *all, l, r, outer, sink),
             Node::Window(input, calls) => window::run(self, input, calls, outer, sink),
+            Node::Cte(def) if def.recursive || def.correlated => self.run(&def.node, outer, sink),
+            Node::WorkTable(id, _) => {
+                let rows = self.work.borrow().get(id).cloned().unwrap_or_default();
+                for r in rows.iter() {
+                    if let Flow::Stop = sink(r)? {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Node::RecursiveUnion(r) => self.recursive_union(r, outer, sink),
             Node::Cte(def) => {
                 let rows = self.cached(Arc::as_ptr(def) as *const u8 as usize, &def.node, outer)?;
                 for r in rows.iter() {
@@ -643,6 +694,44 @@ impl<'a> Exec<'a> {
                 zip_sets(calls, &sets, &base, &mut |r| sink(&r))
             }),
         }
+    }
+
+    /// Runs a recursive query: rows go to `sink` as each iteration makes them. The
+    /// recursion ends when an iteration adds no row (or the sink stops it); a recursion that
+    /// never ends is ended by a cancel, as in PostgreSQL.
+    fn recursive_union(&self, r: &RecursiveUnion, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+        let mut seen: KeyMap<()> = KeyMap::default();
+        let mut key = Vec::new();
+        let mut working: Vec<Row> = Vec::new();
+        let mut stopped = false;
+        let mut take = |row: &[Value], working: &mut Vec<Row>| -> Result<Flow> {
+            if !r.all {
+                key_of(row, &mut key);
+                if seen.insert(key.clone(), ()).is_some() {
+                    return Ok(Flow::Continue);
+                }
+            }
+            working.push(row.to_vec());
+            sink(row)
+        };
+        self.run(&r.nonrec, outer, &mut |row| {
+            let f = take(row, &mut working)?;
+            stopped = matches!(f, Flow::Stop);
+            Ok(f)
+        })?;
+        while !stopped && !working.is_empty() {
+            crate::interrupt::check_for_interrupts()?;
+            self.work.borrow_mut().insert(r.work, Rc::new(std::mem::take(&mut working)));
+            let mut next = Vec::new();
+            self.run(&r.rec, outer, &mut |row| {
+                let f = take(row, &mut next)?;
+                stopped = matches!(f, Flow::Stop);
+                Ok(f)
+            })?;
+            working = next;
+        }
+        self.work.borrow_mut().remove(&r.work);
+        Ok(if stopped { Flow::Stop } else { Flow::Continue })
     }
 
     fn eval_args(&self, args: &[Scalar], row: &[Value], outer: &[&[Value]]) -> Result<Vec<Value>> {

@@ -170,6 +170,8 @@ fn names(node: &Node) -> Vec<String> {
             n
         }
         Node::Cte(c) => c.columns.iter().map(|n| format!("{}.{n}", c.name)).collect(),
+        Node::WorkTable(_, w) => (1..=*w).map(|i| format!("worktable.col{i}")).collect(),
+        Node::RecursiveUnion(r) => names(&r.nonrec),
         Node::Function(f) => {
             let mut out: Vec<String> = f.calls.iter().flat_map(|c| crate::sql::srf::column_names(c).into_iter()).collect();
             if f.ordinality {
@@ -504,6 +506,12 @@ impl Render<'_> {
             Node::ProjectSet(i, _) => {
                 self.push(depth, format!("ProjectSet{act}"), extra);
                 self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::WorkTable(..) => self.push(depth, format!("WorkTable Scan{act}"), extra),
+            Node::RecursiveUnion(r) => {
+                self.push(depth, format!("Recursive Union{act}"), extra);
+                self.node(&r.nonrec, depth + 1, Vec::new())?;
+                self.node(&r.rec, depth + 1, Vec::new())?;
             }
         }
         Ok(())

@@ -990,7 +990,7 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         (Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
         (Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _), Regnamespace) => Value::Regnamespace(*o),
         (Value::Oid(o) | Value::Regclass(o, _), Regtype) => Value::Regtype(*o),
-        (Value::Oid(o) | Value::Regtype(o), Regclass) => Value::Regclass(*o, o.to_string()),
+        (Value::Oid(o) | Value::Regtype(o), Regclass) => Value::Regclass(*o, if *o == 0 { "-".to_string() } else { o.to_string() }),
         (_, Regtype | Regclass) if as_i64(&v).is_some() => {
             let Value::Oid(o) = cast_value(v.clone(), &SqlType::new(Oid))? else { return Ok(Value::Null) };
             cast_value(Value::Oid(o), to)?

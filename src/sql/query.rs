@@ -43,8 +43,9 @@ use super::check::{need, refuse};
 /// No columns: the left of the first FROM item.
 static EMPTY_SCOPE: Scope = Scope { cols: Vec::new() };
 
-/// A WITH query in scope: its name, plan and columns.
-type CteEntry = (String, Arc<CteDef>, Vec<OutCol>);
+/// A WITH query in scope: its name, plan, columns, and how many enclosing query levels the
+/// query that defined it had (a correlated WITH query is read only at that level).
+type CteEntry = (String, Arc<CteDef>, Vec<OutCol>, usize);
 
 /// Rewrites an expression into a later stage's row layout.
 type Rewrite<'a> = Box<dyn FnMut(&Scalar) -> Result<Scalar> + 'a>;
@@ -57,6 +58,26 @@ pub struct Planner<'a> {
     now_used: std::cell::Cell<bool>,
     /// The views the statement named (their oids), expanded as subqueries.
     views: RefCell<Vec<u32>>,
+    /// How many times the recursive term being bound named its own query.
+    work_refs: std::cell::Cell<usize>,
+    /// The next working-table id.
+    next_work: std::cell::Cell<usize>,
+}
+
+/// The name a working table's `CteDef` carries (the user's name is the CTE entry's).
+const WORK_TABLE_MARK: &str = "\u{0}worktable";
+
+/// Whether a WITH query names `name` anywhere in its FROM clauses (it is recursive).
+fn names_itself(q: &Query, name: &str) -> bool {
+    use sqlparser::ast::{visit_relations, ObjectName};
+    let mut found = false;
+    let _ = visit_relations(q, |r: &ObjectName| {
+        if r.0.len() == 1 && r.0[0].as_ident().map(fold_ident).as_deref() == Some(name) {
+            found = true;
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    found
 }
 
 impl SubqueryBinder for Planner<'_> {
@@ -445,7 +466,15 @@ impl<'a> Planner<'a> {
             let unix = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
             Some(unix - 946_684_800_000_000)
         });
-        Planner { s, ctes: RefCell::new(Vec::new()), now_us, now_used: std::cell::Cell::new(false), views: RefCell::new(Vec::new()) }
+        Planner {
+            s,
+            ctes: RefCell::new(Vec::new()),
+            now_us,
+            now_used: std::cell::Cell::new(false),
+            views: RefCell::new(Vec::new()),
+            work_refs: std::cell::Cell::new(0),
+            next_work: std::cell::Cell::new(0),
+        }
     }
 
     /// The oids of the views the bound statement named.
@@ -509,23 +538,40 @@ impl<'a> Planner<'a> {
         let saved = self.ctes.borrow().len();
         let r = (|| {
             if let Some(w) = with {
-                need(!w.recursive, "WITH RECURSIVE")?;
                 for cte in &w.cte_tables {
                     need(cte.from.is_none(), "WITH ... FROM")?;
                     let name = fold_ident(&cte.alias.name);
-                    let sub = self.query(&cte.query, outer)?;
-                    if sub.correlated {
-                        return Err(refuse("a WITH query that reads an outer query's columns"));
+                    if self.ctes.borrow()[saved..].iter().any(|(n, ..)| *n == name) {
+                        return Err(PgError::new("42712", format!("WITH query name \"{name}\" specified more than once")));
                     }
-                    let mut cols = sub.columns.clone();
-                    rename_columns(&mut cols, &cte.alias.columns, &name)?;
+                    let (node, cols, correlated, recursive) = if w.recursive && names_itself(&cte.query, &name) {
+                        self.recursive_cte(&name, cte, outer)?
+                    } else {
+                        let sub = self.query(&cte.query, outer)?;
+                        let mut cols = sub.columns.clone();
+                        rename_columns(&mut cols, &cte.alias.columns, &name)?;
+                        (sub.node, cols, sub.correlated, false)
+                    };
+                    // heapstore computes a WITH query once (MATERIALIZED). NOT MATERIALIZED
+                    // lets PostgreSQL evaluate it at each reference instead, which gives the
+                    // same rows unless it calls a volatile function (heapstore's: the
+                    // sequence functions): refused then.
+                    if matches!(cte.materialized, Some(sqlparser::ast::CteAsMaterialized::NotMaterialized)) {
+                        let mut volatile = false;
+                        visit_exprs(&node, &mut |e| volatile |= expr::calls_sequence(e));
+                        if volatile {
+                            return Err(refuse("NOT MATERIALIZED on a WITH query that calls nextval() or setval()"));
+                        }
+                    }
                     let def = Arc::new(CteDef {
                         name: name.clone(),
                         columns: cols.iter().map(|c| c.name.clone()).collect(),
                         width: cols.len(),
-                        node: sub.node,
+                        node,
+                        correlated,
+                        recursive,
                     });
-                    self.ctes.borrow_mut().push((name, def, cols));
+                    self.ctes.borrow_mut().push((name, def, cols, outer.len()));
                 }
             }
             let order: Vec<sqlparser::ast::OrderByExpr> = match order_by {
@@ -618,6 +664,89 @@ impl<'a> Planner<'a> {
     }
 
     /// A query body other than a plain SELECT block: set operations, VALUES, parentheses.
+    /// `WITH RECURSIVE name AS (non-recursive UNION [ALL] recursive)`: the non-recursive term
+    /// fixes the columns and their types; the recursive term reads the working table where
+    /// it names `name` (once, not inside a subquery), and must give the same types.
+    /// Returns (plan, columns, correlated, recursive).
+    fn recursive_cte(&self, name: &str, cte: &sqlparser::ast::Cte, outer: &[&Scope]) -> Result<(Node, Vec<OutCol>, bool, bool)> {
+        let q = &cte.query;
+        if q.order_by.is_some() {
+            return Err(PgError::feature("ORDER BY in a recursive query is not implemented"));
+        }
+        if q.limit_clause.is_some() || q.fetch.is_some() {
+            return Err(PgError::feature("OFFSET/LIMIT in a recursive query is not implemented"));
+        }
+        need(q.with.is_none(), "a WITH clause inside a recursive query")?;
+        need(q.locks.is_empty(), "FOR UPDATE in a recursive query")?;
+        let bad = || {
+            PgError::new(
+                "42P19",
+                format!("recursive query \"{name}\" does not have the form non-recursive-term UNION [ALL] recursive-term"),
+            )
+        };
+        let SetExpr::SetOperation { op: SetOperator::Union, set_quantifier, left, right } = &*q.body else { return Err(bad()) };
+        let all = match set_quantifier {
+            SetQuantifier::All => true,
+            SetQuantifier::Distinct | SetQuantifier::None => false,
+            other => return Err(refuse(&format!("UNION {other}"))),
+        };
+        let probe = Query { body: left.clone(), ..(**q).clone() };
+        if names_itself(&probe, name) {
+            return Err(PgError::new(
+                "42P19",
+                format!("recursive reference to query \"{name}\" must not appear within its non-recursive term"),
+            ));
+        }
+        let nonrec = self.set_expr(left, outer)?;
+        let mut cols = nonrec.columns.clone();
+        rename_columns(&mut cols, &cte.alias.columns, name)?;
+        let width = cols.len();
+        let id = self.next_work.get();
+        self.next_work.set(id + 1);
+        let work = Arc::new(CteDef {
+            name: WORK_TABLE_MARK.into(),
+            columns: cols.iter().map(|c| c.name.clone()).collect(),
+            width,
+            node: Node::WorkTable(id, width),
+            correlated: false,
+            recursive: false,
+        });
+        self.ctes.borrow_mut().push((name.to_string(), work, cols.clone(), outer.len()));
+        let saved_refs = self.work_refs.replace(0);
+        let rec = self.set_expr(right, outer);
+        let refs = self.work_refs.replace(saved_refs);
+        self.ctes.borrow_mut().pop();
+        let rec = rec?;
+        if refs > 1 {
+            return Err(PgError::new("42P19", format!("recursive reference to query \"{name}\" must not appear more than once")));
+        }
+        if rec.columns.len() != width {
+            return Err(PgError::syntax("each UNION query must have the same number of columns"));
+        }
+        let mut casts = Vec::with_capacity(width);
+        let mut cast_needed = false;
+        for (k, (a, b)) in cols.iter().zip(&rec.columns).enumerate() {
+            if a.ty.id != b.ty.id {
+                return Err(PgError::new(
+                    sqlstate::DATATYPE_MISMATCH,
+                    format!(
+                        "recursive query \"{name}\" column {} has type {} in non-recursive term but type {} overall",
+                        k + 1,
+                        a.ty.name(),
+                        b.ty.name()
+                    ),
+                )
+                .with_hint("Cast the output of the non-recursive term to the correct type."));
+            }
+            cast_needed |= a.ty != b.ty;
+            casts.push(if a.ty == b.ty { Scalar::Col(k, b.ty) } else { Scalar::Cast(Box::new(Scalar::Col(k, b.ty)), a.ty) });
+        }
+        let rec_node = if cast_needed { Node::Project(Box::new(rec.node), casts) } else { rec.node };
+        let correlated = refs_outside(&nonrec.node, 0) || refs_outside(&rec_node, 0);
+        let node = Node::RecursiveUnion(Box::new(exec::RecursiveUnion { nonrec: nonrec.node, rec: rec_node, all, work: id, width }));
+        Ok((node, cols, correlated, true))
+    }
+
     fn set_expr(&self, body: &SetExpr, outer: &[&Scope]) -> Result<BoundQuery> {
         match body {
             SetExpr::Select(sel) => self.select(sel, &[], None, None, outer),
@@ -809,8 +938,28 @@ impl<'a> Planner<'a> {
                 let tname = super::ddl::table_name(name)?;
                 // A WITH query of that name (unqualified names only).
                 if name.0.len() == 1 {
-                    let found = self.ctes.borrow().iter().rev().find(|(n, ..)| *n == tname).map(|(_, d, c)| (d.clone(), c.clone()));
-                    if let Some((def, mut cols)) = found {
+                    let found =
+                        self.ctes.borrow().iter().rev().find(|(n, ..)| *n == tname).map(|(_, d, c, level)| (d.clone(), c.clone(), *level));
+                    if let Some((def, mut cols, level)) = found {
+                        // A WITH query reading an enclosing query's row is evaluated with the
+                        // outer rows of the level that defined it.
+                        if def.correlated && level != outer.len() {
+                            return Err(refuse("a WITH query that reads an outer query's columns, named from a subquery"));
+                        }
+                        let node = match &def.node {
+                            // The recursive term's reference to its own query.
+                            Node::WorkTable(id, w) if def.name == WORK_TABLE_MARK => Node::WorkTable(*id, *w),
+                            _ => Node::Cte(def.clone()),
+                        };
+                        if matches!(node, Node::WorkTable(..)) {
+                            self.work_refs.set(self.work_refs.get() + 1);
+                            if level != outer.len() {
+                                return Err(PgError::new(
+                                    "42P19",
+                                    format!("recursive reference to query \"{tname}\" must not appear within a subquery"),
+                                ));
+                            }
+                        }
                         let rel = alias_name.clone().unwrap_or(tname.clone());
                         if let Some(a) = alias {
                             rename_columns(&mut cols, &a.columns, &rel)?;
@@ -827,7 +976,7 @@ impl<'a> Planner<'a> {
                                 })
                                 .collect(),
                         };
-                        return Ok((Rel::Leaf(Node::Cte(def), cols.len(), false), scope));
+                        return Ok((Rel::Leaf(node, cols.len(), false), scope));
                     }
                 }
                 if tname == "pg_locks" && self.s.lookup_table("pg_locks").is_none() {
@@ -1674,7 +1823,12 @@ fn prune(node: &mut Node, needed: &[bool]) {
             }
             prune(i, &n);
         }
-        Node::Function(_) => {}
+        Node::Function(_) | Node::WorkTable(..) => {}
+        Node::RecursiveUnion(r) => {
+            let w = r.width;
+            prune(&mut r.nonrec, &vec![true; w]);
+            prune(&mut r.rec, &vec![true; w]);
+        }
         Node::ProjectSet(i, calls) => {
             let iw = i.width();
             let mut n = need[..iw].to_vec();
@@ -1766,6 +1920,11 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
         }
         Node::Cte(c) => visit_exprs(&c.node, f),
         Node::Function(fs) => fs.calls.iter().flat_map(|c| &c.args).for_each(&mut *f),
+        Node::WorkTable(..) => {}
+        Node::RecursiveUnion(r) => {
+            visit_exprs(&r.nonrec, f);
+            visit_exprs(&r.rec, f);
+        }
         Node::ProjectSet(i, calls) => {
             visit_exprs(i, f);
             calls.iter().flat_map(|c| &c.args).for_each(&mut *f);

@@ -612,6 +612,11 @@ pub fn regtype_oid(name: &str) -> Option<u32> {
 /// `regtypeout`: the type's name as `format_type` gives it, or the number for an OID that
 /// names no type.
 pub fn regtype_out(oid: u32, out: &mut Vec<u8>) {
+    // InvalidOid prints as "-" in every reg* type's output.
+    if oid == 0 {
+        out.push(b'-');
+        return;
+    }
     match BUILTIN.iter().map(|&id| SqlType::new(id)).find(|t| t.pg_oid() == oid) {
         // format_type(oid, NULL): char without a length given is "character".
         Some(t) if t.id == TypeId::Bpchar => out.extend_from_slice(b"character"),
@@ -647,6 +652,10 @@ pub fn regnamespace_in(s: &str) -> Result<u32> {
 
 /// `regnamespaceout`: the schema's name, or the number for an OID that names none.
 pub fn regnamespace_out(oid: u32, out: &mut Vec<u8>) {
+    if oid == 0 {
+        out.push(b'-');
+        return;
+    }
     match NAMESPACES.iter().find(|(o, _)| *o == oid) {
         Some((_, n)) => out.extend_from_slice(n.as_bytes()),
         None => push_i64(out, oid.into()),
