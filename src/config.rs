@@ -58,6 +58,13 @@ const DEFS: &[Def] = &[
         doc: "page size in bytes, 4096..32768, a power of two; fixed at init",
     },
     Def {
+        name: "default_table_access_method",
+        kind: Kind::Enum(&["heap"]),
+        default: "heap",
+        init_only: false,
+        doc: "access method of new tables (heapstore has heap only)",
+    },
+    Def {
         name: "shared_buffers",
         kind: Kind::Memory { unit_bytes: 8192 },
         default: "128MB",

@@ -440,6 +440,7 @@ impl Binder<'_> {
                 other => Scalar::Neg(Box::new(other)),
             },
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
+            Expr::UnaryOp { op: UnaryOperator::PGBitwiseNot, expr } => super::func::bind_bitwise(5, "~", vec![self.bind(expr)?])?,
             Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
                 // `ARRAY[...]::t[]`: the elements are typed by the cast (`ARRAY[]::int[]`).
@@ -610,6 +611,11 @@ impl Binder<'_> {
                         Scalar::Like(Box::new(unpad(coerce(a, t)?)), Box::new(coerce(b, t)?), negated, ci, Some('\\'))
                     }
                     BinaryOperator::PGExp => super::func::bind_call("power", vec![a, b])?,
+                    BinaryOperator::BitwiseAnd => super::func::bind_bitwise(0, "&", vec![a, b])?,
+                    BinaryOperator::BitwiseOr => super::func::bind_bitwise(1, "|", vec![a, b])?,
+                    BinaryOperator::PGBitwiseXor => super::func::bind_bitwise(2, "#", vec![a, b])?,
+                    BinaryOperator::PGBitwiseShiftLeft => super::func::bind_bitwise(3, "<<", vec![a, b])?,
+                    BinaryOperator::PGBitwiseShiftRight => super::func::bind_bitwise(4, ">>", vec![a, b])?,
                     BinaryOperator::And => {
                         let (a, b) = boolean(a, b)?;
                         Scalar::And(a, b)
@@ -622,48 +628,42 @@ impl Binder<'_> {
                 }
             }
             Expr::Array(arr) => self.array_ctor(arr, None)?,
-            Expr::CompoundFieldAccess { root, access_chain }
-                if matches!(access_chain.as_slice(), [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(_))]) =>
-            {
-                // `(record).field`.
-                let [sqlparser::ast::AccessExpr::Dot(Expr::Identifier(id))] = access_chain.as_slice() else { unreachable!("matched") };
-                let field = fold_ident(id);
-                let r = self.bind(root)?;
-                match type_of(&r) {
-                    Some(SqlType { id: TypeId::Record(kind), .. }) => match kind.fields().iter().position(|(n, _)| *n == field) {
-                        Some(i) => Scalar::Func(super::func::Func::RecordField(i as u8), vec![r], kind.fields()[i].1),
-                        None => {
-                            return Err(PgError::new(
-                                sqlstate::UNDEFINED_COLUMN,
-                                format!("could not identify column \"{field}\" in record data type"),
-                            ))
-                        }
-                    },
-                    Some(t) => {
-                        return Err(PgError::new(
-                            "42809",
-                            format!("column notation .{field} applied to type {}, which is not a composite type", t.name()),
-                        ))
-                    }
-                    None => return Err(PgError::new("42809", format!("could not identify column \"{field}\" in record data type"))),
-                }
-            }
             Expr::CompoundFieldAccess { root, access_chain } => {
                 use sqlparser::ast::{AccessExpr, Subscript};
-                let mut subs = Vec::with_capacity(access_chain.len());
-                for a in access_chain {
-                    match a {
-                        AccessExpr::Subscript(Subscript::Index { index }) => subs.push(super::array::Sub::Index(self.bind(index)?)),
-                        AccessExpr::Subscript(Subscript::Slice { lower_bound, upper_bound, stride: None }) => {
-                            subs.push(super::array::Sub::Slice(
-                                lower_bound.as_ref().map(|x| self.bind(x)).transpose()?,
-                                upper_bound.as_ref().map(|x| self.bind(x)).transpose()?,
-                            ))
+                let mut chain = access_chain.as_slice();
+                // `t.col[...]`: a qualified column name, then the rest.
+                let mut cur = match (&**root, chain.first()) {
+                    (Expr::Identifier(t), Some(AccessExpr::Dot(Expr::Identifier(c)))) => {
+                        chain = &chain[1..];
+                        self.column(Some(&fold_ident(t)), &fold_ident(c))?
+                    }
+                    _ => self.bind(root)?,
+                };
+                while let Some(first) = chain.first() {
+                    match first {
+                        AccessExpr::Dot(Expr::Identifier(id)) => {
+                            cur = record_field(cur, &fold_ident(id))?;
+                            chain = &chain[1..];
+                        }
+                        AccessExpr::Subscript(_) => {
+                            let mut subs = Vec::new();
+                            while let Some(AccessExpr::Subscript(sub)) = chain.first() {
+                                subs.push(match sub {
+                                    Subscript::Index { index } => super::array::Sub::Index(self.bind(index)?),
+                                    Subscript::Slice { lower_bound, upper_bound, stride: None } => super::array::Sub::Slice(
+                                        lower_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                                        upper_bound.as_ref().map(|x| self.bind(x)).transpose()?,
+                                    ),
+                                    other => return Err(PgError::feature(format!("subscript {other} is not supported by heapstore"))),
+                                });
+                                chain = &chain[1..];
+                            }
+                            cur = super::array::bind_subscript(cur, subs)?;
                         }
                         other => return Err(PgError::feature(format!("field selection {other} is not supported by heapstore"))),
                     }
                 }
-                super::array::bind_subscript(self.bind(root)?, subs)?
+                cur
             }
             other => return self.bind_more(other),
         })
@@ -686,6 +686,20 @@ impl Binder<'_> {
             });
         }
         super::array::bind_ctor(elems, hint)
+    }
+}
+
+/// `(record).field`.
+fn record_field(r: Scalar, field: &str) -> Result<Scalar> {
+    match type_of(&r) {
+        Some(SqlType { id: TypeId::Record(kind), .. }) => match kind.fields().iter().position(|(n, _)| *n == field) {
+            Some(i) => Ok(Scalar::Func(super::func::Func::RecordField(i as u8), vec![r], kind.fields()[i].1)),
+            None => Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("could not identify column \"{field}\" in record data type"))),
+        },
+        Some(t) => {
+            Err(PgError::new("42809", format!("column notation .{field} applied to type {}, which is not a composite type", t.name())))
+        }
+        None => Err(PgError::new("42809", format!("could not identify column \"{field}\" in record data type"))),
     }
 }
 
@@ -1069,7 +1083,8 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     let (ta, tb) = (type_of(a), type_of(b));
     let (Some(x), Some(y)) = (ta, tb) else { return Ok(()) };
     let arr = |t: SqlType| if t.is_vector() { t.array_of().expect("vectors have arrays") } else { t };
-    let ok = x.id == y.id
+    // json has no comparison operators (jsonb would).
+    let ok = x.id != TypeId::Json && x.id == y.id
         || (x.is_array() && y.is_array() && arr(x).id == arr(y).id)
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))
@@ -1218,6 +1233,13 @@ pub struct LookupTable {
     pub fold_names: bool,
     /// What an absent integer key gives (`{}` is the key), else NULL.
     pub missing: Option<&'static str>,
+    /// Text keys are relation names cast to regclass (`regclassin`): an absent name is an
+    /// error (42P01), a number the OID it names (printed as the number if none).
+    pub text_is_regclass: bool,
+    /// Text keys compare in lower case (setting names).
+    pub lower_text: bool,
+    /// An absent text key is this error (SQLSTATE, message with `{}` for the key), else NULL.
+    pub missing_text: Option<(&'static str, &'static str)>,
 }
 
 impl LookupTable {
@@ -1463,6 +1485,7 @@ impl Scalar {
                 match k {
                     Value::Oid(o) | Value::Regclass(o, _) | Value::Regtype(o) | Value::Regnamespace(o) => table.lookup(i64::from(o)),
                     Value::Text(t) => {
+                        let t = if table.lower_text { t.to_ascii_lowercase() } else { t };
                         let key = match (table.fold_names, t.split_once('\u{1}')) {
                             // (relation name, column name): the relation is read as an
                             // identifier, the column kept as written (pg_get_serial_sequence).
@@ -1473,7 +1496,22 @@ impl Scalar {
                             (true, None) => super::pg_catalog::split_identifiers(&t).map(|p| p.join(".")).unwrap_or_default(),
                             (false, _) => t,
                         };
-                        table.by_text.get(&key).cloned().unwrap_or(Value::Null)
+                        match table.by_text.get(&key) {
+                            Some(v) => v.clone(),
+                            None if table.text_is_regclass => {
+                                let t = key.trim();
+                                match t.parse::<u32>() {
+                                    Ok(o) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {
+                                        table.map.get(&i64::from(o)).cloned().unwrap_or(Value::Regclass(o, o.to_string()))
+                                    }
+                                    _ => return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{key}\" does not exist"))),
+                                }
+                            }
+                            None => match table.missing_text {
+                                Some((code, m)) => return Err(PgError::new(code, m.replace("{}", &key))),
+                                None => Value::Null,
+                            },
+                        }
                     }
                     k => match as_i64(&k) {
                         Some(i) => table.lookup(oid_of_int(i) as i64),

@@ -106,6 +106,13 @@ pub enum Func {
     Array(super::array::ArrayFunc),
     /// `(record).field`: the field's position.
     RecordField(u8),
+    /// Integer bitwise operators: `&` (0), `|` (1), `#` (2), `<<` (3), `>>` (4), `~` (5, one
+    /// argument).
+    Bit(u8),
+    /// `json_build_object(k, v, ...)` (not strict).
+    JsonBuildObject,
+    /// `json_build_array(v, ...)` (not strict).
+    JsonBuildArray,
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -173,6 +180,13 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
     };
     if let Some(r) = super::array::bind_call(name, args.clone()) {
         return r;
+    }
+    if matches!(name, "json_build_object" | "json_build_array") {
+        // Variadic "any": untyped literals are text.
+        let args =
+            args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text())) } else { Ok(a) }).collect::<Result<Vec<_>>>()?;
+        let f = if name == "json_build_object" { Func::JsonBuildObject } else { Func::JsonBuildArray };
+        return Ok(Scalar::Func(f, args, t(TypeId::Json)));
     }
     let int4 = t(TypeId::Int4);
     let (f, args, ty) = match name {
@@ -823,6 +837,15 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if let Func::Array(af) = f {
         return super::array::eval(af, args, ty);
     }
+    if matches!(f, Func::JsonBuildObject | Func::JsonBuildArray) {
+        let typed: Vec<(Value, SqlType)> =
+            args.iter().map(|v| (v.clone(), v.natural_type().unwrap_or(SqlType::new(TypeId::Text)))).collect();
+        return if f == Func::JsonBuildObject {
+            crate::types::json::build_object(&typed)
+        } else {
+            Ok(crate::types::json::build_array(&typed))
+        };
+    }
     if let Func::RecordField(i) = f {
         return Ok(match &args[0] {
             Value::Record(r) => r.fields.get(usize::from(i)).cloned().unwrap_or(Value::Null),
@@ -855,9 +878,41 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             return Ok(v);
         }
     }
+    if let Func::Bit(op) = f {
+        let a = expr::as_i64(&args[0]).unwrap_or(0);
+        let b = args.get(1).and_then(expr::as_i64).unwrap_or(0);
+        let v = match op {
+            0 => a & b,
+            1 => a | b,
+            2 => a ^ b,
+            // Shifts are in the left operand's width, as PostgreSQL's int2shl/int4shl/int8shl
+            // (the count taken modulo the width, as C does on x86).
+            3 | 4 => {
+                let bits = match ty.id {
+                    TypeId::Int2 => 16,
+                    TypeId::Int4 => 32,
+                    _ => 64,
+                };
+                let n = (b.rem_euclid(bits)) as u32;
+                let r = match (op, ty.id) {
+                    (3, TypeId::Int2) => i64::from((a as i16).wrapping_shl(n)),
+                    (3, TypeId::Int4) => i64::from((a as i32).wrapping_shl(n)),
+                    (3, _) => a.wrapping_shl(n),
+                    (_, TypeId::Int2) => i64::from((a as i16).wrapping_shr(n)),
+                    (_, TypeId::Int4) => i64::from((a as i32).wrapping_shr(n)),
+                    _ => a.wrapping_shr(n),
+                };
+                return expr::int_value(ty.id, r);
+            }
+            _ => !a,
+        };
+        return expr::int_value(ty.id, v);
+    }
     let s0 = || text_arg(&args[0]);
     Ok(match f {
-        Func::Seq(_) | Func::Array(_) | Func::RecordField(_) => unreachable!("handled above"),
+        Func::Seq(_) | Func::Array(_) | Func::RecordField(_) | Func::JsonBuildObject | Func::JsonBuildArray | Func::Bit(_) => {
+            unreachable!("handled above")
+        }
         Func::Length => Value::Int4(char_count(s0()) as i32),
         Func::OctetLength => Value::Int4(match &args[0] {
             Value::Bytea(b) => b.len() as i32,
@@ -1725,6 +1780,31 @@ pub fn to_type(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
     }
 }
 
+/// An integer bitwise operator (`&`, `|`, `#`, `<<`, `>>`, `~`): integer operands (an untyped
+/// literal takes the other's type), the result in the wider type (a shift: the left's).
+pub fn bind_bitwise(op: u8, sym: &str, args: Vec<Scalar>) -> Result<Scalar> {
+    let types: Vec<Option<SqlType>> = args.iter().map(type_of).collect();
+    let ty = if op >= 3 {
+        types[0].or(Some(t(TypeId::Int4)))
+    } else {
+        let known: Vec<Option<SqlType>> = types.iter().copied().filter(Option::is_some).collect();
+        common_type(&known, sym).ok().flatten().or(Some(t(TypeId::Int4)))
+    };
+    let Some(ty) = ty.filter(|t| is_int(t.id)) else {
+        return Err(expr::no_operator(sym, types.first().copied().flatten(), types.get(1).copied().flatten()));
+    };
+    let mut out = Vec::with_capacity(args.len());
+    for (k, a) in args.into_iter().enumerate() {
+        let want = if op >= 3 && k == 1 { t(TypeId::Int4) } else { ty };
+        let a = coerce(a, Some(want))?;
+        match type_of(&a) {
+            Some(at) if is_int(at.id) => out.push(if at.id == want.id { a } else { Scalar::Cast(Box::new(a), want) }),
+            other => return Err(expr::no_operator(sym, Some(ty), other)),
+        }
+    }
+    Ok(Scalar::Func(Func::Bit(op), out, SqlType::new(ty.id)))
+}
+
 /// Whether a set-returning call (`Scalar::Srf`) is inside `e`.
 fn has_srf(e: &Scalar) -> bool {
     let mut found = false;
@@ -2039,9 +2119,37 @@ impl Binder<'_> {
             ("pg_backend_pid", 0, false) => Scalar::Const(Value::Int4(s.id() as i32)),
             ("version", 0, false) => txt(&crate::server_version_string()),
             ("current_setting", 1 | 2, false) => {
-                let (Scalar::Unknown(setting) | Scalar::Const(Value::Text(setting))) = self.bind(exprs[0])? else {
-                    return Err(PgError::feature("current_setting() of a name that is not a constant is not supported by heapstore"));
+                let name_arg = self.bind(exprs[0])?;
+                let (Scalar::Unknown(setting) | Scalar::Const(Value::Text(setting))) = &name_arg else {
+                    // A name known only at run time: every setting's value now, by name (a
+                    // missing one is an error unless missing_ok is given and true).
+                    if exprs.len() == 2 {
+                        return Err(PgError::feature(
+                            "current_setting(name, missing_ok) with a name that is not a constant is not supported",
+                        ));
+                    }
+                    if let Some(u) = self.now_used {
+                        u.set(true);
+                    }
+                    let mut by_text = HashMap::new();
+                    for (k, v, _) in s.shared().settings.all() {
+                        by_text.insert(k.to_ascii_lowercase(), Value::Text(v));
+                    }
+                    by_text.insert("work_mem".into(), Value::Text(crate::sql::memory_text(s.work_mem_bytes() / 1024)));
+                    for (k, v) in s.client_settings() {
+                        by_text.insert(k.to_ascii_lowercase(), Value::Text(v));
+                    }
+                    let table = expr::LookupTable {
+                        name: "current_setting".into(),
+                        by_text,
+                        lower_text: true,
+                        missing_text: Some((sqlstate::UNDEFINED_OBJECT, "unrecognized configuration parameter \"{}\"")),
+                        ..Default::default()
+                    };
+                    let key = Scalar::Cast(Box::new(coerce(name_arg, Some(text()))?), text());
+                    return Ok(Some(Scalar::Lookup(Box::new(key), std::sync::Arc::new(table), text())));
                 };
+                let setting = setting.clone();
                 // A session's settings can change between executions: never a cached plan.
                 if let Some(u) = self.now_used {
                     u.set(true);
@@ -2453,24 +2561,34 @@ impl Binder<'_> {
             let nm = pc::relation_name_of_oid(s, o).unwrap_or_else(|| o.to_string());
             return Ok(Scalar::Const(Value::Regclass(o, nm)));
         }
+        let mut map = std::collections::HashMap::new();
+        let mut by_text = std::collections::HashMap::new();
+        for tb in s.visible_tables() {
+            map.insert(i64::from(tb.oid), Value::Regclass(tb.oid, tb.name.clone()));
+            by_text.insert(tb.name.clone(), Value::Regclass(tb.oid, tb.name.clone()));
+            by_text.insert(format!("public.{}", tb.name), Value::Regclass(tb.oid, tb.name.clone()));
+            for ix in &tb.indexes {
+                map.insert(i64::from(ix.oid), Value::Regclass(ix.oid, ix.name.clone()));
+                by_text.insert(ix.name.clone(), Value::Regclass(ix.oid, ix.name.clone()));
+                by_text.insert(format!("public.{}", ix.name), Value::Regclass(ix.oid, ix.name.clone()));
+            }
+        }
+        for (o, nm) in pc::catalog_relations() {
+            map.insert(i64::from(o), Value::Regclass(o, nm.clone()));
+            by_text.insert(format!("pg_catalog.{nm}"), Value::Regclass(o, nm.clone()));
+            by_text.entry(nm.clone()).or_insert(Value::Regclass(o, nm));
+        }
         if matches!(x, Scalar::Param(_, None)) || type_of(&x).is_some_and(|f| is_text(f.id)) {
-            return Err(PgError::feature(
-                "a cast of a parameter or a text column to regclass is not supported by heapstore (cast a constant name)",
-            ));
+            // A name computed at run time (a parameter, a text column): read as regclassin
+            // does, a missing relation an error (a number is an OID).
+            let x = coerce(x, Some(text()))?;
+            let table =
+                expr::LookupTable { name: "regclass".into(), map, by_text, fold_names: true, text_is_regclass: true, ..Default::default() };
+            return Ok(Scalar::Lookup(Box::new(Scalar::Cast(Box::new(x), text())), std::sync::Arc::new(table), ty));
         }
         let from = type_of(&x);
         if !from.is_some_and(|f| expr::is_oid_like(f.id) || is_int(f.id)) {
             return Err(PgError::new("42846", format!("cannot cast type {} to regclass", from.map(|f| f.name()).unwrap_or_default())));
-        }
-        let mut map = std::collections::HashMap::new();
-        for tb in s.visible_tables() {
-            map.insert(i64::from(tb.oid), Value::Regclass(tb.oid, tb.name.clone()));
-            for ix in &tb.indexes {
-                map.insert(i64::from(ix.oid), Value::Regclass(ix.oid, ix.name.clone()));
-            }
-        }
-        for (o, nm) in pc::catalog_relations() {
-            map.insert(i64::from(o), Value::Regclass(o, nm));
         }
         let table = expr::LookupTable { name: "regclass".into(), map, ..Default::default() };
         // An OID naming no relation prints as its number.

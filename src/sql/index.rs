@@ -342,6 +342,13 @@ pub(crate) fn index_columns(table: &Table, names: &[String]) -> Result<Vec<usize
     let mut cols = Vec::with_capacity(names.len());
     for n in names {
         let c = table.column_index(n).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
+        if table.columns[c].ty.id == crate::types::TypeId::Json {
+            return Err(PgError::new(
+                sqlstate::UNDEFINED_OBJECT,
+                "data type json has no default operator class for access method \"btree\"",
+            )
+            .with_hint("You must specify an operator class for the index or define a default operator class for the data type."));
+        }
         cols.push(c);
     }
     Ok(cols)

@@ -225,6 +225,18 @@ fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
 }
 
 /// Type families whose values hash alike (the join key encoding in `exec::key_of`).
+/// json has no equality or ordering operator in PostgreSQL: it cannot be grouped, made
+/// distinct, set-operated (without ALL) or sorted (42883).
+fn need_operator(t: Option<SqlType>, ordering: bool) -> Result<()> {
+    match t {
+        Some(t) if t.id == TypeId::Json => Err(PgError::new(
+            "42883",
+            format!("could not identify an {} operator for type json", if ordering { "ordering" } else { "equality" }),
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn hash_family(t: Option<SqlType>) -> Option<u8> {
     Some(match t?.id {
         TypeId::Int2 | TypeId::Int4 | TypeId::Int8 => 0,
@@ -653,6 +665,7 @@ impl<'a> Planner<'a> {
                         }
                     })?,
                 };
+                need_operator(type_of(&e), true)?;
                 keys.push(SortKey::new(e, &o.options));
             }
             node = Node::Sort(Box::new(node), keys);
@@ -789,6 +802,9 @@ impl<'a> Planner<'a> {
                     rcast |= b.ty != ty;
                     lx.push(to_type(Scalar::Col(i, a.ty), Some(ty))?);
                     rx.push(to_type(Scalar::Col(i, b.ty), Some(ty))?);
+                    if !all {
+                        need_operator(Some(ty), false)?;
+                    }
                     cols.push(OutCol { name: a.name.clone(), ty, source: None });
                 }
                 let ln = if lcast { Node::Project(Box::new(l.node), lx) } else { l.node };
@@ -1441,6 +1457,7 @@ impl<'a> Planner<'a> {
             if matches!(x, Scalar::Win(..)) {
                 return Err(PgError::new("42P20", "window functions are not allowed in GROUP BY"));
             }
+            need_operator(type_of(&x), false)?;
             groups.push(x);
         }
         let aggs = collect.aggs.take();
@@ -1565,6 +1582,7 @@ impl<'a> Planner<'a> {
         let mut sort_keys: Vec<SortKey> = Vec::new();
         for (t, opts) in &order_t {
             let i = idx_of(t, &mut exprs)?;
+            need_operator(type_of(&exprs[i]), true)?;
             sort_keys.push(SortKey::new(Scalar::Col(i, type_of(&exprs[i]).unwrap_or(SqlType::new(TypeId::Text))), opts));
         }
         let mut on_cols: Vec<usize> = Vec::new();
@@ -1612,6 +1630,9 @@ impl<'a> Planner<'a> {
             // Distinct over the chosen columns: project them first, keep first per key.
             node = distinct_on_cols(node, &on_cols, exprs.len());
         } else if distinct.is_some() {
+            for e in &exprs[..nvis] {
+                need_operator(type_of(e), false)?;
+            }
             node = Node::Distinct(Box::new(node), nvis);
             if !sort_keys.is_empty() {
                 node = Node::Sort(Box::new(node), sort_keys);

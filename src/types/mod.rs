@@ -54,6 +54,7 @@ mod dt_parse;
 mod dt_tokens;
 mod float;
 mod int;
+pub mod json;
 mod numeric;
 pub mod record;
 mod ryu;
@@ -119,6 +120,8 @@ pub enum TypeId {
     OidVector,
     /// A composite value a function returns (PostgreSQL's `record`); never a column type.
     Record(RecordKind),
+    /// json: valid JSON text, kept as written (`json`).
+    Json,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -229,6 +232,7 @@ impl SqlType {
             "regclass" => TypeId::Regclass,
             "pg_node_tree" => TypeId::PgNodeTree,
             "int2vector" => TypeId::Int2Vector,
+            "json" => TypeId::Json,
             "oidvector" => TypeId::OidVector,
             _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
         };
@@ -294,6 +298,7 @@ impl SqlType {
             TypeId::Int2Vector => "int2vector",
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
+            TypeId::Json => "json",
         }
     }
 
@@ -326,6 +331,7 @@ impl SqlType {
             TypeId::Int2Vector => "int2vector",
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
+            TypeId::Json => "json",
         }
     }
 
@@ -358,6 +364,7 @@ impl SqlType {
             TypeId::Int2Vector => 22,
             TypeId::OidVector => 30,
             TypeId::Record(_) => 2249,
+            TypeId::Json => 114,
         }
     }
 
@@ -382,7 +389,8 @@ impl SqlType {
             | TypeId::Array(_)
             | TypeId::Int2Vector
             | TypeId::OidVector
-            | TypeId::Record(_) => None,
+            | TypeId::Record(_)
+            | TypeId::Json => None,
         }
     }
 
@@ -421,6 +429,10 @@ impl SqlType {
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::parse_text(self, s)?.encode(out),
             TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
+            TypeId::Json => {
+                json::validate(s)?;
+                text::text_in(s.as_bytes(), out)?;
+            }
         }
         Ok(())
     }
@@ -450,6 +462,7 @@ impl SqlType {
             TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).write_text(out),
             TypeId::Record(_) => Record::decode(self, v).write_text(out),
+            TypeId::Json => out.extend_from_slice(v),
         }
     }
 
@@ -503,6 +516,12 @@ impl SqlType {
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::recv(self, wire)?.encode(out),
             TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
+            TypeId::Json => {
+                text::verify_utf8(wire)?;
+                let s = std::str::from_utf8(wire).map_err(|_| util::incorrect_binary_format())?;
+                json::validate(s)?;
+                out.extend_from_slice(wire);
+            }
         }
         Ok(())
     }
@@ -527,6 +546,7 @@ impl SqlType {
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).send(out),
             TypeId::Record(_) => Record::decode(self, v).send(out),
+            TypeId::Json => out.extend_from_slice(v),
         }
     }
 }
@@ -558,6 +578,7 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Regtype,
     TypeId::Regnamespace,
     TypeId::Regclass,
+    TypeId::Json,
     TypeId::Int2Vector,
     TypeId::OidVector,
     TypeId::Array(ArrayElem::Bool),
@@ -673,7 +694,6 @@ pub fn other_type_name(oid: u32) -> Option<&'static str> {
         (27, "tid"),
         (28, "xid"),
         (29, "cid"),
-        (114, "json"),
         (142, "xml"),
         (600, "point"),
         (650, "cidr"),
@@ -788,6 +808,8 @@ pub enum Value {
     Array(Box<Array>),
     /// A record (its type inside).
     Record(Box<Record>),
+    /// json text.
+    Json(String),
 }
 
 impl Value {
@@ -818,6 +840,7 @@ impl Value {
             }
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Value::Array(Box::new(Array::decode(ty, v))),
             TypeId::Record(_) => Value::Record(Box::new(Record::decode(ty, v))),
+            TypeId::Json => Value::Json(String::from_utf8_lossy(v).into_owned()),
         }
     }
 
@@ -840,6 +863,7 @@ impl Value {
             Value::Oid(o) | Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
             Value::Array(a) => a.encode(out),
             Value::Record(r) => r.encode(out),
+            Value::Json(j) => out.extend_from_slice(j.as_bytes()),
         }
     }
 
@@ -896,6 +920,7 @@ impl Value {
             Value::Regclass(..) => TypeId::Regclass,
             Value::Array(a) => return Some(a.ty),
             Value::Record(r) => return Some(r.ty),
+            Value::Json(_) => TypeId::Json,
         };
         Some(SqlType::new(id))
     }

@@ -282,6 +282,25 @@ async def s_savepoints(c):
     check(got == [1, 3], f"savepoints left {got!r}")
 
 
+async def s_arrays(c):
+    # asyncpg introspects each array type the first time it meets one (a WITH RECURSIVE query
+    # over pg_type with a binary oid[] parameter), then sends and reads arrays in binary.
+    await c.execute("DROP TABLE IF EXISTS ap_arr")
+    await c.execute("CREATE TABLE ap_arr (id int4 PRIMARY KEY, ints int4[], tags text[], big int8[], grid int4[], flags bool[])")
+    rows = [(1, [1, None, -3], ["a b", "", None, "NULL", 'q"z'], [2**63 - 1], [[1, 2], [3, 4]], [True, None]),
+            (2, [], [], None, None, [])]
+    await c.executemany("INSERT INTO ap_arr VALUES ($1, $2, $3, $4, $5, $6)", rows)
+    got = await c.fetch("SELECT id, ints, tags, big, grid, flags FROM ap_arr ORDER BY id")
+    check([tuple(r) for r in got] == rows, f"arrays round trip {got!r}")
+    ids = await c.fetch("SELECT id FROM ap_arr WHERE id = ANY($1) ORDER BY id", [2, 1, 7])
+    check([r[0] for r in ids] == [1, 2], f"= ANY($1) {ids!r}")
+    check(await c.fetchval("SELECT $1::int8[] || 3::int8", [1, None]) == [1, None, 3], "int8[] parameter and ||")
+    check(await c.fetchval("SELECT tags[1] FROM ap_arr WHERE 'a b' = ANY(tags)") == "a b", "subscript and ANY")
+    check(await c.fetchval("SELECT array_agg(id ORDER BY id DESC) FROM ap_arr") == [2, 1], "array_agg")
+    check(await c.fetchval("SELECT indkey FROM pg_index WHERE indexrelid = 'ap_arr_pkey'::regclass") == [1], "int2vector")
+    await c.execute("DROP TABLE ap_arr")
+
+
 SCENARIOS = [
     ("types round trip (binary params and results, NULLs, edges, infinity)", s_types),
     ("prepared statements reused", s_prepared),
@@ -297,6 +316,7 @@ SCENARIOS = [
     ("cursor: forward() (MOVE)", s_cursor_move),
     ("pool acquire / release (reset query)", s_pool),
     ("savepoints: nested transaction()", s_savepoints),
+    ("arrays: type introspection, binary int4[]/text[]/int8[]/bool[], 2-D, = ANY($1), int2vector", s_arrays),
 ]
 
 

@@ -43,6 +43,21 @@ function check(cond, what) {
   r = await c.query('SELECT 1 AS one');
   check(r.rows[0].one === 1, 'usable after error');
   await c.query('DROP TABLE np');
+  // Arrays: JS arrays as text parameters (every element quoted), NULL elements, nested arrays,
+  // = ANY($1); int4[] / text[] results parsed back, in text and binary result format.
+  await c.query('DROP TABLE IF EXISTS np_arr');
+  await c.query('CREATE TABLE np_arr (id integer PRIMARY KEY, ints integer[], tags text[], grid integer[])');
+  await c.query('INSERT INTO np_arr VALUES ($1, $2, $3, $4)', [1, [1, null, -3], ['a b', '', null, 'q"z', 'NULL'], [[1, 2], [3, 4]]]);
+  await c.query('INSERT INTO np_arr VALUES ($1, $2, $3, $4)', [2, [], [], null]);
+  r = await c.query('SELECT ints, tags, grid FROM np_arr ORDER BY id');
+  check(JSON.stringify(r.rows[0]) === JSON.stringify({ ints: [1, null, -3], tags: ['a b', '', null, 'q"z', 'NULL'], grid: [[1, 2], [3, 4]] }),
+    `arrays ${JSON.stringify(r.rows[0])}`);
+  check(JSON.stringify(r.rows[1]) === JSON.stringify({ ints: [], tags: [], grid: null }), `empty arrays ${JSON.stringify(r.rows[1])}`);
+  r = await c.query('SELECT id FROM np_arr WHERE id = ANY($1) ORDER BY id', [[2, 1, 7]]);
+  check(r.rows.map((x) => x.id).join(',') === '1,2', `= ANY($1) ${JSON.stringify(r.rows)}`);
+  r = await c.query({ text: 'SELECT ints, tags FROM np_arr WHERE id = 1', binary: true });
+  check(r.rows[0].ints !== null && r.rows[0].tags !== null, 'binary array results');
+  await c.query('DROP TABLE np_arr');
   await c.end();
   console.log('   node-postgres passed');
 })().catch((e) => {

@@ -137,6 +137,28 @@ def psycopg3():
             check(e.diag.constraint_name == "p3g_n_check", f"check constraint name {e.diag.constraint_name!r}")
         check(c.execute("SELECT nextval('p3g_id_seq'), currval('p3g_id_seq')").fetchone() == (4, 4), "nextval after a failed insert")
         c.execute("DROP TABLE p3g")
+        # Arrays: lists as parameters in text (%s) and binary (%b), small ints sent as int2[],
+        # NULL elements, 2-D; binary results; COPY in text and binary with array fields.
+        c.execute("DROP TABLE IF EXISTS p3a")
+        c.execute("CREATE TABLE p3a (id int PRIMARY KEY, ints int[], tags text[], big bigint[], grid int[])")
+        rows = [(1, [1, None, -3], ["a b", "", None, 'q"z', "NULL"], [2**63 - 1], [[1, 2], [3, 4]]), (2, [], [], None, None)]
+        c.execute("INSERT INTO p3a VALUES (%s, %s, %s, %s, %s)", rows[0])
+        c.execute("INSERT INTO p3a VALUES (%b, %b, %b, %b, %b)", rows[1])
+        check(c.execute("SELECT * FROM p3a ORDER BY id").fetchall() == rows, "arrays round trip (text results)")
+        check(c.cursor(binary=True).execute("SELECT * FROM p3a ORDER BY id").fetchall() == rows, "arrays (binary results)")
+        check([r[0] for r in c.execute("SELECT id FROM p3a WHERE id = ANY(%s) ORDER BY id", ([2, 1, 9],))] == [1, 2], "= ANY(int2[])")
+        with c.cursor().copy("COPY p3a (id, ints, tags) FROM STDIN") as cp:
+            cp.write_row((3, [7, None], ["x y", None]))
+        with c.cursor().copy("COPY p3a (id, ints, tags) FROM STDIN (FORMAT BINARY)") as cp:
+            cp.set_types(["int4", "int4[]", "text[]"])
+            cp.write_row((4, [8], []))
+        got = c.execute("SELECT ints, tags FROM p3a WHERE id >= 3 ORDER BY id").fetchall()
+        check(got == [([7, None], ["x y", None]), ([8], [])], f"COPY with arrays {got!r}")
+        with c.cursor().copy("COPY (SELECT ints, tags FROM p3a WHERE id = 1) TO STDOUT (FORMAT BINARY)") as cp:
+            cp.set_types(["int4[]", "text[]"])
+            out = list(cp.rows())
+        check(out == [([1, None, -3], ["a b", "", None, 'q"z', "NULL"])], f"binary COPY out of arrays {out!r}")
+        c.execute("DROP TABLE p3a")
     print("   psycopg", psycopg.__version__, "passed")
 
 
@@ -174,6 +196,17 @@ def psycopg2_suite():
     c.commit()
     c.autocommit = True
     cur.execute("DROP TABLE p2")
+    # Lists become ARRAY[...] literals; arrays are parsed back from their text form.
+    cur.execute("DROP TABLE IF EXISTS p2a")
+    cur.execute("CREATE TABLE p2a (id int, ints int[], tags text[], nums numeric[])")
+    cur.execute("INSERT INTO p2a VALUES (%s, %s, %s, %s)", (1, [1, None, 3], ["x", "it's", None], [None, decimal.Decimal("1.5")]))
+    cur.execute("INSERT INTO p2a VALUES (%s, %s, %s, %s)", (2, [[1, 2], [3, 4]], [], []))
+    cur.execute("SELECT ints, tags, nums FROM p2a ORDER BY id")
+    got = cur.fetchall()
+    check(got == [([1, None, 3], ["x", "it's", None], [None, decimal.Decimal("1.5")]), ([[1, 2], [3, 4]], [], [])], f"psycopg2 arrays {got!r}")
+    cur.execute("SELECT count(*) FROM p2a WHERE 3 = ANY(ints)")
+    check(cur.fetchone()[0] == 2, "psycopg2 = ANY(array column), multidimensional too")
+    cur.execute("DROP TABLE p2a")
     c.close()
     print("   psycopg2", psycopg2.__version__, "passed")
 

@@ -107,9 +107,15 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
             let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
             escape_bytes(out, &v[..n]);
         }
-        TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char | TypeId::PgNodeTree | TypeId::NullArray => {
-            escape_bytes(out, v)
-        }
+        // json has no B-tree operator class (CREATE INDEX refuses it); bytewise all the same.
+        TypeId::Text
+        | TypeId::Varchar
+        | TypeId::Bytea
+        | TypeId::Name
+        | TypeId::Char
+        | TypeId::PgNodeTree
+        | TypeId::NullArray
+        | TypeId::Json => escape_bytes(out, v),
         TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => encode_array(out, ty, v),
         // Records are never stored in tables, so never index keys; field by field all the same.
         TypeId::Record(_) => {

@@ -417,6 +417,44 @@ func sSavepoints(c *pgx.Conn) {
 	check(reflect.DeepEqual(ids, []int32{1, 3}), "savepoints left %v", ids)
 }
 
+// Arrays: []int32, []string, []int64 with NULL elements (pgtype.FlatArray of pointers), an
+// empty slice, = ANY($1), LoadType of an array type, int2vector.
+func sArrays(c *pgx.Conn) {
+	exec(c, "DROP TABLE IF EXISTS pgx_arr")
+	exec(c, "CREATE TABLE pgx_arr (id int4 PRIMARY KEY, ints int4[], tags text[], big int8[])")
+	one, three := int32(1), int32(-3)
+	a, q := "a b", `q"z`
+	exec(c, "INSERT INTO pgx_arr VALUES ($1, $2, $3, $4)", 1, []*int32{&one, nil, &three}, []*string{&a, nil, &q}, []int64{math.MaxInt64})
+	exec(c, "INSERT INTO pgx_arr VALUES ($1, $2, $3, $4)", 2, []int32{}, []string{}, nil)
+	var ints []*int32
+	var tags []*string
+	var big []int64
+	must(c.QueryRow(ctx, "SELECT ints, tags, big FROM pgx_arr WHERE id = $1", 1).Scan(&ints, &tags, &big), "select arrays")
+	check(len(ints) == 3 && *ints[0] == 1 && ints[1] == nil && *ints[2] == -3, "int4[] %v", ints)
+	check(len(tags) == 3 && *tags[0] == "a b" && tags[1] == nil && *tags[2] == `q"z`, "text[] %v", tags)
+	check(reflect.DeepEqual(big, []int64{math.MaxInt64}), "int8[] %v", big)
+	var empty []int32
+	must(c.QueryRow(ctx, "SELECT ints FROM pgx_arr WHERE id = 2").Scan(&empty), "empty array")
+	check(empty != nil && len(empty) == 0, "empty int4[] %v", empty)
+	var ids []int32
+	rows := must1(c.Query(ctx, "SELECT id FROM pgx_arr WHERE id = ANY($1) ORDER BY id", []int32{2, 1, 9}))("ANY")
+	for rows.Next() {
+		var id int32
+		must(rows.Scan(&id), "scan id")
+		ids = append(ids, id)
+	}
+	must(rows.Err(), "rows")
+	check(reflect.DeepEqual(ids, []int32{1, 2}), "= ANY($1) %v", ids)
+	var names []string
+	must(c.QueryRow(ctx, "SELECT array_agg(relname ORDER BY relname) FROM pg_class WHERE relname = ANY($1::text[])", []string{"pgx_arr", "pgx_arr_pkey"}).Scan(&names), "name[] result")
+	check(reflect.DeepEqual(names, []string{"pgx_arr", "pgx_arr_pkey"}), "array_agg of names %v", names)
+	_ = must1(c.LoadType(ctx, "_int4"))("LoadType(_int4)")
+	var key []int16
+	must(c.QueryRow(ctx, "SELECT indkey::int2[] FROM pg_index WHERE indexrelid = 'pgx_arr_pkey'::regclass").Scan(&key), "indkey")
+	check(reflect.DeepEqual(key, []int16{1}), "indkey %v", key)
+	exec(c, "DROP TABLE pgx_arr")
+}
+
 var scenarios = []struct {
 	name string
 	fn   func(*pgx.Conn)
@@ -430,6 +468,7 @@ var scenarios = []struct {
 	{"unique violation 23505, connection usable", sUnique},
 	{"queries: GROUP BY, JOIN, ORDER BY / LIMIT", sQueries},
 	{"savepoints: nested Begin", sSavepoints},
+	{"arrays: []int32 / []string / []int64 with NULLs, empty, = ANY($1), LoadType, int2vector", sArrays},
 }
 
 func connect(mode pgx.QueryExecMode) *pgx.Conn {
@@ -481,7 +520,7 @@ func main() {
 			c.Close(ctx)
 			c = connect(mode)
 		}
-		for _, t := range []string{"pgx_types", "pgx_prep", "pgx_tx", "pgx_batch", "pgx_copy", "pgx_uniq", "pgx_emp", "pgx_dept", "pgx_sp"} {
+		for _, t := range []string{"pgx_types", "pgx_prep", "pgx_tx", "pgx_batch", "pgx_copy", "pgx_uniq", "pgx_emp", "pgx_dept", "pgx_sp", "pgx_arr"} {
 			c.Exec(ctx, "DROP TABLE IF EXISTS "+t)
 		}
 		c.Close(ctx)

@@ -484,30 +484,82 @@ public final class JdbcSuite {
         check(cols.equals(want), "getColumns " + cols);
     }
 
-    /** True against heapstore (its version() names it), false against PostgreSQL. */
-    static boolean isHeapstore(Connection c) throws Exception {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT version()")) {
-            r.next();
-            return r.getString(1).contains("heapstore");
-        }
-    }
-
     static void metaPrimaryKeys(Connection c) throws Exception {
-        if (isHeapstore(c)) {
-            // pgjdbc's query expands pg_constraint.conkey, an array; heapstore has no array
-            // types yet and must refuse the query (0A000), never answer it wrongly.
-            try (ResultSet r = c.getMetaData().getPrimaryKeys(null, "public", "jd_types")) {
-                throw new AssertionError("getPrimaryKeys answered; heapstore was expected to refuse it (no arrays yet)");
-            } catch (SQLException e) {
-                check("0A000".equals(e.getSQLState()), "getPrimaryKeys refused with 0A000, got " + e.getSQLState());
-            }
-            return;
-        }
         try (ResultSet r = c.getMetaData().getPrimaryKeys(null, "public", "jd_types")) {
-            check(r.next() && "id".equals(r.getString("COLUMN_NAME")) && "jd_types_pkey".equals(r.getString("PK_NAME")),
-                    "getPrimaryKeys");
+            check(r.next() && "id".equals(r.getString("COLUMN_NAME")) && "jd_types_pkey".equals(r.getString("PK_NAME"))
+                    && r.getInt("KEY_SEQ") == 1, "getPrimaryKeys");
             check(!r.next(), "one key column");
         }
+        // A two-column key, in key order (not column order), and the unique indexes.
+        exec(c, "DROP TABLE IF EXISTS jd_keys");
+        exec(c, "CREATE TABLE jd_keys (a int4, b text, c int4, PRIMARY KEY (c, a), UNIQUE (b))");
+        exec(c, "CREATE INDEX jd_keys_b_c ON jd_keys (b, c)");
+        List<String> pk = new ArrayList<>();
+        try (ResultSet r = c.getMetaData().getPrimaryKeys(null, "public", "jd_keys")) {
+            while (r.next()) {
+                pk.add(r.getString("COLUMN_NAME") + ":" + r.getInt("KEY_SEQ") + ":" + r.getString("PK_NAME"));
+            }
+        }
+        check(pk.equals(List.of("c:1:jd_keys_pkey", "a:2:jd_keys_pkey")), "getPrimaryKeys of a two-column key " + pk);
+        List<String> ix = new ArrayList<>();
+        try (ResultSet r = c.getMetaData().getIndexInfo(null, "public", "jd_keys", false, false)) {
+            while (r.next()) {
+                ix.add(r.getString("INDEX_NAME") + ":" + r.getBoolean("NON_UNIQUE") + ":" + r.getInt("ORDINAL_POSITION") + ":"
+                        + r.getString("COLUMN_NAME") + ":" + r.getString("ASC_OR_DESC"));
+            }
+        }
+        check(ix.equals(List.of("jd_keys_b_key:false:1:b:A", "jd_keys_pkey:false:1:c:A", "jd_keys_pkey:false:2:a:A",
+                "jd_keys_b_c:true:1:b:A", "jd_keys_b_c:true:2:c:A")), "getIndexInfo " + ix);
+        List<String> unique = new ArrayList<>();
+        try (ResultSet r = c.getMetaData().getIndexInfo(null, "public", "jd_keys", true, false)) {
+            while (r.next()) {
+                unique.add(r.getString("INDEX_NAME") + ":" + r.getString("COLUMN_NAME"));
+            }
+        }
+        check(unique.equals(List.of("jd_keys_b_key:b", "jd_keys_pkey:c", "jd_keys_pkey:a")), "getIndexInfo unique " + unique);
+        exec(c, "DROP TABLE jd_keys");
+    }
+
+    /** Arrays: createArrayOf and primitive arrays as parameters (binary), getArray, = ANY(?). */
+    static void arrays(Connection c) throws Exception {
+        exec(c, "DROP TABLE IF EXISTS jd_arr");
+        exec(c, "CREATE TABLE jd_arr (id int4 PRIMARY KEY, ints int4[], tags text[], big int8[], vc varchar(5)[])");
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_arr VALUES (?, ?, ?, ?, ?)")) {
+            for (int i = 1; i <= 7; i++) {
+                ps.setInt(1, i);
+                ps.setArray(2, c.createArrayOf("int4", new Integer[] {i, null, -i}));
+                ps.setArray(3, c.createArrayOf("text", new String[] {"a b", "q\"z", null, "", "NULL"}));
+                ps.setObject(4, new long[] {Long.MIN_VALUE, i});
+                ps.setObject(5, new String[] {"x" + i});
+                ps.executeUpdate();
+            }
+        }
+        // Read back with text results, then (after five executions) binary ones.
+        try (PreparedStatement ps = c.prepareStatement("SELECT ints, tags, big, vc FROM jd_arr WHERE id = ANY(?) ORDER BY id")) {
+            for (int round = 0; round < 7; round++) {
+                ps.setArray(1, c.createArrayOf("int4", new Integer[] {round + 1}));
+                try (ResultSet r = ps.executeQuery()) {
+                    check(r.next(), "row " + round);
+                    Integer[] ints = (Integer[]) r.getArray(1).getArray();
+                    check(Arrays.equals(ints, new Integer[] {round + 1, null, -(round + 1)}), "int4[] " + Arrays.toString(ints));
+                    String[] tags = (String[]) r.getArray(2).getArray();
+                    check(Arrays.equals(tags, new String[] {"a b", "q\"z", null, "", "NULL"}), "text[] " + Arrays.toString(tags));
+                    Long[] big = (Long[]) r.getArray(3).getArray();
+                    check(Arrays.equals(big, new Long[] {Long.MIN_VALUE, (long) round + 1}), "int8[] " + Arrays.toString(big));
+                    String[] vc = (String[]) r.getArray(4).getArray();
+                    check(Arrays.equals(vc, new String[] {"x" + (round + 1)}), "varchar[] " + Arrays.toString(vc));
+                    check(!r.next(), "one row");
+                }
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT ARRAY[[1,2],[3,4]], '{}'::int4[], array_agg(id ORDER BY id) FROM jd_arr")) {
+            check(r.next(), "array row");
+            Integer[][] m = (Integer[][]) r.getArray(1).getArray();
+            check(m.length == 2 && m[1][0] == 3, "2-D array");
+            check(((Integer[]) r.getArray(2).getArray()).length == 0, "empty array");
+            check(Arrays.equals((Integer[]) r.getArray(3).getArray(), new Integer[] {1, 2, 3, 4, 5, 6, 7}), "array_agg");
+        }
+        exec(c, "DROP TABLE jd_arr");
     }
 
     static void queries(Connection c) throws Exception {
@@ -628,7 +680,8 @@ public final class JdbcSuite {
             {"ResultSetMetaData: getColumnTypeName, isNullable, getBaseTableName", (Scenario) JdbcSuite::resultSetMetaData},
             {"DatabaseMetaData.getTables", (Scenario) JdbcSuite::metaTables},
             {"DatabaseMetaData.getColumns", (Scenario) JdbcSuite::metaColumns},
-            {"DatabaseMetaData.getPrimaryKeys", (Scenario) JdbcSuite::metaPrimaryKeys},
+            {"DatabaseMetaData.getPrimaryKeys, getIndexInfo", (Scenario) JdbcSuite::metaPrimaryKeys},
+            {"arrays: createArrayOf, primitive arrays, getArray, = ANY(?), text and binary", (Scenario) JdbcSuite::arrays},
             {"queries: GROUP BY, JOIN, ORDER BY / LIMIT", (Scenario) JdbcSuite::queries},
             {"fetch size (portal in pieces)", (Scenario) JdbcSuite::fetchSize},
             {"savepoints: setSavepoint, rollback(savepoint), releaseSavepoint", (Scenario) JdbcSuite::savepoints},
