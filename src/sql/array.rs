@@ -651,7 +651,7 @@ pub fn eval(f: ArrayFunc, args: &[Value], ty: &SqlType) -> Result<Value> {
             let n = items.len() as i32;
             build(*ty, vec![Dim { len: n, lower: 1 }], items)
         }
-        _ if args.iter().any(|v| *v == null) => Ok(null),
+        _ if args.contains(&null) => Ok(null),
         F::Length | F::Lower | F::Upper => {
             let a = arr(&args[0]).expect("array argument");
             let Some(d) = int(&args[1]).filter(|&d| d >= 1).and_then(|d| a.dims.get(d as usize - 1)) else { return Ok(null) };

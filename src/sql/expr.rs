@@ -1064,17 +1064,15 @@ fn cast_array(a: &crate::types::Array, to: &SqlType) -> Result<Value> {
     }
     let mut dims = a.dims.clone();
     if to.is_vector() {
-        if dims.len() > 1 || items.iter().any(|v| *v == Value::Null) {
+        if dims.len() > 1 || items.contains(&Value::Null) {
             return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("array is not a valid {}", to.input_name())));
         }
         if dims.is_empty() {
             dims.push(crate::types::Dim { len: 0, lower: 0 });
         }
         dims[0].lower = 0;
-    } else if a.ty.is_vector() && !dims.is_empty() {
-        if items.is_empty() {
-            dims.clear();
-        }
+    } else if a.ty.is_vector() && !dims.is_empty() && items.is_empty() {
+        dims.clear();
     }
     Ok(Value::Array(Box::new(crate::types::Array { ty: *to, dims, items })))
 }

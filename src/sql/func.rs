@@ -2227,7 +2227,7 @@ impl Binder<'_> {
             ("pg_conversion_is_visible" | "pg_function_is_visible" | "pg_opclass_is_visible" | "pg_operator_is_visible", 1, false) => {
                 // Objects heapstore keeps no catalog rows for: NULL, PostgreSQL's answer for
                 // an OID that names none.
-                return lookup(&name, self.bind(exprs[0])?, HashMap::new(), TypeId::Bool);
+                return lookup(name, self.bind(exprs[0])?, HashMap::new(), TypeId::Bool);
             }
             ("pg_get_serial_sequence", 2, false) => {
                 // (table, column): the sequence a serial or identity column owns, qualified.
@@ -2277,7 +2277,7 @@ impl Binder<'_> {
                 }
                 let ty =
                     if name == "pg_get_statisticsobjdef_expressions" { TypeId::Array(crate::types::ArrayElem::Text) } else { TypeId::Text };
-                return lookup(&name, self.bind(exprs[0])?, HashMap::new(), ty);
+                return lookup(name, self.bind(exprs[0])?, HashMap::new(), ty);
             }
             ("pg_type_is_visible", 1, false) => {
                 let map = crate::types::BUILTIN.iter().map(|&id| (i64::from(SqlType::new(id).pg_oid()), Value::Bool(true))).collect();

@@ -1,8 +1,11 @@
 //! The system catalogs as relations: `pg_catalog.pg_class`, `pg_namespace`, `pg_attribute`,
-//! `pg_type`, `pg_index`, `pg_constraint`, `pg_database`, `pg_roles`, `pg_authid`,
-//! `pg_settings`, `pg_am`, `pg_collation`, `pg_attrdef`, `pg_description`, `pg_inherits`, and
-//! `information_schema.tables` / `columns`, generated from heapstore's catalog when a query
-//! names them and then planned like any other relation (joins, WHERE, GROUP BY, ...).
+//! `pg_type`, `pg_index`, `pg_constraint`, `pg_opclass`, `pg_database`, `pg_roles`,
+//! `pg_authid`, `pg_settings`, `pg_am`, `pg_collation`, `pg_attrdef`, `pg_sequence`,
+//! `pg_depend`, `pg_tablespace`, `pg_description`, `pg_inherits`, the relations of features
+//! heapstore has none of (`pg_auth_members`, `pg_policy`, `pg_trigger`, `pg_extension`, ...:
+//! empty), and `information_schema.tables` / `columns`, generated from heapstore's catalog
+//! when a query names them and then planned like any other relation (joins, WHERE, GROUP BY,
+//! ...).
 //!
 //! ```text
 //!  FROM pg_class c JOIN pg_namespace n ON ...      the planner asks relation("pg_class")
@@ -14,17 +17,19 @@
 //! Invariants:
 //! 1. Every row is true of heapstore: a table appears with the indexes, columns and
 //!    constraints it has, and features heapstore does not have give the answer PostgreSQL
-//!    gives for their absence (no rows in `pg_description`, `pg_inherits`, `pg_attrdef`;
-//!    `relhastriggers` false; `reltype` 0, since heapstore makes no row types; `typarray` 0,
-//!    since it has no array types). OIDs of built-in objects are PostgreSQL's (types,
+//!    gives for their absence (no rows in `pg_description`, `pg_inherits`, `pg_policy`, ...;
+//!    `relhastriggers` false; `reltype` 0, since heapstore makes no row types). OIDs of
+//!    built-in objects are PostgreSQL's (types and their array types, operator classes,
 //!    `pg_catalog` 11, `public` 2200, the catalogs' own relation OIDs, `heap` 2, `btree` 403,
-//!    collations 100/950/951); user tables and indexes have the OIDs heapstore's catalog gave
-//!    them; the role made at `init` is 10, other roles follow from 16384 in the roles file's
-//!    order. Every table is owned by role 10 (heapstore has no ownership or privileges).
-//! 2. A column of a type heapstore does not have (arrays such as `indkey` or `relacl`,
-//!    `regproc`, `xid`) is not a column of the relation here: naming it is refused with
-//!    0A000, never answered with a stand-in. `pg_node_tree` columns (partition bounds, index
-//!    expressions, defaults) are NULL: heapstore has none of those.
+//!    collations 100/950/951, tablespaces 1663/1664); user tables and indexes have the OIDs
+//!    heapstore's catalog gave them; the role made at `init` is 10, other roles follow from
+//!    16384 in the roles file's order. Every table is owned by role 10 (heapstore has no
+//!    ownership or privileges).
+//! 2. A column of a type heapstore does not have (`regproc`, `xid`) is not a column of the
+//!    relation here: naming it is refused with 0A000, never answered with a stand-in. Array
+//!    columns whose true value is always NULL here (`relacl`, `reloptions`) are NULL;
+//!    `pg_node_tree` columns (partition bounds, index expressions, defaults) are NULL:
+//!    heapstore has none of those.
 //! 3. System columns (`ctid`, `xmin`, ...) are not listed in `pg_attribute`: heapstore's
 //!    tables do not expose them. TOAST relations are not listed (`reltoastrelid` is 0).
 //! 4. `pg_database` has one row: the database this session connected to (a heapstore data

@@ -165,7 +165,7 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
     let record = matches!(call.types.first().map(|t| t.id), Some(TypeId::Record(_)));
     match call.func {
         SrfFunc::GenerateSeries => {
-            if args.iter().any(|v| *v == Value::Null) {
+            if args.contains(&Value::Null) {
                 return Ok(Flow::Continue);
             }
             if call.types[0].id == TypeId::Numeric {

@@ -497,9 +497,7 @@ fn parse_vector(s: &str, int2: bool) -> Result<Vec<Value>> {
             let neg = tok.starts_with('-');
             let mag = tok[digits - p..].parse::<u64>().map_err(|_| super::util::int_out_of_range("oid", rest))?;
             let v = if neg { mag.wrapping_neg() } else { mag };
-            let o = if v <= u64::from(u32::MAX) {
-                v as u32
-            } else if neg && mag <= 1 << 31 {
+            let o = if v <= u64::from(u32::MAX) || (neg && mag <= 1 << 31) {
                 v as u32
             } else {
                 return Err(super::util::int_out_of_range("oid", rest));
@@ -596,7 +594,7 @@ fn count_dims(s: &str) -> Result<Vec<i32>> {
                     ndim = ndim.max(nest);
                 }
                 b'}' if !in_quotes => {
-                    if !matches!(state, ElemStarted | QuotedElemCompleted | LevelCompleted) && !(nest == 1 && state == LevelStarted) {
+                    if !(matches!(state, ElemStarted | QuotedElemCompleted | LevelCompleted) || (nest == 1 && state == LevelStarted)) {
                         return Err(err("Unexpected \"}\" character."));
                     }
                     state = LevelCompleted;

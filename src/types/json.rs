@@ -434,7 +434,7 @@ mod tests {
 
     fn err(s: &str) -> (String, String) {
         let e = validate(s).unwrap_err();
-        (e.detail.unwrap_or_default(), e.context.unwrap_or_default())
+        (e.detail.map(|d| d.to_string()).unwrap_or_default(), e.context.map(|c| c.to_string()).unwrap_or_default())
     }
 
     #[test]
