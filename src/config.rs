@@ -429,6 +429,10 @@ fn def(name: &str) -> Result<&'static Def> {
         .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("unrecognized configuration parameter \"{name}\"")))
 }
 
+/// How `pg_settings` shows a setting: the value in its base unit, the unit, vartype, and an
+/// enum's allowed values.
+pub type Described = (String, Option<&'static str>, &'static str, Option<&'static [&'static str]>);
+
 impl Settings {
     /// Sets `name` to `value` after validating it.
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
@@ -489,6 +493,51 @@ impl Settings {
                 (v != d.default).then(|| (d.name.to_string(), v.clone()))
             })
             .collect()
+    }
+
+    /// How `pg_settings` shows a setting: (setting in the setting's base unit, that unit,
+    /// vartype, the allowed values of an enum), as PostgreSQL's view does (`work_mem` is
+    /// `4096` in `kB`, `shared_buffers` `16384` in `8kB`, a boolean `on` / `off`).
+    pub fn describe(&self, name: &str, value: &str) -> Option<Described> {
+        let d = DEFS.iter().find(|d| d.name == name)?;
+        Some(match d.kind {
+            Kind::Memory { unit_bytes } => {
+                let unit = match unit_bytes {
+                    1 => "B",
+                    1024 => "kB",
+                    8192 => "8kB",
+                    1_048_576 => "MB",
+                    _ => "B",
+                };
+                let base = match unit {
+                    "kB" => 1024,
+                    "8kB" => 8192,
+                    "MB" => 1_048_576,
+                    _ => 1,
+                };
+                let setting = parse_memory(value, unit_bytes).map_or_else(|| value.to_string(), |b| (b / base).to_string());
+                (setting, Some(unit), "integer", None)
+            }
+            Kind::Time { unit_ms } => {
+                let unit = match unit_ms {
+                    1000 => "s",
+                    60_000 => "min",
+                    _ => "ms",
+                };
+                let base = match unit {
+                    "s" => 1000,
+                    "min" => 60_000,
+                    _ => 1,
+                };
+                let setting = parse_time_in(value, unit_ms).map_or_else(|| value.to_string(), |ms| (ms / base).to_string());
+                (setting, Some(unit), "integer", None)
+            }
+            Kind::Int => (value.to_string(), None, "integer", None),
+            Kind::Real => (value.to_string(), None, "real", None),
+            Kind::Bool => (if parse_bool(value) == Some(true) { "on" } else { "off" }.to_string(), None, "bool", None),
+            Kind::Enum(vals) => (value.to_string(), None, "enum", Some(vals)),
+            Kind::Str => (value.to_string(), None, "string", None),
+        })
     }
 
     /// All settings with their documentation (for `SHOW ALL`-like listings).

@@ -44,6 +44,14 @@
 //!    are kept to transaction end (PostgreSQL releases them; keeping them only blocks more).
 //!    An error during the undo leaves the transaction failed with no savepoints: only ROLLBACK
 //!    ends it, and the abort makes every change of the xid invisible.
+//! 10. Settings are transactional, as PostgreSQL's: a transaction remembers the session's
+//!     settings ([`SessionSettings`]) when it starts and each savepoint when it is set; an
+//!     abort, or ROLLBACK TO SAVEPOINT, puts them back. SET LOCAL changes only the current
+//!     value: from the first one, the transaction also keeps the value each setting will have
+//!     at commit (every later SET writes there too, SET LOCAL does not), and commit installs it.
+//!     Settings the server keeps (DateStyle, application_name, ...) are restored here as
+//!     `client` pairs; the server takes them back ([`Session::take_restored_client_settings`])
+//!     before its next ReadyForQuery and reports the changed ones.
 
 use crate::access::heap::dml::TouchLog;
 use crate::buffer::Pins;
@@ -139,8 +147,47 @@ pub struct TxnCharacteristics {
     pub read_only: bool,
 }
 
+/// Every setting a session can change, as one value (invariant 10).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct SessionSettings {
+    defaults: TxnCharacteristics,
+    work_mem_kb: Option<u64>,
+    temp_file_limit_kb: Option<i64>,
+    client: Arc<Vec<(String, String)>>,
+}
+
+impl SessionSettings {
+    /// Copies setting `name` (None: every setting) from `from`.
+    fn copy_from(&mut self, from: &SessionSettings, name: Option<&str>) {
+        let Some(name) = name else {
+            *self = from.clone();
+            return;
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "work_mem" => self.work_mem_kb = from.work_mem_kb,
+            "temp_file_limit" => self.temp_file_limit_kb = from.temp_file_limit_kb,
+            "default_transaction_isolation" => self.defaults.isolation = from.defaults.isolation,
+            "default_transaction_read_only" => self.defaults.read_only = from.defaults.read_only,
+            "session characteristics" => self.defaults = from.defaults,
+            other => {
+                let Some(v) = from.client.iter().find(|(n, _)| n.eq_ignore_ascii_case(other)) else { return };
+                let client = Arc::make_mut(&mut self.client);
+                match client.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(other)) {
+                    Some(e) => e.1 = v.1.clone(),
+                    None => client.push(v.clone()),
+                }
+            }
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Txn {
+    /// The session's settings when the transaction started: an abort restores them
+    /// (invariant 10).
+    pub settings_at_start: SessionSettings,
+    /// After a SET LOCAL: the settings commit installs (invariant 10).
+    pub settings_at_commit: Option<SessionSettings>,
     pub isolation: IsolationLevel,
     pub read_only: bool,
     /// REPEATABLE READ: the snapshot taken at the first statement, kept to the end.
@@ -188,6 +235,10 @@ pub(crate) struct Savepoint {
     replaces: Vec<(Arc<Table>, Arc<Table>)>,
     new_files: usize,
     dead_files: Vec<RelFileNumber>,
+    /// The session's settings, and the transaction's settings for commit, when it was set
+    /// (invariant 10).
+    settings: SessionSettings,
+    settings_at_commit: Option<SessionSettings>,
 }
 
 /// One session. Not `Sync`: use one per thread.
@@ -214,7 +265,9 @@ pub struct Session {
     database: String,
     /// Session settings the client can see that live outside the engine (the server's
     /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
-    client_settings: Vec<(String, String)>,
+    client_settings: Arc<Vec<(String, String)>>,
+    /// An abort or commit put back `client_settings` (invariant 10): the server takes them.
+    client_restored: bool,
     /// Sequence values this session was given (`currval`), by sequence oid, and the sequence
     /// `nextval` last ran on (`lastval`): `sql::sequence` invariant 3.
     seq_values: std::cell::RefCell<std::collections::HashMap<u32, i64>>,
@@ -241,7 +294,8 @@ impl Session {
             temp_file_limit_kb: None,
             user: "postgres".into(),
             database: "postgres".into(),
-            client_settings: Vec::new(),
+            client_settings: Default::default(),
+            client_restored: false,
             seq_values: Default::default(),
             seq_last: Default::default(),
             seq_flush: Default::default(),
@@ -288,11 +342,64 @@ impl Session {
 
     /// Replaces the settings kept outside the engine that `pg_settings` shows.
     pub fn set_client_settings(&mut self, settings: Vec<(String, String)>) {
-        self.client_settings = settings;
+        self.client_settings = Arc::new(settings);
     }
 
     pub(crate) fn client_settings(&self) -> Vec<(String, String)> {
-        self.client_settings.clone()
+        self.client_settings.as_ref().clone()
+    }
+
+    /// The server's settings as an abort or commit put them back (invariant 10), once: the
+    /// server installs them and reports the changed ones.
+    pub fn take_restored_client_settings(&mut self) -> Option<Vec<(String, String)>> {
+        std::mem::take(&mut self.client_restored).then(|| self.client_settings())
+    }
+
+    /// Every setting the session changed, as one value.
+    fn settings(&self) -> SessionSettings {
+        SessionSettings {
+            defaults: self.defaults,
+            work_mem_kb: self.work_mem_kb,
+            temp_file_limit_kb: self.temp_file_limit_kb,
+            client: self.client_settings.clone(),
+        }
+    }
+
+    fn restore_settings(&mut self, s: SessionSettings) {
+        if s.client != self.client_settings {
+            self.client_restored = true;
+        }
+        self.defaults = s.defaults;
+        self.work_mem_kb = s.work_mem_kb;
+        self.temp_file_limit_kb = s.temp_file_limit_kb;
+        self.client_settings = s.client;
+    }
+
+    /// Before a SET (`local`: SET LOCAL) of any setting (invariant 10). Returns false for a SET
+    /// LOCAL outside a transaction block, which PostgreSQL warns about and which changes
+    /// nothing: the caller must not apply it.
+    pub fn begin_setting(&mut self, local: bool) -> bool {
+        if !local {
+            return true;
+        }
+        if !self.in_transaction_block() {
+            return false;
+        }
+        let now = self.settings();
+        self.txn().settings_at_commit.get_or_insert(now);
+        true
+    }
+
+    /// After a SET of `name` (None: RESET ALL) applied (invariant 10): a session-level SET in
+    /// a transaction that used SET LOCAL also writes the value commit installs.
+    pub fn end_setting(&mut self, name: Option<&str>, local: bool) {
+        if local {
+            return;
+        }
+        let now = self.settings();
+        if let Some(view) = self.txn.as_mut().and_then(|t| t.settings_at_commit.as_mut()) {
+            view.copy_from(&now, name);
+        }
     }
 
     /// Every table as this transaction sees it (its own uncommitted DDL included), by name.
@@ -364,6 +471,7 @@ impl Session {
         let unix_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
         Txn {
             explicit,
+            settings_at_start: self.settings(),
             isolation: self.defaults.isolation,
             read_only: self.defaults.read_only,
             start_us: unix_us - 946_684_800_000_000,
@@ -541,18 +649,36 @@ impl Session {
         self.shared.locks.lock(self.locks.get_mut(), LockTag::Relation(t.oid), mode)
     }
 
-    /// Locks a table a statement bound before taking its lock, and returns its definition as of
-    /// now: a CREATE INDEX or TRUNCATE that committed while the statement waited is seen (its
-    /// indexes are maintained and HOT decided with them), as PostgreSQL re-reads the catalog
-    /// after a lock wait. A table dropped (or dropped and re-created) meanwhile is an error.
-    pub(crate) fn lock_table_fresh(&mut self, t: &Arc<Table>, mode: LockMode) -> Result<Arc<Table>> {
+    /// Locks a table a statement has looked up but not yet bound anything to, and returns its
+    /// definition as of now (an ALTER TABLE that committed while the lock was waited for is
+    /// seen, as PostgreSQL locks before it analyzes a statement). A table dropped meanwhile
+    /// is an error.
+    pub(crate) fn lock_table_current(&mut self, t: &Arc<Table>, mode: LockMode) -> Result<Arc<Table>> {
         self.lock_table(t, mode)?;
         match self.lookup_table(&t.name) {
-            Some(now) if now.oid == t.oid && now.columns.len() == t.columns.len() => Ok(now),
+            Some(now) if now.oid == t.oid => Ok(now),
             _ => Err(PgError::new(
                 sqlstate::UNDEFINED_TABLE,
                 format!("relation \"{}\" was dropped while the statement waited for it", t.name),
             )),
+        }
+    }
+
+    /// A relation a query names, locked ACCESS SHARE first inside a transaction (as
+    /// PostgreSQL locks while it parses), then looked up again: the definition a plan is made
+    /// from cannot change before it runs (a DDL that committed while the lock was waited for
+    /// is seen). Outside a transaction (Describe) nothing is locked.
+    pub(crate) fn relation_for_query(&self, name: &str) -> Result<Arc<Table>> {
+        let t = self.table_any(name)?;
+        if self.txn.is_none() {
+            return Ok(t);
+        }
+        let mut locks = self.locks.try_borrow_mut().map_err(|_| PgError::internal("lock table borrowed while planning"))?;
+        self.shared.locks.lock(&mut locks, LockTag::Relation(t.oid), LockMode::AccessShare)?;
+        drop(locks);
+        match self.lookup_table(name) {
+            Some(now) => Ok(now),
+            None => Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))),
         }
     }
 
@@ -585,6 +711,9 @@ impl Session {
         match self.commit_durably(&t) {
             Ok(()) => {
                 self.release_locks(&t);
+                if let Some(at_commit) = t.settings_at_commit {
+                    self.restore_settings(at_commit);
+                }
                 Ok(())
             }
             Err(e) if e.panic => {
@@ -654,7 +783,9 @@ impl Session {
         for (oid, p) in &t.counts {
             sh.table_stats.finish(*oid, p, true);
         }
-        for d in &t.drops {
+        // A renamed table's old name is dropped and its new one created, with the same oid:
+        // its counters stay.
+        for d in t.drops.iter().filter(|d| !t.creates.iter().any(|c| c.oid == d.oid)) {
             sh.table_stats.forget(d.oid);
         }
         for rel in &t.dead_files {
@@ -690,6 +821,7 @@ impl Session {
             let _ = self.shared.smgr.unlink(*rel);
         }
         self.release_locks(&t);
+        self.restore_settings(t.settings_at_start);
     }
 
     fn release_locks(&mut self, _t: &Txn) {
@@ -723,6 +855,7 @@ impl Session {
     /// `SAVEPOINT name` in the open transaction block (invariant 9).
     pub(crate) fn savepoint(&mut self, name: &str) -> Result<()> {
         self.command_done();
+        let settings = self.settings();
         let t = self.txn();
         let touched = t.touched.get_or_insert_with(Default::default).clone();
         let sp = Savepoint {
@@ -734,6 +867,8 @@ impl Session {
             replaces: t.replaces.clone(),
             new_files: t.new_files.len(),
             dead_files: t.dead_files.clone(),
+            settings,
+            settings_at_commit: t.settings_at_commit.clone(),
         };
         // Like any statement: SET TRANSACTION ISOLATION LEVEL is refused from here on.
         t.ran_statement = true;
@@ -773,6 +908,10 @@ impl Session {
                 let t = self.txn();
                 t.savepoints.truncate(i + 1);
                 t.failed = false;
+                let sp = &t.savepoints[i];
+                let (settings, at_commit) = (sp.settings.clone(), sp.settings_at_commit.clone());
+                t.settings_at_commit = at_commit;
+                self.restore_settings(settings);
                 // Later commands must not reuse a command id whose changes were just undone.
                 self.command_done();
                 Ok(())

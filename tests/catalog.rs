@@ -265,3 +265,46 @@ fn regex_any_array_collate_quote_literal_and_copy_query() {
     assert_eq!(rows(&mut s, "SELECT * FROM q2 ORDER BY id"), ["1|a", "2|NULL", "3|c"]);
     assert_eq!(code(&mut s, "COPY (SELECT 1) FROM STDIN"), "42601");
 }
+
+/// The privilege functions: heapstore has no privileges, so every role may do everything, but
+/// only to objects that exist, with privileges the object has (PostgreSQL 15's answers).
+#[test]
+fn privilege_functions_check_what_they_are_asked_about() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE acct (id int PRIMARY KEY, owner text)").unwrap();
+    assert_eq!(one(&mut s, "SELECT has_table_privilege('acct', 'SELECT, INSERT')"), "t");
+    assert_eq!(one(&mut s, "SELECT has_table_privilege('postgres', 'acct', 'update with grant option')"), "t");
+    assert_eq!(one(&mut s, "SELECT has_table_privilege('pg_class', 'select')"), "t");
+    assert_eq!(one(&mut s, "SELECT has_table_privilege(oid, 'select') FROM pg_class WHERE relname = 'acct'"), "t");
+    assert_eq!(one(&mut s, "SELECT has_table_privilege(123456789::oid, 'select')"), "NULL");
+    assert_eq!(code(&mut s, "SELECT has_table_privilege('nosuch', 'select')"), "42P01");
+    assert_eq!(code(&mut s, "SELECT has_table_privilege('acct', 'fly')"), "22023");
+    assert_eq!(code(&mut s, "SELECT has_table_privilege('nobody', 'acct', 'select')"), "42704");
+    assert_eq!(one(&mut s, "SELECT has_column_privilege('acct', 'owner', 'update')"), "t");
+    assert_eq!(code(&mut s, "SELECT has_column_privilege('acct', 'nosuch', 'select')"), "42703");
+    assert_eq!(code(&mut s, "SELECT has_column_privilege('acct', 'owner', 'delete')"), "22023");
+    assert_eq!(one(&mut s, "SELECT has_schema_privilege('public', 'usage')"), "t");
+    assert_eq!(code(&mut s, "SELECT has_schema_privilege('nosuch', 'usage')"), "3F000");
+    assert_eq!(one(&mut s, "SELECT has_database_privilege(current_database(), 'connect')"), "t");
+    assert_eq!(one(&mut s, "SELECT has_database_privilege(999999::oid, 'connect')"), "NULL");
+    assert_eq!(code(&mut s, "SELECT has_database_privilege('nosuch', 'connect')"), "3D000");
+    drop(s);
+    db.close().unwrap();
+}
+
+/// pg_settings shows a memory or time setting in its base unit, with the unit, type and the
+/// values an enum setting takes, as PostgreSQL does.
+#[test]
+fn pg_settings_has_units_types_and_enum_values() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "SELECT setting, unit, vartype FROM pg_settings WHERE name = 'work_mem'"), "4096|kB|integer");
+    assert_eq!(one(&mut s, "SELECT setting, unit FROM pg_settings WHERE name = 'shared_buffers'"), "16384|8kB");
+    assert_eq!(one(&mut s, "SELECT vartype, enumvals FROM pg_settings WHERE name = 'wal_level'"), "enum|{minimal,replica}");
+    assert_eq!(one(&mut s, "SELECT vartype FROM pg_settings WHERE name = 'fsync'"), "bool");
+    s.execute("SET work_mem = '1MB'").unwrap();
+    assert_eq!(one(&mut s, "SELECT setting, current_setting('work_mem') FROM pg_settings WHERE name = 'work_mem'"), "1024|1MB");
+    drop(s);
+    db.close().unwrap();
+}

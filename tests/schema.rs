@@ -392,3 +392,174 @@ fn sequence_values_are_never_given_twice_after_power_loss() {
         assert_eq!(rows(&mut s, "INSERT INTO t (v) VALUES (4) RETURNING id > 3"), ["t"]);
     }
 }
+
+/// ALTER TABLE's actions, with PostgreSQL 15's answers and errors for the same statements.
+#[test]
+fn alter_table_actions() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut s = db.session();
+    let all = "SELECT * FROM at1 ORDER BY id";
+    ok(&mut s, "CREATE TABLE at1 (id int PRIMARY KEY, a text, b int CHECK (b > 0))");
+    ok(&mut s, "INSERT INTO at1 VALUES (1, 'x', 5), (2, NULL, 7), (3, 'zz', NULL)");
+    // Without a default: the catalog only; old rows read NULL.
+    ok(&mut s, "ALTER TABLE at1 ADD COLUMN c int");
+    assert_eq!(rows(&mut s, all), ["1|x|5|NULL", "2|NULL|7|NULL", "3|zz|NULL|NULL"]);
+    // With a default, NOT NULL or a sequence: every row gets its value.
+    ok(&mut s, "ALTER TABLE at1 ADD COLUMN d text DEFAULT 'dflt' NOT NULL");
+    let e = err(&mut s, "ALTER TABLE at1 ADD COLUMN e int NOT NULL");
+    assert_eq!((e.code, e.message.as_str()), ("23502", "column \"e\" of relation \"at1\" contains null values"));
+    ok(&mut s, "ALTER TABLE at1 ADD COLUMN f serial");
+    ok(&mut s, "INSERT INTO at1 (id, b) VALUES (4, 1)");
+    assert_eq!(rows(&mut s, all), ["1|x|5|NULL|dflt|1", "2|NULL|7|NULL|dflt|2", "3|zz|NULL|NULL|dflt|3", "4|NULL|1|NULL|dflt|4"]);
+    assert_eq!(code(&mut s, "ALTER TABLE at1 ADD COLUMN c int"), "42701");
+    let r = s.execute("ALTER TABLE at1 ADD COLUMN IF NOT EXISTS c int").unwrap();
+    assert_eq!(r[0].notices, ["NOTICE:  column \"c\" of relation \"at1\" already exists, skipping"]);
+    // DROP COLUMN takes its CHECK constraint along.
+    ok(&mut s, "ALTER TABLE at1 DROP COLUMN b");
+    assert_eq!(rows(&mut s, all), ["1|x|NULL|dflt|1", "2|NULL|NULL|dflt|2", "3|zz|NULL|dflt|3", "4|NULL|NULL|dflt|4"]);
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM pg_constraint WHERE conrelid = 'at1'::regclass AND contype = 'c'"), ["0"]);
+    assert_eq!(code(&mut s, "ALTER TABLE at1 DROP COLUMN nosuch"), "42703");
+    let r = s.execute("ALTER TABLE at1 DROP COLUMN IF EXISTS nosuch").unwrap();
+    assert_eq!(r[0].notices, ["NOTICE:  column \"nosuch\" of relation \"at1\" does not exist, skipping"]);
+    // RENAME COLUMN, SET / DROP NOT NULL, SET / DROP DEFAULT.
+    ok(&mut s, "ALTER TABLE at1 RENAME COLUMN a TO aa");
+    assert_eq!(code(&mut s, "ALTER TABLE at1 RENAME COLUMN aa TO id"), "42701");
+    let e = err(&mut s, "ALTER TABLE at1 ALTER COLUMN aa SET NOT NULL");
+    assert_eq!((e.code, e.message.as_str()), ("23502", "column \"aa\" of relation \"at1\" contains null values"));
+    ok(&mut s, "UPDATE at1 SET aa = 'filled' WHERE aa IS NULL");
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN aa SET NOT NULL");
+    assert_eq!(code(&mut s, "INSERT INTO at1 (id) VALUES (9)"), "23502");
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN aa DROP NOT NULL");
+    let e = err(&mut s, "ALTER TABLE at1 ALTER COLUMN id DROP NOT NULL");
+    assert_eq!((e.code, e.message.as_str()), ("42P16", "column \"id\" is in a primary key"));
+    // The failed INSERT took a value from f's sequence, as in PostgreSQL.
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN c SET DEFAULT 42");
+    ok(&mut s, "INSERT INTO at1 (id) VALUES (5)");
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN c DROP DEFAULT");
+    ok(&mut s, "INSERT INTO at1 (id) VALUES (6)");
+    assert_eq!(rows(&mut s, "SELECT id, c, f FROM at1 WHERE id >= 5 ORDER BY id"), ["5|42|6", "6|NULL|7"]);
+    // ADD CHECK checks the rows there are; DROP / RENAME CONSTRAINT.
+    let e = err(&mut s, "ALTER TABLE at1 ADD CONSTRAINT c_pos CHECK (c > 100)");
+    assert_eq!((e.code, e.message.as_str()), ("23514", "check constraint \"c_pos\" of relation \"at1\" is violated by some row"));
+    ok(&mut s, "ALTER TABLE at1 ADD CONSTRAINT c_pos CHECK (c > 0)");
+    assert_eq!(code(&mut s, "INSERT INTO at1 (id, c) VALUES (7, -1)"), "23514");
+    ok(&mut s, "ALTER TABLE at1 RENAME CONSTRAINT c_pos TO c_positive");
+    ok(&mut s, "ALTER TABLE at1 DROP CONSTRAINT c_positive");
+    let e = err(&mut s, "ALTER TABLE at1 DROP CONSTRAINT c_positive");
+    assert_eq!((e.code, e.message.as_str()), ("42704", "constraint \"c_positive\" of relation \"at1\" does not exist"));
+    ok(&mut s, "ALTER TABLE at1 DROP CONSTRAINT IF EXISTS c_positive");
+    // ALTER COLUMN TYPE: an assignment cast or USING; a value that does not fit is an error.
+    let e = err(&mut s, "ALTER TABLE at1 ALTER COLUMN aa TYPE int");
+    assert_eq!((e.code, e.message.as_str()), ("42804", "column \"aa\" cannot be cast automatically to type integer"));
+    assert_eq!(e.hint.as_deref(), Some("You might need to specify \"USING aa::integer\"."));
+    assert_eq!(code(&mut s, "ALTER TABLE at1 ALTER COLUMN aa TYPE varchar(3)"), "22001");
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN c TYPE bigint");
+    ok(&mut s, "ALTER TABLE at1 ALTER COLUMN id TYPE text USING 'k' || id");
+    assert_eq!(
+        rows(&mut s, "SELECT id, aa, c FROM at1 ORDER BY id"),
+        ["k1|x|NULL", "k2|filled|NULL", "k3|zz|NULL", "k4|filled|NULL", "k5|NULL|42", "k6|NULL|NULL"]
+    );
+    assert_eq!(rows(&mut s, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'at1'::regclass AND attname IN ('id', 'c') ORDER BY attnum"), ["text", "bigint"]);
+    // The primary key was rebuilt for the new type.
+    assert_eq!(rows(&mut s, "SELECT aa FROM at1 WHERE id = 'k3'"), ["zz"]);
+    // RENAME TO keeps the table's indexes and constraints.
+    ok(&mut s, "ALTER TABLE at1 RENAME TO at2");
+    assert_eq!(code(&mut s, "SELECT count(*) FROM at1"), "42P01");
+    let e = err(&mut s, "INSERT INTO at2 (id) VALUES ('k1')");
+    assert_eq!((e.code, e.message.as_str()), ("23505", "duplicate key value violates unique constraint \"at1_pkey\""));
+    // All of it is transactional.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "ALTER TABLE at2 DROP COLUMN c");
+    ok(&mut s, "ALTER TABLE at2 RENAME TO at3");
+    assert_eq!(rows(&mut s, "SELECT * FROM at3 WHERE id = 'k5'"), ["k5|NULL|dflt|6"]);
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(rows(&mut s, "SELECT * FROM at2 WHERE id = 'k5'"), ["k5|NULL|42|dflt|6"]);
+    assert_eq!(code(&mut s, "SELECT * FROM at3"), "42P01");
+    ok(&mut s, "ALTER TABLE at2 DROP CONSTRAINT at1_pkey");
+    ok(&mut s, "INSERT INTO at2 (id) VALUES ('k1')");
+    // A renamed table dropped in the same transaction is gone.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "ALTER TABLE at2 RENAME TO at3");
+    ok(&mut s, "DROP TABLE at3");
+    ok(&mut s, "COMMIT");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM pg_class WHERE relname IN ('at2', 'at3')"), ["0"]);
+    // A table a view reads keeps its columns.
+    ok(&mut s, "CREATE TABLE vt (a int)");
+    ok(&mut s, "CREATE VIEW vv AS SELECT * FROM vt");
+    assert_eq!(code(&mut s, "ALTER TABLE vt ADD COLUMN b int"), "0A000");
+    assert_eq!(code(&mut s, "ALTER TABLE vt RENAME TO vt2"), "0A000");
+    ok(&mut s, "ALTER TABLE vt ALTER COLUMN a SET DEFAULT 1");
+    assert_eq!(code(&mut s, "ALTER TABLE vt ALTER COLUMN a ADD GENERATED ALWAYS AS IDENTITY"), "0A000");
+    drop(s);
+    db.close().unwrap();
+}
+
+/// A statement that waits for an ALTER TABLE's lock binds to the columns the ALTER left
+/// (it locks before it reads the definition), never to the ones it replaced.
+#[test]
+fn a_statement_waiting_for_alter_table_sees_its_columns() {
+    let (_d, _p, db) = common::new_db(&[]);
+    let mut a = db.session();
+    ok(&mut a, "CREATE TABLE r (x int, y text)");
+    ok(&mut a, "INSERT INTO r VALUES (1, 'one')");
+    ok(&mut a, "BEGIN");
+    // As many columns as before, in another order and of other types.
+    ok(&mut a, "ALTER TABLE r DROP COLUMN x");
+    ok(&mut a, "ALTER TABLE r ADD COLUMN x text");
+    let (ins, sel) = std::thread::scope(|sc| {
+        let h1 = sc.spawn(|| {
+            let mut b = db.session();
+            ok(&mut b, "INSERT INTO r VALUES ('two', 'second')")
+        });
+        let h2 = sc.spawn(|| {
+            let mut c = db.session();
+            rows(&mut c, "SELECT * FROM r ORDER BY y")
+        });
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        ok(&mut a, "COMMIT");
+        (h1.join().unwrap(), h2.join().unwrap())
+    });
+    assert_eq!(ins, "INSERT 0 1");
+    // The reader either waited and saw the new columns (and maybe the new row), never x int.
+    assert!(sel == ["one|NULL"] || sel == ["one|NULL", "two|second"], "{sel:?}");
+    assert_eq!(rows(&mut a, "SELECT y, x FROM r ORDER BY y"), ["one|NULL", "two|second"]);
+}
+
+/// ALTER TABLE's rewrites and renames are as durable as any committed change, and an
+/// uncommitted one leaves no trace, whatever a power loss keeps of the page cache.
+#[test]
+fn alter_table_survives_power_loss() {
+    for survive in [0.0, 1.0] {
+        let disk = SimDisk::new(23);
+        Database::init_in(Arc::new(disk.clone()), &PathBuf::from(DIR), &["wal_segment_size=1MB".into()]).unwrap();
+        let db = open(&disk);
+        let mut s = db.session();
+        ok(&mut s, "CREATE TABLE p (id int PRIMARY KEY, a text, b int)");
+        ok(&mut s, "INSERT INTO p SELECT i, 'row' || i, i FROM generate_series(1, 2000) AS g(i)");
+        db.checkpoint().unwrap();
+        ok(&mut s, "ALTER TABLE p DROP COLUMN b, ADD COLUMN c int DEFAULT 7, ALTER COLUMN a TYPE varchar(20)");
+        ok(&mut s, "ALTER TABLE p RENAME TO q");
+        ok(&mut s, "ALTER TABLE q ADD COLUMN d text");
+        let mut t = db.session();
+        ok(&mut t, "BEGIN");
+        ok(&mut t, "ALTER TABLE q DROP COLUMN a");
+        ok(&mut t, "INSERT INTO q VALUES (5000, 1)");
+        drop((s, t));
+        disk.cut_power();
+        db.crash();
+        disk.power_loss(PowerLossModel { survive, tear: 0.3 });
+        let db = open(&disk);
+        let mut s = db.session();
+        assert_eq!(code(&mut s, "SELECT * FROM p"), "42P01");
+        assert_eq!(rows(&mut s, "SELECT count(*), sum(c), max(id) FROM q"), ["2000|14000|2000"]);
+        assert_eq!(rows(&mut s, "SELECT * FROM q WHERE id = 1500"), ["1500|row1500|7|NULL"]);
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'q'::regclass AND attnum > 0 ORDER BY attnum"
+            ),
+            ["integer", "character varying(20)", "integer", "text"]
+        );
+        assert_eq!(code(&mut s, "INSERT INTO q (id) VALUES (1)"), "23505");
+    }
+}

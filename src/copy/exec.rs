@@ -106,8 +106,8 @@ pub fn run_copy(s: &mut Session, stmt: CopyStatement, io: &mut CopyIo<'_>) -> Re
     let tname = crate::catalog::table_name(&table_name)?;
     let table = s.table(&tname)?;
     let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
+    let table = s.lock_table_current(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
     let cols = column_list(&table, &columns)?;
-    let table = s.lock_table_fresh(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
     if opts.freeze {
         if to {
             return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));

@@ -679,9 +679,10 @@ impl<S: Read + Write> Conn<'_, S> {
                         self.stmts.clear();
                         self.portals.clear();
                         self.gucs.reset_all();
-                        if let Err(e) = self.session.set_transaction_defaults(Default::default()) {
+                        if let Err(e) = self.session.reset_session_settings() {
                             return Some(Err(e));
                         }
+                        self.session.set_client_settings(self.gucs.pairs());
                         Ok(crate::sql::tag("DISCARD ALL"))
                     }
                     DiscardObject::PLANS => {
@@ -911,6 +912,13 @@ impl<S: Read + Write> Conn<'_, S> {
         // Cursors live until their transaction ends.
         if self.session.txn.is_none() {
             self.cursors.clear();
+        }
+        // Settings an abort or commit put back (the session's invariant 10), reported as
+        // PostgreSQL reports them: before ReadyForQuery.
+        if let Some(pairs) = self.session.take_restored_client_settings() {
+            for (n, v) in self.gucs.restore(&pairs) {
+                self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
+            }
         }
         let st = self.status();
         self.wire.send(B::ReadyForQuery(ReadyForQuery::new(st)))?;
@@ -1198,6 +1206,7 @@ impl<S: Read + Write> Conn<'_, S> {
         let conn_cmd = connection_statement(&sql).is_some() || is_move(&sql);
         let is_local = conn_cmd || {
             let mut probe = self.gucs.clone();
+            probe.probe = true;
             query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()
         };
         let prepared = if is_local { None } else { Some(crate::sql::prepare(&sql)?) };
@@ -1318,6 +1327,7 @@ impl<S: Read + Write> Conn<'_, S> {
             let columns = match &stmt.prepared {
                 None => {
                     let mut probe = self.gucs.clone();
+                    probe.probe = true;
                     match query::local(&mut probe, &mut self.session, &self.user, self.pid, &stmt.sql) {
                         Some(Ok(o)) if o.result.returns_rows => Some(o.result),
                         Some(Err(e)) => return Err(e),

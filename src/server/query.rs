@@ -11,6 +11,12 @@
 //!    per connection; heapstore's engine settings are per server and can be shown, not set
 //!    (55P02 `parameter "x" cannot be changed now`), as PostgreSQL answers for its
 //!    postmaster-level settings.
+//! 3. SET, RESET and `set_config` are transactional (`session` invariant 10): before a change
+//!    the session is told (`Session::begin_setting`), after it the new values are handed to
+//!    the session (`set_client_settings`, `end_setting`), so an abort, ROLLBACK TO SAVEPOINT
+//!    or the end of a SET LOCAL can put them back. A probe (`SessionParams::probe`: Parse and
+//!    Describe asking whether a statement is answered here) changes nothing in the session.
+//! 4. In a failed transaction block every statement answered here is refused with 25P02.
 
 use crate::error::{sqlstate, PgError, Result};
 use crate::session::{QueryResult, Session};
@@ -33,6 +39,9 @@ pub struct SessionParams {
     defaults: BTreeMap<String, String>,
     /// The database name the client connected to (`current_database()`).
     pub database: String,
+    /// A copy used to ask [`local`] whether it answers a statement (Parse, Describe): it
+    /// changes nothing in the session.
+    pub probe: bool,
 }
 
 /// The parameters reported in ParameterStatus at startup (PostgreSQL's GUC_REPORT set).
@@ -71,7 +80,7 @@ impl SessionParams {
         ];
         let values: BTreeMap<_, _> = defs.into_iter().map(|(n, v, s)| (n.to_ascii_lowercase(), (n, v, s))).collect();
         let defaults = values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
-        SessionParams { values, defaults, database: String::new() }
+        SessionParams { values, defaults, database: String::new(), probe: false }
     }
 
     /// Every parameter with its display name and value (for `pg_settings`).
@@ -88,6 +97,23 @@ impl SessionParams {
     /// parameters applied, as PostgreSQL's session defaults).
     pub fn keep_as_defaults(&mut self) {
         self.defaults = self.values.iter().map(|(k, v)| (k.clone(), v.1.clone())).collect();
+    }
+
+    /// Installs values an abort or commit put back in the session (`Session`'s invariant
+    /// 10). Returns the reported parameters whose value changed, to send in ParameterStatus.
+    pub fn restore(&mut self, pairs: &[(String, String)]) -> Vec<(String, String)> {
+        let mut changed = Vec::new();
+        for (name, value) in pairs {
+            if let Some(e) = self.values.get_mut(&name.to_ascii_lowercase()) {
+                if e.1 != *value {
+                    e.1 = value.clone();
+                    if REPORTED.contains(&e.0) {
+                        changed.push((e.0.to_string(), value.clone()));
+                    }
+                }
+            }
+        }
+        changed
     }
 
     /// Every parameter back to its value at connection start (`RESET ALL`, `DISCARD ALL`).
@@ -224,8 +250,23 @@ const TRANSACTION_SETTINGS: &[&str] = &[
     "temp_file_limit",
 ];
 
-/// Answers `sql` if it is a statement this module handles (invariant 1).
+/// Answers `sql` if it is a statement this module handles (invariant 1). In a failed
+/// transaction block every one is refused (25P02), as PostgreSQL refuses all but ROLLBACK.
 pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql: &str) -> Option<Result<LocalOutcome>> {
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        let mut scratch = params.clone();
+        scratch.probe = true;
+        return answer(&mut scratch, s, user, pid, sql).map(|_| {
+            Err(PgError::new(
+                sqlstate::IN_FAILED_SQL_TRANSACTION,
+                "current transaction is aborted, commands ignored until end of transaction block",
+            ))
+        });
+    }
+    answer(params, s, user, pid, sql)
+}
+
+fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql: &str) -> Option<Result<LocalOutcome>> {
     let toks = words(sql)?;
     let first = toks.first().and_then(word)?;
     if matches!(first.as_str(), "set" | "show" | "reset")
@@ -238,16 +279,17 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
     match first.as_str() {
         // RESET ALL: every session parameter back to its connection-start value, and the
         // engine's session settings (transaction characteristics, work_mem, ...) to default.
-        "reset" | "unlisten" if s.txn.as_ref().is_some_and(|t| t.failed) => Some(Err(PgError::new(
-            sqlstate::IN_FAILED_SQL_TRANSACTION,
-            "current transaction is aborted, commands ignored until end of transaction block",
-        ))),
         "reset" if toks.len() == 2 && word(&toks[1]).as_deref() == Some("all") => {
-            if let Err(e) = s.reset_session_settings() {
-                return Some(Err(e));
+            if !params.probe {
+                if let Err(e) = s.reset_session_settings() {
+                    return Some(Err(e));
+                }
             }
             params.reset_all();
-            s.set_client_settings(params.pairs());
+            if !params.probe {
+                s.set_client_settings(params.pairs());
+                s.end_setting(None, false);
+            }
             let report = REPORTED.iter().map(|n| (n.to_string(), params.get(n).unwrap_or("").to_string())).collect();
             Some(Ok(LocalOutcome { result: crate::sql::tag("RESET"), report }))
         }
@@ -277,11 +319,8 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
         }
         "set" | "reset" => {
             let mut i = 1;
-            if first == "set" && toks.get(1).and_then(word).as_deref() == Some("local") {
-                // SET LOCAL lasts to the end of the transaction; run as SET it would outlive it.
-                return Some(Err(PgError::feature("SET LOCAL is not supported by heapstore")));
-            }
-            if first == "set" && toks.get(1).and_then(word).is_some_and(|w| w == "session") {
+            let local = first == "set" && toks.get(1).and_then(word).as_deref() == Some("local");
+            if local || first == "set" && toks.get(1).and_then(word).is_some_and(|w| w == "session") {
                 i = 2;
             }
             let name = word(toks.get(i)?)?;
@@ -291,10 +330,23 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
             } else {
                 (name, &toks[i + 1..])
             };
+            // Only a statement this module answers gets this far: now it may change things.
+            if first == "reset" && !rest.is_empty() {
+                return None;
+            }
+            if first == "set"
+                && !matches!(rest.first(), Some(Token::Eq))
+                && rest.first().and_then(word).as_deref() != Some("to")
+                && name != "timezone"
+            {
+                return None;
+            }
+            if !params.probe && !s.begin_setting(local) {
+                let mut r = crate::sql::tag("SET");
+                r.notices.push("WARNING:  SET LOCAL can only be used in transaction blocks".into());
+                return Some(Ok(LocalOutcome { result: r, report: vec![] }));
+            }
             let r = if first == "reset" {
-                if !rest.is_empty() {
-                    return None;
-                }
                 params.reset(&name, &engine)
             } else {
                 let rest = match rest.first() {
@@ -313,7 +365,10 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
                     params.set(&name, &vals.join(", "), &engine)
                 }
             };
-            s.set_client_settings(params.pairs());
+            if !params.probe && r.is_ok() {
+                s.set_client_settings(params.pairs());
+                s.end_setting(Some(&name), local);
+            }
             let tag = if first == "set" { "SET" } else { "RESET" };
             Some(r.map(|rep| LocalOutcome {
                 result: crate::sql::tag(tag),
@@ -358,19 +413,31 @@ pub fn local(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, 
                 // heapstore has no advisory locks, so a session never holds one to release.
                 ("pg_advisory_unlock_all", false, 0) => plain(one_row("pg_advisory_unlock_all", "void", "SELECT 1", Some(String::new()))),
                 ("set_config", false, 3) => {
-                    // set_config(name, value, is_local): SET, or SET LOCAL (refused, as SET LOCAL is).
+                    // set_config(name, value, is_local): SET, or SET LOCAL. Outside a
+                    // transaction block a local value would last only this statement: the
+                    // value is checked and returned, nothing changes (PostgreSQL warns not).
                     let is_local = match args[2].to_ascii_lowercase().as_str() {
                         "false" | "f" | "off" | "0" | "no" => false,
                         "true" | "t" | "on" | "1" | "yes" => true,
                         _ => return None,
                     };
-                    if is_local {
-                        return Some(Err(PgError::feature("set_config(..., true) (SET LOCAL) is not supported by heapstore")));
-                    }
                     if TRANSACTION_SETTINGS.contains(&args[0].to_ascii_lowercase().as_str()) {
                         return Some(Err(PgError::feature(format!("set_config of {} is not supported by heapstore: use SET", args[0]))));
                     }
+                    if params.probe || is_local && !s.in_transaction_block() {
+                        let mut scratch = params.clone();
+                        let r = scratch.set(&args[0], &args[1], &engine);
+                        return Some(r.map(|_| LocalOutcome {
+                            result: one_row("set_config", "text", "SELECT 1", scratch.get(&args[0]).map(str::to_string)),
+                            report: vec![],
+                        }));
+                    }
+                    s.begin_setting(is_local);
                     let r = params.set(&args[0], &args[1], &engine);
+                    if r.is_ok() {
+                        s.set_client_settings(params.pairs());
+                        s.end_setting(Some(&args[0]), is_local);
+                    }
                     Some(r.map(|rep| LocalOutcome {
                         result: one_row("set_config", "text", "SELECT 1", params.get(&args[0]).map(str::to_string)),
                         report: rep.map(|d| vec![(d.to_string(), params.get(d).unwrap_or("").to_string())]).unwrap_or_default(),
@@ -408,10 +475,14 @@ mod tests {
         let show = |p: &mut SessionParams, s: &mut Session, sql: &str| run(p, s, sql).unwrap().unwrap().result.rows[0][0].clone().unwrap();
         assert_eq!(show(&mut p, &mut s, "SHOW DateStyle"), "ISO, MDY");
         assert_eq!(show(&mut p, &mut s, "show shared_buffers;"), "128MB");
-        assert!(matches!(run(&mut p, &mut s, "SET LOCAL application_name = 'z'"), Some(Err(e)) if e.code == "0A000"));
+        // SET LOCAL outside a transaction block: PostgreSQL's warning, nothing changed.
+        let o = run(&mut p, &mut s, "SET LOCAL application_name = 'z'").unwrap().unwrap();
+        assert_eq!(o.result.notices, vec!["WARNING:  SET LOCAL can only be used in transaction blocks".to_string()]);
+        assert_eq!(show(&mut p, &mut s, "SHOW application_name"), "");
         assert_eq!(show(&mut p, &mut s, "SELECT set_config('application_name', 'cfg', false)"), "cfg");
         assert_eq!(show(&mut p, &mut s, "SHOW application_name"), "cfg");
-        assert!(matches!(run(&mut p, &mut s, "SELECT set_config('application_name', 'z', true)"), Some(Err(e)) if e.code == "0A000"));
+        assert_eq!(show(&mut p, &mut s, "SELECT set_config('application_name', 'z', true)"), "z");
+        assert_eq!(show(&mut p, &mut s, "SHOW application_name"), "cfg");
         let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
         assert_eq!(o.result.tag, "SET");
         assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);
@@ -436,6 +507,95 @@ mod tests {
         assert!(run(&mut p, &mut s, "SELECT version() FROM t").is_none());
         assert!(run(&mut p, &mut s, "SET x = (1)").is_none());
         assert!(run(&mut p, &mut s, "COPY t FROM STDIN").is_none());
+        drop(s);
+        db.close().unwrap();
+    }
+
+    /// SET is undone by ROLLBACK and ROLLBACK TO SAVEPOINT; SET LOCAL ends with the
+    /// transaction; what an end put back reaches the server's parameters and is reported.
+    #[test]
+    fn settings_are_transactional() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::Database::init(&dir.path().join("d"), &[]).unwrap();
+        let db = crate::Database::open(&dir.path().join("d"), &[]).unwrap();
+        let mut s = db.session();
+        let mut p = SessionParams::new("alice", false, "");
+        let set = |p: &mut SessionParams, s: &mut Session, sql: &str| {
+            run(p, s, sql).unwrap().unwrap();
+        };
+        // What the server does before ReadyForQuery.
+        let end = |p: &mut SessionParams, s: &mut Session, sql: &str| {
+            s.execute(sql).unwrap();
+            s.take_restored_client_settings().map(|pairs| p.restore(&pairs)).unwrap_or_default()
+        };
+        let app = |v: &str| vec![("application_name".to_string(), v.to_string())];
+        set(&mut p, &mut s, "SET application_name = 'before'");
+
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET application_name = 'inside'");
+        assert_eq!(p.get("application_name"), Some("inside"));
+        assert_eq!(end(&mut p, &mut s, "ROLLBACK"), app("before"));
+        assert_eq!(p.get("application_name"), Some("before"));
+
+        // A failed block: the SET is undone by the ROLLBACK that ends it; a SET in it is refused.
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET application_name = 'doomed'");
+        assert!(s.execute("SELECT 1/0").is_err());
+        s.mark_failed();
+        let refused = run(&mut p, &mut s, "SET application_name = 'late'").unwrap().err().unwrap();
+        assert_eq!(refused.code, sqlstate::IN_FAILED_SQL_TRANSACTION);
+        assert_eq!(p.get("application_name"), Some("doomed"));
+        assert_eq!(end(&mut p, &mut s, "ROLLBACK"), app("before"));
+
+        // SET LOCAL lasts to commit; a SET after it is what commit keeps.
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET LOCAL application_name = 'local'");
+        assert_eq!(p.get("application_name"), Some("local"));
+        assert_eq!(end(&mut p, &mut s, "COMMIT"), app("before"));
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET application_name = 'kept'");
+        set(&mut p, &mut s, "SET LOCAL application_name = 'for now'");
+        assert_eq!(end(&mut p, &mut s, "COMMIT"), app("kept"));
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET LOCAL application_name = 'for now'");
+        set(&mut p, &mut s, "SET application_name = 'session'");
+        assert_eq!(end(&mut p, &mut s, "COMMIT"), vec![]);
+        assert_eq!(p.get("application_name"), Some("session"));
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SELECT set_config('application_name', 'cfg local', true)");
+        assert_eq!(end(&mut p, &mut s, "COMMIT"), app("session"));
+
+        // Savepoints: ROLLBACK TO puts back what was set when the savepoint was.
+        s.execute("BEGIN").unwrap();
+        set(&mut p, &mut s, "SET application_name = 's1'");
+        s.execute("SAVEPOINT a").unwrap();
+        set(&mut p, &mut s, "SET application_name = 's2'");
+        set(&mut p, &mut s, "SET extra_float_digits = 2");
+        assert_eq!(end(&mut p, &mut s, "ROLLBACK TO SAVEPOINT a"), app("s1"));
+        assert_eq!(p.get("extra_float_digits"), Some("1"));
+        s.execute("RELEASE SAVEPOINT a").unwrap();
+        assert_eq!(end(&mut p, &mut s, "COMMIT"), vec![]);
+        assert_eq!(p.get("application_name"), Some("s1"));
+
+        // The engine's settings, the same way.
+        let show = |s: &mut Session, sql: &str| s.execute(sql).unwrap().pop().unwrap().rows[0][0].clone().unwrap();
+        s.execute("BEGIN").unwrap();
+        s.execute("SET work_mem = '1MB'").unwrap();
+        s.execute("SET default_transaction_read_only = on").unwrap();
+        assert_eq!(show(&mut s, "SHOW work_mem"), "1MB");
+        s.execute("ROLLBACK").unwrap();
+        assert_eq!(show(&mut s, "SHOW work_mem"), "4MB");
+        assert_eq!(show(&mut s, "SHOW default_transaction_read_only"), "off");
+        s.execute("BEGIN").unwrap();
+        s.execute("SET LOCAL work_mem = '2MB'").unwrap();
+        s.execute("SET temp_file_limit = '1GB'").unwrap();
+        assert_eq!(show(&mut s, "SHOW work_mem"), "2MB");
+        s.execute("COMMIT").unwrap();
+        assert_eq!(show(&mut s, "SHOW work_mem"), "4MB");
+        assert_eq!(show(&mut s, "SHOW temp_file_limit"), "1GB");
+        let warned = s.execute("SET LOCAL work_mem = '8MB'").unwrap().pop().unwrap();
+        assert_eq!(warned.notices, vec!["WARNING:  SET LOCAL can only be used in transaction blocks".to_string()]);
+        assert_eq!(show(&mut s, "SHOW work_mem"), "4MB");
         drop(s);
         db.close().unwrap();
     }

@@ -1,4 +1,4 @@
-//! CREATE TABLE, DROP TABLE, TRUNCATE: transactional through the session's pending changes
+//! CREATE TABLE, ALTER TABLE, DROP TABLE, TRUNCATE: transactional through the session's pending changes
 //! (see `catalog`).
 
 use super::tag;
@@ -6,6 +6,7 @@ use crate::catalog::{fold_ident, Column, Persistence, Table};
 use crate::error::{sqlstate, PgError, Result};
 use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
+use crate::storage::RelFileNumber;
 use crate::types::SqlType;
 use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, ObjectType, TruncateTableTarget};
 use std::sync::Arc;
@@ -110,101 +111,16 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let mut owned: Vec<(usize, SqlType, Vec<sqlparser::ast::SequenceOptions>)> = Vec::new();
     let now = s.txn.as_ref().map_or(0, |t| t.start_us);
     for c in &ct.columns {
-        let cname = fold_ident(&c.name);
-        if columns.iter().any(|x| x.name == cname) {
-            return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{cname}\" specified more than once")));
+        let spec = column_def(&name, c, now)?;
+        if columns.iter().any(|x| x.name == spec.col.name) {
+            return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", spec.col.name)));
         }
-        let serial = match c.data_type.to_string().to_lowercase().as_str() {
-            "serial" | "serial4" => Some(crate::types::TypeId::Int4),
-            "bigserial" | "serial8" => Some(crate::types::TypeId::Int8),
-            "smallserial" | "serial2" => Some(crate::types::TypeId::Int2),
-            _ => None,
-        };
-        let ty = match serial {
-            Some(id) => SqlType::new(id),
-            None => sql_type(&c.data_type)?,
-        };
-        if ty.id == crate::types::TypeId::Regclass {
-            return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
+        keys.extend(spec.keys);
+        checks.extend(spec.checks);
+        if let Some((ty, options)) = spec.owned {
+            owned.push((columns.len(), ty, options));
         }
-        let mut col = Column::new(cname.clone(), ty, serial.is_some());
-        let mut default: Option<&sqlparser::ast::Expr> = None;
-        let mut seq_options = Vec::new();
-        for o in &c.options {
-            match &o.option {
-                ColumnOption::NotNull => col.not_null = true,
-                ColumnOption::Null => col.not_null = false,
-                ColumnOption::Unique { is_primary, characteristics: None } => {
-                    col.not_null |= *is_primary;
-                    keys.push((vec![cname.clone()], *is_primary, o.name.as_ref().map(fold_ident)));
-                }
-                ColumnOption::Default(e) => {
-                    if default.is_some() || serial.is_some() {
-                        return Err(PgError::syntax(format!(
-                            "multiple default values specified for column \"{cname}\" of table \"{name}\""
-                        )));
-                    }
-                    default = Some(e);
-                }
-                ColumnOption::Check(e) => checks.push((o.name.as_ref().map(fold_ident), e.clone(), Some(cname.clone()))),
-                ColumnOption::Generated {
-                    generated_as: g @ (sqlparser::ast::GeneratedAs::Always | sqlparser::ast::GeneratedAs::ByDefault),
-                    sequence_options,
-                    generation_expr: None,
-                    generation_expr_mode: None,
-                    generated_keyword: true,
-                } => {
-                    if col.identity.is_some() {
-                        return Err(PgError::syntax(format!(
-                            "multiple identity specifications for column \"{cname}\" of table \"{name}\""
-                        )));
-                    }
-                    col.identity = Some(if matches!(g, sqlparser::ast::GeneratedAs::Always) {
-                        crate::catalog::Identity::Always
-                    } else {
-                        crate::catalog::Identity::ByDefault
-                    });
-                    col.not_null = true;
-                    seq_options = sequence_options.clone().unwrap_or_default();
-                }
-                ColumnOption::Generated { .. } => {
-                    return Err(PgError::feature("generated columns (GENERATED ALWAYS AS (expr) STORED) are not supported by heapstore"))
-                }
-                other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
-            }
-        }
-        if col.identity.is_some() {
-            if default.is_some() || serial.is_some() {
-                return Err(PgError::syntax(format!("both default and identity specified for column \"{cname}\" of table \"{name}\"")));
-            }
-            if !matches!(ty.id, crate::types::TypeId::Int2 | crate::types::TypeId::Int4 | crate::types::TypeId::Int8) {
-                return Err(PgError::new("22023", "identity column type must be smallint, integer, or bigint"));
-            }
-            owned.push((columns.len(), ty, seq_options));
-        } else if serial.is_some() {
-            owned.push((columns.len(), ty, Vec::new()));
-        }
-        if let Some(e) = default {
-            let mut refs = false;
-            let _ = sqlparser::ast::visit_expressions(e, |x| {
-                refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
-                    && !super::dml::is_default_keyword(x);
-                refs |= matches!(
-                    x,
-                    sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }
-                );
-                std::ops::ControlFlow::<()>::Continue(())
-            });
-            if refs {
-                return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
-            }
-            super::dml::bind_default(e, &col, now)?;
-            // `DEFAULT NULL` is no default at all, as PostgreSQL stores it.
-            if !matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
-                col.default = Some(deparse_default(e, ty));
-            }
-        }
-        columns.push(col);
+        columns.push(spec.col);
     }
     // CREATE TABLE AS: the query's columns (an untyped literal column is text).
     let source = match &ct.query {
@@ -260,6 +176,113 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         return Ok(tag(&r.tag.replacen("INSERT 0", "SELECT", 1)));
     }
     Ok(tag("CREATE TABLE"))
+}
+
+/// One column of a CREATE TABLE or ALTER TABLE ... ADD COLUMN, with what it brings along.
+struct ColumnSpec {
+    col: Column,
+    /// PRIMARY KEY / UNIQUE written on the column: (columns, primary, name).
+    keys: Vec<(Vec<String>, bool, Option<String>)>,
+    /// CHECK constraints written on the column: (name, expression, column).
+    checks: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)>,
+    /// `serial` or identity: the type and options of the sequence the column owns.
+    owned: Option<(SqlType, Vec<sqlparser::ast::SequenceOptions>)>,
+}
+
+/// Reads a column definition of table `name` (type, NOT NULL, DEFAULT, CHECK, PRIMARY KEY /
+/// UNIQUE, `serial`, identity), checking it as PostgreSQL does.
+fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<ColumnSpec> {
+    let mut spec_keys = Vec::new();
+    let mut spec_checks = Vec::new();
+    let mut owned = None;
+    let cname = fold_ident(&c.name);
+    let serial = match c.data_type.to_string().to_lowercase().as_str() {
+        "serial" | "serial4" => Some(crate::types::TypeId::Int4),
+        "bigserial" | "serial8" => Some(crate::types::TypeId::Int8),
+        "smallserial" | "serial2" => Some(crate::types::TypeId::Int2),
+        _ => None,
+    };
+    let ty = match serial {
+        Some(id) => SqlType::new(id),
+        None => sql_type(&c.data_type)?,
+    };
+    if ty.id == crate::types::TypeId::Regclass {
+        return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
+    }
+    let mut col = Column::new(cname.clone(), ty, serial.is_some());
+    let mut default: Option<&sqlparser::ast::Expr> = None;
+    let mut seq_options = Vec::new();
+    for o in &c.options {
+        match &o.option {
+            ColumnOption::NotNull => col.not_null = true,
+            ColumnOption::Null => col.not_null = false,
+            ColumnOption::Unique { is_primary, characteristics: None } => {
+                col.not_null |= *is_primary;
+                spec_keys.push((vec![cname.clone()], *is_primary, o.name.as_ref().map(fold_ident)));
+            }
+            ColumnOption::Default(e) => {
+                if default.is_some() || serial.is_some() {
+                    return Err(PgError::syntax(format!("multiple default values specified for column \"{cname}\" of table \"{name}\"")));
+                }
+                default = Some(e);
+            }
+            ColumnOption::Check(e) => spec_checks.push((o.name.as_ref().map(fold_ident), e.clone(), Some(cname.clone()))),
+            ColumnOption::Generated {
+                generated_as: g @ (sqlparser::ast::GeneratedAs::Always | sqlparser::ast::GeneratedAs::ByDefault),
+                sequence_options,
+                generation_expr: None,
+                generation_expr_mode: None,
+                generated_keyword: true,
+            } => {
+                if col.identity.is_some() {
+                    return Err(PgError::syntax(format!("multiple identity specifications for column \"{cname}\" of table \"{name}\"")));
+                }
+                col.identity = Some(if matches!(g, sqlparser::ast::GeneratedAs::Always) {
+                    crate::catalog::Identity::Always
+                } else {
+                    crate::catalog::Identity::ByDefault
+                });
+                col.not_null = true;
+                seq_options = sequence_options.clone().unwrap_or_default();
+            }
+            ColumnOption::Generated { .. } => {
+                return Err(PgError::feature("generated columns (GENERATED ALWAYS AS (expr) STORED) are not supported by heapstore"))
+            }
+            other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
+        }
+    }
+    if col.identity.is_some() {
+        if default.is_some() || serial.is_some() {
+            return Err(PgError::syntax(format!("both default and identity specified for column \"{cname}\" of table \"{name}\"")));
+        }
+        if !matches!(ty.id, crate::types::TypeId::Int2 | crate::types::TypeId::Int4 | crate::types::TypeId::Int8) {
+            return Err(PgError::new("22023", "identity column type must be smallint, integer, or bigint"));
+        }
+        owned = Some((ty, seq_options));
+    } else if serial.is_some() {
+        owned = Some((ty, Vec::new()));
+    }
+    if let Some(e) = default {
+        let mut refs = false;
+        let _ = sqlparser::ast::visit_expressions(e, |x| {
+            refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
+                && !super::dml::is_default_keyword(x);
+            refs |= matches!(
+                x,
+                sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }
+            );
+            std::ops::ControlFlow::<()>::Continue(())
+        });
+        if refs {
+            return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
+        }
+        super::dml::bind_default(e, &col, now)?;
+        // `DEFAULT NULL` is no default at all, as PostgreSQL stores it.
+        if !matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
+            col.default = Some(deparse_default(e, ty));
+        }
+    }
+    Ok(ColumnSpec { col, keys: spec_keys, checks: spec_checks, owned })
 }
 
 /// `DROP TABLE | SEQUENCE | VIEW [IF EXISTS] names [CASCADE | RESTRICT]`. Dropping a table
@@ -330,16 +353,22 @@ fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
     s.lock_table(&t, LockMode::AccessExclusive)?;
     s.xid();
     let txn = s.txn();
-    if txn.drops.iter().any(|d| d.oid == t.oid) {
-        return Ok(());
-    }
-    if !matches!(t.kind, crate::catalog::RelKind::View(_)) {
-        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)));
-    }
-    if let Some(i) = txn.creates.iter().position(|c| c.name == t.name) {
+    let files = |t: &Table| -> Vec<RelFileNumber> {
+        if matches!(t.kind, crate::catalog::RelKind::View(_)) {
+            return Vec::new();
+        }
+        std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)).collect()
+    };
+    // Created (or renamed: its old name is already in `drops`) in this transaction.
+    if let Some(i) = txn.creates.iter().position(|c| c.oid == t.oid) {
+        txn.dead_files.extend(files(&t));
         txn.creates.remove(i);
         return Ok(());
     }
+    if txn.drops.iter().any(|d| d.oid == t.oid) {
+        return Ok(());
+    }
+    txn.dead_files.extend(files(&t));
     let original = match txn.replaces.iter().position(|(nw, _)| nw.name == t.name) {
         Some(i) => txn.replaces.remove(i).1,
         None => t.clone(),
@@ -373,17 +402,34 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
     Ok(tag("TRUNCATE TABLE"))
 }
 
-/// `ALTER TABLE [IF EXISTS] [ONLY] t ADD [CONSTRAINT name] PRIMARY KEY (cols) | UNIQUE (cols)
-/// [, ...]`: each builds its index (checking existing rows: uniqueness, and NOT NULL for a
-/// primary key, whose columns become NOT NULL), under an ACCESS EXCLUSIVE lock as in PostgreSQL.
-/// Every other ALTER TABLE action is refused (0A000).
+/// `ALTER TABLE [IF EXISTS] [ONLY] t action [, ...]`, under an ACCESS EXCLUSIVE lock as in
+/// PostgreSQL, each action in order, all in the statement's transaction (so all or nothing):
+///
+/// - `ADD [COLUMN] [IF NOT EXISTS] col type [constraints]`: without a default, NOT NULL or
+///   CHECK only the catalog changes (existing rows read the new column as NULL, their tuples
+///   having fewer attributes); otherwise the table is rewritten with each row's default.
+/// - `DROP [COLUMN] [IF EXISTS] col`: the indexes and CHECK constraints using the column and
+///   the sequence it owns go with it; the table is rewritten without it.
+/// - `ALTER [COLUMN] col [SET DATA] TYPE t [USING expr]`: the table is rewritten with each
+///   value converted (an assignment cast, or the USING expression); its indexes are rebuilt.
+/// - `ALTER [COLUMN] col SET / DROP DEFAULT`, `SET / DROP NOT NULL` (existing rows checked).
+/// - `ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE (cols) | CHECK (expr)` (existing rows
+///   checked), `DROP CONSTRAINT [IF EXISTS] name`, `RENAME CONSTRAINT a TO b`.
+/// - `RENAME [COLUMN] a TO b`, `RENAME TO name`.
+///
+/// A rewrite reads every current row (not the statement's snapshot: no other transaction can
+/// hold the table) into new heap, TOAST and index files made in this transaction, and the old
+/// files are deleted at commit — the same path as TRUNCATE followed by INSERT ... SELECT, so
+/// it is as crash-safe and, as in PostgreSQL, not MVCC-safe: a transaction whose snapshot
+/// predates the commit sees the table empty. Changing the columns of a table a view reads is
+/// refused (0A000): a view stores its query as text. Every other action is refused (0A000).
 pub fn alter_table(
     s: &mut Session,
     name: &ObjectName,
     if_exists: bool,
     operations: &[sqlparser::ast::AlterTableOperation],
 ) -> Result<QueryResult> {
-    use sqlparser::ast::{AlterTableOperation, TableConstraint};
+    use sqlparser::ast::{AlterColumnOperation as ColOp, AlterTableOperation as Op, DropBehavior, TableConstraint};
     let tname = table_name(name)?;
     let Some(t) = s.lookup_table(&tname) else {
         if if_exists {
@@ -394,37 +440,548 @@ pub fn alter_table(
         return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{tname}\" does not exist")));
     };
     // Refuse before doing anything: an ALTER TABLE is all-or-nothing.
+    let mut changes_columns = false;
     for op in operations {
-        match op {
-            AlterTableOperation::AddConstraint {
-                constraint: TableConstraint::PrimaryKey { .. } | TableConstraint::Unique { .. },
-                not_valid: false,
-            } => {}
-            AlterTableOperation::AddConstraint { not_valid: true, .. } => {
+        let supported = match op {
+            Op::AddConstraint { not_valid: true, .. } => {
                 return Err(PgError::feature("ADD CONSTRAINT ... NOT VALID is not supported by heapstore"))
             }
-            other => {
-                return Err(PgError::feature(format!(
-                    "ALTER TABLE action not supported yet: {}",
-                    other.to_string().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
-                )))
+            Op::AddConstraint {
+                constraint:
+                    TableConstraint::PrimaryKey { .. } | TableConstraint::Unique { .. } | TableConstraint::Check { enforced: None, .. },
+                ..
+            } => true,
+            Op::AddColumn { column_position: None, .. } | Op::RenameColumn { .. } | Op::RenameTable { .. } => {
+                changes_columns = true;
+                true
             }
+            Op::DropColumn { drop_behavior, .. } => {
+                if matches!(drop_behavior, Some(DropBehavior::Cascade)) {
+                    return Err(PgError::feature("DROP COLUMN ... CASCADE is not supported by heapstore"));
+                }
+                changes_columns = true;
+                true
+            }
+            Op::DropConstraint { drop_behavior, .. } => {
+                if matches!(drop_behavior, Some(DropBehavior::Cascade)) {
+                    return Err(PgError::feature("DROP CONSTRAINT ... CASCADE is not supported by heapstore"));
+                }
+                true
+            }
+            Op::RenameConstraint { .. } => true,
+            Op::AlterColumn { op: ColOp::SetDataType { .. }, .. } => {
+                changes_columns = true;
+                true
+            }
+            Op::AlterColumn { op: ColOp::SetNotNull | ColOp::DropNotNull | ColOp::SetDefault { .. } | ColOp::DropDefault, .. } => true,
+            _ => false,
+        };
+        if !supported {
+            return Err(PgError::feature(format!(
+                "ALTER TABLE action not supported yet: {}",
+                op.to_string().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+            )));
         }
     }
     s.lock_table(&t, LockMode::AccessExclusive)?;
-    let mut t = s.table(&tname)?;
-    for op in operations {
-        let AlterTableOperation::AddConstraint { constraint, .. } = op else { unreachable!("checked above") };
-        super::check::table_constraint(constraint)?;
-        let (cname, columns, primary) = match constraint {
-            TableConstraint::PrimaryKey { name, columns, .. } => (name, columns, true),
-            TableConstraint::Unique { name, columns, .. } => (name, columns, false),
-            _ => unreachable!("checked above"),
-        };
-        let cols: Vec<String> = columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect();
-        t = super::index::add_constraint_index(s, &t, &cols, primary, cname.as_ref().map(fold_ident))?;
+    let t = s.table(&tname)?;
+    if changes_columns {
+        if let Some(v) = dependent_views(s, &t).first() {
+            return Err(PgError::feature(format!(
+                "changing the columns or the name of table \"{}\" is not supported by heapstore while a view reads it",
+                t.name
+            ))
+            .with_detail(format!("view {v} depends on table {}", t.name)));
+        }
     }
-    Ok(tag("ALTER TABLE"))
+    s.xid(); // DDL is logged with the commit, so it needs an xid
+    let mut r = tag("ALTER TABLE");
+    let mut cur = t;
+    for op in operations {
+        cur = alter_one(s, &cur, op, &mut r.notices)?;
+    }
+    Ok(r)
+}
+
+/// The views that read `t`, by name.
+fn dependent_views(s: &Session, t: &Table) -> Vec<String> {
+    s.visible_tables()
+        .into_iter()
+        .filter(|v| matches!(&v.kind, crate::catalog::RelKind::View(d) if d.deps.contains(&t.oid)))
+        .map(|v| v.name.clone())
+        .collect()
+}
+
+/// One ALTER TABLE action on `cur` (locked, current): returns the table's new definition,
+/// already recorded in the transaction.
+fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableOperation, notices: &mut Vec<String>) -> Result<Arc<Table>> {
+    use sqlparser::ast::{AlterColumnOperation as ColOp, AlterTableOperation as Op, TableConstraint};
+    let no_column =
+        |c: &str| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{c}\" of relation \"{}\" does not exist", cur.name));
+    let now = s.txn.as_ref().map_or(0, |t| t.start_us);
+    match op {
+        Op::AddConstraint { constraint: TableConstraint::Check { name, expr, .. }, .. } => {
+            let checks = bind_checks(s, cur, vec![(name.as_ref().map(fold_ident), (**expr).clone(), None)])?;
+            let added = checks.last().expect("one was added").clone();
+            let only = Table { checks: vec![added.clone()], ..(**cur).clone() };
+            let bound = crate::exec::rows::Checks::new(&only)?;
+            let mut bad = false;
+            for_each_row(s, cur, |row| {
+                bad |= bound.check_values(cur, row).is_err();
+                Ok(())
+            })?;
+            if bad {
+                return Err(PgError::new(
+                    sqlstate::CHECK_VIOLATION,
+                    format!("check constraint \"{}\" of relation \"{}\" is violated by some row", added.name, cur.name),
+                )
+                .with_table(&cur.name)
+                .with_constraint(&added.name));
+            }
+            Ok(install(s, cur, Table { checks, ..(**cur).clone() }))
+        }
+        Op::AddConstraint { constraint, .. } => {
+            super::check::table_constraint(constraint)?;
+            let (cname, columns, primary) = match constraint {
+                TableConstraint::PrimaryKey { name, columns, .. } => (name, columns, true),
+                TableConstraint::Unique { name, columns, .. } => (name, columns, false),
+                _ => unreachable!("checked by alter_table"),
+            };
+            let cols: Vec<String> = columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect();
+            super::index::add_constraint_index(s, cur, &cols, primary, cname.as_ref().map(fold_ident))
+        }
+        Op::AddColumn { if_not_exists, column_def: cd, .. } => {
+            let spec = column_def(&cur.name, cd, now)?;
+            let cname = spec.col.name.clone();
+            if cur.column_index(&cname).is_some() {
+                if *if_not_exists {
+                    notices.push(format!("NOTICE:  column \"{cname}\" of relation \"{}\" already exists, skipping", cur.name));
+                    return Ok(cur.clone());
+                }
+                return Err(PgError::new(
+                    sqlstate::DUPLICATE_COLUMN,
+                    format!("column \"{cname}\" of relation \"{}\" already exists", cur.name),
+                ));
+            }
+            if cur.columns.len() >= 1600 {
+                return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, "tables can have at most 1600 columns"));
+            }
+            let mut new = (**cur).clone();
+            new.columns.push(spec.col);
+            let c = new.columns.len() - 1;
+            if let Some((ty, options)) = &spec.owned {
+                let seq_name = choose_sequence_name(s, &cur.name, &cname);
+                let def = super::sequence::sequence_def(*ty, options, Some((cur.oid, cname.clone())))?;
+                super::sequence::make_sequence(s, &seq_name, def)?;
+                if new.columns[c].identity.is_none() {
+                    new.columns[c].default = Some(format!("nextval('{}'::regclass)", seq_name.replace('\'', "''")));
+                }
+            }
+            let added_checks = !spec.checks.is_empty();
+            new.checks = bind_checks(s, &new, spec.checks)?;
+            let col = &new.columns[c];
+            let table = if col.default.is_some() || col.identity.is_some() || col.not_null || added_checks {
+                let sources = (0..c).map(Source::Old).chain(std::iter::once(Source::Default)).collect();
+                rewrite(s, cur, new, sources)?
+            } else {
+                // Existing tuples have fewer attributes: they read the new column as NULL.
+                if new.toast_relfile.is_none() && col.ty.fixed_len().is_none() {
+                    new.toast_relfile = Some(s.create_files()?);
+                }
+                install(s, cur, new)
+            };
+            let mut table = table;
+            for (cols, primary, name) in spec.keys {
+                table = super::index::add_constraint_index(s, &table, &cols, primary, name)?;
+            }
+            Ok(table)
+        }
+        Op::DropColumn { column_names, if_exists, .. } => {
+            let mut table = cur.clone();
+            for n in column_names {
+                let n = fold_ident(n);
+                let Some(i) = table.column_index(&n) else {
+                    if *if_exists {
+                        notices.push(format!("NOTICE:  column \"{n}\" of relation \"{}\" does not exist, skipping", table.name));
+                        continue;
+                    }
+                    return Err(no_column(&n));
+                };
+                let mut new = (*table).clone();
+                new.columns.remove(i);
+                // Indexes (and so PRIMARY KEY / UNIQUE constraints) and CHECK constraints
+                // using the column go with it, as in PostgreSQL.
+                let (gone, kept): (Vec<_>, Vec<_>) = new.indexes.drain(..).partition(|ix| ix.columns.contains(&i));
+                s.txn().dead_files.extend(gone.iter().map(|ix| ix.relfile));
+                new.indexes = kept
+                    .into_iter()
+                    .map(|mut ix| {
+                        ix.columns.iter_mut().for_each(|c| *c -= usize::from(*c > i));
+                        ix
+                    })
+                    .collect();
+                let mut checks = Vec::new();
+                for c in new.checks.drain(..) {
+                    if !mentions_column(&c.expr, &n)? {
+                        checks.push(c);
+                    }
+                }
+                new.checks = checks;
+                for q in super::sequence::owned_sequences(s, &table) {
+                    if q.sequence().and_then(|d| d.owned_by.as_ref()).is_some_and(|(_, c)| *c == n) {
+                        drop_relation(s, q)?;
+                    }
+                }
+                let sources = (0..table.columns.len()).filter(|&c| c != i).map(Source::Old).collect();
+                table = rewrite(s, &table, new, sources)?;
+            }
+            Ok(table)
+        }
+        Op::RenameColumn { old_column_name, new_column_name } => {
+            let (old, newn) = (fold_ident(old_column_name), fold_ident(new_column_name));
+            let i = cur.column_index(&old).ok_or_else(|| no_column(&old))?;
+            if cur.column_index(&newn).is_some() {
+                return Err(PgError::new(
+                    sqlstate::DUPLICATE_COLUMN,
+                    format!("column \"{newn}\" of relation \"{}\" already exists", cur.name),
+                ));
+            }
+            let mut new = (**cur).clone();
+            new.columns[i].name = newn.clone();
+            for c in &mut new.checks {
+                c.expr = rename_column_in(&c.expr, &old, &newn)?;
+            }
+            for q in super::sequence::owned_sequences(s, cur) {
+                let mut def = (*q).clone();
+                if let crate::catalog::RelKind::Sequence(d) = &mut def.kind {
+                    if let Some((_, c)) = &mut d.owned_by {
+                        if *c == old {
+                            *c = newn.clone();
+                            s.lock_table(&q, LockMode::AccessExclusive)?;
+                            install(s, &q, def);
+                        }
+                    }
+                }
+            }
+            Ok(install(s, cur, new))
+        }
+        Op::RenameTable { table_name: to } => {
+            let to = match to {
+                sqlparser::ast::RenameTableNameKind::To(n) | sqlparser::ast::RenameTableNameKind::As(n) => table_name(n)?,
+            };
+            if s.lookup_table(&to).is_some() || cur.indexes.iter().any(|i| i.name == to) || super::index::relation_name_taken(s, &to) {
+                return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{to}\" already exists")));
+            }
+            Ok(install(s, cur, Table { name: to, ..(**cur).clone() }))
+        }
+        Op::RenameConstraint { old_name, new_name } => {
+            let (old, newn) = (fold_ident(old_name), fold_ident(new_name));
+            let mut new = (**cur).clone();
+            if new.checks.iter().any(|c| c.name == newn) || new.indexes.iter().any(|i| i.constraint && i.name == newn) {
+                return Err(PgError::new("42710", format!("constraint \"{newn}\" for relation \"{}\" already exists", cur.name)));
+            }
+            if let Some(c) = new.checks.iter_mut().find(|c| c.name == old) {
+                c.name = newn;
+            } else if let Some(ix) = new.indexes.iter_mut().find(|i| i.constraint && i.name == old) {
+                if super::index::relation_name_taken(s, &newn) {
+                    return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{newn}\" already exists")));
+                }
+                ix.name = newn;
+            } else {
+                return Err(PgError::new(
+                    sqlstate::UNDEFINED_OBJECT,
+                    format!("constraint \"{old}\" for table \"{}\" does not exist", cur.name),
+                ));
+            }
+            Ok(install(s, cur, new))
+        }
+        Op::DropConstraint { if_exists, name, .. } => {
+            let n = fold_ident(name);
+            let mut new = (**cur).clone();
+            if let Some(i) = new.checks.iter().position(|c| c.name == n) {
+                new.checks.remove(i);
+            } else if let Some(i) = new.indexes.iter().position(|ix| ix.constraint && ix.name == n) {
+                // Dropping a primary key leaves its columns NOT NULL, as in PostgreSQL.
+                let ix = new.indexes.remove(i);
+                s.txn().dead_files.push(ix.relfile);
+            } else if *if_exists {
+                notices.push(format!("NOTICE:  constraint \"{n}\" of relation \"{}\" does not exist, skipping", cur.name));
+                return Ok(cur.clone());
+            } else {
+                return Err(PgError::new(
+                    sqlstate::UNDEFINED_OBJECT,
+                    format!("constraint \"{n}\" of relation \"{}\" does not exist", cur.name),
+                ));
+            }
+            Ok(install(s, cur, new))
+        }
+        Op::AlterColumn { column_name, op } => {
+            let cname = fold_ident(column_name);
+            let i = cur.column_index(&cname).ok_or_else(|| no_column(&cname))?;
+            let mut new = (**cur).clone();
+            match op {
+                ColOp::SetNotNull => {
+                    if !new.columns[i].not_null {
+                        let mut bad = false;
+                        for_each_row(s, cur, |row| {
+                            bad |= row[i] == crate::types::Value::Null;
+                            Ok(())
+                        })?;
+                        if bad {
+                            return Err(PgError::new(
+                                sqlstate::NOT_NULL_VIOLATION,
+                                format!("column \"{cname}\" of relation \"{}\" contains null values", cur.name),
+                            )
+                            .with_table(&cur.name)
+                            .with_column(&cname));
+                        }
+                        new.columns[i].not_null = true;
+                    }
+                }
+                ColOp::DropNotNull => {
+                    if cur.indexes.iter().any(|ix| ix.primary && ix.columns.contains(&i)) {
+                        return Err(PgError::new("42P16", format!("column \"{cname}\" is in a primary key")));
+                    }
+                    if cur.columns[i].identity.is_some() {
+                        return Err(PgError::new(
+                            "42P16",
+                            format!("column \"{cname}\" of relation \"{}\" is an identity column", cur.name),
+                        ));
+                    }
+                    new.columns[i].not_null = false;
+                }
+                ColOp::SetDefault { value } => {
+                    if cur.columns[i].identity.is_some() {
+                        return Err(PgError::syntax(format!("column \"{cname}\" of relation \"{}\" is an identity column", cur.name))
+                            .with_hint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."));
+                    }
+                    new.columns[i].default = checked_default(value, &new.columns[i], now)?;
+                }
+                ColOp::DropDefault => new.columns[i].default = None,
+                ColOp::SetDataType { data_type, using, .. } => {
+                    let ty = sql_type(data_type)?;
+                    if ty.id == crate::types::TypeId::Regclass {
+                        return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
+                    }
+                    let from = cur.columns[i].ty;
+                    let source = match using {
+                        Some(e) => e.clone(),
+                        None => {
+                            if !super::dml::assignable(&from, &ty) {
+                                return Err(PgError::new(
+                                    sqlstate::DATATYPE_MISMATCH,
+                                    format!("column \"{cname}\" cannot be cast automatically to type {}", ty.name()),
+                                )
+                                .with_hint(format!("You might need to specify \"USING {cname}::{}\".", ty.name())));
+                            }
+                            sqlparser::ast::Expr::Identifier(column_name.clone())
+                        }
+                    };
+                    let bound = super::expr::bind(&source, cur)?;
+                    // Converted to the type, then stored as any assigned value is: a length
+                    // or precision the value exceeds is an error (22001, 22003), not a cut.
+                    let converted = super::expr::Scalar::Cast(Box::new(bound), SqlType { typmod: -1, ..ty });
+                    if cur.columns[i].identity.is_some()
+                        && !matches!(ty.id, crate::types::TypeId::Int2 | crate::types::TypeId::Int4 | crate::types::TypeId::Int8)
+                    {
+                        return Err(PgError::new("22023", "identity column type must be smallint, integer, or bigint"));
+                    }
+                    new.columns[i].ty = ty;
+                    if let Some(d) = &new.columns[i].default {
+                        // The default must still make a value of the new type.
+                        let e = crate::exec::rows::parse_stored_expr(d)?;
+                        super::dml::bind_default(&e, &new.columns[i], now).map_err(|_| {
+                            PgError::new(
+                                sqlstate::DATATYPE_MISMATCH,
+                                format!("default for column \"{cname}\" cannot be cast automatically to type {}", ty.name()),
+                            )
+                        })?;
+                    }
+                    if new.toast_relfile.is_none() && ty.fixed_len().is_none() {
+                        new.toast_relfile = Some(s.create_files()?);
+                    }
+                    let sources =
+                        (0..cur.columns.len()).map(|c| if c == i { Source::Expr(converted.clone()) } else { Source::Old(c) }).collect();
+                    return rewrite(s, cur, new, sources);
+                }
+                ColOp::AddGenerated { .. } => unreachable!("refused by alter_table"),
+            }
+            Ok(install(s, cur, new))
+        }
+        _ => unreachable!("refused by alter_table"),
+    }
+}
+
+/// A DEFAULT expression checked as CREATE TABLE checks it (no column references or
+/// subqueries; a value of the column's type), deparsed for the catalog; None for DEFAULT NULL.
+fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64) -> Result<Option<String>> {
+    let mut refs = false;
+    let _ = sqlparser::ast::visit_expressions(e, |x| {
+        refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
+            && !super::dml::is_default_keyword(x);
+        refs |=
+            matches!(x, sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. });
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    if refs {
+        return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
+    }
+    super::dml::bind_default(e, col, now)?;
+    if matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
+        return Ok(None);
+    }
+    Ok(Some(deparse_default(e, col.ty)))
+}
+
+/// Whether a stored expression (a CHECK constraint) names column `col`.
+fn mentions_column(text: &str, col: &str) -> Result<bool> {
+    let e = crate::exec::rows::parse_stored_expr(text)?;
+    let mut found = false;
+    let _ = sqlparser::ast::visit_expressions(&e, |x| {
+        found |= match x {
+            sqlparser::ast::Expr::Identifier(i) => fold_ident(i) == col,
+            sqlparser::ast::Expr::CompoundIdentifier(p) => p.last().is_some_and(|i| fold_ident(i) == col),
+            _ => false,
+        };
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    Ok(found)
+}
+
+/// A stored expression with column `old` renamed to `new`.
+fn rename_column_in(text: &str, old: &str, new: &str) -> Result<String> {
+    let mut e = crate::exec::rows::parse_stored_expr(text)?;
+    let simple = new.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && new.chars().next().is_some_and(|c| !c.is_ascii_digit());
+    let rename = |i: &mut sqlparser::ast::Ident| {
+        if fold_ident(i) == old {
+            *i = if simple { sqlparser::ast::Ident::new(new) } else { sqlparser::ast::Ident::with_quote('"', new) };
+        }
+    };
+    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
+        match x {
+            sqlparser::ast::Expr::Identifier(i) => rename(i),
+            sqlparser::ast::Expr::CompoundIdentifier(p) => {
+                if let Some(i) = p.last_mut() {
+                    rename(i)
+                }
+            }
+            _ => {}
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    Ok(e.to_string())
+}
+
+/// Records `new` as the definition replacing `old` in this transaction (a new name drops the
+/// old one and creates the new, keeping the oid and files).
+fn install(s: &mut Session, old: &Arc<Table>, new: Table) -> Arc<Table> {
+    let new = Arc::new(new);
+    let txn = s.txn();
+    if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == old.oid) {
+        *c = new.clone();
+    } else if new.name == old.name {
+        match txn.replaces.iter_mut().find(|(n, _)| n.oid == old.oid) {
+            Some(r) => r.0 = new.clone(),
+            None => txn.replaces.push((new.clone(), old.clone())),
+        }
+    } else {
+        let original = match txn.replaces.iter().position(|(n, _)| n.oid == old.oid) {
+            Some(i) => txn.replaces.remove(i).1,
+            None => old.clone(),
+        };
+        txn.drops.push(original);
+        txn.creates.push(new.clone());
+    }
+    new
+}
+
+/// Calls `f` with every current row of `t` (every version not deleted, whatever the
+/// statement's snapshot: the caller holds ACCESS EXCLUSIVE, so no other transaction has one
+/// in progress), its columns decoded.
+fn for_each_row(s: &Session, t: &Table, mut f: impl FnMut(&[crate::types::Value]) -> Result<()>) -> Result<()> {
+    let mut row = Vec::with_capacity(t.columns.len());
+    super::index::heap_versions(s, t, |_, tuple, live, _| {
+        if !live {
+            return Ok(());
+        }
+        let stored = crate::exec::rows::stored_of(s, t, tuple)?;
+        row.clear();
+        row.extend(
+            stored
+                .iter()
+                .zip(&t.columns)
+                .map(|(v, c)| v.as_ref().map_or(crate::types::Value::Null, |b| crate::types::Value::decode(&c.ty, b))),
+        );
+        f(&row)
+    })
+}
+
+/// Where a rewritten table's column gets its value.
+enum Source {
+    /// The old row's column.
+    Old(usize),
+    /// The column's DEFAULT (or identity), evaluated per row.
+    Default,
+    /// An expression over the old row's columns (ALTER COLUMN TYPE).
+    Expr(super::expr::Scalar),
+}
+
+/// Rewrites `old`'s rows into new files under `new`'s definition, column `c` of each new row
+/// coming from `sources[c]`: new heap and TOAST files, the kept indexes rebuilt in new files,
+/// every row inserted through the rows-in path (CHECK, NOT NULL and unique checks, WAL as for
+/// any insert into a relation created in this transaction). The old files are deleted at
+/// commit. See [`alter_table`] for the snapshot rule.
+fn rewrite(s: &mut Session, old: &Arc<Table>, mut new: Table, sources: Vec<Source>) -> Result<Arc<Table>> {
+    debug_assert_eq!(sources.len(), new.columns.len());
+    new.relfile = s.create_files()?;
+    new.toast_relfile = if new.columns.iter().any(|c| c.ty.fixed_len().is_none()) { Some(s.create_files()?) } else { None };
+    super::index::truncate_indexes(s, &mut new)?;
+    s.txn().dead_files.extend(std::iter::once(old.relfile).chain(old.toast_relfile));
+    // The rows go through a temporary file: reading the old heap borrows the session, which
+    // inserting into the new one needs.
+    let temp = crate::exec::spill::TempSpace::new(s.shared.vfs.clone(), &s.shared.dir, -1);
+    let mut file = temp.create()?;
+    for_each_row(s, old, |row| file.write_row(row))?;
+    let mut rows = file.reader()?;
+    let new = install(s, old, new);
+    s.count_changes(old.oid, |p| p.truncated = true);
+    let defaults = crate::exec::rows::Defaults::new(s, &new, |c| matches!(sources[c], Source::Default))?;
+    let checks = crate::exec::rows::Checks::new(&new)?;
+    let wal = super::dml::heap_rel(s, &new);
+    let xid = s.xid();
+    let cid = s.txn().cid;
+    let mut vals = vec![crate::types::Value::Null; new.columns.len()];
+    while let Some(row) = rows.next_row()? {
+        for (c, src) in sources.iter().enumerate() {
+            vals[c] = match src {
+                Source::Old(i) => row[*i].clone(),
+                Source::Default => defaults.value(s, c)?,
+                Source::Expr(e) => super::expr::eval_with_session(e, s, &row, &[])?,
+            };
+            let col = &new.columns[c];
+            if col.not_null && vals[c] == crate::types::Value::Null && !matches!(src, Source::Old(_)) {
+                return Err(PgError::new(
+                    sqlstate::NOT_NULL_VIOLATION,
+                    format!("column \"{}\" of relation \"{}\" contains null values", col.name, new.name),
+                )
+                .with_table(&new.name)
+                .with_column(&col.name));
+            }
+        }
+        super::dml::insert_row(s, &new, &vals, wal, xid, cid, &checks).map_err(|e| {
+            match (e.objects.as_ref().and_then(|o| o.constraint.clone()), e.code) {
+                (Some(c), sqlstate::CHECK_VIOLATION) => PgError::new(
+                    sqlstate::CHECK_VIOLATION,
+                    format!("check constraint \"{c}\" of relation \"{}\" is violated by some row", new.name),
+                )
+                .with_table(&new.name)
+                .with_constraint(&c),
+                _ => e,
+            }
+        })?;
+    }
+    Ok(new)
 }
 
 /// PostgreSQL's name for a column's sequence: `<table>_<column>_seq`, then with a number

@@ -328,7 +328,7 @@ fn store_row(table: &Table, values: &[Value]) -> Result<Vec<Option<Vec<u8>>>> {
 }
 
 /// Whether the table's changes are WAL-logged, and full_page_writes.
-fn heap_rel(s: &mut Session, table: &Table) -> (bool, bool) {
+pub(crate) fn heap_rel(s: &mut Session, table: &Table) -> (bool, bool) {
     let wal = crate::exec::rows::wal_for(s, table);
     (wal, s.shared.settings.bool("full_page_writes"))
 }
@@ -372,9 +372,11 @@ pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64) 
 /// INSERT INTO t [(cols)] VALUES (...), (...) | query | DEFAULT VALUES [RETURNING ...].
 pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result<QueryResult> {
     let TableObject::TableName(name) = &ins.table else { return Err(PgError::feature("INSERT into a function is not supported")) };
+    // Locked before anything is bound to its columns: an ALTER TABLE that commits while the
+    // lock is waited for is seen (as PostgreSQL locks while it parses).
     let table = s.table(&super::ddl_table_name(name)?)?;
+    let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let cols = insert_columns(&table, &ins.columns)?;
-    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let alias = ins.table_alias.as_ref().map(fold_ident);
     let returning = ins.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias.as_deref(), items)).transpose()?;
     let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
@@ -451,7 +453,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
 
 /// Whether a value of type `from` may be assigned to a column of type `to` (PostgreSQL's
 /// assignment casts among the types heapstore has).
-fn assignable(from: &SqlType, to: &SqlType) -> bool {
+pub(crate) fn assignable(from: &SqlType, to: &SqlType) -> bool {
     use crate::types::TypeId::*;
     let num = |t: crate::types::TypeId| matches!(t, Int2 | Int4 | Int8 | Float4 | Float8 | Numeric);
     let text = |t: crate::types::TypeId| matches!(t, Text | Varchar | Bpchar | Name | Char);
@@ -963,7 +965,7 @@ fn kill_inserted(s: &mut Session, table: &Table, tid: Tid, xid: crate::txn::Xid,
 
 /// Stores one row of column values: CHECK constraints, the heap tuple, then its index entries
 /// with their unique checks. Returns the stored values.
-fn insert_row(
+pub(crate) fn insert_row(
     s: &mut Session,
     table: &Table,
     vals: &[Value],
@@ -1099,6 +1101,7 @@ pub fn update(
     params: &[Option<String>],
 ) -> Result<QueryResult> {
     let table = s.table(&single_table(table)?)?;
+    let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let mut sets: Vec<(usize, Scalar)> = Vec::new();
     let mut needed = vec![false; table.columns.len()];
     for a in assignments {
@@ -1130,7 +1133,6 @@ pub fn update(
     // The new version copies every column.
     needed.iter_mut().for_each(|b| *b = true);
     let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
-    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let returning = returning.map(|items| Returning::bind(s, &table, items)).transpose()?;
     let plan = Plan::new(table.clone(), filter, needed);
     let mut out = RowsOut::new(returning.as_ref());
@@ -1148,8 +1150,8 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     };
     let [t] = from.as_slice() else { return Err(PgError::feature("DELETE from more than one table is not supported")) };
     let table = s.table(&single_table(t)?)?;
+    let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
-    let table = s.lock_table_fresh(&table, LockMode::RowExclusive)?;
     let returning = d.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
     // RETURNING reads the deleted rows' columns.
     let plan = Plan::new(table.clone(), filter, vec![returning.is_some(); table.columns.len()]);

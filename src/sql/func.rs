@@ -2471,10 +2471,99 @@ impl Binder<'_> {
             }
             // heapstore has no privileges: every role may do everything.
             ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege" | "has_column_privilege", 2..=4, false) => {
-                for e in exprs {
-                    self.bind(e)?;
+                // heapstore has no privileges: every role may do everything to every object
+                // that exists. The object must exist (an error for a missing name, NULL for an
+                // OID that names nothing, as in PostgreSQL) and the privilege must be one the
+                // object has.
+                let column = name == "has_column_privilege";
+                let (user, rest) = match (exprs.len(), column) {
+                    (2, false) | (3, true) => (None, exprs),
+                    (3, false) | (4, true) => (Some(exprs[0]), &exprs[1..]),
+                    _ => return Err(no_function(name, &[])),
+                };
+                if let Some(u) = user {
+                    if let Scalar::Unknown(r) | Scalar::Const(Value::Text(r)) = self.bind(u)? {
+                        if pc::role_oid(s, &r).is_none() {
+                            return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("role \"{r}\" does not exist")));
+                        }
+                    }
                 }
-                Scalar::Const(Value::Bool(true))
+                let privs: &[&str] = match name {
+                    "has_table_privilege" => &["select", "insert", "update", "delete", "truncate", "references", "trigger"],
+                    "has_column_privilege" => &["select", "insert", "update", "references"],
+                    "has_schema_privilege" => &["create", "usage"],
+                    _ => &["create", "connect", "temporary", "temp"],
+                };
+                if let Scalar::Unknown(p) | Scalar::Const(Value::Text(p)) = self.bind(rest[rest.len() - 1])? {
+                    for one in p.split(',') {
+                        let one = one.trim().to_ascii_lowercase();
+                        let one = one.strip_suffix(" with grant option").unwrap_or(&one).trim();
+                        if !privs.contains(&one) {
+                            return Err(PgError::new(
+                                sqlstate::INVALID_PARAMETER_VALUE,
+                                format!("unrecognized privilege type: \"{}\"", p.trim()),
+                            ));
+                        }
+                    }
+                }
+                let object = self.bind(rest[0])?;
+                let exists = match name {
+                    "has_table_privilege" | "has_column_privilege" => match type_of(&object) {
+                        // A name: regclass's reading of it (a missing relation is an error).
+                        None | Some(SqlType { id: TypeId::Text | TypeId::Varchar | TypeId::Name, .. }) => {
+                            let rel = self.regclass_cast(object)?;
+                            if column {
+                                if let (Scalar::Const(Value::Regclass(oid, rname)), Scalar::Unknown(c) | Scalar::Const(Value::Text(c))) =
+                                    (&rel, self.bind(rest[1])?)
+                                {
+                                    let tb = s.visible_tables().into_iter().find(|t| t.oid == *oid);
+                                    if tb.is_some_and(|t| t.column_index(&c).is_none()) {
+                                        return Err(PgError::new(
+                                            sqlstate::UNDEFINED_COLUMN,
+                                            format!("column \"{c}\" of relation \"{rname}\" does not exist"),
+                                        ));
+                                    }
+                                }
+                            }
+                            rel
+                        }
+                        _ => {
+                            let map = relations()
+                                .into_iter()
+                                .chain(pc::catalog_relations())
+                                .map(|(o, _)| (i64::from(o), Value::Bool(true)))
+                                .collect();
+                            return lookup(name, object, map, TypeId::Bool);
+                        }
+                    },
+                    "has_schema_privilege" => {
+                        if let Scalar::Unknown(n) | Scalar::Const(Value::Text(n)) = &object {
+                            crate::types::regnamespace_in(n)
+                                .map_err(|_| PgError::new("3F000", format!("schema \"{n}\" does not exist")))?;
+                        }
+                        object
+                    }
+                    // pg_database's one row: the database the session connected to.
+                    _ => match &object {
+                        Scalar::Unknown(n) | Scalar::Const(Value::Text(n)) => {
+                            if *n != s.identity().database {
+                                return Err(PgError::new("3D000", format!("database \"{n}\" does not exist")));
+                            }
+                            object
+                        }
+                        _ => {
+                            let map = [(i64::from(pc::DATABASE_OID), Value::Bool(true))].into_iter().collect();
+                            return lookup(name, object, map, TypeId::Bool);
+                        }
+                    },
+                };
+                Scalar::Case(vec![(Scalar::IsNull(Box::new(exists), true), Scalar::Const(Value::Bool(true)))], None, Some(t(TypeId::Bool)))
+            }
+            // The argument's type (not evaluated: a NULL has a type too); an untyped literal
+            // is `unknown`, as in PostgreSQL.
+            ("pg_typeof", 1, false) => {
+                let a = self.bind(exprs[0])?;
+                Scalar::Const(Value::Regtype(type_of(&a).map_or(705, |ty| ty.pg_oid())))
             }
             ("to_regtype", 1, false) => {
                 let a = coerce(self.bind(exprs[0])?, Some(text()))?;

@@ -154,7 +154,7 @@ pub(crate) fn scan_tids(
 /// the TID its index entry names (its HOT chain's root: `access::heap::prune` invariant 1),
 /// whether it is live (not deleted by a committed or own transaction), and whether it is its
 /// chain's newest such version: what an index build reads (invariant 5).
-fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool, bool) -> Result<()>) -> Result<()> {
+pub(crate) fn heap_versions(s: &Session, table: &Table, mut f: impl FnMut(Tid, &[u8], bool, bool) -> Result<()>) -> Result<()> {
     let sh = &s.shared;
     let me = s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID);
     let nblocks = sh.pool.smgr().nblocks(table.relfile, ForkNumber::Main)?;
@@ -247,7 +247,7 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
 }
 
 /// Whether any table (as this transaction sees the catalog) has an index or is named `name`.
-fn relation_name_taken(s: &Session, name: &str) -> bool {
+pub(crate) fn relation_name_taken(s: &Session, name: &str) -> bool {
     if s.lookup_table(name).is_some() {
         return true;
     }
@@ -453,7 +453,7 @@ pub fn drop_indexes(s: &mut Session, if_exists: bool, names: Vec<sqlparser::ast:
         s.lock_table(&table, LockMode::AccessExclusive)?;
         let table = s.table(&table.name)?;
         let Some(pos) = table.indexes.iter().position(|i| i.name == name) else { continue };
-        if table.indexes[pos].primary {
+        if table.indexes[pos].constraint {
             return Err(PgError::new(
                 "2BP01",
                 format!("cannot drop index {name} because constraint {name} on table {} requires it", table.name),

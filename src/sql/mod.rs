@@ -679,6 +679,7 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 d.isolation = iso.unwrap_or(d.isolation);
                 d.read_only = ro.unwrap_or(d.read_only);
                 s.set_transaction_defaults(d)?;
+                s.end_setting(Some("session characteristics"), false);
             } else if s.in_transaction_block() {
                 s.set_transaction_modes(iso, ro)?;
             } else {
@@ -707,8 +708,9 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
         Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values })
             if values.len() == 1 && matches!(variable.to_string().to_ascii_lowercase().as_str(), "work_mem" | "temp_file_limit") =>
         {
-            if scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local)) {
-                return Err(PgError::feature(format!("SET LOCAL {variable} is not supported by heapstore")));
+            let local = scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local));
+            if !s.begin_setting(local) {
+                return Ok(Some(set_local_outside_block()));
             }
             let v = match &values[0] {
                 Expr::Value(v) => match &v.value {
@@ -720,7 +722,9 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 Expr::Identifier(i) => i.value.clone(),
                 other => other.to_string(),
             };
-            set_session_setting(s, &variable.to_string().to_ascii_lowercase(), &v)?;
+            let name = variable.to_string().to_ascii_lowercase();
+            set_session_setting(s, &name, &v)?;
+            s.end_setting(Some(&name), local);
             Ok(Some(tag("SET")))
         }
         Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values }) if values.len() == 1 => {
@@ -731,8 +735,12 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             ) {
                 return Ok(None);
             }
-            if scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local)) {
-                return Err(PgError::feature(format!("SET LOCAL {name} is not supported by heapstore")));
+            // SET LOCAL of a transaction's own characteristic is SET: it ends with the
+            // transaction either way.
+            let local =
+                scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local)) && name.starts_with("default_");
+            if !s.begin_setting(local) {
+                return Ok(Some(set_local_outside_block()));
             }
             let v = match &values[0] {
                 Expr::Value(v) => match &v.value {
@@ -769,10 +777,18 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                     s.set_transaction_modes(None, Some(ro))?;
                 }
             }
+            s.end_setting(Some(&name), local);
             Ok(Some(tag("SET")))
         }
         _ => Ok(None),
     }
+}
+
+/// What SET LOCAL outside a transaction block answers: PostgreSQL's warning, nothing changed.
+fn set_local_outside_block() -> QueryResult {
+    let mut r = tag("SET");
+    r.notices.push("WARNING:  SET LOCAL can only be used in transaction blocks".into());
+    r
 }
 
 /// `SET work_mem` / `SET temp_file_limit` (a value of `default` resets to the server's).

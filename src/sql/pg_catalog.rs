@@ -51,7 +51,7 @@ pub const BOOTSTRAP_ROLE: u32 = 10;
 const HEAP_AM: u32 = 2;
 const BTREE_AM: u32 = 403;
 const DEFAULT_COLLATION: u32 = 100;
-const DATABASE_OID: u32 = 5;
+pub(crate) const DATABASE_OID: u32 = 5;
 
 /// A column type of a catalog relation.
 #[derive(Clone, Copy)]
@@ -397,7 +397,7 @@ const DEFS: &[Def] = &[
             ("source", TEXT),
             ("min_val", TEXT),
             ("max_val", TEXT),
-            ("enumvals", TEXTS),
+            ("enumvals", T(TypeId::Array(crate::types::ArrayElem::Text))),
             ("boot_val", TEXT),
             ("reset_val", TEXT),
             ("sourcefile", TEXT),
@@ -1692,38 +1692,52 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
     let mut seen = std::collections::BTreeSet::new();
     for (name, value) in s.client_settings() {
         seen.insert(name.to_ascii_lowercase());
-        rows.push(setting_row(&name, &value, "", "user"));
+        rows.push(setting_row(&name, (value, None, "string", None), "", "user"));
     }
-    for (name, value, doc) in s.shared().settings.all() {
+    let settings = &s.shared().settings;
+    for (name, value, doc) in settings.all() {
         if seen.insert(name.to_ascii_lowercase()) {
             let value = match name {
                 "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
                 "temp_file_limit" => s.temp_file_limit_kb().to_string(),
                 _ => value,
             };
-            rows.push(setting_row(name, &value, doc, "postmaster"));
+            let shown = settings.describe(name, &value).unwrap_or((value, None, "string", None));
+            rows.push(setting_row(name, shown, doc, "postmaster"));
         }
     }
     rows.sort_by(|a, b| crate::sql::expr::compare(&a[0], &b[0]).unwrap_or(std::cmp::Ordering::Equal));
     rows
 }
 
-fn setting_row(name: &str, value: &str, doc: &str, context: &str) -> Vec<Value> {
+/// One `pg_settings` row: the setting as `Settings::describe` gives it (value in its base
+/// unit, the unit, vartype, enum values).
+type Shown = (String, Option<&'static str>, &'static str, Option<&'static [&'static str]>);
+
+fn setting_row(name: &str, (value, unit, vartype, enumvals): Shown, doc: &str, context: &str) -> Vec<Value> {
     let t = |x: &str| Value::Text(x.to_string());
+    let enumvals = match enumvals {
+        Some(vals) => Value::Array(Box::new(crate::types::Array::from_items(
+            SqlType::new(TypeId::Array(crate::types::ArrayElem::Text)),
+            vals.iter().map(|v| t(v)).collect(),
+        ))),
+        None => Value::Null,
+    };
     vec![
         t(name),
-        t(value),
-        Value::Null,
+        t(&value),
+        unit.map_or(Value::Null, t),
         Value::Null,
         if doc.is_empty() { Value::Null } else { t(doc) },
         Value::Null,
         t(context),
-        t("string"),
+        t(vartype),
         t(if context == "user" { "session" } else { "configuration file" }),
         Value::Null,
         Value::Null,
+        enumvals,
         Value::Null,
-        t(value),
+        t(&value),
         Value::Null,
         Value::Null,
         Value::Bool(false),

@@ -1008,7 +1008,7 @@ impl<'a> Planner<'a> {
                     };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
-                let table = self.s.table_any(&tname)?;
+                let table = self.s.relation_for_query(&tname)?;
                 if let crate::catalog::RelKind::View(def) = &table.kind {
                     return self.view(&table, def, alias_name, alias.as_ref());
                 }

@@ -10,7 +10,7 @@
 //!   │    bad input; a third of them with PARALLEL 2..4, whose workers take turns on the
 //!   │    one thread), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
 //!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
-//!   │    values, VACUUM, TRUNCATE, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
+//!   │    values, VACUUM, TRUNCATE, ALTER TABLE rewrites and renames, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
 //!   │    sequence (after recovery a `nextval` must exceed every value an acknowledged
 //!   │    commit was given); between them the work of the
 //!   │    background processes (WAL writer, background writer, checkpoints begun, written step
@@ -811,9 +811,16 @@ impl Torture {
                 let name = self.pick_table().expect("tables exist");
                 (format!("DROP TABLE {name}"), Change::DropTable { name })
             }
-            35..=54 => {
+            35..=46 => {
                 let name = self.pick_table().expect("tables exist");
                 (format!("TRUNCATE {name}"), Change::Truncate { name })
+            }
+            47..=54 => {
+                let name = self.pick_table().expect("tables exist");
+                let sql = format!(
+                    "ALTER TABLE {name} ADD COLUMN extra int DEFAULT 1, DROP COLUMN extra, RENAME TO {name}_r; ALTER TABLE {name}_r RENAME TO {name}"
+                );
+                (sql, Change::Rewrite { name })
             }
             55..=79 => {
                 let table = self.pick_table().expect("tables exist");

@@ -45,6 +45,11 @@ pub enum Change {
     Truncate {
         name: String,
     },
+    /// ALTER TABLE that rewrites the table into new files (a column added with a default and
+    /// dropped again) and renames it there and back: the rows stay as they were.
+    Rewrite {
+        name: String,
+    },
     CreateIndex {
         table: String,
         name: String,
@@ -91,6 +96,7 @@ impl Model {
                     t.rows.clear();
                 }
             }
+            Change::Rewrite { .. } => {}
             Change::CreateIndex { table, name } => {
                 if let Some(t) = self.tables.get_mut(table) {
                     t.indexes.insert(name.clone());

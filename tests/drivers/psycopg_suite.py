@@ -159,6 +159,21 @@ def psycopg3():
             out = list(cp.rows())
         check(out == [([1, None, -3], ["a b", "", None, 'q"z', "NULL"])], f"binary COPY out of arrays {out!r}")
         c.execute("DROP TABLE p3a")
+        # Settings are transactional: ROLLBACK undoes a SET and the server reports the value it
+        # put back (ParameterStatus, which psycopg keeps); SET LOCAL ends with its transaction.
+        c.execute("SET application_name = 'suite'")
+        c.autocommit = False
+        c.execute("SET application_name = 'rolled back'")
+        check(c.info.parameter_status("application_name") == "rolled back", "SET reported")
+        c.rollback()
+        check(c.info.parameter_status("application_name") == "suite", "ROLLBACK reported the restored value")
+        check(c.execute("SHOW application_name").fetchone()[0] == "suite", "ROLLBACK undid SET")
+        c.execute("SET LOCAL work_mem = '1MB'")
+        check(c.execute("SHOW work_mem").fetchone()[0] == "1MB", "SET LOCAL")
+        c.commit()
+        check(c.execute("SHOW work_mem").fetchone()[0] == "4MB", "SET LOCAL ended at COMMIT")
+        c.rollback()
+        c.autocommit = True
     print("   psycopg", psycopg.__version__, "passed")
 
 
