@@ -115,20 +115,28 @@ pgbench -n -M prepared -c 4 -T 3 -f "$WORK/lookup.sql" >"$WORK/lookup.out"
 grep -E 'number of failed|tps' "$WORK/lookup.out" | sed 's/^/   /'
 grep -q 'number of failed transactions: 0 ' "$WORK/lookup.out" || { echo "FAIL: lookups failed" >&2; exit 1; }
 
-echo "== pgbench -i -s 4, then its built-in TPC-B script (simple and prepared)"
-pgbench -i -s 4 -q >"$WORK/init.out" 2>&1 || { cat "$WORK/init.out" >&2; exit 1; }
-for mode in simple prepared; do
-    pgbench -n -M $mode -c 4 -j 2 -T 3 >"$WORK/tpcb.out" 2>&1 || { cat "$WORK/tpcb.out" >&2; exit 1; }
-    grep -E 'processed|failed|tps' "$WORK/tpcb.out" | sed "s/^/   $mode: /"
-    grep -q 'number of failed transactions: 0 ' "$WORK/tpcb.out" || { echo "FAIL: TPC-B transactions failed" >&2; exit 1; }
+# Without, then with pgbench's foreign keys (--foreign-keys: history references accounts,
+# tellers and branches; tellers and accounts reference branches: 5 in all).
+for keys in "" "--foreign-keys"; do
+    echo "== pgbench -i -s 4 $keys, then its built-in TPC-B script (simple and prepared)"
+    pgbench -i -s 4 -q $keys >"$WORK/init.out" 2>&1 || { cat "$WORK/init.out" >&2; exit 1; }
+    for mode in simple prepared; do
+        pgbench -n -M $mode -c 4 -j 2 -T 3 >"$WORK/tpcb.out" 2>&1 || { cat "$WORK/tpcb.out" >&2; exit 1; }
+        grep -E 'processed|failed|tps' "$WORK/tpcb.out" | sed "s/^/   $mode: /"
+        grep -q 'number of failed transactions: 0 ' "$WORK/tpcb.out" || { echo "FAIL: TPC-B transactions failed" >&2; exit 1; }
+    done
+    # The balances agree (sums through COPY TO, independent of the executor).
+    sums=""
+    for q in "pgbench_accounts (abalance)" "pgbench_tellers (tbalance)" "pgbench_branches (bbalance)" "pgbench_history (delta)"; do
+        sums="$sums $("${PSQL[@]}" -At -c "COPY $q TO STDOUT" | awk '{s += $1} END {print s + 0}')"
+    done
+    echo "   sums of abalance, tbalance, bbalance, delta:$sums"
+    [ "$(echo $sums | tr ' ' '\n' | sort -u | wc -l)" = 1 ] || { echo "FAIL: balances disagree:$sums" >&2; exit 1; }
 done
-# The balances agree (sums through COPY TO: heapstore has no sum() yet).
-sums=""
-for q in "pgbench_accounts (abalance)" "pgbench_tellers (tbalance)" "pgbench_branches (bbalance)" "pgbench_history (delta)"; do
-    sums="$sums $("${PSQL[@]}" -At -c "COPY $q TO STDOUT" | awk '{s += $1} END {print s + 0}')"
-done
-echo "   sums of abalance, tbalance, bbalance, delta:$sums"
-[ "$(echo $sums | tr ' ' '\n' | sort -u | wc -l)" = 1 ] || { echo "FAIL: balances disagree:$sums" >&2; exit 1; }
+if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_constraint WHERE contype = 'f'")" != 5 ]; then
+    echo "FAIL: pgbench --foreign-keys did not make its 5 foreign keys" >&2
+    exit 1
+fi
 
 kill -TERM "$SERVER_PID"
 wait "$SERVER_PID"

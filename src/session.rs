@@ -275,6 +275,12 @@ pub struct Session {
     /// The end of the last WAL record a sequence function wrote in this transaction: flushed
     /// at commit (`sql::sequence` invariant 2).
     seq_flush: std::cell::Cell<crate::wal::Lsn>,
+    /// Foreign keys' key lookups, planned once per table definition (`sql::fk`).
+    pub(crate) fk_probes: std::cell::RefCell<crate::sql::fk::ProbeCache>,
+    /// Foreign-key work of the statements a referential action ran, done by the outermost
+    /// statement's [`crate::sql::fk::Tracker::finish`] in a loop rather than by recursion.
+    pub(crate) fk_queue: std::cell::RefCell<Vec<crate::sql::fk::Tracker>>,
+    pub(crate) fk_nested: std::cell::Cell<bool>,
 }
 
 impl Session {
@@ -299,6 +305,9 @@ impl Session {
             seq_values: Default::default(),
             seq_last: Default::default(),
             seq_flush: Default::default(),
+            fk_probes: Default::default(),
+            fk_queue: Default::default(),
+            fk_nested: Default::default(),
         }
     }
 
@@ -680,6 +689,20 @@ impl Session {
             Some(now) => Ok(now),
             None => Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))),
         }
+    }
+
+    /// Locks any object until transaction end (foreign keys' key locks: `sql::fk`).
+    pub(crate) fn lock_tag(&mut self, tag: LockTag, mode: LockMode) -> Result<()> {
+        self.shared.locks.lock(self.locks.get_mut(), tag, mode)
+    }
+
+    /// A snapshot of this moment, whatever the isolation level (`sql::fk` invariant 1): it
+    /// sees every transaction committed now, and this transaction's changes up to the current
+    /// command. Its xmin is published only if lower than the session's.
+    pub(crate) fn latest_snapshot(&mut self) -> Snapshot {
+        let t = self.txn();
+        let (xid, cid) = (t.xid, t.cid);
+        self.shared.txns.snapshot_published(xid, cid, &self.snapshot_xmin)
     }
 
     /// As [`Session::lock_table`] without waiting: false if the lock is not free now.

@@ -130,6 +130,65 @@ pub struct Table {
     /// CHECK constraints, checked on every row an INSERT, UPDATE or COPY writes.
     #[serde(default)]
     pub checks: Vec<Check>,
+    /// FOREIGN KEY constraints this table's rows must satisfy (`sql::fk`).
+    #[serde(default)]
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
+/// A FOREIGN KEY constraint of the referencing table: its `columns` must hold, unless one of
+/// them is NULL (MATCH SIMPLE), a key some row of table `ref_table` has in `ref_columns`, which
+/// a unique index of that table (`ref_index`) covers exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForeignKey {
+    /// The constraint's OID (`pg_constraint.oid`).
+    pub oid: Oid,
+    pub name: String,
+    /// Referencing columns (indexes into this table's columns), in key order.
+    pub columns: Vec<usize>,
+    /// The referenced table, by OID (a RENAME keeps it).
+    pub ref_table: Oid,
+    /// Referenced columns (indexes into the referenced table's columns), paired with `columns`.
+    pub ref_columns: Vec<usize>,
+    /// The referenced table's unique index the key is looked up in (`pg_constraint.conindid`).
+    pub ref_index: Oid,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
+/// What a change to a referenced key does to the rows referencing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FkAction {
+    /// The statement fails if, at its end, a row still references a key no row has.
+    NoAction,
+    /// The statement fails if a row references the changed key.
+    Restrict,
+    Cascade,
+    SetNull,
+    SetDefault,
+}
+
+impl FkAction {
+    /// `pg_constraint.confupdtype` / `confdeltype`.
+    pub fn code(self) -> char {
+        match self {
+            FkAction::NoAction => 'a',
+            FkAction::Restrict => 'r',
+            FkAction::Cascade => 'c',
+            FkAction::SetNull => 'n',
+            FkAction::SetDefault => 'd',
+        }
+    }
+
+    /// As `pg_get_constraintdef` writes it after ON DELETE / ON UPDATE.
+    pub fn sql(self) -> &'static str {
+        match self {
+            FkAction::NoAction => "NO ACTION",
+            FkAction::Restrict => "RESTRICT",
+            FkAction::Cascade => "CASCADE",
+            FkAction::SetNull => "SET NULL",
+            FkAction::SetDefault => "SET DEFAULT",
+        }
+    }
 }
 
 /// A B-tree index on columns of a table.
@@ -213,6 +272,8 @@ pub struct Catalog {
     path: PathBuf,
     vfs: Arc<dyn crate::storage::Vfs>,
     state: RwLock<CatalogState>,
+    /// Some committed table has a foreign key (row statements skip looking for them if not).
+    foreign_keys: std::sync::atomic::AtomicBool,
 }
 
 struct CatalogState {
@@ -231,8 +292,10 @@ impl Catalog {
                 .map_err(|e| PgError::new(sqlstate::DATA_CORRUPTED, format!("catalog file \"{}\" is corrupt: {e}", path.display())))?,
             None => CatalogFile { next_oid: FIRST_NORMAL_OID, next_relfile: FIRST_NORMAL_OID, tables: Vec::new() },
         };
-        let by_name = file.tables.into_iter().map(|t| (t.name.clone(), Arc::new(t))).collect();
+        let by_name: BTreeMap<String, Arc<Table>> = file.tables.into_iter().map(|t| (t.name.clone(), Arc::new(t))).collect();
+        let foreign_keys = std::sync::atomic::AtomicBool::new(by_name.values().any(|t| !t.foreign_keys.is_empty()));
         Ok(Catalog {
+            foreign_keys,
             path,
             vfs,
             state: RwLock::new(CatalogState {
@@ -245,6 +308,11 @@ impl Catalog {
 
     pub fn get(&self, name: &str) -> Option<Arc<Table>> {
         self.state.read().expect("poisoned").by_name.get(name).cloned()
+    }
+
+    /// Whether some committed table has a foreign key.
+    pub fn any_foreign_keys(&self) -> bool {
+        self.foreign_keys.load(std::sync::atomic::Ordering::Acquire)
     }
 
     pub fn tables(&self) -> Vec<Arc<Table>> {
@@ -286,6 +354,8 @@ impl Catalog {
             }
             s.by_name.insert(t.name.clone(), t.clone());
         }
+        let any = s.by_name.values().any(|t| !t.foreign_keys.is_empty());
+        self.foreign_keys.store(any, std::sync::atomic::Ordering::Release);
         self.save_locked(&s)
     }
 

@@ -457,18 +457,29 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
         });
     }
     let per_row = fills.contains(&DefaultFill::PerRow);
+    // Foreign keys: the keys the new rows reference are collected as they are written and
+    // checked at the end (`sql::fk`); such a COPY runs serially.
+    let mut fk = crate::sql::fk::Tracker::new(s, &std::sync::Arc::new(table.clone()))?.filter(|t| t.references());
     let checks = crate::exec::rows::Checks::new(table)?;
     let ctx = LoadCtx::new(s, &shared, table, cols, fills, checks);
     let rdr = CopyReader::new(src, opts, &table.name, &names);
-    if parallel > 1 && !per_row {
+    if parallel > 1 && !per_row && fk.is_none() {
         if let Some(workers) = super::parallel::Workers::reserve(&shared, parallel) {
             return super::parallel::copy_from(&ctx, rdr, &names, s.locks.get_mut(), workers);
         }
     }
-    let session: &Session = s;
-    let fill = |c: usize| defaults.stored(session, table, c);
-    let mut locks = session.locks.borrow_mut();
-    copy_from_serial(&ctx, rdr, &session.pins, &mut locks, per_row.then_some(&fill as &dyn Fn(usize) -> Result<Option<Vec<u8>>>))
+    let n = {
+        let session: &Session = s;
+        let fill = |c: usize| defaults.stored(session, table, c);
+        let mut locks = session.locks.borrow_mut();
+        let per_row = per_row.then_some(&fill as &dyn Fn(usize) -> Result<Option<Vec<u8>>>);
+        copy_from_serial(&ctx, rdr, &session.pins, &mut locks, per_row, fk.as_mut())?
+    };
+    drop(ctx);
+    if let Some(fk) = fk {
+        fk.finish(s)?;
+    }
+    Ok(n)
 }
 
 fn copy_from_serial(
@@ -477,6 +488,7 @@ fn copy_from_serial(
     pins: &Pins,
     locks: &mut crate::lock::SessionLocks,
     per_row: Option<&dyn Fn(usize) -> Result<Option<Vec<u8>>>>,
+    mut fk: Option<&mut crate::sql::fk::Tracker>,
 ) -> Result<u64> {
     let shared = ctx.shared;
     let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };
@@ -496,11 +508,17 @@ fn copy_from_serial(
             }
             ld.flush()?;
             index_batch(&mut indexes, &ld.bulk, ctx.table, &ld.batch, &ld.lens)?;
+            if let Some(fk) = fk.as_deref_mut() {
+                fk.inserted_tuples(&shared.pool, pins, &ld.batch, &ld.lens)?;
+            }
             ld.clear();
         }
     }
     ld.flush()?;
     index_batch(&mut indexes, &ld.bulk, ctx.table, &ld.batch, &ld.lens)?;
+    if let Some(fk) = fk {
+        fk.inserted_tuples(&shared.pool, pins, &ld.batch, &ld.lens)?;
+    }
     ld.clear();
     ld.finish()?;
     Ok(n)

@@ -87,6 +87,9 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
     // CHECK constraints: (name given, expression, the column it was written on).
     let mut checks: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)> = Vec::new();
+    // FOREIGN KEY constraints, resolved once the table's own keys exist (it may reference
+    // itself).
+    let mut fks: Vec<super::fk::FkSpec> = Vec::new();
     for c in &ct.constraints {
         match c {
             sqlparser::ast::TableConstraint::PrimaryKey { name, columns, .. } => {
@@ -100,6 +103,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
             sqlparser::ast::TableConstraint::Check { name, expr, enforced: None } => {
                 checks.push((name.as_ref().map(fold_ident), (**expr).clone(), None))
             }
+            c @ sqlparser::ast::TableConstraint::ForeignKey { .. } => fks.extend(super::fk::FkSpec::of_constraint(c)?),
             other => return Err(PgError::feature(format!("table constraint not supported yet: {other}"))),
         }
     }
@@ -116,6 +120,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", spec.col.name)));
         }
         keys.extend(spec.keys);
+        fks.extend(spec.fks);
         checks.extend(spec.checks);
         if let Some((ty, options)) = spec.owned {
             owned.push((columns.len(), ty, options));
@@ -162,12 +167,21 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         indexes: Vec::new(),
         kind: crate::catalog::RelKind::Table,
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
     };
     let t = Table { checks: bind_checks(s, &t, checks)?, ..t };
     let mut t = Arc::new(t);
     s.txn().creates.push(t.clone());
     for (cols, primary, name) in keys {
         t = super::index::add_constraint_index(s, &t, &cols, primary, name)?;
+    }
+    if !fks.is_empty() {
+        let mut def = (*t).clone();
+        for spec in fks {
+            let fk = super::fk::define(s, &def, spec, &|n| constraint_name_taken(&def, n))?;
+            def.foreign_keys.push(fk);
+        }
+        t = install(s, &t, def);
     }
     if let Some(q) = source {
         let cols: Vec<usize> = (0..t.columns.len()).collect();
@@ -187,6 +201,15 @@ struct ColumnSpec {
     checks: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)>,
     /// `serial` or identity: the type and options of the sequence the column owns.
     owned: Option<(SqlType, Vec<sqlparser::ast::SequenceOptions>)>,
+    /// REFERENCES written on the column.
+    fks: Vec<super::fk::FkSpec>,
+}
+
+/// Whether table `t` has a constraint called `n`.
+fn constraint_name_taken(t: &Table, n: &str) -> bool {
+    t.checks.iter().any(|c| c.name == n)
+        || t.indexes.iter().any(|i| i.constraint && i.name == n)
+        || t.foreign_keys.iter().any(|f| f.name == n)
 }
 
 /// Reads a column definition of table `name` (type, NOT NULL, DEFAULT, CHECK, PRIMARY KEY /
@@ -194,6 +217,7 @@ struct ColumnSpec {
 fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<ColumnSpec> {
     let mut spec_keys = Vec::new();
     let mut spec_checks = Vec::new();
+    let mut spec_fks = Vec::new();
     let mut owned = None;
     let cname = fold_ident(&c.name);
     let serial = match c.data_type.to_string().to_lowercase().as_str() {
@@ -248,6 +272,17 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<Col
             ColumnOption::Generated { .. } => {
                 return Err(PgError::feature("generated columns (GENERATED ALWAYS AS (expr) STORED) are not supported by heapstore"))
             }
+            ColumnOption::ForeignKey { foreign_table, referred_columns, on_delete, on_update, characteristics } => {
+                spec_fks.push(super::fk::FkSpec::of_column(
+                    &cname,
+                    o.name.as_ref().map(fold_ident),
+                    foreign_table,
+                    referred_columns,
+                    *on_delete,
+                    *on_update,
+                    *characteristics,
+                )?)
+            }
             other => return Err(PgError::feature(format!("column option not supported yet: {other}"))),
         }
     }
@@ -282,7 +317,7 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<Col
             col.default = Some(deparse_default(e, ty));
         }
     }
-    Ok(ColumnSpec { col, keys: spec_keys, checks: spec_checks, owned })
+    Ok(ColumnSpec { col, keys: spec_keys, checks: spec_checks, owned, fks: spec_fks })
 }
 
 /// `DROP TABLE | SEQUENCE | VIEW [IF EXISTS] names [CASCADE | RESTRICT]`. Dropping a table
@@ -335,6 +370,10 @@ pub fn drop_tables(
         if t.sequence().is_none() && !names.iter().any(|m| table_name(m).is_ok_and(|m| m != name && dependent_view(s, &t, &m))) {
             super::view::check_no_dependent_views(s, &t, cascade)?;
         }
+        if t.is_table() {
+            let also: Vec<String> = names.iter().filter_map(|m| table_name(m).ok()).collect();
+            super::fk::check_not_referenced(s, &t, &also, false)?;
+        }
         let owned = if t.is_table() { super::sequence::owned_sequences(s, &t) } else { Vec::new() };
         for x in std::iter::once(t).chain(owned) {
             drop_relation(s, x)?;
@@ -378,10 +417,15 @@ fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
 }
 
 pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<QueryResult> {
-    for target in &targets {
-        let name = table_name(&target.name)?;
+    let names: Vec<String> = targets.iter().map(|t| table_name(&t.name)).collect::<Result<_>>()?;
+    for name in &names {
+        let t = s.table(name)?;
+        let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
+        super::fk::check_not_referenced(s, &t, &names, true)?;
+    }
+    for name in &names {
+        let name = name.clone();
         let t = s.table(&name)?;
-        s.lock_table(&t, LockMode::AccessExclusive)?;
         s.xid();
         let relfile = s.create_files()?;
         let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
@@ -448,7 +492,10 @@ pub fn alter_table(
             }
             Op::AddConstraint {
                 constraint:
-                    TableConstraint::PrimaryKey { .. } | TableConstraint::Unique { .. } | TableConstraint::Check { enforced: None, .. },
+                    TableConstraint::PrimaryKey { .. }
+                    | TableConstraint::Unique { .. }
+                    | TableConstraint::Check { enforced: None, .. }
+                    | TableConstraint::ForeignKey { .. },
                 ..
             } => true,
             Op::AddColumn { column_position: None, .. } | Op::RenameColumn { .. } | Op::RenameTable { .. } => {
@@ -512,6 +559,36 @@ fn dependent_views(s: &Session, t: &Table) -> Vec<String> {
         .collect()
 }
 
+/// Refuses to drop index `ix` of `t` (as a constraint or an index) while a foreign key looks
+/// keys up in it (2BP01, as PostgreSQL without CASCADE).
+pub(crate) fn index_not_referenced(s: &Session, t: &Table, ix: &crate::catalog::Index, what: &str) -> Result<()> {
+    if let Some((child, fk)) = super::fk::referencing(s, t.oid).into_iter().find(|(_, f)| f.ref_index == ix.oid) {
+        let object =
+            if what == "constraint" { format!("constraint {} on table {}", ix.name, t.name) } else { format!("index {}", ix.name) };
+        return Err(PgError::new("2BP01", format!("cannot drop {object} because other objects depend on it"))
+            .with_detail(format!("constraint {} on table {} depends on index {}", fk.name, child.name, ix.name))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    Ok(())
+}
+
+/// ALTER TABLE ... ADD FOREIGN KEY (or a REFERENCES of an added column): each defined, the
+/// table's rows checked against it, and recorded.
+fn add_foreign_keys(s: &mut Session, cur: &Arc<Table>, specs: Vec<super::fk::FkSpec>) -> Result<Arc<Table>> {
+    let mut def = (**cur).clone();
+    let mut added = Vec::new();
+    for spec in specs {
+        let fk = super::fk::define(s, &def, spec, &|n| constraint_name_taken(&def, n))?;
+        def.foreign_keys.push(fk.clone());
+        added.push(fk);
+    }
+    let table = install(s, cur, def);
+    for fk in &added {
+        super::fk::validate(s, &table, fk)?;
+    }
+    Ok(table)
+}
+
 /// One ALTER TABLE action on `cur` (locked, current): returns the table's new definition,
 /// already recorded in the transaction.
 fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableOperation, notices: &mut Vec<String>) -> Result<Arc<Table>> {
@@ -539,6 +616,10 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 .with_constraint(&added.name));
             }
             Ok(install(s, cur, Table { checks, ..(**cur).clone() }))
+        }
+        Op::AddConstraint { constraint: c @ TableConstraint::ForeignKey { .. }, .. } => {
+            let spec = super::fk::FkSpec::of_constraint(c)?.expect("a foreign key");
+            add_foreign_keys(s, cur, vec![spec])
         }
         Op::AddConstraint { constraint, .. } => {
             super::check::table_constraint(constraint)?;
@@ -594,6 +675,9 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             for (cols, primary, name) in spec.keys {
                 table = super::index::add_constraint_index(s, &table, &cols, primary, name)?;
             }
+            if !spec.fks.is_empty() {
+                table = add_foreign_keys(s, &table, spec.fks)?;
+            }
             Ok(table)
         }
         Op::DropColumn { column_names, if_exists, .. } => {
@@ -607,8 +691,44 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     }
                     return Err(no_column(&n));
                 };
+                // A foreign key onto the column: refused (PostgreSQL without CASCADE).
+                let referencing = super::fk::referencing(s, table.oid);
+                for (child, fk) in &referencing {
+                    if fk.ref_columns.contains(&i) && !(child.oid == table.oid && fk.columns.contains(&i)) {
+                        return Err(PgError::new(
+                            "2BP01",
+                            format!("cannot drop column {n} of table {} because other objects depend on it", table.name),
+                        )
+                        .with_detail(format!(
+                            "constraint {} on table {} depends on column {n} of table {}",
+                            fk.name, child.name, table.name
+                        ))
+                        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                    }
+                }
+                let renumber = |cols: &mut Vec<usize>| cols.iter_mut().for_each(|c| *c -= usize::from(*c > i));
                 let mut new = (*table).clone();
                 new.columns.remove(i);
+                // This table's foreign keys using the column go with it; the others, and
+                // other tables' foreign keys onto later columns, are renumbered.
+                new.foreign_keys.retain(|f| !f.columns.contains(&i));
+                for f in &mut new.foreign_keys {
+                    renumber(&mut f.columns);
+                    if f.ref_table == table.oid {
+                        renumber(&mut f.ref_columns);
+                    }
+                }
+                let mut children: Vec<Arc<Table>> = referencing.iter().map(|(c, _)| c.clone()).filter(|c| c.oid != table.oid).collect();
+                children.dedup_by_key(|c| c.oid);
+                for child in children {
+                    s.lock_table(&child, LockMode::AccessExclusive)?;
+                    let child = s.lookup_table(&child.name).filter(|c| c.oid == child.oid).unwrap_or(child);
+                    let mut def = (*child).clone();
+                    for f in def.foreign_keys.iter_mut().filter(|f| f.ref_table == table.oid) {
+                        renumber(&mut f.ref_columns);
+                    }
+                    install(s, &child, def);
+                }
                 // Indexes (and so PRIMARY KEY / UNIQUE constraints) and CHECK constraints
                 // using the column go with it, as in PostgreSQL.
                 let (gone, kept): (Vec<_>, Vec<_>) = new.indexes.drain(..).partition(|ix| ix.columns.contains(&i));
@@ -677,11 +797,13 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
         Op::RenameConstraint { old_name, new_name } => {
             let (old, newn) = (fold_ident(old_name), fold_ident(new_name));
             let mut new = (**cur).clone();
-            if new.checks.iter().any(|c| c.name == newn) || new.indexes.iter().any(|i| i.constraint && i.name == newn) {
+            if constraint_name_taken(&new, &newn) {
                 return Err(PgError::new("42710", format!("constraint \"{newn}\" for relation \"{}\" already exists", cur.name)));
             }
             if let Some(c) = new.checks.iter_mut().find(|c| c.name == old) {
                 c.name = newn;
+            } else if let Some(f) = new.foreign_keys.iter_mut().find(|f| f.name == old) {
+                f.name = newn;
             } else if let Some(ix) = new.indexes.iter_mut().find(|i| i.constraint && i.name == old) {
                 if super::index::relation_name_taken(s, &newn) {
                     return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{newn}\" already exists")));
@@ -700,9 +822,14 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             let mut new = (**cur).clone();
             if let Some(i) = new.checks.iter().position(|c| c.name == n) {
                 new.checks.remove(i);
+            } else if let Some(i) = new.foreign_keys.iter().position(|f| f.name == n) {
+                new.foreign_keys.remove(i);
             } else if let Some(i) = new.indexes.iter().position(|ix| ix.constraint && ix.name == n) {
+                index_not_referenced(s, cur, &new.indexes[i], "constraint")?;
                 // Dropping a primary key leaves its columns NOT NULL, as in PostgreSQL.
                 let ix = new.indexes.remove(i);
+                // A foreign key of this table onto that key goes with it only if it is
+                // this table's own (a self-reference): refused above otherwise.
                 s.txn().dead_files.push(ix.relfile);
             } else if *if_exists {
                 notices.push(format!("NOTICE:  constraint \"{n}\" of relation \"{}\" does not exist, skipping", cur.name));
@@ -759,6 +886,13 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 }
                 ColOp::DropDefault => new.columns[i].default = None,
                 ColOp::SetDataType { data_type, using, .. } => {
+                    let in_fk = cur.foreign_keys.iter().any(|f| f.columns.contains(&i))
+                        || super::fk::referencing(s, cur.oid).iter().any(|(_, f)| f.ref_columns.contains(&i));
+                    if in_fk {
+                        return Err(PgError::feature(format!(
+                            "changing the type of column \"{cname}\", which a foreign key uses, is not supported by heapstore"
+                        )));
+                    }
                     let ty = sql_type(data_type)?;
                     if ty.id == crate::types::TypeId::Regclass {
                         return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
@@ -899,7 +1033,7 @@ fn install(s: &mut Session, old: &Arc<Table>, new: Table) -> Arc<Table> {
 /// Calls `f` with every current row of `t` (every version not deleted, whatever the
 /// statement's snapshot: the caller holds ACCESS EXCLUSIVE, so no other transaction has one
 /// in progress), its columns decoded.
-fn for_each_row(s: &Session, t: &Table, mut f: impl FnMut(&[crate::types::Value]) -> Result<()>) -> Result<()> {
+pub(crate) fn for_each_row(s: &Session, t: &Table, mut f: impl FnMut(&[crate::types::Value]) -> Result<()>) -> Result<()> {
     let mut row = Vec::with_capacity(t.columns.len());
     super::index::heap_versions(s, t, |_, tuple, live, _| {
         if !live {

@@ -380,6 +380,13 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let alias = ins.table_alias.as_ref().map(fold_ident);
     let returning = ins.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias.as_deref(), items)).transpose()?;
     let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
+    if let Some((sets, _)) = conflict.as_ref().and_then(|oc| oc.update.as_ref()) {
+        // The keys such an update removes are not tracked for the foreign keys onto them.
+        let referenced = super::fk::referencing(s, table.oid);
+        if sets.iter().any(|(c, _)| referenced.iter().any(|(_, f)| f.ref_columns.contains(c))) {
+            return Err(PgError::feature("ON CONFLICT DO UPDATE of a column a foreign key references is not supported by heapstore"));
+        }
+    }
     let src = match &ins.source {
         None => None,
         Some(src) => match &*src.body {
@@ -429,6 +436,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, &table);
     let checks = crate::exec::rows::Checks::new(&table)?;
+    let mut fk = super::fk::Tracker::new(s, &table)?;
     let mut out = RowsOut::new(returning.as_ref());
     // Values are computed row by row, in order (a volatile default, `nextval`, sees the rows
     // before it), then stored.
@@ -445,8 +453,14 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
             None => Some(insert_row(s, &table, &vals, (wal, fpw), xid, cid, &checks)?),
         };
         if let Some(stored) = done {
+            if let Some(fk) = &mut fk {
+                fk.inserted_stored(&stored)?;
+            }
             out.push(s, &table, &stored, params)?;
         }
+    }
+    if let Some(fk) = fk {
+        fk.finish(s)?;
     }
     out.finish("INSERT 0")
 }
@@ -514,6 +528,7 @@ pub(crate) fn insert_select(
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, table);
     let checks = crate::exec::rows::Checks::new(table)?;
+    let mut fk = super::fk::Tracker::new(s, table)?;
     let mut out = RowsOut::new(returning);
     let mut vals = vec![Value::Null; table.columns.len()];
     for r in &rows {
@@ -528,8 +543,14 @@ pub(crate) fn insert_select(
             None => Some(insert_row(s, table, &vals, (wal, fpw), xid, cid, &checks)?),
         };
         if let Some(stored) = done {
+            if let Some(fk) = &mut fk {
+                fk.inserted_stored(&stored)?;
+            }
             out.push(s, table, &stored, params)?;
         }
+    }
+    if let Some(fk) = fk {
+        fk.finish(s)?;
     }
     out.finish("INSERT 0")
 }
@@ -1136,7 +1157,11 @@ pub fn update(
     let returning = returning.map(|items| Returning::bind(s, &table, items)).transpose()?;
     let plan = Plan::new(table.clone(), filter, needed);
     let mut out = RowsOut::new(returning.as_ref());
-    change_rows(s, &plan, params, Some(&sets), &mut out)?;
+    let mut fk = super::fk::Tracker::new(s, &table)?;
+    change_rows(s, &plan, params, Some(&sets), &mut out, fk.as_mut())?;
+    if let Some(fk) = fk {
+        fk.finish(s)?;
+    }
     out.finish("UPDATE")
 }
 
@@ -1153,10 +1178,14 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
     let returning = d.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
-    // RETURNING reads the deleted rows' columns.
-    let plan = Plan::new(table.clone(), filter, vec![returning.is_some(); table.columns.len()]);
+    // RETURNING reads the deleted rows' columns, and foreign keys their keys.
+    let mut fk = super::fk::Tracker::new(s, &table)?;
+    let plan = Plan::new(table.clone(), filter, vec![returning.is_some() || fk.is_some(); table.columns.len()]);
     let mut out = RowsOut::new(returning.as_ref());
-    change_rows(s, &plan, params, None, &mut out)?;
+    change_rows(s, &plan, params, None, &mut out, fk.as_mut())?;
+    if let Some(fk) = fk {
+        fk.finish(s)?;
+    }
     out.finish("DELETE")
 }
 
@@ -1173,6 +1202,7 @@ fn change_rows(
     params: &[Option<String>],
     sets: Option<&[(usize, Scalar)]>,
     out: &mut RowsOut<'_>,
+    mut fk: Option<&mut super::fk::Tracker>,
 ) -> Result<u64> {
     let table = plan.table.clone();
     let snap = s.snapshot();
@@ -1233,6 +1263,12 @@ fn change_rows(
             }
             match outcome {
                 ChangeOutcome::Done(new_tid) => {
+                    if let Some(fk) = fk.as_deref_mut() {
+                        match &new_version {
+                            Some((_, stored)) => fk.updated_stored(&row, stored)?,
+                            None => fk.deleted(&row)?,
+                        }
+                    }
                     let update = new_version.is_some();
                     s.count_changes(table.oid, |p| if update { p.updated += 1 } else { p.deleted += 1 });
                     match &new_version {
@@ -1250,6 +1286,9 @@ fn change_rows(
                     break;
                 }
                 ChangeOutcome::DoneHot(_) => {
+                    if let (Some(fk), Some((_, stored))) = (fk.as_deref_mut(), &new_version) {
+                        fk.updated_stored(&row, stored)?;
+                    }
                     s.count_changes(table.oid, |p| {
                         p.updated += 1;
                         p.hot_updated += 1;

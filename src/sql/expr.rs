@@ -1818,6 +1818,7 @@ mod tests {
             indexes: vec![],
             kind: Default::default(),
             checks: vec![],
+            foreign_keys: vec![],
         }
     }
 

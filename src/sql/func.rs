@@ -1750,6 +1750,8 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 _ => TypeId::Numeric,
             }),
             Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(TypeId::Text),
+            // The reg* types are oids (binary-coercible in PostgreSQL).
+            Some(c) if oidish(c.id) && oidish(t.id) => SqlType::new(TypeId::Oid),
             Some(c) if expr::is_datetime(c.id) && expr::is_datetime(t.id) => {
                 SqlType::new(if c.id == TypeId::Timestamptz || t.id == TypeId::Timestamptz {
                     TypeId::Timestamptz
@@ -1763,6 +1765,10 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
         });
     }
     Ok(cur)
+}
+
+fn oidish(t: TypeId) -> bool {
+    matches!(t, TypeId::Oid | TypeId::Regclass | TypeId::Regtype | TypeId::Regnamespace)
 }
 
 /// Converts `e` to `ty` (an untyped literal is read as `ty`; a typed value of another type
@@ -2335,6 +2341,10 @@ impl Binder<'_> {
                         map.insert(i64::from(o) * 2 + 1, Value::Text(d));
                     }
                 }
+                for (o, d) in pc::fk_defs(s) {
+                    map.insert(i64::from(o) * 2, Value::Text(d.clone()));
+                    map.insert(i64::from(o) * 2 + 1, Value::Text(d));
+                }
                 for (o, plain, pretty) in pc::check_defs(s) {
                     map.insert(i64::from(o) * 2, Value::Text(plain));
                     map.insert(i64::from(o) * 2 + 1, Value::Text(pretty));
@@ -2645,6 +2655,11 @@ impl Binder<'_> {
         }
         let ty = t(TypeId::Regclass);
         if let Scalar::Unknown(name) | Scalar::Const(Value::Text(name)) = &x {
+            // A number is an OID, taken as it is (regclassin does not look it up).
+            if let Ok(o) = name.trim().parse::<u32>() {
+                let nm = pc::relation_name_of_oid(s, o).unwrap_or_else(|| o.to_string());
+                return Ok(Scalar::Const(Value::Regclass(o, nm)));
+            }
             let o = pc::relation_oid_of_name(s, name)
                 .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))?;
             let nm = pc::relation_name_of_oid(s, o).unwrap_or_else(|| o.to_string());

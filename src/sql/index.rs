@@ -338,7 +338,13 @@ pub(crate) fn add_index(
 }
 
 /// Resolves index column names.
+/// PostgreSQL's INDEX_MAX_KEYS (`max_index_keys`): the most key columns an index has.
+pub const MAX_INDEX_KEYS: usize = 32;
+
 pub(crate) fn index_columns(table: &Table, names: &[String]) -> Result<Vec<usize>> {
+    if names.len() > MAX_INDEX_KEYS {
+        return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("cannot use more than {MAX_INDEX_KEYS} columns in an index")));
+    }
     let mut cols = Vec::with_capacity(names.len());
     for n in names {
         let c = table.column_index(n).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
@@ -453,6 +459,7 @@ pub fn drop_indexes(s: &mut Session, if_exists: bool, names: Vec<sqlparser::ast:
         s.lock_table(&table, LockMode::AccessExclusive)?;
         let table = s.table(&table.name)?;
         let Some(pos) = table.indexes.iter().position(|i| i.name == name) else { continue };
+        super::ddl::index_not_referenced(s, &table, &table.indexes[pos], "index")?;
         if table.indexes[pos].constraint {
             return Err(PgError::new(
                 "2BP01",

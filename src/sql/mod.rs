@@ -29,6 +29,7 @@ pub(crate) mod ddl;
 pub mod dml;
 mod explain;
 pub mod expr;
+pub(crate) mod fk;
 pub mod func;
 pub mod index;
 pub mod pg_catalog;

@@ -18,7 +18,7 @@
 //! 1. Every row is true of heapstore: a table appears with the indexes, columns and
 //!    constraints it has, and features heapstore does not have give the answer PostgreSQL
 //!    gives for their absence (no rows in `pg_description`, `pg_inherits`, `pg_policy`, ...;
-//!    `relhastriggers` false; `reltype` 0, since heapstore makes no row types). OIDs of
+//!    `relhastriggers` true only for tables a foreign key involves; `reltype` 0, since heapstore makes no row types). OIDs of
 //!    built-in objects are PostgreSQL's (types and their array types, operator classes,
 //!    `pg_catalog` 11, `public` 2200, the catalogs' own relation OIDs, `heap` 2, `btree` 403,
 //!    collations 100/950/951, tablespaces 1663/1664); user tables and indexes have the OIDs
@@ -275,7 +275,7 @@ const DEFS: &[Def] = &[
             ("coninhcount", INT4),
             ("connoinherit", BOOL),
             ("conkey", INT2S),
-            ("confkey", Null(1005)),
+            ("confkey", INT2S),
             ("conpfeqop", Null(1028)),
             ("conppeqop", Null(1028)),
             ("conffeqop", Null(1028)),
@@ -1043,7 +1043,8 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                kind: char,
                natts: usize,
                hasindex: bool,
-               checks: usize| {
+               checks: usize,
+               triggers: bool| {
         vec![
             Value::Oid(oid),
             name_v(name),
@@ -1065,7 +1066,9 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             Value::Int2(natts as i16),
             Value::Int2(checks as i16),
             Value::Bool(false),
-            Value::Bool(false),
+            // PostgreSQL implements foreign keys with (internal) triggers: psql shows them
+            // only for a relation that has some.
+            Value::Bool(triggers),
             Value::Bool(false),
             Value::Bool(false),
             Value::Bool(false),
@@ -1081,15 +1084,17 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     for d in DEFS {
         let natts = d.cols.iter().filter(|(_, t)| !matches!(t, No(_))).count();
         let (am, node) = if d.kind == 'r' { (HEAP_AM, d.oid) } else { (0, 0) };
-        out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false, 0));
+        out.push(row(d.oid, d.name, d.schema, am, node, 'p', d.kind, natts, false, 0, false));
     }
+    let referenced: std::collections::HashSet<u32> = tables.iter().flat_map(|t| t.foreign_keys.iter().map(|f| f.ref_table)).collect();
     for t in tables {
         let p = if t.persistence == crate::catalog::Persistence::Unlogged { 'u' } else { 'p' };
         let kind = t.relkind();
         let am = if kind == 'r' { HEAP_AM } else { 0 };
-        out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len()));
+        let triggers = !t.foreign_keys.is_empty() || referenced.contains(&t.oid);
+        out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len(), triggers));
         for ix in &t.indexes {
-            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0));
+            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));
         }
     }
     out
@@ -1559,7 +1564,34 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 Value::Int4(0),
                 b(false),
                 int2_array(check_columns(t, &c.expr)),
+                Value::Null,
                 Value::Text(c.expr.clone()),
+            ]);
+        }
+        for fk in &t.foreign_keys {
+            let b = Value::Bool;
+            out.push(vec![
+                Value::Oid(fk.oid),
+                name_v(&fk.name),
+                Value::Oid(PUBLIC),
+                ch('f'),
+                b(false),
+                b(false),
+                b(true),
+                Value::Oid(t.oid),
+                Value::Oid(0),
+                Value::Oid(fk.ref_index),
+                Value::Oid(0),
+                Value::Oid(fk.ref_table),
+                ch(fk.on_update.code()),
+                ch(fk.on_delete.code()),
+                ch('s'),
+                b(true),
+                Value::Int4(0),
+                b(true),
+                int2_array(fk.columns.iter().map(|&c| c as i16 + 1).collect()),
+                int2_array(fk.ref_columns.iter().map(|&c| c as i16 + 1).collect()),
+                Value::Null,
             ]);
         }
         for ix in t.indexes.iter().filter(|ix| ix.constraint) {
@@ -1584,6 +1616,7 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 Value::Int4(0),
                 b(true),
                 int2_array(ix.columns.iter().map(|&c| c as i16 + 1).collect()),
+                Value::Null,
                 Value::Null,
             ]);
         }
@@ -1694,6 +1727,10 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
         seen.insert(name.to_ascii_lowercase());
         rows.push(setting_row(&name, (value, None, "string", None), "", "user"));
     }
+    // PostgreSQL's compile-time limits that heapstore keeps too (drivers read them).
+    let max_keys = super::index::MAX_INDEX_KEYS.to_string();
+    rows.push(setting_row("max_index_keys", (max_keys, None, "integer", None), "Shows the maximum number of index keys.", "internal"));
+    seen.insert("max_index_keys".to_string());
     let settings = &s.shared().settings;
     for (name, value, doc) in settings.all() {
         if seen.insert(name.to_ascii_lowercase()) {
@@ -1986,6 +2023,20 @@ pub fn index_def(s: &Session, oid: u32) -> Option<String> {
         }
     }
     None
+}
+
+/// Every foreign key the session sees: (oid, `pg_get_constraintdef`).
+pub fn fk_defs(s: &Session) -> Vec<(u32, String)> {
+    let tables = s.visible_tables();
+    let mut out = Vec::new();
+    for t in &tables {
+        for fk in &t.foreign_keys {
+            if let Some(p) = tables.iter().find(|p| p.oid == fk.ref_table) {
+                out.push((fk.oid, super::fk::definition(t, fk, p)));
+            }
+        }
+    }
+    out
 }
 
 /// `pg_get_constraintdef(oid)`: `PRIMARY KEY (cols)` / `UNIQUE (cols)`.

@@ -1983,6 +1983,7 @@ pub(crate) fn no_table() -> crate::catalog::Table {
         indexes: Vec::new(),
         kind: Default::default(),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
     }
 }
 

@@ -146,6 +146,7 @@ pub(crate) fn make_sequence(s: &mut Session, name: &str, def: SequenceDef) -> Re
         indexes: Vec::new(),
         kind: RelKind::Sequence(def),
         checks: Vec::new(),
+        foreign_keys: Vec::new(),
     });
     s.txn().creates.push(t.clone());
     Ok(t)

@@ -1,5 +1,5 @@
-//! Set-returning functions: `generate_series`, `unnest`, `generate_subscripts` and
-//! `information_schema._pg_expandarray`, in FROM (a function scan, `exec::Node::Function`,
+//! Set-returning functions: `generate_series`, `unnest`, `generate_subscripts`,
+//! `pg_partition_ancestors` and `information_schema._pg_expandarray`, in FROM (a function scan, `exec::Node::Function`,
 //! with column aliases, `WITH ORDINALITY` and several `unnest` arguments zipped) and in the
 //! select list (`exec::Node::ProjectSet`: the functions of one select list advance in
 //! lockstep, a shorter one padded with NULLs, and an input row whose functions all return no
@@ -29,6 +29,9 @@ pub enum SrfFunc {
     GenerateSubscripts,
     /// information_schema._pg_expandarray(array): (x element, n position from 1).
     ExpandArray,
+    /// pg_partition_ancestors(regclass): a partition's ancestors and itself; heapstore has no
+    /// partitions, so no rows (what PostgreSQL returns for a relation that is not one).
+    PartitionAncestors,
 }
 
 /// A bound call.
@@ -50,7 +53,7 @@ impl SrfCall {
 
 /// Whether `name` (without schema) is a set-returning function heapstore has.
 pub fn is_srf(name: &str) -> bool {
-    matches!(name, "generate_series" | "unnest" | "generate_subscripts" | "_pg_expandarray")
+    matches!(name, "generate_series" | "unnest" | "generate_subscripts" | "_pg_expandarray" | "pg_partition_ancestors")
 }
 
 fn no_function(name: &str, args: &[Scalar]) -> PgError {
@@ -146,6 +149,19 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                 if record { vec![SqlType::new(TypeId::Record(crate::types::RecordKind::ExpandArray(e)))] } else { vec![elem, int4()] };
             (SrfFunc::ExpandArray, vec![a], types, "_pg_expandarray")
         }
+        "pg_partition_ancestors" => {
+            if args.len() != 1 {
+                return Err(no_function(name, &all));
+            }
+            let a = args.into_iter().next().expect("one");
+            match (&a, type_of(&a).map(|t| t.id)) {
+                (_, Some(TypeId::Regclass | TypeId::Oid)) => {}
+                // psql passes the relation's OID as a literal.
+                (Scalar::Unknown(t), None) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => {}
+                _ => return Err(PgError::feature("pg_partition_ancestors of a relation name is not supported by heapstore: pass its OID")),
+            }
+            (SrfFunc::PartitionAncestors, vec![a], vec![SqlType::new(TypeId::Regclass)], "pg_partition_ancestors")
+        }
         other => return Err(PgError::feature(format!("function {other}() in FROM is not supported by heapstore"))),
     };
     Ok(SrfCall { func, args, types, name })
@@ -193,6 +209,7 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             }
             Ok(Flow::Continue)
         }
+        SrfFunc::PartitionAncestors => Ok(Flow::Continue),
         SrfFunc::Unnest => {
             let Value::Array(a) = &args[0] else { return Ok(Flow::Continue) };
             for v in &a.items {

@@ -107,6 +107,7 @@ pub fn create_view(
                 indexes: Vec::new(),
                 kind: RelKind::View(def),
                 checks: Vec::new(),
+                foreign_keys: Vec::new(),
             });
             s.txn().creates.push(t);
         }

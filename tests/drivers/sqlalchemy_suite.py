@@ -15,7 +15,7 @@ import sys
 import traceback
 
 import sqlalchemy
-from sqlalchemy import (BigInteger, Boolean, CHAR, Column, Date, DateTime, Float, Integer, LargeBinary,
+from sqlalchemy import (BigInteger, Boolean, CHAR, Column, Date, DateTime, Float, ForeignKey, Integer, LargeBinary,
                         MetaData, Numeric, REAL, SmallInteger, String, Table, Text, create_engine, delete,
                         func, insert, inspect, select, text, update)
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -265,18 +265,17 @@ class Author(Base):
     __tablename__ = "sa_author"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     name: Mapped[str] = mapped_column(String(40))
-    books: Mapped[list["Book"]] = relationship(
-        primaryjoin="Author.id == foreign(Book.author_id)", order_by="Book.id", back_populates="author")
+    books: Mapped[list["Book"]] = relationship(order_by="Book.id", back_populates="author", passive_deletes=True)
 
 
 class Book(Base):
     __tablename__ = "sa_book"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
-    author_id: Mapped[int] = mapped_column(Integer)  # no REFERENCES: the join is declared on the mapper
+    author_id: Mapped[int] = mapped_column(ForeignKey("sa_author.id", ondelete="CASCADE"))
     title: Mapped[str] = mapped_column(Text)
     price: Mapped[decimal.Decimal] = mapped_column(Numeric(10, 2))
     published: Mapped[datetime.date | None] = mapped_column(Date)
-    author: Mapped[Author] = relationship(primaryjoin="foreign(Book.author_id) == Author.id", back_populates="books")
+    author: Mapped[Author] = relationship(back_populates="books")
 
 
 def s_orm():
@@ -310,6 +309,23 @@ def s_orm():
             check(e.orig.diag.constraint_name == "sa_book_pkey", f"constraint {e.orig.diag.constraint_name!r}")
             s.rollback()
         check(s.scalar(select(func.count(Book.id))) == 3, "count after rollback")
+        # The foreign key: a book of no author fails with 23503; deleting an author deletes
+        # its books (ON DELETE CASCADE, passive_deletes leaves it to the database).
+        s.add(Book(id=50, author_id=99, title="orphan", price=D(1)))
+        try:
+            s.commit()
+            check(False, "a book of a missing author accepted")
+        except IntegrityError as e:
+            check(sqlstate(e) == "23503" and e.orig.diag.constraint_name == "sa_book_author_id_fkey", f"23503 {e.orig.diag.constraint_name!r}")
+            s.rollback()
+        s.add(Author(id=3, name="Cid", books=[Book(id=30, title="C30", price=D(3))]))
+        s.commit()
+        s.delete(s.get(Author, 3))
+        s.commit()
+        check(s.scalar(select(func.count(Book.id))) == 3, "ON DELETE CASCADE")
+    fks = inspect(engine).get_foreign_keys("sa_book")
+    check([(f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"], f["options"]) for f in fks]
+          == [("sa_book_author_id_fkey", ["author_id"], "sa_author", ["id"], {"ondelete": "CASCADE"})], f"get_foreign_keys {fks!r}")
 
 
 class Note(Base):
@@ -406,7 +422,7 @@ SCENARIOS = [
     ("psycopg: executemany all-or-nothing in AUTOCOMMIT", s_batch),
     ("psycopg: unique violation 23505, connection usable", s_unique),
     ("psycopg: inspect(): tables, columns, keys, indexes, checks, identity, views, sequences, autoload", s_inspect),
-    ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError", s_orm),
+    ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError, foreign key", s_orm),
     ("psycopg: generated keys: SERIAL, server_default, RETURNING, ON CONFLICT", s_generated),
     ("psycopg: ARRAY columns: lists, NULL elements, 2-D, contains, any, subscripts, array_agg", s_arrays),
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),

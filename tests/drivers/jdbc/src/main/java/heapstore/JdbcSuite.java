@@ -520,6 +520,47 @@ public final class JdbcSuite {
         exec(c, "DROP TABLE jd_keys");
     }
 
+    /** Foreign keys: getImportedKeys / getExportedKeys, and 23503 with its constraint name. */
+    static void foreignKeys(Connection c) throws Exception {
+        exec(c, "DROP TABLE IF EXISTS jd_child");
+        exec(c, "DROP TABLE IF EXISTS jd_parent");
+        exec(c, "CREATE TABLE jd_parent (a int4, b int4, PRIMARY KEY (a, b))");
+        exec(c, "CREATE TABLE jd_child (id int4 PRIMARY KEY, x int4, y int4, "
+                + "CONSTRAINT jd_fk FOREIGN KEY (x, y) REFERENCES jd_parent ON DELETE CASCADE)");
+        List<String> imported = new ArrayList<>();
+        try (ResultSet r = c.getMetaData().getImportedKeys(null, "public", "jd_child")) {
+            while (r.next()) {
+                imported.add(r.getString("PKTABLE_NAME") + "." + r.getString("PKCOLUMN_NAME") + "<-" + r.getString("FKCOLUMN_NAME") + ":"
+                        + r.getInt("KEY_SEQ") + ":" + r.getString("FK_NAME") + ":" + r.getString("PK_NAME") + ":" + r.getInt("DELETE_RULE"));
+            }
+        }
+        check(imported.equals(List.of("jd_parent.a<-x:1:jd_fk:jd_parent_pkey:0", "jd_parent.b<-y:2:jd_fk:jd_parent_pkey:0")),
+                "getImportedKeys " + imported);
+        List<String> exported = new ArrayList<>();
+        try (ResultSet r = c.getMetaData().getExportedKeys(null, "public", "jd_parent")) {
+            while (r.next()) {
+                exported.add(r.getString("FKTABLE_NAME") + "." + r.getString("FKCOLUMN_NAME"));
+            }
+        }
+        check(exported.equals(List.of("jd_child.x", "jd_child.y")), "getExportedKeys " + exported);
+        exec(c, "INSERT INTO jd_parent VALUES (1, 1)");
+        exec(c, "INSERT INTO jd_child VALUES (1, 1, 1)");
+        try {
+            exec(c, "INSERT INTO jd_child VALUES (2, 1, 2)");
+            check(false, "a missing key accepted");
+        } catch (SQLException e) {
+            check("23503".equals(e.getSQLState()), "23503, not " + e.getSQLState());
+            org.postgresql.util.ServerErrorMessage m = ((org.postgresql.util.PSQLException) e).getServerErrorMessage();
+            check(m != null && "jd_fk".equals(m.getConstraint()), "constraint name in the error");
+        }
+        exec(c, "DELETE FROM jd_parent");
+        try (Statement st = c.createStatement(); ResultSet r = st.executeQuery("SELECT count(*) FROM jd_child")) {
+            check(r.next() && r.getInt(1) == 0, "ON DELETE CASCADE");
+        }
+        exec(c, "DROP TABLE jd_child");
+        exec(c, "DROP TABLE jd_parent");
+    }
+
     /** Arrays: createArrayOf and primitive arrays as parameters (binary), getArray, = ANY(?). */
     static void arrays(Connection c) throws Exception {
         exec(c, "DROP TABLE IF EXISTS jd_arr");
@@ -681,6 +722,7 @@ public final class JdbcSuite {
             {"DatabaseMetaData.getTables", (Scenario) JdbcSuite::metaTables},
             {"DatabaseMetaData.getColumns", (Scenario) JdbcSuite::metaColumns},
             {"DatabaseMetaData.getPrimaryKeys, getIndexInfo", (Scenario) JdbcSuite::metaPrimaryKeys},
+            {"foreign keys: getImportedKeys, getExportedKeys, 23503, ON DELETE CASCADE", (Scenario) JdbcSuite::foreignKeys},
             {"arrays: createArrayOf, primitive arrays, getArray, = ANY(?), text and binary", (Scenario) JdbcSuite::arrays},
             {"queries: GROUP BY, JOIN, ORDER BY / LIMIT", (Scenario) JdbcSuite::queries},
             {"fetch size (portal in pieces)", (Scenario) JdbcSuite::fetchSize},
