@@ -678,16 +678,21 @@ impl Session {
     /// from cannot change before it runs (a DDL that committed while the lock was waited for
     /// is seen). Outside a transaction (Describe) nothing is locked.
     pub(crate) fn relation_for_query(&self, name: &str) -> Result<Arc<Table>> {
-        let t = self.table_any(name)?;
+        let mut t = self.table_any(name)?;
         if self.txn.is_none() {
             return Ok(t);
         }
-        let mut locks = self.locks.try_borrow_mut().map_err(|_| PgError::internal("lock table borrowed while planning"))?;
-        self.shared.locks.lock(&mut locks, LockTag::Relation(t.oid), LockMode::AccessShare)?;
-        drop(locks);
-        match self.lookup_table(name) {
-            Some(now) => Ok(now),
-            None => Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))),
+        // The name may have come to mean another relation while its lock was waited for
+        // (dropped and made again): then that one is locked too, until the name holds still.
+        loop {
+            let mut locks = self.locks.try_borrow_mut().map_err(|_| PgError::internal("lock table borrowed while planning"))?;
+            self.shared.locks.lock(&mut locks, LockTag::Relation(t.oid), LockMode::AccessShare)?;
+            drop(locks);
+            match self.lookup_table(name) {
+                Some(now) if now.oid == t.oid => return Ok(now),
+                Some(now) => t = now,
+                None => return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))),
+            }
         }
     }
 

@@ -346,6 +346,9 @@ pub fn drop_tables(
             }
             return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("{kind} \"{name}\" does not exist")));
         };
+        // Locked first, then read again: what changed while the lock was waited for (a
+        // foreign key added, the table rewritten) is seen.
+        let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
         if t.kind_name() != kind {
             return Err(PgError::new("42809", format!("\"{name}\" is not a {kind}")).with_hint(format!(
                 "Use DROP {} to remove a {}.",
@@ -530,8 +533,10 @@ pub fn alter_table(
             )));
         }
     }
-    s.lock_table(&t, LockMode::AccessExclusive)?;
-    let t = s.table(&tname)?;
+    let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
+    if !t.is_table() {
+        s.table(&tname)?; // the error for a view or sequence
+    }
     if changes_columns {
         if let Some(v) = dependent_views(s, &t).first() {
             return Err(PgError::feature(format!(
@@ -721,8 +726,9 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 let mut children: Vec<Arc<Table>> = referencing.iter().map(|(c, _)| c.clone()).filter(|c| c.oid != table.oid).collect();
                 children.dedup_by_key(|c| c.oid);
                 for child in children {
+                    // Locked, then read again by OID: renamed or dropped meanwhile is seen.
                     s.lock_table(&child, LockMode::AccessExclusive)?;
-                    let child = s.lookup_table(&child.name).filter(|c| c.oid == child.oid).unwrap_or(child);
+                    let Some(child) = s.visible_tables().into_iter().find(|c| c.oid == child.oid) else { continue };
                     let mut def = (*child).clone();
                     for f in def.foreign_keys.iter_mut().filter(|f| f.ref_table == table.oid) {
                         renumber(&mut f.ref_columns);

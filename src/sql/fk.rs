@@ -121,18 +121,34 @@ fn action(a: Option<sqlparser::ast::ReferentialAction>) -> FkAction {
     }
 }
 
-/// Whether values of types `a` and `b` compare by equality (PostgreSQL's requirement that the
-/// referencing type coerce to the referenced one).
+/// Whether a referencing column of type `a` may reference one of type `b`: PostgreSQL's rule
+/// that `a` coerce implicitly to `b` or that the two share a B-tree operator family with a
+/// cross-type equality (integers; the text types; date, timestamp and timestamptz).
 fn comparable(a: SqlType, b: SqlType) -> bool {
-    use super::expr::{is_datetime, is_num, is_text};
-    a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || (is_datetime(a.id) && is_datetime(b.id))
+    use super::expr::{is_datetime, is_int, is_text};
+    use crate::types::TypeId::{Float4, Float8, Numeric};
+    a.id == b.id
+        || (is_int(a.id) && is_int(b.id))
+        || (is_int(a.id) && b.id == Numeric)
+        || ((is_int(a.id) || matches!(a.id, Numeric | Float4)) && matches!(b.id, Float4 | Float8))
+        || (is_text(a.id) && is_text(b.id))
+        || (is_datetime(a.id) && is_datetime(b.id))
+}
+
+/// The type a referencing value of type `a` and a referenced value of type `b` are compared
+/// (and key-locked) in: their common type, without a type modifier (no length or scale is
+/// applied to a key), `char(n)` as text (trailing blanks do not count).
+fn compare_type(a: SqlType, b: SqlType) -> Result<SqlType> {
+    let t = super::func::common_type(&[Some(a), Some(b)], "foreign key")?.unwrap_or(b);
+    let id = if t.id == crate::types::TypeId::Bpchar { crate::types::TypeId::Text } else { t.id };
+    Ok(SqlType::new(id))
 }
 
 /// Resolves and checks a FOREIGN KEY of `table` (its columns as they will be; `table` itself
 /// when it references itself): the referenced table and columns (its primary key when none
 /// are named), a unique index covering exactly them, comparable types, the name
 /// (`<table>_<columns>_fkey` by default). `taken` says whether a constraint name is in use.
-pub(crate) fn define(s: &Session, table: &Table, spec: FkSpec, taken: &dyn Fn(&str) -> bool) -> Result<ForeignKey> {
+pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn Fn(&str) -> bool) -> Result<ForeignKey> {
     if let Some(c) = &spec.characteristics {
         if c.deferrable == Some(true) || matches!(c.initially, Some(sqlparser::ast::DeferrableInitial::Deferred)) {
             return Err(PgError::feature("DEFERRABLE foreign keys are not supported by heapstore"));
@@ -144,8 +160,12 @@ pub(crate) fn define(s: &Session, table: &Table, spec: FkSpec, taken: &dyn Fn(&s
     let parent: Arc<Table> = if spec.ref_table == table.name {
         Arc::new(table.clone())
     } else {
-        s.lookup_table(&spec.ref_table)
-            .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", spec.ref_table)))?
+        let p = s
+            .lookup_table(&spec.ref_table)
+            .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", spec.ref_table)))?;
+        // As PostgreSQL: SHARE ROW EXCLUSIVE on the referenced table until the transaction
+        // ends, so no row of it changes before the new constraint is visible to all.
+        s.lock_table_current(&p, crate::lock::LockMode::ShareRowExclusive)?
     };
     if !parent.is_table() {
         return Err(PgError::new("42809", format!("referenced relation \"{}\" is not a table", parent.name)));
@@ -247,9 +267,8 @@ pub(crate) fn referencing(s: &Session, oid: u32) -> Vec<(Arc<Table>, ForeignKey)
     out
 }
 
-/// `fk`'s referencing columns of a row of `table`, converted to the referenced columns' types
-/// (so both sides of a key lock hash the same bytes); None if one is NULL (MATCH SIMPLE: no
-/// check).
+/// The columns `cols` of a row converted to the comparison types `types`; None if one is NULL
+/// (MATCH SIMPLE: no check).
 fn key_of(row: &[Value], cols: &[usize], types: &[SqlType]) -> Result<Option<Vec<Value>>> {
     let mut key = Vec::with_capacity(cols.len());
     for (&c, ty) in cols.iter().zip(types) {
@@ -257,13 +276,18 @@ fn key_of(row: &[Value], cols: &[usize], types: &[SqlType]) -> Result<Option<Vec
         if *v == Value::Null {
             return Ok(None);
         }
-        key.push(if super::expr::value_type(v).is_some_and(|t| t.id == ty.id) {
-            v.clone()
-        } else {
-            super::expr::cast_value(v.clone(), ty)?
-        });
+        key.push(to_compare(v, ty)?);
     }
     Ok(Some(key))
+}
+
+/// A non-NULL value in comparison type `ty` (exact for the pairs [`comparable`] allows, up to
+/// float8's precision when one side is a float, as PostgreSQL compares them).
+fn to_compare(v: &Value, ty: &SqlType) -> Result<Value> {
+    if super::expr::value_type(v).is_some_and(|t| t.id == ty.id) {
+        return Ok(v.clone());
+    }
+    super::expr::cast_value(v.clone(), ty)
 }
 
 fn keycode(key: &[Value]) -> Vec<u8> {
@@ -272,7 +296,7 @@ fn keycode(key: &[Value]) -> Vec<u8> {
     out
 }
 
-/// The key lock of `key` in the referenced table `parent` (invariant 2).
+/// The key lock of a key of the referenced table `parent`, in comparison types (invariant 2).
 fn key_lock(parent: u32, code: &[u8]) -> LockTag {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -281,15 +305,16 @@ fn key_lock(parent: u32, code: &[u8]) -> LockTag {
     LockTag::Object { class: KEY_LOCK_CLASS, id: h.finish() }
 }
 
-/// `(a, b)=(1, 2)` as PostgreSQL's DETAIL prints a key.
-fn key_text(table: &Table, cols: &[usize], key: &[Value]) -> String {
+/// `(a, b)=(1, 2)` as PostgreSQL's DETAIL prints a key: columns `cols` of `row` of `table`.
+fn key_text(table: &Table, cols: &[usize], row: &[Value]) -> String {
     let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
-    let vals: Vec<String> = key
-        .iter()
-        .zip(cols)
-        .map(|(v, &c)| v.to_text(&super::expr::value_type(v).unwrap_or(table.columns[c].ty)).unwrap_or_else(|| "null".into()))
-        .collect();
+    let vals: Vec<String> = cols.iter().map(|&c| row[c].to_text(&table.columns[c].ty).unwrap_or_else(|| "null".into())).collect();
     format!("({})=({})", names.join(", "), vals.join(", "))
+}
+
+/// The comparison types of a foreign key's columns.
+fn compare_types(child: &Table, parent: &Table, fk: &ForeignKey) -> Result<Vec<SqlType>> {
+    fk.columns.iter().zip(&fk.ref_columns).map(|(&c, &r)| compare_type(child.columns[c].ty, parent.columns[r].ty)).collect()
 }
 
 /// The keys one statement added to or removed from the keys foreign keys depend on (see the
@@ -300,21 +325,30 @@ pub(crate) struct Tracker {
     incoming: Vec<Incoming>,
 }
 
-/// One of this table's foreign keys, its referenced table, and the keys new rows reference
-/// (by key code).
+/// One of this table's foreign keys, its referenced table, and the keys new rows reference:
+/// by key code, the key in comparison types and the new row (for the error's DETAIL).
 struct Outgoing {
     fk: ForeignKey,
     parent: Arc<Table>,
-    keys: HashMap<Vec<u8>, Vec<Value>>,
+    types: Vec<SqlType>,
+    keys: HashMap<Vec<u8>, (Vec<Value>, Vec<Value>)>,
 }
 
-/// A foreign key referencing this table, and the keys rows lost: (old key, the new key of an
-/// update), in the order first seen.
+/// A foreign key referencing this table, and the keys rows lost, in the order first seen.
 struct Incoming {
     child: Arc<Table>,
     fk: ForeignKey,
-    removed: Vec<(Vec<Value>, Option<Vec<Value>>)>,
+    types: Vec<SqlType>,
+    removed: Vec<Removed>,
     seen: std::collections::HashSet<Vec<u8>>,
+}
+
+/// A referenced key a row lost: the key in comparison types, the old row, and for an update
+/// the new row (ON UPDATE CASCADE copies its key columns, NULLs included).
+struct Removed {
+    key: Vec<Value>,
+    old: Vec<Value>,
+    new: Option<Vec<Value>>,
 }
 
 impl Tracker {
@@ -326,10 +360,11 @@ impl Tracker {
         if table.foreign_keys.is_empty() && !pending && !s.shared.catalog.any_foreign_keys() {
             return Ok(None);
         }
-        let incoming: Vec<Incoming> = referencing(s, table.oid)
-            .into_iter()
-            .map(|(child, fk)| Incoming { child, fk, removed: Vec::new(), seen: Default::default() })
-            .collect();
+        let mut incoming = Vec::new();
+        for (child, fk) in referencing(s, table.oid) {
+            let types = compare_types(&child, table, &fk)?;
+            incoming.push(Incoming { child, fk, types, removed: Vec::new(), seen: Default::default() });
+        }
         if table.foreign_keys.is_empty() && incoming.is_empty() {
             return Ok(None);
         }
@@ -343,13 +378,14 @@ impl Tracker {
                     .find(|t| t.oid == fk.ref_table)
                     .ok_or_else(|| PgError::internal(format!("foreign key \"{}\" references a missing table", fk.name)))?
             };
-            outgoing.push(Outgoing { fk: fk.clone(), parent, keys: HashMap::new() });
+            let types = compare_types(table, &parent, fk)?;
+            outgoing.push(Outgoing { fk: fk.clone(), parent, types, keys: HashMap::new() });
         }
         Ok(Some(Tracker { table: table.clone(), outgoing, incoming }))
     }
 
-    /// Whether a statement that only inserts has anything to check (this table references
-    /// another).
+    /// Whether this table references another (a statement that only inserts has checks to
+    /// make).
     pub fn references(&self) -> bool {
         !self.outgoing.is_empty()
     }
@@ -357,12 +393,15 @@ impl Tracker {
     /// A new row version (all columns).
     pub fn inserted(&mut self, row: &[Value]) -> Result<()> {
         for o in &mut self.outgoing {
-            let types: Vec<SqlType> = o.fk.ref_columns.iter().map(|&c| o.parent.columns[c].ty).collect();
-            if let Some(k) = key_of(row, &o.fk.columns, &types)? {
-                o.keys.entry(keycode(&k)).or_insert(k);
+            if let Some(k) = key_of(row, &o.fk.columns, &o.types)? {
+                o.keys.entry(keycode(&k)).or_insert_with(|| (k, row.to_vec()));
             }
         }
         Ok(())
+    }
+
+    fn decode(&self, stored: &[Option<Vec<u8>>]) -> Vec<Value> {
+        stored.iter().zip(&self.table.columns).map(|(v, c)| v.as_ref().map_or(Value::Null, |b| Value::decode(&c.ty, b))).collect()
     }
 
     /// A new row version in stored form.
@@ -370,8 +409,7 @@ impl Tracker {
         if self.outgoing.is_empty() {
             return Ok(());
         }
-        let row: Vec<Value> =
-            stored.iter().zip(&self.table.columns).map(|(v, c)| v.as_ref().map_or(Value::Null, |b| Value::decode(&c.ty, b))).collect();
+        let row = self.decode(stored);
         self.inserted(&row)
     }
 
@@ -406,50 +444,43 @@ impl Tracker {
         Ok(())
     }
 
-    /// A row updated from `old` (all columns) to the stored version `stored`.
-    pub fn updated_stored(&mut self, old: &[Value], stored: &[Option<Vec<u8>>]) -> Result<()> {
-        let new: Vec<Value> =
-            stored.iter().zip(&self.table.columns).map(|(v, c)| v.as_ref().map_or(Value::Null, |b| Value::decode(&c.ty, b))).collect();
-        self.updated(old, &new)
-    }
-
-    /// A row deleted (its old values).
+    /// A row deleted (its old values, all columns).
     pub fn deleted(&mut self, old: &[Value]) -> Result<()> {
         self.removed(old, None)
+    }
+
+    /// A row updated from `old` (all columns) to the stored version `stored`.
+    pub fn updated_stored(&mut self, old: &[Value], stored: &[Option<Vec<u8>>]) -> Result<()> {
+        let new = self.decode(stored);
+        self.updated(old, &new)
     }
 
     /// A row updated from `old` to `new` (all columns). As in PostgreSQL, a key the update
     /// left as it was is not checked again.
     pub fn updated(&mut self, old: &[Value], new: &[Value]) -> Result<()> {
         for o in &mut self.outgoing {
-            let types: Vec<SqlType> = o.fk.ref_columns.iter().map(|&c| o.parent.columns[c].ty).collect();
-            let Some(k) = key_of(new, &o.fk.columns, &types)? else { continue };
+            let Some(k) = key_of(new, &o.fk.columns, &o.types)? else { continue };
             let code = keycode(&k);
-            if key_of(old, &o.fk.columns, &types)?.is_some_and(|was| keycode(&was) == code) {
+            if key_of(old, &o.fk.columns, &o.types)?.is_some_and(|was| keycode(&was) == code) {
                 continue;
             }
-            o.keys.entry(code).or_insert(k);
+            o.keys.entry(code).or_insert_with(|| (k, new.to_vec()));
         }
         self.removed(old, Some(new))
     }
 
     fn removed(&mut self, old: &[Value], new: Option<&[Value]>) -> Result<()> {
         for inc in &mut self.incoming {
-            let types: Vec<SqlType> = inc.fk.ref_columns.iter().map(|&c| self.table.columns[c].ty).collect();
-            let Some(k) = key_of(old, &inc.fk.ref_columns, &types)? else { continue };
-            let nk = match new {
-                Some(n) => {
-                    let nk = key_of(n, &inc.fk.ref_columns, &types)?;
-                    // An update that leaves the key as it was removes nothing.
-                    if nk.as_ref().is_some_and(|nk| keycode(nk) == keycode(&k)) {
-                        continue;
-                    }
-                    nk.or(Some(Vec::new()))
+            let Some(k) = key_of(old, &inc.fk.ref_columns, &inc.types)? else { continue };
+            let code = keycode(&k);
+            if let Some(n) = new {
+                // An update that leaves the key as it was removes nothing.
+                if key_of(n, &inc.fk.ref_columns, &inc.types)?.is_some_and(|nk| keycode(&nk) == code) {
+                    continue;
                 }
-                None => None,
-            };
-            if inc.seen.insert(keycode(&k)) {
-                inc.removed.push((k, nk));
+            }
+            if inc.seen.insert(code) {
+                inc.removed.push(Removed { key: k, old: old.to_vec(), new: new.map(<[Value]>::to_vec) });
             }
         }
         Ok(())
@@ -481,7 +512,7 @@ impl Tracker {
         }
         // The statement's own rows become visible to what follows.
         s.command_done();
-        for Outgoing { fk, parent, keys } in &self.outgoing {
+        for Outgoing { fk, parent, types, keys } in &self.outgoing {
             if keys.is_empty() {
                 continue;
             }
@@ -492,40 +523,52 @@ impl Tracker {
                     s.lock_tag(key_lock(parent.oid, code), LockMode::Share)?;
                 }
             }
-            let probe = Probe::new(s, parent, &fk.ref_columns)?;
+            let probe = Probe::new(s, parent, &fk.ref_columns, types)?;
             let snap = s.latest_snapshot();
-            for key in keys.values() {
-                if !probe.exists(s, &snap, key)? {
-                    return Err(PgError::new(
-                        "23503",
-                        format!("insert or update on table \"{}\" violates foreign key constraint \"{}\"", self.table.name, fk.name),
-                    )
-                    .with_detail(format!("Key {} is not present in table \"{}\".", key_text(&self.table, &fk.columns, key), parent.name))
-                    .with_table(&self.table.name)
-                    .with_constraint(&fk.name));
+            for (key, row) in keys.values() {
+                if probe.exists(s, &snap, key)? {
+                    continue;
                 }
+                // A key this REPEATABLE READ transaction sees that is gone now: removed by a
+                // transaction that committed after the snapshot (PostgreSQL: 40001).
+                if s.snapshot_is_transaction_wide() {
+                    let mine = s.snapshot();
+                    if probe.exists(s, &mine, key)? {
+                        return Err(PgError::new(sqlstate::SERIALIZATION_FAILURE, "could not serialize access due to concurrent update"));
+                    }
+                }
+                return Err(PgError::new(
+                    "23503",
+                    format!("insert or update on table \"{}\" violates foreign key constraint \"{}\"", self.table.name, fk.name),
+                )
+                .with_detail(format!("Key {} is not present in table \"{}\".", key_text(&self.table, &fk.columns, row), parent.name))
+                .with_table(&self.table.name)
+                .with_constraint(&fk.name));
             }
         }
-        for Incoming { child, fk, removed: keys, .. } in &self.incoming {
-            if keys.is_empty() {
+        for Incoming { child, fk, types, removed, .. } in &self.incoming {
+            if removed.is_empty() {
                 continue;
             }
-            if keys.len() > KEY_LOCK_LIMIT {
-                s.lock_table(child, LockMode::ShareRowExclusive)?;
+            // The referencing table locked, then read again: its definition (and the foreign
+            // key's column numbers) as they are now; a foreign key dropped meanwhile is gone.
+            s.lock_table(child, LockMode::AccessShare)?;
+            let Some(child) = s.visible_tables().into_iter().find(|t| t.oid == child.oid) else { continue };
+            let Some(fk) = child.foreign_keys.iter().find(|f| f.oid == fk.oid).cloned() else { continue };
+            if removed.len() > KEY_LOCK_LIMIT {
+                s.lock_table(&child, LockMode::ShareRowExclusive)?;
             } else {
-                for (k, _) in keys {
-                    s.lock_tag(key_lock(self.table.oid, &keycode(k)), LockMode::Exclusive)?;
+                for r in removed {
+                    s.lock_tag(key_lock(self.table.oid, &keycode(&r.key)), LockMode::Exclusive)?;
                 }
             }
-            // The referencing table as it is now (an earlier action may have changed it).
-            let child = s.lookup_table(&child.name).filter(|c| c.oid == child.oid).unwrap_or_else(|| child.clone());
-            let refs = Probe::new(s, &child, &fk.columns)?;
-            let again = Probe::new(s, &self.table, &fk.ref_columns)?;
-            for (old, new) in keys {
-                let act = if new.is_some() { fk.on_update } else { fk.on_delete };
+            let refs = Probe::new(s, &child, &fk.columns, types)?;
+            let again = Probe::new(s, &self.table, &fk.ref_columns, types)?;
+            for r in removed {
+                let act = if r.new.is_some() { fk.on_update } else { fk.on_delete };
                 let still_referenced = |s: &mut Session| -> Result<bool> {
                     let snap = s.latest_snapshot();
-                    refs.exists(s, &snap, old)
+                    refs.exists(s, &snap, &r.key)
                 };
                 let violation = || {
                     PgError::new(
@@ -537,7 +580,7 @@ impl Tracker {
                     )
                     .with_detail(format!(
                         "Key {} is still referenced from table \"{}\".",
-                        key_text(&self.table, &fk.ref_columns, old),
+                        key_text(&self.table, &fk.ref_columns, &r.old),
                         child.name
                     ))
                     .with_table(&child.name)
@@ -548,7 +591,7 @@ impl Tracker {
                 let refused = |s: &mut Session| -> Result<PgError> {
                     if s.snapshot_is_transaction_wide() {
                         let snap = s.snapshot();
-                        if !refs.exists(s, &snap, old)? {
+                        if !refs.exists(s, &snap, &r.key)? {
                             return Ok(PgError::new(
                                 sqlstate::SERIALIZATION_FAILURE,
                                 "could not serialize access due to concurrent update",
@@ -560,7 +603,7 @@ impl Tracker {
                 match act {
                     FkAction::NoAction => {
                         let snap = s.latest_snapshot();
-                        if again.exists(s, &snap, old)? {
+                        if again.exists(s, &snap, &r.key)? {
                             continue;
                         }
                         if still_referenced(s)? {
@@ -573,15 +616,9 @@ impl Tracker {
                         }
                     }
                     _ => {
-                        run_action(s, &child, fk, act, old, new.as_deref())?;
+                        run_action(s, &self.table, &child, &fk, types, act, r)?;
                         if still_referenced(s)? {
-                            // A row the action could not see references the key: one
-                            // committed after this REPEATABLE READ transaction's snapshot.
-                            return Err(if s.snapshot_is_transaction_wide() {
-                                PgError::new(sqlstate::SERIALIZATION_FAILURE, "could not serialize access due to concurrent update")
-                            } else {
-                                violation()
-                            });
+                            return Err(refused(s)?);
                         }
                     }
                 }
@@ -591,58 +628,58 @@ impl Tracker {
     }
 }
 
-/// Plans of [`Probe`]s by (table OID, columns), each with the table definition it was made
-/// from: a plan is reused only while that definition is the current one.
-pub(crate) type ProbeCache = HashMap<(u32, Vec<usize>), (Arc<Table>, Arc<crate::exec::Node>)>;
+/// Plans of [`Probe`]s by (table OID, column names, comparison types), each with the table
+/// definition it was made from: a plan is reused only while that definition is current.
+pub(crate) type ProbeCache = HashMap<(u32, Vec<String>, Vec<SqlType>), (Arc<Table>, Arc<crate::exec::Node>)>;
 
-/// `SELECT 1 FROM t WHERE c1 = $1 AND ... LIMIT 1`, planned once per table definition (an
-/// index scan where an index covers the columns) and run per key with a given snapshot.
+/// `SELECT 1 FROM t WHERE c1 = $1 AND ... LIMIT 1` in comparison types, planned once per
+/// table definition (an index scan where an index covers the columns and no conversion is
+/// needed) and run per key with a given snapshot.
 struct Probe {
     node: Arc<crate::exec::Node>,
     types: Vec<SqlType>,
 }
 
+/// `col = $n::type`, or `col::type = $n::type` when the column's type is not the comparison
+/// type.
+fn condition(col: &crate::catalog::Column, n: usize, ty: &SqlType) -> String {
+    let name = super::func::quote_ident(&col.name);
+    if col.ty.id == ty.id {
+        format!("{name} = ${n}::{}", ty.name())
+    } else {
+        format!("{name}::{} = ${n}::{}", ty.name(), ty.name())
+    }
+}
+
 impl Probe {
-    fn new(s: &Session, t: &Table, cols: &[usize]) -> Result<Probe> {
-        let types = cols.iter().map(|&c| t.columns[c].ty).collect();
-        // Locked as planning it would (ACCESS SHARE), then the current definition.
+    /// A probe of table `t` (named as it is in `t`; planned against its current definition,
+    /// locked ACCESS SHARE as planning it would) on columns `cols` in `types`.
+    fn new(s: &Session, t: &Table, cols: &[usize], types: &[SqlType]) -> Result<Probe> {
+        let names: Vec<String> = cols.iter().map(|&c| t.columns[c].name.clone()).collect();
         let current = s.relation_for_query(&t.name)?;
-        let key = (t.oid, cols.to_vec());
+        let key = (current.oid, names, types.to_vec());
         if let Some((def, node)) = s.fk_probes.borrow().get(&key) {
             if Arc::ptr_eq(def, &current) {
-                return Ok(Probe { node: node.clone(), types });
+                return Ok(Probe { node: node.clone(), types: types.to_vec() });
             }
         }
-        let node = Arc::new(Self::plan(s, t, cols)?);
-        s.fk_probes.borrow_mut().insert(key, (current, node.clone()));
-        Ok(Probe { node, types })
-    }
-
-    fn plan(s: &Session, t: &Table, cols: &[usize]) -> Result<crate::exec::Node> {
-        let conds: Vec<String> = cols
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| format!("{} = ${}::{}", super::func::quote_ident(&t.columns[c].name), i + 1, t.columns[c].ty.name()))
-            .collect();
-        let sql = format!("SELECT 1 FROM {} WHERE {} LIMIT 1", super::func::quote_ident(&t.name), conds.join(" AND "));
+        let mut conds = Vec::with_capacity(cols.len());
+        for (i, (name, ty)) in key.1.iter().zip(types).enumerate() {
+            let c = current.column_index(name).ok_or_else(|| {
+                PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{name}\" of relation \"{}\" does not exist", current.name))
+            })?;
+            conds.push(condition(&current.columns[c], i + 1, ty));
+        }
+        let sql = format!("SELECT 1 FROM {} WHERE {} LIMIT 1", super::func::quote_ident(&current.name), conds.join(" AND "));
         let q = super::view::parse_query(&sql)?;
         let now = s.txn.as_ref().map(|x| x.start_us);
-        Ok(super::query::Planner::new(s, now).query(&q, &[])?.node)
+        let node = Arc::new(super::query::Planner::new(s, now).query(&q, &[])?.node);
+        s.fk_probes.borrow_mut().insert(key, (current, node.clone()));
+        Ok(Probe { node, types: types.to_vec() })
     }
 
     fn exists(&self, s: &Session, snap: &crate::txn::Snapshot, key: &[Value]) -> Result<bool> {
-        let params: Vec<Option<String>> = key
-            .iter()
-            .zip(&self.types)
-            .map(|(v, ty)| {
-                let v = if super::expr::value_type(v).is_some_and(|t| t.id == ty.id) {
-                    v.clone()
-                } else {
-                    super::expr::cast_value(v.clone(), ty)?
-                };
-                Ok(v.to_text(ty))
-            })
-            .collect::<Result<_>>()?;
+        let params: Vec<Option<String>> = key.iter().zip(&self.types).map(|(v, ty)| v.to_text(ty)).collect();
         let ex = crate::exec::Exec::new(s, snap.clone(), &params);
         let mut found = false;
         ex.run(&self.node, &[], &mut |_| {
@@ -653,38 +690,42 @@ impl Probe {
     }
 }
 
-/// CASCADE, SET NULL or SET DEFAULT on the rows of `child` referencing `old`: a DELETE or an
-/// UPDATE run as a statement of its own (its tracker checks the tables it affects in turn).
-fn run_action(s: &mut Session, child: &Table, fk: &ForeignKey, act: FkAction, old: &[Value], new: Option<&[Value]>) -> Result<()> {
+/// CASCADE, SET NULL or SET DEFAULT on the rows of `child` referencing the key `r` of
+/// `parent` lost: a DELETE or an UPDATE run as a statement of its own (its tracker's work is
+/// queued: [`Tracker::finish`]).
+fn run_action(
+    s: &mut Session,
+    parent: &Table,
+    child: &Table,
+    fk: &ForeignKey,
+    types: &[SqlType],
+    act: FkAction,
+    r: &Removed,
+) -> Result<()> {
     let q = super::func::quote_ident;
     let mut params: Vec<Option<String>> = Vec::new();
     let mut conds = Vec::new();
-    for (i, &c) in fk.columns.iter().enumerate() {
-        let ty = child.columns[c].ty;
-        let v = super::expr::cast_value(old[i].clone(), &ty)?;
-        params.push(v.to_text(&ty));
-        conds.push(format!("{} = ${}::{}", q(&child.columns[c].name), params.len(), ty.name()));
+    for ((&c, v), ty) in fk.columns.iter().zip(&r.key).zip(types) {
+        params.push(v.to_text(ty));
+        conds.push(condition(&child.columns[c], params.len(), ty));
     }
-    // The referencing columns' new values: the new key (ON UPDATE CASCADE; a key column the
-    // update made NULL gives NULL), NULL, or their defaults.
+    // The referencing columns' new values: the new row's key columns as the referenced table
+    // has them (ON UPDATE CASCADE, NULLs included; assigned as any value is), NULL, or the
+    // columns' defaults.
     let mut sets = Vec::with_capacity(fk.columns.len());
-    for (i, &c) in fk.columns.iter().enumerate() {
-        let ty = child.columns[c].ty;
-        let value = match (act, new) {
+    for (&c, &pc) in fk.columns.iter().zip(&fk.ref_columns) {
+        let value = match (act, &r.new) {
             (FkAction::Cascade, Some(new)) => {
-                let v = match new.get(i) {
-                    Some(v) if *v != Value::Null => super::expr::cast_value(v.clone(), &ty)?.to_text(&ty),
-                    _ => None,
-                };
-                params.push(v);
-                format!("${}::{}", params.len(), ty.name())
+                let pty = SqlType::new(parent.columns[pc].ty.id);
+                params.push(new[pc].to_text(&parent.columns[pc].ty));
+                format!("${}::{}", params.len(), pty.name())
             }
             (FkAction::SetNull, _) => "NULL".to_string(),
             _ => "DEFAULT".to_string(),
         };
         sets.push(format!("{} = {value}", q(&child.columns[c].name)));
     }
-    let sql = match (act, new) {
+    let sql = match (act, &r.new) {
         (FkAction::Cascade, None) => format!("DELETE FROM {} WHERE {}", q(&child.name), conds.join(" AND ")),
         (FkAction::Cascade | FkAction::SetNull | FkAction::SetDefault, _) => {
             format!("UPDATE {} SET {} WHERE {}", q(&child.name), sets.join(", "), conds.join(" AND "))
@@ -703,23 +744,21 @@ fn run_action(s: &mut Session, child: &Table, fk: &ForeignKey, act: FkAction, ol
     Ok(())
 }
 
-/// Checks that every row of `table` satisfies `fk` (ALTER TABLE ... ADD FOREIGN KEY), taking
-/// SHARE ROW EXCLUSIVE on the referenced table as PostgreSQL does.
+/// Checks that every row of `table` satisfies `fk` (ALTER TABLE ... ADD FOREIGN KEY; the
+/// referenced table was locked SHARE ROW EXCLUSIVE by [`define`]).
 pub(crate) fn validate(s: &mut Session, table: &Arc<Table>, fk: &ForeignKey) -> Result<()> {
     let parent = if fk.ref_table == table.oid {
         table.clone()
     } else {
-        let p = s.visible_tables().into_iter().find(|t| t.oid == fk.ref_table).ok_or_else(|| PgError::internal("referenced table"))?;
-        s.lock_table(&p, LockMode::ShareRowExclusive)?;
-        s.lookup_table(&p.name).unwrap_or(p)
+        s.visible_tables().into_iter().find(|t| t.oid == fk.ref_table).ok_or_else(|| PgError::internal("referenced table"))?
     };
-    let types: Vec<SqlType> = fk.ref_columns.iter().map(|&c| parent.columns[c].ty).collect();
-    let mut keys: HashMap<Vec<u8>, Vec<Value>> = HashMap::new();
+    let types = compare_types(table, &parent, fk)?;
+    let mut keys: HashMap<Vec<u8>, (Vec<Value>, Vec<Value>)> = HashMap::new();
     let mut err = None;
     super::ddl::for_each_row(s, table, |row| {
         match key_of(row, &fk.columns, &types) {
             Ok(Some(k)) => {
-                keys.entry(keycode(&k)).or_insert(k);
+                keys.entry(keycode(&k)).or_insert_with(|| (k, row.to_vec()));
             }
             Ok(None) => {}
             Err(e) => err = Some(e),
@@ -730,15 +769,15 @@ pub(crate) fn validate(s: &mut Session, table: &Arc<Table>, fk: &ForeignKey) -> 
         return Err(e);
     }
     s.command_done();
-    let probe = Probe::new(s, &parent, &fk.ref_columns)?;
+    let probe = Probe::new(s, &parent, &fk.ref_columns, &types)?;
     let snap = s.latest_snapshot();
-    for key in keys.values() {
+    for (key, row) in keys.values() {
         if !probe.exists(s, &snap, key)? {
             return Err(PgError::new(
                 "23503",
                 format!("insert or update on table \"{}\" violates foreign key constraint \"{}\"", table.name, fk.name),
             )
-            .with_detail(format!("Key {} is not present in table \"{}\".", key_text(table, &fk.columns, key), parent.name))
+            .with_detail(format!("Key {} is not present in table \"{}\".", key_text(table, &fk.columns, row), parent.name))
             .with_table(&table.name)
             .with_constraint(&fk.name));
         }
