@@ -563,3 +563,41 @@ fn alter_table_survives_power_loss() {
         assert_eq!(code(&mut s, "INSERT INTO q (id) VALUES (1)"), "23505");
     }
 }
+
+/// uuid keys made by `gen_random_uuid()` as a DEFAULT: one per row (a volatile default, in
+/// INSERT ... SELECT, a multi-row VALUES and COPY alike), found through the primary key's
+/// index before and after a restart, and in byte order.
+#[test]
+fn uuid_keys_from_gen_random_uuid() {
+    let (_d, dir, db) = common::new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "CREATE TABLE u (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), n int)");
+    ok(&mut s, "INSERT INTO u (n) SELECT g FROM generate_series(1, 2000) g");
+    ok(&mut s, "INSERT INTO u (n) VALUES (2001), (2002), (2003)");
+    let data: Vec<u8> = (2004..2100).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+    common::copy_in(&mut s, "COPY u (n) FROM STDIN", &data).unwrap();
+    ok(&mut s, "INSERT INTO u VALUES ('00000000-0000-0000-0000-000000000000', 0), ('FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF', -1)");
+    assert_eq!(rows(&mut s, "SELECT count(DISTINCT id), count(*) FROM u"), ["2101|2101"]);
+    // Version 4, variant 1: the 13th hex digit is 4, the 17th one of 8, 9, a, b.
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT count(*) FROM u WHERE n > 0 AND substr(id::text, 15, 1) = '4' AND substr(id::text, 20, 1) IN ('8', '9', 'a', 'b')"
+        ),
+        ["2099"]
+    );
+    assert_eq!(rows(&mut s, "SELECT n FROM u ORDER BY id LIMIT 1"), ["0"]);
+    assert_eq!(rows(&mut s, "SELECT n FROM u ORDER BY id DESC LIMIT 1"), ["-1"]);
+    let ids = rows(&mut s, "SELECT id || '|' || n FROM u WHERE n % 97 = 1");
+    assert!(err(&mut s, "INSERT INTO u VALUES ('ffffffffffffffffffffffffffffffff', 5)").code == "23505");
+    drop(s);
+    db.close().unwrap();
+    let db = Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    for pair in &ids {
+        let (id, n) = pair.split_once('|').unwrap();
+        assert_eq!(rows(&mut s, &format!("SELECT n FROM u WHERE id = '{}'", id.to_uppercase())), [n]);
+        let plan = rows(&mut s, &format!("EXPLAIN SELECT n FROM u WHERE id = '{id}'")).join("\n");
+        assert!(plan.contains("Index Scan"), "{plan}");
+    }
+}

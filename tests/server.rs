@@ -137,6 +137,16 @@ fn extended_protocol_text_and_binary() {
     let st = c.prepare("SELECT a, b FROM t").unwrap();
     assert_eq!(st.columns().iter().map(|c| c.name()).collect::<Vec<_>>(), ["a", "b"]);
     assert_eq!(st.columns()[0].type_(), &Type::INT4);
+    // Row statements with RETURNING are described with their columns (Describe of the
+    // statement, as asyncpg and tokio-postgres send it), those without as no data.
+    let st = c.prepare("INSERT INTO t (a) VALUES ($1) RETURNING a, b").unwrap();
+    assert_eq!(st.columns().iter().map(|c| c.name()).collect::<Vec<_>>(), ["a", "b"]);
+    assert_eq!(st.params(), [Type::INT4]);
+    let st = c.prepare("UPDATE t SET b = $1 WHERE a = 0 RETURNING c").unwrap();
+    assert_eq!(st.columns()[0].type_(), &Type::INT8);
+    let st = c.prepare("DELETE FROM t WHERE a = 0 RETURNING *").unwrap();
+    assert_eq!(st.columns().len(), 6);
+    assert!(c.prepare("DELETE FROM t WHERE a = 0").unwrap().columns().is_empty());
     // Parameters: text (untyped, reported as text) and binary (typed at Parse).
     let r = c.query_one("SELECT $1", &[&"héllo"]).unwrap();
     assert_eq!(r.get::<_, String>(0), "héllo");

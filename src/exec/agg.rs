@@ -104,6 +104,7 @@ impl AggCall {
         let ty = match func {
             AggFunc::Count | AggFunc::CountStar => t(TypeId::Int8),
             AggFunc::Sum => match id {
+                Some(TypeId::Interval) => t(TypeId::Interval),
                 Some(TypeId::Int2 | TypeId::Int4) => t(TypeId::Int8),
                 Some(TypeId::Float4) => t(TypeId::Float4),
                 Some(TypeId::Float8) => t(TypeId::Float8),
@@ -111,12 +112,14 @@ impl AggCall {
                 _ => return Err(no_agg(name, &args)),
             },
             AggFunc::Avg => match id {
+                Some(TypeId::Interval) => t(TypeId::Interval),
                 Some(TypeId::Float4 | TypeId::Float8) => t(TypeId::Float8),
                 Some(x) if is_int(x) || x == TypeId::Numeric => t(TypeId::Numeric),
                 _ => return Err(no_agg(name, &args)),
             },
             AggFunc::Min | AggFunc::Max => match at {
-                Some(x) if x.id != TypeId::Bytea && x.id != TypeId::Bool => {
+                // PostgreSQL 15 has no min / max for bytea, boolean, json or uuid.
+                Some(x) if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Uuid) => {
                     if is_text(x.id) {
                         SqlType::new(if x.id == TypeId::Bpchar { TypeId::Bpchar } else { TypeId::Text })
                     } else {
@@ -168,6 +171,9 @@ enum Acc {
     SumF4(Option<f32>),
     SumF8(Option<f64>),
     AvgF(f64, i64),
+    /// sum / avg of interval: (sum, count); avg is the sum divided by the count
+    /// (`interval_div`), as PostgreSQL computes it.
+    Iv(Option<crate::types::Interval>, i64),
     Min(Value),
     Max(Value),
     Bool(Option<bool>),
@@ -189,6 +195,7 @@ fn plain(c: &AggCall) -> Acc {
     match c.func {
         AggFunc::Count | AggFunc::CountStar => Acc::Count(0),
         AggFunc::Sum | AggFunc::Avg if c.ty.id == TypeId::Numeric => Acc::SumBig(None, None, 0),
+        AggFunc::Sum | AggFunc::Avg if c.ty.id == TypeId::Interval => Acc::Iv(None, 0),
         AggFunc::Sum => match c.ty.id {
             TypeId::Int8 => Acc::SumInt(None),
             TypeId::Float4 => Acc::SumF4(None),
@@ -250,13 +257,36 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
             *s += expr::as_f64(&args[0]).unwrap_or(0.0);
             *n += 1;
         }
+        Acc::Iv(sum, n) => {
+            let Value::Interval(x) = &args[0] else { return Err(PgError::internal("sum(interval) of another type")) };
+            *sum = Some(match sum {
+                None => *x,
+                Some(acc) => acc.add(x)?,
+            });
+            *n += 1;
+        }
+        // On a tie the later value wins, as in PostgreSQL's `*_larger` / `*_smaller` (which
+        // keep their first argument only when it is strictly larger / smaller): it shows for
+        // values that compare equal yet print differently (numeric 1.0 and 1.00, interval
+        // '1 mon' and '30 days'). Equal text is the same text (char(n) keeps the first, as
+        // bpchar_larger does).
         Acc::Min(m) => {
-            if *m == Value::Null || expr::compare(&args[0], m)? == std::cmp::Ordering::Less {
+            let keep = *m != Value::Null
+                && match expr::compare(&args[0], m)? {
+                    std::cmp::Ordering::Equal => matches!(args[0], Value::Text(_)),
+                    o => o == std::cmp::Ordering::Greater,
+                };
+            if !keep {
                 *m = args[0].clone();
             }
         }
         Acc::Max(m) => {
-            if *m == Value::Null || expr::compare(&args[0], m)? == std::cmp::Ordering::Greater {
+            let keep = *m != Value::Null
+                && match expr::compare(&args[0], m)? {
+                    std::cmp::Ordering::Equal => matches!(args[0], Value::Text(_)),
+                    o => o == std::cmp::Ordering::Less,
+                };
+            if !keep {
                 *m = args[0].clone();
             }
         }
@@ -318,6 +348,9 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             }
         }
         Acc::SumF8(Some(s)) => Value::Float8(s),
+        Acc::Iv(None, _) => Value::Null,
+        Acc::Iv(Some(sum), n) if c.func == AggFunc::Avg => Value::Interval(sum.div(n as f64)?),
+        Acc::Iv(Some(sum), _) => Value::Interval(sum),
         Acc::AvgF(_, 0) => Value::Null,
         Acc::AvgF(s, n) => Value::Float8(s / n as f64),
         Acc::Min(v) | Acc::Max(v) => v,

@@ -387,6 +387,15 @@ fn key_one(v: &Value, out: &mut Vec<u8>) {
                 out.push(10);
                 out.extend_from_slice(&o.to_le_bytes());
             }
+            Value::Uuid(u) => {
+                out.push(12);
+                out.extend_from_slice(u);
+            }
+            // Equal spans ('1 mon' and '30 days') are equal, as interval_eq and interval_hash say.
+            Value::Interval(i) => {
+                out.push(13);
+                out.extend_from_slice(&i.span().to_le_bytes());
+            }
             Value::Numeric(n) => {
                 // Equal values with different display scales (1.0, 1.00) get one key.
                 let mut stored = Vec::new();

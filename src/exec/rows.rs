@@ -233,7 +233,8 @@ pub fn parse_stored_expr(text: &str) -> Result<sqlparser::ast::Expr> {
 /// The values of the columns a row statement leaves out: each column's DEFAULT expression,
 /// or its identity sequence's `nextval`, bound once per statement; NULL for the others.
 ///
-/// Invariant: a default is *volatile* when it calls a sequence function: it is evaluated
+/// Invariant: a default is *volatile* when it calls a volatile function (`nextval`,
+/// `gen_random_uuid`; `sql::expr::calls_volatile`): it is evaluated
 /// once per row, in row order, by the session's own thread. Any other default is evaluated
 /// once per statement (the transaction-start functions and constants are the same for every
 /// row of a statement).
@@ -264,7 +265,7 @@ impl Defaults {
             } else {
                 None
             };
-            volatile.push(e.as_ref().is_some_and(crate::sql::expr::calls_sequence));
+            volatile.push(e.as_ref().is_some_and(crate::sql::expr::calls_volatile));
             cols.push(e);
         }
         Ok(Defaults { cols, volatile })

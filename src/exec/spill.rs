@@ -211,6 +211,14 @@ pub fn encode_row(row: &[Value], out: &mut Vec<u8>) {
                 out.push(10);
                 out.extend_from_slice(&t.to_le_bytes());
             }
+            Value::Uuid(u) => {
+                out.push(12);
+                out.extend_from_slice(u);
+            }
+            Value::Interval(i) => {
+                out.push(13);
+                i.encode(out);
+            }
             #[allow(unreachable_patterns)]
             other => {
                 // Types with a storage form: their type and stored bytes.
@@ -276,6 +284,8 @@ pub fn decode_row(mut b: &[u8]) -> Result<Vec<Value>> {
                 let n = u32::from_le_bytes(arr(&mut b)?) as usize;
                 Value::decode(&ty, take(&mut b, n)?)
             }
+            12 => Value::Uuid(arr(&mut b)?),
+            13 => Value::Interval(crate::types::Interval::decode(take(&mut b, crate::types::interval::INTERVAL_LEN)?)),
             _ => return Err(corrupt()),
         });
     }
@@ -294,6 +304,7 @@ mod tests {
             vec![Value::Null, Value::Bool(true), Value::Int2(-2), Value::Int4(7), Value::Int8(i64::MIN)],
             vec![Value::Float4(-0.0), Value::Float8(f64::NAN), Value::Text("héllo".into()), Value::Bytea(vec![0, 255])],
             vec![Value::Date(-5), Value::Timestamp(123_456_789), Value::Text(String::new())],
+            vec![Value::Uuid([7; 16]), Value::Null, Value::Interval(crate::types::Interval { months: -1, days: 2, micros: 3 })],
         ];
         let mut f = space.create().unwrap();
         for _ in 0..5000 {

@@ -157,6 +157,21 @@ impl SessionParams {
                 }
                 "ISO, MDY".to_string()
             }
+            // Intervals are written in the postgres style only: another style is refused, never
+            // accepted and ignored.
+            "intervalstyle" => match value.to_ascii_lowercase().as_str() {
+                "postgres" => "postgres".to_string(),
+                "postgres_verbose" | "sql_standard" | "iso_8601" => {
+                    return Err(PgError::feature(format!("IntervalStyle {value} is not supported by heapstore (only postgres)")))
+                }
+                _ => {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"IntervalStyle\": \"{value}\""),
+                    )
+                    .with_hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601."))
+                }
+            },
             "extra_float_digits" => match value.parse::<i32>() {
                 Ok(n) if (-15..=3).contains(&n) => value.to_string(),
                 _ => {

@@ -96,6 +96,9 @@ fn type_for_oid(oid: u32) -> Option<SqlType> {
         Regtype,
         Int2Vector,
         OidVector,
+        Json,
+        Uuid,
+        Interval,
     ]
     .into_iter()
     .map(SqlType::new)

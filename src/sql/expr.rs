@@ -486,6 +486,21 @@ impl Binder<'_> {
                 AstValue::SingleQuotedString(t) => Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t)?),
                 other => return Err(PgError::feature(format!("typed literal not supported: {other}"))),
             },
+            // `INTERVAL '1 day'`; field qualifiers (`INTERVAL '1' DAY`) are not built.
+            Expr::Interval(iv) => {
+                match (&*iv.value, &iv.leading_field, iv.leading_precision, &iv.last_field, iv.fractional_seconds_precision) {
+                    (Expr::Value(v), None, None, None, None) if matches!(v.value, AstValue::SingleQuotedString(_)) => {
+                        let AstValue::SingleQuotedString(t) = &v.value else { unreachable!("matched above") };
+                        Scalar::Const(parse_as(&SqlType::new(TypeId::Interval), t)?)
+                    }
+                    (Expr::Value(_), ..) => {
+                        return Err(PgError::feature(format!(
+                            "interval literals with fields or precision ({iv}) are not supported by heapstore yet"
+                        )))
+                    }
+                    _ => return Err(PgError::feature(format!("{iv} is not supported by heapstore yet"))),
+                }
+            }
             Expr::IsNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), false),
             Expr::IsNotNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), true),
             Expr::Between { expr, negated, low, high } => {
@@ -527,6 +542,9 @@ impl Binder<'_> {
                     Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
                 };
                 let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
+                    if let Some(r) = interval_arith(o, &a, &b, sym)? {
+                        return Ok(r);
+                    }
                     let (a, b) = bind_pair(a.clone(), b.clone())?;
                     let (ta, tb) = (type_of(&a), type_of(&b));
                     if let Some(d) = date_arith(o, &a, &b, ta, tb, sym)? {
@@ -874,8 +892,77 @@ fn explicit_length(t: &str, ty: &SqlType) -> String {
     t.to_string()
 }
 
-/// Date arithmetic: date ± integer is a date, date - date the days between (integer). Forms
-/// whose result is an interval are refused (heapstore has no interval type yet).
+/// Interval arithmetic, bound before the operands are paired (an untyped operand takes its
+/// type from the operator, as PostgreSQL's operator resolution gives it): interval ± interval,
+/// interval * / number, number * interval, timestamp / timestamptz / date ± interval
+/// (timestamp + unknown reads the unknown as an interval; date + unknown is ambiguous, as in
+/// PostgreSQL). None: no interval is involved.
+fn interval_arith(o: ArithOp, a: &Scalar, b: &Scalar, sym: &str) -> Result<Option<Scalar>> {
+    use super::func::Func;
+    let (ta, tb) = (type_of(a), type_of(b));
+    let id = |t: Option<SqlType>| t.map(|t| t.id);
+    let (ia, ib) = (id(ta), id(tb));
+    let iv = SqlType::new(TypeId::Interval);
+    let tsish = |t: Option<TypeId>| matches!(t, Some(TypeId::Timestamp | TypeId::Timestamptz));
+    let is_iv = |t: Option<TypeId>| t == Some(TypeId::Interval);
+    if !is_iv(ia) && !is_iv(ib) {
+        if o == ArithOp::Add {
+            if tsish(ia) && ib.is_none() {
+                return interval_arith(o, a, &coerce(b.clone(), Some(iv))?, sym);
+            }
+            if ia.is_none() && tsish(ib) {
+                return interval_arith(o, &coerce(a.clone(), Some(iv))?, b, sym);
+            }
+            if (ia == Some(TypeId::Date) && ib.is_none()) || (ia.is_none() && ib == Some(TypeId::Date)) {
+                return Err(PgError::new(
+                    "42725",
+                    format!(
+                        "operator is not unique: {} + {}",
+                        ta.map_or("unknown".into(), |t| t.name()),
+                        tb.map_or("unknown".into(), |t| t.name())
+                    ),
+                )
+                .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts."));
+            }
+        }
+        return Ok(None);
+    }
+    // An untyped operand beside an interval: an interval for + and -, a number for * and /.
+    let other = if matches!(o, ArithOp::Add | ArithOp::Sub) { iv } else { SqlType::new(TypeId::Float8) };
+    let a = if ta.is_none() { coerce(a.clone(), Some(other))? } else { a.clone() };
+    let b = if tb.is_none() { coerce(b.clone(), Some(other))? } else { b.clone() };
+    let (ta, tb) = (type_of(&a), type_of(&b));
+    let (ia, ib) = (id(ta), id(tb));
+    let num = |t: Option<TypeId>| t.is_some_and(is_num);
+    let f8 = |x: Scalar| {
+        if type_of(&x).is_some_and(|t| t.id == TypeId::Float8) {
+            x
+        } else {
+            Scalar::Cast(Box::new(x), SqlType::new(TypeId::Float8))
+        }
+    };
+    let ts_result = |t: Option<TypeId>| SqlType::new(if t == Some(TypeId::Timestamptz) { TypeId::Timestamptz } else { TypeId::Timestamp });
+    Ok(Some(match (o, ia, ib) {
+        (ArithOp::Add, Some(TypeId::Interval), Some(TypeId::Interval)) => Scalar::Func(Func::IntervalArith(0), vec![a, b], iv),
+        (ArithOp::Sub, Some(TypeId::Interval), Some(TypeId::Interval)) => Scalar::Func(Func::IntervalArith(1), vec![a, b], iv),
+        (ArithOp::Mul, Some(TypeId::Interval), t) if num(t) => Scalar::Func(Func::IntervalArith(2), vec![a, f8(b)], iv),
+        (ArithOp::Mul, t, Some(TypeId::Interval)) if num(t) => Scalar::Func(Func::IntervalArith(2), vec![b, f8(a)], iv),
+        (ArithOp::Div, Some(TypeId::Interval), t) if num(t) => Scalar::Func(Func::IntervalArith(3), vec![a, f8(b)], iv),
+        (ArithOp::Add, t, Some(TypeId::Interval)) if tsish(t) || t == Some(TypeId::Date) => {
+            Scalar::Func(Func::TsInterval(false), vec![a, b], ts_result(t))
+        }
+        (ArithOp::Add, Some(TypeId::Interval), t) if tsish(t) || t == Some(TypeId::Date) => {
+            Scalar::Func(Func::TsInterval(false), vec![b, a], ts_result(t))
+        }
+        (ArithOp::Sub, t, Some(TypeId::Interval)) if tsish(t) || t == Some(TypeId::Date) => {
+            Scalar::Func(Func::TsInterval(true), vec![a, b], ts_result(t))
+        }
+        _ => return Err(no_operator(sym, ta, tb)),
+    }))
+}
+
+/// Date arithmetic: date ± integer is a date, date - date the days between (integer),
+/// timestamp - timestamp an interval.
 fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Option<SqlType>, sym: &str) -> Result<Option<Scalar>> {
     let dt = |t: Option<SqlType>| t.is_some_and(|t| is_datetime(t.id));
     if !dt(ta) && !dt(tb) {
@@ -892,17 +979,12 @@ fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Optio
         (ArithOp::Sub, Some(TypeId::Date), Some(TypeId::Date)) => {
             Scalar::Func(super::func::Func::DateDiff, vec![a.clone(), b.clone()], SqlType::new(TypeId::Int4))
         }
+        // timestamp - timestamp (a date as a timestamp at midnight): an interval.
         (
-            ArithOp::Add | ArithOp::Sub,
+            ArithOp::Sub,
             Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz),
             Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz),
-        ) => {
-            return Err(PgError::feature(format!(
-                "{} {sym} {} (an interval in PostgreSQL, a type heapstore does not have yet) is not supported by heapstore yet",
-                ta.map(|t| t.name()).unwrap_or_default(),
-                tb.map(|t| t.name()).unwrap_or_default()
-            )))
-        }
+        ) => Scalar::Func(super::func::Func::TsDiff, vec![a.clone(), b.clone()], SqlType::new(TypeId::Interval)),
         _ => return Err(no_operator(sym, ta, tb)),
     }))
 }
@@ -1195,10 +1277,13 @@ pub fn eval_with_session(e: &Scalar, s: &crate::session::Session, row: &[Value],
     e.eval_cx(row, &EvalCx { params, outer: &[], runner: Some(&SessionRunner(s)) })
 }
 
-/// Whether `e` calls a sequence function (so it must be evaluated once per row).
-pub fn calls_sequence(e: &Scalar) -> bool {
+/// Whether `e` calls a volatile function, one whose value may change from call to call
+/// (the sequence functions, `gen_random_uuid`): such an expression is evaluated for each row,
+/// never once per statement.
+pub fn calls_volatile(e: &Scalar) -> bool {
+    use super::func::Func;
     let mut found = false;
-    e.visit(&mut |x| found |= matches!(x, Scalar::Func(super::func::Func::Seq(_), ..)));
+    e.visit(&mut |x| found |= matches!(x, Scalar::Func(Func::Seq(_) | Func::GenRandomUuid, ..)));
     found
 }
 
@@ -1276,6 +1361,8 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
+        (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
+        (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),
         (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
@@ -1380,6 +1467,7 @@ impl Scalar {
                 Value::Float4(v) => Value::Float4(-v),
                 Value::Float8(v) => Value::Float8(-v),
                 Value::Numeric(n) => Value::Numeric(n.neg()),
+                Value::Interval(i) => Value::Interval(i.neg()?),
                 other => {
                     return Err(PgError::new(
                         "42883",

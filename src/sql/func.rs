@@ -13,9 +13,11 @@
 //! 1. Every function returns NULL for a NULL argument except `concat`, `concat_ws` (which skip
 //!    NULLs) — PostgreSQL's strictness.
 //! 2. A function or form not listed here is refused with 0A000 when bound, never evaluated
-//!    with another meaning. Functions whose PostgreSQL result type heapstore lacks
-//!    (`extract` is numeric, `date_trunc` of a date is timestamptz, `age` is interval) are
-//!    refused until that type exists.
+//!    with another meaning. Forms whose PostgreSQL resolution heapstore does not follow yet
+//!    (`date_trunc` of a date, which PostgreSQL computes as timestamptz) are refused.
+//! 3. Interval arithmetic (`types::interval`) is bound by `expr::interval_arith` before the
+//!    operands are paired, so an untyped operand takes the type PostgreSQL's operator
+//!    resolution gives it (timestamp + unknown: interval; interval * unknown: float8).
 
 use super::expr::{self, bind_pair, coerce, is_int, is_num, is_text, type_of, Binder, CmpOp, Scalar};
 use crate::error::{sqlstate, PgError, Result};
@@ -113,6 +115,19 @@ pub enum Func {
     JsonBuildObject,
     /// `json_build_array(v, ...)` (not strict).
     JsonBuildArray,
+    /// `gen_random_uuid()`: volatile (evaluated for each row, never once per statement).
+    GenRandomUuid,
+    /// timestamp / timestamptz / date plus (false) or minus (true) an interval
+    /// (`types::interval::timestamp_plus`); a date is a timestamp at midnight first.
+    TsInterval(bool),
+    /// timestamp minus timestamp (dates at midnight): an interval of days and time.
+    TsDiff,
+    /// interval `+`, `-` (0, 1) with an interval, `*`, `/` (2, 3) with a number.
+    IntervalArith(u8),
+    /// `age(a, b)`.
+    Age,
+    /// `justify_days` (0), `justify_hours` (1), `justify_interval` (2).
+    Justify(u8),
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -357,7 +372,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
             let x = match type_of(&x) {
-                Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp) => x,
+                Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Interval) => x,
                 // The session time zone is UTC: the fields of the same timestamp.
                 Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
                 None => coerce(x, Some(t(TypeId::Timestamp)))?,
@@ -464,6 +479,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 3, 3)?;
             (Func::SplitPart, each(args, &[text(), text(), int4])?, text())
         }
+        "gen_random_uuid" => {
+            arity(name, &args, 0, 0)?;
+            (Func::GenRandomUuid, args, t(TypeId::Uuid))
+        }
         "starts_with" => {
             arity(name, &args, 2, 2)?;
             (Func::StartsWith, each(args, &[text(), text()])?, t(TypeId::Bool))
@@ -486,11 +505,34 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 3, 3)?;
             (Func::MakeDate, each(args, &[int4, int4, int4])?, t(TypeId::Date))
         }
-        "age" | "extract" => {
-            return Err(PgError::feature(format!(
-                "{name}() (its result type, {}, is not in heapstore yet) is not supported by heapstore yet",
-                if name == "age" { "interval" } else { "numeric" }
-            )))
+        "age" => {
+            arity(name, &args, 2, 2)?;
+            let ty = if args.iter().any(|a| type_of(a).is_some_and(|t| t.id == TypeId::Timestamptz)) {
+                t(TypeId::Timestamptz)
+            } else {
+                t(TypeId::Timestamp)
+            };
+            let args = args
+                .into_iter()
+                .map(|a| match type_of(&a).map(|t| t.id) {
+                    None => coerce(a, Some(ty)),
+                    Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz) => Ok(a),
+                    Some(_) => Err(no_function(name, &all)),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            (Func::Age, args, t(TypeId::Interval))
+        }
+        "justify_days" | "justify_hours" | "justify_interval" => {
+            arity(name, &args, 1, 1)?;
+            let k = match name {
+                "justify_days" => 0,
+                "justify_hours" => 1,
+                _ => 2,
+            };
+            (Func::Justify(k), each(args, &[t(TypeId::Interval)])?, t(TypeId::Interval))
+        }
+        "extract" => {
+            return Err(PgError::feature("extract() called as a function is not supported by heapstore yet (write EXTRACT(field FROM x))"))
         }
         _ if KNOWN_ELSEWHERE.contains(&name) => {
             return Err(PgError::feature(format!("function {name}() is not supported by heapstore yet")));
@@ -534,7 +576,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "encode",
     "decode",
     "sha256",
-    "gen_random_uuid",
     "random",
     "setseed",
     "clock_timestamp",
@@ -542,8 +583,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "timeofday",
     "make_timestamp",
     "make_interval",
-    "justify_days",
-    "justify_hours",
     "date_bin",
     "isfinite",
     "num_nulls",
@@ -852,6 +891,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             _ => Value::Null,
         });
     }
+    if f == Func::GenRandomUuid {
+        return Ok(Value::Uuid(crate::types::uuid::random()?));
+    }
     if let Func::Seq(sf) = f {
         return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
     }
@@ -861,6 +903,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     }
     if strict && args.contains(&Value::Null) {
         return Ok(Value::Null);
+    }
+    if let Some(v) = interval_call(f, args)? {
+        return Ok(v);
     }
     if f == Func::FormatType {
         let oid = match &args[0] {
@@ -910,7 +955,18 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     }
     let s0 = || text_arg(&args[0]);
     Ok(match f {
-        Func::Seq(_) | Func::Array(_) | Func::RecordField(_) | Func::JsonBuildObject | Func::JsonBuildArray | Func::Bit(_) => {
+        Func::Seq(_)
+        | Func::Array(_)
+        | Func::RecordField(_)
+        | Func::JsonBuildObject
+        | Func::JsonBuildArray
+        | Func::GenRandomUuid
+        | Func::TsInterval(_)
+        | Func::TsDiff
+        | Func::IntervalArith(_)
+        | Func::Age
+        | Func::Justify(_)
+        | Func::Bit(_) => {
             unreachable!("handled above")
         }
         Func::Length => Value::Int4(char_count(s0()) as i32),
@@ -1326,7 +1382,69 @@ fn bad_unit(unit: &str, ty: &str) -> PgError {
     PgError::new("0A000", format!("unit \"{unit}\" not supported for type {ty}"))
 }
 
+/// EXTRACT / date_part of an interval (`interval_part_common`): numeric with PostgreSQL 15's
+/// scales for EXTRACT, float8 for date_part.
+fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Result<Value> {
+    let f = field.to_ascii_lowercase();
+    let (year, mon, mday, hour, min, sec, usec) = iv.fields();
+    let scaled = |units: i128, scale: u32| -> Result<Value> {
+        if !numeric {
+            return Ok(Value::Float8(units as f64 / 10f64.powi(scale as i32)));
+        }
+        let neg = units < 0;
+        let a = units.unsigned_abs();
+        let p = 10u128.pow(scale);
+        let text = if scale == 0 {
+            format!("{}{}", if neg { "-" } else { "" }, a)
+        } else {
+            format!("{}{}.{:0w$}", if neg { "-" } else { "" }, a / p, a % p, w = scale as usize)
+        };
+        Ok(Value::Numeric(crate::types::Numeric::parse(&text)?))
+    };
+    let int = |v: i64| scaled(i128::from(v), 0);
+    match f.as_str() {
+        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => int(sec * 1_000_000 + usec),
+        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => {
+            if numeric {
+                scaled(i128::from(sec * 1_000_000 + usec), 3)
+            } else {
+                Ok(Value::Float8(sec as f64 * 1000.0 + usec as f64 / 1000.0))
+            }
+        }
+        "second" | "seconds" | "s" | "sec" | "secs" => scaled(i128::from(sec * 1_000_000 + usec), 6),
+        "minute" | "minutes" | "m" | "min" | "mins" => int(min),
+        "hour" | "hours" | "h" | "hr" | "hrs" => int(hour),
+        "day" | "days" | "d" => int(mday.into()),
+        "month" | "months" | "mon" | "mons" => int(mon.into()),
+        "quarter" | "qtr" => int((mon / 3 + 1).into()),
+        "year" | "years" | "y" | "yr" | "yrs" => int(year.into()),
+        "decade" | "decades" | "dec" | "decs" => int((year / 10).into()),
+        "century" | "centuries" | "c" | "cent" => int((year / 100).into()),
+        "millennium" | "millennia" | "mil" | "mils" => int((year / 1000).into()),
+        "epoch" => {
+            if numeric {
+                let m = i128::from(iv.months);
+                let secs = (1461 * (m / 12) + 120 * (m % 12) + 4 * i128::from(iv.days)) * (86_400 / 4);
+                scaled(secs * 1_000_000 + i128::from(iv.micros), 6)
+            } else {
+                let mut r = iv.micros as f64 / 1e6;
+                r += 365.25 * 86_400.0 * f64::from(iv.months / 12);
+                r += 30.0 * 86_400.0 * f64::from(iv.months % 12);
+                r += 86_400.0 * f64::from(iv.days);
+                Ok(Value::Float8(r))
+            }
+        }
+        "week" | "weeks" | "w" | "dow" | "isodow" | "doy" | "isoyear" | "julian" | "timezone" | "timezone_hour" | "timezone_minute" => {
+            Err(bad_unit(&f, "interval"))
+        }
+        _ => Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type interval"))),
+    }
+}
+
 fn date_part(field: &str, v: &Value) -> Result<Value> {
+    if let Value::Interval(iv) = v {
+        return interval_part(field, iv, false);
+    }
     let f = field.to_ascii_lowercase();
     let tyname = if matches!(v, Value::Date(_)) { "date" } else { "timestamp without time zone" };
     let Some((y, mo, d, h, mi, s, us)) = civil(v) else {
@@ -1415,9 +1533,74 @@ fn date_part(field: &str, v: &Value) -> Result<Value> {
     Ok(Value::Float8(val))
 }
 
+/// The interval functions and operators (strict: NULLs were answered before).
+fn interval_call(f: Func, args: &[Value]) -> Result<Option<Value>> {
+    use crate::types::interval;
+    let iv = |v: &Value| match v {
+        Value::Interval(i) => Ok(*i),
+        other => Err(PgError::internal(format!("an interval was expected, not {other:?}"))),
+    };
+    // A date, timestamp or timestamptz as microseconds; whether it is a timestamptz.
+    let ts = |v: &Value| -> Result<(i64, bool)> {
+        match *v {
+            Value::Timestamp(t) => Ok((t, false)),
+            Value::Timestamptz(t) => Ok((t, true)),
+            Value::Date(i32::MIN) => Ok((i64::MIN, false)),
+            Value::Date(i32::MAX) => Ok((i64::MAX, false)),
+            Value::Date(d) => i64::from(d)
+                .checked_mul(USECS_PER_DAY)
+                .filter(|t| *t >= -211_813_488_000_000_000 && *t < 9_223_371_331_200_000_000)
+                .map(|t| (t, false))
+                .ok_or_else(|| PgError::new("22008", "date out of range for timestamp")),
+            ref other => Err(PgError::internal(format!("a timestamp was expected, not {other:?}"))),
+        }
+    };
+    Ok(Some(match f {
+        Func::TsInterval(minus) => {
+            let (t, tz) = ts(&args[0])?;
+            let span = iv(&args[1])?;
+            let r = if minus { interval::timestamp_minus(t, &span)? } else { interval::timestamp_plus(t, &span)? };
+            if tz {
+                Value::Timestamptz(r)
+            } else {
+                Value::Timestamp(r)
+            }
+        }
+        Func::TsDiff => Value::Interval(interval::timestamp_diff(ts(&args[0])?.0, ts(&args[1])?.0)?),
+        Func::Age => Value::Interval(interval::age(ts(&args[0])?.0, ts(&args[1])?.0)?),
+        Func::IntervalArith(op) => {
+            let a = iv(&args[0])?;
+            Value::Interval(match op {
+                0 => a.add(&iv(&args[1])?)?,
+                1 => a.sub(&iv(&args[1])?)?,
+                _ => {
+                    let x = expr::as_f64(&args[1]).ok_or_else(|| PgError::internal("a number was expected"))?;
+                    if op == 2 {
+                        a.mul(x)?
+                    } else {
+                        a.div(x)?
+                    }
+                }
+            })
+        }
+        Func::Justify(k) => {
+            let a = iv(&args[0])?;
+            Value::Interval(match k {
+                0 => a.justify_days()?,
+                1 => a.justify_hours()?,
+                _ => a.justify_interval()?,
+            })
+        }
+        _ => return Ok(None),
+    }))
+}
+
 /// EXTRACT: date_part's value as numeric with PostgreSQL 15's scales (seconds with 6
 /// decimals, milliseconds with 3, epoch of a timestamp with 6; whole numbers otherwise).
 fn extract(field: &str, v: &Value) -> Result<Value> {
+    if let Value::Interval(iv) = v {
+        return interval_part(field, iv, true);
+    }
     let f = field.to_ascii_lowercase();
     let micros = |v: &Value| match *v {
         Value::Timestamp(u) => Some(u),
@@ -1904,7 +2087,7 @@ impl Binder<'_> {
                 let field = field.to_string().to_lowercase().trim_matches('\'').to_string();
                 let x = self.bind(expr)?;
                 let x = match type_of(&x) {
-                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp) => x,
+                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Interval) => x,
                     Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
                     None => coerce(x, Some(t(TypeId::Timestamp)))?,
                     Some(other) => {
@@ -2811,6 +2994,17 @@ impl Binder<'_> {
                     u.set(true);
                 }
                 return Ok(Scalar::Const(Value::Date(now.div_euclid(USECS_PER_DAY) as i32)));
+            }
+            // age(x): from midnight of the transaction's date (PostgreSQL's
+            // `age(current_date, x)`).
+            ("age", 1) => {
+                let now = self.now_us.ok_or_else(|| PgError::feature("age(x) is not supported here"))?;
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let midnight = now.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
+                let x = self.bind(exprs[0])?;
+                return bind_call("age", vec![Scalar::Const(Value::Timestamp(midnight)), x]);
             }
             ("now" | "transaction_timestamp", 0) if matches!(args, FunctionArguments::List(_)) => {
                 return self.transaction_time(TypeId::Timestamptz, name.as_str());

@@ -147,7 +147,14 @@ impl Prepared {
 
     /// Whether running it returns rows.
     pub fn returns_rows(&self) -> bool {
-        matches!(self.stmt, Some(Statement::Query(_)) | Some(Statement::Explain { .. }) | Some(Statement::ShowVariable { .. }))
+        match &self.stmt {
+            Some(Statement::Query(_) | Statement::Explain { .. } | Statement::ShowVariable { .. }) => true,
+            // Row statements with RETURNING (Describe must announce their columns).
+            Some(Statement::Insert(i)) => i.returning.is_some(),
+            Some(Statement::Update { returning, .. }) => returning.is_some(),
+            Some(Statement::Delete(d)) => d.returning.is_some(),
+            _ => false,
+        }
     }
 }
 

@@ -814,6 +814,9 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::Regtype, 4, true, 'N', false, 'i', 'p', false),
     (TypeId::Regnamespace, 4, true, 'N', false, 'i', 'p', false),
     (TypeId::PgNodeTree, -1, false, 'Z', false, 'i', 'x', true),
+    (TypeId::Json, -1, false, 'U', false, 'i', 'x', false),
+    (TypeId::Uuid, 16, false, 'U', false, 'c', 'p', false),
+    (TypeId::Interval, 16, false, 'T', true, 'd', 'p', false),
 ];
 
 /// The `pg_type` facts of a type.
@@ -823,12 +826,21 @@ fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
         TypeId::Int2Vector | TypeId::OidVector => return (-1, false, 'A', false, 'i', 'p', false),
         TypeId::Array(e) => {
             let (_, _, _, _, align, _, collatable) = type_facts(e.id());
-            return (-1, false, 'A', false, align, 'x', collatable);
+            return (-1, false, 'A', false, array_align(align), 'x', collatable);
         }
         _ => {}
     }
     let t = TYPES.iter().find(|t| t.0 == id).expect("every type heapstore has is in TYPES");
     (t.1, t.2, t.3, t.4, t.5, t.6, t.7)
+}
+
+/// An array's alignment: its header holds int4s, so at least 'i' ('d' for elements aligned so).
+fn array_align(elem: char) -> char {
+    if elem == 'd' {
+        'd'
+    } else {
+        'i'
+    }
 }
 
 /// The catalog relation `schema.name` names, if it is one: schema `pg_catalog` or
@@ -1279,7 +1291,7 @@ fn pg_type() -> Vec<Vec<Value>> {
     for e in crate::types::ArrayElem::all() {
         let (_, _, _, _, align, _, collatable) = type_facts(e.id());
         let coll = collation_of(e.id(), collatable);
-        rows.push(row(e.array_oid(), e.typname(), -1, false, 'A', false, SqlType::new(e.id()).pg_oid(), 0, align, 'x', coll));
+        rows.push(row(e.array_oid(), e.typname(), -1, false, 'A', false, SqlType::new(e.id()).pg_oid(), 0, array_align(align), 'x', coll));
     }
     rows.extend(arrays);
     rows

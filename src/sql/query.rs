@@ -396,9 +396,10 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
         Expr::TypedString(ts) => (pg_type_name(&super::ddl::sql_type(&ts.data_type).map(|t| t.name()).unwrap_or_default()), 1),
         Expr::Nested(inner) => return figure(inner),
         Expr::Case { .. } => ("case".into(), 1),
+        Expr::Interval(_) => ("interval".into(), 1),
         Expr::Exists { .. } => ("exists".into(), 2),
         Expr::Value(v) if matches!(v.value, AstValue::Boolean(_)) => ("bool".into(), 1),
-        Expr::Substring { .. } => ("substring".into(), 2),
+        Expr::Substring { shorthand, .. } => (if *shorthand { "substr" } else { "substring" }.into(), 2),
         Expr::Position { .. } => ("position".into(), 2),
         Expr::Trim { trim_where, .. } => (
             match trim_where {
@@ -567,12 +568,14 @@ impl<'a> Planner<'a> {
                     // heapstore computes a WITH query once (MATERIALIZED). NOT MATERIALIZED
                     // lets PostgreSQL evaluate it at each reference instead, which gives the
                     // same rows unless it calls a volatile function (heapstore's: the
-                    // sequence functions): refused then.
+                    // sequence functions and gen_random_uuid): refused then.
                     if matches!(cte.materialized, Some(sqlparser::ast::CteAsMaterialized::NotMaterialized)) {
                         let mut volatile = false;
-                        visit_exprs(&node, &mut |e| volatile |= expr::calls_sequence(e));
+                        visit_exprs(&node, &mut |e| volatile |= expr::calls_volatile(e));
                         if volatile {
-                            return Err(refuse("NOT MATERIALIZED on a WITH query that calls nextval() or setval()"));
+                            return Err(refuse(
+                                "NOT MATERIALIZED on a WITH query that calls a volatile function (nextval, setval, gen_random_uuid)",
+                            ));
                         }
                     }
                     let def = Arc::new(CteDef {
@@ -792,8 +795,13 @@ impl<'a> Planner<'a> {
                 let mut rx = Vec::new();
                 let mut lcast = false;
                 let mut rcast = false;
+                // A branch's untyped literal ('2', NULL) takes the other branch's type, as in
+                // PostgreSQL: it was read as text, and text converts to any type by its input
+                // function, which is how PostgreSQL reads the literal.
+                let (lu, ru) = (untyped_literal_columns(left), untyped_literal_columns(right));
                 for (i, (a, b)) in l.columns.iter().zip(&r.columns).enumerate() {
-                    let ty = common_type(&[Some(a.ty), Some(b.ty)], what)?.unwrap_or(SqlType::new(TypeId::Text));
+                    let known = |t: SqlType, u: &[bool]| (!(u.get(i).copied().unwrap_or(false) && t.id == TypeId::Text)).then_some(t);
+                    let ty = common_type(&[known(a.ty, &lu), known(b.ty, &ru)], what)?.unwrap_or(SqlType::new(TypeId::Text));
                     if ty.id == TypeId::Bpchar && a.ty != b.ty {
                         return Err(refuse(&format!("{what} of char columns of different lengths")));
                     }
@@ -2233,4 +2241,22 @@ pub(crate) fn bind_returning(
         }
     }
     Ok(out)
+}
+
+/// Which output columns of a set operation's branch are untyped literals (a quoted string or
+/// NULL, unaliased or aliased) in a plain SELECT: their type comes from the other branch.
+fn untyped_literal_columns(body: &SetExpr) -> Vec<bool> {
+    use sqlparser::ast::{Expr, SelectItem, Value as AstValue};
+    let SetExpr::Select(sel) = body else { return Vec::new() };
+    // A `*` stands for several columns: positions are known only without one.
+    sel.projection
+        .iter()
+        .map(|item| match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                Some(matches!(e, Expr::Value(v) if matches!(v.value, AstValue::SingleQuotedString(_) | AstValue::Null)))
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<bool>>>()
+        .unwrap_or_default()
 }

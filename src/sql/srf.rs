@@ -86,8 +86,31 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
             if !(2..=3).contains(&args.len()) {
                 return Err(no_function(name, &all));
             }
-            // int4 unless an argument is int8 (then int8) or numeric (then numeric); the
-            // timestamp forms need interval, which heapstore does not have.
+            // Timestamps with an interval step: timestamp when the bounds are timestamps,
+            // else timestamptz (dates and untyped bounds, as PostgreSQL resolves them).
+            let datetime = |a: &Scalar| type_of(a).is_some_and(|t| matches!(t.id, TypeId::Timestamp | TypeId::Timestamptz | TypeId::Date));
+            let interval_step = args.get(2).is_some_and(|a| type_of(a).is_some_and(|t| t.id == TypeId::Interval));
+            if args.len() == 3 && (datetime(&args[0]) || datetime(&args[1]) || interval_step) {
+                let bound = |a: &Scalar| type_of(a).map(|t| t.id);
+                let all_ts = [bound(&args[0]), bound(&args[1])].iter().all(|t| matches!(t, None | Some(TypeId::Timestamp)))
+                    && (datetime(&args[0]) || datetime(&args[1]));
+                let t = SqlType::new(if all_ts { TypeId::Timestamp } else { TypeId::Timestamptz });
+                let mut it = args.into_iter();
+                let mut conv = |ty: SqlType| -> Result<Scalar> {
+                    let a = it.next().expect("three arguments");
+                    match type_of(&a).map(|x| x.id) {
+                        None => coerce(a, Some(ty)),
+                        Some(x) if x == ty.id => Ok(a),
+                        Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz) if ty.id != TypeId::Interval => {
+                            Ok(Scalar::Cast(Box::new(a), ty))
+                        }
+                        Some(_) => Err(no_function(name, &all)),
+                    }
+                };
+                let args = vec![conv(t)?, conv(t)?, conv(SqlType::new(TypeId::Interval))?];
+                return Ok(SrfCall { func: SrfFunc::GenerateSeries, args, types: vec![t], name: "generate_series" });
+            }
+            // int4 unless an argument is int8 (then int8) or numeric (then numeric).
             let mut ty = TypeId::Int4;
             for a in &args {
                 match type_of(a).map(|t| t.id) {
@@ -95,11 +118,6 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                     Some(TypeId::Int8) if ty != TypeId::Numeric => ty = TypeId::Int8,
                     Some(TypeId::Int8) => {}
                     Some(TypeId::Numeric) => ty = TypeId::Numeric,
-                    Some(TypeId::Timestamp | TypeId::Timestamptz | TypeId::Date) => {
-                        return Err(PgError::feature(
-                            "generate_series over timestamps (its step is an interval, a type heapstore does not have yet) is not supported by heapstore yet",
-                        ))
-                    }
                     Some(TypeId::Float4 | TypeId::Float8) => ty = TypeId::Numeric,
                     Some(_) => return Err(no_function(name, &all)),
                 }
@@ -167,6 +185,28 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
     Ok(SrfCall { func, args, types, name })
 }
 
+/// `generate_series(start, stop, step interval)` over timestamps: each value plus the step
+/// (`timestamp_pl_interval`), while not past `stop` in the step's direction.
+fn timestamp_series(tz: bool, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> Result<Flow>) -> Result<Flow> {
+    let ts = |v: &Value| match *v {
+        Value::Timestamp(t) | Value::Timestamptz(t) => Ok(t),
+        ref other => Err(PgError::internal(format!("a timestamp was expected, not {other:?}"))),
+    };
+    let (mut cur, stop) = (ts(&args[0])?, ts(&args[1])?);
+    let Value::Interval(step) = args[2] else { return Err(PgError::internal("an interval step was expected")) };
+    let sign = step.span().signum();
+    if sign == 0 {
+        return Err(PgError::new("22023", "step size cannot equal zero"));
+    }
+    while (sign > 0 && cur <= stop) || (sign < 0 && cur >= stop) {
+        if let Flow::Stop = each(vec![if tz { Value::Timestamptz(cur) } else { Value::Timestamp(cur) }])? {
+            return Ok(Flow::Stop);
+        }
+        cur = crate::types::interval::timestamp_plus(cur, &step)?;
+    }
+    Ok(Flow::Continue)
+}
+
 /// The column names of a call in FROM without a column alias list (`_pg_expandarray`: x, n).
 pub fn column_names(call: &SrfCall) -> Vec<String> {
     match call.func {
@@ -186,6 +226,9 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             }
             if call.types[0].id == TypeId::Numeric {
                 return numeric_series(args, each);
+            }
+            if matches!(call.types[0].id, TypeId::Timestamp | TypeId::Timestamptz) {
+                return timestamp_series(call.types[0].id == TypeId::Timestamptz, args, each);
             }
             let n = |v: &Value| expr::as_i64(v).unwrap_or(0);
             let (start, stop) = (n(&args[0]), n(&args[1]));

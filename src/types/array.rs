@@ -53,6 +53,8 @@ pub enum ArrayElem {
     Name,
     Char,
     Regtype,
+    Uuid,
+    Interval,
 }
 
 /// (element, its array type's OID, the array type's `typname`).
@@ -75,6 +77,8 @@ const ARRAYS: &[(ArrayElem, TypeId, u32, &str)] = &[
     (ArrayElem::Name, TypeId::Name, 1003, "_name"),
     (ArrayElem::Char, TypeId::Char, 1002, "_char"),
     (ArrayElem::Regtype, TypeId::Regtype, 2211, "_regtype"),
+    (ArrayElem::Uuid, TypeId::Uuid, 2951, "_uuid"),
+    (ArrayElem::Interval, TypeId::Interval, 1187, "_interval"),
 ];
 
 impl ArrayElem {

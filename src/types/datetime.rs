@@ -65,7 +65,7 @@ fn is_valid_date(d: i64) -> bool {
     (-POSTGRES_EPOCH_JDATE..DATE_END_JULIAN - POSTGRES_EPOCH_JDATE).contains(&d)
 }
 
-fn is_valid_timestamp(t: i64) -> bool {
+pub(crate) fn is_valid_timestamp(t: i64) -> bool {
     (MIN_TIMESTAMP..END_TIMESTAMP).contains(&t)
 }
 
@@ -151,7 +151,7 @@ pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
 }
 
 /// `tm2timestamp` without a time zone.
-fn tm2timestamp(tm: &Tm) -> Option<i64> {
+pub(crate) fn tm2timestamp(tm: &Tm) -> Option<i64> {
     if !is_valid_julian(tm.year, tm.mon) {
         return None;
     }
@@ -280,7 +280,7 @@ pub(crate) fn format_timestamptz(t: i64, out: &mut Vec<u8>) {
 }
 
 /// `timestamp2tm` without a time zone.
-fn timestamp2tm(t: i64) -> Tm {
+pub(crate) fn timestamp2tm(t: i64) -> Tm {
     let mut date = t / USECS_PER_DAY;
     let mut time = t - date * USECS_PER_DAY;
     if time < 0 {

@@ -12,6 +12,8 @@ pub(super) const MAX_FIELDS: usize = 25;
 pub(crate) const DATE_WORKBUF: usize = 129;
 /// Work buffer of `timestamp_in` (`MAXDATELEN + MAXDATEFIELDS`).
 pub(crate) const TIMESTAMP_WORKBUF: usize = 153;
+/// Work buffer of `interval_in` (256).
+pub(crate) const INTERVAL_WORKBUF: usize = 256;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -25,7 +27,7 @@ pub(super) enum Kind {
 
 /// The lower-cased fields of the input, stored like PostgreSQL's `workbuf`.
 pub(super) struct Fields {
-    buf: [u8; TIMESTAMP_WORKBUF + 8],
+    buf: [u8; INTERVAL_WORKBUF + 8],
     limit: usize,
     len: usize,
     spans: [(u16, u16, Kind); MAX_FIELDS],
@@ -63,8 +65,8 @@ impl Fields {
 
     pub(super) fn parse(s: &[u8], buflen: usize) -> DtResult<Fields> {
         let mut f = Fields {
-            buf: [0; TIMESTAMP_WORKBUF + 8],
-            limit: buflen.min(TIMESTAMP_WORKBUF),
+            buf: [0; INTERVAL_WORKBUF + 8],
+            limit: buflen.min(INTERVAL_WORKBUF),
             len: 0,
             spans: [(0, 0, Kind::Number); MAX_FIELDS],
             count: 0,

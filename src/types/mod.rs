@@ -54,6 +54,7 @@ mod dt_parse;
 mod dt_tokens;
 mod float;
 mod int;
+pub mod interval;
 pub mod json;
 mod numeric;
 pub mod record;
@@ -62,6 +63,8 @@ mod ryu_tables;
 mod strtod;
 pub(crate) mod text;
 mod util;
+pub mod uuid;
+pub use interval::Interval;
 
 #[cfg(test)]
 mod tests;
@@ -122,6 +125,10 @@ pub enum TypeId {
     Record(RecordKind),
     /// json: valid JSON text, kept as written (`json`).
     Json,
+    /// uuid: 16 bytes (`uuid`).
+    Uuid,
+    /// interval: months, days and microseconds (`types::interval`).
+    Interval,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -233,6 +240,12 @@ impl SqlType {
             "pg_node_tree" => TypeId::PgNodeTree,
             "int2vector" => TypeId::Int2Vector,
             "json" => TypeId::Json,
+            "uuid" => TypeId::Uuid,
+            "interval" if typmod_args.is_empty() => TypeId::Interval,
+            "interval" => return Err(PgError::feature("interval precision (interval(p)) is not supported by heapstore yet")),
+            n if n.starts_with("interval ") => {
+                return Err(PgError::feature(format!("interval fields ({n}) are not supported by heapstore yet")))
+            }
             "oidvector" => TypeId::OidVector,
             _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
         };
@@ -299,6 +312,8 @@ impl SqlType {
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
             TypeId::Json => "json",
+            TypeId::Uuid => "uuid",
+            TypeId::Interval => "interval",
         }
     }
 
@@ -332,6 +347,8 @@ impl SqlType {
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
             TypeId::Json => "json",
+            TypeId::Uuid => "uuid",
+            TypeId::Interval => "interval",
         }
     }
 
@@ -365,6 +382,8 @@ impl SqlType {
             TypeId::OidVector => 30,
             TypeId::Record(_) => 2249,
             TypeId::Json => 114,
+            TypeId::Uuid => 2950,
+            TypeId::Interval => 1186,
         }
     }
 
@@ -377,6 +396,8 @@ impl SqlType {
                 Some(4)
             }
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
+            TypeId::Uuid => Some(uuid::UUID_LEN),
+            TypeId::Interval => Some(interval::INTERVAL_LEN),
             TypeId::Numeric
             | TypeId::Text
             | TypeId::Varchar
@@ -433,6 +454,8 @@ impl SqlType {
                 json::validate(s)?;
                 text::text_in(s.as_bytes(), out)?;
             }
+            TypeId::Uuid => out.extend_from_slice(&uuid::parse(s)?),
+            TypeId::Interval => interval::parse(s)?.encode(out),
         }
         Ok(())
     }
@@ -463,6 +486,8 @@ impl SqlType {
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).write_text(out),
             TypeId::Record(_) => Record::decode(self, v).write_text(out),
             TypeId::Json => out.extend_from_slice(v),
+            TypeId::Uuid => uuid::format(v, out),
+            TypeId::Interval => Interval::decode(v).write_text(out),
         }
     }
 
@@ -522,6 +547,8 @@ impl SqlType {
                 json::validate(s)?;
                 out.extend_from_slice(wire);
             }
+            TypeId::Uuid => out.extend_from_slice(&wire_exact::<{ uuid::UUID_LEN }>(wire)?),
+            TypeId::Interval => Interval::recv(wire)?.encode(out),
         }
         Ok(())
     }
@@ -546,7 +573,8 @@ impl SqlType {
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).send(out),
             TypeId::Record(_) => Record::decode(self, v).send(out),
-            TypeId::Json => out.extend_from_slice(v),
+            TypeId::Json | TypeId::Uuid => out.extend_from_slice(v),
+            TypeId::Interval => Interval::decode(v).send(out),
         }
     }
 }
@@ -579,6 +607,8 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Regnamespace,
     TypeId::Regclass,
     TypeId::Json,
+    TypeId::Uuid,
+    TypeId::Interval,
     TypeId::Int2Vector,
     TypeId::OidVector,
     TypeId::Array(ArrayElem::Bool),
@@ -599,6 +629,8 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Array(ArrayElem::Name),
     TypeId::Array(ArrayElem::Char),
     TypeId::Array(ArrayElem::Regtype),
+    TypeId::Array(ArrayElem::Uuid),
+    TypeId::Array(ArrayElem::Interval),
 ];
 
 /// `regtypein`: a type name (`integer`, `int4`, `pg_catalog.int4`, `character varying`,
@@ -810,6 +842,8 @@ pub enum Value {
     Record(Box<Record>),
     /// json text.
     Json(String),
+    Uuid([u8; uuid::UUID_LEN]),
+    Interval(Interval),
 }
 
 impl Value {
@@ -841,6 +875,8 @@ impl Value {
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Value::Array(Box::new(Array::decode(ty, v))),
             TypeId::Record(_) => Value::Record(Box::new(Record::decode(ty, v))),
             TypeId::Json => Value::Json(String::from_utf8_lossy(v).into_owned()),
+            TypeId::Uuid => Value::Uuid(stored(v)),
+            TypeId::Interval => Value::Interval(Interval::decode(v)),
         }
     }
 
@@ -864,6 +900,8 @@ impl Value {
             Value::Array(a) => a.encode(out),
             Value::Record(r) => r.encode(out),
             Value::Json(j) => out.extend_from_slice(j.as_bytes()),
+            Value::Uuid(u) => out.extend_from_slice(u),
+            Value::Interval(i) => i.encode(out),
         }
     }
 
@@ -921,6 +959,8 @@ impl Value {
             Value::Array(a) => return Some(a.ty),
             Value::Record(r) => return Some(r.ty),
             Value::Json(_) => TypeId::Json,
+            Value::Uuid(_) => TypeId::Uuid,
+            Value::Interval(_) => TypeId::Interval,
         };
         Some(SqlType::new(id))
     }

@@ -12,6 +12,7 @@ import io
 import os
 import sys
 import traceback
+import uuid
 
 import asyncpg
 
@@ -301,6 +302,38 @@ async def s_arrays(c):
     await c.execute("DROP TABLE ap_arr")
 
 
+async def s_uuid(c):
+    u1, u2 = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), uuid.uuid4()
+    await c.execute("DROP TABLE IF EXISTS ap_uuid")
+    await c.execute("CREATE TABLE ap_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), ref uuid, tags uuid[])")
+    await c.execute("INSERT INTO ap_uuid VALUES ($1, $2, $3)", u1, None, [u2, None])
+    gen = await c.fetchval("INSERT INTO ap_uuid (ref) VALUES ($1) RETURNING id", u2)
+    check(isinstance(gen, uuid.UUID) and gen.version == 4, f"gen_random_uuid() default {gen!r}")
+    row = await c.fetchrow("SELECT id, ref, tags FROM ap_uuid WHERE id = $1", u1)
+    check(tuple(row) == (u1, None, [u2, None]), f"uuid binary round trip {tuple(row)!r}")
+    check(await c.fetchval("SELECT ref FROM ap_uuid WHERE id = $1", gen) == u2, "uuid parameter")
+    res = await c.copy_records_to_table("ap_uuid", records=[(u2, u1, None)], columns=["id", "ref", "tags"])
+    check(res == "COPY 1", f"uuid copy_records_to_table {res!r}")
+    check(await c.fetchval("SELECT count(*) FROM ap_uuid WHERE ref = ANY($1)", [u1, u2]) == 2, "uuid = ANY($1)")
+    await c.execute("DROP TABLE ap_uuid")
+
+
+async def s_interval(c):
+    td = datetime.timedelta(days=3, hours=4, minutes=5, seconds=6, microseconds=789)
+    await c.execute("DROP TABLE IF EXISTS ap_iv")
+    await c.execute("CREATE TABLE ap_iv (id int, d interval, t timestamp)")
+    await c.execute("INSERT INTO ap_iv VALUES ($1, $2, $3)", 1, td, datetime.datetime(2020, 1, 31))
+    await c.execute("INSERT INTO ap_iv VALUES ($1, $2, $3)", 2, None, None)
+    row = await c.fetchrow("SELECT d, t + $1, t - d FROM ap_iv WHERE id = 1", datetime.timedelta(days=1))
+    check(tuple(row) == (td, datetime.datetime(2020, 2, 1), datetime.datetime(2020, 1, 27, 19, 54, 53, 999211)), f"interval binary {tuple(row)!r}")
+    check(await c.fetchval("SELECT d FROM ap_iv WHERE id = 2") is None, "NULL interval")
+    check(await c.fetchval("SELECT count(*) FROM ap_iv WHERE d > $1", datetime.timedelta(days=1)) == 1, "interval parameter")
+    res = await c.copy_records_to_table("ap_iv", records=[(3, datetime.timedelta(hours=-5), None)])
+    check(res == "COPY 1", f"interval copy_records_to_table {res!r}")
+    check(await c.fetchval("SELECT sum(d) FROM ap_iv") == td - datetime.timedelta(hours=5), "sum(interval)")
+    await c.execute("DROP TABLE ap_iv")
+
+
 SCENARIOS = [
     ("types round trip (binary params and results, NULLs, edges, infinity)", s_types),
     ("prepared statements reused", s_prepared),
@@ -317,6 +350,8 @@ SCENARIOS = [
     ("pool acquire / release (reset query)", s_pool),
     ("savepoints: nested transaction()", s_savepoints),
     ("arrays: type introspection, binary int4[]/text[]/int8[]/bool[], 2-D, = ANY($1), int2vector", s_arrays),
+    ("uuid: binary in and out, uuid[], DEFAULT gen_random_uuid(), COPY binary, = ANY($1)", s_uuid),
+    ("interval: timedelta in and out (binary), timestamp arithmetic, COPY binary, sum", s_interval),
 ]
 
 

@@ -58,6 +58,29 @@ function check(cond, what) {
   r = await c.query({ text: 'SELECT ints, tags FROM np_arr WHERE id = 1', binary: true });
   check(r.rows[0].ints !== null && r.rows[0].tags !== null, 'binary array results');
   await c.query('DROP TABLE np_arr');
+  // uuid: strings in, canonical lowercase strings out (text and binary results), a DEFAULT
+  // gen_random_uuid() key returned by RETURNING, and the input error.
+  await c.query('DROP TABLE IF EXISTS np_uuid');
+  await c.query('CREATE TABLE np_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), ref uuid)');
+  await c.query('INSERT INTO np_uuid VALUES ($1, $2)', ['{A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11}', null]);
+  r = await c.query('INSERT INTO np_uuid (ref) VALUES ($1) RETURNING id', ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11']);
+  check(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(r.rows[0].id), `gen_random_uuid() ${r.rows[0].id}`);
+  r = await c.query('SELECT id, ref FROM np_uuid WHERE id = $1', ['a0eebc999c0b4ef8bb6d6bb9bd380a11']);
+  check(r.rows.length === 1 && r.rows[0].id === 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' && r.rows[0].ref === null, `uuid ${JSON.stringify(r.rows)}`);
+  r = await c.query({ text: 'SELECT count(*)::int AS n FROM np_uuid WHERE ref = $1', values: ['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'], binary: true });
+  check(r.rows[0].n === 1, `uuid parameter, binary result ${JSON.stringify(r.rows)}`);
+  try {
+    await c.query('INSERT INTO np_uuid VALUES ($1)', ['nope']);
+    check(false, 'bad uuid accepted');
+  } catch (e) {
+    check(e.code === '22P02' && e.message === 'invalid input syntax for type uuid: "nope"', `uuid error ${e.code} ${e.message}`);
+  }
+  await c.query('DROP TABLE np_uuid');
+  // interval: parsed by node-postgres into its interval object; strings as parameters.
+  r = await c.query("SELECT interval '1 year 2 mons 3 days 04:05:06.5' AS d, $1::interval * 2 AS e, timestamp '2020-03-01' - timestamp '2020-01-01' AS f", ['-1 day +02:00']);
+  check(r.rows[0].d.years === 1 && r.rows[0].d.months === 2 && r.rows[0].d.days === 3 && r.rows[0].d.hours === 4 && r.rows[0].d.milliseconds === 500,
+    `interval ${JSON.stringify(r.rows[0].d)}`);
+  check(r.rows[0].e.days === -2 && r.rows[0].e.hours === 4 && r.rows[0].f.days === 60, `interval arithmetic ${JSON.stringify(r.rows[0])}`);
   await c.end();
   console.log('   node-postgres passed');
 })().catch((e) => {

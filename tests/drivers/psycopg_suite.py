@@ -6,7 +6,9 @@ first scenario that fails, printing which.
 import os
 import sys
 
+import datetime
 import decimal
+import uuid
 import psycopg
 import psycopg2
 import psycopg2.extras
@@ -226,5 +228,78 @@ def psycopg2_suite():
     print("   psycopg2", psycopg2.__version__, "passed")
 
 
+def uuids():
+    """uuid columns: Python UUIDs in and out in text and binary, COPY binary, the primary key,
+    gen_random_uuid() as a DEFAULT, and the input error."""
+    u1, u2 = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"), uuid.uuid4()
+    with psycopg.connect(DSN, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS pu")
+        c.execute("CREATE TABLE pu (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), ref uuid, n int)")
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                cur.execute("INSERT INTO pu VALUES (%s, %s, %s)", (u1, None, 1))
+                cur.execute("INSERT INTO pu (ref, n) VALUES (%s, %s) RETURNING id", (u2, 2))
+                gen = cur.fetchone()[0]
+                check(isinstance(gen, uuid.UUID) and gen.version == 4, f"gen_random_uuid() default (binary={binary}): {gen!r}")
+                cur.execute("SELECT id, ref, n FROM pu WHERE id = %s", (u1,))
+                check(cur.fetchone() == (u1, None, 1), f"uuid round trip (binary={binary})")
+                cur.execute("SELECT ref FROM pu WHERE id = %s", (gen,))
+                check(cur.fetchone()[0] == u2, f"uuid parameter (binary={binary})")
+                cur.execute("DELETE FROM pu")
+        with c.cursor() as cur:
+            with cur.copy("COPY pu (id, ref, n) FROM STDIN (FORMAT BINARY)") as cp:
+                cp.set_types(["uuid", "uuid", "int4"])
+                cp.write_row((u1, u2, 7))
+                cp.write_row((u2, None, 8))
+            with cur.copy("COPY pu (id, ref, n) TO STDOUT (FORMAT BINARY)") as cp:
+                cp.set_types(["uuid", "uuid", "int4"])
+                got = sorted(cp.rows(), key=lambda r: r[2])
+            check(got == [(u1, u2, 7), (u2, None, 8)], f"uuid COPY binary {got!r}")
+        try:
+            c.execute("SELECT 'a0eebc99'::uuid")
+            check(False, "bad uuid accepted")
+        except psycopg.errors.InvalidTextRepresentation as e:
+            check(str(e).startswith('invalid input syntax for type uuid: "a0eebc99"'), f"uuid error {e}")
+        c.execute("DROP TABLE pu")
+    c2 = psycopg2.connect(DSN)
+    psycopg2.extras.register_uuid()
+    cur = c2.cursor()
+    cur.execute("SELECT %s::uuid, gen_random_uuid()", (u1,))
+    a, b = cur.fetchone()
+    check(a == u1 and isinstance(b, uuid.UUID), f"psycopg2 uuid {a!r} {b!r}")
+    c2.close()
+    print("   psycopg / psycopg2 uuid passed")
+
+
+def intervals():
+    """interval columns: timedelta in and out in text and binary (psycopg 3), psycopg2's text
+    parsing, and arithmetic with timestamps."""
+    td = datetime.timedelta(days=3, hours=4, minutes=5, seconds=6, microseconds=789)
+    neg = datetime.timedelta(days=-1, hours=2)
+    with psycopg.connect(DSN, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS pi")
+        c.execute("CREATE TABLE pi (id int, d interval, t timestamp)")
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                cur.execute("INSERT INTO pi VALUES (1, %s, %s), (2, %s, NULL), (3, NULL, NULL)", (td, datetime.datetime(2020, 1, 31), neg))
+                cur.execute("SELECT d, t + %s, t + d FROM pi ORDER BY id", (datetime.timedelta(days=1),))
+                got = cur.fetchall()
+                check(got[0] == (td, datetime.datetime(2020, 2, 1), datetime.datetime(2020, 2, 3, 4, 5, 6, 789)) and got[1][0] == neg
+                      and got[2] == (None, None, None), f"interval round trip (binary={binary}) {got!r}")
+                cur.execute("SELECT timestamp '2020-03-01' - timestamp '2020-01-01', sum(d) FROM pi")
+                check(cur.fetchone() == (datetime.timedelta(days=60), td + neg), f"interval results (binary={binary})")
+                cur.execute("DELETE FROM pi")
+        c.execute("DROP TABLE pi")
+    c2 = psycopg2.connect(DSN)
+    cur = c2.cursor()
+    cur.execute("SELECT %s::interval, interval '1 day 02:00:00.5' * 2", (td,))
+    a, b = cur.fetchone()
+    check(a == td and b == datetime.timedelta(days=2, hours=4, seconds=1), f"psycopg2 interval {a!r} {b!r}")
+    c2.close()
+    print("   psycopg / psycopg2 interval passed")
+
+
 psycopg3()
 psycopg2_suite()
+uuids()
+intervals()

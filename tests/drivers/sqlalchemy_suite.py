@@ -13,11 +13,12 @@ import logging
 import os
 import sys
 import traceback
+import uuid
 
 import sqlalchemy
 from sqlalchemy import (BigInteger, Boolean, CHAR, Column, Date, DateTime, Float, ForeignKey, Integer, LargeBinary,
                         MetaData, Numeric, REAL, SmallInteger, String, Table, Text, create_engine, delete,
-                        func, insert, inspect, select, text, update)
+                        Uuid, func, insert, inspect, select, text, update)
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, foreign, mapped_column, relationship
 
@@ -363,6 +364,30 @@ def s_generated():
         check(c.execute(text("SELECT currval('sa_notes_id_seq')")).scalar_one() == 6, "currval")
 
 
+class Token(Base):
+    """A UUID primary key made by the database (server_default gen_random_uuid())."""
+    __tablename__ = "sa_token"
+    id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, server_default=func.gen_random_uuid())
+    owner: Mapped[uuid.UUID | None] = mapped_column(Uuid)
+
+
+def s_uuid():
+    tokens = Token.__table__
+    tokens.drop(engine, checkfirst=True)
+    tokens.create(engine)
+    u = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+    with Session(engine) as s:
+        a, b = Token(owner=u), Token(id=u, owner=None)
+        s.add_all([a, b])
+        s.commit()
+        check(isinstance(a.id, uuid.UUID) and a.id.version == 4, f"server-generated uuid key {a.id!r}")
+        check(s.get(Token, u).owner is None, "get by uuid key")
+        check(s.scalars(select(Token.id).where(Token.owner == u)).one() == a.id, "uuid in WHERE")
+    cols = {c["name"]: c["type"] for c in inspect(engine).get_columns("sa_token")}
+    check(type(cols["id"]).__name__ == "UUID", f"reflected uuid column {cols!r}")
+    tokens.drop(engine)
+
+
 def s_queries():
     with engine.connect() as conn:
         r = conn.execute(text("SELECT a.name, b.title FROM sa_author a JOIN sa_book b ON b.author_id = a.id "
@@ -425,6 +450,7 @@ SCENARIOS = [
     ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError, foreign key", s_orm),
     ("psycopg: generated keys: SERIAL, server_default, RETURNING, ON CONFLICT", s_generated),
     ("psycopg: ARRAY columns: lists, NULL elements, 2-D, contains, any, subscripts, array_agg", s_arrays),
+    ("psycopg: uuid primary key from gen_random_uuid(), Uuid columns, reflection", s_uuid),
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
     ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
     ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
@@ -457,7 +483,7 @@ def main():
             engine.dispose()
     try:
         with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as conn:
-            for t in ("sa_types", "sa_author", "sa_book"):
+            for t in ("sa_types", "sa_author", "sa_book", "sa_token"):
                 conn.execute(text(f"DROP TABLE IF EXISTS {t}"))
     except Exception:
         pass

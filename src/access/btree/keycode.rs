@@ -103,6 +103,10 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Float4 => out.extend_from_slice(&float4_bits(f32::from_bits(u32::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Float8 => out.extend_from_slice(&float8_bits(f64::from_bits(u64::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Numeric => crate::types::Numeric::sort_key(v, out),
+        // uuid_cmp is memcmp: the bytes are their own key (fixed width, no escaping needed).
+        TypeId::Uuid => out.extend_from_slice(v),
+        // interval_cmp: by the 128-bit span (30-day months), so equal spans are equal keys.
+        TypeId::Interval => out.extend_from_slice(&((crate::types::Interval::decode(v).span() as u128) ^ (1 << 127)).to_be_bytes()),
         TypeId::Bpchar => {
             let n = v.iter().rposition(|&b| b != b' ').map_or(0, |p| p + 1);
             escape_bytes(out, &v[..n]);

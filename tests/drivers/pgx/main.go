@@ -455,6 +455,44 @@ func sArrays(c *pgx.Conn) {
 	exec(c, "DROP TABLE pgx_arr")
 }
 
+func sUUID(c *pgx.Conn) {
+	exec(c, "DROP TABLE IF EXISTS pgx_uuid")
+	exec(c, "CREATE TABLE pgx_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), ref uuid, n int4)")
+	u1 := pgtype.UUID{Bytes: [16]byte{0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38, 0x0a, 0x11}, Valid: true}
+	exec(c, "INSERT INTO pgx_uuid VALUES ($1, $2, 1)", u1, pgtype.UUID{})
+	var gen pgtype.UUID
+	must(c.QueryRow(ctx, "INSERT INTO pgx_uuid (ref, n) VALUES ($1, 2) RETURNING id", u1).Scan(&gen), "RETURNING id")
+	check(gen.Valid && gen.Bytes[6]>>4 == 4 && gen.Bytes[8]>>6 == 2, "gen_random_uuid() %v", gen)
+	var id, ref pgtype.UUID
+	must(c.QueryRow(ctx, "SELECT id, ref FROM pgx_uuid WHERE id = $1", u1).Scan(&id, &ref), "select uuid")
+	check(id == u1 && !ref.Valid, "uuid round trip %v %v", id, ref)
+	var s string
+	must(c.QueryRow(ctx, "SELECT ref::text FROM pgx_uuid WHERE id = $1", gen).Scan(&s), "uuid parameter")
+	check(s == "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "uuid text %q", s)
+	n := must1(c.CopyFrom(ctx, pgx.Identifier{"pgx_uuid"}, []string{"id", "ref", "n"}, pgx.CopyFromRows([][]any{{pgtype.UUID{Bytes: [16]byte{1}, Valid: true}, u1, int32(3)}})))("CopyFrom uuid")
+	check(n == 1, "CopyFrom uuid %d", n)
+	check(count(c, "SELECT count(*) FROM pgx_uuid WHERE ref = $1", u1) == 2, "uuid count")
+	exec(c, "DROP TABLE pgx_uuid")
+}
+
+func sInterval(c *pgx.Conn) {
+	exec(c, "DROP TABLE IF EXISTS pgx_iv")
+	exec(c, "CREATE TABLE pgx_iv (id int4, d interval, t timestamp)")
+	iv := pgtype.Interval{Months: 14, Days: -3, Microseconds: 3723000004, Valid: true}
+	exec(c, "INSERT INTO pgx_iv VALUES (1, $1, $2), (2, NULL, NULL)", iv, ts(2020, 1, 31, 0, 0, 0, 0))
+	var got, null pgtype.Interval
+	var plus pgtype.Timestamp
+	must(c.QueryRow(ctx, "SELECT d, t + $1 FROM pgx_iv WHERE id = 1", pgtype.Interval{Months: 1, Valid: true}).Scan(&got, &plus), "select interval")
+	check(got == iv, "interval round trip %+v", got)
+	check(plus.Time.Equal(time.Date(2020, 2, 29, 0, 0, 0, 0, time.UTC)), "timestamp + interval %v", plus.Time)
+	must(c.QueryRow(ctx, "SELECT d FROM pgx_iv WHERE id = 2").Scan(&null), "NULL interval")
+	check(!null.Valid, "NULL interval %+v", null)
+	var s string
+	must(c.QueryRow(ctx, "SELECT (timestamp '2020-03-01 10:00' - timestamp '2019-12-31 12:00')::text").Scan(&s), "difference")
+	check(s == "60 days 22:00:00", "timestamp difference %q", s)
+	exec(c, "DROP TABLE pgx_iv")
+}
+
 var scenarios = []struct {
 	name string
 	fn   func(*pgx.Conn)
@@ -469,6 +507,8 @@ var scenarios = []struct {
 	{"queries: GROUP BY, JOIN, ORDER BY / LIMIT", sQueries},
 	{"savepoints: nested Begin", sSavepoints},
 	{"arrays: []int32 / []string / []int64 with NULLs, empty, = ANY($1), LoadType, int2vector", sArrays},
+	{"uuid: pgtype.UUID in and out, DEFAULT gen_random_uuid(), CopyFrom", sUUID},
+	{"interval: pgtype.Interval in and out, timestamp arithmetic", sInterval},
 }
 
 func connect(mode pgx.QueryExecMode) *pgx.Conn {
@@ -520,7 +560,7 @@ func main() {
 			c.Close(ctx)
 			c = connect(mode)
 		}
-		for _, t := range []string{"pgx_types", "pgx_prep", "pgx_tx", "pgx_batch", "pgx_copy", "pgx_uniq", "pgx_emp", "pgx_dept", "pgx_sp", "pgx_arr"} {
+		for _, t := range []string{"pgx_types", "pgx_prep", "pgx_tx", "pgx_batch", "pgx_copy", "pgx_uniq", "pgx_emp", "pgx_dept", "pgx_sp", "pgx_arr", "pgx_uuid", "pgx_iv"} {
 			c.Exec(ctx, "DROP TABLE IF EXISTS "+t)
 		}
 		c.Close(ctx)

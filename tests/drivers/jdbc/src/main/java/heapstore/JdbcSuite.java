@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.UUID;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGResultSetMetaData;
@@ -708,6 +709,53 @@ public final class JdbcSuite {
         check(ids.equals(List.of(1L, 3L)), "savepoints left " + ids);
     }
 
+    static void uuids(Connection c) throws Exception {
+        exec(c, "DROP TABLE IF EXISTS jd_uuid");
+        exec(c, "CREATE TABLE jd_uuid (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), ref uuid)");
+        UUID u1 = UUID.fromString("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+        // setObject(UUID) sends a uuid parameter (binary once the statement is prepared).
+        for (int i = 0; i < 7; i++) {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_uuid (ref) VALUES (?) RETURNING id")) {
+                ps.setObject(1, u1);
+                try (ResultSet r = ps.executeQuery()) {
+                    check(r.next(), "RETURNING id");
+                    UUID gen = r.getObject(1, UUID.class);
+                    check(gen != null && gen.version() == 4, "gen_random_uuid() " + gen);
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_uuid VALUES (?, ?)")) {
+            ps.setObject(1, u1);
+            ps.setNull(2, Types.OTHER);
+            ps.executeUpdate();
+        }
+        for (int i = 0; i < 7; i++) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, ref FROM jd_uuid WHERE id = ?")) {
+                ps.setObject(1, u1);
+                try (ResultSet r = ps.executeQuery()) {
+                    check(r.next(), "uuid row");
+                    check(u1.equals(r.getObject(1)) && r.getObject(2) == null, "uuid round trip " + r.getObject(1));
+                    check("uuid".equals(r.getMetaData().getColumnTypeName(1)), "type name " + r.getMetaData().getColumnTypeName(1));
+                }
+            }
+        }
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM jd_uuid WHERE ref = 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'")) {
+            check(r.next() && r.getLong(1) == 7, "uuid literal comparison");
+        }
+        exec(c, "DROP TABLE jd_uuid");
+        // interval: text in and out, parsed by pgjdbc's PGInterval.
+        try (PreparedStatement ps = c.prepareStatement("SELECT interval '1 year 2 mons 3 days 04:05:06.5', ?::interval * 2")) {
+            ps.setString(1, "1 day 02:00:00");
+            try (ResultSet r = ps.executeQuery()) {
+                check(r.next(), "interval row");
+                org.postgresql.util.PGInterval a = new org.postgresql.util.PGInterval(r.getString(1));
+                check(a.getYears() == 1 && a.getMonths() == 2 && a.getDays() == 3 && a.getHours() == 4 && a.getSeconds() == 6.5, "PGInterval " + a.getValue());
+                check("2 days 04:00:00".equals(r.getString(2)), "interval * 2 " + r.getString(2));
+                check("interval".equals(r.getMetaData().getColumnTypeName(1)), "interval type name " + r.getMetaData().getColumnTypeName(1));
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         boolean keepGoing = "1".equals(System.getenv("HEAPSTORE_KEEP_GOING"));
         Object[][] scenarios = {
@@ -727,6 +775,7 @@ public final class JdbcSuite {
             {"queries: GROUP BY, JOIN, ORDER BY / LIMIT", (Scenario) JdbcSuite::queries},
             {"fetch size (portal in pieces)", (Scenario) JdbcSuite::fetchSize},
             {"savepoints: setSavepoint, rollback(savepoint), releaseSavepoint", (Scenario) JdbcSuite::savepoints},
+            {"uuid: setObject(UUID) / getObject, DEFAULT gen_random_uuid(), RETURNING; interval: PGInterval", (Scenario) JdbcSuite::uuids},
         };
         int failed = 0;
         Connection c = connect();
@@ -757,7 +806,7 @@ public final class JdbcSuite {
                 c = connect();
             }
         }
-        for (String t : new String[] {"jd_types", "jd_prep", "jd_tx", "jd_batch", "jd_copy", "jd_uniq", "jd_emp", "jd_dept", "jd_fetch", "jd_sp"}) {
+        for (String t : new String[] {"jd_types", "jd_prep", "jd_tx", "jd_batch", "jd_copy", "jd_uniq", "jd_emp", "jd_dept", "jd_fetch", "jd_sp", "jd_uuid"}) {
             try {
                 exec(c, "DROP TABLE IF EXISTS " + t);
             } catch (SQLException ignored) {
