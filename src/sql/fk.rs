@@ -474,8 +474,24 @@ impl Tracker {
             let Some(k) = key_of(old, &inc.fk.ref_columns, &inc.types)? else { continue };
             let code = keycode(&k);
             if let Some(n) = new {
-                // An update that leaves the key as it was removes nothing.
-                if key_of(n, &inc.fk.ref_columns, &inc.types)?.is_some_and(|nk| keycode(&nk) == code) {
+                // An update that leaves the key as it was removes nothing. As in PostgreSQL
+                // (`ri_KeysEqual` on the referenced side), "as it was" means the same stored
+                // bytes: a key changed to one that only compares equal ('1 mon' to '30 days',
+                // 1.0 to 1.00) is a change, which CASCADE carries to the referencing rows.
+                let image = |row: &[Value]| -> Vec<Option<Vec<u8>>> {
+                    inc.fk
+                        .ref_columns
+                        .iter()
+                        .map(|&c| {
+                            (row[c] != Value::Null).then(|| {
+                                let mut b = Vec::new();
+                                row[c].encode(&mut b);
+                                b
+                            })
+                        })
+                        .collect()
+                };
+                if image(old) == image(n) {
                     continue;
                 }
             }
@@ -617,7 +633,13 @@ impl Tracker {
                     }
                     _ => {
                         run_action(s, &self.table, &child, &fk, types, act, r)?;
-                        if still_referenced(s)? {
+                        // A key changed to one that compares equal ('1 mon' to '30 days') is
+                        // still referenced by the rows the action updated: rightly so.
+                        let equal_key = match &r.new {
+                            Some(n) => key_of(n, &fk.ref_columns, types)?.is_some_and(|k| keycode(&k) == keycode(&r.key)),
+                            None => false,
+                        };
+                        if !equal_key && still_referenced(s)? {
                             return Err(refused(s)?);
                         }
                     }

@@ -1411,7 +1411,13 @@ fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Res
                 Ok(Value::Float8(sec as f64 * 1000.0 + usec as f64 / 1000.0))
             }
         }
-        "second" | "seconds" | "s" | "sec" | "secs" => scaled(i128::from(sec * 1_000_000 + usec), 6),
+        "second" | "seconds" | "s" | "sec" | "secs" => {
+            if numeric {
+                scaled(i128::from(sec * 1_000_000 + usec), 6)
+            } else {
+                Ok(Value::Float8(sec as f64 + usec as f64 / 1_000_000.0))
+            }
+        }
         "minute" | "minutes" | "m" | "min" | "mins" => int(min),
         "hour" | "hours" | "h" | "hr" | "hrs" => int(hour),
         "day" | "days" | "d" => int(mday.into()),

@@ -248,6 +248,8 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
         TypeId::Oid => 8,
         TypeId::Bytea => 6,
         TypeId::Numeric => 7,
+        TypeId::Uuid => 9,
+        TypeId::Interval => 10,
         _ => return None,
     })
 }

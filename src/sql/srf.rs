@@ -92,8 +92,10 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
             let interval_step = args.get(2).is_some_and(|a| type_of(a).is_some_and(|t| t.id == TypeId::Interval));
             if args.len() == 3 && (datetime(&args[0]) || datetime(&args[1]) || interval_step) {
                 let bound = |a: &Scalar| type_of(a).map(|t| t.id);
-                let all_ts = [bound(&args[0]), bound(&args[1])].iter().all(|t| matches!(t, None | Some(TypeId::Timestamp)))
-                    && (datetime(&args[0]) || datetime(&args[1]));
+                // timestamp when a bound is one and neither is timestamptz (a date beside a
+                // timestamp is cast to it); otherwise timestamptz.
+                let bounds = [bound(&args[0]), bound(&args[1])];
+                let all_ts = bounds.contains(&Some(TypeId::Timestamp)) && !bounds.contains(&Some(TypeId::Timestamptz));
                 let t = SqlType::new(if all_ts { TypeId::Timestamp } else { TypeId::Timestamptz });
                 let mut it = args.into_iter();
                 let mut conv = |ty: SqlType| -> Result<Scalar> {

@@ -374,7 +374,8 @@ impl ItmIn {
 
     /// `AdjustFractYears`.
     fn fract_years(&mut self, frac: f64, scale: i32) -> bool {
-        let extra = (frac * f64::from(scale) * f64::from(MONTHS_PER_YEAR)) as i32;
+        // rint, as PostgreSQL 14 and later round (0.3 years is 4 months).
+        let extra = (frac * f64::from(scale) * f64::from(MONTHS_PER_YEAR)).round_ties_even() as i32;
         self.mon.checked_add(extra).map(|v| self.mon = v).is_some()
     }
 
