@@ -18,9 +18,9 @@ use crate::error::{sqlstate, PgError, Result};
 pub(crate) const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
 const UNIX_EPOCH_JDATE: i64 = 2_440_588;
 pub(crate) const USECS_PER_DAY: i64 = 86_400_000_000;
-const USECS_PER_HOUR: i64 = 3_600_000_000;
-const USECS_PER_MINUTE: i64 = 60_000_000;
-const USECS_PER_SEC: i64 = 1_000_000;
+pub(crate) const USECS_PER_HOUR: i64 = 3_600_000_000;
+pub(crate) const USECS_PER_MINUTE: i64 = 60_000_000;
+pub(crate) const USECS_PER_SEC: i64 = 1_000_000;
 /// Julian day of 5874898-01-01, the first date out of range.
 const DATE_END_JULIAN: i64 = 2_147_483_494;
 /// 4714-11-24 00:00:00 BC.
@@ -293,14 +293,20 @@ pub(crate) fn timestamp2tm(t: i64) -> Tm {
 }
 
 /// `dt2time`: microseconds within a day as (hour, minute, second, microsecond).
-pub(crate) fn dt2time(mut time: i64) -> (i32, i32, i32, i32) {
+pub(crate) fn dt2time(time: i64) -> (i32, i32, i32, i32) {
+    let (hour, min, sec, fsec) = split_time(time);
+    (hour as i32, min as i32, sec as i32, fsec as i32)
+}
+
+/// Microseconds as (hours, minutes, seconds, microseconds), each truncated toward zero (so
+/// each carries the sign of the whole; hours unbounded, as an interval's are).
+pub(crate) fn split_time(mut time: i64) -> (i64, i64, i64, i64) {
     let hour = time / USECS_PER_HOUR;
     time -= hour * USECS_PER_HOUR;
     let min = time / USECS_PER_MINUTE;
     time -= min * USECS_PER_MINUTE;
     let sec = time / USECS_PER_SEC;
-    let fsec = time - sec * USECS_PER_SEC;
-    (hour as i32, min as i32, sec as i32, fsec as i32)
+    (hour, min, sec, time - sec * USECS_PER_SEC)
 }
 
 /// `YYYY-MM-DD`, the year as its absolute AD/BC number, at least four digits.

@@ -240,8 +240,10 @@ pub(super) fn decode_number_field(t: &[u8], fmask: u32, tm: &mut Tm, fsec: &mut 
 // ---------------------------------------------------------------------------------------
 // DecodeTime, DecodeTimezone, ValidateDate
 
-/// `DecodeTime`: `hh:mm`, `hh:mm:ss[.fff]`, or `mm:ss.fff`.
-pub(super) fn decode_time(t: &[u8], tm: &mut Tm) -> DtResult<()> {
+/// `DecodeTimeCommon`: `hh:mm`, `hh:mm:ss[.fff]`, or `mm:ss.fff`, as (hour, minute, second,
+/// microsecond), each checked but the hour's upper bound (the caller's: a time of day's or an
+/// interval's).
+pub(super) fn decode_time_common(t: &[u8]) -> DtResult<(i64, i64, i64, i64)> {
     let h = strtol(t);
     if h.overflow {
         return Err(DtErr::FieldOverflow);
@@ -276,15 +278,22 @@ pub(super) fn decode_time(t: &[u8], tm: &mut Tm) -> DtResult<()> {
         }
         Some(_) => return Err(DtErr::BadFormat),
     }
-    let bad =
-        hour < 0 || !(0..=59).contains(&min) || !(0..=60).contains(&sec) || !(0..=1_000_000).contains(&fsec) || hour > i64::from(i32::MAX);
-    if bad {
+    if hour < 0 || !(0..=59).contains(&min) || !(0..=60).contains(&sec) || !(0..=1_000_000).contains(&fsec) {
+        return Err(DtErr::FieldOverflow);
+    }
+    Ok((hour, min, sec, i64::from(fsec)))
+}
+
+/// `DecodeTime`: a time of day's fields (the hour within int32).
+pub(super) fn decode_time(t: &[u8], tm: &mut Tm) -> DtResult<()> {
+    let (hour, min, sec, fsec) = decode_time_common(t)?;
+    if hour > i64::from(i32::MAX) {
         return Err(DtErr::FieldOverflow);
     }
     tm.hour = hour as i32;
     tm.min = min as i32;
     tm.sec = sec as i32;
-    tm.fsec = fsec;
+    tm.fsec = fsec as i32;
     Ok(())
 }
 

@@ -20,15 +20,12 @@
 //!   then days, then time), timestamp minus timestamp (justified hours), `age`,
 //!   `justify_days` / `justify_hours` / `justify_interval`, and the fields EXTRACT reads.
 
-use super::datetime::{self, USECS_PER_DAY};
-use super::dt_fields::{days_in_month, parse_fraction, parse_fractional_second, strtoint, strtol, DtErr, DtResult, Tm};
+use super::datetime::{self, USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_MINUTE, USECS_PER_SEC};
+use super::dt_fields::{days_in_month, decode_time_common, parse_fraction, strtol, DtErr, DtResult, Tm};
 use super::dt_lex::{Fields, Kind, INTERVAL_WORKBUF};
 use super::strtod::{scan, Format};
 use crate::error::{PgError, Result};
 
-const USECS_PER_HOUR: i64 = 3_600_000_000;
-const USECS_PER_MINUTE: i64 = 60_000_000;
-const USECS_PER_SEC: i64 = 1_000_000;
 const DAYS_PER_MONTH: i32 = 30;
 const MONTHS_PER_YEAR: i32 = 12;
 const SECS_PER_DAY: f64 = 86_400.0;
@@ -179,22 +176,33 @@ impl Interval {
         let whole = r.micros / USECS_PER_DAY;
         r.micros -= whole * USECS_PER_DAY;
         r.days = i32::try_from(i64::from(r.days) + whole).map_err(|_| out_of_range())?;
-        if r.days > 0 && r.micros < 0 {
-            r.micros += USECS_PER_DAY;
-            r.days -= 1;
-        } else if r.days < 0 && r.micros > 0 {
-            r.micros -= USECS_PER_DAY;
-            r.days += 1;
-        }
+        r.days_time_same_sign();
         Ok(r)
+    }
+
+    /// Days and time of one sign (`justify_hours`' last step).
+    fn days_time_same_sign(&mut self) {
+        if self.days > 0 && self.micros < 0 {
+            self.micros += USECS_PER_DAY;
+            self.days -= 1;
+        } else if self.days < 0 && self.micros > 0 {
+            self.micros -= USECS_PER_DAY;
+            self.days += 1;
+        }
+    }
+
+    /// Whole 30-day months out of the days (`justify_days`' first step).
+    fn days_to_months(&mut self) -> Result<()> {
+        let whole = self.days / DAYS_PER_MONTH;
+        self.days -= whole * DAYS_PER_MONTH;
+        self.months = self.months.checked_add(whole).ok_or_else(out_of_range)?;
+        Ok(())
     }
 
     /// `interval_justify_days`: whole 30-day months out of the days.
     pub fn justify_days(&self) -> Result<Interval> {
         let mut r = *self;
-        let whole = r.days / DAYS_PER_MONTH;
-        r.days -= whole * DAYS_PER_MONTH;
-        r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+        r.days_to_months()?;
         if r.months > 0 && r.days < 0 {
             r.days += DAYS_PER_MONTH;
             r.months -= 1;
@@ -209,16 +217,12 @@ impl Interval {
     pub fn justify_interval(&self) -> Result<Interval> {
         let mut r = *self;
         if (r.days > 0 && r.micros > 0) || (r.days < 0 && r.micros < 0) {
-            let whole = r.days / DAYS_PER_MONTH;
-            r.days -= whole * DAYS_PER_MONTH;
-            r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+            r.days_to_months()?;
         }
         let whole_day = r.micros / USECS_PER_DAY;
         r.micros -= whole_day * USECS_PER_DAY;
         r.days = i32::try_from(i64::from(r.days) + whole_day).map_err(|_| out_of_range())?;
-        let whole = r.days / DAYS_PER_MONTH;
-        r.days -= whole * DAYS_PER_MONTH;
-        r.months = r.months.checked_add(whole).ok_or_else(out_of_range)?;
+        r.days_to_months()?;
         if r.months > 0 && (r.days < 0 || (r.days == 0 && r.micros < 0)) {
             r.days += DAYS_PER_MONTH;
             r.months -= 1;
@@ -226,26 +230,14 @@ impl Interval {
             r.days -= DAYS_PER_MONTH;
             r.months += 1;
         }
-        if r.days > 0 && r.micros < 0 {
-            r.micros += USECS_PER_DAY;
-            r.days -= 1;
-        } else if r.days < 0 && r.micros > 0 {
-            r.micros -= USECS_PER_DAY;
-            r.days += 1;
-        }
+        r.days_time_same_sign();
         Ok(r)
     }
 
     /// `interval2itm`: (years, months, days, hours, minutes, seconds, microseconds), each
     /// truncated toward zero, so all carry the sign of their field.
     pub fn fields(&self) -> (i32, i32, i32, i64, i64, i64, i64) {
-        let mut t = self.micros;
-        let hour = t / USECS_PER_HOUR;
-        t -= hour * USECS_PER_HOUR;
-        let min = t / USECS_PER_MINUTE;
-        t -= min * USECS_PER_MINUTE;
-        let sec = t / USECS_PER_SEC;
-        let usec = t - sec * USECS_PER_SEC;
+        let (hour, min, sec, usec) = datetime::split_time(self.micros);
         (self.months / MONTHS_PER_YEAR, self.months % MONTHS_PER_YEAR, self.days, hour, min, sec, usec)
     }
 
@@ -521,49 +513,10 @@ const M_MILLENNIUM: u32 = 1 << 27;
 const M_ALL_SECS: u32 = M_SECOND | M_MILLISECOND | M_MICROSECOND;
 const M_TIME: u32 = M_HOUR | M_MINUTE | M_ALL_SECS;
 
-/// `DecodeTimeForInterval` (no type modifier: `hh:mm[:ss[.f]]`, `mm:ss.f`).
+/// `DecodeTimeForInterval` (no type modifier: `hh:mm[:ss[.f]]`, `mm:ss.f`): the time
+/// replaces the microseconds gathered so far, as in PostgreSQL.
 fn decode_time(t: &[u8], itm: &mut ItmIn) -> DtResult<()> {
-    let h = strtol(t);
-    if h.overflow {
-        return Err(DtErr::FieldOverflow);
-    }
-    let hour = h.value;
-    let mut cp = h.end;
-    if t.get(cp) != Some(&b':') {
-        return Err(DtErr::BadFormat);
-    }
-    let m = strtoint(&t[cp + 1..])?;
-    let mut min = m.value;
-    cp += 1 + m.end;
-    let mut hour = hour;
-    let sec: i64;
-    let mut fsec: i64 = 0;
-    match t.get(cp) {
-        None => sec = 0,
-        Some(b'.') => {
-            fsec = i64::from(parse_fractional_second(&t[cp..])?);
-            if i32::try_from(hour).is_err() {
-                return Err(DtErr::FieldOverflow);
-            }
-            sec = min;
-            min = hour;
-            hour = 0;
-        }
-        Some(b':') => {
-            let s = strtoint(&t[cp + 1..])?;
-            sec = s.value;
-            cp += 1 + s.end;
-            match t.get(cp) {
-                Some(b'.') => fsec = i64::from(parse_fractional_second(&t[cp..])?),
-                None => {}
-                Some(_) => return Err(DtErr::BadFormat),
-            }
-        }
-        Some(_) => return Err(DtErr::BadFormat),
-    }
-    if hour < 0 || !(0..=59).contains(&min) || !(0..=60).contains(&sec) || !(0..=USECS_PER_SEC).contains(&fsec) {
-        return Err(DtErr::FieldOverflow);
-    }
+    let (hour, min, sec, fsec) = decode_time_common(t)?;
     itm.usec = fsec;
     if !itm.add_usec(hour, USECS_PER_HOUR) || !itm.add_usec(min, USECS_PER_MINUTE) || !itm.add_usec(sec, USECS_PER_SEC) {
         return Err(DtErr::FieldOverflow);
@@ -962,60 +915,43 @@ pub fn age(a: i64, b: i64) -> Result<Interval> {
         return Err(timestamp_out_of_range());
     }
     let (t1, t2): (Tm, Tm) = (datetime::timestamp2tm(a), datetime::timestamp2tm(b));
-    let mut fsec = i64::from(t1.fsec) - i64::from(t2.fsec);
-    let mut sec = t1.sec - t2.sec;
-    let mut min = t1.min - t2.min;
-    let mut hour = t1.hour - t2.hour;
-    let mut mday = t1.mday - t2.mday;
-    let mut mon = t1.mon - t2.mon;
-    let mut year = t1.year - t2.year;
+    // The symbolic difference, field by field: [usec, sec, min, hour, mday, mon, year].
+    let mut f: [i64; 7] = [
+        i64::from(t1.fsec) - i64::from(t2.fsec),
+        i64::from(t1.sec - t2.sec),
+        i64::from(t1.min - t2.min),
+        i64::from(t1.hour - t2.hour),
+        i64::from(t1.mday - t2.mday),
+        i64::from(t1.mon - t2.mon),
+        i64::from(t1.year - t2.year),
+    ];
+    // Worked on as a positive difference, the sign put back at the end.
     let flip = a < b;
+    let negate = |f: &mut [i64; 7]| f.iter_mut().for_each(|x| *x = -*x);
     if flip {
-        fsec = -fsec;
-        sec = -sec;
-        min = -min;
-        hour = -hour;
-        mday = -mday;
-        mon = -mon;
-        year = -year;
+        negate(&mut f);
     }
-    while fsec < 0 {
-        fsec += USECS_PER_SEC;
-        sec -= 1;
-    }
-    while sec < 0 {
-        sec += 60;
-        min -= 1;
-    }
-    while min < 0 {
-        min += 60;
-        hour -= 1;
-    }
-    while hour < 0 {
-        hour += 24;
-        mday -= 1;
-    }
-    while mday < 0 {
-        let base = if flip { &t1 } else { &t2 };
-        mday += days_in_month(base.year, base.mon);
-        mon -= 1;
-    }
-    while mon < 0 {
-        mon += 12;
-        year -= 1;
+    // Negative fields borrow from the next larger one; a day borrows the month before the
+    // later timestamp's month.
+    let base = if flip { &t1 } else { &t2 };
+    let carry = [USECS_PER_SEC, 60, 60, 24, i64::from(days_in_month(base.year, base.mon)), 12];
+    for i in 0..6 {
+        while f[i] < 0 {
+            f[i] += carry[i];
+            f[i + 1] -= 1;
+        }
     }
     if flip {
-        fsec = -fsec;
-        sec = -sec;
-        min = -min;
-        hour = -hour;
-        mday = -mday;
-        mon = -mon;
-        year = -year;
+        negate(&mut f);
     }
-    let months = i64::from(year) * 12 + i64::from(mon);
-    let micros = ((i64::from(hour) * 60 + i64::from(min)) * 60 + i64::from(sec)) * USECS_PER_SEC + fsec;
-    Ok(Interval { months: i32::try_from(months).map_err(|_| out_of_range())?, days: mday, micros })
+    let [fsec, sec, min, hour, mday, mon, year] = f;
+    let months = year * 12 + mon;
+    let micros = ((hour * 60 + min) * 60 + sec) * USECS_PER_SEC + fsec;
+    Ok(Interval {
+        months: i32::try_from(months).map_err(|_| out_of_range())?,
+        days: i32::try_from(mday).map_err(|_| out_of_range())?,
+        micros,
+    })
 }
 
 #[cfg(test)]
