@@ -5,18 +5,9 @@
 //! are PostgreSQL 15's answers for the same statements.
 
 mod common;
+use common::rows;
 
 use heapstore::Session;
-
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.last()
-        .unwrap()
-        .rows
-        .iter()
-        .map(|r| r.iter().map(|v| v.clone().unwrap_or_else(|| "NULL".into())).collect::<Vec<_>>().join("|"))
-        .collect()
-}
 
 fn one(s: &mut Session, sql: &str) -> String {
     let r = rows(s, sql);

@@ -5,33 +5,13 @@
 //! references a key and one that removes it, and foreign keys surviving a power loss.
 
 mod common;
+use common::{err, ok, rows};
 
 use heapstore::db::Environment;
 use heapstore::storage::simdisk::{PowerLossModel, SimDisk};
-use heapstore::{Database, Session};
+use heapstore::Database;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.last()
-        .unwrap()
-        .rows
-        .iter()
-        .map(|r| r.iter().map(|v| v.clone().unwrap_or_else(|| "NULL".into())).collect::<Vec<_>>().join("|"))
-        .collect()
-}
-
-fn ok(s: &mut Session, sql: &str) -> String {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).last().unwrap().tag.clone()
-}
-
-fn err(s: &mut Session, sql: &str) -> heapstore::PgError {
-    match s.execute(sql) {
-        Ok(_) => panic!("{sql}: succeeded"),
-        Err(e) => e,
-    }
-}
 
 #[test]
 fn foreign_keys_answer_as_postgres() {

@@ -4,6 +4,7 @@
 //! after a power loss on the simulated disk.
 
 mod common;
+use common::{ok, rows};
 
 use heapstore::db::Environment;
 use heapstore::sql::CopyIo;
@@ -11,20 +12,6 @@ use heapstore::storage::simdisk::{PowerLossModel, SimDisk};
 use heapstore::{Database, Session};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn rows(s: &mut Session, sql: &str) -> Vec<String> {
-    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
-    r.last()
-        .unwrap()
-        .rows
-        .iter()
-        .map(|r| r.iter().map(|v| v.clone().unwrap_or_else(|| "NULL".into())).collect::<Vec<_>>().join("|"))
-        .collect()
-}
-
-fn ok(s: &mut Session, sql: &str) -> String {
-    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).last().unwrap().tag.clone()
-}
 
 fn err(s: &mut Session, sql: &str) -> (String, String) {
     match s.execute(sql) {

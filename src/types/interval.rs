@@ -624,21 +624,15 @@ fn decode_interval(f: &Fields) -> DtResult<ItmIn> {
                         tmask = M_MONTH;
                         itm.months(val) && itm.fract_days(fval, DAYS_PER_MONTH)
                     }
-                    Unit::Year => {
-                        tmask = M_YEAR;
-                        itm.years(val, 1) && itm.fract_years(fval, 1)
-                    }
-                    Unit::Decade => {
-                        tmask = M_DECADE;
-                        itm.years(val, 10) && itm.fract_years(fval, 10)
-                    }
-                    Unit::Century => {
-                        tmask = M_CENTURY;
-                        itm.years(val, 100) && itm.fract_years(fval, 100)
-                    }
-                    Unit::Millennium => {
-                        tmask = M_MILLENNIUM;
-                        itm.years(val, 1000) && itm.fract_years(fval, 1000)
+                    Unit::Year | Unit::Decade | Unit::Century | Unit::Millennium => {
+                        let (mask, scale) = match u {
+                            Unit::Year => (M_YEAR, 1),
+                            Unit::Decade => (M_DECADE, 10),
+                            Unit::Century => (M_CENTURY, 100),
+                            _ => (M_MILLENNIUM, 1000),
+                        };
+                        tmask = mask;
+                        itm.years(val, scale) && itm.fract_years(fval, scale)
                     }
                     Unit::Quarter | Unit::Tz | Unit::Nothing => return Err(DtErr::BadFormat),
                 };

@@ -40,3 +40,27 @@ pub fn count(s: &mut Session, table: &str) -> u64 {
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_heapstore")
 }
+
+/// The rows of the last result of `sql`, each as its columns joined by `|` (NULL for NULL).
+pub fn rows(s: &mut Session, sql: &str) -> Vec<String> {
+    let r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.last()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|v| v.clone().unwrap_or_else(|| "NULL".into())).collect::<Vec<_>>().join("|"))
+        .collect()
+}
+
+/// The command tag of the last result of `sql`, which must succeed.
+pub fn ok(s: &mut Session, sql: &str) -> String {
+    s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}")).last().unwrap().tag.clone()
+}
+
+/// The error of `sql`, which must fail.
+pub fn err(s: &mut Session, sql: &str) -> heapstore::PgError {
+    match s.execute(sql) {
+        Ok(_) => panic!("{sql}: succeeded"),
+        Err(e) => e,
+    }
+}
