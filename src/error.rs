@@ -159,6 +159,17 @@ impl PgError {
         self
     }
 
+    /// Adds an outer CONTEXT line after any the error already has (PostgreSQL stacks them
+    /// innermost first: `JSON data, line 1: {a...` then `COPY t, line 2, column j: "{a}"`).
+    pub fn add_context(mut self, outer: impl Into<String>) -> Self {
+        let outer = outer.into();
+        self.context = Some(match self.context.take() {
+            Some(inner) => format!("{inner}\n{outer}").into_boxed_str(),
+            None => outer.into_boxed_str(),
+        });
+        self
+    }
+
     /// An I/O error on a named file, with the operation that failed.
     pub fn io(op: &str, path: &std::path::Path, err: std::io::Error) -> Self {
         let code = match err.raw_os_error() {

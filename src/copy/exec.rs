@@ -356,10 +356,10 @@ impl<'a> RowLoader<'a> {
                 None => b.push_null(),
                 Some(Field::Text(v)) => b
                     .push_with(ctx.fixed[c], |out| ty.input_text(v, out))
-                    .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
+                    .map_err(|e| e.add_context(row.column_context(k.expect("listed"))))?,
                 Some(Field::Bytes(v)) => b
                     .push_with(ctx.fixed[c], |out| ty.recv_binary(v, out))
-                    .map_err(|e| e.with_context(row.column_context(k.expect("listed"))))?,
+                    .map_err(|e| e.add_context(row.column_context(k.expect("listed"))))?,
             }
         }
         for (c, col) in table.columns.iter().enumerate() {

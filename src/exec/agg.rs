@@ -1,5 +1,5 @@
 //! Aggregation: aggregate calls (count, sum, avg, min, max, bool_and, bool_or, every,
-//! string_agg; with DISTINCT, FILTER and ORDER BY inside), hashed by the group key.
+//! string_agg, array_agg, jsonb_agg, jsonb_object_agg; with DISTINCT, FILTER and ORDER BY inside), hashed by the group key.
 //!
 //! Result types are PostgreSQL's: count is bigint; sum of smallint / integer is bigint, of
 //! real real, of double precision double precision; avg of a float is double precision;
@@ -27,6 +27,11 @@ pub enum AggFunc {
     StringAgg,
     /// `array_agg(x)`: the inputs, NULLs included, as an array (arrays as one more dimension).
     ArrayAgg,
+    /// `jsonb_agg(x)`: the inputs as a jsonb array (NULL as JSON null).
+    JsonbAgg,
+    /// `jsonb_object_agg(k, v)`: a jsonb object (a NULL key is an error; a NULL value is
+    /// JSON null; the last value of a repeated key wins).
+    JsonbObjectAgg,
 }
 
 impl AggFunc {
@@ -42,6 +47,8 @@ impl AggFunc {
             "bool_or" => AggFunc::BoolOr,
             "string_agg" => AggFunc::StringAgg,
             "array_agg" => AggFunc::ArrayAgg,
+            "jsonb_agg" => AggFunc::JsonbAgg,
+            "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
             _ => return None,
         })
     }
@@ -89,7 +96,7 @@ impl AggCall {
             }
             return Ok(AggCall { func: AggFunc::CountStar, args, distinct, filter, order, ty: t(TypeId::Int8), arg_ty: None });
         }
-        let want = if func == AggFunc::StringAgg { 2 } else { 1 };
+        let want = if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg) { 2 } else { 1 };
         if args.len() != want {
             return Err(no_agg(name, &args));
         }
@@ -119,7 +126,7 @@ impl AggCall {
             },
             AggFunc::Min | AggFunc::Max => match at {
                 // PostgreSQL 15 has no min / max for bytea, boolean, json or uuid.
-                Some(x) if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Uuid) => {
+                Some(x) if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Jsonb | TypeId::Uuid) => {
                     if is_text(x.id) {
                         SqlType::new(if x.id == TypeId::Bpchar { TypeId::Bpchar } else { TypeId::Text })
                     } else {
@@ -146,6 +153,7 @@ impl AggCall {
                 Some(x) => crate::sql::array::array_type_of(SqlType::new(x.id))?,
                 None => return Err(no_agg(name, &args)),
             },
+            AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => t(TypeId::Jsonb),
         };
         if distinct && !order.is_empty() {
             // PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list.
@@ -158,6 +166,11 @@ impl AggCall {
         }
         Ok(AggCall { func, args, distinct, filter, order, ty, arg_ty: at })
     }
+}
+
+/// Aggregates that take NULL inputs (the others skip them).
+fn non_strict(f: AggFunc) -> bool {
+    matches!(f, AggFunc::CountStar | AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg)
 }
 
 /// The running state of one aggregate in one group.
@@ -206,14 +219,15 @@ fn plain(c: &AggCall) -> Acc {
         AggFunc::Max => Acc::Max(Value::Null),
         AggFunc::BoolAnd | AggFunc::BoolOr => Acc::Bool(None),
         AggFunc::StringAgg => Acc::Str(None),
-        AggFunc::ArrayAgg => Acc::Items(Vec::new()),
+        AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => Acc::Items(Vec::new()),
     }
 }
 
 /// Feeds one row's argument values into `acc`.
 fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
-    // Strict aggregates skip NULL inputs (count(*) has none; array_agg keeps them).
-    if !matches!(c.func, AggFunc::CountStar | AggFunc::ArrayAgg) && args.first().is_some_and(|v| *v == Value::Null) {
+    // Strict aggregates skip NULL inputs (count(*) has none; array_agg and the jsonb ones
+    // keep them).
+    if !non_strict(c.func) && args.first().is_some_and(|v| *v == Value::Null) {
         return Ok(());
     }
     match acc {
@@ -317,7 +331,15 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
                     format!("array size exceeds the maximum allowed ({})", max - 1),
                 ));
             }
-            items.push(args[0].clone());
+            if c.func == AggFunc::JsonbObjectAgg {
+                if args[0] == Value::Null {
+                    return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "field name must not be null"));
+                }
+                items.push(args[0].clone());
+                items.push(args.get(1).cloned().unwrap_or(Value::Null));
+            } else {
+                items.push(args[0].clone());
+            }
         }
         Acc::Collect(_) => unreachable!("collected aggregates are folded in finish"),
     }
@@ -357,6 +379,27 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
         Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),
         Acc::Items(items) if items.is_empty() => Value::Null,
+        Acc::Items(items) if c.func == AggFunc::JsonbAgg => {
+            let mut text = String::from("[");
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
+            }
+            text.push(']');
+            Value::Jsonb(crate::types::jsonb::parse(&text)?.to_text())
+        }
+        Acc::Items(items) if c.func == AggFunc::JsonbObjectAgg => {
+            let mut pairs = Vec::with_capacity(items.len() / 2);
+            for kv in items.chunks(2) {
+                let key = kv[0].to_text(&kv[0].natural_type().unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
+                let mut value = String::new();
+                crate::types::json::to_json(&kv[1], &kv[1].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut value);
+                pairs.push((key, crate::types::jsonb::parse(&value)?));
+            }
+            Value::Jsonb(crate::types::jsonb::Jsonb::Object(crate::types::jsonb::normalize(pairs)).to_text())
+        }
         Acc::Items(items) => array_agg_result(c, items)?,
         Acc::Collect(mut rows) => {
             if c.distinct && c.order.is_empty() {
@@ -526,7 +569,7 @@ fn aggregate(
                 args.push(ex.eval(a, row, outer)?);
             }
             if let Acc::Collect(rows) = acc {
-                if !matches!(c.func, AggFunc::CountStar | AggFunc::ArrayAgg) && args.first().is_some_and(|v| *v == Value::Null) {
+                if !non_strict(c.func) && args.first().is_some_and(|v| *v == Value::Null) {
                     continue;
                 }
                 let mut k = Vec::with_capacity(c.order.len());

@@ -391,6 +391,15 @@ fn key_one(v: &Value, out: &mut Vec<u8>) {
                 out.push(12);
                 out.extend_from_slice(u);
             }
+            // Equal jsonb values (1.0 and 1 as numbers) share the B-tree key.
+            Value::Jsonb(j) => {
+                out.push(14);
+                let start = out.len();
+                out.extend_from_slice(&[0; 4]);
+                crate::types::jsonb::sort_key(&crate::types::jsonb::parse_stored(j), out);
+                let n = (out.len() - start - 4) as u32;
+                out[start..start + 4].copy_from_slice(&n.to_le_bytes());
+            }
             // Equal spans ('1 mon' and '30 days') are equal, as interval_eq and interval_hash say.
             Value::Interval(i) => {
                 out.push(13);

@@ -219,6 +219,11 @@ pub fn encode_row(row: &[Value], out: &mut Vec<u8>) {
                 out.push(13);
                 i.encode(out);
             }
+            Value::Jsonb(j) => {
+                out.push(14);
+                out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+                out.extend_from_slice(j.as_bytes());
+            }
             #[allow(unreachable_patterns)]
             other => {
                 // Types with a storage form: their type and stored bytes.
@@ -286,6 +291,10 @@ pub fn decode_row(mut b: &[u8]) -> Result<Vec<Value>> {
             }
             12 => Value::Uuid(arr(&mut b)?),
             13 => Value::Interval(crate::types::Interval::decode(take(&mut b, crate::types::interval::INTERVAL_LEN)?)),
+            14 => {
+                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
+                Value::Jsonb(String::from_utf8(take(&mut b, n)?.to_vec()).map_err(|_| corrupt())?)
+            }
             _ => return Err(corrupt()),
         });
     }
@@ -304,7 +313,12 @@ mod tests {
             vec![Value::Null, Value::Bool(true), Value::Int2(-2), Value::Int4(7), Value::Int8(i64::MIN)],
             vec![Value::Float4(-0.0), Value::Float8(f64::NAN), Value::Text("héllo".into()), Value::Bytea(vec![0, 255])],
             vec![Value::Date(-5), Value::Timestamp(123_456_789), Value::Text(String::new())],
-            vec![Value::Uuid([7; 16]), Value::Null, Value::Interval(crate::types::Interval { months: -1, days: 2, micros: 3 })],
+            vec![
+                Value::Uuid([7; 16]),
+                Value::Jsonb("{\"a\": [1, 2.0]}".into()),
+                Value::Null,
+                Value::Interval(crate::types::Interval { months: -1, days: 2, micros: 3 }),
+            ],
         ];
         let mut f = space.create().unwrap();
         for _ in 0..5000 {

@@ -97,6 +97,7 @@ fn type_for_oid(oid: u32) -> Option<SqlType> {
         Int2Vector,
         OidVector,
         Json,
+        Jsonb,
         Uuid,
         Interval,
     ]

@@ -244,6 +244,7 @@ fn show(e: &Scalar, n: &[String]) -> String {
             format!("({} {}IN ({}))", sh(a), if *neg { "NOT " } else { "" }, items.iter().map(sh).collect::<Vec<_>>().join(", "))
         }
         Scalar::Cast(a, t) => format!("({})::{}", sh(a), t.name()),
+        Scalar::Func(super::func::Func::Json(jf), args, _) => super::jsonfn::show(*jf, &args.iter().map(sh).collect::<Vec<_>>()),
         Scalar::Func(f, args, _) => format!("{}({})", format!("{f:?}").to_lowercase(), args.iter().map(sh).collect::<Vec<_>>().join(", ")),
         Scalar::Case(whens, els, _) => {
             let mut out = String::from("CASE");

@@ -588,6 +588,9 @@ impl Binder<'_> {
                 if let Some((negated, ci)) = regex_op {
                     return regex_match(a, b, negated, ci);
                 }
+                if let Some(r) = super::jsonfn::bind_operator(op, a.clone(), b.clone()) {
+                    return r;
+                }
                 if matches!(
                     op,
                     BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap
@@ -1024,6 +1027,8 @@ pub fn castable(from: &SqlType, to: &SqlType) -> bool {
         || (is_oid_like(f) && is_oid_like(t))
         || (is_int(f) && matches!(t, Regtype | Regclass))
         || (is_datetime(f) && is_datetime(t))
+        || matches!((f, t), (Json, Jsonb) | (Jsonb, Json))
+        || (f == Jsonb && (is_num(t) || t == Bool))
         || is_text(f)
         || is_text(t)
 }
@@ -1048,6 +1053,16 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     }
     Ok(match (&v, to.id) {
         (Value::Bool(b), t) if is_text(t) => parse_as(to, if *b { "true" } else { "false" })?,
+        (Value::Jsonb(j), Json) => Value::Json(j.clone()),
+        (Value::Jsonb(j), t) if is_num(t) || t == Bool => {
+            // jsonb to a scalar type: only a jsonb value of that kind (PostgreSQL 11+).
+            use crate::types::jsonb::{cannot_cast, parse_stored, Jsonb};
+            match (parse_stored(j), t) {
+                (Jsonb::Bool(b), Bool) => Value::Bool(b),
+                (Jsonb::Number(n), t) if t != Bool => cast_value(Value::Numeric(n), to)?,
+                (other, _) => return Err(cannot_cast(&other, &SqlType::new(t).name())),
+            }
+        }
         (_, t) if is_text(t) => {
             let text = v.to_text(&from).unwrap_or_default();
             parse_as(to, &explicit_length(&text, to))?
@@ -1362,6 +1377,9 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
         (Value::Uuid(x), Value::Uuid(y)) => x.cmp(y),
+        (Value::Jsonb(x), Value::Jsonb(y)) => {
+            crate::types::jsonb::compare(&crate::types::jsonb::parse_stored(x), &crate::types::jsonb::parse_stored(y))
+        }
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),

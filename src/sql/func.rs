@@ -14,7 +14,7 @@
 //!    NULLs) — PostgreSQL's strictness.
 //! 2. A function or form not listed here is refused with 0A000 when bound, never evaluated
 //!    with another meaning. Forms whose PostgreSQL resolution heapstore does not follow yet
-//!    (`date_trunc` of a date, which PostgreSQL computes as timestamptz) are refused.
+//!    are refused. (`date_trunc` of a date is PostgreSQL's timestamptz form, in UTC.)
 //! 3. Interval arithmetic (`types::interval`) is bound by `expr::interval_arith` before the
 //!    operands are paired, so an untyped operand takes the type PostgreSQL's operator
 //!    resolution gives it (timestamp + unknown: interval; interval * unknown: float8).
@@ -115,6 +115,8 @@ pub enum Func {
     JsonBuildObject,
     /// `json_build_array(v, ...)` (not strict).
     JsonBuildArray,
+    /// The json / jsonb operators and functions (`sql::jsonfn`).
+    Json(super::jsonfn::JsonFunc),
     /// `gen_random_uuid()`: volatile (evaluated for each row, never once per statement).
     GenRandomUuid,
     /// timestamp / timestamptz / date plus (false) or minus (true) an interval
@@ -194,6 +196,9 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             .collect()
     };
     if let Some(r) = super::array::bind_call(name, args.clone()) {
+        return r;
+    }
+    if let Some(r) = super::jsonfn::bind_call(name, args.clone()) {
         return r;
     }
     if matches!(name, "json_build_object" | "json_build_array") {
@@ -387,19 +392,16 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             }
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
-            if type_of(&x).is_some_and(|t| t.id == TypeId::Timestamptz) {
-                // In UTC, truncating the timestamptz is truncating the same timestamp.
+            if type_of(&x).is_some_and(|t| matches!(t.id, TypeId::Timestamptz | TypeId::Date)) {
+                // In UTC, truncating the timestamptz is truncating the same timestamp. A date
+                // is read as timestamptz (midnight UTC), as PostgreSQL resolves date_trunc(text,
+                // date), so the result is a timestamptz.
                 let x = Scalar::Cast(Box::new(x), t(TypeId::Timestamp));
                 let f = Scalar::Func(Func::DateTrunc, vec![arg_as(name, &all, field, text())?, x], t(TypeId::Timestamp));
                 return Ok(Scalar::Cast(Box::new(f), t(TypeId::Timestamptz)));
             }
             match type_of(&x).map(|t| t.id) {
                 Some(TypeId::Timestamp) | None => {}
-                Some(TypeId::Date) => {
-                    return Err(PgError::feature(
-                        "date_trunc of a date (timestamp with time zone in PostgreSQL) is not supported by heapstore yet; cast the date to timestamp",
-                    ))
-                }
                 Some(_) => return Err(no_function(name, &all)),
             }
             let x = coerce(x, Some(t(TypeId::Timestamp)))?;
@@ -567,9 +569,29 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "unnest",
     "generate_series",
     "json_build_object",
-    "jsonb_build_object",
     "to_json",
-    "to_jsonb",
+    "json_array_elements",
+    "json_array_elements_text",
+    "json_object_keys",
+    "json_each",
+    "json_each_text",
+    "json_object_agg",
+    "jsonb_set",
+    "jsonb_set_lax",
+    "jsonb_insert",
+    "jsonb_object",
+    "json_object",
+    "json_strip_nulls",
+    "array_to_json",
+    "jsonb_to_record",
+    "jsonb_to_recordset",
+    "jsonb_populate_record",
+    "jsonb_populate_recordset",
+    "jsonb_path_query",
+    "jsonb_path_query_array",
+    "jsonb_path_query_first",
+    "jsonb_path_exists",
+    "jsonb_path_match",
     "row_to_json",
     "format",
     "overlay",
@@ -603,7 +625,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "bit_and",
     "bit_or",
     "xmlagg",
-    "jsonb_agg",
     "json_agg",
 ];
 
@@ -876,6 +897,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if let Func::Array(af) = f {
         return super::array::eval(af, args, ty);
     }
+    if let Func::Json(jf) = f {
+        return super::jsonfn::eval(jf, args, ty);
+    }
     if matches!(f, Func::JsonBuildObject | Func::JsonBuildArray) {
         let typed: Vec<(Value, SqlType)> =
             args.iter().map(|v| (v.clone(), v.natural_type().unwrap_or(SqlType::new(TypeId::Text)))).collect();
@@ -957,6 +981,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     Ok(match f {
         Func::Seq(_)
         | Func::Array(_)
+        | Func::Json(_)
         | Func::RecordField(_)
         | Func::JsonBuildObject
         | Func::JsonBuildArray

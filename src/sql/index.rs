@@ -380,7 +380,12 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         return Err(PgError::feature("CREATE INDEX CONCURRENTLY / WHERE / INCLUDE is not supported"));
     }
     if let Some(u) = &ci.using {
-        if !u.to_string().eq_ignore_ascii_case("btree") {
+        let am = u.to_string().to_lowercase();
+        // PostgreSQL's other built-in access methods exist there; heapstore has B-trees only.
+        if matches!(am.as_str(), "hash" | "gist" | "gin" | "spgist" | "brin") {
+            return Err(PgError::feature(format!("access method \"{am}\" is not supported by heapstore; only btree indexes exist")));
+        }
+        if am != "btree" {
             return Err(PgError::new(
                 sqlstate::UNDEFINED_OBJECT,
                 format!("access method \"{}\" does not exist", u.to_string().to_lowercase()),

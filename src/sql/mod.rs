@@ -32,6 +32,7 @@ pub mod expr;
 pub(crate) mod fk;
 pub mod func;
 pub mod index;
+pub mod jsonfn;
 pub mod pg_catalog;
 pub mod query;
 pub mod sequence;

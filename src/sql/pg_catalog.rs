@@ -816,6 +816,7 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::PgNodeTree, -1, false, 'Z', false, 'i', 'x', true),
     (TypeId::Json, -1, false, 'U', false, 'i', 'x', false),
     (TypeId::Uuid, 16, false, 'U', false, 'c', 'p', false),
+    (TypeId::Jsonb, -1, false, 'U', false, 'i', 'x', false),
     (TypeId::Interval, 16, false, 'T', true, 'd', 'p', false),
 ];
 

@@ -250,6 +250,7 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
         TypeId::Numeric => 7,
         TypeId::Uuid => 9,
         TypeId::Interval => 10,
+        TypeId::Jsonb => 11,
         _ => return None,
     })
 }
@@ -895,6 +896,27 @@ impl<'a> Planner<'a> {
                     .collect::<Result<Vec<_>>>()?;
                 self.function_scan(fname, &exprs, alias.as_ref(), *with_ordinality, outer, left)
             }
+            // `LATERAL f(...)`: a function in FROM may read earlier FROM items with or without
+            // the keyword, as in PostgreSQL.
+            TableFactor::Function { lateral: true, name, args, alias } => {
+                let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
+                let fname = match parts.as_slice() {
+                    [f] if f != "_pg_expandarray" => f.as_str(),
+                    [s, f] if s == "pg_catalog" && f != "_pg_expandarray" => f.as_str(),
+                    _ => return Err(PgError::feature(format!("function {name}() in FROM is not supported by heapstore"))),
+                };
+                if !super::srf::is_srf(fname) {
+                    return Err(PgError::feature(format!("function {fname}() in FROM is not supported by heapstore yet")));
+                }
+                let exprs = args
+                    .iter()
+                    .map(|a| match a {
+                        sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(e)) => Ok(e),
+                        other => Err(PgError::feature(format!("function argument {other} is not supported"))),
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                self.function_scan(fname, &exprs, alias.as_ref(), false, outer, left)
+            }
             TableFactor::UNNEST { alias, array_exprs, with_offset, with_offset_alias, with_ordinality } => {
                 need(!with_offset && with_offset_alias.is_none(), "WITH OFFSET")?;
                 let exprs: Vec<&Expr> = array_exprs.iter().collect();
@@ -1076,7 +1098,7 @@ impl<'a> Planner<'a> {
 
     /// A set-returning function in FROM: `unnest` of several arrays zips them (PostgreSQL's
     /// `ROWS FROM`), each array its own column. Its arguments may read enclosing queries'
-    /// columns, not earlier FROM items of the same query (LATERAL is refused).
+    /// columns and, as functions in FROM are LATERAL (keyword or not), earlier FROM items.
     fn function_scan(
         &self,
         fname: &str,

@@ -1,5 +1,6 @@
 //! Set-returning functions: `generate_series`, `unnest`, `generate_subscripts`,
-//! `pg_partition_ancestors` and `information_schema._pg_expandarray`, in FROM (a function scan, `exec::Node::Function`,
+//! `pg_partition_ancestors`, `information_schema._pg_expandarray` and the jsonb ones
+//! (`jsonb_array_elements[_text]`, `jsonb_object_keys`, `jsonb_each[_text]`), in FROM (a function scan, `exec::Node::Function`,
 //! with column aliases, `WITH ORDINALITY` and several `unnest` arguments zipped) and in the
 //! select list (`exec::Node::ProjectSet`: the functions of one select list advance in
 //! lockstep, a shorter one padded with NULLs, and an input row whose functions all return no
@@ -32,6 +33,12 @@ pub enum SrfFunc {
     /// pg_partition_ancestors(regclass): a partition's ancestors and itself; heapstore has no
     /// partitions, so no rows (what PostgreSQL returns for a relation that is not one).
     PartitionAncestors,
+    /// jsonb_array_elements / jsonb_array_elements_text (`text`): an array's elements.
+    JsonbElements { text: bool },
+    /// jsonb_object_keys: an object's keys in jsonb's key order.
+    JsonbKeys,
+    /// jsonb_each / jsonb_each_text (`text`): an object's (key, value) pairs.
+    JsonbEach { text: bool },
 }
 
 /// A bound call.
@@ -53,7 +60,19 @@ impl SrfCall {
 
 /// Whether `name` (without schema) is a set-returning function heapstore has.
 pub fn is_srf(name: &str) -> bool {
-    matches!(name, "generate_series" | "unnest" | "generate_subscripts" | "_pg_expandarray" | "pg_partition_ancestors")
+    matches!(
+        name,
+        "generate_series"
+            | "unnest"
+            | "generate_subscripts"
+            | "_pg_expandarray"
+            | "pg_partition_ancestors"
+            | "jsonb_array_elements"
+            | "jsonb_array_elements_text"
+            | "jsonb_object_keys"
+            | "jsonb_each"
+            | "jsonb_each_text"
+    )
 }
 
 fn no_function(name: &str, args: &[Scalar]) -> PgError {
@@ -182,6 +201,30 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
             }
             (SrfFunc::PartitionAncestors, vec![a], vec![SqlType::new(TypeId::Regclass)], "pg_partition_ancestors")
         }
+        "jsonb_array_elements" | "jsonb_array_elements_text" | "jsonb_object_keys" | "jsonb_each" | "jsonb_each_text" => {
+            let [a] = <[Scalar; 1]>::try_from(args).map_err(|_| no_function(name, &all))?;
+            let jsonb = SqlType::new(TypeId::Jsonb);
+            let a = match type_of(&a) {
+                None => coerce(a, Some(jsonb))?,
+                Some(t) if t.id == TypeId::Jsonb => a,
+                Some(_) => return Err(no_function(name, &all)),
+            };
+            let text = name.ends_with("_text");
+            let value = SqlType::new(if text { TypeId::Text } else { TypeId::Jsonb });
+            match name {
+                "jsonb_array_elements" => (SrfFunc::JsonbElements { text }, vec![a], vec![value], "jsonb_array_elements"),
+                "jsonb_array_elements_text" => (SrfFunc::JsonbElements { text }, vec![a], vec![value], "jsonb_array_elements_text"),
+                "jsonb_object_keys" => (SrfFunc::JsonbKeys, vec![a], vec![SqlType::new(TypeId::Text)], "jsonb_object_keys"),
+                _ => {
+                    let types = if record {
+                        vec![SqlType::new(TypeId::Record(crate::types::RecordKind::JsonbEach { text }))]
+                    } else {
+                        vec![SqlType::new(TypeId::Text), value]
+                    };
+                    (SrfFunc::JsonbEach { text }, vec![a], types, if text { "jsonb_each_text" } else { "jsonb_each" })
+                }
+            }
+        }
         other => return Err(PgError::feature(format!("function {other}() in FROM is not supported by heapstore"))),
     };
     Ok(SrfCall { func, args, types, name })
@@ -213,6 +256,8 @@ fn timestamp_series(tz: bool, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -
 pub fn column_names(call: &SrfCall) -> Vec<String> {
     match call.func {
         SrfFunc::ExpandArray if call.types.len() == 2 => vec!["x".into(), "n".into()],
+        SrfFunc::JsonbEach { .. } if call.types.len() == 2 => vec!["key".into(), "value".into()],
+        SrfFunc::JsonbElements { .. } => vec!["value".into()],
         _ => vec![call.name.to_string()],
     }
 }
@@ -255,6 +300,7 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             Ok(Flow::Continue)
         }
         SrfFunc::PartitionAncestors => Ok(Flow::Continue),
+        SrfFunc::JsonbElements { .. } | SrfFunc::JsonbKeys | SrfFunc::JsonbEach { .. } => jsonb_rows(call, args, record, each),
         SrfFunc::Unnest => {
             let Value::Array(a) = &args[0] else { return Ok(Flow::Continue) };
             for v in &a.items {
@@ -301,6 +347,39 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             Ok(Flow::Continue)
         }
     }
+}
+
+/// The rows of the jsonb set-returning functions (NULL input: no rows), with PostgreSQL's
+/// errors for a document of the wrong kind.
+fn jsonb_rows(call: &SrfCall, args: &[Value], record: bool, each: &mut dyn FnMut(Vec<Value>) -> Result<Flow>) -> Result<Flow> {
+    use crate::types::jsonb::{self, Jsonb};
+    let Value::Jsonb(doc) = &args[0] else { return Ok(Flow::Continue) };
+    let doc = jsonb::parse_stored(doc);
+    let bad = |m: String| Err(PgError::new(crate::error::sqlstate::INVALID_PARAMETER_VALUE, m));
+    let as_value = |v: &Jsonb, text: bool| if text { v.as_text().map_or(Value::Null, Value::Text) } else { Value::Jsonb(v.to_text()) };
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    match (call.func, &doc) {
+        (SrfFunc::JsonbElements { text }, Jsonb::Array(items)) => rows.extend(items.iter().map(|v| vec![as_value(v, text)])),
+        (SrfFunc::JsonbElements { .. }, Jsonb::Object(_)) => return bad("cannot extract elements from an object".into()),
+        (SrfFunc::JsonbElements { .. }, _) => return bad("cannot extract elements from a scalar".into()),
+        (SrfFunc::JsonbKeys, Jsonb::Object(pairs)) => rows.extend(pairs.iter().map(|(k, _)| vec![Value::Text(k.clone())])),
+        (SrfFunc::JsonbKeys, Jsonb::Array(_)) => return bad("cannot call jsonb_object_keys on an array".into()),
+        (SrfFunc::JsonbKeys, _) => return bad("cannot call jsonb_object_keys on a scalar".into()),
+        (SrfFunc::JsonbEach { text }, Jsonb::Object(pairs)) => {
+            for (k, v) in pairs {
+                let fields = vec![Value::Text(k.clone()), as_value(v, text)];
+                rows.push(if record { vec![Value::Record(Box::new(crate::types::Record { ty: call.types[0], fields }))] } else { fields });
+            }
+        }
+        (SrfFunc::JsonbEach { .. }, _) => return bad(format!("cannot call {} on a non-object", call.name)),
+        _ => return Ok(Flow::Continue),
+    }
+    for row in rows {
+        if let Flow::Stop = each(row)? {
+            return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
 }
 
 fn numeric_series(args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> Result<Flow>) -> Result<Flow> {

@@ -54,6 +54,7 @@ pub enum ArrayElem {
     Char,
     Regtype,
     Uuid,
+    Jsonb,
     Interval,
 }
 
@@ -78,6 +79,7 @@ const ARRAYS: &[(ArrayElem, TypeId, u32, &str)] = &[
     (ArrayElem::Char, TypeId::Char, 1002, "_char"),
     (ArrayElem::Regtype, TypeId::Regtype, 2211, "_regtype"),
     (ArrayElem::Uuid, TypeId::Uuid, 2951, "_uuid"),
+    (ArrayElem::Jsonb, TypeId::Jsonb, 3807, "_jsonb"),
     (ArrayElem::Interval, TypeId::Interval, 1187, "_interval"),
 ];
 

@@ -13,11 +13,21 @@ use crate::error::{sqlstate, PgError, Result};
 
 fn syntax_error(input: &str, upto: usize, detail: String) -> PgError {
     // CONTEXT: the line holding the error, from its start to the end of the offending token.
+    // At most the last 49 bytes before it (whole characters; from the line's start when that
+    // is at most 3 bytes more), with "..." where the excerpt is cut, as report_json_context.
     let upto = upto.min(input.len());
     let line_start = input[..upto].rfind('\n').map_or(0, |i| i + 1);
     let line_no = input[..upto].matches('\n').count() + 1;
-    let mut ctx = format!("JSON data, line {line_no}: {}", &input[line_start..upto]);
-    if upto < input.len() {
+    let mut start = line_start;
+    while upto - start >= 50 {
+        start += input[start..].chars().next().map_or(1, char::len_utf8);
+    }
+    if start - line_start <= 3 {
+        start = line_start;
+    }
+    let prefix = if start > line_start { "..." } else { "" };
+    let mut ctx = format!("JSON data, line {line_no}: {prefix}{}", &input[start..upto]);
+    if upto < input.len() && !matches!(input.as_bytes()[upto], b'\n' | b'\r') {
         ctx.push_str("...");
     }
     PgError::new(sqlstate::INVALID_TEXT_REPRESENTATION, "invalid input syntax for type json").with_detail(detail).with_context(ctx)
@@ -27,6 +37,10 @@ struct Lexer<'a> {
     s: &'a str,
     b: &'a [u8],
     p: usize,
+    /// De-escape strings into `strval` (PostgreSQL's lexer with `strval`: jsonb input and the
+    /// json functions), which also checks surrogate pairs and refuses `\u0000`.
+    decode: bool,
+    strval: String,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -90,15 +104,15 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// The end of a run of characters that are not JSON punctuation or white space.
+    /// The end of a word for error reports: a run of ASCII letters, digits, `_` and non-ASCII
+    /// bytes (PostgreSQL's JSON_ALPHANUMERIC_CHAR), or else the one byte at `start`.
     fn word_end(&self, start: usize) -> usize {
         let mut e = start;
-        while e < self.b.len() && !matches!(self.b[e], b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"' | b' ' | b'\t' | b'\n' | b'\r') {
+        while e < self.b.len() && alnum(self.b[e]) {
             e += 1;
         }
-        // Whole characters only.
         if e == start {
-            e = start + self.s[start..].chars().next().map_or(1, char::len_utf8);
+            e = (start + 1).min(self.b.len());
         }
         e
     }
@@ -106,6 +120,11 @@ impl<'a> Lexer<'a> {
     fn string(&mut self) -> Result<()> {
         let start = self.p;
         self.p += 1;
+        self.strval.clear();
+        // A high surrogate waiting for its low half; where the current run of plain bytes began.
+        let mut hi: Option<u32> = None;
+        let mut run = self.p;
+        let low_expected = |s: &str, upto: usize| syntax_error(s, upto, "Unicode low surrogate must follow a high surrogate.".into());
         loop {
             let Some(&c) = self.b.get(self.p) else {
                 // An unterminated string is an invalid token, all of it.
@@ -113,22 +132,67 @@ impl<'a> Lexer<'a> {
             };
             match c {
                 b'"' => {
+                    if self.decode {
+                        if hi.is_some() {
+                            return Err(low_expected(self.s, self.p + 1));
+                        }
+                        self.strval.push_str(&self.s[run..self.p]);
+                    }
                     self.p += 1;
                     return Ok(());
                 }
                 b'\\' => {
+                    if self.decode {
+                        self.strval.push_str(&self.s[run..self.p]);
+                    }
                     let Some(&e) = self.b.get(self.p + 1) else {
                         return Err(syntax_error(self.s, self.s.len(), "The input string ended unexpectedly.".into()));
                     };
                     match e {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.p += 2,
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            if self.decode {
+                                if hi.is_some() {
+                                    return Err(low_expected(self.s, self.p + 2));
+                                }
+                                self.strval.push(match e {
+                                    b'b' => '\u{8}',
+                                    b'f' => '\u{c}',
+                                    b'n' => '\n',
+                                    b'r' => '\r',
+                                    b't' => '\t',
+                                    other => char::from(other),
+                                });
+                            }
+                            self.p += 2;
+                        }
                         b'u' => {
-                            let hex = self.b.get(self.p + 2..self.p + 6);
-                            if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                                let end = (self.p + 6).min(self.s.len());
-                                return Err(syntax_error(self.s, end, "\"\\u\" must be followed by four hexadecimal digits.".into()));
+                            // Four hex digits: the input ending first is an invalid token; another
+                            // character is reported through its end.
+                            for i in self.p + 2..self.p + 6 {
+                                match self.b.get(i) {
+                                    None => {
+                                        return Err(syntax_error(
+                                            self.s,
+                                            self.s.len(),
+                                            format!("Token \"{}\" is invalid.", &self.s[start..]),
+                                        ))
+                                    }
+                                    Some(h) if h.is_ascii_hexdigit() => {}
+                                    Some(_) => {
+                                        let end = i + self.s[i..].chars().next().map_or(1, char::len_utf8);
+                                        return Err(syntax_error(
+                                            self.s,
+                                            end,
+                                            "\"\\u\" must be followed by four hexadecimal digits.".into(),
+                                        ));
+                                    }
+                                }
                             }
                             self.p += 6;
+                            if self.decode {
+                                let ch = u32::from_str_radix(&self.s[self.p - 4..self.p], 16).unwrap_or(0);
+                                self.unicode_escape(ch, &mut hi)?;
+                            }
                         }
                         _ => {
                             let len = self.s[self.p + 1..].chars().next().map_or(1, char::len_utf8);
@@ -144,12 +208,52 @@ impl<'a> Lexer<'a> {
                 c if c < 0x20 => {
                     return Err(syntax_error(self.s, self.p, format!("Character with value 0x{c:02x} must be escaped.")));
                 }
-                _ => self.p += 1,
+                _ => {
+                    if self.decode && hi.is_some() {
+                        let len = self.s[self.p..].chars().next().map_or(1, char::len_utf8);
+                        return Err(low_expected(self.s, self.p + len));
+                    }
+                    self.p += 1;
+                    continue;
+                }
             }
+            run = self.p;
         }
     }
 
-    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    /// One decoded `\uXXXX` (just read, `self.p` after it): surrogate pairs combined,
+    /// `\u0000` refused (text cannot hold it), as PostgreSQL's lexer does.
+    fn unicode_escape(&mut self, ch: u32, hi: &mut Option<u32>) -> Result<()> {
+        let ch = match ch {
+            0xD800..=0xDBFF => {
+                if hi.is_some() {
+                    return Err(syntax_error(self.s, self.p, "Unicode high surrogate must not follow a high surrogate.".into()));
+                }
+                *hi = Some(ch);
+                return Ok(());
+            }
+            0xDC00..=0xDFFF => match hi.take() {
+                Some(h) => 0x10000 + ((h - 0xD800) << 10) + (ch - 0xDC00),
+                None => {
+                    return Err(syntax_error(self.s, self.p, "Unicode low surrogate must follow a high surrogate.".into()));
+                }
+            },
+            _ if hi.is_some() => {
+                return Err(syntax_error(self.s, self.p, "Unicode low surrogate must follow a high surrogate.".into()));
+            }
+            ch => ch,
+        };
+        if ch == 0 {
+            let e = syntax_error(self.s, self.p, "\\u0000 cannot be converted to text.".into());
+            return Err(PgError { code: sqlstate::UNTRANSLATABLE_CHARACTER, message: "unsupported Unicode escape sequence".into(), ..e });
+        }
+        self.strval.push(char::from_u32(ch).unwrap_or(char::REPLACEMENT_CHARACTER));
+        Ok(())
+    }
+
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, read as PostgreSQL's
+    /// json_lex_number does: letters, digits and `_` right after it belong to the token (and
+    /// make it invalid); other characters end it.
     fn number(&mut self, start: usize) -> Result<()> {
         let b = self.b;
         let mut p = start;
@@ -169,32 +273,32 @@ impl<'a> Lexer<'a> {
         } else {
             digits(&mut p)
         };
-        if ok && b.get(p) == Some(&b'.') {
+        if b.get(p) == Some(&b'.') {
             p += 1;
-            ok = digits(&mut p);
+            ok &= digits(&mut p);
         }
-        if ok && matches!(b.get(p), Some(b'e' | b'E')) {
+        if matches!(b.get(p), Some(b'e' | b'E')) {
             p += 1;
             if matches!(b.get(p), Some(b'+' | b'-')) {
                 p += 1;
             }
-            ok = digits(&mut p);
+            ok &= digits(&mut p);
         }
-        // A number must end at punctuation, white space or the end.
-        let end = self.word_end(p.max(start + 1).min(b.len()));
-        let end = if p < b.len() && !matches!(b[p], b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"' | b' ' | b'\t' | b'\n' | b'\r') {
+        while p < b.len() && alnum(b[p]) {
             ok = false;
-            end
-        } else {
-            p
-        };
+            p += 1;
+        }
         if !ok {
-            let end = end.max(self.word_end(start));
-            return Err(syntax_error(self.s, end, format!("Token \"{}\" is invalid.", &self.s[start..end])));
+            return Err(syntax_error(self.s, p, format!("Token \"{}\" is invalid.", &self.s[start..p])));
         }
         self.p = p;
         Ok(())
     }
+}
+
+/// PostgreSQL's JSON_ALPHANUMERIC_CHAR: what an error report takes as part of a word.
+fn alnum(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
 
 fn shown(l: &Lexer<'_>, t: Tok, at: usize) -> String {
@@ -204,9 +308,56 @@ fn shown(l: &Lexer<'_>, t: Tok, at: usize) -> String {
     }
 }
 
+/// What a parse reports, in document order. Spans are byte ranges of `s`.
+pub(super) trait Sink {
+    /// `[` or `{` at `at`.
+    fn begin(&mut self, object: bool, at: usize) -> Result<()>;
+    /// The `]` or `}` ending at `end`.
+    fn end(&mut self, end: usize) -> Result<()>;
+    /// An object key (de-escaped when decoding), called as soon as it is read.
+    fn key(&mut self, key: String) -> Result<()>;
+    /// A scalar: its kind, span and (for a decoded string) value. Called after the token
+    /// that follows it is read, as PostgreSQL's parser calls its scalar action (so a
+    /// malformed next token is reported before, say, a number too large for numeric).
+    fn scalar(&mut self, kind: Scalar, span: (usize, usize), strval: String) -> Result<()>;
+}
+
+/// The kinds of JSON scalar.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scalar {
+    String,
+    Number,
+    True,
+    False,
+    Null,
+}
+
+struct NoSink;
+
+impl Sink for NoSink {
+    fn begin(&mut self, _: bool, _: usize) -> Result<()> {
+        Ok(())
+    }
+    fn end(&mut self, _: usize) -> Result<()> {
+        Ok(())
+    }
+    fn key(&mut self, _: String) -> Result<()> {
+        Ok(())
+    }
+    fn scalar(&mut self, _: Scalar, _: (usize, usize), _: String) -> Result<()> {
+        Ok(())
+    }
+}
+
 /// Checks that `s` is one JSON value (PostgreSQL's `json_in`).
 pub fn validate(s: &str) -> Result<()> {
-    let mut l = Lexer { s, b: s.as_bytes(), p: 0 };
+    walk(s, false, &mut NoSink)
+}
+
+/// Parses `s` as one JSON value, reporting it to `sink`; `decode`: de-escape strings (with
+/// the checks that brings).
+pub(super) fn walk(s: &str, decode: bool, sink: &mut impl Sink) -> Result<()> {
+    let mut l = Lexer { s, b: s.as_bytes(), p: 0, decode, strval: String::new() };
     let ended = |l: &Lexer<'_>| syntax_error(l.s, l.s.len(), "The input string ended unexpectedly.".into());
     // An explicit stack keeps deeply nested input from overflowing the thread's stack.
     #[derive(Clone, Copy)]
@@ -222,9 +373,11 @@ pub fn validate(s: &str) -> Result<()> {
             match t {
                 Tok::ArrStart => {
                     stack.push(Ctx::Array);
+                    sink.begin(false, at)?;
                     (t, at) = l.next()?;
                     if t == Tok::ArrEnd {
                         stack.pop();
+                        sink.end(l.p)?;
                         expect_value = false;
                         (t, at) = l.next()?;
                     }
@@ -232,16 +385,18 @@ pub fn validate(s: &str) -> Result<()> {
                 }
                 Tok::ObjStart => {
                     stack.push(Ctx::Object);
+                    sink.begin(true, at)?;
                     (t, at) = l.next()?;
                     if t == Tok::ObjEnd {
                         stack.pop();
+                        sink.end(l.p)?;
                         expect_value = false;
                         (t, at) = l.next()?;
                         continue;
                     }
                     // A key, then a colon.
                     match t {
-                        Tok::Str => {}
+                        Tok::Str => sink.key(std::mem::take(&mut l.strval))?,
                         Tok::End => return Err(ended(&l)),
                         _ => return Err(syntax_error(l.s, l.p, format!("Expected string or \"}}\", but found \"{}\".", shown(&l, t, at)))),
                     }
@@ -256,8 +411,18 @@ pub fn validate(s: &str) -> Result<()> {
                     continue;
                 }
                 Tok::Str | Tok::Num | Tok::True | Tok::False | Tok::Null => {
+                    let kind = match t {
+                        Tok::Str => Scalar::String,
+                        Tok::Num => Scalar::Number,
+                        Tok::True => Scalar::True,
+                        Tok::False => Scalar::False,
+                        _ => Scalar::Null,
+                    };
+                    let span = (at, l.p);
+                    let strval = std::mem::take(&mut l.strval);
                     expect_value = false;
                     (t, at) = l.next()?;
+                    sink.scalar(kind, span, strval)?;
                     continue;
                 }
                 Tok::End => return Err(ended(&l)),
@@ -275,6 +440,7 @@ pub fn validate(s: &str) -> Result<()> {
             }
             (Some(Ctx::Array), Tok::ArrEnd) | (Some(Ctx::Object), Tok::ObjEnd) => {
                 stack.pop();
+                sink.end(l.p)?;
                 (t, at) = l.next()?;
             }
             (Some(Ctx::Array), _) => {
@@ -283,7 +449,7 @@ pub fn validate(s: &str) -> Result<()> {
             (Some(Ctx::Object), Tok::Comma) => {
                 (t, at) = l.next()?;
                 match t {
-                    Tok::Str => {}
+                    Tok::Str => sink.key(std::mem::take(&mut l.strval))?,
                     Tok::End => return Err(ended(&l)),
                     _ => return Err(syntax_error(l.s, l.p, format!("Expected string, but found \"{}\".", shown(&l, t, at)))),
                 }
@@ -300,6 +466,128 @@ pub fn validate(s: &str) -> Result<()> {
             (Some(Ctx::Object), _) => {
                 return Err(syntax_error(l.s, l.p, format!("Expected \",\" or \"}}\", but found \"{}\".", shown(&l, t, at))))
             }
+        }
+    }
+}
+
+/// A json value as written: each node's byte span in the text, strings de-escaped, object
+/// members in written order (repeated keys kept). The json operators (`->`, `#>`, ...)
+/// answer with spans of the original text, as PostgreSQL's json functions do.
+#[derive(Debug)]
+pub struct Node {
+    pub span: (usize, usize),
+    pub kind: NodeKind,
+}
+
+#[derive(Debug)]
+pub enum NodeKind {
+    /// A scalar and, for a string, its de-escaped value.
+    Scalar(Scalar, String),
+    Array(Vec<Node>),
+    Object(Vec<(String, Node)>),
+}
+
+struct NodeBuilder {
+    /// Open containers: start, items, pending key.
+    stack: Vec<(usize, NodeKind, String)>,
+    root: Option<Node>,
+}
+
+impl NodeBuilder {
+    fn push(&mut self, n: Node) {
+        match self.stack.last_mut() {
+            None => self.root = Some(n),
+            Some((_, NodeKind::Array(items), _)) => items.push(n),
+            Some((_, NodeKind::Object(pairs), key)) => pairs.push((std::mem::take(key), n)),
+            Some((_, NodeKind::Scalar(..), _)) => {}
+        }
+    }
+}
+
+impl Sink for NodeBuilder {
+    fn begin(&mut self, object: bool, at: usize) -> Result<()> {
+        if self.stack.len() >= super::jsonb::MAX_DEPTH {
+            return Err(PgError::new(
+                "54001",
+                format!("json nesting deeper than {} levels is not supported by heapstore", super::jsonb::MAX_DEPTH),
+            ));
+        }
+        self.stack.push((at, if object { NodeKind::Object(Vec::new()) } else { NodeKind::Array(Vec::new()) }, String::new()));
+        Ok(())
+    }
+    fn end(&mut self, end: usize) -> Result<()> {
+        if let Some((start, kind, _)) = self.stack.pop() {
+            self.push(Node { span: (start, end), kind });
+        }
+        Ok(())
+    }
+    fn key(&mut self, key: String) -> Result<()> {
+        if let Some((_, _, k)) = self.stack.last_mut() {
+            *k = key;
+        }
+        Ok(())
+    }
+    fn scalar(&mut self, kind: Scalar, span: (usize, usize), strval: String) -> Result<()> {
+        self.push(Node { span, kind: NodeKind::Scalar(kind, strval) });
+        Ok(())
+    }
+}
+
+/// Parses json text into [`Node`]s (strings de-escaped, with the errors that brings).
+pub fn parse_nodes(s: &str) -> Result<Node> {
+    let mut b = NodeBuilder { stack: Vec::new(), root: None };
+    walk(s, true, &mut b)?;
+    Ok(b.root.unwrap_or(Node { span: (0, 0), kind: NodeKind::Scalar(Scalar::Null, String::new()) }))
+}
+
+impl Node {
+    /// An object member's value (the last of a repeated key, as PostgreSQL's `->` finds it).
+    pub fn field(&self, key: &str) -> Option<&Node> {
+        match &self.kind {
+            NodeKind::Object(pairs) => pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// An array element (negative counts from the end).
+    pub fn element(&self, i: i64) -> Option<&Node> {
+        match &self.kind {
+            NodeKind::Array(items) => {
+                let n = items.len() as i64;
+                let i = if i < 0 { i + n } else { i };
+                if i < 0 || i >= n {
+                    None
+                } else {
+                    items.get(i as usize)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `json_typeof`.
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Scalar(Scalar::String, _) => "string",
+            NodeKind::Scalar(Scalar::Number, _) => "number",
+            NodeKind::Scalar(Scalar::True | Scalar::False, _) => "boolean",
+            NodeKind::Scalar(Scalar::Null, _) => "null",
+            NodeKind::Array(_) => "array",
+            NodeKind::Object(_) => "object",
+        }
+    }
+
+    /// The node's text as written.
+    pub fn text<'a>(&self, doc: &'a str) -> &'a str {
+        &doc[self.span.0..self.span.1]
+    }
+
+    /// `->>`: a string's value, JSON null as NULL, anything else as written.
+    pub fn as_text(&self, doc: &str) -> Option<String> {
+        match &self.kind {
+            NodeKind::Scalar(Scalar::Null, _) => None,
+            NodeKind::Scalar(Scalar::String, v) => Some(v.clone()),
+            _ => Some(self.text(doc).to_string()),
         }
     }
 }
@@ -338,7 +626,7 @@ pub fn to_json(v: &Value, ty: &SqlType, out: &mut String) {
                 out.push_str(&t);
             }
         }
-        Value::Json(j) => out.push_str(j),
+        Value::Json(j) | Value::Jsonb(j) => out.push_str(j),
         Value::Date(d) => match *d {
             i32::MIN => quote("-infinity", out),
             i32::MAX => quote("infinity", out),

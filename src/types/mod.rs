@@ -56,6 +56,7 @@ mod float;
 mod int;
 pub mod interval;
 pub mod json;
+pub mod jsonb;
 mod numeric;
 pub mod record;
 mod ryu;
@@ -127,6 +128,8 @@ pub enum TypeId {
     Json,
     /// uuid: 16 bytes (`uuid`).
     Uuid,
+    /// jsonb: JSON as a value, stored as its canonical text (`types::jsonb`).
+    Jsonb,
     /// interval: months, days and microseconds (`types::interval`).
     Interval,
 }
@@ -241,6 +244,7 @@ impl SqlType {
             "int2vector" => TypeId::Int2Vector,
             "json" => TypeId::Json,
             "uuid" => TypeId::Uuid,
+            "jsonb" => TypeId::Jsonb,
             "interval" if typmod_args.is_empty() => TypeId::Interval,
             "interval" => return Err(PgError::feature("interval precision (interval(p)) is not supported by heapstore yet")),
             n if n.starts_with("interval ") => {
@@ -312,6 +316,7 @@ impl SqlType {
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
             TypeId::Json => "json",
+            TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
             TypeId::Interval => "interval",
         }
@@ -347,6 +352,7 @@ impl SqlType {
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
             TypeId::Json => "json",
+            TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
             TypeId::Interval => "interval",
         }
@@ -383,6 +389,7 @@ impl SqlType {
             TypeId::Record(_) => 2249,
             TypeId::Json => 114,
             TypeId::Uuid => 2950,
+            TypeId::Jsonb => 3802,
             TypeId::Interval => 1186,
         }
     }
@@ -411,7 +418,8 @@ impl SqlType {
             | TypeId::Int2Vector
             | TypeId::OidVector
             | TypeId::Record(_)
-            | TypeId::Json => None,
+            | TypeId::Json
+            | TypeId::Jsonb => None,
         }
     }
 
@@ -455,6 +463,7 @@ impl SqlType {
                 text::text_in(s.as_bytes(), out)?;
             }
             TypeId::Uuid => out.extend_from_slice(&uuid::parse(s)?),
+            TypeId::Jsonb => out.extend_from_slice(jsonb::parse(s)?.to_text().as_bytes()),
             TypeId::Interval => interval::parse(s)?.encode(out),
         }
         Ok(())
@@ -485,7 +494,7 @@ impl SqlType {
             TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).write_text(out),
             TypeId::Record(_) => Record::decode(self, v).write_text(out),
-            TypeId::Json => out.extend_from_slice(v),
+            TypeId::Json | TypeId::Jsonb => out.extend_from_slice(v),
             TypeId::Uuid => uuid::format(v, out),
             TypeId::Interval => Interval::decode(v).write_text(out),
         }
@@ -548,6 +557,7 @@ impl SqlType {
                 out.extend_from_slice(wire);
             }
             TypeId::Uuid => out.extend_from_slice(&wire_exact::<{ uuid::UUID_LEN }>(wire)?),
+            TypeId::Jsonb => out.extend_from_slice(jsonb::recv(wire)?.to_text().as_bytes()),
             TypeId::Interval => Interval::recv(wire)?.encode(out),
         }
         Ok(())
@@ -574,6 +584,10 @@ impl SqlType {
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).send(out),
             TypeId::Record(_) => Record::decode(self, v).send(out),
             TypeId::Json | TypeId::Uuid => out.extend_from_slice(v),
+            TypeId::Jsonb => {
+                out.push(jsonb::BINARY_VERSION);
+                out.extend_from_slice(v);
+            }
             TypeId::Interval => Interval::decode(v).send(out),
         }
     }
@@ -608,6 +622,7 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Regclass,
     TypeId::Json,
     TypeId::Uuid,
+    TypeId::Jsonb,
     TypeId::Interval,
     TypeId::Int2Vector,
     TypeId::OidVector,
@@ -630,6 +645,7 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Array(ArrayElem::Char),
     TypeId::Array(ArrayElem::Regtype),
     TypeId::Array(ArrayElem::Uuid),
+    TypeId::Array(ArrayElem::Jsonb),
     TypeId::Array(ArrayElem::Interval),
 ];
 
@@ -744,7 +760,6 @@ pub fn other_type_name(oid: u32) -> Option<&'static str> {
         (2278, "void"),
         (2283, "anyelement"),
         (2950, "uuid"),
-        (3802, "jsonb"),
     ];
     OTHERS.iter().chain(NULL_ARRAYS).find(|(o, _)| *o == oid).map(|(_, n)| *n)
 }
@@ -842,6 +857,8 @@ pub enum Value {
     Record(Box<Record>),
     /// json text.
     Json(String),
+    /// jsonb in its canonical text (`types::jsonb`).
+    Jsonb(String),
     Uuid([u8; uuid::UUID_LEN]),
     Interval(Interval),
 }
@@ -875,6 +892,7 @@ impl Value {
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Value::Array(Box::new(Array::decode(ty, v))),
             TypeId::Record(_) => Value::Record(Box::new(Record::decode(ty, v))),
             TypeId::Json => Value::Json(String::from_utf8_lossy(v).into_owned()),
+            TypeId::Jsonb => Value::Jsonb(String::from_utf8_lossy(v).into_owned()),
             TypeId::Uuid => Value::Uuid(stored(v)),
             TypeId::Interval => Value::Interval(Interval::decode(v)),
         }
@@ -899,7 +917,7 @@ impl Value {
             Value::Oid(o) | Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
             Value::Array(a) => a.encode(out),
             Value::Record(r) => r.encode(out),
-            Value::Json(j) => out.extend_from_slice(j.as_bytes()),
+            Value::Json(j) | Value::Jsonb(j) => out.extend_from_slice(j.as_bytes()),
             Value::Uuid(u) => out.extend_from_slice(u),
             Value::Interval(i) => i.encode(out),
         }
@@ -959,6 +977,7 @@ impl Value {
             Value::Array(a) => return Some(a.ty),
             Value::Record(r) => return Some(r.ty),
             Value::Json(_) => TypeId::Json,
+            Value::Jsonb(_) => TypeId::Jsonb,
             Value::Uuid(_) => TypeId::Uuid,
             Value::Interval(_) => TypeId::Interval,
         };

@@ -15,6 +15,8 @@ use super::{ArrayElem, SqlType, TypeId, Value};
 pub enum RecordKind {
     /// `_pg_expandarray`'s row: (x the element, n integer).
     ExpandArray(ArrayElem),
+    /// `jsonb_each`'s row (key text, value jsonb); `jsonb_each_text`'s (value text).
+    JsonbEach { text: bool },
 }
 
 impl RecordKind {
@@ -22,6 +24,9 @@ impl RecordKind {
     pub fn fields(self) -> Vec<(&'static str, SqlType)> {
         match self {
             RecordKind::ExpandArray(e) => vec![("x", SqlType::new(e.id())), ("n", SqlType::new(TypeId::Int4))],
+            RecordKind::JsonbEach { text } => {
+                vec![("key", SqlType::new(TypeId::Text)), ("value", SqlType::new(if text { TypeId::Text } else { TypeId::Jsonb }))]
+            }
         }
     }
 }

@@ -334,6 +334,22 @@ async def s_interval(c):
     await c.execute("DROP TABLE ap_iv")
 
 
+async def s_jsonb(c):
+    # asyncpg reads and writes jsonb in binary (a version byte, then the text) as str.
+    await c.execute("DROP TABLE IF EXISTS ap_jsonb")
+    await c.execute("CREATE TABLE ap_jsonb (id int PRIMARY KEY, doc jsonb, docs jsonb[])")
+    await c.execute("INSERT INTO ap_jsonb VALUES ($1, $2, $3)", 1, '{"b": [1, 2.50], "a": "\u00e9"}', ['{"x": 1}', None])
+    await c.execute("INSERT INTO ap_jsonb VALUES ($1, $2, $3)", 2, None, None)
+    row = await c.fetchrow("SELECT doc, docs, doc -> 'b', doc ->> 'a' FROM ap_jsonb WHERE id = 1")
+    check(tuple(row) == ('{"a": "é", "b": [1, 2.50]}', ['{"x": 1}', None], "[1, 2.50]", "é"), f"jsonb binary {tuple(row)!r}")
+    check(await c.fetchval("SELECT doc FROM ap_jsonb WHERE id = 2") is None, "NULL jsonb")
+    check(await c.fetchval("SELECT id FROM ap_jsonb WHERE doc @> $1", '{"b": [2.5]}') == 1, "jsonb parameter in @>")
+    res = await c.copy_records_to_table("ap_jsonb", records=[(3, '[1, {"k": null}]', None)], columns=["id", "doc", "docs"])
+    check(res == "COPY 1", f"jsonb copy_records_to_table {res!r}")
+    check(await c.fetchval("SELECT jsonb_agg(doc ORDER BY id) FROM ap_jsonb") == '[{"a": "é", "b": [1, 2.50]}, null, [1, {"k": null}]]', "jsonb_agg")
+    await c.execute("DROP TABLE ap_jsonb")
+
+
 SCENARIOS = [
     ("types round trip (binary params and results, NULLs, edges, infinity)", s_types),
     ("prepared statements reused", s_prepared),
@@ -352,6 +368,7 @@ SCENARIOS = [
     ("arrays: type introspection, binary int4[]/text[]/int8[]/bool[], 2-D, = ANY($1), int2vector", s_arrays),
     ("uuid: binary in and out, uuid[], DEFAULT gen_random_uuid(), COPY binary, = ANY($1)", s_uuid),
     ("interval: timedelta in and out (binary), timestamp arithmetic, COPY binary, sum", s_interval),
+    ("jsonb: binary in and out, jsonb[], @> with a parameter, COPY binary, jsonb_agg", s_jsonb),
 ]
 
 

@@ -81,6 +81,15 @@ function check(cond, what) {
   check(r.rows[0].d.years === 1 && r.rows[0].d.months === 2 && r.rows[0].d.days === 3 && r.rows[0].d.hours === 4 && r.rows[0].d.milliseconds === 500,
     `interval ${JSON.stringify(r.rows[0].d)}`);
   check(r.rows[0].e.days === -2 && r.rows[0].e.hours === 4 && r.rows[0].f.days === 60, `interval arithmetic ${JSON.stringify(r.rows[0])}`);
+  // jsonb: node-postgres parses json and jsonb results into objects; a parameter is a string.
+  await c.query('DROP TABLE IF EXISTS np_jsonb');
+  await c.query('CREATE TABLE np_jsonb (id int PRIMARY KEY, doc jsonb)');
+  await c.query('INSERT INTO np_jsonb VALUES (1, $1), (2, NULL)', [JSON.stringify({ b: [1, 'x'], a: null })]);
+  r = await c.query("SELECT doc, doc -> 'b' AS b, doc ->> 'a' AS a FROM np_jsonb WHERE doc @> $1", ['{"b": ["x"]}']);
+  check(r.rows.length === 1 && JSON.stringify(r.rows[0]) === '{"doc":{"a":null,"b":[1,"x"]},"b":[1,"x"],"a":null}', `jsonb ${JSON.stringify(r.rows)}`);
+  r = await c.query({ text: "SELECT jsonb_agg(id ORDER BY id) AS ids FROM np_jsonb WHERE doc IS NULL OR doc ? 'a'", binary: false });
+  check(JSON.stringify(r.rows[0].ids) === '[1,2]', `jsonb_agg ${JSON.stringify(r.rows)}`);
+  await c.query('DROP TABLE np_jsonb');
   await c.end();
   console.log('   node-postgres passed');
 })().catch((e) => {

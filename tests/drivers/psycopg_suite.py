@@ -299,7 +299,50 @@ def intervals():
     print("   psycopg / psycopg2 interval passed")
 
 
+def jsonbs():
+    """jsonb columns: Python dicts and lists in and out through psycopg's Jsonb adapter in text
+    and binary, COPY binary, operators with parameters, and psycopg2's json parsing."""
+    from psycopg.types.json import Jsonb
+    doc = {"b": [1, 2.5, None], "a": "\u00e9", "n": {"x": True}}
+    with psycopg.connect(DSN, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS pj")
+        c.execute("CREATE TABLE pj (id int PRIMARY KEY, doc jsonb)")
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                cur.execute("INSERT INTO pj VALUES (1, %s), (2, NULL)", (Jsonb(doc),))
+                cur.execute("SELECT doc, doc -> 'n', doc ->> 'a', doc::text FROM pj ORDER BY id")
+                got = cur.fetchall()
+                check(got[0] == (doc, {"x": True}, "\u00e9", '{"a": "\u00e9", "b": [1, 2.5, null], "n": {"x": true}}') and got[1] == (None, None, None, None),
+                      f"jsonb round trip (binary={binary}) {got!r}")
+                cur.execute("SELECT id FROM pj WHERE doc @> %s", (Jsonb({"n": {"x": True}}),))
+                check(cur.fetchall() == [(1,)], f"jsonb @> parameter (binary={binary})")
+                cur.execute("DELETE FROM pj")
+        with c.cursor() as cur:
+            with cur.copy("COPY pj (id, doc) FROM STDIN (FORMAT BINARY)") as cp:
+                cp.set_types(["int4", "jsonb"])
+                cp.write_row((1, Jsonb([1, {"k": "v"}])))
+                cp.write_row((2, None))
+            with cur.copy("COPY pj (id, doc) TO STDOUT (FORMAT BINARY)") as cp:
+                cp.set_types(["int4", "jsonb"])
+                got = sorted(cp.rows())
+            check(got == [(1, [1, {"k": "v"}]), (2, None)], f"jsonb COPY binary {got!r}")
+        try:
+            c.execute("SELECT '{a}'::jsonb")
+            check(False, "bad jsonb accepted")
+        except psycopg.errors.InvalidTextRepresentation as e:
+            check(str(e).startswith("invalid input syntax for type json"), f"jsonb error {e}")
+        c.execute("DROP TABLE pj")
+    c2 = psycopg2.connect(DSN)
+    cur = c2.cursor()
+    cur.execute("SELECT %s::jsonb -> 'b', jsonb_build_object('k', 1)", ('{"b": [1, "x"]}',))
+    a, b = cur.fetchone()
+    check(a == [1, "x"] and b == {"k": 1}, f"psycopg2 jsonb {a!r} {b!r}")
+    c2.close()
+    print("   psycopg / psycopg2 jsonb passed")
+
+
 psycopg3()
 psycopg2_suite()
 uuids()
 intervals()
+jsonbs()

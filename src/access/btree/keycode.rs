@@ -105,6 +105,8 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Numeric => crate::types::Numeric::sort_key(v, out),
         // uuid_cmp is memcmp: the bytes are their own key (fixed width, no escaping needed).
         TypeId::Uuid => out.extend_from_slice(v),
+        // jsonb_cmp: the stored canonical text parsed, then jsonb's own order.
+        TypeId::Jsonb => crate::types::jsonb::sort_key(&crate::types::jsonb::parse_stored(&String::from_utf8_lossy(v)), out),
         // interval_cmp: by the 128-bit span (30-day months), so equal spans are equal keys.
         TypeId::Interval => out.extend_from_slice(&((crate::types::Interval::decode(v).span() as u128) ^ (1 << 127)).to_be_bytes()),
         TypeId::Bpchar => {

@@ -53,6 +53,52 @@ fn matches_postgres_15() {
     assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
 }
 
+/// Replays `pg15_jsonb_cases.tsv`: about 200 jsonb text inputs (hand-written, random and
+/// mutated) with the canonical output and `jsonb_send` form, or the error with its DETAIL and
+/// CONTEXT, that PostgreSQL 15.18 gave.
+#[test]
+fn jsonb_matches_postgres_15() {
+    let data = fixture("pg15_jsonb_cases.tsv");
+    let data = String::from_utf8(data).unwrap_or_else(|e| panic!("{e}"));
+    let ty = SqlType::new(crate::types::TypeId::Jsonb);
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in data.lines().filter(|l| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let input = text(cols[0]);
+        let mut stored = Vec::new();
+        let got = match ty.input_text(&input, &mut stored) {
+            Ok(()) => {
+                let mut wire = Vec::new();
+                ty.send_binary(&stored, &mut wire);
+                let hex: String = wire.iter().map(|b| format!("{b:02x}")).collect();
+                // The binary form reads back to the same value.
+                let mut again = Vec::new();
+                ty.recv_binary(&wire, &mut again).unwrap_or_else(|e| panic!("{input:?}: recv: {e}"));
+                assert_eq!(again, stored, "{input:?}: recv of send");
+                format!("OK {} {hex}", output(ty, &stored))
+            }
+            Err(e) => format!(
+                "ERR {} {} | {} | {}",
+                e.code,
+                e.message,
+                e.detail.unwrap_or_default(),
+                e.context.map(|c| c.to_string()).unwrap_or_default()
+            ),
+        };
+        let expected = match cols[1] {
+            "OK" => format!("OK {} {}", text(cols[2]), cols[3]),
+            _ => format!("ERR {} {} | {} | {}", cols[2], text(cols[3]), text(cols[4]), text(cols[5])),
+        };
+        if got != expected {
+            failures.push(format!("{input:?}\n  expected {expected}\n  got      {got}"));
+        }
+        count += 1;
+    }
+    assert!(count >= 200, "only {count} cases");
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
+}
+
 /// `int4[]`, `varchar(3)[]`, `"char"[]`, `int2vector` -> `SqlType`.
 fn parse_array_type(spec: &str) -> SqlType {
     let elem = |spec: &str| match spec.split_once('(') {

@@ -754,6 +754,25 @@ public final class JdbcSuite {
                 check("interval".equals(r.getMetaData().getColumnTypeName(1)), "interval type name " + r.getMetaData().getColumnTypeName(1));
             }
         }
+        // jsonb: a document as a string parameter (stringtype=unspecified is not needed with a
+        // cast), canonical text out, the operators, and the column's type name.
+        exec(c, "DROP TABLE IF EXISTS jd_jsonb");
+        exec(c, "CREATE TABLE jd_jsonb (id int PRIMARY KEY, doc jsonb)");
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_jsonb VALUES (?, ?::jsonb)")) {
+            ps.setInt(1, 1);
+            ps.setString(2, "{\"b\": [1, \"x\"], \"a\": null}");
+            ps.executeUpdate();
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT doc, doc -> 'b' ->> 1 FROM jd_jsonb WHERE doc @> ?::jsonb")) {
+            ps.setString(1, "{\"b\": [\"x\"]}");
+            try (ResultSet r = ps.executeQuery()) {
+                check(r.next(), "jsonb row");
+                check("{\"a\": null, \"b\": [1, \"x\"]}".equals(r.getString(1)), "jsonb text " + r.getString(1));
+                check("x".equals(r.getString(2)), "jsonb ->> " + r.getString(2));
+                check("jsonb".equals(r.getMetaData().getColumnTypeName(1)), "jsonb type name " + r.getMetaData().getColumnTypeName(1));
+            }
+        }
+        exec(c, "DROP TABLE jd_jsonb");
     }
 
     public static void main(String[] args) throws Exception {
@@ -775,7 +794,7 @@ public final class JdbcSuite {
             {"queries: GROUP BY, JOIN, ORDER BY / LIMIT", (Scenario) JdbcSuite::queries},
             {"fetch size (portal in pieces)", (Scenario) JdbcSuite::fetchSize},
             {"savepoints: setSavepoint, rollback(savepoint), releaseSavepoint", (Scenario) JdbcSuite::savepoints},
-            {"uuid: setObject(UUID) / getObject, DEFAULT gen_random_uuid(), RETURNING; interval: PGInterval", (Scenario) JdbcSuite::uuids},
+            {"uuid: setObject(UUID) / getObject, DEFAULT gen_random_uuid(), RETURNING; interval: PGInterval; jsonb", (Scenario) JdbcSuite::uuids},
         };
         int failed = 0;
         Connection c = connect();

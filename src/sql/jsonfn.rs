@@ -1,0 +1,461 @@
+//! The json and jsonb operators and functions (`types::json`, `types::jsonb` hold the
+//! values): `->`, `->>`, `#>`, `#>>` on both types; on jsonb also `@>`, `<@`, `?`, `?|`,
+//! `?&`, `||` and `-`; `jsonb_typeof` / `json_typeof`, `jsonb_array_length` /
+//! `json_array_length`, `jsonb_extract_path[_text]` / `json_extract_path[_text]`,
+//! `jsonb_strip_nulls`, `jsonb_pretty`, `to_jsonb`, `jsonb_build_object`, `jsonb_build_array`.
+//!
+//! Operator resolution follows PostgreSQL's for an untyped operand: the key of `->` / `->>`
+//! and `?` is text (an integer literal is already an integer); the path of `#>` / `#>>` and
+//! the keys of `?|` / `?&` are `text[]`; the other side of `@>`, `<@` and `||` is jsonb; of
+//! `-` text. `jsonb || text` is the text concatenation PostgreSQL picks (not handled here).
+//!
+//! Invariants:
+//! 1. Every function is strict (NULL in, NULL out) except `jsonb_build_object` and
+//!    `jsonb_build_array`, whose NULL arguments are JSON nulls (a NULL key is an error).
+//! 2. json operators answer with the original text of the part they select (white space and
+//!    repeated keys kept; `->` finds the last of a repeated key); jsonb operators with
+//!    canonical jsonb.
+//! 3. An operator on json or jsonb that is not listed is refused when bound (42883 where
+//!    PostgreSQL has no such operator, 0A000 where heapstore lacks it).
+
+use super::expr::{self, coerce, is_int, is_text, type_of, Scalar};
+use super::func::Func;
+use crate::error::{sqlstate, PgError, Result};
+use crate::types::json::{self, Node, NodeKind};
+use crate::types::jsonb::{self, Jsonb};
+use crate::types::{ArrayElem, SqlType, TypeId, Value};
+use sqlparser::ast::BinaryOperator;
+
+/// The json / jsonb operations; `jsonb`: which of the two types the first operand is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonFunc {
+    /// `->` (`text`: `->>`) with a text key (`index`: false) or an integer index.
+    Get {
+        jsonb: bool,
+        text: bool,
+        index: bool,
+    },
+    /// `#>` (`text`: `#>>`) and `json[b]_extract_path[_text]` (a variadic path).
+    Path {
+        jsonb: bool,
+        text: bool,
+        variadic: bool,
+    },
+    Contains,
+    ContainedBy,
+    /// `?`.
+    Exists,
+    /// `?|` (`all`: false) and `?&`.
+    ExistsAnyAll {
+        all: bool,
+    },
+    Concat,
+    /// `-` a text key, a text[] of keys, an integer index.
+    Delete(u8),
+    Typeof {
+        jsonb: bool,
+    },
+    ArrayLength {
+        jsonb: bool,
+    },
+    StripNulls,
+    Pretty,
+    ToJsonb,
+    BuildObject,
+    BuildArray,
+}
+
+fn jsonb_t() -> SqlType {
+    SqlType::new(TypeId::Jsonb)
+}
+
+fn text_array() -> SqlType {
+    SqlType::new(TypeId::Array(ArrayElem::Text))
+}
+
+fn is_json(t: Option<SqlType>) -> Option<bool> {
+    match t?.id {
+        TypeId::Json => Some(false),
+        TypeId::Jsonb => Some(true),
+        _ => None,
+    }
+}
+
+fn call(f: JsonFunc, args: Vec<Scalar>, ty: SqlType) -> Scalar {
+    Scalar::Func(Func::Json(f), args, ty)
+}
+
+/// An operand that must be `ty`: an untyped one is read as it; a typed one must be it.
+fn operand(sym: &str, ta: Option<SqlType>, tb: Option<SqlType>, e: Scalar, ty: SqlType) -> Result<Scalar> {
+    match type_of(&e) {
+        None => coerce(e, Some(ty)),
+        Some(t) if t.id == ty.id => Ok(e),
+        Some(t) if is_text(t.id) && is_text(ty.id) => Ok(expr::unpad(e)),
+        Some(t) if t.is_array() && ty.is_array() && t.elem().is_some_and(|e| is_text(e.id)) => Ok(e),
+        Some(_) => Err(expr::no_operator(sym, ta, tb)),
+    }
+}
+
+/// Binds a binary operator with a json or jsonb operand; `None` when neither side is one
+/// (or for `||` with a typed text side, which is text concatenation).
+pub fn bind_operator(op: &BinaryOperator, a: Scalar, b: Scalar) -> Option<Result<Scalar>> {
+    use BinaryOperator as B;
+    let (ta, tb) = (type_of(&a), type_of(&b));
+    let left = is_json(ta);
+    if left.is_none() && is_json(tb).is_none() {
+        return None;
+    }
+    let sym = op.to_string();
+    let no_op = || Err(expr::no_operator(&sym, ta, tb));
+    let jsonb_only = |f: JsonFunc, b_ty: SqlType, ret: SqlType| -> Result<Scalar> {
+        if left != Some(true) {
+            return no_op();
+        }
+        Ok(call(f, vec![a.clone(), operand(&sym, ta, tb, b.clone(), b_ty)?], ret))
+    };
+    Some(match op {
+        B::Arrow | B::LongArrow => {
+            let Some(jsonb) = left else { return Some(no_op()) };
+            let text = matches!(op, B::LongArrow);
+            let ret = if text { SqlType::new(TypeId::Text) } else { ta.unwrap_or(jsonb_t()) };
+            match tb {
+                Some(t) if matches!(t.id, TypeId::Int2 | TypeId::Int4) => {
+                    Ok(call(JsonFunc::Get { jsonb, text, index: true }, vec![a, b], ret))
+                }
+                Some(t) if is_int(t.id) => no_op(),
+                _ => operand(&sym, ta, tb, b, SqlType::new(TypeId::Text))
+                    .map(|b| call(JsonFunc::Get { jsonb, text, index: false }, vec![a, b], ret)),
+            }
+        }
+        B::HashArrow | B::HashLongArrow => {
+            let Some(jsonb) = left else { return Some(no_op()) };
+            let text = matches!(op, B::HashLongArrow);
+            let ret = if text { SqlType::new(TypeId::Text) } else { ta.unwrap_or(jsonb_t()) };
+            operand(&sym, ta, tb, b, text_array()).map(|b| call(JsonFunc::Path { jsonb, text, variadic: false }, vec![a, b], ret))
+        }
+        B::AtArrow | B::ArrowAt => {
+            // Both sides jsonb (an untyped one read as jsonb); json has no containment.
+            if is_json(ta) == Some(false) || is_json(tb) == Some(false) {
+                return Some(no_op());
+            }
+            let f = if matches!(op, B::AtArrow) { JsonFunc::Contains } else { JsonFunc::ContainedBy };
+            (|| Ok(call(f, vec![operand(&sym, ta, tb, a.clone(), jsonb_t())?, operand(&sym, ta, tb, b.clone(), jsonb_t())?], bool_t())))()
+        }
+        B::Question => jsonb_only(JsonFunc::Exists, SqlType::new(TypeId::Text), bool_t()),
+        B::QuestionPipe => jsonb_only(JsonFunc::ExistsAnyAll { all: false }, text_array(), bool_t()),
+        B::QuestionAnd => jsonb_only(JsonFunc::ExistsAnyAll { all: true }, text_array(), bool_t()),
+        B::StringConcat => {
+            // jsonb || jsonb (an untyped side read as jsonb); with a typed text side it is
+            // text concatenation, and json has no || of its own.
+            let textish = |t: Option<SqlType>| t.is_some_and(|t| is_text(t.id) || t.id == TypeId::Json);
+            if textish(ta) || textish(tb) {
+                return None;
+            }
+            (|| {
+                Ok(call(
+                    JsonFunc::Concat,
+                    vec![operand(&sym, ta, tb, a.clone(), jsonb_t())?, operand(&sym, ta, tb, b.clone(), jsonb_t())?],
+                    jsonb_t(),
+                ))
+            })()
+        }
+        B::Minus => {
+            if left != Some(true) {
+                return Some(no_op());
+            }
+            match tb {
+                Some(t) if matches!(t.id, TypeId::Int2 | TypeId::Int4) => Ok(call(JsonFunc::Delete(2), vec![a, b], jsonb_t())),
+                Some(t) if is_int(t.id) => no_op(),
+                Some(t) if t.is_array() => operand(&sym, ta, tb, b, text_array()).map(|b| call(JsonFunc::Delete(1), vec![a, b], jsonb_t())),
+                _ => operand(&sym, ta, tb, b, SqlType::new(TypeId::Text)).map(|b| call(JsonFunc::Delete(0), vec![a, b], jsonb_t())),
+            }
+        }
+        B::HashMinus => Err(PgError::feature("the jsonb #- operator is not supported by heapstore yet")),
+        _ => return None,
+    })
+}
+
+fn bool_t() -> SqlType {
+    SqlType::new(TypeId::Bool)
+}
+
+/// Binds a json / jsonb function call; `None` when `name` is not one.
+pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
+    let one = |f: JsonFunc, ty: SqlType, arg_ty: SqlType, ret: SqlType| -> Result<Scalar> {
+        let [a] = <[Scalar; 1]>::try_from(args.clone()).map_err(|_| no_function(name, &args))?;
+        let a = match type_of(&a) {
+            None => coerce(a, Some(arg_ty))?,
+            Some(t) if t.id == ty.id => a,
+            Some(_) => return Err(no_function(name, &args)),
+        };
+        Ok(call(f, vec![a], ret))
+    };
+    let text = SqlType::new(TypeId::Text);
+    let json = SqlType::new(TypeId::Json);
+    Some(match name {
+        "jsonb_typeof" => one(JsonFunc::Typeof { jsonb: true }, jsonb_t(), jsonb_t(), text),
+        "json_typeof" => one(JsonFunc::Typeof { jsonb: false }, json, json, text),
+        "jsonb_array_length" => one(JsonFunc::ArrayLength { jsonb: true }, jsonb_t(), jsonb_t(), SqlType::new(TypeId::Int4)),
+        "json_array_length" => one(JsonFunc::ArrayLength { jsonb: false }, json, json, SqlType::new(TypeId::Int4)),
+        "jsonb_strip_nulls" => one(JsonFunc::StripNulls, jsonb_t(), jsonb_t(), jsonb_t()),
+        "jsonb_pretty" => one(JsonFunc::Pretty, jsonb_t(), jsonb_t(), text),
+        "jsonb_extract_path" | "jsonb_extract_path_text" | "json_extract_path" | "json_extract_path_text" => {
+            let jsonb = name.starts_with("jsonb");
+            let text_out = name.ends_with("_text");
+            let doc_ty = if jsonb { jsonb_t() } else { json };
+            (|| {
+                let mut it = args.clone().into_iter();
+                let doc = it.next().ok_or_else(|| no_function(name, &args))?;
+                let doc = match type_of(&doc) {
+                    None => coerce(doc, Some(doc_ty))?,
+                    Some(t) if t.id == doc_ty.id => doc,
+                    Some(_) => return Err(no_function(name, &args)),
+                };
+                let mut out = vec![doc];
+                for p in it {
+                    out.push(match type_of(&p) {
+                        None => coerce(p, Some(text))?,
+                        Some(t) if is_text(t.id) => expr::unpad(p),
+                        Some(_) => return Err(no_function(name, &args)),
+                    });
+                }
+                Ok(call(JsonFunc::Path { jsonb, text: text_out, variadic: true }, out, if text_out { text } else { doc_ty }))
+            })()
+        }
+        // Any argument type (untyped literals are text), as PostgreSQL's anyelement / "any".
+        "to_jsonb" => {
+            if args.len() != 1 {
+                return Some(Err(no_function(name, &args)));
+            }
+            let args: Result<Vec<Scalar>> =
+                args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text)) } else { Ok(a) }).collect();
+            args.map(|args| call(JsonFunc::ToJsonb, args, jsonb_t()))
+        }
+        "jsonb_build_object" | "jsonb_build_array" => {
+            let f = if name == "jsonb_build_object" { JsonFunc::BuildObject } else { JsonFunc::BuildArray };
+            let args: Result<Vec<Scalar>> =
+                args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text)) } else { Ok(a) }).collect();
+            args.map(|args| call(f, args, jsonb_t()))
+        }
+        _ => return None,
+    })
+}
+
+fn no_function(name: &str, args: &[Scalar]) -> PgError {
+    let types: Vec<String> = args.iter().map(|a| type_of(a).map(|t| t.name()).unwrap_or_else(|| "unknown".into())).collect();
+    PgError::new("42883", format!("function {name}({}) does not exist", types.join(", ")))
+        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+fn doc(v: &Value) -> &str {
+    match v {
+        Value::Json(s) | Value::Jsonb(s) | Value::Text(s) => s,
+        _ => "",
+    }
+}
+
+fn jsonb_value(v: &Jsonb) -> Value {
+    Value::Jsonb(v.to_text())
+}
+
+fn text_items(v: &Value) -> Vec<Option<String>> {
+    match v {
+        Value::Array(a) => a
+            .items
+            .iter()
+            .map(|i| match i {
+                Value::Text(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn int(v: &Value) -> i64 {
+    expr::as_i64(v).unwrap_or(0)
+}
+
+/// Evaluates a bound call (`ty`: its result type).
+pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
+    match f {
+        JsonFunc::BuildObject | JsonFunc::BuildArray | JsonFunc::ToJsonb => {
+            let typed: Vec<(Value, SqlType)> =
+                args.iter().map(|v| (v.clone(), v.natural_type().unwrap_or(SqlType::new(TypeId::Text)))).collect();
+            let text = match f {
+                JsonFunc::BuildObject => match json::build_object(&typed)? {
+                    Value::Json(s) => s,
+                    _ => unreachable!("json_build_object makes json"),
+                },
+                JsonFunc::BuildArray => match json::build_array(&typed) {
+                    Value::Json(s) => s,
+                    _ => unreachable!("json_build_array makes json"),
+                },
+                _ => {
+                    if args[0] == Value::Null {
+                        return Ok(Value::Null);
+                    }
+                    let mut out = String::new();
+                    json::to_json(&typed[0].0, &typed[0].1, &mut out);
+                    out
+                }
+            };
+            return Ok(jsonb_value(&jsonb::parse(&text)?));
+        }
+        _ => {}
+    }
+    if args.contains(&Value::Null) {
+        return Ok(Value::Null);
+    }
+    let text_or_null = |s: Option<String>| s.map_or(Value::Null, Value::Text);
+    match f {
+        JsonFunc::Get { jsonb: true, text, index } => {
+            let d = jsonb::parse_stored(doc(&args[0]));
+            let got = if index { d.element(int(&args[1]), true) } else { d.field(doc(&args[1])) };
+            Ok(match got {
+                None => Value::Null,
+                Some(v) if text => text_or_null(v.as_text()),
+                Some(v) => jsonb_value(v),
+            })
+        }
+        JsonFunc::Get { jsonb: false, text, index } => {
+            let s = doc(&args[0]);
+            let n = json::parse_nodes(s)?;
+            let got = if index { n.element(int(&args[1])) } else { n.field(doc(&args[1])) };
+            Ok(json_result(got, s, text))
+        }
+        JsonFunc::Path { jsonb, text, variadic } => {
+            let steps: Vec<Option<String>> =
+                if variadic { args[1..].iter().map(|v| Some(doc(v).to_string())).collect() } else { text_items(&args[1]) };
+            if jsonb {
+                let d = jsonb::parse_stored(doc(&args[0]));
+                Ok(match d.path(&steps) {
+                    None => Value::Null,
+                    Some(v) if text => text_or_null(v.as_text()),
+                    Some(v) => jsonb_value(v),
+                })
+            } else {
+                let s = doc(&args[0]);
+                let n = json::parse_nodes(s)?;
+                Ok(json_result(json_path(&n, &steps), s, text))
+            }
+        }
+        JsonFunc::Contains | JsonFunc::ContainedBy => {
+            let (a, b) = (jsonb::parse_stored(doc(&args[0])), jsonb::parse_stored(doc(&args[1])));
+            Ok(Value::Bool(if f == JsonFunc::Contains { jsonb::contains(&a, &b) } else { jsonb::contains(&b, &a) }))
+        }
+        JsonFunc::Exists => Ok(Value::Bool(jsonb::parse_stored(doc(&args[0])).exists(doc(&args[1])))),
+        JsonFunc::ExistsAnyAll { all } => {
+            let d = jsonb::parse_stored(doc(&args[0]));
+            // NULL keys never match (and do not count against ?&).
+            let keys: Vec<String> = text_items(&args[1]).into_iter().flatten().collect();
+            Ok(Value::Bool(if all { keys.iter().all(|k| d.exists(k)) } else { keys.iter().any(|k| d.exists(k)) }))
+        }
+        JsonFunc::Concat => {
+            let v = jsonb::concat(jsonb::parse_stored(doc(&args[0])), jsonb::parse_stored(doc(&args[1])));
+            check_depth(&v)?;
+            Ok(jsonb_value(&v))
+        }
+        JsonFunc::Delete(kind) => {
+            let d = jsonb::parse_stored(doc(&args[0]));
+            let v = match kind {
+                0 => jsonb::delete_key(d, doc(&args[1]))?,
+                1 => {
+                    let mut d = d;
+                    for k in text_items(&args[1]).into_iter().flatten() {
+                        d = jsonb::delete_key(d, &k)?;
+                    }
+                    if d.is_scalar() {
+                        return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot delete from scalar"));
+                    }
+                    d
+                }
+                _ => jsonb::delete_index(d, int(&args[1]))?,
+            };
+            Ok(jsonb_value(&v))
+        }
+        JsonFunc::Typeof { jsonb: true } => Ok(Value::Text(jsonb::parse_stored(doc(&args[0])).type_name().into())),
+        JsonFunc::Typeof { jsonb: false } => Ok(Value::Text(json::parse_nodes(doc(&args[0]))?.type_name().into())),
+        JsonFunc::ArrayLength { jsonb } => {
+            let (kind, len) = if jsonb {
+                match jsonb::parse_stored(doc(&args[0])) {
+                    Jsonb::Array(items) => (0, items.len()),
+                    Jsonb::Object(_) => (2, 0),
+                    _ => (1, 0),
+                }
+            } else {
+                match json::parse_nodes(doc(&args[0]))?.kind {
+                    NodeKind::Array(items) => (0, items.len()),
+                    NodeKind::Object(_) => (2, 0),
+                    NodeKind::Scalar(..) => (1, 0),
+                }
+            };
+            match kind {
+                0 => Ok(Value::Int4(len as i32)),
+                1 => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot get array length of a scalar")),
+                _ => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot get array length of a non-array")),
+            }
+        }
+        JsonFunc::StripNulls => Ok(jsonb_value(&jsonb::parse_stored(doc(&args[0])).strip_nulls())),
+        JsonFunc::Pretty => Ok(Value::Text(jsonb::parse_stored(doc(&args[0])).pretty())),
+        JsonFunc::BuildObject | JsonFunc::BuildArray | JsonFunc::ToJsonb => unreachable!("handled above"),
+    }
+}
+
+/// A bound call as EXPLAIN shows it: operators as `(a -> b)`, functions by name.
+pub fn show(f: JsonFunc, args: &[String]) -> String {
+    let op = |sym: &str| format!("({} {sym} {})", args[0], args.get(1).map_or("", String::as_str));
+    let call = |name: &str| format!("{name}({})", args.join(", "));
+    match f {
+        JsonFunc::Get { text: false, .. } => op("->"),
+        JsonFunc::Get { text: true, .. } => op("->>"),
+        JsonFunc::Path { jsonb, text, variadic: true } => {
+            call(&format!("{}_extract_path{}", if jsonb { "jsonb" } else { "json" }, if text { "_text" } else { "" }))
+        }
+        JsonFunc::Path { text: false, .. } => op("#>"),
+        JsonFunc::Path { text: true, .. } => op("#>>"),
+        JsonFunc::Contains => op("@>"),
+        JsonFunc::ContainedBy => op("<@"),
+        JsonFunc::Exists => op("?"),
+        JsonFunc::ExistsAnyAll { all: false } => op("?|"),
+        JsonFunc::ExistsAnyAll { all: true } => op("?&"),
+        JsonFunc::Concat => op("||"),
+        JsonFunc::Delete(_) => op("-"),
+        JsonFunc::Typeof { jsonb } => call(if jsonb { "jsonb_typeof" } else { "json_typeof" }),
+        JsonFunc::ArrayLength { jsonb } => call(if jsonb { "jsonb_array_length" } else { "json_array_length" }),
+        JsonFunc::StripNulls => call("jsonb_strip_nulls"),
+        JsonFunc::Pretty => call("jsonb_pretty"),
+        JsonFunc::ToJsonb => call("to_jsonb"),
+        JsonFunc::BuildObject => call("jsonb_build_object"),
+        JsonFunc::BuildArray => call("jsonb_build_array"),
+    }
+}
+
+fn check_depth(v: &Jsonb) -> Result<()> {
+    if v.depth() > jsonb::MAX_DEPTH {
+        return Err(PgError::new("54001", format!("jsonb nesting deeper than {} levels is not supported by heapstore", jsonb::MAX_DEPTH)));
+    }
+    Ok(())
+}
+
+fn json_result(got: Option<&Node>, doc: &str, text: bool) -> Value {
+    match got {
+        None => Value::Null,
+        Some(n) if text => n.as_text(doc).map_or(Value::Null, Value::Text),
+        Some(n) => Value::Json(n.text(doc).to_string()),
+    }
+}
+
+/// `#>` over json: keys through objects, indexes (strtol's reading) through arrays.
+fn json_path<'a>(n: &'a Node, steps: &[Option<String>]) -> Option<&'a Node> {
+    let mut cur = n;
+    for step in steps {
+        let step = step.as_deref()?;
+        cur = match &cur.kind {
+            NodeKind::Object(_) => cur.field(step)?,
+            NodeKind::Array(_) => cur.element(jsonb::path_index(step)?)?,
+            NodeKind::Scalar(..) => return None,
+        };
+    }
+    Some(cur)
+}
