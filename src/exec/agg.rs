@@ -101,6 +101,10 @@ impl AggCall {
             return Err(no_agg(name, &args));
         }
         // An untyped literal argument is text (bool for bool_and / bool_or).
+        if func == AggFunc::JsonbAgg {
+            // jsonb_agg(anyelement): an untyped argument has no type to resolve it by.
+            crate::sql::jsonfn::polymorphic(&args[0])?;
+        }
         let lit_ty = if matches!(func, AggFunc::BoolAnd | AggFunc::BoolOr) { TypeId::Bool } else { TypeId::Text };
         args = args.into_iter().map(|a| coerce(a, Some(t(lit_ty)))).collect::<Result<Vec<_>>>()?;
         if let Some(Scalar::Const(Value::Null)) = args.first() {
@@ -108,6 +112,17 @@ impl AggCall {
         }
         let at = type_of(&args[0]);
         let id = at.map(|t| t.id);
+        // DISTINCT needs equality of the argument, ORDER BY ordering of its keys (json has
+        // neither in PostgreSQL).
+        if distinct {
+            for a in &args {
+                crate::sql::query::need_operator(type_of(a), false)?;
+            }
+        }
+        for k in &order {
+            crate::sql::query::need_operator(type_of(&k.expr), true)?;
+        }
+
         let ty = match func {
             AggFunc::Count | AggFunc::CountStar => t(TypeId::Int8),
             AggFunc::Sum => match id {
@@ -393,7 +408,7 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Items(items) if c.func == AggFunc::JsonbObjectAgg => {
             let mut pairs = Vec::with_capacity(items.len() / 2);
             for kv in items.chunks(2) {
-                let key = kv[0].to_text(&kv[0].natural_type().unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
+                let key = crate::types::json::key_text(&kv[0], &kv[0].natural_type().unwrap_or(SqlType::new(TypeId::Text)))?;
                 let mut value = String::new();
                 crate::types::json::to_json(&kv[1], &kv[1].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut value);
                 pairs.push((key, crate::types::jsonb::parse(&value)?));

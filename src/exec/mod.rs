@@ -297,6 +297,7 @@ impl Node {
                 for c in w {
                     c.args.iter().for_each(|e| exprs(e, out));
                     c.partition.iter().for_each(|e| exprs(e, out));
+                    c.filter.iter().for_each(|e| exprs(e, out));
                     c.order.iter().for_each(|k| exprs(&k.expr, out));
                 }
             }

@@ -1,6 +1,7 @@
 //! Window functions: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag,
-//! lead, first_value, last_value, nth_value, and the aggregates count / sum / avg / min /
-//! max / bool_and / bool_or over a frame.
+//! lead, first_value, last_value, nth_value, and the aggregates (count, sum, avg, min, max,
+//! bool_and, bool_or, string_agg, array_agg, jsonb_agg, ...) over a frame, with FILTER: a
+//! row the filter does not pass is in the frame but not in the aggregate.
 //!
 //! Frames are PostgreSQL's: without ORDER BY the whole partition; with ORDER BY and no frame
 //! clause, RANGE UNBOUNDED PRECEDING to CURRENT ROW, where the current row's peers (rows
@@ -88,6 +89,8 @@ pub struct WinCall {
     pub order: Vec<SortKey>,
     pub frame: Option<Frame>,
     pub ty: SqlType,
+    /// An aggregate's FILTER (WHERE ...).
+    pub filter: Option<Scalar>,
 }
 
 impl WinCall {
@@ -98,6 +101,7 @@ impl WinCall {
         partition: Vec<Scalar>,
         order: Vec<SortKey>,
         frame: Option<Frame>,
+        filter: Option<Scalar>,
     ) -> Result<WinCall> {
         let t = SqlType::new;
         if let Some(f) = WinFunc::named(name) {
@@ -145,15 +149,12 @@ impl WinCall {
                     return Err(bad());
                 }
             }
-            return Ok(WinCall { kind: WinKind::Func(f), args, partition, order, frame, ty });
+            return Ok(WinCall { kind: WinKind::Func(f), args, partition, order, frame, ty, filter: None });
         }
         let agg = AggFunc::named(name).ok_or_else(|| PgError::new("42883", format!("function {name} does not exist")))?;
         let call = AggCall::bind(agg, name, args, star, false, None, Vec::new())?;
-        if agg == AggFunc::StringAgg {
-            return Err(PgError::feature("string_agg as a window function is not supported by heapstore yet"));
-        }
         let ty = call.ty;
-        Ok(WinCall { args: call.args.clone(), kind: WinKind::Agg(call), partition, order, frame, ty })
+        Ok(WinCall { args: call.args.clone(), kind: WinKind::Agg(call), partition, order, frame, ty, filter })
     }
 }
 
@@ -356,6 +357,13 @@ fn partition_values(
             let vals: Vec<Row> = (0..n)
                 .map(|k| c.args.iter().map(|a| ex.eval(a, &rows[part[k]][..width], outer)).collect::<Result<Row>>())
                 .collect::<Result<Vec<_>>>()?;
+            // Rows the FILTER passes (all without one).
+            let passes: Vec<bool> = match &c.filter {
+                None => vec![true; n],
+                Some(f) => (0..n)
+                    .map(|k| Ok(crate::sql::expr::truth(&ex.eval(f, &rows[part[k]][..width], outer)?) == Some(true)))
+                    .collect::<Result<Vec<_>>>()?,
+            };
             // Frames that start at the partition's start grow monotonically: fold as we go.
             let mut running: Option<(usize, super::agg::Running)> = None;
             for i in 0..n {
@@ -363,14 +371,18 @@ fn partition_values(
                 if lo == 0 {
                     let (upto, acc) = running.get_or_insert_with(|| (0, super::agg::Running::new(call)));
                     while *upto < hi {
-                        acc.step(&vals[*upto])?;
+                        if passes[*upto] {
+                            acc.step(&vals[*upto])?;
+                        }
                         *upto += 1;
                     }
                     out.push(acc.value()?);
                 } else {
                     let mut acc = super::agg::Running::new(call);
-                    for v in &vals[lo..hi] {
-                        acc.step(v)?;
+                    for k in lo..hi {
+                        if passes[k] {
+                            acc.step(&vals[k])?;
+                        }
                     }
                     out.push(acc.value()?);
                 }

@@ -139,6 +139,9 @@ fn subscript_arg(e: Scalar) -> Result<Scalar> {
 pub fn bind_subscript(arr: Scalar, subs: Vec<Sub>) -> Result<Scalar> {
     let ty = match type_of(&arr) {
         Some(t) if t.is_array() => t,
+        Some(t) if t.id == crate::types::TypeId::Jsonb => {
+            return Err(PgError::feature("jsonb subscripting (j['key']) is not supported by heapstore yet; use -> and #>"))
+        }
         Some(t) => {
             return Err(PgError::new(
                 sqlstate::DATATYPE_MISMATCH,

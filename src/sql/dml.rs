@@ -486,7 +486,7 @@ pub(crate) fn assignable(from: &SqlType, to: &SqlType) -> bool {
         || (num(from.id) && num(to.id))
         || text(to.id)
         || (expr::is_datetime(from.id) && expr::is_datetime(to.id))
-        || matches!((from.id, to.id), (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8))
+        || matches!((from.id, to.id), (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8) | (Json, Jsonb) | (Jsonb, Json))
 }
 
 /// `INSERT INTO t [(cols)] SELECT ...` (any query): the query runs to completion first, with

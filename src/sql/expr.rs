@@ -146,6 +146,10 @@ pub struct ScopeCol {
     pub hidden: bool,
     /// The table's OID and the column's number, for RowDescription.
     pub source: Option<(u32, i16)>,
+    /// The only column of a FROM function returning a scalar whose output column has its
+    /// own name (`jsonb_array_elements(...) AS e` names `value`): the item's name alone
+    /// (`e`, PostgreSQL's whole-row reference) reads it too.
+    pub whole_row: bool,
 }
 
 /// The columns an expression can name, in the order of the rows it is evaluated on.
@@ -169,6 +173,7 @@ impl Scope {
                     ty: c.ty,
                     hidden: false,
                     source: Some((table.oid, i as i16 + 1)),
+                    whole_row: false,
                 })
                 .collect(),
         }
@@ -219,6 +224,9 @@ pub struct Collect {
     pub windows: std::cell::RefCell<Vec<crate::exec::WinCall>>,
     /// Set-returning calls of a select list.
     pub srfs: std::cell::RefCell<Vec<super::srf::SrfCall>>,
+    /// The query's WINDOW clause: each name with its definition, references to earlier
+    /// windows already resolved.
+    pub named_windows: Vec<(String, sqlparser::ast::WindowSpec)>,
 }
 
 /// Binds expressions against a scope: column names resolved (in enclosing queries' scopes
@@ -252,6 +260,18 @@ impl<'a> Binder<'a> {
         for (depth, sc) in self.outer.iter().enumerate() {
             if let Some(i) = sc.resolve(rel, name)? {
                 return Ok(Scalar::Outer(depth, i, sc.cols[i].ty));
+            }
+        }
+        // A whole-row reference to a scalar function in FROM is its value.
+        if rel.is_none() {
+            let whole = |sc: &Scope| sc.cols.iter().position(|c| c.whole_row && c.rel.as_deref() == Some(name));
+            if let Some(i) = whole(self.scope) {
+                return Ok(Scalar::Col(i, self.scope.cols[i].ty));
+            }
+            for (depth, sc) in self.outer.iter().enumerate() {
+                if let Some(i) = whole(sc) {
+                    return Ok(Scalar::Outer(depth, i, sc.cols[i].ty));
+                }
             }
         }
         // A catalog column of a type heapstore does not have: refused, not "missing".
@@ -425,9 +445,7 @@ impl Binder<'_> {
             }
             Expr::Value(v) => literal(&v.value)?,
             Expr::Nested(inner) => self.bind(inner)?,
-            Expr::UnaryOp { op: UnaryOperator::Not, expr } => {
-                Scalar::Not(Box::new(coerce(self.bind(expr)?, Some(SqlType::new(TypeId::Bool)))?))
-            }
+            Expr::UnaryOp { op: UnaryOperator::Not, expr } => Scalar::Not(Box::new(self.boolean(expr, "NOT")?)),
             Expr::UnaryOp { op: UnaryOperator::Minus, expr } => match self.bind(expr)? {
                 Scalar::Const(Value::Int4(v)) => Scalar::Const(Value::Int4(-v)),
                 Scalar::Const(Value::Int8(v)) => {
@@ -441,6 +459,18 @@ impl Binder<'_> {
             },
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
             Expr::UnaryOp { op: UnaryOperator::PGBitwiseNot, expr } => super::func::bind_bitwise(5, "~", vec![self.bind(expr)?])?,
+            // `@ x`: PostgreSQL's prefix absolute value (int2abs, int4abs, ..., numeric_abs).
+            Expr::UnaryOp { op: UnaryOperator::PGAbs, expr } => {
+                let x = self.bind(expr)?;
+                if !type_of(&x).is_some_and(|t| is_num(t.id)) {
+                    return Err(PgError::new(
+                        "42883",
+                        format!("operator does not exist: @ {}", type_of(&x).map_or("unknown".into(), |t| t.name())),
+                    )
+                    .with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
+                }
+                super::func::bind_call("abs", vec![x])?
+            }
             Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
                 // `ARRAY[...]::t[]`: the elements are typed by the cast (`ARRAY[]::int[]`).
@@ -561,9 +591,19 @@ impl Binder<'_> {
                     }
                     Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
                 };
-                let boolean = |a: Scalar, b: Scalar| -> Result<(Box<Scalar>, Box<Scalar>)> {
+                let boolean = |a: Scalar, b: Scalar, what: &str| -> Result<(Box<Scalar>, Box<Scalar>)> {
                     let bt = Some(SqlType::new(TypeId::Bool));
-                    Ok((Box::new(coerce(a, bt)?), Box::new(coerce(b, bt)?)))
+                    let check = |x: Scalar| -> Result<Box<Scalar>> {
+                        let x = coerce(x, bt)?;
+                        match type_of(&x) {
+                            Some(t) if t.id != TypeId::Bool => Err(PgError::new(
+                                sqlstate::DATATYPE_MISMATCH,
+                                format!("argument of {what} must be type boolean, not type {}", t.name()),
+                            )),
+                            _ => Ok(Box::new(x)),
+                        }
+                    };
+                    Ok((check(a)?, check(b)?))
                 };
                 let regex_op = match op {
                     BinaryOperator::PGRegexMatch => Some((false, false)),
@@ -638,11 +678,11 @@ impl Binder<'_> {
                     BinaryOperator::PGBitwiseShiftLeft => super::func::bind_bitwise(3, "<<", vec![a, b])?,
                     BinaryOperator::PGBitwiseShiftRight => super::func::bind_bitwise(4, ">>", vec![a, b])?,
                     BinaryOperator::And => {
-                        let (a, b) = boolean(a, b)?;
+                        let (a, b) = boolean(a, b, "AND")?;
                         Scalar::And(a, b)
                     }
                     BinaryOperator::Or => {
-                        let (a, b) = boolean(a, b)?;
+                        let (a, b) = boolean(a, b, "OR")?;
                         Scalar::Or(a, b)
                     }
                     other => return Err(PgError::feature(format!("operator {other} is not supported"))),
@@ -1074,10 +1114,15 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         (Value::Numeric(n), Int8) => Value::Int8(n.to_i64()?),
         (Value::Numeric(n), Float8) => Value::Float8(n.to_f64()?),
         (Value::Numeric(n), Float4) => {
+            // numeric_float4 reads the number's text as real: too large or too small (but not
+            // zero) is out of range.
             let f = n.to_f64()?;
             let x = f as f32;
-            if f.is_finite() && x.is_infinite() {
-                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            if (n.is_finite() && x.is_infinite()) || (x == 0.0 && !n.is_zero() && n.is_finite()) {
+                return Err(PgError::new(
+                    sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                    format!("\"{}\" is out of range for type real", n.to_text()),
+                ));
             }
             Value::Float4(x)
         }

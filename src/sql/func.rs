@@ -203,8 +203,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
     }
     if matches!(name, "json_build_object" | "json_build_array") {
         // Variadic "any": untyped literals are text.
-        let args =
-            args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text())) } else { Ok(a) }).collect::<Result<Vec<_>>>()?;
+        let args = super::jsonfn::variadic_any(args)?;
         let f = if name == "json_build_object" { Func::JsonBuildObject } else { Func::JsonBuildArray };
         return Ok(Scalar::Func(f, args, t(TypeId::Json)));
     }
@@ -577,6 +576,34 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "json_each_text",
     "json_object_agg",
     "jsonb_set",
+    "jsonb_exists",
+    "jsonb_exists_any",
+    "jsonb_exists_all",
+    "jsonb_contains",
+    "jsonb_contained",
+    "jsonb_concat",
+    "jsonb_delete",
+    "jsonb_delete_path",
+    "jsonb_object_field",
+    "jsonb_object_field_text",
+    "jsonb_array_element",
+    "jsonb_array_element_text",
+    "json_object_field",
+    "json_object_field_text",
+    "json_array_element",
+    "json_array_element_text",
+    "jsonb_cmp",
+    "jsonb_eq",
+    "jsonb_ne",
+    "jsonb_lt",
+    "jsonb_gt",
+    "jsonb_le",
+    "jsonb_ge",
+    "jsonb_hash",
+    "jsonb_in",
+    "jsonb_out",
+    "json_in",
+    "json_out",
     "jsonb_set_lax",
     "jsonb_insert",
     "jsonb_object",
@@ -3140,15 +3167,13 @@ impl Binder<'_> {
         if self.in_agg {
             return Err(PgError::new("42803", "aggregate function calls cannot contain window function calls"));
         }
-        let WindowType::WindowSpec(spec) = over else {
-            return Err(PgError::feature("named windows are not supported by heapstore yet"));
+        let spec = match over {
+            WindowType::WindowSpec(spec) => super::query::resolve_window(spec, &collect.named_windows)?,
+            WindowType::NamedWindow(name) => {
+                super::query::lookup_window(&crate::catalog::fold_ident(name), &collect.named_windows)?.clone()
+            }
         };
-        if spec.window_name.is_some() {
-            return Err(PgError::feature("named windows are not supported by heapstore yet"));
-        }
-        if filter.is_some() {
-            return Err(PgError::feature("FILTER on a window function is not supported by heapstore yet"));
-        }
+        let spec = &spec;
         // Window arguments and PARTITION BY / ORDER BY may hold aggregates (of the grouped
         // query) but not other window calls.
         let inner = Binder {
@@ -3161,10 +3186,22 @@ impl Binder<'_> {
             now_used: self.now_used,
         };
         let args = exprs.iter().map(|e| inner.bind(e)).collect::<Result<Vec<_>>>()?;
+        let filter = match filter {
+            Some(_) if crate::exec::WinFunc::named(name).is_some() => {
+                return Err(PgError::feature("FILTER is not implemented for non-aggregate window functions"));
+            }
+            Some(f) => Some(inner.boolean(f, "FILTER")?),
+            None => None,
+        };
         let partition = spec.partition_by.iter().map(|e| inner.bind(e)).collect::<Result<Vec<_>>>()?;
+        for p in &partition {
+            super::query::need_operator(type_of(p), false)?;
+        }
         let mut order = Vec::new();
         for o in &spec.order_by {
-            order.push(SortKey::new(inner.bind(&o.expr)?, &o.options));
+            let k = inner.bind(&o.expr)?;
+            super::query::need_operator(type_of(&k), true)?;
+            order.push(SortKey::new(k, &o.options));
         }
         let frame = match &spec.window_frame {
             None => None,
@@ -3221,7 +3258,7 @@ impl Binder<'_> {
                 Some(crate::exec::Frame { rows: f.units == WindowFrameUnits::Rows, start, end, start_following, end_preceding })
             }
         };
-        let call = WinCall::bind(name, args, star, partition, order, frame)?;
+        let call = WinCall::bind(name, args, star, partition, order, frame, filter)?;
         let ty = call.ty;
         let mut w = collect.windows.borrow_mut();
         w.push(call);

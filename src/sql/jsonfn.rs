@@ -103,6 +103,23 @@ pub fn bind_operator(op: &BinaryOperator, a: Scalar, b: Scalar) -> Option<Result
     let (ta, tb) = (type_of(&a), type_of(&b));
     let left = is_json(ta);
     if left.is_none() && is_json(tb).is_none() {
+        // A parameter of no known type left of a json-only operator: its declared type is not
+        // known here, and json and jsonb answer differently, so it must be cast.
+        // `?` exists for jsonb only: an untyped literal left of it is jsonb (`?|` has geometric
+        // forms too, so PostgreSQL finds two candidates there).
+        if matches!(op, B::Question) && matches!(a, Scalar::Unknown(_)) {
+            return match coerce(a, Some(jsonb_t())) {
+                Ok(a) => bind_operator(op, a, b),
+                Err(e) => Some(Err(e)),
+            };
+        }
+        let json_only =
+            matches!(op, B::Arrow | B::LongArrow | B::HashArrow | B::HashLongArrow | B::Question | B::QuestionPipe | B::QuestionAnd);
+        if json_only && matches!(a, Scalar::Param(_, None)) {
+            return Some(Err(PgError::feature(format!(
+                "a parameter of unknown type left of {op} is not supported by heapstore: cast it ($n::jsonb or $n::json)"
+            ))));
+        }
         return None;
     }
     let sym = op.to_string();
@@ -204,6 +221,9 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
             let text_out = name.ends_with("_text");
             let doc_ty = if jsonb { jsonb_t() } else { json };
             (|| {
+                if args.len() < 2 {
+                    return Err(no_function(name, &args));
+                }
                 let mut it = args.clone().into_iter();
                 let doc = it.next().ok_or_else(|| no_function(name, &args))?;
                 let doc = match type_of(&doc) {
@@ -227,18 +247,39 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
             if args.len() != 1 {
                 return Some(Err(no_function(name, &args)));
             }
-            let args: Result<Vec<Scalar>> =
-                args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text)) } else { Ok(a) }).collect();
-            args.map(|args| call(JsonFunc::ToJsonb, args, jsonb_t()))
+            if let Err(e) = polymorphic(&args[0]) {
+                return Some(Err(e));
+            }
+            Ok(call(JsonFunc::ToJsonb, args, jsonb_t()))
         }
         "jsonb_build_object" | "jsonb_build_array" => {
             let f = if name == "jsonb_build_object" { JsonFunc::BuildObject } else { JsonFunc::BuildArray };
-            let args: Result<Vec<Scalar>> =
-                args.into_iter().map(|a| if type_of(&a).is_none() { coerce(a, Some(text)) } else { Ok(a) }).collect();
-            args.map(|args| call(f, args, jsonb_t()))
+            variadic_any(args).map(|args| call(f, args, jsonb_t()))
         }
         _ => return None,
     })
+}
+
+/// The arguments of a VARIADIC "any" function: an untyped literal is text; an untyped
+/// parameter has no type to take (42P18, as in PostgreSQL).
+pub fn variadic_any(args: Vec<Scalar>) -> Result<Vec<Scalar>> {
+    args.into_iter()
+        .map(|a| match (&a, type_of(&a)) {
+            (Scalar::Param(k, _), None) => Err(PgError::new("42P18", format!("could not determine data type of parameter ${k}"))),
+            (_, None) => coerce(a, Some(SqlType::new(TypeId::Text))),
+            _ => Ok(a),
+        })
+        .collect()
+}
+
+/// An argument of a polymorphic (anyelement) parameter must have a type: an untyped literal
+/// or parameter is PostgreSQL's 42804 / 42P18.
+pub fn polymorphic(a: &Scalar) -> Result<()> {
+    match (a, type_of(a)) {
+        (Scalar::Param(k, _), None) => Err(PgError::new("42P18", format!("could not determine data type of parameter ${k}"))),
+        (_, None) => Err(PgError::new(sqlstate::DATATYPE_MISMATCH, "could not determine polymorphic type because input has type unknown")),
+        _ => Ok(()),
+    }
 }
 
 fn no_function(name: &str, args: &[Scalar]) -> PgError {
@@ -258,16 +299,20 @@ fn jsonb_value(v: &Jsonb) -> Value {
     Value::Jsonb(v.to_text())
 }
 
+/// A text[] argument's elements (char(n)[] without the padding, as its cast to text[] gives).
 fn text_items(v: &Value) -> Vec<Option<String>> {
     match v {
-        Value::Array(a) => a
-            .items
-            .iter()
-            .map(|i| match i {
-                Value::Text(s) => Some(s.clone()),
-                _ => None,
-            })
-            .collect(),
+        Value::Array(a) => {
+            let padded = a.ty.elem().is_some_and(|e| e.id == TypeId::Bpchar);
+            a.items
+                .iter()
+                .map(|i| match i {
+                    Value::Text(s) if padded => Some(s.trim_end_matches(' ').to_string()),
+                    Value::Text(s) => Some(s.clone()),
+                    _ => None,
+                })
+                .collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -283,10 +328,26 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
             let typed: Vec<(Value, SqlType)> =
                 args.iter().map(|v| (v.clone(), v.natural_type().unwrap_or(SqlType::new(TypeId::Text)))).collect();
             let text = match f {
-                JsonFunc::BuildObject => match json::build_object(&typed)? {
-                    Value::Json(s) => s,
-                    _ => unreachable!("json_build_object makes json"),
-                },
+                JsonFunc::BuildObject => {
+                    if typed.len() % 2 != 0 {
+                        return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "argument list must have even number of elements")
+                            .with_hint("The arguments of jsonb_build_object() must consist of alternating keys and values."));
+                    }
+                    let mut pairs = Vec::with_capacity(typed.len() / 2);
+                    for (i, kv) in typed.chunks(2).enumerate() {
+                        if kv[0].0 == Value::Null {
+                            return Err(PgError::new(
+                                sqlstate::INVALID_PARAMETER_VALUE,
+                                format!("argument {}: key must not be null", 2 * i + 1),
+                            ));
+                        }
+                        let key = json::key_text(&kv[0].0, &kv[0].1)?;
+                        let mut value = String::new();
+                        json::to_json(&kv[1].0, &kv[1].1, &mut value);
+                        pairs.push((key, jsonb::parse(&value)?));
+                    }
+                    return Ok(jsonb_value(&Jsonb::Object(jsonb::normalize(pairs))));
+                }
                 JsonFunc::BuildArray => match json::build_array(&typed) {
                     Value::Json(s) => s,
                     _ => unreachable!("json_build_array makes json"),
@@ -320,7 +381,7 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
         }
         JsonFunc::Get { jsonb: false, text, index } => {
             let s = doc(&args[0]);
-            let n = json::parse_nodes(s)?;
+            let n = json::parse_nodes(s, true)?;
             let got = if index { n.element(int(&args[1])) } else { n.field(doc(&args[1])) };
             Ok(json_result(got, s, text))
         }
@@ -336,7 +397,24 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
                 })
             } else {
                 let s = doc(&args[0]);
-                let n = json::parse_nodes(s)?;
+                let n = json::parse_nodes(s, true)?;
+                if steps.is_empty() {
+                    // The whole document: a top-level scalar from the start of the text (its
+                    // leading white space kept, as PostgreSQL's get_path_all does), except the
+                    // de-escaped string or NULL of `#>>`.
+                    let decoded = text && matches!(n.kind, NodeKind::Scalar(json::Scalar::String | json::Scalar::Null, _));
+                    return Ok(match &n.kind {
+                        NodeKind::Scalar(..) if !decoded => {
+                            let t = s[..n.span.1].to_string();
+                            if text {
+                                Value::Text(t)
+                            } else {
+                                Value::Json(t)
+                            }
+                        }
+                        _ => json_result(Some(&n), s, text),
+                    });
+                }
                 Ok(json_result(json_path(&n, &steps), s, text))
             }
         }
@@ -361,6 +439,9 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
             let v = match kind {
                 0 => jsonb::delete_key(d, doc(&args[1]))?,
                 1 => {
+                    if matches!(&args[1], Value::Array(a) if a.dims.len() > 1) {
+                        return Err(PgError::new("2202E", "wrong number of array subscripts"));
+                    }
                     let mut d = d;
                     for k in text_items(&args[1]).into_iter().flatten() {
                         d = jsonb::delete_key(d, &k)?;
@@ -375,7 +456,7 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
             Ok(jsonb_value(&v))
         }
         JsonFunc::Typeof { jsonb: true } => Ok(Value::Text(jsonb::parse_stored(doc(&args[0])).type_name().into())),
-        JsonFunc::Typeof { jsonb: false } => Ok(Value::Text(json::parse_nodes(doc(&args[0]))?.type_name().into())),
+        JsonFunc::Typeof { jsonb: false } => Ok(Value::Text(json::parse_nodes(doc(&args[0]), false)?.type_name().into())),
         JsonFunc::ArrayLength { jsonb } => {
             let (kind, len) = if jsonb {
                 match jsonb::parse_stored(doc(&args[0])) {
@@ -384,7 +465,7 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
                     _ => (1, 0),
                 }
             } else {
-                match json::parse_nodes(doc(&args[0]))?.kind {
+                match json::parse_nodes(doc(&args[0]), false)?.kind {
                     NodeKind::Array(items) => (0, items.len()),
                     NodeKind::Object(_) => (2, 0),
                     NodeKind::Scalar(..) => (1, 0),
@@ -433,7 +514,7 @@ pub fn show(f: JsonFunc, args: &[String]) -> String {
 
 fn check_depth(v: &Jsonb) -> Result<()> {
     if v.depth() > jsonb::MAX_DEPTH {
-        return Err(PgError::new("54001", format!("jsonb nesting deeper than {} levels is not supported by heapstore", jsonb::MAX_DEPTH)));
+        return Err(PgError::feature(format!("jsonb nesting deeper than {} levels is not supported by heapstore", jsonb::MAX_DEPTH)));
     }
     Ok(())
 }
@@ -446,16 +527,15 @@ fn json_result(got: Option<&Node>, doc: &str, text: bool) -> Value {
     }
 }
 
-/// `#>` over json: keys through objects, indexes (strtol's reading) through arrays.
+/// `#>` over json: keys through objects, indexes (strtol's reading) through arrays. With
+/// repeated keys every path is followed and the last match in the text wins, as PostgreSQL's
+/// get_path_all finds it.
 fn json_path<'a>(n: &'a Node, steps: &[Option<String>]) -> Option<&'a Node> {
-    let mut cur = n;
-    for step in steps {
-        let step = step.as_deref()?;
-        cur = match &cur.kind {
-            NodeKind::Object(_) => cur.field(step)?,
-            NodeKind::Array(_) => cur.element(jsonb::path_index(step)?)?,
-            NodeKind::Scalar(..) => return None,
-        };
+    let Some((step, rest)) = steps.split_first() else { return Some(n) };
+    let step = step.as_deref()?;
+    match &n.kind {
+        NodeKind::Object(pairs) => pairs.iter().rev().filter(|(k, _)| k == step).find_map(|(_, v)| json_path(v, rest)),
+        NodeKind::Array(_) => json_path(n.element(jsonb::path_index(step)?)?, rest),
+        NodeKind::Scalar(..) => None,
     }
-    Some(cur)
 }

@@ -224,10 +224,67 @@ fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
     Some(cs.into_iter().rev().fold(first, |acc, c| Scalar::And(Box::new(c), Box::new(acc))))
 }
 
+/// A WINDOW clause's definitions, each resolved against the ones before it (PostgreSQL's
+/// rules: a definition may name an earlier window, take its PARTITION BY and ORDER BY, add an
+/// ORDER BY it lacks and a frame, never override either clause nor copy a frame).
+fn named_windows(defs: &[sqlparser::ast::NamedWindowDefinition]) -> Result<Vec<(String, sqlparser::ast::WindowSpec)>> {
+    let mut out: Vec<(String, sqlparser::ast::WindowSpec)> = Vec::new();
+    for sqlparser::ast::NamedWindowDefinition(name, e) in defs {
+        let name = fold_ident(name);
+        let sqlparser::ast::NamedWindowExpr::WindowSpec(spec) = e else {
+            return Err(PgError::syntax(format!("WINDOW {name} AS <name> is not PostgreSQL syntax; write WINDOW {name} AS (<name>)")));
+        };
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(PgError::new("42P20", format!("window \"{name}\" is already defined")));
+        }
+        let spec = resolve_window(spec, &out)?;
+        out.push((name, spec));
+    }
+    Ok(out)
+}
+
+/// A window specification with its reference to a named window (`OVER (w ORDER BY x)`)
+/// resolved into one self-contained specification.
+pub fn resolve_window(
+    spec: &sqlparser::ast::WindowSpec,
+    defined: &[(String, sqlparser::ast::WindowSpec)],
+) -> Result<sqlparser::ast::WindowSpec> {
+    let Some(base_name) = &spec.window_name else { return Ok(spec.clone()) };
+    let base_name = fold_ident(base_name);
+    let base = lookup_window(&base_name, defined)?;
+    if !spec.partition_by.is_empty() {
+        return Err(PgError::new("42P20", format!("cannot override PARTITION BY clause of window \"{base_name}\"")));
+    }
+    if !spec.order_by.is_empty() && !base.order_by.is_empty() {
+        return Err(PgError::new("42P20", format!("cannot override ORDER BY clause of window \"{base_name}\"")));
+    }
+    if base.window_frame.is_some() {
+        let e = PgError::new("42P20", format!("cannot copy window \"{base_name}\" because it has a frame clause"));
+        // `OVER (w)` alone means `OVER w`, which may use w's frame.
+        let bare = spec.order_by.is_empty() && spec.window_frame.is_none();
+        return Err(if bare { e.with_hint("Omit the parentheses in this OVER clause.") } else { e });
+    }
+    Ok(sqlparser::ast::WindowSpec {
+        window_name: None,
+        partition_by: base.partition_by.clone(),
+        order_by: if spec.order_by.is_empty() { base.order_by.clone() } else { spec.order_by.clone() },
+        window_frame: spec.window_frame.clone(),
+    })
+}
+
+/// A named window of the query (`OVER w`).
+pub fn lookup_window<'a>(name: &str, defined: &'a [(String, sqlparser::ast::WindowSpec)]) -> Result<&'a sqlparser::ast::WindowSpec> {
+    defined
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, s)| s)
+        .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("window \"{name}\" does not exist")))
+}
+
 /// Type families whose values hash alike (the join key encoding in `exec::key_of`).
 /// json has no equality or ordering operator in PostgreSQL: it cannot be grouped, made
 /// distinct, set-operated (without ALL) or sorted (42883).
-fn need_operator(t: Option<SqlType>, ordering: bool) -> Result<()> {
+pub fn need_operator(t: Option<SqlType>, ordering: bool) -> Result<()> {
     match t {
         Some(t) if t.id == TypeId::Json => Err(PgError::new(
             "42883",
@@ -530,7 +587,7 @@ impl<'a> Planner<'a> {
         let scope = Scope {
             cols: cols
                 .iter()
-                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None, whole_row: false })
                 .collect(),
         };
         Ok((Rel::Leaf(sub.node, cols.len(), false), scope))
@@ -656,7 +713,10 @@ impl<'a> Planner<'a> {
         let BoundQuery { mut node, columns, correlated } = b;
         if !order.is_empty() {
             let scope = Scope {
-                cols: columns.iter().map(|c| ScopeCol { rel: None, name: c.name.clone(), ty: c.ty, hidden: false, source: None }).collect(),
+                cols: columns
+                    .iter()
+                    .map(|c| ScopeCol { rel: None, name: c.name.clone(), ty: c.ty, hidden: false, source: None, whole_row: false })
+                    .collect(),
             };
             let binder = self.binder(&scope, outer, None);
             let mut keys = Vec::new();
@@ -972,6 +1032,7 @@ impl<'a> Planner<'a> {
                                     ty: c.ty,
                                     hidden: false,
                                     source: c.source,
+                                    whole_row: false,
                                 })
                                 .collect(),
                         };
@@ -1021,6 +1082,7 @@ impl<'a> Planner<'a> {
                                     ty: c.ty,
                                     hidden: false,
                                     source: c.source,
+                                    whole_row: false,
                                 })
                                 .collect(),
                         };
@@ -1035,7 +1097,14 @@ impl<'a> Planner<'a> {
                     let scope = Scope {
                         cols: cols
                             .iter()
-                            .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                            .map(|c| ScopeCol {
+                                rel: Some(rel.clone()),
+                                name: c.name.clone(),
+                                ty: c.ty,
+                                hidden: false,
+                                source: None,
+                                whole_row: false,
+                            })
                             .collect(),
                     };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
@@ -1082,7 +1151,14 @@ impl<'a> Planner<'a> {
                 let scope = Scope {
                     cols: cols
                         .iter()
-                        .map(|c| ScopeCol { rel: rel.clone(), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                        .map(|c| ScopeCol {
+                            rel: rel.clone(),
+                            name: c.name.clone(),
+                            ty: c.ty,
+                            hidden: false,
+                            source: None,
+                            whole_row: false,
+                        })
                         .collect(),
                 };
                 Ok((Rel::Leaf(sub.node, cols.len(), *lateral), scope))
@@ -1137,10 +1213,15 @@ impl<'a> Planner<'a> {
             cols.push(OutCol { name: "ordinality".into(), ty: SqlType::new(TypeId::Int8), source: None });
         }
         let rel = alias.map(|a| fold_ident(&a.name)).unwrap_or_else(|| fname.to_string());
+        // A function returning a scalar whose output column has its own name
+        // (jsonb_array_elements' `value`): the alias names the item, not the column, and the
+        // item's name alone reads the value.
+        let names_its_column = calls.len() == 1 && matches!(calls[0].func, super::srf::SrfFunc::JsonbElements { .. });
+        let named_value = names_its_column && cols.len() == 1;
         if let Some(a) = alias {
             // A function of one column named only by a table alias: the column takes the
-            // alias's name too, as in PostgreSQL.
-            let scalar = calls.len() == 1 && calls[0].width() == 1;
+            // alias's name too, as in PostgreSQL (unless it names its own, above).
+            let scalar = calls.len() == 1 && calls[0].width() == 1 && !names_its_column;
             if a.columns.is_empty() && scalar {
                 cols[0].name = rel.clone();
             }
@@ -1149,7 +1230,14 @@ impl<'a> Planner<'a> {
         let scope = Scope {
             cols: cols
                 .iter()
-                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None })
+                .map(|c| ScopeCol {
+                    rel: Some(rel.clone()),
+                    name: c.name.clone(),
+                    ty: c.ty,
+                    hidden: false,
+                    source: None,
+                    whole_row: named_value,
+                })
                 .collect(),
         };
         let width = cols.len();
@@ -1245,7 +1333,7 @@ impl<'a> Planner<'a> {
                     exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
                     let mut cols: Vec<ScopeCol> = merged
                         .iter()
-                        .map(|(n, _, ty)| ScopeCol { rel: None, name: n.clone(), ty: *ty, hidden: false, source: None })
+                        .map(|(n, _, ty)| ScopeCol { rel: None, name: n.clone(), ty: *ty, hidden: false, source: None, whole_row: false })
                         .collect();
                     cols.extend(joined.cols);
                     let w = merged.len() + width;
@@ -1312,7 +1400,6 @@ impl<'a> Planner<'a> {
         need(lateral_views.is_empty(), "LATERAL VIEW")?;
         need(prewhere.is_none(), "PREWHERE")?;
         need(cluster_by.is_empty() && distribute_by.is_empty() && sort_by.is_empty(), "CLUSTER BY / DISTRIBUTE BY / SORT BY")?;
-        need(named_window.is_empty(), "WINDOW")?;
         need(qualify.is_none(), "QUALIFY")?;
         need(value_table_mode.is_none(), "SELECT AS VALUE / STRUCT")?;
         need(connect_by.is_none(), "CONNECT BY")?;
@@ -1359,7 +1446,7 @@ impl<'a> Planner<'a> {
         let mut node = plan_rel(rel, filters);
 
         // The select list, HAVING and ORDER BY, collecting aggregates and window calls.
-        let collect = Collect::default();
+        let collect = Collect { named_windows: named_windows(named_window)?, ..Collect::default() };
         let b = self.binder(&scope, outer, Some(&collect));
         let mut items: Vec<SelectItemB> = Vec::new();
         for it in projection {
@@ -1558,6 +1645,7 @@ impl<'a> Planner<'a> {
             for w in windows.iter_mut() {
                 w.args = w.args.iter().map(&mut post).collect::<Result<Vec<_>>>()?;
                 w.partition = w.partition.iter().map(&mut post).collect::<Result<Vec<_>>>()?;
+                w.filter = w.filter.as_ref().map(&mut post).transpose()?;
                 for k in w.order.iter_mut() {
                     k.expr = post(&k.expr)?;
                 }
@@ -1872,6 +1960,7 @@ fn prune(node: &mut Node, needed: &[bool]) {
             for c in calls.iter() {
                 c.args.iter().for_each(|e| cols_used(e, &mut n));
                 c.partition.iter().for_each(|e| cols_used(e, &mut n));
+                c.filter.iter().for_each(|e| cols_used(e, &mut n));
                 c.order.iter().for_each(|k| cols_used(&k.expr, &mut n));
             }
             prune(i, &n);
@@ -1968,6 +2057,7 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
             for c in w {
                 c.args.iter().for_each(&mut *f);
                 c.partition.iter().for_each(&mut *f);
+                c.filter.iter().for_each(&mut *f);
                 c.order.iter().for_each(|k| f(&k.expr));
             }
         }

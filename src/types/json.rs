@@ -146,7 +146,7 @@ impl<'a> Lexer<'a> {
                         self.strval.push_str(&self.s[run..self.p]);
                     }
                     let Some(&e) = self.b.get(self.p + 1) else {
-                        return Err(syntax_error(self.s, self.s.len(), "The input string ended unexpectedly.".into()));
+                        return Err(syntax_error(self.s, self.s.len(), format!("Token \"{}\" is invalid.", &self.s[start..])));
                     };
                     match e {
                         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
@@ -507,10 +507,10 @@ impl NodeBuilder {
 impl Sink for NodeBuilder {
     fn begin(&mut self, object: bool, at: usize) -> Result<()> {
         if self.stack.len() >= super::jsonb::MAX_DEPTH {
-            return Err(PgError::new(
-                "54001",
-                format!("json nesting deeper than {} levels is not supported by heapstore", super::jsonb::MAX_DEPTH),
-            ));
+            return Err(PgError::feature(format!(
+                "json nesting deeper than {} levels is not supported by heapstore",
+                super::jsonb::MAX_DEPTH
+            )));
         }
         self.stack.push((at, if object { NodeKind::Object(Vec::new()) } else { NodeKind::Array(Vec::new()) }, String::new()));
         Ok(())
@@ -533,10 +533,12 @@ impl Sink for NodeBuilder {
     }
 }
 
-/// Parses json text into [`Node`]s (strings de-escaped, with the errors that brings).
-pub fn parse_nodes(s: &str) -> Result<Node> {
+/// Parses json text into [`Node`]s; `decode`: strings de-escaped, with the errors that brings
+/// (PostgreSQL's field and element extraction decodes; `json_typeof` and `json_array_length`
+/// only check the syntax).
+pub fn parse_nodes(s: &str, decode: bool) -> Result<Node> {
     let mut b = NodeBuilder { stack: Vec::new(), root: None };
-    walk(s, true, &mut b)?;
+    walk(s, decode, &mut b)?;
     Ok(b.root.unwrap_or(Node { span: (0, 0), kind: NodeKind::Scalar(Scalar::Null, String::new()) }))
 }
 
@@ -617,7 +619,7 @@ pub fn to_json(v: &Value, ty: &SqlType, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Oid(_) => out.push_str(&text(v)),
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => out.push_str(&text(v)),
         Value::Float4(_) | Value::Float8(_) | Value::Numeric(_) => {
             let t = text(v);
             if matches!(t.as_str(), "NaN" | "Infinity" | "-Infinity") {
@@ -689,13 +691,28 @@ pub fn build_object(args: &[(Value, SqlType)]) -> Result<Value> {
         if i > 0 {
             out.push_str(", ");
         }
-        let key = pair[0].0.to_text(&pair[0].1).unwrap_or_default();
+        let key = key_text(&pair[0].0, &pair[0].1)?;
         quote(&key, &mut out);
         out.push_str(" : ");
         to_json(&pair[1].0, &pair[1].1, &mut out);
     }
     out.push('}');
     Ok(Value::Json(out))
+}
+
+/// An object key made from a SQL value, as `datum_to_json` makes keys: the JSON form's text
+/// (booleans `true` / `false`, timestamps in ISO 8601 with a `T`, numbers as printed); arrays,
+/// records, json and jsonb are refused (22023).
+pub fn key_text(v: &Value, ty: &SqlType) -> Result<String> {
+    if matches!(v, Value::Array(_) | Value::Record(_) | Value::Json(_) | Value::Jsonb(_)) {
+        return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "key value must be scalar, not array, composite, or json"));
+    }
+    let mut j = String::new();
+    to_json(v, ty, &mut j);
+    Ok(match super::jsonb::parse(&j)? {
+        super::jsonb::Jsonb::String(s) => s,
+        other => other.to_text(),
+    })
 }
 
 /// `json_build_array(v1, ...)`: `[v1, v2, ...]`.

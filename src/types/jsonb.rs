@@ -18,7 +18,7 @@
 //!    with a contained value (scalars equal); an array contains an array each of whose
 //!    elements equals one of its scalars or is contained in one of its containers; a
 //!    top-level array contains a top-level scalar it has as an element.
-//! 3. Nesting deeper than [`MAX_DEPTH`] is refused (54001) rather than risking the stack.
+//! 3. Nesting deeper than [`MAX_DEPTH`] is refused (0A000) rather than risking the stack.
 
 use super::json::{self, Scalar, Sink};
 use super::Numeric;
@@ -45,7 +45,7 @@ pub fn key_order(a: &str, b: &str) -> Ordering {
 }
 
 fn too_deep() -> PgError {
-    PgError::new("54001", format!("jsonb nesting deeper than {MAX_DEPTH} levels is not supported by heapstore"))
+    PgError::feature(format!("jsonb nesting deeper than {MAX_DEPTH} levels is not supported by heapstore"))
 }
 
 enum Frame {
@@ -685,6 +685,6 @@ mod tests {
         }
         assert_eq!(parse("[1e1000000 x]").unwrap_err().detail.as_deref(), Some("Token \"x\" is invalid."));
         assert_eq!(parse("1e1000000").unwrap_err().message, "value overflows numeric format");
-        assert_eq!(parse(&"[".repeat(MAX_DEPTH + 1)).unwrap_err().code, "54001");
+        assert_eq!(parse(&"[".repeat(MAX_DEPTH + 1)).unwrap_err().code, "0A000");
     }
 }
