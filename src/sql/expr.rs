@@ -152,6 +152,13 @@ pub struct ScopeCol {
     pub whole_row: bool,
 }
 
+impl ScopeCol {
+    /// A plain column of FROM item `rel` (found by its name, no table column behind it).
+    pub fn new(rel: Option<String>, name: String, ty: SqlType) -> ScopeCol {
+        ScopeCol { rel, name, ty, hidden: false, source: None, whole_row: false }
+    }
+}
+
 /// The columns an expression can name, in the order of the rows it is evaluated on.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {

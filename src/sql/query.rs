@@ -584,12 +584,7 @@ impl<'a> Planner<'a> {
         if let Some(a) = alias {
             rename_columns(&mut cols, &a.columns, &rel)?;
         }
-        let scope = Scope {
-            cols: cols
-                .iter()
-                .map(|c| ScopeCol { rel: Some(rel.clone()), name: c.name.clone(), ty: c.ty, hidden: false, source: None, whole_row: false })
-                .collect(),
-        };
+        let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
         Ok((Rel::Leaf(sub.node, cols.len(), false), scope))
     }
 
@@ -712,12 +707,7 @@ impl<'a> Planner<'a> {
     ) -> Result<BoundQuery> {
         let BoundQuery { mut node, columns, correlated } = b;
         if !order.is_empty() {
-            let scope = Scope {
-                cols: columns
-                    .iter()
-                    .map(|c| ScopeCol { rel: None, name: c.name.clone(), ty: c.ty, hidden: false, source: None, whole_row: false })
-                    .collect(),
-            };
+            let scope = Scope { cols: columns.iter().map(|c| ScopeCol::new(None, c.name.clone(), c.ty)).collect() };
             let binder = self.binder(&scope, outer, None);
             let mut keys = Vec::new();
             for o in order {
@@ -1094,19 +1084,7 @@ impl<'a> Planner<'a> {
                     self.now_used.set(true);
                     let (node, cols) = pg_locks(self.s);
                     let rel = alias_name.unwrap_or(tname);
-                    let scope = Scope {
-                        cols: cols
-                            .iter()
-                            .map(|c| ScopeCol {
-                                rel: Some(rel.clone()),
-                                name: c.name.clone(),
-                                ty: c.ty,
-                                hidden: false,
-                                source: None,
-                                whole_row: false,
-                            })
-                            .collect(),
-                    };
+                    let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
                 let table = self.s.relation_for_query(&tname)?;
@@ -1148,19 +1126,7 @@ impl<'a> Planner<'a> {
                 if let Some(a) = alias {
                     rename_columns(&mut cols, &a.columns, rel.as_deref().unwrap_or(""))?;
                 }
-                let scope = Scope {
-                    cols: cols
-                        .iter()
-                        .map(|c| ScopeCol {
-                            rel: rel.clone(),
-                            name: c.name.clone(),
-                            ty: c.ty,
-                            hidden: false,
-                            source: None,
-                            whole_row: false,
-                        })
-                        .collect(),
-                };
+                let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(rel.clone(), c.name.clone(), c.ty)).collect() };
                 Ok((Rel::Leaf(sub.node, cols.len(), *lateral), scope))
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
@@ -1331,10 +1297,7 @@ impl<'a> Planner<'a> {
                     let join = plan_rel(Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new());
                     let mut exprs: Vec<Scalar> = merged.iter().map(|(_, e, _)| e.clone()).collect();
                     exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
-                    let mut cols: Vec<ScopeCol> = merged
-                        .iter()
-                        .map(|(n, _, ty)| ScopeCol { rel: None, name: n.clone(), ty: *ty, hidden: false, source: None, whole_row: false })
-                        .collect();
+                    let mut cols: Vec<ScopeCol> = merged.iter().map(|(n, _, ty)| ScopeCol::new(None, n.clone(), *ty)).collect();
                     cols.extend(joined.cols);
                     let w = merged.len() + width;
                     rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w, false);

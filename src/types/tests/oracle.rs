@@ -4,6 +4,13 @@
 use super::{fixture, output, unhex};
 use crate::types::SqlType;
 
+/// A stored value's binary send form, hex-encoded as the fixtures hold it.
+fn send_hex(ty: SqlType, stored: &[u8]) -> String {
+    let mut wire = Vec::new();
+    ty.send_binary(stored, &mut wire);
+    wire.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// `varchar(16)` -> `SqlType`.
 fn parse_type(spec: &str) -> SqlType {
     let (name, args) = match spec.split_once('(') {
@@ -32,12 +39,7 @@ fn matches_postgres_15() {
         let input = text(cols[1]);
         let mut stored = Vec::new();
         let got = match ty.input_text(&input, &mut stored) {
-            Ok(()) => {
-                let mut wire = Vec::new();
-                ty.send_binary(&stored, &mut wire);
-                let hex: String = wire.iter().map(|b| format!("{b:02x}")).collect();
-                format!("OK {} {hex}", output(ty, &stored))
-            }
+            Ok(()) => format!("OK {} {}", output(ty, &stored), send_hex(ty, &stored)),
             Err(e) => format!("ERR {} {} {}", e.code, e.message, e.hint.unwrap_or_default()),
         };
         let expected = match cols[2] {
@@ -69,14 +71,13 @@ fn jsonb_matches_postgres_15() {
         let mut stored = Vec::new();
         let got = match ty.input_text(&input, &mut stored) {
             Ok(()) => {
+                // The binary form reads back to the same value.
                 let mut wire = Vec::new();
                 ty.send_binary(&stored, &mut wire);
-                let hex: String = wire.iter().map(|b| format!("{b:02x}")).collect();
-                // The binary form reads back to the same value.
                 let mut again = Vec::new();
                 ty.recv_binary(&wire, &mut again).unwrap_or_else(|e| panic!("{input:?}: recv: {e}"));
                 assert_eq!(again, stored, "{input:?}: recv of send");
-                format!("OK {} {hex}", output(ty, &stored))
+                format!("OK {} {}", output(ty, &stored), send_hex(ty, &stored))
             }
             Err(e) => format!(
                 "ERR {} {} | {} | {}",
