@@ -164,8 +164,10 @@ pub enum Node {
     /// Grouping and aggregates: output is the group expressions' values, then the aggregates'.
     Agg(Box<Node>, Vec<Scalar>, Vec<AggCall>),
     Sort(Box<Node>, Vec<SortKey>),
-    /// LIMIT / OFFSET (each a constant or parameter expression).
-    Limit(Box<Node>, Option<Scalar>, Option<Scalar>),
+    /// LIMIT / OFFSET (each a constant or parameter expression); with `FETCH ... WITH TIES`
+    /// the ORDER BY keys (over the input's rows): rows equal to the last one counted in the
+    /// limit under them are sent too.
+    Limit(Box<Node>, Option<Scalar>, Option<Scalar>, Option<Vec<SortKey>>),
     /// The first row of each distinct value of the first `n` columns.
     Distinct(Box<Node>, usize),
     SetOp(SetOpKind, bool, Box<Node>, Box<Node>),
@@ -595,10 +597,13 @@ impl<'a> Exec<'a> {
             Node::Join(j) => join::run(self, node, j, outer, sink),
             Node::Agg(input, group, aggs) => agg::run(self, node, input, group, aggs, outer, sink),
             Node::Sort(input, keys) => sort::run(self, node, input, keys, outer, sink),
-            Node::Limit(input, limit, offset) => {
+            Node::Limit(input, limit, offset, ties) => {
                 let lim = match limit {
                     None => None,
                     Some(e) => match self.eval(e, &[], outer)? {
+                        Value::Null if ties.is_some() => {
+                            return Err(PgError::new("2201W", "row count cannot be null in FETCH FIRST ... WITH TIES clause"));
+                        }
                         Value::Null => None,
                         v => {
                             let n = expr::as_i64(&v)
@@ -628,11 +633,28 @@ impl<'a> Exec<'a> {
                     return Ok(Flow::Continue);
                 }
                 let (mut seen, mut sent, mut sink_stopped) = (0u64, 0u64, false);
+                // WITH TIES: the sort key of the last row inside the limit.
+                let mut last_key: Option<Vec<Value>> = None;
+                let key_of_row = |row: &[Value], keys: &[SortKey]| -> Result<Vec<Value>> {
+                    keys.iter().map(|k| self.eval(&k.expr, row, outer)).collect()
+                };
                 self.run(input, outer, &mut |row| {
-                    if lim.is_some_and(|l| sent >= l) || sink_stopped {
-                        // An input that does not stop when told (a set operation's next arm)
-                        // gets nothing more through.
+                    if sink_stopped {
                         return Ok(Flow::Stop);
+                    }
+                    if lim.is_some_and(|l| sent >= l) {
+                        // Past the limit: only a tie of the last row counted goes through; an
+                        // input that does not stop when told (a set operation's next arm)
+                        // gets nothing more.
+                        let (Some(keys), Some(last)) = (ties, &last_key) else { return Ok(Flow::Stop) };
+                        if sort::compare_keys(&key_of_row(row, keys)?, last, keys) != std::cmp::Ordering::Equal {
+                            return Ok(Flow::Stop);
+                        }
+                        if let Flow::Stop = sink(row)? {
+                            sink_stopped = true;
+                            return Ok(Flow::Stop);
+                        }
+                        return Ok(Flow::Continue);
                     }
                     seen += 1;
                     if seen <= off {
@@ -643,7 +665,13 @@ impl<'a> Exec<'a> {
                         sink_stopped = true;
                         return Ok(Flow::Stop);
                     }
-                    Ok(if lim.is_some_and(|l| sent >= l) { Flow::Stop } else { Flow::Continue })
+                    if lim.is_some_and(|l| sent >= l) {
+                        match ties {
+                            Some(keys) => last_key = Some(key_of_row(row, keys)?),
+                            None => return Ok(Flow::Stop),
+                        }
+                    }
+                    Ok(Flow::Continue)
                 })?;
                 // Reaching the limit stops the input, not the caller; the caller's own stop
                 // goes up.

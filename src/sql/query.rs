@@ -224,6 +224,22 @@ fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
     Some(cs.into_iter().rev().fold(first, |acc, c| Scalar::And(Box::new(c), Box::new(acc))))
 }
 
+/// `FETCH FIRST n ROWS WITH TIES`: the limit takes the ORDER BY keys of the sort beneath it
+/// (under the final projection).
+fn with_ties(node: &mut Node) -> Result<()> {
+    match node {
+        Node::Project(i, _) => with_ties(i),
+        Node::Limit(i, _, _, ties) => match &**i {
+            Node::Sort(_, keys) => {
+                *ties = Some(keys.clone());
+                Ok(())
+            }
+            _ => Err(refuse("FETCH ... WITH TIES with DISTINCT ON")),
+        },
+        _ => Err(refuse("FETCH ... WITH TIES here")),
+    }
+}
+
 /// A WINDOW clause's definitions, each resolved against the ones before it (PostgreSQL's
 /// rules: a definition may name an earlier window, take its PARTITION BY and ORDER BY, add an
 /// ORDER BY it lacks and a frame, never override either clause nor copy a frame).
@@ -669,8 +685,11 @@ impl<'a> Planner<'a> {
                 }
                 Some(LimitClause::OffsetCommaLimit { .. }) => return Err(refuse("LIMIT offset, count")),
             }
+            let ties = fetch.as_ref().is_some_and(|f| f.with_ties);
+            if ties && order.is_empty() {
+                return Err(PgError::syntax("WITH TIES cannot be specified without ORDER BY clause"));
+            }
             if let Some(f) = fetch {
-                need(!f.with_ties, "FETCH ... WITH TIES")?;
                 need(!f.percent, "FETCH ... PERCENT")?;
                 if limit.is_some() {
                     return Err(PgError::syntax("syntax error: LIMIT and FETCH cannot both be given"));
@@ -680,13 +699,17 @@ impl<'a> Planner<'a> {
                     None => Scalar::Const(Value::Int8(1)),
                 });
             }
-            match &**body {
-                SetExpr::Select(sel) => self.select(sel, &order, limit, offset, outer),
+            let mut b = match &**body {
+                SetExpr::Select(sel) => self.select(sel, &order, limit, offset, outer)?,
                 other => {
                     let b = self.set_expr(other, outer)?;
-                    self.finish_order_limit(b, &order, limit, offset, outer)
+                    self.finish_order_limit(b, &order, limit, offset, outer)?
                 }
+            };
+            if ties {
+                with_ties(&mut b.node)?;
             }
+            Ok(b)
         })();
         self.ctes.borrow_mut().truncate(saved);
         let mut r = r?;
@@ -727,7 +750,7 @@ impl<'a> Planner<'a> {
             node = Node::Sort(Box::new(node), keys);
         }
         if limit.is_some() || offset.is_some() {
-            node = Node::Limit(Box::new(node), limit, offset);
+            node = Node::Limit(Box::new(node), limit, offset, None);
         }
         Ok(BoundQuery { node, columns, correlated })
     }
@@ -1724,7 +1747,7 @@ impl<'a> Planner<'a> {
             node = Node::Sort(Box::new(node), sort_keys);
         }
         if limit.is_some() || offset.is_some() {
-            node = Node::Limit(Box::new(node), limit, offset);
+            node = Node::Limit(Box::new(node), limit, offset, None);
         }
         let width = if is_distinct_on { exprs.len() } else { node.width() };
         if width > nvis {
@@ -1872,7 +1895,12 @@ fn prune(node: &mut Node, needed: &[bool]) {
             }
             prune(i, &need);
         }
-        Node::Limit(i, ..) => prune(i, &need),
+        Node::Limit(i, _, _, ties) => {
+            for k in ties.iter().flatten() {
+                cols_used(&k.expr, &mut need);
+            }
+            prune(i, &need);
+        }
         Node::Distinct(i, n) => {
             for x in need.iter_mut().take(*n) {
                 *x = true;
@@ -2001,8 +2029,9 @@ pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
             visit_exprs(i, f);
             k.iter().for_each(|k| f(&k.expr));
         }
-        Node::Limit(i, l, o) => {
+        Node::Limit(i, l, o, ties) => {
             visit_exprs(i, f);
+            ties.iter().flatten().for_each(|k| f(&k.expr));
             if let Some(x) = l {
                 f(x);
             }
