@@ -1976,7 +1976,9 @@ fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
 /// PostgreSQL's common type of several expressions (CASE, COALESCE, UNION, ...): all
 /// unknown is text; integers widen (int2 < int4 < int8) and go to float8 with a float; text
 /// types go to text (varchar when all are varchar); date with timestamp is timestamp. Other
-/// mixes fail with 42804 naming `what`.
+/// mixes fail naming `what`: 42804 when the types' categories differ, else 42846 (PostgreSQL
+/// keeps the first type of a category and then cannot convert the other to it: json and
+/// jsonb, uuid and bytea, int[] and text[]).
 pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlType>> {
     let mut cur: Option<SqlType> = None;
     for t in types.iter().flatten() {
@@ -1999,6 +2001,10 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 } else {
                     TypeId::Timestamp
                 })
+            }
+            Some(c) if super::pg_catalog::type_category(c.id) == super::pg_catalog::type_category(t.id) => {
+                let what = if what == "CASE" { "CASE/WHEN" } else { what };
+                return Err(PgError::new("42846", format!("{what} could not convert type {} to {}", t.name(), c.name())));
             }
             Some(c) => {
                 return Err(PgError::new("42804", format!("{what} types {} and {} cannot be matched", c.name(), t.name())));

@@ -820,6 +820,11 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::Interval, 16, false, 'T', true, 'd', 'p', false),
 ];
 
+/// A type's `pg_type.typcategory` (`N` numeric, `S` string, `U` user-defined, `A` array, ...).
+pub fn type_category(id: TypeId) -> char {
+    type_facts(id).2
+}
+
 /// The `pg_type` facts of a type.
 fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
     match id {
