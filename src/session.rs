@@ -275,11 +275,11 @@ pub struct Session {
     /// The end of the last WAL record a sequence function wrote in this transaction: flushed
     /// at commit (`sql::sequence` invariant 2).
     seq_flush: std::cell::Cell<crate::wal::Lsn>,
-    /// Foreign keys' key lookups, planned once per table definition (`sql::fk`).
-    pub(crate) fk_probes: std::cell::RefCell<crate::sql::fk::ProbeCache>,
+    /// Foreign keys' key lookups, planned once per table definition (`exec::fk`).
+    pub(crate) fk_probes: std::cell::RefCell<crate::exec::fk::ProbeCache>,
     /// Foreign-key work of the statements a referential action ran, done by the outermost
-    /// statement's [`crate::sql::fk::Tracker::finish`] in a loop rather than by recursion.
-    pub(crate) fk_queue: std::cell::RefCell<Vec<crate::sql::fk::Tracker>>,
+    /// statement's [`crate::exec::fk::Tracker::finish`] in a loop rather than by recursion.
+    pub(crate) fk_queue: std::cell::RefCell<Vec<crate::exec::fk::Tracker>>,
     pub(crate) fk_nested: std::cell::Cell<bool>,
 }
 
@@ -696,12 +696,12 @@ impl Session {
         }
     }
 
-    /// Locks any object until transaction end (foreign keys' key locks: `sql::fk`).
+    /// Locks any object until transaction end (foreign keys' key locks: `exec::fk`).
     pub(crate) fn lock_tag(&mut self, tag: LockTag, mode: LockMode) -> Result<()> {
         self.shared.locks.lock(self.locks.get_mut(), tag, mode)
     }
 
-    /// A snapshot of this moment, whatever the isolation level (`sql::fk` invariant 1): it
+    /// A snapshot of this moment, whatever the isolation level (`exec::fk` invariant 1): it
     /// sees every transaction committed now, and this transaction's changes up to the current
     /// command. Its xmin is published only if lower than the session's.
     pub(crate) fn latest_snapshot(&mut self) -> Snapshot {

@@ -458,8 +458,8 @@ pub fn copy_from(s: &mut Session, table: &Table, cols: &[usize], opts: CopyOptio
     }
     let per_row = fills.contains(&DefaultFill::PerRow);
     // Foreign keys: the keys the new rows reference are collected as they are written and
-    // checked at the end (`sql::fk`); such a COPY runs serially.
-    let mut fk = crate::sql::fk::Tracker::new(s, &std::sync::Arc::new(table.clone()))?.filter(|t| t.references());
+    // checked at the end (`exec::fk`); such a COPY runs serially.
+    let mut fk = crate::exec::fk::Tracker::new(s, &std::sync::Arc::new(table.clone()))?.filter(|t| t.references());
     let checks = crate::exec::rows::Checks::new(table)?;
     let ctx = LoadCtx::new(s, &shared, table, cols, fills, checks);
     let rdr = CopyReader::new(src, opts, &table.name, &names);
@@ -488,7 +488,7 @@ fn copy_from_serial(
     pins: &Pins,
     locks: &mut crate::lock::SessionLocks,
     per_row: Option<&dyn Fn(usize) -> Result<Option<Vec<u8>>>>,
-    mut fk: Option<&mut crate::sql::fk::Tracker>,
+    mut fk: Option<&mut crate::exec::fk::Tracker>,
 ) -> Result<u64> {
     let shared = ctx.shared;
     let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };

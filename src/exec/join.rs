@@ -1,6 +1,10 @@
-//! Joins: a hash join on equality keys (the right input is the build side), else a nested
-//! loop over the materialized right input. LEFT / RIGHT / FULL joins add the unmatched rows
-//! of their preserved side, padded with NULLs.
+//! Joins: a hash join on equality keys (the right input is the build side, or the left with
+//! `build_left`), a merge join over inputs sorted on the keys (`merge`), else a nested loop
+//! over the materialized right input. LEFT / RIGHT / FULL joins add the unmatched rows of
+//! their preserved side, padded with NULLs. Whatever the method, a joined row is the left
+//! input's columns, then the right's.
+//!
+//! A merge join holds its right input's rows in memory (it does not spill).
 //!
 //! A hash join whose build side outgrows `work_mem` becomes a partitioned ("grace") hash
 //! join: both inputs are written to temporary files by a hash of their join key, then each
@@ -37,22 +41,30 @@ pub(super) fn run(
     if j.lateral {
         return lateral(ex, j, outer, sink);
     }
-    // Build: the right input's rows, in memory while they fit.
-    let mut right: Vec<Row> = Vec::new();
+    if j.merge {
+        return merge(ex, j, outer, sink);
+    }
+    // The build input (the right one, or the left with `build_left`) and its key side.
+    let (build_node, probe_node) = if j.build_left { (&j.left, &j.right) } else { (&j.right, &j.left) };
+    let bl = j.build_left;
+    let build_keys = || j.keys.iter().map(move |k| if bl { &k.0 } else { &k.1 });
+    let probe_keys = || j.keys.iter().map(move |k| if bl { &k.1 } else { &k.0 });
+    // Build: the build input's rows, in memory while they fit.
+    let mut build: Vec<Row> = Vec::new();
     let mut mem = 0usize;
     let mut parts: Vec<super::spill::TempFile<'_>> = Vec::new();
     let mut vals = Vec::new();
     let mut key = Vec::new();
-    ex.run(&j.right, outer, &mut |r| {
+    ex.run(build_node, outer, &mut |r| {
         if parts.is_empty() {
-            right.push(r.to_vec());
+            build.push(r.to_vec());
             mem += super::row_bytes(r);
             if mem > ex.work_mem && !j.keys.is_empty() {
                 for _ in 0..PARTITIONS {
                     parts.push(ex.temp.create()?);
                 }
-                for r in right.drain(..) {
-                    let p = if keys_of(ex, &mut j.keys.iter().map(|k| &k.1), &r, outer, &mut vals)? {
+                for r in build.drain(..) {
+                    let p = if keys_of(ex, &mut build_keys(), &r, outer, &mut vals)? {
                         key_of(&vals, &mut key);
                         partition_of(&key, 0)
                     } else {
@@ -63,7 +75,7 @@ pub(super) fn run(
             }
             return Ok(Flow::Continue);
         }
-        let p = if keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut vals)? {
+        let p = if keys_of(ex, &mut build_keys(), r, outer, &mut vals)? {
             key_of(&vals, &mut key);
             partition_of(&key, 0)
         } else {
@@ -74,43 +86,135 @@ pub(super) fn run(
     })?;
     if parts.is_empty() {
         ex.note_mem(node, mem as u64);
-        let mut left = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| ex.run(&j.left, outer, f).map(|_| ());
-        return join_batch(ex, j, right, &mut left, outer, sink);
+        let mut probe = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| ex.run(probe_node, outer, f).map(|_| ());
+        return join_batch(ex, j, build, &mut probe, outer, sink);
     }
     // Partition the probe side the same way.
-    let mut lparts: Vec<super::spill::TempFile<'_>> = Vec::with_capacity(PARTITIONS);
+    let mut pparts: Vec<super::spill::TempFile<'_>> = Vec::with_capacity(PARTITIONS);
     for _ in 0..PARTITIONS {
-        lparts.push(ex.temp.create()?);
+        pparts.push(ex.temp.create()?);
     }
-    ex.run(&j.left, outer, &mut |l| {
-        let p = if keys_of(ex, &mut j.keys.iter().map(|k| &k.0), l, outer, &mut vals)? {
+    ex.run(probe_node, outer, &mut |l| {
+        let p = if keys_of(ex, &mut probe_keys(), l, outer, &mut vals)? {
             key_of(&vals, &mut key);
             partition_of(&key, 0)
         } else {
             0
         };
-        lparts[p].write_row(l)?;
+        pparts[p].write_row(l)?;
         Ok(Flow::Continue)
     })?;
-    ex.note_disk(node, parts.iter().chain(lparts.iter()).map(|p| p.len()).sum());
-    for (rp, lp) in parts.into_iter().zip(lparts) {
-        let mut rr = rp.reader()?;
-        let mut right = Vec::new();
-        while let Some(r) = rr.next_row()? {
-            right.push(r);
+    ex.note_disk(node, parts.iter().chain(pparts.iter()).map(|p| p.len()).sum());
+    for (bp, pp) in parts.into_iter().zip(pparts) {
+        let mut br = bp.reader()?;
+        let mut build = Vec::new();
+        while let Some(r) = br.next_row()? {
+            build.push(r);
         }
-        drop(rr);
-        let mut lr = lp.reader()?;
-        let mut left = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| -> Result<()> {
-            while let Some(r) = lr.next_row()? {
+        drop(br);
+        let mut pr = pp.reader()?;
+        let mut probe = |f: &mut dyn FnMut(&[Value]) -> Result<Flow>| -> Result<()> {
+            while let Some(r) = pr.next_row()? {
                 if let Flow::Stop = f(&r)? {
                     break;
                 }
             }
             Ok(())
         };
-        if let Flow::Stop = join_batch(ex, j, right, &mut left, outer, sink)? {
+        if let Flow::Stop = join_batch(ex, j, build, &mut probe, outer, sink)? {
             return Ok(Flow::Stop);
+        }
+    }
+    Ok(Flow::Continue)
+}
+
+/// Compares two non-NULL key tuples as the Sorts under a merge join ordered them.
+fn cmp_keys(a: &[Value], b: &[Value]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        let o = super::sort::compare_key(x, y, false, false);
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// A merge join: the right input's (sorted) rows are held, the left's stream past them. For
+/// each left key, the right rows with an equal key are one run; as left keys only grow, the
+/// run's start only moves forward. A NULL key matches nothing (NULLs sort last).
+fn merge(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+    let mut right: Vec<(Option<Vec<Value>>, Row)> = Vec::new();
+    let mut vals = Vec::new();
+    ex.run(&j.right, outer, &mut |r| {
+        let k = keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut vals)?.then(|| vals.clone());
+        right.push((k, r.to_vec()));
+        Ok(Flow::Continue)
+    })?;
+    debug_assert!(
+        right.windows(2).all(|w| match (&w[0].0, &w[1].0) {
+            (Some(a), Some(b)) => cmp_keys(a, b) != std::cmp::Ordering::Greater,
+            (None, Some(_)) => false,
+            _ => true,
+        }),
+        "a merge join's right input is sorted on its keys, NULLs last"
+    );
+    let mut matched = vec![false; right.len()];
+    let mut start = 0usize;
+    let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
+    let nulls_right = vec![Value::Null; j.right_width];
+    let mut stopped = false;
+    ex.run(&j.left, outer, &mut |l| {
+        let mut any = false;
+        if keys_of(ex, &mut j.keys.iter().map(|k| &k.0), l, outer, &mut vals)? {
+            while start < right.len() && right[start].0.as_ref().is_some_and(|k| cmp_keys(k, &vals) == std::cmp::Ordering::Less) {
+                start += 1;
+            }
+            let mut i = start;
+            while i < right.len() && right[i].0.as_ref().is_some_and(|k| cmp_keys(k, &vals) == std::cmp::Ordering::Equal) {
+                joined.clear();
+                joined.extend_from_slice(l);
+                joined.extend_from_slice(&right[i].1);
+                let ok = match &j.cond {
+                    Some(c) => ex.truth(c, &joined, outer)?,
+                    None => true,
+                };
+                if ok {
+                    any = true;
+                    matched[i] = true;
+                    if let Flow::Stop = sink(&joined)? {
+                        stopped = true;
+                        return Ok(Flow::Stop);
+                    }
+                }
+                i += 1;
+            }
+        }
+        if !any && matches!(j.kind, JoinKind::Left | JoinKind::Full) {
+            joined.clear();
+            joined.extend_from_slice(l);
+            joined.extend_from_slice(&nulls_right);
+            if let Flow::Stop = sink(&joined)? {
+                stopped = true;
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    })?;
+    if stopped {
+        return Ok(Flow::Stop);
+    }
+    if matches!(j.kind, JoinKind::Right | JoinKind::Full) {
+        let nulls_left = vec![Value::Null; j.left_width];
+        for (i, (_, r)) in right.iter().enumerate() {
+            if matched[i] {
+                continue;
+            }
+            joined.clear();
+            joined.extend_from_slice(&nulls_left);
+            joined.extend_from_slice(r);
+            if let Flow::Stop = sink(&joined)? {
+                return Ok(Flow::Stop);
+            }
         }
     }
     Ok(Flow::Continue)
@@ -156,36 +260,56 @@ fn lateral(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut
     })
 }
 
-/// Joins the rows of `left` with the in-memory `right` rows.
+/// Joins the in-memory `build` rows with the rows of `probe` (the right input's rows are
+/// built unless `build_left`); joined rows are always the left's columns, then the right's.
 fn join_batch(
     ex: &Exec<'_>,
     j: &JoinNode,
-    right: Vec<Row>,
-    left: &mut Source<'_>,
+    build: Vec<Row>,
+    probe: &mut Source<'_>,
     outer: &[&[Value]],
     sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
 ) -> Result<Flow> {
-    let mut matched = vec![false; right.len()];
+    let bl = j.build_left;
+    let mut matched = vec![false; build.len()];
     let mut table: KeyMap<Vec<usize>> = KeyMap::default();
     let mut key = Vec::new();
     let mut vals = Vec::with_capacity(j.keys.len());
     if !j.keys.is_empty() {
-        for (i, r) in right.iter().enumerate() {
-            if !keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut vals)? {
+        for (i, r) in build.iter().enumerate() {
+            if !keys_of(ex, &mut j.keys.iter().map(|k| if bl { &k.0 } else { &k.1 }), r, outer, &mut vals)? {
                 continue; // a NULL key matches nothing
             }
             key_of(&vals, &mut key);
             table.entry(key.clone()).or_default().push(i);
         }
     }
-    let all: Vec<usize> = (0..right.len()).collect();
+    // Which unmatched rows a join keeps: of the probe input, and of the build input.
+    let (keep_probe, keep_build) = match j.kind {
+        JoinKind::Inner => (false, false),
+        JoinKind::Full => (true, true),
+        JoinKind::Left => (!bl, bl),
+        JoinKind::Right => (bl, !bl),
+    };
+    let (build_w, probe_w) = if bl { (j.left_width, j.right_width) } else { (j.right_width, j.left_width) };
+    let all: Vec<usize> = (0..build.len()).collect();
     let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
-    let nulls_right = vec![Value::Null; j.right_width];
+    let nulls_build = vec![Value::Null; build_w];
+    let combine = |joined: &mut Row, p: &[Value], b: &[Value]| {
+        joined.clear();
+        if bl {
+            joined.extend_from_slice(b);
+            joined.extend_from_slice(p);
+        } else {
+            joined.extend_from_slice(p);
+            joined.extend_from_slice(b);
+        }
+    };
     let mut stopped = false;
-    left(&mut |l| {
+    probe(&mut |p| {
         let candidates: &[usize] = if j.keys.is_empty() {
             &all
-        } else if keys_of(ex, &mut j.keys.iter().map(|k| &k.0), l, outer, &mut vals)? {
+        } else if keys_of(ex, &mut j.keys.iter().map(|k| if bl { &k.1 } else { &k.0 }), p, outer, &mut vals)? {
             key_of(&vals, &mut key);
             table.get(&key).map(Vec::as_slice).unwrap_or(&[])
         } else {
@@ -193,9 +317,7 @@ fn join_batch(
         };
         let mut any = false;
         for &i in candidates {
-            joined.clear();
-            joined.extend_from_slice(l);
-            joined.extend_from_slice(&right[i]);
+            combine(&mut joined, p, &build[i]);
             if let Some(c) = &j.cond {
                 if !ex.truth(c, &joined, outer)? {
                     continue;
@@ -208,10 +330,8 @@ fn join_batch(
                 return Ok(Flow::Stop);
             }
         }
-        if !any && matches!(j.kind, JoinKind::Left | JoinKind::Full) {
-            joined.clear();
-            joined.extend_from_slice(l);
-            joined.extend_from_slice(&nulls_right);
+        if !any && keep_probe {
+            combine(&mut joined, p, &nulls_build);
             if let Flow::Stop = sink(&joined)? {
                 stopped = true;
                 return Ok(Flow::Stop);
@@ -222,15 +342,13 @@ fn join_batch(
     if stopped {
         return Ok(Flow::Stop);
     }
-    if matches!(j.kind, JoinKind::Right | JoinKind::Full) {
-        let nulls_left = vec![Value::Null; j.left_width];
-        for (i, r) in right.iter().enumerate() {
+    if keep_build {
+        let nulls_probe = vec![Value::Null; probe_w];
+        for (i, r) in build.iter().enumerate() {
             if matched[i] {
                 continue;
             }
-            joined.clear();
-            joined.extend_from_slice(&nulls_left);
-            joined.extend_from_slice(r);
+            combine(&mut joined, &nulls_probe, r);
             if let Flow::Stop = sink(&joined)? {
                 return Ok(Flow::Stop);
             }

@@ -26,9 +26,10 @@
 //!    result cached); a correlated one runs once per outer row.
 
 pub mod agg;
+pub mod fk;
 mod join;
 pub mod rows;
-mod sort;
+pub(crate) mod sort;
 pub mod spill;
 pub mod window;
 
@@ -139,6 +140,12 @@ pub struct JoinNode {
     /// The right input reads the left row (LATERAL): it runs once per left row, with that row
     /// as its nearest outer row (a nested loop; only INNER and LEFT joins).
     pub lateral: bool,
+    /// A hash join that hashes the left input and probes with the right (the planner hashes
+    /// the smaller input; `sql::cost`). Rows are still the left's columns, then the right's.
+    pub build_left: bool,
+    /// A merge join: both inputs arrive sorted on their keys (ascending, NULLs last; the
+    /// planner puts a Sort under each), and equal keys are matched in one pass.
+    pub merge: bool,
 }
 
 /// UNION / INTERSECT / EXCEPT.

@@ -83,6 +83,16 @@ impl SessionParams {
         SessionParams { values, defaults, database: String::new(), probe: false }
     }
 
+    /// The planner's settings (`enable_*`, the cost constants), settable per session, starting
+    /// from the server's values.
+    pub fn add_planner_settings(&mut self, engine: &crate::config::Settings) {
+        for &name in crate::sql::cost::PLANNER_SETTINGS {
+            let v = engine.get(name).unwrap_or("").to_string();
+            self.defaults.insert(name.to_string(), v.clone());
+            self.values.insert(name.to_string(), (name, v, true));
+        }
+    }
+
     /// Every parameter with its display name and value (for `pg_settings`).
     pub fn pairs(&self) -> Vec<(String, String)> {
         self.values.values().map(|(n, v, _)| (n.to_string(), v.clone())).collect()
@@ -170,6 +180,30 @@ impl SessionParams {
                         format!("invalid value for parameter \"IntervalStyle\": \"{value}\""),
                     )
                     .with_hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601."))
+                }
+            },
+            k if k.starts_with("enable_") => match crate::config::parse_bool(value) {
+                Some(b) => if b { "on" } else { "off" }.to_string(),
+                None => {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("parameter \"{display}\" requires a Boolean value"),
+                    ))
+                }
+            },
+            k if k.ends_with("_cost") => match value.trim().parse::<f64>() {
+                Ok(f) if (0.0..=f64::MAX).contains(&f) => value.trim().to_string(),
+                Ok(_) => {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("{value} is outside the valid range for parameter \"{display}\" (0 .. 1.79769e+308)"),
+                    ))
+                }
+                Err(_) => {
+                    return Err(PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"{display}\": \"{value}\""),
+                    ))
                 }
             },
             "extra_float_digits" => match value.parse::<i32>() {

@@ -567,7 +567,7 @@ fn dependent_views(s: &Session, t: &Table) -> Vec<String> {
 /// Refuses to drop index `ix` of `t` (as a constraint or an index) while a foreign key looks
 /// keys up in it (2BP01, as PostgreSQL without CASCADE).
 pub(crate) fn index_not_referenced(s: &Session, t: &Table, ix: &crate::catalog::Index, what: &str) -> Result<()> {
-    if let Some((child, fk)) = super::fk::referencing(s, t.oid).into_iter().find(|(_, f)| f.ref_index == ix.oid) {
+    if let Some((child, fk)) = crate::exec::fk::referencing(s, t.oid).into_iter().find(|(_, f)| f.ref_index == ix.oid) {
         let object =
             if what == "constraint" { format!("constraint {} on table {}", ix.name, t.name) } else { format!("index {}", ix.name) };
         return Err(PgError::new("2BP01", format!("cannot drop {object} because other objects depend on it"))
@@ -697,7 +697,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     return Err(no_column(&n));
                 };
                 // A foreign key onto the column: refused (PostgreSQL without CASCADE).
-                let referencing = super::fk::referencing(s, table.oid);
+                let referencing = crate::exec::fk::referencing(s, table.oid);
                 for (child, fk) in &referencing {
                     if fk.ref_columns.contains(&i) && !(child.oid == table.oid && fk.columns.contains(&i)) {
                         return Err(PgError::new(
@@ -893,7 +893,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 ColOp::DropDefault => new.columns[i].default = None,
                 ColOp::SetDataType { data_type, using, .. } => {
                     let in_fk = cur.foreign_keys.iter().any(|f| f.columns.contains(&i))
-                        || super::fk::referencing(s, cur.oid).iter().any(|(_, f)| f.ref_columns.contains(&i));
+                        || crate::exec::fk::referencing(s, cur.oid).iter().any(|(_, f)| f.ref_columns.contains(&i));
                     if in_fk {
                         return Err(PgError::feature(format!(
                             "changing the type of column \"{cname}\", which a foreign key uses, is not supported by heapstore"

@@ -382,7 +382,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
     if let Some((sets, _)) = conflict.as_ref().and_then(|oc| oc.update.as_ref()) {
         // The keys such an update removes are not tracked for the foreign keys onto them.
-        let referenced = super::fk::referencing(s, table.oid);
+        let referenced = crate::exec::fk::referencing(s, table.oid);
         if sets.iter().any(|(c, _)| referenced.iter().any(|(_, f)| f.ref_columns.contains(c))) {
             return Err(PgError::feature("ON CONFLICT DO UPDATE of a column a foreign key references is not supported by heapstore"));
         }
@@ -436,7 +436,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, &table);
     let checks = crate::exec::rows::Checks::new(&table)?;
-    let mut fk = super::fk::Tracker::new(s, &table)?;
+    let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     let mut out = RowsOut::new(returning.as_ref());
     // Values are computed row by row, in order (a volatile default, `nextval`, sees the rows
     // before it), then stored.
@@ -528,7 +528,7 @@ pub(crate) fn insert_select(
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, table);
     let checks = crate::exec::rows::Checks::new(table)?;
-    let mut fk = super::fk::Tracker::new(s, table)?;
+    let mut fk = crate::exec::fk::Tracker::new(s, table)?;
     let mut out = RowsOut::new(returning);
     let mut vals = vec![Value::Null; table.columns.len()];
     for r in &rows {
@@ -1157,7 +1157,7 @@ pub fn update(
     let returning = returning.map(|items| Returning::bind(s, &table, items)).transpose()?;
     let plan = Plan::new(table.clone(), filter, needed);
     let mut out = RowsOut::new(returning.as_ref());
-    let mut fk = super::fk::Tracker::new(s, &table)?;
+    let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     change_rows(s, &plan, params, Some(&sets), &mut out, fk.as_mut())?;
     if let Some(fk) = fk {
         fk.finish(s)?;
@@ -1179,7 +1179,7 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
     let returning = d.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
     // RETURNING reads the deleted rows' columns, and foreign keys their keys.
-    let mut fk = super::fk::Tracker::new(s, &table)?;
+    let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     let plan = Plan::new(table.clone(), filter, vec![returning.is_some() || fk.is_some(); table.columns.len()]);
     let mut out = RowsOut::new(returning.as_ref());
     change_rows(s, &plan, params, None, &mut out, fk.as_mut())?;
@@ -1202,7 +1202,7 @@ fn change_rows(
     params: &[Option<String>],
     sets: Option<&[(usize, Scalar)]>,
     out: &mut RowsOut<'_>,
-    mut fk: Option<&mut super::fk::Tracker>,
+    mut fk: Option<&mut crate::exec::fk::Tracker>,
 ) -> Result<u64> {
     let table = plan.table.clone();
     let snap = s.snapshot();

@@ -361,17 +361,37 @@ impl Render<'_> {
                 let rn = names(&j.right);
                 let mut all = ln.clone();
                 all.extend(rn.iter().cloned());
-                let kind = match j.kind {
-                    exec::JoinKind::Inner => "",
-                    exec::JoinKind::Left => " Left Join",
-                    exec::JoinKind::Right => " Right Join",
-                    exec::JoinKind::Full => " Full Join",
+                // PostgreSQL names a join from its outer (probe) input's side: a LEFT join
+                // that hashes its left input is a Right join of the right input to it.
+                let kind = match (j.kind, j.build_left) {
+                    (exec::JoinKind::Inner, _) => "",
+                    (exec::JoinKind::Left, false) | (exec::JoinKind::Right, true) => " Left Join",
+                    (exec::JoinKind::Right, false) | (exec::JoinKind::Left, true) => " Right Join",
+                    (exec::JoinKind::Full, _) => " Full Join",
                 };
                 let mut details = Vec::new();
                 let title = if j.keys.is_empty() {
                     format!("Nested Loop{kind}")
-                } else {
+                } else if j.merge {
                     let conds: Vec<String> = j.keys.iter().map(|(a, b)| format!("({} = {})", show(a, &ln), show(b, &rn))).collect();
+                    details.push(format!(
+                        "Merge Cond: {}",
+                        if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) }
+                    ));
+                    format!("Merge{}", if kind.is_empty() { " Join".to_string() } else { kind.to_string() })
+                } else {
+                    let conds: Vec<String> = j
+                        .keys
+                        .iter()
+                        .map(|(a, b)| {
+                            let (a, b) = (show(a, &ln), show(b, &rn));
+                            if j.build_left {
+                                format!("({b} = {a})")
+                            } else {
+                                format!("({a} = {b})")
+                            }
+                        })
+                        .collect();
                     details.push(format!(
                         "Hash Cond: {}",
                         if conds.len() == 1 { conds[0].clone() } else { format!("({})", conds.join(" AND ")) }
@@ -383,7 +403,14 @@ impl Render<'_> {
                 }
                 details.extend(extra);
                 self.push(depth, format!("{title}{act}"), details);
-                self.node(&j.left, depth + 1, Vec::new())?;
+                if j.merge {
+                    self.node(&j.left, depth + 1, Vec::new())?;
+                    self.node(&j.right, depth + 1, Vec::new())?;
+                    return Ok(());
+                }
+                // The probe input first, then the hashed (or materialized) one under it.
+                let (probe, build) = if j.build_left { (&j.right, &j.left) } else { (&j.left, &j.right) };
+                self.node(probe, depth + 1, Vec::new())?;
                 let mut hd = Vec::new();
                 if let (Some(st), false) = (self.node_stats(node), j.keys.is_empty()) {
                     if st.disk_bytes > 0 {
@@ -398,7 +425,7 @@ impl Render<'_> {
                 }
                 let inner = if j.keys.is_empty() { "Materialize" } else { "Hash" };
                 self.push(depth + 1, inner.to_string(), hd);
-                self.node(&j.right, depth + 2, Vec::new())?;
+                self.node(build, depth + 2, Vec::new())?;
             }
             Node::Agg(i, g, a) => {
                 let n = names(i);

@@ -25,6 +25,7 @@
 
 pub mod array;
 mod check;
+pub mod cost;
 pub(crate) mod ddl;
 pub mod dml;
 mod explain;
@@ -580,6 +581,18 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v, extra.vacuum_verbose, extra.vacuum_analyze),
+        Statement::Analyze {
+            table_name,
+            columns,
+            partitions: None,
+            cache_metadata: false,
+            noscan: false,
+            compute_statistics: false,
+            ..
+        } => {
+            let all = table_name.0.len() == 1 && table_name.0[0].as_ident().is_some_and(|i| i.value == "*" && i.quote_style == Some('"'));
+            vacuum::analyze(s, (!all).then_some(&table_name), &columns, extra.analyze_verbose)
+        }
         Statement::AlterTable { name, if_exists, only: _, operations, location: None, on_cluster: None, iceberg: false, .. } => {
             ddl::alter_table(s, &name, if_exists, &operations)
         }
@@ -885,6 +898,108 @@ pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
 /// sqlparser reads a COPY option's Boolean only as TRUE / FALSE; PostgreSQL also takes `on`,
 /// `off`, `yes`, `no`, `1`, `0` and their quoted forms (`WITH (FREEZE ON)`, as pgbench sends).
 /// Rewrites those after FREEZE and HEADER to TRUE / FALSE; None when nothing changes.
+/// PostgreSQL's `ANALYZE [VERBOSE] [table [(column, ...)]]`, rewritten into the form
+/// sqlparser reads (Hive's `ANALYZE TABLE t [FOR COLUMNS a, b]`); a bare ANALYZE names the
+/// table `"*"`, which [`Extra::analyze_all`] marks. VERBOSE is kept for [`strip_unlogged`].
+/// Several tables in one ANALYZE are refused (0A000).
+fn analyze_statements(sql: &str) -> Result<Option<String>> {
+    let t = sql.trim_start();
+    let starts = |w: &str| t.get(..w.len()).is_some_and(|x| x.eq_ignore_ascii_case(w));
+    if !sql.contains(';') && !starts("analyze") && !starts("analyse") {
+        return Ok(None);
+    }
+    let dialect = PostgreSqlDialect {};
+    let Ok(toks) = Tokenizer::new(&dialect, sql).tokenize() else { return Ok(None) };
+    let mut out = String::with_capacity(sql.len() + 32);
+    let mut changed = false;
+    let mut at_start = true;
+    let mut i = 0;
+    let word = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+        _ => None,
+    };
+    while i < toks.len() {
+        let t = &toks[i];
+        if at_start && matches!(word(t).as_deref(), Some("ANALYZE" | "ANALYSE")) {
+            // The statement's tokens, up to ';'.
+            let mut end = i + 1;
+            while end < toks.len() && toks[end] != Token::SemiColon {
+                end += 1;
+            }
+            let sig: Vec<&Token> = toks[i + 1..end].iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+            let mut k = 0;
+            let mut head = String::from("ANALYZE");
+            if sig.first().and_then(|t| word(t)).as_deref() == Some("VERBOSE") {
+                head.push_str(" VERBOSE");
+                k = 1;
+            }
+            if sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
+                return Err(PgError::feature("ANALYZE (options) is not supported; write ANALYZE [VERBOSE] [table [(columns)]]"));
+            }
+            let mut name = String::new();
+            while let Some(t) = sig.get(k) {
+                match t {
+                    Token::Word(_) | Token::Period => name.push_str(&t.to_string()),
+                    _ => break,
+                }
+                k += 1;
+            }
+            let mut cols = Vec::new();
+            if sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
+                k += 1;
+                loop {
+                    match sig.get(k) {
+                        Some(t @ Token::Word(_)) => cols.push(t.to_string()),
+                        _ => {
+                            return Err(PgError::syntax(format!(
+                                "syntax error in ANALYZE at or near \"{}\"",
+                                sig.get(k).map(|t| t.to_string()).unwrap_or_default()
+                            )))
+                        }
+                    }
+                    k += 1;
+                    match sig.get(k) {
+                        Some(Token::Comma) => k += 1,
+                        Some(Token::RParen) => {
+                            k += 1;
+                            break;
+                        }
+                        other => {
+                            return Err(PgError::syntax(format!(
+                                "syntax error in ANALYZE at or near \"{}\"",
+                                other.map(|t| t.to_string()).unwrap_or_default()
+                            )))
+                        }
+                    }
+                }
+            }
+            match sig.get(k) {
+                None => {}
+                Some(Token::Comma) => {
+                    return Err(PgError::feature("ANALYZE of several tables in one statement is not supported; run one ANALYZE per table"))
+                }
+                Some(other) => return Err(PgError::syntax(format!("syntax error at or near \"{other}\""))),
+            }
+            out.push_str(&head);
+            out.push_str(" TABLE ");
+            out.push_str(if name.is_empty() { "\"*\"" } else { &name });
+            if !cols.is_empty() {
+                out.push_str(" FOR COLUMNS ");
+                out.push_str(&cols.join(", "));
+            }
+            changed = true;
+            i = end;
+            continue;
+        }
+        if !matches!(t, Token::Whitespace(_)) {
+            at_start = *t == Token::SemiColon;
+        }
+        out.push_str(&t.to_string());
+        i += 1;
+    }
+    Ok(changed.then_some(out))
+}
+
 fn copy_booleans(sql: &str) -> Option<String> {
     if !sql.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("copy")) {
         return None;
@@ -935,6 +1050,8 @@ pub(crate) struct Extra {
     pub vacuum_analyze: bool,
     /// `COPY ... WITH (PARALLEL n)`: the option list sqlparser does not know, taken out.
     pub copy_parallel: Option<u32>,
+    /// `ANALYZE VERBOSE`.
+    pub analyze_verbose: bool,
 }
 
 /// How many statements of each kind [`TextFlags`] has handed out so far.
@@ -943,6 +1060,7 @@ struct Seen {
     creates: usize,
     vacuums: usize,
     copies: usize,
+    analyzes: usize,
 }
 
 /// The words of [`Extra`], blanked out: for each `CREATE [UNLOGGED] TABLE` in order, whether
@@ -951,6 +1069,7 @@ struct TextFlags {
     creates: Vec<Extra>,
     vacuums: Vec<Extra>,
     copies: Vec<Extra>,
+    analyzes: Vec<Extra>,
 }
 
 impl TextFlags {
@@ -960,6 +1079,7 @@ impl TextFlags {
             Statement::CreateTable(_) => (&self.creates, &mut seen.creates),
             Statement::Vacuum(_) => (&self.vacuums, &mut seen.vacuums),
             Statement::Copy { .. } => (&self.copies, &mut seen.copies),
+            Statement::Analyze { .. } => (&self.analyzes, &mut seen.analyzes),
             _ => return Extra::default(),
         };
         *seen += 1;
@@ -1137,6 +1257,8 @@ fn sequence_option_order(sql: &str) -> Option<String> {
 /// sqlparser does not know `CREATE UNLOGGED TABLE`, nor PostgreSQL's `VACUUM VERBOSE ANALYZE t`:
 /// blank those words out and remember them (see [`TextFlags`]).
 fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
+    let analyzes = analyze_statements(sql)?;
+    let sql = analyzes.as_deref().unwrap_or(sql);
     let normalized = copy_booleans(sql);
     let sql = normalized.as_deref().unwrap_or(sql);
     let reordered = sequence_option_order(sql);
@@ -1152,7 +1274,7 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
             _ => Some((i, String::new(), t.span.start)),
         })
         .collect();
-    let mut flags = TextFlags { creates: Vec::new(), vacuums: Vec::new(), copies: Vec::new() };
+    let mut flags = TextFlags { creates: Vec::new(), vacuums: Vec::new(), copies: Vec::new(), analyzes: Vec::new() };
     let mut blank: Vec<(sqlparser::tokenizer::Location, usize)> = Vec::new();
     for (i, w) in words.iter().enumerate() {
         let next = |k: usize| words.get(i + k).map(|x| x.1.as_str()).unwrap_or("");
@@ -1174,6 +1296,12 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
                 k += 1;
             }
             flags.vacuums.push(e);
+        } else if w.1 == "ANALYZE" && (i == 0 || matches!(toks[words[i - 1].0].token, Token::SemiColon)) {
+            let verbose = next(1) == "VERBOSE";
+            if verbose {
+                blank.push((words[i + 1].2, "VERBOSE".len()));
+            }
+            flags.analyzes.push(Extra { analyze_verbose: verbose, ..Default::default() });
         } else if w.1 == "COPY" && (i == 0 || matches!(toks[words[i - 1].0].token, Token::SemiColon)) {
             let parallel = copy_parallel_option(&toks, &words, i, &mut blank)?;
             flags.copies.push(Extra { copy_parallel: parallel, ..Default::default() });

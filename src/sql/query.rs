@@ -357,7 +357,7 @@ fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
 }
 
 /// Turns a FROM tree into a plan, pushing `filters` (WHERE conjuncts, in `rel`'s layout) down.
-fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
+fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>) -> Node {
     match rel {
         Rel::Leaf(node, ..) => filter_leaf(node, filters),
         Rel::Join(kind, l, r, on) => {
@@ -405,20 +405,50 @@ fn plan_rel(rel: Rel, filters: Vec<Scalar>) -> Node {
             }
             let join = Node::Join(Box::new(JoinNode {
                 kind,
-                left: plan_rel(*l, lf),
-                right: plan_rel(*r, rf),
+                left: plan_rel(est, *l, lf),
+                right: plan_rel(est, *r, rf),
                 keys,
                 cond: and_all(residual),
                 left_width: lw,
                 right_width: rw,
                 lateral,
+                build_left: false,
+                merge: false,
             }));
+            let join = match join {
+                Node::Join(mut j) => {
+                    choose_join(est, &mut j);
+                    Node::Join(j)
+                }
+                other => other,
+            };
             match and_all(above) {
                 Some(c) => Node::Filter(Box::new(join), c),
                 None => join,
             }
         }
     }
+}
+
+/// Chooses a hash join's method by the estimates (`sql::cost`): a merge join when hash joins
+/// are disabled and merge joins are not, else hash the smaller input. Joins over tables
+/// never analyzed keep the right input as the build side.
+fn choose_join(est: &super::cost::Estimator<'_>, j: &mut JoinNode) {
+    if j.lateral || j.keys.is_empty() || !est.decides(&j.left) || !est.decides(&j.right) {
+        return;
+    }
+    if !est.costs.enable_hashjoin && est.costs.enable_mergejoin {
+        let asc = |e: &Scalar| SortKey { expr: e.clone(), desc: false, nulls_first: false };
+        let lk: Vec<SortKey> = j.keys.iter().map(|k| asc(&k.0)).collect();
+        let rk: Vec<SortKey> = j.keys.iter().map(|k| asc(&k.1)).collect();
+        let left = std::mem::replace(&mut j.left, Node::Unit);
+        let right = std::mem::replace(&mut j.right, Node::Unit);
+        j.left = Node::Sort(Box::new(left), lk);
+        j.right = Node::Sort(Box::new(right), rk);
+        j.merge = true;
+        return;
+    }
+    j.build_left = est.rows(&j.left) < est.rows(&j.right);
 }
 
 /// PostgreSQL's internal name of a type (what it names a cast's column).
@@ -716,6 +746,7 @@ impl<'a> Planner<'a> {
         r.correlated = refs_outside(&r.node, 0);
         let width = r.node.width();
         prune(&mut r.node, &vec![true; width]);
+        super::cost::choose_access(self.s, &mut r.node);
         Ok(r)
     }
 
@@ -1317,7 +1348,7 @@ impl<'a> Planner<'a> {
                         joined.cols[lw + ri].hidden = true;
                     }
                     let width = joined.cols.len();
-                    let join = plan_rel(Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new());
+                    let join = plan_rel(&super::cost::Estimator::new(self.s), Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new());
                     let mut exprs: Vec<Scalar> = merged.iter().map(|(_, e, _)| e.clone()).collect();
                     exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
                     let mut cols: Vec<ScopeCol> = merged.iter().map(|(n, _, ty)| ScopeCol::new(None, n.clone(), *ty)).collect();
@@ -1429,7 +1460,7 @@ impl<'a> Planner<'a> {
             let cond = b.boolean(w, "WHERE").map_err(agg_in("WHERE"))?;
             conjuncts(cond, &mut filters);
         }
-        let mut node = plan_rel(rel, filters);
+        let mut node = plan_rel(&super::cost::Estimator::new(self.s), rel, filters);
 
         // The select list, HAVING and ORDER BY, collecting aggregates and window calls.
         let collect = Collect { named_windows: named_windows(named_window)?, ..Collect::default() };
@@ -1870,11 +1901,8 @@ fn prune(node: &mut Node, needed: &[bool]) {
             if let Some(f) = &p.filter {
                 cols_used(f, &mut need);
             }
-            if need != p.needed {
-                let table = p.table.clone();
-                let plan = std::mem::replace(&mut **p, super::dml::Plan::new(table, None, Vec::new()));
-                **p = super::dml::Plan::new(plan.table, plan.filter, need);
-            }
+            // The access path stays as chosen; only what is decoded changes.
+            p.needed = need;
         }
         Node::Filter(i, c) => {
             cols_used(c, &mut need);

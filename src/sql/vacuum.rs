@@ -81,9 +81,9 @@ fn vacuum_locked(s: &mut Session, table: &Table) -> Result<VacuumStats> {
 
 /// The VACUUM statement.
 /// `verbose` / `analyze`: the words the statement front end took out of the text (sqlparser
-/// reads VACUUM in Redshift's grammar). ANALYZE gathers nothing: heapstore has no planner
-/// statistics yet, so no answer depends on them.
-pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _analyze: bool) -> Result<QueryResult> {
+/// reads VACUUM in Redshift's grammar). With ANALYZE each table is analyzed after it is
+/// vacuumed.
+pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, analyze: bool) -> Result<QueryResult> {
     if s.in_transaction_block() {
         return Err(PgError::new(sqlstate::ACTIVE_SQL_TRANSACTION, "VACUUM cannot run inside a transaction block"));
     }
@@ -108,6 +108,9 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _
     };
     for t in tables {
         let st = vacuum_table(s, &t)?;
+        if analyze {
+            analyze_table(s, &t, &[])?;
+        }
         if verbose {
             r.notices.push(format!("INFO:  vacuuming \"public.{}\"", t.name));
             r.notices.push(format!(
@@ -129,4 +132,116 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, _
         }
     }
     Ok(r)
+}
+
+/// `ANALYZE [VERBOSE] [table [(columns)]]`: gathers the planner's statistics
+/// (`stats::planner`) of one table, or of every table. Unlike VACUUM it may run in a
+/// transaction block; its sample is read with a snapshot of this moment.
+pub fn analyze(
+    s: &mut Session,
+    table: Option<&sqlparser::ast::ObjectName>,
+    columns: &[sqlparser::ast::Ident],
+    verbose: bool,
+) -> Result<QueryResult> {
+    let mut r = super::tag("ANALYZE");
+    let tables: Vec<std::sync::Arc<Table>> = match table {
+        Some(n) => {
+            let t = s.table_any(&super::ddl_table_name(n)?)?;
+            match &t.kind {
+                crate::catalog::RelKind::Table => vec![t],
+                _ => {
+                    r.notices.push(format!("WARNING:  skipping \"{}\" --- cannot analyze non-tables or special system tables", t.name));
+                    Vec::new()
+                }
+            }
+        }
+        None => s.visible_tables().into_iter().filter(|t| t.is_table()).collect(),
+    };
+    let mut cols = Vec::new();
+    for c in columns {
+        let name = crate::catalog::fold_ident(c);
+        let t = &tables[0];
+        match t.columns.iter().position(|x| x.name == name) {
+            Some(i) if !cols.contains(&i) => cols.push(i),
+            Some(_) => return Err(PgError::new("42701", format!("column \"{name}\" of relation \"{}\" appears more than once", t.name))),
+            None => {
+                return Err(PgError::new(
+                    sqlstate::UNDEFINED_COLUMN,
+                    format!("column \"{name}\" of relation \"{}\" does not exist", t.name),
+                ))
+            }
+        }
+    }
+    for t in tables {
+        let (sampled, live) = analyze_table(s, &t, &cols)?;
+        if verbose {
+            r.notices.push(format!("INFO:  analyzing \"public.{}\"", t.name));
+            let st = s.shared.planner_stats.get(t.oid);
+            r.notices.push(format!(
+                "INFO:  \"{}\": scanned {} of {} pages, containing {} live rows; {} rows in sample, {} estimated total rows",
+                t.name,
+                st.as_ref().map_or(0, |x| x.relpages),
+                st.as_ref().map_or(0, |x| x.relpages),
+                live,
+                sampled,
+                live
+            ));
+        }
+    }
+    Ok(r)
+}
+
+/// ANALYZE of one table: every live row is offered to a reservoir of `300 ×
+/// default_statistics_target` rows; the statistics of `cols` (every column when empty) are
+/// computed from it and stored. Returns (rows in the sample, live rows).
+pub fn analyze_table(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usize, u64)> {
+    s.lock_table(table, LockMode::ShareUpdateExclusive)?;
+    let table = s.table(&table.name)?;
+    let sh = s.shared.clone();
+    let target = sh.settings.int("default_statistics_target").clamp(1, 10_000) as usize;
+    let all: Vec<usize> = if cols.is_empty() { (0..table.columns.len()).collect() } else { cols.to_vec() };
+    let mut needed = vec![false; table.columns.len()];
+    for &c in &all {
+        needed[c] = true;
+    }
+    let snap = s.latest_snapshot();
+    let plan = super::dml::Plan::new(table.clone(), None, needed);
+    let mut res = crate::stats::planner::Reservoir::new(300 * target, table.oid as u64 ^ crate::stats::tables::now_us() as u64);
+    plan.for_each(s, &snap, &[], |_, row| {
+        res.offer(|| all.iter().map(|&c| row[c].clone()).collect::<Vec<_>>());
+        Ok(crate::access::heap::Flow::Continue)
+    })?;
+    let live = res.seen();
+    let rows = res.into_sorted();
+    let relpages = sh.smgr.nblocks(table.relfile, crate::storage::ForkNumber::Main)? as u64;
+    let width = |ty: &crate::types::SqlType, v: &crate::types::Value| {
+        let mut b = Vec::new();
+        super::expr::store(v, ty, &mut b).map_or(0, |_| b.len())
+    };
+    let mut columns: Vec<crate::stats::planner::ColumnStats> = Vec::new();
+    for (k, &c) in all.iter().enumerate() {
+        let col = &table.columns[c];
+        let sample: Vec<crate::types::Value> = rows.iter().map(|r| r[k].clone()).collect();
+        columns.push(crate::stats::planner::gather(&col.name, col.ty, &sample, live as f64, target, &|v| width(&col.ty, v)));
+    }
+    if !cols.is_empty() {
+        // Columns not named keep what an earlier ANALYZE found.
+        if let Some(old) = sh.planner_stats.get(table.oid) {
+            for oc in &old.columns {
+                if !columns.iter().any(|c| c.name == oc.name) && table.columns.iter().any(|c| c.name == oc.name && c.ty == oc.ty) {
+                    columns.push(oc.clone());
+                }
+            }
+        }
+    }
+    let st = crate::stats::planner::RelStats { reltuples: live as f64, relpages, columns, analyzed_us: crate::stats::tables::now_us() };
+    let oids: HashSet<u32> = sh.catalog.tables().iter().map(|t| t.oid).chain(std::iter::once(table.oid)).collect();
+    sh.planner_stats.put(table.oid, st, &|o| oids.contains(&o))?;
+    sh.table_stats.analyzed(
+        table.oid,
+        live,
+        crate::stats::backend_type() == crate::stats::BackendType::AutovacuumWorker,
+        crate::stats::tables::now_us(),
+    );
+    Ok((rows.len(), live))
 }

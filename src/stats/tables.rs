@@ -37,6 +37,10 @@ pub struct TableCounters {
     /// Microseconds since 2000-01-01 UTC, or [`NEVER`].
     pub last_vacuum_us: AtomicI64,
     pub last_autovacuum_us: AtomicI64,
+    pub analyze_count: AtomicU64,
+    pub autoanalyze_count: AtomicU64,
+    pub last_analyze_us: AtomicI64,
+    pub last_autoanalyze_us: AtomicI64,
 }
 
 impl Default for TableCounters {
@@ -53,6 +57,10 @@ impl Default for TableCounters {
             autovacuum_count: AtomicU64::new(0),
             last_vacuum_us: AtomicI64::new(NEVER),
             last_autovacuum_us: AtomicI64::new(NEVER),
+            analyze_count: AtomicU64::new(0),
+            autoanalyze_count: AtomicU64::new(0),
+            last_analyze_us: AtomicI64::new(NEVER),
+            last_autoanalyze_us: AtomicI64::new(NEVER),
         }
     }
 }
@@ -121,6 +129,19 @@ impl TableStats {
         } else {
             c.vacuum_count.fetch_add(1, Ordering::Relaxed);
             c.last_vacuum_us.store(now_us, Ordering::Relaxed);
+        }
+    }
+
+    /// ANALYZE counted `live` rows.
+    pub fn analyzed(&self, oid: u32, live: u64, auto: bool, now_us: i64) {
+        let c = self.get(oid);
+        c.n_live_tup.store(live as i64, Ordering::Relaxed);
+        if auto {
+            c.autoanalyze_count.fetch_add(1, Ordering::Relaxed);
+            c.last_autoanalyze_us.store(now_us, Ordering::Relaxed);
+        } else {
+            c.analyze_count.fetch_add(1, Ordering::Relaxed);
+            c.last_analyze_us.store(now_us, Ordering::Relaxed);
         }
     }
 
