@@ -112,8 +112,8 @@ pub struct Shared {
     pre_extender: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Per-table activity counters (`pg_stat_user_tables`, autovacuum's input).
     pub table_stats: crate::stats::tables::TableStats,
-    /// What ANALYZE gathered, for the planner (`stats::planner`).
-    pub planner_stats: crate::stats::planner::Store,
+    /// What ANALYZE gathered, for the planner (`sql::statistics`).
+    pub planner_stats: crate::sql::statistics::Store,
     pub txns: TxnManager,
     pub wal: Arc<Wal>,
     wal_writer: Mutex<Option<crate::wal::WalWriterHandle>>,
@@ -375,7 +375,7 @@ impl Database {
         pool.set_lock_wait_logging(settings.bool("log_lock_waits"), std::time::Duration::from_millis(settings.ms("deadlock_timeout")));
         let catalog = Catalog::open(vfs.clone(), dir)?;
         let oids: std::collections::HashSet<u32> = catalog.tables().iter().map(|t| t.oid).collect();
-        let planner_stats = crate::stats::planner::Store::open(vfs.clone(), dir, &|o| oids.contains(&o))?;
+        let planner_stats = crate::sql::statistics::Store::open(vfs.clone(), dir, &|o| oids.contains(&o))?;
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
         let txns = TxnManager::open(vfs.clone(), dir, control.next_xid)?;

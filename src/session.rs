@@ -354,6 +354,11 @@ impl Session {
         self.client_settings = Arc::new(settings);
     }
 
+    /// One session parameter's value (by any capitalization), without copying the list.
+    pub(crate) fn client_setting(&self, name: &str) -> Option<&str> {
+        self.client_settings.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
     pub(crate) fn client_settings(&self) -> Vec<(String, String)> {
         self.client_settings.as_ref().clone()
     }

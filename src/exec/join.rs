@@ -44,6 +44,9 @@ pub(super) fn run(
     if j.merge {
         return merge(ex, j, outer, sink);
     }
+    if j.inner_index {
+        return index_nested_loop(ex, j, outer, sink);
+    }
     // The build input (the right one, or the left with `build_left`) and its key side.
     let (build_node, probe_node) = if j.build_left { (&j.left, &j.right) } else { (&j.right, &j.left) };
     let bl = j.build_left;
@@ -126,6 +129,76 @@ pub(super) fn run(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// An index nested loop: each left row's key values probe the right table's index (the
+/// right input's `Access::Index` equality expressions are over the left row); every pair is
+/// checked against the join keys again (an index the snapshot cannot use falls back to a
+/// scan, which the check makes exact), then against the join condition.
+fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
+    use crate::sql::dml::Access;
+    use crate::sql::expr::Scalar;
+    let Node::Scan(p) = &j.right else { unreachable!("an index nested loop's right input is a table scan") };
+    let Access::Index { eq, .. } = &p.access else { unreachable!("an index nested loop's right input is an index scan") };
+    debug_assert!(matches!(j.kind, JoinKind::Inner | JoinKind::Left), "index nested loops are INNER or LEFT");
+    let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
+    let (mut lk, mut rk, mut kl, mut kr) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut probe: Vec<Scalar> = Vec::with_capacity(eq.len());
+    ex.run(&j.left, outer, &mut |l| {
+        let mut any = false;
+        let mut stopped = false;
+        if keys_of(ex, &mut j.keys.iter().map(|k| &k.0), l, outer, &mut lk)? {
+            key_of(&lk, &mut kl);
+            probe.clear();
+            for e in eq {
+                probe.push(Scalar::Const(ex.eval(e, l, outer)?));
+            }
+            let timed = ex.stats.is_some().then(std::time::Instant::now);
+            let (mut found, mut first, mut in_sink) = (0u64, None, 0u64);
+            p.for_each_keyed(ex.s, &ex.snap, ex.params, Some(&probe), |_, r| {
+                found += 1;
+                if !keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut rk)? {
+                    return Ok(Flow::Continue);
+                }
+                key_of(&rk, &mut kr);
+                if kr != kl {
+                    return Ok(Flow::Continue);
+                }
+                joined.clear();
+                joined.extend_from_slice(l);
+                joined.extend_from_slice(r);
+                if let Some(c) = &j.cond {
+                    if !ex.truth(c, &joined, outer)? {
+                        return Ok(Flow::Continue);
+                    }
+                }
+                any = true;
+                let t = timed.map(|t0| (t0, std::time::Instant::now()));
+                if let (Some((t0, now)), None) = (t, first) {
+                    first = Some((now - t0).as_nanos() as u64);
+                }
+                let f = sink(&joined)?;
+                if let Some((_, now)) = t {
+                    in_sink += now.elapsed().as_nanos() as u64;
+                }
+                stopped = matches!(f, Flow::Stop);
+                Ok(f)
+            })?;
+            if let Some(t0) = timed {
+                ex.note_loop(&j.right, found, first, (t0.elapsed().as_nanos() as u64).saturating_sub(in_sink));
+            }
+        }
+        if stopped {
+            return Ok(Flow::Stop);
+        }
+        if !any && j.kind == JoinKind::Left {
+            joined.clear();
+            joined.extend_from_slice(l);
+            joined.resize(j.left_width + j.right_width, Value::Null);
+            return sink(&joined);
+        }
+        Ok(Flow::Continue)
+    })
 }
 
 /// Compares two non-NULL key tuples as the Sorts under a merge join ordered them.

@@ -146,6 +146,10 @@ pub struct JoinNode {
     /// A merge join: both inputs arrive sorted on their keys (ascending, NULLs last; the
     /// planner puts a Sort under each), and equal keys are matched in one pass.
     pub merge: bool,
+    /// An index nested loop: the right input is a table scan whose index access takes its
+    /// equality values from each left row (the `eq` expressions of its `Access::Index` are
+    /// over the left row's columns); the keys are checked again on every pair.
+    pub inner_index: bool,
 }
 
 /// UNION / INTERSECT / EXCEPT.
@@ -543,6 +547,19 @@ impl<'a> Exec<'a> {
         st.total_ns += total;
         st.scans.extend(traces);
         r
+    }
+
+    /// Records one run of `node` that did not go through [`Exec::run`] (the inner scan of an
+    /// index nested loop), for EXPLAIN ANALYZE.
+    pub(crate) fn note_loop(&self, node: &Node, rows: u64, first_ns: Option<u64>, total_ns: u64) {
+        if let Some(stats) = &self.stats {
+            let mut m = stats.borrow_mut();
+            let st = m.entry(node as *const Node as usize).or_default();
+            st.rows += rows;
+            st.loops += 1;
+            st.first_ns = st.first_ns.or(first_ns);
+            st.total_ns += total_ns;
+        }
     }
 
     /// Records a sort's or hash's memory for EXPLAIN ANALYZE.

@@ -350,3 +350,177 @@ mod tests {
         assert!(space.used.get() <= 64 * 1024);
     }
 }
+
+/// The rows a suspended portal has yet to send (the extended protocol's Execute with a row
+/// limit), as PostgreSQL's tuplestore holds them: in memory up to `work_mem`, then appended
+/// to a temporary file (counted against `temp_file_limit`), and read back in the order
+/// pushed. All rows are pushed before the first is taken.
+pub struct HeldRows {
+    mem: std::collections::VecDeque<Vec<Option<String>>>,
+    mem_bytes: usize,
+    max_mem: usize,
+    vfs: Arc<dyn Vfs>,
+    dir: PathBuf,
+    limit: Option<u64>,
+    file: Option<HeldFile>,
+    len: u64,
+}
+
+struct HeldFile {
+    file: Arc<dyn VfsFile>,
+    path: PathBuf,
+    /// Bytes in the file (written) and not yet written (`buf`).
+    written: u64,
+    buf: Vec<u8>,
+    /// Where reading has got to.
+    pos: u64,
+    rbuf: Vec<u8>,
+    at: usize,
+}
+
+impl HeldRows {
+    pub fn new(vfs: Arc<dyn Vfs>, data_dir: &std::path::Path, work_mem: usize, temp_file_limit_kb: i64) -> HeldRows {
+        HeldRows {
+            mem: Default::default(),
+            mem_bytes: 0,
+            max_mem: work_mem,
+            vfs,
+            dir: data_dir.join(TMP_DIR),
+            limit: (temp_file_limit_kb >= 0).then(|| temp_file_limit_kb as u64 * 1024),
+            file: None,
+            len: 0,
+        }
+    }
+
+    /// How many rows are held.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Holds one more row (after every row held so far).
+    pub fn push(&mut self, row: &[Option<String>]) -> Result<()> {
+        self.len += 1;
+        let size: usize = row.iter().map(|v| v.as_ref().map_or(8, |s| s.len() + 32)).sum::<usize>() + 32;
+        if self.file.is_none() && self.mem_bytes + size <= self.max_mem {
+            self.mem_bytes += size;
+            self.mem.push_back(row.to_vec());
+            return Ok(());
+        }
+        if self.file.is_none() {
+            self.vfs.create_dir_all(&self.dir).map_err(|e| PgError::io("create temporary file directory", &self.dir, e))?;
+            let n = NEXT_FILE.fetch_add(1, Ordering::Relaxed);
+            let path = self.dir.join(format!("hstmp{}.{n}", std::process::id()));
+            let file = self.vfs.open(&path, OpenMode::CREATE_NEW).map_err(|e| PgError::io("create temporary file", &path, e))?;
+            self.file = Some(HeldFile { file, path, written: 0, buf: Vec::with_capacity(BUF), pos: 0, rbuf: Vec::new(), at: 0 });
+        }
+        let f = self.file.as_mut().expect("made above");
+        let vals: Vec<Value> = row.iter().map(|v| v.as_ref().map_or(Value::Null, |s| Value::Text(s.clone()))).collect();
+        encode_row(&vals, &mut f.buf);
+        if f.buf.len() >= BUF {
+            Self::flush(f, self.limit)?;
+        }
+        Ok(())
+    }
+
+    fn flush(f: &mut HeldFile, limit: Option<u64>) -> Result<()> {
+        if f.buf.is_empty() {
+            return Ok(());
+        }
+        let n = f.buf.len() as u64;
+        if limit.is_some_and(|l| f.written + n > l) {
+            return Err(PgError::new("53400", format!("temporary file size exceeds temp_file_limit ({}kB)", limit.unwrap_or(0) / 1024)));
+        }
+        f.file.write_all_at(&[&f.buf], f.written).map_err(|e| PgError::io("write temporary file", &f.path, e))?;
+        f.written += n;
+        f.buf.clear();
+        Ok(())
+    }
+
+    /// The next held row, in the order pushed.
+    pub fn pop(&mut self) -> Result<Option<Vec<Option<String>>>> {
+        if let Some(r) = self.mem.pop_front() {
+            self.len -= 1;
+            return Ok(Some(r));
+        }
+        let Some(f) = self.file.as_mut() else { return Ok(None) };
+        Self::flush(f, self.limit)?;
+        let fill = |f: &mut HeldFile, need: usize| -> Result<bool> {
+            f.rbuf.drain(..f.at);
+            f.at = 0;
+            while f.rbuf.len() < need {
+                let left = f.written - f.pos;
+                if left == 0 {
+                    return Ok(false);
+                }
+                let take = left.min(BUF.max(need) as u64) as usize;
+                let old = f.rbuf.len();
+                f.rbuf.resize(old + take, 0);
+                f.file.read_exact_at(&mut f.rbuf[old..], f.pos).map_err(|e| PgError::io("read temporary file", &f.path, e))?;
+                f.pos += take as u64;
+            }
+            Ok(true)
+        };
+        if f.at + 4 > f.rbuf.len() && !fill(f, 4)? {
+            return Ok(None);
+        }
+        let n = u32::from_le_bytes(f.rbuf[f.at..f.at + 4].try_into().expect("4 bytes")) as usize;
+        if f.at + 4 + n > f.rbuf.len() && !fill(f, 4 + n)? {
+            return Err(PgError::internal("temporary file ends inside a row"));
+        }
+        let row = decode_row(&f.rbuf[f.at + 4..f.at + 4 + n])?;
+        f.at += 4 + n;
+        self.len -= 1;
+        Ok(Some(
+            row.into_iter()
+                .map(|v| match v {
+                    Value::Text(s) => Some(s),
+                    _ => None,
+                })
+                .collect(),
+        ))
+    }
+}
+
+impl Drop for HeldRows {
+    fn drop(&mut self) {
+        if let Some(f) = &self.file {
+            let _ = self.vfs.remove_file(&f.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod held_tests {
+    use super::*;
+
+    #[test]
+    fn held_rows_come_back_in_order_across_memory_and_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut h = HeldRows::new(crate::storage::vfs::real(), dir.path(), 4096, -1);
+        for i in 0..10_000 {
+            h.push(&[Some(format!("row {i}")), None]).unwrap();
+        }
+        assert_eq!(h.len(), 10_000);
+        assert!(h.file.is_some(), "past work_mem the rows go to a file");
+        for i in 0..10_000 {
+            assert_eq!(h.pop().unwrap(), Some(vec![Some(format!("row {i}")), None]));
+        }
+        assert_eq!(h.pop().unwrap(), None);
+        assert!(h.is_empty());
+        let path = h.file.as_ref().unwrap().path.clone();
+        drop(h);
+        assert!(!path.exists(), "the file goes with the rows");
+    }
+
+    #[test]
+    fn held_rows_respect_temp_file_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut h = HeldRows::new(crate::storage::vfs::real(), dir.path(), 1024, 1);
+        let r = (0..10_000).try_for_each(|i| h.push(&[Some(format!("row {i} {}", "x".repeat(50)))]));
+        assert_eq!(r.unwrap_err().code, "53400");
+    }
+}

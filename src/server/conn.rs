@@ -354,6 +354,9 @@ struct Portal {
     result_formats: Vec<i16>,
     result: Option<QueryResult>,
     rows_sent: usize,
+    /// A query portal's rows not yet sent (it was suspended at Execute's row limit): held
+    /// in memory up to `work_mem`, then in a temporary file; with their column types.
+    held: Option<(crate::exec::spill::HeldRows, Vec<String>)>,
 }
 
 struct Conn<'w, S: Read + Write> {
@@ -523,6 +526,67 @@ impl<S: Read + Write> crate::sql::RowSink for RowsOut<'_, '_, S> {
         if st.cancel.load(Ordering::SeqCst) {
             return Err(PgError::new(sqlstate::QUERY_CANCELED, "canceling statement due to user request"));
         }
+        Ok(())
+    }
+}
+
+/// A DataRow's body for `row`: each value in its column's format (text, or binary from
+/// the type's send function).
+fn encode_data_row(row: &[Option<String>], types: &[String], formats: &[i16], body: &mut Vec<u8>, bin: &mut Vec<u8>) -> Result<()> {
+    body.clear();
+    body.put_i16(row.len() as i16);
+    for (i, v) in row.iter().enumerate() {
+        match v {
+            None => body.put_i32(-1),
+            Some(t) if format_for(formats, i) == 1 => {
+                bin.clear();
+                types::binary_value(&types[i], t, bin)?;
+                body.put_i32(bin.len() as i32);
+                body.put_slice(bin);
+            }
+            Some(t) => {
+                body.put_i32(t.len() as i32);
+                body.put_slice(t.as_bytes());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Streams an extended-protocol portal's rows (its RowDescription went at Describe): the
+/// first `limit` go to the client as they are produced, the rest are held
+/// ([`crate::exec::spill::HeldRows`]) for the next Execute.
+struct PortalRows<'w, S: Read + Write> {
+    wire: &'w mut Wire<S>,
+    cancel: &'w AtomicBool,
+    formats: Vec<i16>,
+    types: Vec<String>,
+    limit: usize,
+    sent: usize,
+    held: crate::exec::spill::HeldRows,
+    body: Vec<u8>,
+    bin: Vec<u8>,
+}
+
+impl<S: Read + Write> crate::sql::RowSink for PortalRows<'_, S> {
+    fn columns(&mut self, columns: &[(String, String)], _sources: &[Option<(u32, i16)>]) -> Result<()> {
+        self.types = columns.iter().map(|c| c.1.clone()).collect();
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Option<String>]) -> Result<()> {
+        if self.cancel.load(Ordering::SeqCst) {
+            return Err(canceled());
+        }
+        if self.sent >= self.limit {
+            return self.held.push(row);
+        }
+        encode_data_row(row, &self.types, &self.formats, &mut self.body, &mut self.bin)?;
+        self.wire.send_raw(b'D', &self.body);
+        if self.wire.pending_bytes() >= OUT_FLUSH_BYTES {
+            self.wire.flush()?;
+        }
+        self.sent += 1;
         Ok(())
     }
 }
@@ -888,6 +952,13 @@ impl<S: Read + Write> Conn<'_, S> {
             let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
             *pos += take;
             take
+        } else if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
+            let (held, _) = self.portals.get_mut(&name).and_then(|p| p.held.as_mut()).expect("checked");
+            let mut take = 0usize;
+            while (take as u64) < n && held.pop()?.is_some() {
+                take += 1;
+            }
+            take
         } else if self.portals.contains_key(&name) {
             self.run_portal(&name)?;
             let p = self.portals.get_mut(&name).expect("checked");
@@ -999,24 +1070,9 @@ impl<S: Read + Write> Conn<'_, S> {
     fn send_rows(&mut self, r: &QueryResult, from: usize, count: usize, formats: &[i16]) -> Result<()> {
         let mut body = Vec::new();
         let mut bin = Vec::new();
+        let types: Vec<String> = r.columns.iter().map(|c| c.1.clone()).collect();
         for row in r.rows.iter().skip(from).take(count) {
-            body.clear();
-            body.put_i16(row.len() as i16);
-            for (i, v) in row.iter().enumerate() {
-                match v {
-                    None => body.put_i32(-1),
-                    Some(t) if format_for(formats, i) == 1 => {
-                        bin.clear();
-                        types::binary_value(&r.columns[i].1, t, &mut bin)?;
-                        body.put_i32(bin.len() as i32);
-                        body.put_slice(&bin);
-                    }
-                    Some(t) => {
-                        body.put_i32(t.len() as i32);
-                        body.put_slice(t.as_bytes());
-                    }
-                }
-            }
+            encode_data_row(row, &types, formats, &mut body, &mut bin)?;
             self.wire.send_raw(b'D', &body);
             if self.wire.pending_bytes() >= OUT_FLUSH_BYTES {
                 self.wire.flush()?;
@@ -1271,7 +1327,7 @@ impl<S: Read + Write> Conn<'_, S> {
         if !pname.is_empty() && self.portals.contains_key(&pname) {
             return Err(PgError::new("42P03", format!("cursor \"{pname}\" already exists")));
         }
-        self.portals.insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0 });
+        self.portals.insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None });
         self.wire.send(B::BindComplete(BindComplete::new()))
     }
 
@@ -1349,6 +1405,23 @@ impl<S: Read + Write> Conn<'_, S> {
                 return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]));
             }
         }
+        // A query not yet run is described from its plan: it runs at Execute, where its rows
+        // stream.
+        if let Some(p) = self.portals.get(&name).filter(|p| p.result.is_none() && p.held.is_none()) {
+            if let Some(prep) = p.stmt.prepared.as_ref().filter(|x| Self::streams(x)) {
+                let formats = p.result_formats.clone();
+                let prep = prep.clone();
+                let r = crate::sql::describe(&mut self.session, &prep)?;
+                return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &formats));
+            }
+        }
+        if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
+            let p = self.portals.get(&name).expect("checked");
+            let prep = p.stmt.prepared.clone().expect("a held portal runs a prepared query");
+            let formats = p.result_formats.clone();
+            let r = crate::sql::describe(&mut self.session, &prep)?;
+            return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &formats));
+        }
         self.run_portal(&name)?;
         let p = self.portals.get(&name).expect("run_portal checked");
         let r = p.result.as_ref().expect("ran");
@@ -1357,7 +1430,103 @@ impl<S: Read + Write> Conn<'_, S> {
         self.wire.send(m)
     }
 
+    /// Whether a prepared statement's rows stream at Execute (a query: its rows are produced
+    /// by the executor one at a time).
+    fn streams(p: &Prepared) -> bool {
+        matches!(p.stmt, Some(sqlparser::ast::Statement::Query(_)))
+    }
+
+    /// Sends up to `max_rows` (0: all) of a suspended portal's held rows, then
+    /// PortalSuspended, or CommandComplete when none is left.
+    fn execute_held(&mut self, name: &str, max_rows: i32) -> Result<()> {
+        let p = self.portals.get_mut(name).expect("checked");
+        let formats = p.result_formats.clone();
+        let (held, types) = p.held.as_mut().expect("checked");
+        let mut n = 0usize;
+        let mut body = Vec::new();
+        let mut bin = Vec::new();
+        while max_rows <= 0 || n < max_rows as usize {
+            let Some(row) = held.pop()? else { break };
+            encode_data_row(&row, types, &formats, &mut body, &mut bin)?;
+            self.wire.send_raw(b'D', &body);
+            if self.wire.pending_bytes() >= OUT_FLUSH_BYTES {
+                self.wire.flush()?;
+            }
+            n += 1;
+        }
+        if !held.is_empty() {
+            return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
+        }
+        let p = self.portals.get_mut(name).expect("checked");
+        p.held = None;
+        let r = p.result.clone().unwrap_or_default();
+        self.complete(&r)
+    }
+
+    /// Runs a query portal with its rows streaming: the first `max_rows` (0: all) go to the
+    /// client as they are produced, the rest are held for the next Execute.
+    fn execute_streaming(&mut self, name: &str, prep: Prepared, max_rows: i32) -> Result<()> {
+        let p = self.portals.get(name).expect("checked");
+        let (params, formats) = (p.params.clone(), p.result_formats.clone());
+        let held = crate::exec::spill::HeldRows::new(
+            self.session.shared.vfs.clone(),
+            &self.session.shared.dir,
+            self.session.work_mem_bytes() as usize,
+            self.session.temp_file_limit_kb(),
+        );
+        let mut sink = PortalRows {
+            wire: &mut *self.wire,
+            cancel: &self.cancel,
+            formats,
+            types: Vec::new(),
+            limit: if max_rows > 0 { max_rows as usize } else { usize::MAX },
+            sent: 0,
+            held,
+            body: Vec::new(),
+            bin: Vec::new(),
+        };
+        self.cancel.store(false, Ordering::SeqCst);
+        let r = {
+            let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
+            crate::sql::execute_prepared_until_sync(&mut self.session, &prep, &params, &mut io)
+        };
+        let PortalRows { held, types, .. } = sink;
+        let r = r?;
+        for n in &r.notices {
+            send_notice(self.wire, n)?;
+        }
+        if self.session.txn.is_none() {
+            self.cursors.clear();
+        }
+        let p = self.portals.get_mut(name).expect("checked");
+        if r.returns_rows {
+            // The statement did not stream (it answered with its rows): as any other.
+            p.result = Some(r);
+            return self.execute_materialized(name, max_rows);
+        }
+        p.result = Some(r.clone());
+        if !held.is_empty() {
+            p.held = Some((held, types));
+            return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
+        }
+        self.complete(&r)
+    }
+
     fn execute(&mut self, name: String, max_rows: i32) -> Result<()> {
+        if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
+            return self.execute_held(&name, max_rows);
+        }
+        if let Some(p) = self.portals.get(&name).filter(|p| p.result.is_none()) {
+            if let Some(prep) = p.stmt.prepared.as_ref().filter(|x| Self::streams(x)) {
+                let prep = prep.clone();
+                return self.execute_streaming(&name, prep, max_rows);
+            }
+        }
+        self.execute_materialized(&name, max_rows)
+    }
+
+    fn execute_materialized(&mut self, name: &str, max_rows: i32) -> Result<()> {
+        let name = name.to_string();
         self.run_portal(&name)?;
         let p = self.portals.get_mut(&name).expect("run_portal checked");
         let r = p.result.take().expect("ran");

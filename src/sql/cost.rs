@@ -1,4 +1,4 @@
-//! The planner's cost model: row estimates from ANALYZE's statistics (`stats::planner`), and
+//! The planner's cost model: row estimates from ANALYZE's statistics (`sql::statistics`), and
 //! the choices made with them, in PostgreSQL's units (a sequential page read costs
 //! `seq_page_cost`, a random one `random_page_cost`, a row `cpu_tuple_cost`, an index entry
 //! `cpu_index_tuple_cost`, an operator `cpu_operator_cost`).
@@ -26,7 +26,7 @@ use super::expr::{CmpOp, Scalar};
 use crate::catalog::Table;
 use crate::exec::{JoinKind, Node};
 use crate::session::Session;
-use crate::stats::planner::{ColumnStats, RelStats};
+use crate::sql::statistics::{ColumnStats, RelStats};
 use crate::types::Value;
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ const DEFAULT_MATCH_SEL: f64 = 0.005;
 const DEFAULT_NUM_DISTINCT: f64 = 200.0;
 
 /// The planner settings in force for a session.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Costs {
     pub seq_page: f64,
     pub random_page: f64,
@@ -67,16 +67,9 @@ pub struct Costs {
 impl Costs {
     /// The session's values (a SET of the server's session parameters), else the server's.
     pub fn of(s: &Session) -> Costs {
-        let client = s.client_settings();
-        let get = |name: &str| -> String {
-            client
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-                .unwrap_or_else(|| s.shared.settings.get(name).unwrap_or("").to_string())
-        };
+        let get = |name: &str| -> &str { s.client_setting(name).unwrap_or_else(|| s.shared.settings.get(name).unwrap_or("")) };
         let real = |name: &str, d: f64| get(name).trim().parse::<f64>().unwrap_or(d);
-        let flag = |name: &str| crate::config::parse_bool(&get(name)).unwrap_or(true);
+        let flag = |name: &str| crate::config::parse_bool(get(name)).unwrap_or(true);
         Costs {
             seq_page: real("seq_page_cost", 1.0),
             random_page: real("random_page_cost", 4.0),
@@ -547,6 +540,8 @@ pub fn choose_access(s: &Session, node: &mut Node) {
 
 fn walk_scans(node: &mut Node, f: &mut dyn FnMut(&mut super::dml::Plan)) {
     match node {
+        // The inner scan of an index nested loop is probed per outer row: its access stays.
+        Node::Join(j) if j.inner_index => walk_scans(&mut j.left, f),
         Node::Scan(p) => f(p),
         Node::Filter(i, _)
         | Node::Project(i, _)
@@ -573,6 +568,50 @@ fn walk_scans(node: &mut Node, f: &mut dyn FnMut(&mut super::dml::Plan)) {
 }
 
 impl Estimator<'_> {
+    /// Whether a join is cheaper as an index nested loop: for each left row, an index of the
+    /// right table (a plain scan) probed with the left row's keys. Returns the index and its
+    /// equality expressions (over the left row), bound to the index's leading columns by
+    /// keys of exactly the column's type.
+    pub fn index_probe(&self, j: &crate::exec::JoinNode) -> Option<(usize, Vec<Scalar>)> {
+        let Node::Scan(p) = &j.right else { return None };
+        let mut best: Option<(usize, Vec<Scalar>, Vec<usize>)> = None;
+        for (i, ix) in p.table.indexes.iter().enumerate() {
+            let mut eq = Vec::new();
+            let mut cols = Vec::new();
+            for &c in &ix.columns {
+                let found = j.keys.iter().find(|(a, b)| {
+                    matches!(b, Scalar::Col(bc, _) if *bc == c) && super::expr::type_of(a) == Some(p.table.columns[c].ty)
+                });
+                match found {
+                    Some((a, _)) => {
+                        eq.push(a.clone());
+                        cols.push(c);
+                    }
+                    None => break,
+                }
+            }
+            if !eq.is_empty() && best.as_ref().is_none_or(|b| eq.len() > b.1.len()) {
+                best = Some((i, eq, cols));
+            }
+        }
+        let (idx, eq, cols) = best?;
+        let c = &self.costs;
+        let te = self.table(&p.table);
+        let outer = self.rows(&j.left);
+        // Rows one probe finds, and what it costs: a descent, then a heap fetch per row.
+        let mut per_probe = te.rows;
+        for &col in &cols {
+            let nd = self.distinct_of(&j.right, &Scalar::Col(col, p.table.columns[col].ty)).unwrap_or(200f64.min(te.rows));
+            per_probe /= nd.max(1.0);
+        }
+        let per_probe = per_probe.max(1.0);
+        let nl = outer * (c.random_page + per_probe * (c.random_page + c.cpu_index_tuple + c.cpu_tuple));
+        let inner_rows = self.rows(&j.right);
+        let hash = te.pages * c.seq_page + te.rows * c.cpu_tuple + (outer + inner_rows) * c.cpu_operator * 2.0;
+        let hash = if c.enable_hashjoin || c.enable_mergejoin { hash } else { hash + 1e10 };
+        (c.enable_nestloop && nl < hash).then_some((idx, eq))
+    }
+
     fn choose(&self, p: &mut super::dml::Plan) {
         let super::dml::Access::Index { idx, eq, lo, hi } = &p.access else { return };
         let te = self.table(&p.table);

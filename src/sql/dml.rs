@@ -65,6 +65,9 @@ pub struct Plan {
 pub(crate) struct CachedQuery {
     pub bound: crate::exec::BoundQuery,
     pub tables: Vec<Arc<Table>>,
+    /// The planner statistics' generation and the planner settings it was made with.
+    pub stats_generation: u64,
+    pub costs: super::cost::Costs,
 }
 
 fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
@@ -141,11 +144,19 @@ impl Plan {
     }
 
     /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
-    pub fn for_each(
+    pub fn for_each(&self, s: &Session, snap: &Snapshot, params: &[Option<String>], f: impl FnMut(Tid, &[Value]) -> Result<Flow>) -> Result<()> {
+        self.for_each_keyed(s, snap, params, None, f)
+    }
+
+    /// [`Plan::for_each`] with an index scan's equality values given (`keys`, in place of
+    /// the plan's own `eq` expressions): the inner side of an index nested loop, probed with
+    /// each outer row's key.
+    pub fn for_each_keyed(
         &self,
         s: &Session,
         snap: &Snapshot,
         params: &[Option<String>],
+        keys: Option<&[Scalar]>,
         mut f: impl FnMut(Tid, &[Value]) -> Result<Flow>,
     ) -> Result<()> {
         let shared = s.shared.clone();
@@ -158,7 +169,7 @@ impl Plan {
             // (`sql::index` invariant 5).
             Access::Index { idx, .. } if !self.table.indexes[*idx].usable_by(snap.xmin) => None,
             Access::Index { idx, eq, lo, hi } => {
-                index::scan_tids(s, &self.table, &self.table.indexes[*idx], eq, lo.as_ref(), hi.as_ref(), params)?
+                index::scan_tids(s, &self.table, &self.table.indexes[*idx], keys.unwrap_or(eq), lo.as_ref(), hi.as_ref(), params)?
             }
         };
         let Some(tids) = tids else {
@@ -1365,7 +1376,12 @@ type RunWithParams = fn(&mut Session, &sqlparser::ast::Statement, &[Option<Strin
 /// its cached plan: planned at the first run (parameters stay `$n` nodes, typed by their context), re-planned only when the
 /// table's definition changed (a new `Arc<Table>`: CREATE INDEX, TRUNCATE, DROP). None when the
 /// statement is not of that shape (the caller substitutes and runs it the general way).
-pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Option<String>]) -> Option<Result<QueryResult>> {
+pub(crate) fn cached_select<'k>(
+    s: &mut Session,
+    p: &super::Prepared,
+    params: &[Option<String>],
+    sink: Option<&mut (dyn super::RowSink + 'k)>,
+) -> Option<Result<QueryResult>> {
     use sqlparser::ast::Statement;
     // Row statements bind `$n` as parameter nodes: no copy of the statement, no substitution.
     let dml: Option<RunWithParams> = match &p.stmt {
@@ -1412,7 +1428,14 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
     }
     let run = |s: &mut Session| -> Result<QueryResult> {
         let cached = p.plan.lock().expect("poisoned").clone();
-        let fresh = cached.filter(|c| c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t))));
+        // Stale once a table it reads is redefined, ANALYZE ran, or a planner setting changed.
+        let stats = s.shared.planner_stats.generation();
+        let costs = super::cost::Costs::of(s);
+        let fresh = cached.filter(|c| {
+            c.stats_generation == stats
+                && c.costs == costs
+                && c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t)))
+        });
         let plan = match fresh {
             Some(c) => c,
             None => {
@@ -1421,14 +1444,14 @@ pub(crate) fn cached_select(s: &mut Session, p: &super::Prepared, params: &[Opti
                 let bound = planner.query(q, &[])?;
                 let mut tables = Vec::new();
                 bound.node.tables(&mut tables);
-                let c = Arc::new(CachedQuery { bound, tables });
+                let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs });
                 if !planner.used_now() {
                     *p.plan.lock().expect("poisoned") = Some(c.clone());
                 }
                 c
             }
         };
-        super::query::run_bound(s, &plan.bound, params)
+        super::query::run_bound_sink(s, &plan.bound, params, sink)
     };
     s.begin_implicit();
     let r = run(s);

@@ -120,7 +120,7 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
         exec_ns = t0.elapsed().as_nanos() as u64;
         stats = ex.stats.map(|c| c.into_inner());
     }
-    let mut r = Render { s, opt: &opt, stats: stats.as_ref(), lines: Vec::new(), subplans: 0 };
+    let mut r = Render { s, opt: &opt, stats: stats.as_ref(), lines: Vec::new(), subplans: 0, outer_names: None };
     r.node(&b.node, 0, Vec::new())?;
     let mut lines = r.lines;
     if summary {
@@ -298,6 +298,9 @@ struct Render<'a> {
     stats: Option<&'a std::collections::HashMap<usize, exec::NodeStats>>,
     lines: Vec<String>,
     subplans: usize,
+    /// The outer row's column names, while the inner index scan of an index nested loop is
+    /// rendered (its Index Cond reads the outer row).
+    outer_names: Option<Vec<String>>,
 }
 
 impl Render<'_> {
@@ -370,7 +373,7 @@ impl Render<'_> {
                     (exec::JoinKind::Full, _) => " Full Join",
                 };
                 let mut details = Vec::new();
-                let title = if j.keys.is_empty() {
+                let title = if j.keys.is_empty() || j.inner_index {
                     format!("Nested Loop{kind}")
                 } else if j.merge {
                     let conds: Vec<String> = j.keys.iter().map(|(a, b)| format!("({} = {})", show(a, &ln), show(b, &rn))).collect();
@@ -403,6 +406,13 @@ impl Render<'_> {
                 }
                 details.extend(extra);
                 self.push(depth, format!("{title}{act}"), details);
+                if j.inner_index {
+                    self.node(&j.left, depth + 1, Vec::new())?;
+                    self.outer_names = Some(ln.clone());
+                    let r = self.node(&j.right, depth + 1, Vec::new());
+                    self.outer_names = None;
+                    return r;
+                }
                 if j.merge {
                     self.node(&j.left, depth + 1, Vec::new())?;
                     self.node(&j.right, depth + 1, Vec::new())?;
@@ -577,7 +587,8 @@ impl Render<'_> {
         if let dml::Access::Index { idx, eq, lo, hi } = &p.access {
             let ix = &table.indexes[*idx];
             let col = |k: usize| table.columns[ix.columns[k]].name.clone();
-            let mut cond: Vec<String> = eq.iter().enumerate().map(|(k, v)| format!("({} = {})", col(k), show(v, &n))).collect();
+            let eq_names = self.outer_names.take().unwrap_or_else(|| n.clone());
+            let mut cond: Vec<String> = eq.iter().enumerate().map(|(k, v)| format!("({} = {})", col(k), show(v, &eq_names))).collect();
             if let Some((v, inc)) = lo {
                 cond.push(format!("({} {} {})", col(eq.len()), if *inc { ">=" } else { ">" }, show(v, &n)));
             }

@@ -26,6 +26,7 @@
 pub mod array;
 mod check;
 pub mod cost;
+pub mod statistics;
 pub(crate) mod ddl;
 pub mod dml;
 mod explain;
@@ -242,7 +243,7 @@ fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &m
         ));
     }
     let Some(stmt) = &p.stmt else { return Ok(QueryResult::default()) };
-    if let Some(r) = dml::cached_select(s, p, params) {
+    if let Some(r) = dml::cached_select(s, p, params, io.rows.as_deref_mut()) {
         return end_statement(s, r, commit);
     }
     let mut stmt = stmt.clone();

@@ -356,8 +356,217 @@ fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
     }
 }
 
-/// Turns a FROM tree into a plan, pushing `filters` (WHERE conjuncts, in `rel`'s layout) down.
-fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>) -> Node {
+/// Turns a FROM tree into a plan, pushing `filters` (WHERE conjuncts, in `rel`'s layout) down;
+/// `types` are the layout's column types. A tree of three or more inner joins over analyzed
+/// tables is first put in the order the cost model prefers ([`reorder`]).
+fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, types: &[SqlType]) -> Node {
+    debug_assert_eq!(types.len(), rel.width(), "a FROM tree's layout and its column types");
+    match reorder(est, rel, filters, types) {
+        Ok(node) => node,
+        Err((rel, filters)) => plan_tree(est, rel, filters, types, true),
+    }
+}
+
+/// The inner joins of a FROM tree flattened: the items (outer joins and LATERAL items stay
+/// whole) and the join conditions, in the tree's layout.
+fn flatten(rel: Rel, base: usize, items: &mut Vec<Rel>, conds: &mut Vec<Scalar>) {
+    match rel {
+        Rel::Join(JoinKind::Inner, l, r, on) if !r.leftmost_lateral() => {
+            let lw = l.width();
+            conds.extend(on.iter().map(|c| remap(c, &|i| i + base)));
+            flatten(*l, base, items, conds);
+            flatten(*r, base + lw, items, conds);
+        }
+        other => items.push(other),
+    }
+}
+
+/// How many items [`flatten`] would make, and whether each has only analyzed tables.
+fn flat_items(rel: &Rel, est: &super::cost::Estimator<'_>) -> (usize, bool) {
+    match rel {
+        Rel::Join(JoinKind::Inner, l, r, _) if !r.leftmost_lateral() => {
+            let (a, x) = flat_items(l, est);
+            let (b, y) = flat_items(r, est);
+            (a + b, x && y)
+        }
+        Rel::Leaf(node, _, lateral) => (1, !lateral && est.decides(node)),
+        Rel::Join(..) => (1, false),
+    }
+}
+
+/// Join order by cost for a tree of three or more inner joins (up to ten items) whose tables
+/// all have ANALYZE statistics (or when a planner setting is changed): every left-deep order
+/// is costed by dynamic programming over item sets, the cost being the sum of the estimated
+/// rows of every join's inputs and output; the written order is kept unless another costs
+/// less than 90% of it. The chosen order is planned as written joins would be, then a
+/// projection puts the columns back in the written order; conditions with a subquery or an
+/// outer reference are applied above it. Err hands `rel` back when it is not reordered.
+fn reorder(
+    est: &super::cost::Estimator<'_>,
+    rel: Rel,
+    filters: Vec<Scalar>,
+    types: &[SqlType],
+) -> std::result::Result<Node, (Rel, Vec<Scalar>)> {
+    let (n, known) = flat_items(&rel, est);
+    if !matches!(rel, Rel::Join(JoinKind::Inner, ..)) || !(3..=10).contains(&n) || !known || rel.leftmost_lateral() {
+        return Err((rel, filters));
+    }
+    let mut items = Vec::new();
+    let mut conds = filters;
+    flatten(rel, 0, &mut items, &mut conds);
+    let widths: Vec<usize> = items.iter().map(Rel::width).collect();
+    let offs: Vec<usize> = widths.iter().scan(0, |acc, w| {
+        let o = *acc;
+        *acc += w;
+        Some(o)
+    }).collect();
+    let item_of = |col: usize| offs.iter().rposition(|&o| o <= col).expect("a column of an item");
+    let set_of = |e: &Scalar| {
+        let mut set = 0u32;
+        e.visit(&mut |x| {
+            if let Scalar::Col(i, _) = x {
+                set |= 1 << item_of(*i);
+            }
+        });
+        set
+    };
+    // Conditions on one item go into it; the rest join items; unmovable ones stay above.
+    let (mut own, mut joins, mut above): (Vec<Vec<Scalar>>, Vec<(u32, Scalar)>, Vec<Scalar>) = (vec![Vec::new(); n], Vec::new(), Vec::new());
+    for c in conds {
+        if !movable(&c) {
+            above.push(c);
+            continue;
+        }
+        let set = set_of(&c);
+        if set.count_ones() == 1 {
+            let k = set.trailing_zeros() as usize;
+            own[k].push(remap(&c, &|i| i - offs[k]));
+        } else {
+            joins.push((set, c));
+        }
+    }
+    let mut nodes: Vec<Node> = Vec::with_capacity(n);
+    for (k, (item, f)) in items.into_iter().zip(own).enumerate() {
+        nodes.push(plan_tree(est, item, f, &types[offs[k]..offs[k] + widths[k]], true));
+    }
+    let rows: Vec<f64> = nodes.iter().map(|x| est.rows(x)).collect();
+    // Each join condition's selectivity: an equality of two items' columns is one over the
+    // larger number of distinct values, others PostgreSQL's defaults.
+    let sels: Vec<f64> = joins
+        .iter()
+        .map(|(_, c)| match c {
+            Scalar::Cmp(expr::CmpOp::Eq, a, b) => {
+                let nd = |e: &Scalar| {
+                    let mut cols = Vec::new();
+                    e.visit(&mut |x| {
+                        if let Scalar::Col(i, _) = x {
+                            cols.push(*i);
+                        }
+                    });
+                    let k = item_of(*cols.first()?);
+                    let local = remap(e, &|i| i - offs[k]);
+                    Some(est.distinct_of(&nodes[k], &local).unwrap_or(200f64.min(rows[k])))
+                };
+                match (nd(a), nd(b)) {
+                    (Some(x), Some(y)) => 1.0 / x.max(y).max(1.0),
+                    _ => 0.005,
+                }
+            }
+            _ => 1.0 / 3.0,
+        })
+        .collect();
+    let set_rows = |s: u32| -> f64 {
+        let mut r: f64 = (0..n).filter(|k| s & (1 << k) != 0).map(|k| rows[k]).product();
+        for ((set, _), sel) in joins.iter().zip(&sels) {
+            if set & s == *set {
+                r *= sel;
+            }
+        }
+        r.max(1.0)
+    };
+    let cost_of = |order: &[usize]| -> f64 {
+        let mut s = 1u32 << order[0];
+        let mut c = 0.0;
+        for &j in &order[1..] {
+            c += set_rows(s) + rows[j];
+            s |= 1 << j;
+            c += set_rows(s);
+        }
+        c
+    };
+    let full = (1u32 << n) - 1;
+    let mut best: Vec<Option<(f64, Vec<usize>)>> = vec![None; 1 << n];
+    for k in 0..n {
+        best[1 << k] = Some((0.0, vec![k]));
+    }
+    for s in 1..=full {
+        if s.count_ones() < 2 {
+            continue;
+        }
+        let out = set_rows(s);
+        for j in 0..n {
+            if s & (1 << j) == 0 {
+                continue;
+            }
+            let rest = s & !(1 << j);
+            let Some((c, order)) = &best[rest as usize] else { continue };
+            let c = c + set_rows(rest) + rows[j] + out;
+            if best[s as usize].as_ref().is_none_or(|(b, _)| c < *b) {
+                let mut o = order.clone();
+                o.push(j);
+                best[s as usize] = Some((c, o));
+            }
+        }
+    }
+    let written: Vec<usize> = (0..n).collect();
+    let (bc, border) = best[full as usize].clone().expect("every set is costed");
+    let order = if bc < 0.9 * cost_of(&written) { border } else { written };
+    // The chosen order's layout.
+    let mut new_off = vec![0usize; n];
+    let mut at = 0;
+    for &k in &order {
+        new_off[k] = at;
+        at += widths[k];
+    }
+    let mut new_types = Vec::with_capacity(types.len());
+    for &k in &order {
+        new_types.extend_from_slice(&types[offs[k]..offs[k] + widths[k]]);
+    }
+    let to_new = |i: usize| {
+        let k = item_of(i);
+        new_off[k] + (i - offs[k])
+    };
+    let mut nodes: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    let mut tree: Option<Rel> = None;
+    for &k in &order {
+        let leaf = Rel::Leaf(nodes[k].take().expect("each item once"), widths[k], false);
+        tree = Some(match tree {
+            None => leaf,
+            Some(t) => Rel::Join(JoinKind::Inner, Box::new(t), Box::new(leaf), Vec::new()),
+        });
+    }
+    let conds: Vec<Scalar> = joins.iter().map(|(_, c)| remap(c, &to_new)).collect();
+    let mut node = plan_tree(est, tree.expect("items"), conds, &new_types, false);
+    if order.iter().enumerate().any(|(i, &k)| i != k) {
+        let exprs = (0..types.len()).map(|i| Scalar::Col(to_new(i), types[i])).collect();
+        node = Node::Project(Box::new(node), exprs);
+    }
+    Ok(match and_all(above) {
+        Some(c) => Node::Filter(Box::new(node), c),
+        None => node,
+    })
+}
+
+/// [`plan_rel`] for a tree in its written order (`reorder_below`: whether its subtrees may
+/// still be reordered).
+fn plan_tree(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, types: &[SqlType], reorder_below: bool) -> Node {
+    let sub = |rel: Rel, filters: Vec<Scalar>, types: &[SqlType]| {
+        if reorder_below {
+            plan_rel(est, rel, filters, types)
+        } else {
+            plan_tree(est, rel, filters, types, false)
+        }
+    };
     match rel {
         Rel::Leaf(node, ..) => filter_leaf(node, filters),
         Rel::Join(kind, l, r, on) => {
@@ -405,8 +614,8 @@ fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>) ->
             }
             let join = Node::Join(Box::new(JoinNode {
                 kind,
-                left: plan_rel(est, *l, lf),
-                right: plan_rel(est, *r, rf),
+                left: sub(*l, lf, &types[..lw]),
+                right: sub(*r, rf, &types[lw..]),
                 keys,
                 cond: and_all(residual),
                 left_width: lw,
@@ -414,6 +623,7 @@ fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>) ->
                 lateral,
                 build_left: false,
                 merge: false,
+                inner_index: false,
             }));
             let join = match join {
                 Node::Join(mut j) => {
@@ -436,6 +646,14 @@ fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>) ->
 fn choose_join(est: &super::cost::Estimator<'_>, j: &mut JoinNode) {
     if j.lateral || j.keys.is_empty() || !est.decides(&j.left) || !est.decides(&j.right) {
         return;
+    }
+    if matches!(j.kind, JoinKind::Inner | JoinKind::Left) {
+        if let Some((idx, eq)) = est.index_probe(j) {
+            let Node::Scan(p) = &mut j.right else { unreachable!("index_probe needs a scan") };
+            p.access = super::dml::Access::Index { idx, eq, lo: None, hi: None };
+            j.inner_index = true;
+            return;
+        }
     }
     if !est.costs.enable_hashjoin && est.costs.enable_mergejoin {
         let asc = |e: &Scalar| SortKey { expr: e.clone(), desc: false, nulls_first: false };
@@ -1348,7 +1566,9 @@ impl<'a> Planner<'a> {
                         joined.cols[lw + ri].hidden = true;
                     }
                     let width = joined.cols.len();
-                    let join = plan_rel(&super::cost::Estimator::new(self.s), Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new());
+                    let types: Vec<SqlType> = joined.cols.iter().map(|c| c.ty).collect();
+                    let est = super::cost::Estimator::new(self.s);
+                    let join = plan_rel(&est, Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new(), &types);
                     let mut exprs: Vec<Scalar> = merged.iter().map(|(_, e, _)| e.clone()).collect();
                     exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
                     let mut cols: Vec<ScopeCol> = merged.iter().map(|(n, _, ty)| ScopeCol::new(None, n.clone(), *ty)).collect();
@@ -1460,7 +1680,8 @@ impl<'a> Planner<'a> {
             let cond = b.boolean(w, "WHERE").map_err(agg_in("WHERE"))?;
             conjuncts(cond, &mut filters);
         }
-        let mut node = plan_rel(&super::cost::Estimator::new(self.s), rel, filters);
+        let types: Vec<SqlType> = scope.cols.iter().map(|c| c.ty).collect();
+        let mut node = plan_rel(&super::cost::Estimator::new(self.s), rel, filters, &types);
 
         // The select list, HAVING and ORDER BY, collecting aggregates and window calls.
         let collect = Collect { named_windows: named_windows(named_window)?, ..Collect::default() };
@@ -2190,6 +2411,16 @@ pub fn run_query_to<'k>(
 /// Runs a bound query, collecting its rows as text.
 pub fn run_bound(s: &mut Session, b: &BoundQuery, params: &[Option<String>]) -> Result<QueryResult> {
     run_bound_to(s, b, params, None)
+}
+
+/// Runs a bound query; its rows go to `sink` as they are produced when one is given.
+pub(crate) fn run_bound_sink<'k>(
+    s: &mut Session,
+    b: &BoundQuery,
+    params: &[Option<String>],
+    sink: Option<&mut (dyn super::RowSink + 'k)>,
+) -> Result<QueryResult> {
+    run_bound_to(s, b, params, sink)
 }
 
 /// `COPY (query) TO STDOUT | 'file'`: the query runs through the executor and each row is

@@ -135,7 +135,7 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, a
 }
 
 /// `ANALYZE [VERBOSE] [table [(columns)]]`: gathers the planner's statistics
-/// (`stats::planner`) of one table, or of every table. Unlike VACUUM it may run in a
+/// (`sql::statistics`) of one table, or of every table. Unlike VACUUM it may run in a
 /// transaction block; its sample is read with a snapshot of this moment.
 pub fn analyze(
     s: &mut Session,
@@ -206,7 +206,7 @@ pub fn analyze_table(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(
     }
     let snap = s.latest_snapshot();
     let plan = super::dml::Plan::new(table.clone(), None, needed);
-    let mut res = crate::stats::planner::Reservoir::new(300 * target, table.oid as u64 ^ crate::stats::tables::now_us() as u64);
+    let mut res = crate::sql::statistics::Reservoir::new(300 * target, table.oid as u64 ^ crate::stats::tables::now_us() as u64);
     plan.for_each(s, &snap, &[], |_, row| {
         res.offer(|| all.iter().map(|&c| row[c].clone()).collect::<Vec<_>>());
         Ok(crate::access::heap::Flow::Continue)
@@ -218,11 +218,11 @@ pub fn analyze_table(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(
         let mut b = Vec::new();
         super::expr::store(v, ty, &mut b).map_or(0, |_| b.len())
     };
-    let mut columns: Vec<crate::stats::planner::ColumnStats> = Vec::new();
+    let mut columns: Vec<crate::sql::statistics::ColumnStats> = Vec::new();
     for (k, &c) in all.iter().enumerate() {
         let col = &table.columns[c];
         let sample: Vec<crate::types::Value> = rows.iter().map(|r| r[k].clone()).collect();
-        columns.push(crate::stats::planner::gather(&col.name, col.ty, &sample, live as f64, target, &|v| width(&col.ty, v)));
+        columns.push(crate::sql::statistics::gather(&col.name, col.ty, &sample, live as f64, target, &|v| width(&col.ty, v)));
     }
     if !cols.is_empty() {
         // Columns not named keep what an earlier ANALYZE found.
@@ -234,7 +234,7 @@ pub fn analyze_table(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(
             }
         }
     }
-    let st = crate::stats::planner::RelStats { reltuples: live as f64, relpages, columns, analyzed_us: crate::stats::tables::now_us() };
+    let st = crate::sql::statistics::RelStats { reltuples: live as f64, relpages, columns, analyzed_us: crate::stats::tables::now_us() };
     let oids: HashSet<u32> = sh.catalog.tables().iter().map(|t| t.oid).chain(std::iter::once(table.oid)).collect();
     sh.planner_stats.put(table.oid, st, &|o| oids.contains(&o))?;
     sh.table_stats.analyzed(

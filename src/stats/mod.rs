@@ -10,7 +10,6 @@
 //! 1. Times are counted only where an operation is timed anyway (I/O), never on hit paths.
 //! 2. A counter only grows within a process; the saved file is the sum over all past runs.
 
-pub mod planner;
 pub mod tables;
 
 use crate::error::{PgError, Result};
