@@ -6,7 +6,15 @@
 //!  n_dead_tup > autovacuum_vacuum_threshold + autovacuum_vacuum_scale_factor × n_live_tup
 //! ```
 //!
-//! (`stats::tables` counters). Its VACUUM is the statement's (`sql::vacuum::vacuum_table`):
+//! (`stats::tables` counters), and analyzes (PostgreSQL's autoanalyze) each table whose rows
+//! changed since its last ANALYZE pass the analyze threshold:
+//!
+//! ```text
+//!  n_mod_since_analyze > autovacuum_analyze_threshold + autovacuum_analyze_scale_factor × reltuples
+//! ```
+//!
+//! (`reltuples`: the last ANALYZE's row count, else `n_live_tup`). Its ANALYZE is the
+//! statement's (`sql::vacuum::analyze_table`), counted in `autoanalyze_count`. Its VACUUM is the statement's (`sql::vacuum::vacuum_table`):
 //! pruning, index cleanup, free space to the FSM; it is counted in
 //! `pg_stat_user_tables.autovacuum_count` and its I/O under the backend type "autovacuum
 //! worker". TOAST relations are not vacuumed: the chunks of a deleted value are not marked
@@ -100,6 +108,8 @@ fn round(sh: &Arc<Shared>, state: &(Mutex<bool>, Condvar)) -> crate::error::Resu
     }
     let threshold = sh.settings.int("autovacuum_vacuum_threshold");
     let scale = sh.settings.real("autovacuum_vacuum_scale_factor");
+    let analyze_threshold = sh.settings.int("autovacuum_analyze_threshold");
+    let analyze_scale = sh.settings.real("autovacuum_analyze_scale_factor");
     for table in sh.catalog.tables().into_iter().filter(|t| t.is_table()) {
         if *state.0.lock().unwrap_or_else(|e| e.into_inner()) {
             return Ok(());
@@ -107,13 +117,20 @@ fn round(sh: &Arc<Shared>, state: &(Mutex<bool>, Condvar)) -> crate::error::Resu
         let Some(c) = sh.table_stats.lookup(table.oid) else { continue };
         let (dead, live) =
             (c.n_dead_tup.load(std::sync::atomic::Ordering::Relaxed), c.n_live_tup.load(std::sync::atomic::Ordering::Relaxed));
-        if !due(dead, live, threshold, scale) {
-            continue;
+        if due(dead, live, threshold, scale) {
+            let mut s = sh.new_session();
+            match crate::sql::vacuum::autovacuum_table(&mut s, &table) {
+                Ok(_) => {} // None: locked by someone, next round (invariant 2)
+                Err(e) => eprintln!("ERROR:  {}\nCONTEXT:  automatic vacuum of table \"public.{}\"", e.message, table.name),
+            }
         }
-        let mut s = sh.new_session();
-        match crate::sql::vacuum::autovacuum_table(&mut s, &table) {
-            Ok(_) => {} // None: locked by someone, next round (invariant 2)
-            Err(e) => eprintln!("ERROR:  {}\nCONTEXT:  automatic vacuum of table \"public.{}\"", e.message, table.name),
+        let reltuples = sh.planner_stats.get(table.oid).map_or(live.max(0) as f64, |st| st.reltuples);
+        let mods = c.mods_since_analyze() as i64;
+        if mods > 0 && mods as f64 > analyze_threshold as f64 + analyze_scale * reltuples {
+            let mut s = sh.new_session();
+            if let Err(e) = crate::sql::vacuum::autoanalyze_table(&mut s, &table) {
+                eprintln!("ERROR:  {}\nCONTEXT:  automatic analyze of table \"public.{}\"", e.message, table.name);
+            }
         }
     }
     Ok(())

@@ -385,6 +385,20 @@ const DEFS: &[Def] = &[
         doc: "fraction of a table's live rows added to autovacuum_vacuum_threshold",
     },
     Def {
+        name: "autovacuum_analyze_threshold",
+        kind: Kind::Int,
+        default: "50",
+        init_only: false,
+        doc: "rows inserted, updated or deleted since the last ANALYZE before autovacuum analyzes a table (plus the scale factor's share)",
+    },
+    Def {
+        name: "autovacuum_analyze_scale_factor",
+        kind: Kind::Real,
+        default: "0.1",
+        init_only: false,
+        doc: "fraction of a table's rows added to autovacuum_analyze_threshold",
+    },
+    Def {
         name: "checkpoint_completion_target",
         kind: Kind::Real,
         default: "0.9",

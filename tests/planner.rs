@@ -94,3 +94,70 @@ fn merge_joins_and_disabled_paths_give_the_same_rows() {
         }
     }
 }
+
+fn one(s: &mut Session, q: &str) -> String {
+    rows(s, q).remove(0)
+}
+
+#[test]
+fn autovacuum_analyzes_a_table_whose_rows_changed() {
+    let (_t, _dir, db) = new_db(&["autovacuum_naptime=1s"]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE a (id int, k int)").unwrap();
+    s.execute("INSERT INTO a SELECT g, g % 10 FROM generate_series(1, 1000) g").unwrap();
+    assert_eq!(one(&mut s, "SELECT n_mod_since_analyze FROM pg_stat_user_tables WHERE relname = 'a'"), "1000");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while one(&mut s, "SELECT autoanalyze_count FROM pg_stat_user_tables WHERE relname = 'a'") == "0" {
+        assert!(std::time::Instant::now() < deadline, "autovacuum did not analyze the table");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(one(&mut s, "SELECT n_mod_since_analyze FROM pg_stat_user_tables WHERE relname = 'a'"), "0");
+    assert_eq!(rows(&mut s, "SELECT attname, n_distinct, null_frac FROM pg_stats WHERE tablename = 'a' ORDER BY 1"), ["id|-1|0", "k|10|0"]);
+    assert_eq!(one(&mut s, "SELECT reltuples FROM pg_class WHERE relname = 'a'"), "1000");
+    assert_eq!(
+        one(&mut s, "SELECT last_autoanalyze IS NOT NULL AND last_analyze IS NULL FROM pg_stat_user_tables WHERE relname = 'a'"),
+        "t"
+    );
+}
+
+#[test]
+fn join_order_and_index_nested_loops_follow_the_estimates() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE big (id int, a int, pad text)").unwrap();
+    s.execute("INSERT INTO big SELECT g, g % 1000, repeat('x', 50) FROM generate_series(1, 50000) g").unwrap();
+    s.execute("CREATE INDEX big_id ON big (id)").unwrap();
+    s.execute("CREATE TABLE mid (a int, b int)").unwrap();
+    s.execute("INSERT INTO mid SELECT g, g % 50 FROM generate_series(1, 1000) g").unwrap();
+    s.execute("CREATE TABLE small (b int PRIMARY KEY, name text)").unwrap();
+    s.execute("INSERT INTO small SELECT g, 'n' || g FROM generate_series(0, 49) g").unwrap();
+    let queries = [
+        // Written with the big table first; the small filtered one should lead.
+        "SELECT count(*), sum(big.id) FROM big JOIN mid ON big.a = mid.a JOIN small ON small.b = mid.b WHERE small.name = 'n7'",
+        "SELECT big.id, small.name, mid.a FROM small, big, mid WHERE big.a = mid.a AND small.b = mid.b AND big.id < 20 ORDER BY 1",
+        // A few outer rows: probe big's index once per row.
+        "SELECT mid.a, big.id, big.a FROM mid JOIN big ON big.id = mid.a WHERE mid.b = 3 ORDER BY 1",
+        "SELECT mid.a, big.id FROM mid LEFT JOIN big ON big.id = mid.b * 1000 WHERE mid.a < 5 ORDER BY 1",
+        "SELECT mid.a, big.id FROM mid LEFT JOIN big ON big.id = mid.b * 1000 AND big.a > 0 WHERE mid.a < 60 ORDER BY 1",
+    ];
+    let before: Vec<Vec<String>> = queries.iter().map(|q| rows(&mut s, q)).collect();
+    assert!(!plan(&mut s, queries[2]).contains("Nested Loop"), "never analyzed: a hash join");
+    ok(&mut s, "ANALYZE big");
+    ok(&mut s, "ANALYZE mid");
+    ok(&mut s, "ANALYZE small");
+    let after: Vec<Vec<String>> = queries.iter().map(|q| rows(&mut s, q)).collect();
+    assert_eq!(after, before);
+    // The join of big comes last, over the join of mid and the filtered small.
+    let p = plan(&mut s, queries[0]);
+    let big_at = p.find("Seq Scan on big").unwrap();
+    assert!(p.find("Seq Scan on small").unwrap() > big_at && p.matches("Hash Join").count() == 2, "{p}");
+    let lines: Vec<&str> = p.lines().collect();
+    assert!(lines.iter().position(|l| l.contains("Seq Scan on big")).unwrap() < 5, "big probes the other two's join:\n{p}");
+    let p = plan(&mut s, queries[2]);
+    assert!(p.contains("Nested Loop") && p.contains("Index Scan using big_id on big") && p.contains("Index Cond: (id = a)"), "{p}");
+    let p = plan(&mut s, queries[3]);
+    assert!(p.contains("Nested Loop Left Join") && p.contains("Index Cond: (id = (b * 1000))"), "{p}");
+    // EXPLAIN ANALYZE counts the inner scan's loops.
+    let p = rows(&mut s, &format!("EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) {}", queries[2])).join("\n");
+    assert!(p.contains("Index Scan using big_id on big (actual rows=1 loops=20)"), "{p}");
+}

@@ -1327,7 +1327,8 @@ impl<S: Read + Write> Conn<'_, S> {
         if !pname.is_empty() && self.portals.contains_key(&pname) {
             return Err(PgError::new("42P03", format!("cursor \"{pname}\" already exists")));
         }
-        self.portals.insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None });
+        self.portals
+            .insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None });
         self.wire.send(B::BindComplete(BindComplete::new()))
     }
 

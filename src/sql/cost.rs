@@ -579,9 +579,10 @@ impl Estimator<'_> {
             let mut eq = Vec::new();
             let mut cols = Vec::new();
             for &c in &ix.columns {
-                let found = j.keys.iter().find(|(a, b)| {
-                    matches!(b, Scalar::Col(bc, _) if *bc == c) && super::expr::type_of(a) == Some(p.table.columns[c].ty)
-                });
+                let found = j
+                    .keys
+                    .iter()
+                    .find(|(a, b)| matches!(b, Scalar::Col(bc, _) if *bc == c) && super::expr::type_of(a) == Some(p.table.columns[c].ty));
                 match found {
                     Some((a, _)) => {
                         eq.push(a.clone());

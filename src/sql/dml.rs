@@ -144,7 +144,13 @@ impl Plan {
     }
 
     /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
-    pub fn for_each(&self, s: &Session, snap: &Snapshot, params: &[Option<String>], f: impl FnMut(Tid, &[Value]) -> Result<Flow>) -> Result<()> {
+    pub fn for_each(
+        &self,
+        s: &Session,
+        snap: &Snapshot,
+        params: &[Option<String>],
+        f: impl FnMut(Tid, &[Value]) -> Result<Flow>,
+    ) -> Result<()> {
         self.for_each_keyed(s, snap, params, None, f)
     }
 

@@ -26,7 +26,6 @@
 pub mod array;
 mod check;
 pub mod cost;
-pub mod statistics;
 pub(crate) mod ddl;
 pub mod dml;
 mod explain;
@@ -39,6 +38,7 @@ pub mod pg_catalog;
 pub mod query;
 pub mod sequence;
 pub mod srf;
+pub mod statistics;
 pub mod vacuum;
 pub mod view;
 

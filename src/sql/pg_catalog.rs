@@ -368,16 +368,38 @@ const DEFS: &[Def] = &[
             ("n_tup_hot_upd", T(TypeId::Int8)),
             ("n_live_tup", T(TypeId::Int8)),
             ("n_dead_tup", T(TypeId::Int8)),
-            ("n_mod_since_analyze", No("bigint: heapstore does not show ANALYZE counters here yet")),
+            ("n_mod_since_analyze", T(TypeId::Int8)),
             ("n_ins_since_vacuum", T(TypeId::Int8)),
             ("last_vacuum", T(TypeId::Timestamptz)),
             ("last_autovacuum", T(TypeId::Timestamptz)),
-            ("last_analyze", No("timestamptz: heapstore does not show ANALYZE times here yet")),
-            ("last_autoanalyze", No("timestamptz: heapstore does not show ANALYZE times here yet")),
+            ("last_analyze", T(TypeId::Timestamptz)),
+            ("last_autoanalyze", T(TypeId::Timestamptz)),
             ("vacuum_count", T(TypeId::Int8)),
             ("autovacuum_count", T(TypeId::Int8)),
-            ("analyze_count", No("bigint: heapstore does not show ANALYZE counters here yet")),
-            ("autoanalyze_count", No("bigint: heapstore does not show ANALYZE counters here yet")),
+            ("analyze_count", T(TypeId::Int8)),
+            ("autoanalyze_count", T(TypeId::Int8)),
+        ],
+    },
+    Def {
+        oid: 12_004,
+        schema: PG_CATALOG,
+        name: "pg_stats",
+        kind: 'v',
+        cols: &[
+            ("schemaname", NAME),
+            ("tablename", NAME),
+            ("attname", NAME),
+            ("inherited", BOOL),
+            ("null_frac", T(TypeId::Float4)),
+            ("avg_width", INT4),
+            ("n_distinct", T(TypeId::Float4)),
+            ("most_common_vals", No("anyarray: heapstore has no anyarray type")),
+            ("most_common_freqs", T(TypeId::Array(crate::types::ArrayElem::Float4))),
+            ("histogram_bounds", No("anyarray: heapstore has no anyarray type")),
+            ("correlation", T(TypeId::Float4)),
+            ("most_common_elems", No("anyarray: heapstore has no anyarray type")),
+            ("most_common_elem_freqs", No("real[]: heapstore keeps no element statistics")),
+            ("elem_count_histogram", No("real[]: heapstore keeps no element statistics")),
         ],
     },
     Def {
@@ -921,7 +943,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
     let tables = s.visible_tables();
     let who = s.identity();
     let mut rows = match d.name {
-        "pg_class" => pg_class(&tables),
+        "pg_class" => pg_class(s, &tables),
         "pg_namespace" => vec![
             vec![Value::Oid(PG_TOAST), name_v("pg_toast"), Value::Oid(BOOTSTRAP_ROLE)],
             vec![Value::Oid(PG_CATALOG), name_v("pg_catalog"), Value::Oid(BOOTSTRAP_ROLE)],
@@ -950,6 +972,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         "pg_authid" | "pg_roles" => roles(s, d.name == "pg_roles"),
         "pg_settings" => settings(s),
         "pg_stat_user_tables" => stat_user_tables(s, &tables),
+        "pg_stats" => pg_stats(s, &tables),
         "pg_am" => vec![
             vec![Value::Oid(HEAP_AM), name_v("heap"), Value::Text("t".into())],
             vec![Value::Oid(BTREE_AM), name_v("btree"), Value::Text("i".into())],
@@ -1050,7 +1073,7 @@ fn ch(c: char) -> Value {
 
 /// Every relation as `pg_class` lists it: the catalogs themselves, then user tables and
 /// their indexes.
-fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     #[allow(clippy::too_many_arguments)]
     let row = |oid: u32,
                name: &str,
@@ -1111,6 +1134,12 @@ fn pg_class(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
         let am = if kind == 'r' { HEAP_AM } else { 0 };
         let triggers = !t.foreign_keys.is_empty() || referenced.contains(&t.oid);
         out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len(), triggers));
+        // relpages and reltuples as the last ANALYZE found them (-1: never analyzed).
+        if let Some(st) = s.shared().planner_stats.get(t.oid) {
+            let r = out.last_mut().expect("just pushed");
+            r[9] = Value::Int4(st.relpages.min(i32::MAX as u64) as i32);
+            r[10] = Value::Float4(st.reltuples as f32);
+        }
         for ix in &t.indexes {
             out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));
         }
@@ -1728,14 +1757,49 @@ fn stat_user_tables(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 i8(c.n_tup_hot_upd.load(Relaxed)),
                 Value::Int8(c.n_live_tup.load(Relaxed).max(0)),
                 Value::Int8(c.n_dead_tup.load(Relaxed).max(0)),
+                Value::Int8(c.mods_since_analyze() as i64),
                 Value::Int8(c.n_ins_since_vacuum.load(Relaxed).max(0)),
                 time(c.last_vacuum_us.load(Relaxed)),
                 time(c.last_autovacuum_us.load(Relaxed)),
+                time(c.last_analyze_us.load(Relaxed)),
+                time(c.last_autoanalyze_us.load(Relaxed)),
                 i8(c.vacuum_count.load(Relaxed)),
                 i8(c.autovacuum_count.load(Relaxed)),
+                i8(c.analyze_count.load(Relaxed)),
+                i8(c.autoanalyze_count.load(Relaxed)),
             ]
         })
         .collect()
+}
+
+/// `pg_stats`: what ANALYZE keeps per column (`sql::statistics`), for the tables that have
+/// statistics and the columns they still have.
+fn pg_stats(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for t in tables.iter().filter(|t| t.is_table()) {
+        let Some(st) = s.shared().planner_stats.get(t.oid) else { continue };
+        for col in &t.columns {
+            let Some(c) = st.column(&col.name, col.ty) else { continue };
+            let freqs = (!c.mcv.is_empty()).then(|| {
+                Value::Array(Box::new(crate::types::Array::from_items(
+                    SqlType::new(TypeId::Array(crate::types::ArrayElem::Float4)),
+                    c.mcv.iter().map(|m| Value::Float4(m.1 as f32)).collect(),
+                )))
+            });
+            out.push(vec![
+                name_v("public"),
+                name_v(&t.name),
+                name_v(&col.name),
+                Value::Bool(false),
+                Value::Float4(c.null_frac as f32),
+                Value::Int4(c.avg_width.round() as i32),
+                Value::Float4(c.n_distinct as f32),
+                freqs.unwrap_or(Value::Null),
+                Value::Float4(c.correlation as f32),
+            ]);
+        }
+    }
+    out
 }
 
 fn settings(s: &Session) -> Vec<Vec<Value>> {

@@ -415,11 +415,14 @@ fn reorder(
     let mut conds = filters;
     flatten(rel, 0, &mut items, &mut conds);
     let widths: Vec<usize> = items.iter().map(Rel::width).collect();
-    let offs: Vec<usize> = widths.iter().scan(0, |acc, w| {
-        let o = *acc;
-        *acc += w;
-        Some(o)
-    }).collect();
+    let offs: Vec<usize> = widths
+        .iter()
+        .scan(0, |acc, w| {
+            let o = *acc;
+            *acc += w;
+            Some(o)
+        })
+        .collect();
     let item_of = |col: usize| offs.iter().rposition(|&o| o <= col).expect("a column of an item");
     let set_of = |e: &Scalar| {
         let mut set = 0u32;
@@ -431,7 +434,8 @@ fn reorder(
         set
     };
     // Conditions on one item go into it; the rest join items; unmovable ones stay above.
-    let (mut own, mut joins, mut above): (Vec<Vec<Scalar>>, Vec<(u32, Scalar)>, Vec<Scalar>) = (vec![Vec::new(); n], Vec::new(), Vec::new());
+    let (mut own, mut joins, mut above): (Vec<Vec<Scalar>>, Vec<(u32, Scalar)>, Vec<Scalar>) =
+        (vec![Vec::new(); n], Vec::new(), Vec::new());
     for c in conds {
         if !movable(&c) {
             above.push(c);

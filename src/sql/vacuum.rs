@@ -196,6 +196,30 @@ pub fn analyze(
 /// computed from it and stored. Returns (rows in the sample, live rows).
 pub fn analyze_table(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usize, u64)> {
     s.lock_table(table, LockMode::ShareUpdateExclusive)?;
+    analyze_locked(s, table, cols)
+}
+
+/// Autovacuum's ANALYZE of one table in a transaction of its own; nothing when the table
+/// cannot be locked at once or is gone (`autovacuum` invariant 2).
+pub fn autoanalyze_table(s: &mut Session, table: &Table) -> Result<()> {
+    s.begin_implicit();
+    if !s.try_lock_table(table, LockMode::ShareUpdateExclusive) {
+        s.rollback();
+        return Ok(());
+    }
+    let r = match s.lookup_table(&table.name) {
+        Some(now) if now.oid == table.oid => analyze_locked(s, &now, &[]).map(|_| ()),
+        _ => Ok(()),
+    };
+    match &r {
+        Ok(_) => s.commit()?,
+        Err(_) => s.rollback(),
+    }
+    r
+}
+
+/// ANALYZE of a table locked ShareUpdateExclusive.
+fn analyze_locked(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usize, u64)> {
     let table = s.table(&table.name)?;
     let sh = s.shared.clone();
     let target = sh.settings.int("default_statistics_target").clamp(1, 10_000) as usize;

@@ -41,6 +41,16 @@ pub struct TableCounters {
     pub autoanalyze_count: AtomicU64,
     pub last_analyze_us: AtomicI64,
     pub last_autoanalyze_us: AtomicI64,
+    /// Rows inserted, updated and deleted as of the last ANALYZE.
+    pub mods_at_analyze: AtomicU64,
+}
+
+impl TableCounters {
+    /// Rows inserted, updated or deleted since the last ANALYZE (`n_mod_since_analyze`).
+    pub fn mods_since_analyze(&self) -> u64 {
+        let all = self.n_tup_ins.load(Ordering::Relaxed) + self.n_tup_upd.load(Ordering::Relaxed) + self.n_tup_del.load(Ordering::Relaxed);
+        all.saturating_sub(self.mods_at_analyze.load(Ordering::Relaxed))
+    }
 }
 
 impl Default for TableCounters {
@@ -61,6 +71,7 @@ impl Default for TableCounters {
             autoanalyze_count: AtomicU64::new(0),
             last_analyze_us: AtomicI64::new(NEVER),
             last_autoanalyze_us: AtomicI64::new(NEVER),
+            mods_at_analyze: AtomicU64::new(0),
         }
     }
 }
@@ -136,6 +147,8 @@ impl TableStats {
     pub fn analyzed(&self, oid: u32, live: u64, auto: bool, now_us: i64) {
         let c = self.get(oid);
         c.n_live_tup.store(live as i64, Ordering::Relaxed);
+        let all = c.n_tup_ins.load(Ordering::Relaxed) + c.n_tup_upd.load(Ordering::Relaxed) + c.n_tup_del.load(Ordering::Relaxed);
+        c.mods_at_analyze.store(all, Ordering::Relaxed);
         if auto {
             c.autoanalyze_count.fetch_add(1, Ordering::Relaxed);
             c.last_autoanalyze_us.store(now_us, Ordering::Relaxed);
