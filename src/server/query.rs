@@ -182,30 +182,7 @@ impl SessionParams {
                     .with_hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601."))
                 }
             },
-            k if k.starts_with("enable_") => match crate::config::parse_bool(value) {
-                Some(b) => if b { "on" } else { "off" }.to_string(),
-                None => {
-                    return Err(PgError::new(
-                        sqlstate::INVALID_PARAMETER_VALUE,
-                        format!("parameter \"{display}\" requires a Boolean value"),
-                    ))
-                }
-            },
-            k if k.ends_with("_cost") => match value.trim().parse::<f64>() {
-                Ok(f) if (0.0..=f64::MAX).contains(&f) => value.trim().to_string(),
-                Ok(_) => {
-                    return Err(PgError::new(
-                        sqlstate::INVALID_PARAMETER_VALUE,
-                        format!("{value} is outside the valid range for parameter \"{display}\" (0 .. 1.79769e+308)"),
-                    ))
-                }
-                Err(_) => {
-                    return Err(PgError::new(
-                        sqlstate::INVALID_PARAMETER_VALUE,
-                        format!("invalid value for parameter \"{display}\": \"{value}\""),
-                    ))
-                }
-            },
+            k if crate::sql::cost::PLANNER_SETTINGS.contains(&k) => crate::sql::cost::check_setting(k, value)?,
             "extra_float_digits" => match value.parse::<i32>() {
                 Ok(n) if (-15..=3).contains(&n) => value.to_string(),
                 _ => {

@@ -44,6 +44,26 @@ pub const PLANNER_SETTINGS: &[&str] = &[
     "cpu_operator_cost",
 ];
 
+/// A planner setting's value checked and normalized (`on` / `off` for the `enable_*` ones, a
+/// non-negative number for the costs), with PostgreSQL's errors.
+pub fn check_setting(name: &str, value: &str) -> crate::error::Result<String> {
+    use crate::error::{sqlstate, PgError};
+    if name.starts_with("enable_") {
+        return match crate::config::parse_bool(value) {
+            Some(b) => Ok(if b { "on" } else { "off" }.to_string()),
+            None => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("parameter \"{name}\" requires a Boolean value"))),
+        };
+    }
+    match value.trim().parse::<f64>() {
+        Ok(f) if f >= 0.0 && f.is_finite() => Ok(value.trim().to_string()),
+        Ok(_) => Err(PgError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            format!("{value} is outside the valid range for parameter \"{name}\" (0 .. 1.79769e+308)"),
+        )),
+        Err(_) => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""))),
+    }
+}
+
 const DEFAULT_EQ_SEL: f64 = 0.005;
 const DEFAULT_INEQ_SEL: f64 = 1.0 / 3.0;
 const DEFAULT_MATCH_SEL: f64 = 0.005;

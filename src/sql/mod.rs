@@ -721,6 +721,10 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 "transaction_read_only" => show("transaction_read_only", on_off(cur.read_only)),
                 "default_transaction_read_only" => show("default_transaction_read_only", on_off(def.read_only)),
                 "work_mem" => show("work_mem", &memory_text(s.work_mem_bytes() / 1024)),
+                n if cost::PLANNER_SETTINGS.contains(&n) => {
+                    let v = s.client_setting(n).map(str::to_string).unwrap_or_else(|| s.shared.settings.get(n).unwrap_or("").to_string());
+                    show(n, &v)
+                }
                 "temp_file_limit" => {
                     let kb = s.temp_file_limit_kb();
                     show("temp_file_limit", &if kb < 0 { "-1".to_string() } else { memory_text(kb as u64) })
@@ -747,6 +751,40 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             };
             let name = variable.to_string().to_ascii_lowercase();
             set_session_setting(s, &name, &v)?;
+            s.end_setting(Some(&name), local);
+            Ok(Some(tag("SET")))
+        }
+        Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values })
+            if values.len() == 1 && cost::PLANNER_SETTINGS.contains(&variable.to_string().to_ascii_lowercase().as_str()) =>
+        {
+            // The planner's settings (a server's sessions SET them as session parameters;
+            // this is the library's session).
+            let local = scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local));
+            if !s.begin_setting(local) {
+                return Ok(Some(set_local_outside_block()));
+            }
+            let name = variable.to_string().to_ascii_lowercase();
+            let v = match &values[0] {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(t) => t.clone(),
+                    Value::Boolean(b) => on_off(*b).to_string(),
+                    Value::Number(n, _) => n.clone(),
+                    other => other.to_string(),
+                },
+                Expr::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            };
+            let v = if v.eq_ignore_ascii_case("default") {
+                s.shared.settings.get(&name).unwrap_or("").to_string()
+            } else {
+                cost::check_setting(&name, &v)?
+            };
+            let mut all = s.client_settings();
+            match all.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => e.1 = v,
+                None => all.push((name.clone(), v)),
+            }
+            s.set_client_settings(all);
             s.end_setting(Some(&name), local);
             Ok(Some(tag("SET")))
         }
