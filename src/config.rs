@@ -116,14 +116,14 @@ const DEFS: &[Def] = &[
     Def {
         name: "seq_page_cost",
         kind: Kind::Real,
-        default: "1.0",
+        default: "1",
         init_only: false,
         doc: "the planner's cost of a page read in sequence (also SET per session)",
     },
     Def {
         name: "random_page_cost",
         kind: Kind::Real,
-        default: "4.0",
+        default: "4",
         init_only: false,
         doc: "the planner's cost of a page read out of sequence (also SET per session)",
     },

@@ -161,3 +161,32 @@ fn join_order_and_index_nested_loops_follow_the_estimates() {
     let p = rows(&mut s, &format!("EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) {}", queries[2])).join("\n");
     assert!(p.contains("Index Scan using big_id on big (actual rows=1 loops=20)"), "{p}");
 }
+
+#[test]
+fn review_regressions() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    // A merge join over two key columns, one right row NULL in the second.
+    s.execute("CREATE TABLE m1 (a int, b int); CREATE TABLE m2 (a int, b int)").unwrap();
+    s.execute("INSERT INTO m1 VALUES (1, 5), (2, 1), (3, 3); INSERT INTO m2 VALUES (1, NULL), (2, 1), (3, 3), (1, 5)").unwrap();
+    ok(&mut s, "SET enable_hashjoin = off");
+    assert!(plan(&mut s, "SELECT * FROM m1 x JOIN m2 y ON x.a = y.a AND x.b = y.b").contains("Merge Join"));
+    let mut r = rows(&mut s, "SELECT * FROM m1 x JOIN m2 y ON x.a = y.a AND x.b = y.b");
+    r.sort();
+    assert_eq!(r, ["1|5|1|5", "2|1|2|1", "3|3|3|3"]);
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM m1 x FULL JOIN m2 y ON x.a = y.a AND x.b = y.b"), ["4"]);
+    ok(&mut s, "SET enable_hashjoin = DEFAULT");
+    // An ANALYZE in a text leaves the other statements' text alone.
+    s.execute("CREATE TABLE lit (v text); INSERT INTO lit VALUES (E'q\\\\x'), ('a''b'); ANALYZE lit").unwrap();
+    assert_eq!(rows(&mut s, "SELECT v, length(v) FROM lit ORDER BY 1"), ["a'b|3", "q\\x|3"]);
+    let e = s.execute("ANALYZE lit v").unwrap_err();
+    assert_eq!(e.code, "42601");
+    s.execute("CREATE TABLE \"we\"\"ird\" (x int); ANALYZE \"we\"\"ird\" (x)").unwrap();
+    // ANALYZE of a view with columns: skipped with a warning.
+    s.execute("CREATE VIEW v AS SELECT 1 AS a").unwrap();
+    let r = s.execute("ANALYZE v (a)").unwrap();
+    assert!(r[0].notices.iter().any(|n| n.contains("skipping \"v\"")), "{:?}", r[0].notices);
+    // Wide values stay out of the statistics.
+    s.execute("CREATE TABLE w (t text); INSERT INTO w SELECT repeat(md5(g::text), 100) FROM generate_series(1, 20) g; ANALYZE w").unwrap();
+    assert_eq!(rows(&mut s, "SELECT n_distinct, most_common_freqs IS NULL FROM pg_stats WHERE tablename = 'w'"), ["-1|t"]);
+}

@@ -32,6 +32,10 @@ pub enum AggFunc {
     /// `jsonb_object_agg(k, v)`: a jsonb object (a NULL key is an error; a NULL value is
     /// JSON null; the last value of a repeated key wins).
     JsonbObjectAgg,
+    /// `GROUPING(a, b, ...)`: which of its arguments the current grouping set leaves out, as
+    /// bits (the first argument the highest). The planner replaces it by each grouping set's
+    /// constant (`sql::query`); it never reaches an aggregation.
+    Grouping,
 }
 
 impl AggFunc {
@@ -46,6 +50,7 @@ impl AggFunc {
             "bool_and" | "every" => AggFunc::BoolAnd,
             "bool_or" => AggFunc::BoolOr,
             "string_agg" => AggFunc::StringAgg,
+            "grouping" => AggFunc::Grouping,
             "array_agg" => AggFunc::ArrayAgg,
             "jsonb_agg" => AggFunc::JsonbAgg,
             "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
@@ -87,6 +92,12 @@ impl AggCall {
     ) -> Result<AggCall> {
         let t = SqlType::new;
         let mut args = args;
+        if func == AggFunc::Grouping {
+            if star || distinct || filter.is_some() || !order.is_empty() || args.is_empty() || args.len() > 31 {
+                return Err(PgError::syntax("GROUPING takes from 1 to 31 grouping expressions, without *, DISTINCT, FILTER or ORDER BY"));
+            }
+            return Ok(AggCall { func, args, distinct, filter, order, ty: t(TypeId::Int4), arg_ty: None });
+        }
         if star {
             if func != AggFunc::Count {
                 return Err(PgError::syntax(format!("{name}(*) is not an aggregate that takes *")));
@@ -169,6 +180,7 @@ impl AggCall {
                 None => return Err(no_agg(name, &args)),
             },
             AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => t(TypeId::Jsonb),
+            AggFunc::Grouping => unreachable!("GROUPING returned above"),
         };
         if distinct && !order.is_empty() {
             // PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list.
@@ -221,6 +233,7 @@ fn fresh(c: &AggCall) -> Acc {
 
 fn plain(c: &AggCall) -> Acc {
     match c.func {
+        AggFunc::Grouping => unreachable!("the planner replaces GROUPING by constants (sql::query)"),
         AggFunc::Count | AggFunc::CountStar => Acc::Count(0),
         AggFunc::Sum | AggFunc::Avg if c.ty.id == TypeId::Numeric => Acc::SumBig(None, None, 0),
         AggFunc::Sum | AggFunc::Avg if c.ty.id == TypeId::Interval => Acc::Iv(None, 0),

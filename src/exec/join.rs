@@ -187,6 +187,9 @@ fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut
             if let Some(t0) = timed {
                 ex.note_loop(&j.right, found, first, (t0.elapsed().as_nanos() as u64).saturating_sub(in_sink));
             }
+        } else {
+            // A NULL key probes nothing; the loop still counts.
+            ex.note_loop(&j.right, 0, None, 0);
         }
         if stopped {
             return Ok(Flow::Stop);
@@ -224,12 +227,11 @@ fn merge(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut(&
         Ok(Flow::Continue)
     })?;
     debug_assert!(
-        right.windows(2).all(|w| match (&w[0].0, &w[1].0) {
-            (Some(a), Some(b)) => cmp_keys(a, b) != std::cmp::Ordering::Greater,
-            (None, Some(_)) => false,
-            _ => true,
-        }),
-        "a merge join's right input is sorted on its keys, NULLs last"
+        {
+            let keyed: Vec<&Vec<Value>> = right.iter().filter_map(|r| r.0.as_ref()).collect();
+            keyed.windows(2).all(|w| cmp_keys(w[0], w[1]) != std::cmp::Ordering::Greater)
+        },
+        "a merge join's right input is sorted on its keys"
     );
     let mut matched = vec![false; right.len()];
     let mut start = 0usize;
@@ -239,7 +241,10 @@ fn merge(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut dyn FnMut(&
     ex.run(&j.left, outer, &mut |l| {
         let mut any = false;
         if keys_of(ex, &mut j.keys.iter().map(|k| &k.0), l, outer, &mut vals)? {
-            while start < right.len() && right[start].0.as_ref().is_some_and(|k| cmp_keys(k, &vals) == std::cmp::Ordering::Less) {
+            // A right key with a NULL in any column matches nothing: it is passed over (a NULL
+            // in a later key column sorts it among the non-NULL keys, never inside a run of
+            // equal keys).
+            while start < right.len() && right[start].0.as_ref().is_none_or(|k| cmp_keys(k, &vals) == std::cmp::Ordering::Less) {
                 start += 1;
             }
             let mut i = start;

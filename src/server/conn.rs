@@ -357,6 +357,9 @@ struct Portal {
     /// A query portal's rows not yet sent (it was suspended at Execute's row limit): held
     /// in memory up to `work_mem`, then in a temporary file; with their column types.
     held: Option<(crate::exec::spill::HeldRows, Vec<String>)>,
+    /// The columns (names, types, sources) a streamed query's rows have, for Describe after
+    /// Execute.
+    described: Option<(Vec<(String, String)>, Vec<Option<(u32, i16)>>)>,
 }
 
 struct Conn<'w, S: Read + Write> {
@@ -561,6 +564,7 @@ struct PortalRows<'w, S: Read + Write> {
     cancel: &'w AtomicBool,
     formats: Vec<i16>,
     types: Vec<String>,
+    described: Option<(Vec<(String, String)>, Vec<Option<(u32, i16)>>)>,
     limit: usize,
     sent: usize,
     held: crate::exec::spill::HeldRows,
@@ -569,8 +573,9 @@ struct PortalRows<'w, S: Read + Write> {
 }
 
 impl<S: Read + Write> crate::sql::RowSink for PortalRows<'_, S> {
-    fn columns(&mut self, columns: &[(String, String)], _sources: &[Option<(u32, i16)>]) -> Result<()> {
+    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()> {
         self.types = columns.iter().map(|c| c.1.clone()).collect();
+        self.described = Some((columns.to_vec(), sources.to_vec()));
         Ok(())
     }
 
@@ -1327,8 +1332,10 @@ impl<S: Read + Write> Conn<'_, S> {
         if !pname.is_empty() && self.portals.contains_key(&pname) {
             return Err(PgError::new("42P03", format!("cursor \"{pname}\" already exists")));
         }
-        self.portals
-            .insert(pname, Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None });
+        self.portals.insert(
+            pname,
+            Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None, described: None },
+        );
         self.wire.send(B::BindComplete(BindComplete::new()))
     }
 
@@ -1416,12 +1423,11 @@ impl<S: Read + Write> Conn<'_, S> {
                 return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &formats));
             }
         }
-        if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
-            let p = self.portals.get(&name).expect("checked");
-            let prep = p.stmt.prepared.clone().expect("a held portal runs a prepared query");
-            let formats = p.result_formats.clone();
-            let r = crate::sql::describe(&mut self.session, &prep)?;
-            return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &formats));
+        // A query that ran (streamed, perhaps suspended): the columns its rows have.
+        if let Some(p) = self.portals.get(&name) {
+            if let Some((cols, sources)) = &p.described {
+                return self.wire.send(Self::row_description(cols, sources, &p.result_formats));
+            }
         }
         self.run_portal(&name)?;
         let p = self.portals.get(&name).expect("run_portal checked");
@@ -1480,6 +1486,7 @@ impl<S: Read + Write> Conn<'_, S> {
             cancel: &self.cancel,
             formats,
             types: Vec::new(),
+            described: None,
             limit: if max_rows > 0 { max_rows as usize } else { usize::MAX },
             sent: 0,
             held,
@@ -1491,7 +1498,7 @@ impl<S: Read + Write> Conn<'_, S> {
             let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
             crate::sql::execute_prepared_until_sync(&mut self.session, &prep, &params, &mut io)
         };
-        let PortalRows { held, types, .. } = sink;
+        let PortalRows { held, types, described, .. } = sink;
         let r = r?;
         for n in &r.notices {
             send_notice(self.wire, n)?;
@@ -1506,6 +1513,7 @@ impl<S: Read + Write> Conn<'_, S> {
             return self.execute_materialized(name, max_rows);
         }
         p.result = Some(r.clone());
+        p.described = described;
         if !held.is_empty() {
             p.held = Some((held, types));
             return self.wire.send(B::PortalSuspended(PortalSuspended::new()));

@@ -8,7 +8,12 @@
 //!   the index when its estimated cost (the index entries read, plus the heap pages fetched,
 //!   random or in sequence as the column's correlation says) is below a sequential scan's;
 //! - **the build side of a hash join** and **hash or merge join** (`sql::query`): the smaller
-//!   estimated input is hashed; a merge join when hash joins are disabled.
+//!   estimated input is hashed; a merge join when hash joins are disabled;
+//! - **an index nested loop** ([`Estimator::index_probe`]): an INNER or LEFT join whose right
+//!   input is a table with an index on the join key probes that index once per left row when
+//!   the probes cost less than scanning and hashing the table;
+//! - **the order of inner joins** (`sql::query::reorder`, with [`Estimator::rows`] and
+//!   [`Estimator::distinct_of`]).
 //!
 //! Estimates follow PostgreSQL's selectivity rules: `col = const` is the most-common-value
 //! frequency when the constant is one, else the remaining frequency shared by the remaining
@@ -56,11 +61,11 @@ pub fn check_setting(name: &str, value: &str) -> crate::error::Result<String> {
     }
     match value.trim().parse::<f64>() {
         Ok(f) if f >= 0.0 && f.is_finite() => Ok(value.trim().to_string()),
-        Ok(_) => Err(PgError::new(
+        Ok(f) if f < 0.0 && f.is_finite() => Err(PgError::new(
             sqlstate::INVALID_PARAMETER_VALUE,
             format!("{value} is outside the valid range for parameter \"{name}\" (0 .. 1.79769e+308)"),
         )),
-        Err(_) => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""))),
+        _ => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""))),
     }
 }
 
@@ -107,8 +112,22 @@ impl Costs {
     /// Whether any setting differs from PostgreSQL's default, so the cost model decides even
     /// for tables never analyzed.
     pub fn overridden(&self) -> bool {
-        !(self.enable_seqscan && self.enable_indexscan && self.enable_hashjoin && self.enable_mergejoin && self.enable_nestloop)
+        *self != Costs::POSTGRES_DEFAULTS
     }
+
+    /// PostgreSQL's defaults.
+    pub const POSTGRES_DEFAULTS: Costs = Costs {
+        seq_page: 1.0,
+        random_page: 4.0,
+        cpu_tuple: 0.01,
+        cpu_index_tuple: 0.005,
+        cpu_operator: 0.0025,
+        enable_seqscan: true,
+        enable_indexscan: true,
+        enable_hashjoin: true,
+        enable_mergejoin: true,
+        enable_nestloop: true,
+    };
 }
 
 /// What the planner knows about a table now.

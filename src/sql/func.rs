@@ -3006,6 +3006,9 @@ impl Binder<'_> {
                 .collect::<Result<Vec<_>>>()?
         };
         if let Some(agg) = AggFunc::named(&name) {
+            if over.is_some() && agg == AggFunc::Grouping {
+                return Err(PgError::new("42809", "OVER specified, but grouping is not a window function nor an aggregate function"));
+            }
             if over.is_some() {
                 if distinct || !order.is_empty() {
                     return Err(PgError::feature(format!(

@@ -944,28 +944,42 @@ pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
 fn analyze_statements(sql: &str) -> Result<Option<String>> {
     let t = sql.trim_start();
     let starts = |w: &str| t.get(..w.len()).is_some_and(|x| x.eq_ignore_ascii_case(w));
-    if !sql.contains(';') && !starts("analyze") && !starts("analyse") {
+    if !starts("analyze") && !starts("analyse") && !sql.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"analy")) {
         return Ok(None);
     }
     let dialect = PostgreSqlDialect {};
-    let Ok(toks) = Tokenizer::new(&dialect, sql).tokenize() else { return Ok(None) };
-    let mut out = String::with_capacity(sql.len() + 32);
-    let mut changed = false;
-    let mut at_start = true;
-    let mut i = 0;
+    let Ok(toks) = Tokenizer::new(&dialect, sql).tokenize_with_location() else { return Ok(None) };
+    // Byte offsets of each line's start, to turn token locations into byte ranges.
+    let line_starts: Vec<usize> = std::iter::once(0).chain(sql.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let offset = |loc: &sqlparser::tokenizer::Location| -> usize {
+        let ls = line_starts.get(loc.line as usize - 1).copied().unwrap_or(sql.len());
+        sql[ls..].char_indices().nth(loc.column as usize - 1).map_or(sql.len(), |(b, _)| ls + b)
+    };
     let word = |t: &Token| match t {
         Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
         _ => None,
     };
+    // An identifier as SQL text again (a quoted one with its quotes doubled).
+    let ident = |t: &Token| match t {
+        Token::Word(w) if w.quote_style == Some('"') => Some(format!("\"{}\"", w.value.replace('"', "\"\""))),
+        Token::Word(w) if w.quote_style.is_none() => Some(w.value.clone()),
+        _ => None,
+    };
+    let syntax = |t: Option<&Token>| match t {
+        Some(t) => PgError::syntax(format!("syntax error at or near \"{t}\"")),
+        None => PgError::syntax("syntax error at end of input"),
+    };
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut at_start = true;
+    let mut i = 0;
     while i < toks.len() {
-        let t = &toks[i];
+        let t = &toks[i].token;
         if at_start && matches!(word(t).as_deref(), Some("ANALYZE" | "ANALYSE")) {
-            // The statement's tokens, up to ';'.
             let mut end = i + 1;
-            while end < toks.len() && toks[end] != Token::SemiColon {
+            while end < toks.len() && toks[end].token != Token::SemiColon {
                 end += 1;
             }
-            let sig: Vec<&Token> = toks[i + 1..end].iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+            let sig: Vec<&Token> = toks[i + 1..end].iter().map(|t| &t.token).filter(|t| !matches!(t, Token::Whitespace(_))).collect();
             let mut k = 0;
             let mut head = String::from("ANALYZE");
             if sig.first().and_then(|t| word(t)).as_deref() == Some("VERBOSE") {
@@ -975,27 +989,23 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
             if sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
                 return Err(PgError::feature("ANALYZE (options) is not supported; write ANALYZE [VERBOSE] [table [(columns)]]"));
             }
+            // [schema.]table: words separated by dots.
             let mut name = String::new();
-            while let Some(t) = sig.get(k) {
-                match t {
-                    Token::Word(_) | Token::Period => name.push_str(&t.to_string()),
-                    _ => break,
-                }
+            if let Some(first) = sig.get(k).and_then(|t| ident(t)) {
+                name.push_str(&first);
                 k += 1;
+                while sig.get(k).is_some_and(|t| matches!(t, Token::Period)) {
+                    let part = sig.get(k + 1).and_then(|t| ident(t)).ok_or_else(|| syntax(sig.get(k + 1).copied()))?;
+                    name.push('.');
+                    name.push_str(&part);
+                    k += 2;
+                }
             }
             let mut cols = Vec::new();
-            if sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
+            if !name.is_empty() && sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
                 k += 1;
                 loop {
-                    match sig.get(k) {
-                        Some(t @ Token::Word(_)) => cols.push(t.to_string()),
-                        _ => {
-                            return Err(PgError::syntax(format!(
-                                "syntax error in ANALYZE at or near \"{}\"",
-                                sig.get(k).map(|t| t.to_string()).unwrap_or_default()
-                            )))
-                        }
-                    }
+                    cols.push(sig.get(k).and_then(|t| ident(t)).ok_or_else(|| syntax(sig.get(k).copied()))?);
                     k += 1;
                     match sig.get(k) {
                         Some(Token::Comma) => k += 1,
@@ -1003,40 +1013,42 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                             k += 1;
                             break;
                         }
-                        other => {
-                            return Err(PgError::syntax(format!(
-                                "syntax error in ANALYZE at or near \"{}\"",
-                                other.map(|t| t.to_string()).unwrap_or_default()
-                            )))
-                        }
+                        other => return Err(syntax(other.copied())),
                     }
                 }
             }
             match sig.get(k) {
                 None => {}
-                Some(Token::Comma) => {
+                Some(Token::Comma) if sig.get(k + 1).and_then(|t| ident(t)).is_some() => {
                     return Err(PgError::feature("ANALYZE of several tables in one statement is not supported; run one ANALYZE per table"))
                 }
-                Some(other) => return Err(PgError::syntax(format!("syntax error at or near \"{other}\""))),
+                Some(other) => return Err(syntax(Some(other))),
             }
-            out.push_str(&head);
-            out.push_str(" TABLE ");
-            out.push_str(if name.is_empty() { "\"*\"" } else { &name });
+            let mut text = format!("{head} TABLE {}", if name.is_empty() { "\"*\"" } else { &name });
             if !cols.is_empty() {
-                out.push_str(" FOR COLUMNS ");
-                out.push_str(&cols.join(", "));
+                text.push_str(" FOR COLUMNS ");
+                text.push_str(&cols.join(", "));
             }
-            changed = true;
+            let from = offset(&toks[i].span.start);
+            let to = if end < toks.len() { offset(&toks[end].span.start) } else { sql.len() };
+            edits.push((from, to, text));
             i = end;
             continue;
         }
         if !matches!(t, Token::Whitespace(_)) {
             at_start = *t == Token::SemiColon;
         }
-        out.push_str(&t.to_string());
         i += 1;
     }
-    Ok(changed.then_some(out))
+    if edits.is_empty() {
+        return Ok(None);
+    }
+    // Only the ANALYZE statements are rewritten; the rest of the text stays byte for byte.
+    let mut out = sql.to_string();
+    for (from, to, text) in edits.into_iter().rev() {
+        out.replace_range(from..to, &text);
+    }
+    Ok(Some(out))
 }
 
 fn copy_booleans(sql: &str) -> Option<String> {

@@ -79,15 +79,38 @@ impl ColumnStats {
     }
 }
 
+/// Values wider than this (stored bytes) are not kept in the statistics: counted, taken as
+/// distinct, never a most common value or a histogram bound (PostgreSQL's WIDTH_THRESHOLD).
+pub const WIDTH_THRESHOLD: usize = 1024;
+
+/// A sampled value: its value, or (too wide to keep) its width.
+#[derive(Clone, Debug)]
+pub enum Sampled {
+    Value(Value),
+    Wide(usize),
+}
+
 /// Computes one column's statistics from `sample` (its values in the sampled rows' physical
 /// order), of a table estimated to hold `total_rows` rows. `width` gives a value's stored
 /// size.
-pub fn gather(name: &str, ty: SqlType, sample: &[Value], total_rows: f64, target: usize, width: &dyn Fn(&Value) -> usize) -> ColumnStats {
+pub fn gather(name: &str, ty: SqlType, sample: &[Sampled], total_rows: f64, target: usize, width: &dyn Fn(&Value) -> usize) -> ColumnStats {
     let n_all = sample.len();
-    let mut vals: Vec<(usize, &Value)> = sample.iter().enumerate().filter(|(_, v)| **v != Value::Null).collect();
-    let nonnull = vals.len();
+    let wide: Vec<usize> = sample.iter().filter_map(|s| if let Sampled::Wide(w) = s { Some(*w) } else { None }).collect();
+    let mut vals: Vec<(usize, &Value)> = sample
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Sampled::Value(v) if *v != Value::Null => Some((i, v)),
+            _ => None,
+        })
+        .collect();
+    let nonnull = vals.len() + wide.len();
     let null_frac = if n_all == 0 { 0.0 } else { (n_all - nonnull) as f64 / n_all as f64 };
-    let avg_width = if nonnull == 0 { 0.0 } else { vals.iter().map(|(_, v)| width(v)).sum::<usize>() as f64 / nonnull as f64 };
+    let avg_width = if nonnull == 0 {
+        0.0
+    } else {
+        (vals.iter().map(|(_, v)| width(v)).sum::<usize>() + wide.iter().sum::<usize>()) as f64 / nonnull as f64
+    };
     let empty = ColumnStats {
         name: name.into(),
         ty,
@@ -101,17 +124,23 @@ pub fn gather(name: &str, ty: SqlType, sample: &[Value], total_rows: f64, target
     if nonnull == 0 {
         return empty;
     }
+    if vals.is_empty() {
+        // Only values too wide to keep: taken as all distinct.
+        return ColumnStats { n_distinct: -(1.0 - null_frac), ..empty };
+    }
+    let kept = vals.len();
     // Order by value (ties by position), then count each distinct value's run.
     vals.sort_by(|a, b| compare_key(a.1, b.1, false, false).then(a.0.cmp(&b.0)));
     let mut runs: Vec<(usize, usize)> = Vec::new(); // (start in `vals`, count)
-    for i in 0..nonnull {
+    for i in 0..kept {
         match runs.last_mut() {
             Some((start, count)) if compare_key(vals[*start].1, vals[i].1, false, false).is_eq() => *count += 1,
             _ => runs.push((i, 1)),
         }
     }
-    let d = runs.len() as f64;
-    let f1 = runs.iter().filter(|r| r.1 == 1).count() as f64;
+    // Values too wide to keep count as distinct, each seen once.
+    let d = (runs.len() + wide.len()) as f64;
+    let f1 = (runs.iter().filter(|r| r.1 == 1).count() + wide.len()) as f64;
     let n = nonnull as f64;
     let total_nonnull = (total_rows * (1.0 - null_frac)).max(n);
     let whole = n_all as f64 >= total_rows;
@@ -132,10 +161,11 @@ pub fn gather(name: &str, ty: SqlType, sample: &[Value], total_rows: f64, target
         n_distinct *= 1.0 - null_frac;
     }
     // Most common values: those seen more often than 1.25 times the average (and at least
-    // twice, unless the sample holds every row and every value fits).
+    // twice), or every value when the sample is the table, every value fits the list and the
+    // distinct count is absolute (PostgreSQL's rule).
     let mut by_count: Vec<&(usize, usize)> = runs.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let all_fit = whole && runs.len() <= target;
+    let all_fit = whole && wide.is_empty() && runs.len() <= target && n_distinct > 0.0;
     let min_count = if all_fit { 1.0 } else { (1.25 * n / d).max(2.0) };
     let mut in_mcv = vec![false; runs.len()];
     let mut mcv = Vec::new();
@@ -160,17 +190,17 @@ pub fn gather(name: &str, ty: SqlType, sample: &[Value], total_rows: f64, target
         histogram.dedup_by(|a, b| compare_key(a, b, false, false).is_eq());
     }
     // Correlation of value rank with physical position (Pearson over the ranks).
-    let correlation = if nonnull < 2 {
+    let correlation = if kept < 2 {
         0.0
     } else {
-        let mut pos: Vec<(usize, f64)> = Vec::with_capacity(nonnull);
+        let mut pos: Vec<(usize, f64)> = Vec::with_capacity(kept);
         for (ri, r) in runs.iter().enumerate() {
             for v in &vals[r.0..r.0 + r.1] {
                 pos.push((v.0, ri as f64));
             }
         }
         pos.sort_by_key(|p| p.0);
-        let m = nonnull as f64;
+        let m = kept as f64;
         let (mut sx, mut sy, mut sxx, mut syy, mut sxy) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for (i, (_, y)) in pos.iter().enumerate() {
             let x = i as f64;
@@ -284,7 +314,12 @@ impl Store {
         let path = dir.join(FILE);
         let mut map = HashMap::new();
         if let Some(data) = crate::storage::fsutil::read_if_exists(&*vfs, &path)? {
-            let rels: Vec<RelFile> = serde_json::from_slice(&data).map_err(|e| PgError::internal(format!("{}: {e}", path.display())))?;
+            // Statistics are hints (invariant 1): a file that does not read is reported and
+            // ignored, never a reason not to open the database.
+            let rels: Vec<RelFile> = serde_json::from_slice(&data).unwrap_or_else(|e| {
+                eprintln!("WARNING:  ignoring planner statistics in \"{}\": {e}; run ANALYZE", path.display());
+                Vec::new()
+            });
             for r in rels.into_iter().filter(|r| live(r.oid)) {
                 let columns = r
                     .columns
@@ -374,6 +409,7 @@ mod tests {
         // 1000 rows: values 0..10 each 90 times, then 100 unique values, NULL in 0 rows.
         let mut s: Vec<Value> = (0..900).map(|i| int(i % 10)).collect();
         s.extend((1000..1100).map(int));
+        let s: Vec<Sampled> = s.into_iter().map(Sampled::Value).collect();
         let c = gather("a", SqlType::new(TypeId::Int4), &s, 1000.0, 100, &|_| 4);
         assert_eq!(c.null_frac, 0.0);
         // 110 distinct of 1000 rows is over 10%: a fraction.
@@ -388,11 +424,34 @@ mod tests {
     #[test]
     fn a_sample_of_unique_values_says_unique() {
         let s: Vec<Value> = (0..300).map(int).chain(std::iter::repeat_n(Value::Null, 100)).collect();
+        let s: Vec<Sampled> = s.into_iter().map(Sampled::Value).collect();
         let c = gather("a", SqlType::new(TypeId::Int4), &s, 1e6, 100, &|_| 4);
         assert!((c.null_frac - 0.25).abs() < 1e-9);
         assert!((c.n_distinct + 0.75).abs() < 1e-9, "{}", c.n_distinct);
         assert!(c.mcv.is_empty());
         assert!((c.correlation - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn wide_values_count_as_distinct_and_are_not_kept() {
+        let t = SqlType::new(TypeId::Text);
+        let mut s: Vec<Sampled> = (0..10).map(|i| Sampled::Value(Value::Text(format!("v{}", i % 2)))).collect();
+        s.extend((0..10).map(|_| Sampled::Wide(5000)));
+        let c = gather("a", t, &s, 20.0, 100, &|v| if let Value::Text(x) = v { x.len() } else { 0 });
+        assert_eq!(c.null_frac, 0.0);
+        assert!((c.avg_width - (20.0 + 50_000.0) / 20.0).abs() < 1e-9);
+        // 2 kept values plus 10 wide ones.
+        assert!((c.distinct(20.0) - 12.0).abs() < 1e-9, "{}", c.n_distinct);
+        assert!(c.mcv.iter().all(|(v, _)| matches!(v, Value::Text(x) if x.len() == 2)));
+        assert!(c.histogram.is_empty());
+    }
+
+    #[test]
+    fn unique_values_are_not_most_common() {
+        let s: Vec<Sampled> = (0..50).map(|i| Sampled::Value(int(i))).collect();
+        let c = gather("a", SqlType::new(TypeId::Int4), &s, 50.0, 100, &|_| 4);
+        assert!(c.mcv.is_empty());
+        assert_eq!(c.histogram.len(), 50);
     }
 
     #[test]

@@ -160,7 +160,7 @@ pub fn analyze(
     let mut cols = Vec::new();
     for c in columns {
         let name = crate::catalog::fold_ident(c);
-        let t = &tables[0];
+        let Some(t) = tables.first() else { break }; // a view: skipped with its warning
         match t.columns.iter().position(|x| x.name == name) {
             Some(i) if !cols.contains(&i) => cols.push(i),
             Some(_) => return Err(PgError::new("42701", format!("column \"{name}\" of relation \"{}\" appears more than once", t.name))),
@@ -230,22 +230,31 @@ fn analyze_locked(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usi
     }
     let snap = s.latest_snapshot();
     let plan = super::dml::Plan::new(table.clone(), None, needed);
+    use crate::sql::statistics::{Sampled, WIDTH_THRESHOLD};
+    let width = |ty: &crate::types::SqlType, v: &crate::types::Value| {
+        let mut b = Vec::new();
+        super::expr::store(v, ty, &mut b).map_or(0, |_| b.len())
+    };
     let mut res = crate::sql::statistics::Reservoir::new(300 * target, table.oid as u64 ^ crate::stats::tables::now_us() as u64);
     plan.for_each(s, &snap, &[], |_, row| {
-        res.offer(|| all.iter().map(|&c| row[c].clone()).collect::<Vec<_>>());
+        // A value too wide for the statistics is kept as its width only.
+        res.offer(|| {
+            all.iter()
+                .map(|&c| match width(&table.columns[c].ty, &row[c]) {
+                    w if w > WIDTH_THRESHOLD => Sampled::Wide(w),
+                    _ => Sampled::Value(row[c].clone()),
+                })
+                .collect::<Vec<_>>()
+        });
         Ok(crate::access::heap::Flow::Continue)
     })?;
     let live = res.seen();
     let rows = res.into_sorted();
     let relpages = sh.smgr.nblocks(table.relfile, crate::storage::ForkNumber::Main)? as u64;
-    let width = |ty: &crate::types::SqlType, v: &crate::types::Value| {
-        let mut b = Vec::new();
-        super::expr::store(v, ty, &mut b).map_or(0, |_| b.len())
-    };
     let mut columns: Vec<crate::sql::statistics::ColumnStats> = Vec::new();
     for (k, &c) in all.iter().enumerate() {
         let col = &table.columns[c];
-        let sample: Vec<crate::types::Value> = rows.iter().map(|r| r[k].clone()).collect();
+        let sample: Vec<Sampled> = rows.iter().map(|r| r[k].clone()).collect();
         columns.push(crate::sql::statistics::gather(&col.name, col.ty, &sample, live as f64, target, &|v| width(&col.ty, v)));
     }
     if !cols.is_empty() {

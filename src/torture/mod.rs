@@ -10,7 +10,7 @@
 //!   │    bad input; a third of them with PARALLEL 2..4, whose workers take turns on the
 //!   │    one thread), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
 //!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
-//!   │    values, VACUUM, TRUNCATE, ALTER TABLE rewrites and renames, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
+//!   │    values, VACUUM (half of them with ANALYZE), TRUNCATE, ALTER TABLE rewrites and renames, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
 //!   │    sequence (after recovery a `nextval` must exceed every value an acknowledged
 //!   │    commit was given); between them the work of the
 //!   │    background processes (WAL writer, background writer, checkpoints begun, written step
@@ -570,8 +570,10 @@ impl Torture {
             77..=89 => Ok(true),
             _ => {
                 let Some(t) = self.pick_table() else { return Ok(true) };
-                trace(|| format!("session {}: VACUUM {t}", sess.s.id()));
-                let r = sess.s.execute(&format!("VACUUM {t}"));
+                // Half of them also ANALYZE (the statistics file is replaced at each).
+                let what = if self.rng.below(2) == 0 { "VACUUM ANALYZE" } else { "VACUUM" };
+                trace(|| format!("session {}: {what} {t}", sess.s.id()));
+                let r = sess.s.execute(&format!("{what} {t}"));
                 self.finish(db, sess, r.map(|_| ()), Vec::new(), false, "VACUUM")
             }
         }
