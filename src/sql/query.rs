@@ -644,6 +644,116 @@ fn plan_tree(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, t
     }
 }
 
+/// The grouping sets of a GROUP BY list: the distinct expressions it names (in order of first
+/// appearance), and, when it has ROLLUP, CUBE, GROUPING SETS or `()`, every grouping set (the
+/// cross product of its items' sets, as PostgreSQL expands them). Nested ROLLUP / CUBE /
+/// GROUPING SETS inside GROUPING SETS are refused (0A000).
+fn grouping_sets(items: &[Expr]) -> Result<(Vec<&Expr>, Option<Vec<Vec<&Expr>>>)> {
+    let mut sets: Vec<Vec<&Expr>> = vec![Vec::new()];
+    let mut plain = true;
+    for g in items {
+        let options: Vec<Vec<&Expr>> = match g {
+            Expr::Rollup(lists) => {
+                plain = false;
+                (0..=lists.len()).rev().map(|k| lists[..k].iter().flatten().collect()).collect()
+            }
+            Expr::Cube(lists) => {
+                plain = false;
+                let n = lists.len();
+                if n > 12 {
+                    return Err(PgError::new("54001", "CUBE is limited to 12 elements"));
+                }
+                (0..1usize << n)
+                    .rev()
+                    .map(|mask| (0..n).filter(|i| mask & (1 << (n - 1 - i)) != 0).flat_map(|i| lists[i].iter()).collect())
+                    .collect()
+            }
+            Expr::GroupingSets(lists) => {
+                plain = false;
+                for e in lists.iter().flatten() {
+                    need(
+                        !matches!(e, Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_)),
+                        "ROLLUP, CUBE or GROUPING SETS inside GROUPING SETS",
+                    )?;
+                }
+                lists.iter().map(|l| l.iter().collect()).collect()
+            }
+            Expr::Tuple(list) => {
+                plain &= !list.is_empty();
+                vec![list.iter().collect()]
+            }
+            other => vec![vec![other]],
+        };
+        sets = sets
+            .iter()
+            .flat_map(|s| {
+                options.iter().map(move |o| {
+                    let mut x = s.clone();
+                    x.extend(o.iter().copied());
+                    x
+                })
+            })
+            .collect();
+        if sets.len() > 4096 {
+            return Err(PgError::new("54001", "too many grouping sets present (maximum 4096)"));
+        }
+    }
+    let mut flat: Vec<&Expr> = Vec::new();
+    for e in sets.iter().flatten() {
+        if !flat.iter().any(|f| f.to_string() == e.to_string()) {
+            flat.push(e);
+        }
+    }
+    Ok((flat, (!plain).then_some(sets)))
+}
+
+/// Grouping sets as one aggregation per set over the same input, appended (UNION ALL): each
+/// set's rows have every GROUP BY column (NULL where the set leaves it out) and every
+/// aggregate, in the layout a plain aggregation has; `GROUPING(...)` is each set's constant.
+/// The input runs once per set, so one that calls a volatile function is refused (0A000).
+fn grouping_set_union(input: Node, groups: &[Scalar], aggs: &[exec::AggCall], sets: &[Vec<usize>]) -> Result<Node> {
+    let mut volatile = false;
+    visit_exprs(&input, &mut |e| volatile |= expr::calls_volatile(e));
+    if volatile && sets.len() > 1 {
+        return Err(refuse("grouping sets over rows that call a volatile function (nextval, setval, gen_random_uuid)"));
+    }
+    let shown: Vec<String> = groups.iter().map(|g| format!("{g:?}")).collect();
+    let text = SqlType::new(TypeId::Text);
+    let mut branches = Vec::with_capacity(sets.len());
+    for members in sets {
+        let kept: Vec<exec::AggCall> = aggs.iter().filter(|a| a.func != exec::AggFunc::Grouping).cloned().collect();
+        let agg = Node::Agg(Box::new(input.clone()), members.iter().map(|&k| groups[k].clone()).collect(), kept);
+        let mut exprs = Vec::with_capacity(groups.len() + aggs.len());
+        for (k, g) in groups.iter().enumerate() {
+            exprs.push(match members.iter().position(|&m| m == k) {
+                Some(p) => Scalar::Col(p, type_of(g).unwrap_or(text)),
+                None => Scalar::Const(Value::Null),
+            });
+        }
+        let mut next = members.len();
+        for a in aggs {
+            if a.func != exec::AggFunc::Grouping {
+                exprs.push(Scalar::Col(next, a.ty));
+                next += 1;
+                continue;
+            }
+            let mut mask = 0i32;
+            for arg in &a.args {
+                let Some(k) = shown.iter().position(|s| *s == format!("{arg:?}")) else {
+                    return Err(PgError::new("42803", "arguments to GROUPING must be grouping expressions of the associated query level"));
+                };
+                mask = (mask << 1) | i32::from(!members.contains(&k));
+            }
+            exprs.push(Scalar::Const(Value::Int4(mask)));
+        }
+        branches.push(Node::Project(Box::new(agg), exprs));
+    }
+    Ok(branches
+        .into_iter()
+        .reduce(|l, r| Node::SetOp(exec::SetOpKind::Union, true, Box::new(l), Box::new(r)))
+        .expect("at least one grouping set"))
+}
+
 /// Chooses a hash join's method by the estimates (`sql::cost`): a merge join when hash joins
 /// are disabled and merge joins are not, else hash the smaller input. Joins over tables
 /// never analyzed keep the right input as the build side.
@@ -1645,16 +1755,13 @@ impl<'a> Planner<'a> {
         need(value_table_mode.is_none(), "SELECT AS VALUE / STRUCT")?;
         need(connect_by.is_none(), "CONNECT BY")?;
         need(matches!(flavor, SelectFlavor::Standard), "FROM-first SELECT")?;
-        let group_exprs: &[Expr] = match group_by {
+        let (group_exprs, group_sets) = match group_by {
             GroupByExpr::Expressions(e, m) => {
-                need(m.is_empty(), "GROUP BY modifiers (ROLLUP, CUBE, GROUPING SETS)")?;
-                e
+                need(m.is_empty(), "GROUP BY ... WITH ROLLUP / CUBE (PostgreSQL writes ROLLUP (...) and CUBE (...))")?;
+                grouping_sets(e)?
             }
             GroupByExpr::All(_) => return Err(refuse("GROUP BY ALL")),
         };
-        for g in group_exprs {
-            need(!matches!(g, Expr::Rollup(_) | Expr::Cube(_) | Expr::GroupingSets(_)), "ROLLUP, CUBE and GROUPING SETS")?;
-        }
 
         // FROM: a cross join of the comma-separated items.
         let (rel, scope) = if from.is_empty() {
@@ -1793,7 +1900,7 @@ impl<'a> Planner<'a> {
         // GROUP BY: input columns first, then output names, ordinals.
         let gb = self.binder(&scope, outer, None);
         let mut groups: Vec<Scalar> = Vec::new();
-        for g in group_exprs {
+        for g in group_exprs.iter().copied() {
             let x = if let Some(i) = ordinal(g, nvis, "GROUP BY")? {
                 items[i].expr.clone()
             } else {
@@ -1823,7 +1930,7 @@ impl<'a> Planner<'a> {
         }
         let aggs = collect.aggs.take();
         let mut windows = collect.windows.take();
-        let grouped = !groups.is_empty() || !aggs.is_empty() || having_s.is_some();
+        let grouped = !groups.is_empty() || !aggs.is_empty() || having_s.is_some() || group_sets.is_some();
         for c in &aggs {
             let mut win = false;
             for a in &c.args {
@@ -1874,7 +1981,33 @@ impl<'a> Planner<'a> {
                     None => Ok(r),
                 }
             };
-            node = Node::Agg(Box::new(node), groups, aggs);
+            let uses_grouping = aggs.iter().any(|a| a.func == exec::AggFunc::Grouping);
+            node = match (&group_sets, uses_grouping) {
+                (None, false) => Node::Agg(Box::new(node), groups, aggs),
+                (sets, _) => {
+                    let all: Vec<Vec<usize>> = vec![(0..ng).collect()];
+                    let sets: Vec<Vec<usize>> = match sets {
+                        Some(sets) => sets
+                            .iter()
+                            .map(|set| {
+                                let mut members: Vec<usize> = Vec::new();
+                                for e in set {
+                                    let k = group_exprs
+                                        .iter()
+                                        .position(|g| g.to_string() == e.to_string())
+                                        .expect("a grouping set's expression is a GROUP BY expression");
+                                    if !members.contains(&k) {
+                                        members.push(k);
+                                    }
+                                }
+                                members
+                            })
+                            .collect(),
+                        None => all,
+                    };
+                    grouping_set_union(node, &groups, &aggs, &sets)?
+                }
+            };
             if let Some(h) = &having_s {
                 let h = grouped_rewrite(h)?;
                 node = Node::Filter(Box::new(node), h);
