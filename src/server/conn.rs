@@ -359,8 +359,11 @@ struct Portal {
     held: Option<(crate::exec::spill::HeldRows, Vec<String>)>,
     /// The columns (names, types, sources) a streamed query's rows have, for Describe after
     /// Execute.
-    described: Option<(Vec<(String, String)>, Vec<Option<(u32, i16)>>)>,
+    described: Option<Described>,
 }
+
+/// A result's columns (name, type) and their sources, as RowDescription reports them.
+type Described = (Vec<(String, String)>, Vec<Option<(u32, i16)>>);
 
 struct Conn<'w, S: Read + Write> {
     wire: &'w mut Wire<S>,
@@ -564,7 +567,7 @@ struct PortalRows<'w, S: Read + Write> {
     cancel: &'w AtomicBool,
     formats: Vec<i16>,
     types: Vec<String>,
-    described: Option<(Vec<(String, String)>, Vec<Option<(u32, i16)>>)>,
+    described: Option<Described>,
     limit: usize,
     sent: usize,
     held: crate::exec::spill::HeldRows,

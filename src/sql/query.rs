@@ -363,7 +363,10 @@ fn plan_rel(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, ty
     debug_assert_eq!(types.len(), rel.width(), "a FROM tree's layout and its column types");
     match reorder(est, rel, filters, types) {
         Ok(node) => node,
-        Err((rel, filters)) => plan_tree(est, rel, filters, types, true),
+        Err(back) => {
+            let (rel, filters) = *back;
+            plan_tree(est, rel, filters, types, true)
+        }
     }
 }
 
@@ -406,10 +409,10 @@ fn reorder(
     rel: Rel,
     filters: Vec<Scalar>,
     types: &[SqlType],
-) -> std::result::Result<Node, (Rel, Vec<Scalar>)> {
+) -> std::result::Result<Node, Box<(Rel, Vec<Scalar>)>> {
     let (n, known) = flat_items(&rel, est);
     if !matches!(rel, Rel::Join(JoinKind::Inner, ..)) || !(3..=10).contains(&n) || !known || rel.leftmost_lateral() {
-        return Err((rel, filters));
+        return Err(Box::new((rel, filters)));
     }
     let mut items = Vec::new();
     let mut conds = filters;
@@ -434,8 +437,9 @@ fn reorder(
         set
     };
     // Conditions on one item go into it; the rest join items; unmovable ones stay above.
-    let (mut own, mut joins, mut above): (Vec<Vec<Scalar>>, Vec<(u32, Scalar)>, Vec<Scalar>) =
-        (vec![Vec::new(); n], Vec::new(), Vec::new());
+    let mut own: Vec<Vec<Scalar>> = vec![Vec::new(); n];
+    let mut joins: Vec<(u32, Scalar)> = Vec::new();
+    let mut above: Vec<Scalar> = Vec::new();
     for c in conds {
         if !movable(&c) {
             above.push(c);
@@ -508,13 +512,13 @@ fn reorder(
             continue;
         }
         let out = set_rows(s);
-        for j in 0..n {
+        for (j, rj) in rows.iter().enumerate() {
             if s & (1 << j) == 0 {
                 continue;
             }
             let rest = s & !(1 << j);
             let Some((c, order)) = &best[rest as usize] else { continue };
-            let c = c + set_rows(rest) + rows[j] + out;
+            let c = c + set_rows(rest) + rj + out;
             if best[s as usize].as_ref().is_none_or(|(b, _)| c < *b) {
                 let mut o = order.clone();
                 o.push(j);
@@ -648,7 +652,10 @@ fn plan_tree(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, t
 /// appearance), and, when it has ROLLUP, CUBE, GROUPING SETS or `()`, every grouping set (the
 /// cross product of its items' sets, as PostgreSQL expands them). Nested ROLLUP / CUBE /
 /// GROUPING SETS inside GROUPING SETS are refused (0A000).
-fn grouping_sets(items: &[Expr]) -> Result<(Vec<&Expr>, Option<Vec<Vec<&Expr>>>)> {
+/// A GROUP BY list's distinct expressions, and its grouping sets when it has any.
+type GroupingSets<'e> = (Vec<&'e Expr>, Option<Vec<Vec<&'e Expr>>>);
+
+fn grouping_sets(items: &[Expr]) -> Result<GroupingSets<'_>> {
     let mut sets: Vec<Vec<&Expr>> = vec![Vec::new()];
     let mut plain = true;
     for g in items {
