@@ -98,6 +98,9 @@ pub struct PgError {
     /// disagree), so the database stopped and must be reopened, which runs crash recovery.
     /// Whether the statement's effects survive is unknown to the caller, as after a crash.
     pub panic: bool,
+    /// Where in the statement's text the error is (ErrorResponse's `P`: a 1-based character
+    /// position; 0 for none). Set for syntax errors.
+    pub position: u32,
     /// PostgreSQL's error fields naming the objects the error is about (boxed: most errors
     /// have none, and the error stays small).
     pub objects: Option<Box<ErrorObjects>>,
@@ -137,7 +140,7 @@ impl PgError {
     }
 
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false, objects: None }
+        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false, position: 0, objects: None }
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {

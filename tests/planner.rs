@@ -190,3 +190,20 @@ fn review_regressions() {
     s.execute("CREATE TABLE w (t text); INSERT INTO w SELECT repeat(md5(g::text), 100) FROM generate_series(1, 20) g; ANALYZE w").unwrap();
     assert_eq!(rows(&mut s, "SELECT n_distinct, most_common_freqs IS NULL FROM pg_stats WHERE tablename = 'w'"), ["-1|t"]);
 }
+
+#[test]
+fn syntax_errors_carry_their_position() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    // (text, message, 1-based character position), as PostgreSQL 15 reports them.
+    for (sql, msg, pos) in [
+        ("selec 1", "syntax error at or near \"selec\"", 1),
+        ("select 1 +", "syntax error at end of input", 11),
+        ("select 1 from t where (a = 1", "syntax error at end of input", 29),
+        ("select 1,\n  2 3", "syntax error at or near \"3\"", 15),
+        ("select 'é', 2 3", "syntax error at or near \"3\"", 15),
+    ] {
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!((e.code, e.message.as_str(), e.position), ("42601", msg, pos), "{sql}");
+    }
+}

@@ -27,6 +27,7 @@
 //! whose leading columns the conditions bound is used) and the join as written, so plans
 //! change only once ANALYZE has run or a planner setting is changed.
 
+use super::dml::conjuncts;
 use super::expr::{CmpOp, Scalar};
 use crate::catalog::Table;
 use crate::exec::{JoinKind, Node};
@@ -513,15 +514,6 @@ fn strip(e: &Scalar) -> &Scalar {
     match e {
         Scalar::Cast(a, _) => strip(a),
         other => other,
-    }
-}
-
-fn conjuncts<'e>(e: &'e Scalar, out: &mut Vec<&'e Scalar>) {
-    if let Scalar::And(a, b) = e {
-        conjuncts(a, out);
-        conjuncts(b, out);
-    } else {
-        out.push(e);
     }
 }
 

@@ -70,7 +70,7 @@ pub(crate) struct CachedQuery {
     pub costs: super::cost::Costs,
 }
 
-fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
+pub(crate) fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
     if let Scalar::And(a, b) = e {
         conjuncts(a, out);
         conjuncts(b, out);

@@ -95,7 +95,7 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
     if !text.trim_end().ends_with(';') {
         text.push(';');
     }
-    let stmts = parse(&text)?;
+    let stmts = parse(&text, sql)?;
     if stmts.len() != 1 {
         // Results of several statements are sent in order after each other: not streamed.
         io.rows = None;
@@ -168,7 +168,7 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
     if !text.trim_end().ends_with(';') {
         text.push(';');
     }
-    let mut stmts = parse(&text)?;
+    let mut stmts = parse(&text, sql)?;
     if stmts.len() > 1 {
         return Err(PgError::syntax("cannot insert multiple commands into a prepared statement"));
     }
@@ -764,16 +764,7 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 return Ok(Some(set_local_outside_block()));
             }
             let name = variable.to_string().to_ascii_lowercase();
-            let v = match &values[0] {
-                Expr::Value(v) => match &v.value {
-                    Value::SingleQuotedString(t) => t.clone(),
-                    Value::Boolean(b) => on_off(*b).to_string(),
-                    Value::Number(n, _) => n.clone(),
-                    other => other.to_string(),
-                },
-                Expr::Identifier(i) => i.value.clone(),
-                other => other.to_string(),
-            };
+            let v = set_value_text(&values[0]);
             let v = if v.eq_ignore_ascii_case("default") {
                 s.shared.settings.get(&name).unwrap_or("").to_string()
             } else {
@@ -803,16 +794,7 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             if !s.begin_setting(local) {
                 return Ok(Some(set_local_outside_block()));
             }
-            let v = match &values[0] {
-                Expr::Value(v) => match &v.value {
-                    Value::SingleQuotedString(t) => t.clone(),
-                    Value::Boolean(b) => on_off(*b).to_string(),
-                    Value::Number(n, _) => n.clone(),
-                    other => other.to_string(),
-                },
-                Expr::Identifier(i) => i.value.clone(),
-                other => other.to_string(),
-            };
+            let v = set_value_text(&values[0]);
             let level = || {
                 IsolationLevel::parse(&v).ok_or_else(|| {
                     PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{v}\""))
@@ -842,6 +824,21 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             Ok(Some(tag("SET")))
         }
         _ => Ok(None),
+    }
+}
+
+/// A SET value as text: a string's contents, a boolean as on / off, a number or word as
+/// written.
+fn set_value_text(e: &Expr) -> String {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(t) => t.clone(),
+            Value::Boolean(b) => on_off(*b).to_string(),
+            Value::Number(n, _) => n.clone(),
+            other => other.to_string(),
+        },
+        Expr::Identifier(i) => i.value.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -908,20 +905,44 @@ pub(crate) fn tag(t: &str) -> QueryResult {
     QueryResult::tagged(t)
 }
 
-fn parse(sql: &str) -> Result<Vec<Statement>> {
+/// Parses `sql` (the user's text `original` after the front end's rewrites, perhaps with a
+/// `;` appended). A syntax error says PostgreSQL's `syntax error at or near "x"` (or `at end
+/// of input`) with its position in `original`, when the rewrites kept every character where
+/// it was (they blank words out, keeping the length).
+fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
     Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.trim_start_matches("sql parser error: ");
-        // "Expected: ..., found: X at Line: 1, Column: 8" -> PostgreSQL's shape.
-        if let Some(i) = msg.find("found: ") {
+        let user_chars = original.chars().count();
+        let text_chars = sql.chars().count();
+        // "... at Line: 1, Column: 8": the character position in the text.
+        let position = msg.rfind(" at Line: ").and_then(|i| {
+            let (l, c) = msg[i + 10..].split_once(", Column: ")?;
+            let (line, col): (usize, usize) = (l.trim().parse().ok()?, c.trim().parse().ok()?);
+            let before: usize = sql.split_inclusive('\n').take(line - 1).map(|x| x.chars().count()).sum();
+            Some(before + col)
+        });
+        let position = position.filter(|_| text_chars == user_chars || text_chars == user_chars + 1);
+        let at_end = position.is_some_and(|p| p > user_chars);
+        // The DETAIL keeps what the parser expected (the position is in the error itself).
+        let expected = msg.split(", found: ").next().unwrap_or(msg).to_string();
+        let mut err = if let Some(i) = msg.find("found: ") {
             let rest = &msg[i + 7..];
             let tok = rest.split(" at Line:").next().unwrap_or(rest);
-            if tok == "EOF" {
-                return PgError::syntax("syntax error at end of input").with_detail(msg.to_string());
+            if tok == "EOF" || at_end {
+                PgError::syntax("syntax error at end of input").with_detail(expected)
+            } else {
+                PgError::syntax(format!("syntax error at or near \"{tok}\"")).with_detail(expected)
             }
-            return PgError::syntax(format!("syntax error at or near \"{tok}\"")).with_detail(msg.to_string());
-        }
-        PgError::syntax(format!("syntax error: {msg}"))
+        } else {
+            PgError::syntax(format!("syntax error: {msg}"))
+        };
+        err.position = match position {
+            Some(p) if p > user_chars => user_chars as u32 + 1,
+            Some(p) => p as u32,
+            None => 0,
+        };
+        err
     })
 }
 
@@ -931,7 +952,7 @@ pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
     if !text.trim_end().ends_with(';') {
         text.push(';');
     }
-    parse(&text)
+    parse(&text, sql)
 }
 
 /// sqlparser reads a COPY option's Boolean only as TRUE / FALSE; PostgreSQL also takes `on`,
