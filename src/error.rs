@@ -99,7 +99,8 @@ pub struct PgError {
     /// Whether the statement's effects survive is unknown to the caller, as after a crash.
     pub panic: bool,
     /// Where in the statement's text the error is (ErrorResponse's `P`: a 1-based character
-    /// position; 0 for none). Set for syntax errors.
+    /// position; 0 for none), for syntax errors and unknown columns and relations. Read it
+    /// with [`PgError::char_position`] (a line and column may be pending: [`PgError::at`]).
     pub position: u32,
     /// PostgreSQL's error fields naming the objects the error is about (boxed: most errors
     /// have none, and the error stays small).
@@ -117,6 +118,11 @@ pub struct ErrorObjects {
 }
 
 pub type Result<T, E = PgError> = std::result::Result<T, E>;
+
+/// [`PgError::position`]'s mark for a line and column not yet turned into a position.
+const POSITION_PENDING: u32 = 1 << 31;
+/// Lines a pending position can name (15 bits).
+const PENDING_LINES: u64 = 1 << 15;
 
 impl PgError {
     /// Names the table (and its schema, `public`) the error is about.
@@ -137,6 +143,37 @@ impl PgError {
     pub fn with_constraint(mut self, constraint: &str) -> Self {
         self.objects.get_or_insert_with(Default::default).constraint = Some(constraint.to_string());
         self
+    }
+
+    /// Marks where in the statement's text the error is, as the parser's line and column
+    /// (1-based); [`PgError::resolve_position`] turns it into the character position once
+    /// the text is at hand. An error that has a position keeps it.
+    pub fn at(mut self, loc: sqlparser::tokenizer::Location) -> Self {
+        if self.position == 0 && (1..PENDING_LINES).contains(&loc.line) && (1..65_536).contains(&loc.column) {
+            self.position = POSITION_PENDING | ((loc.line as u32) << 16) | loc.column as u32;
+        }
+        self
+    }
+
+    /// Turns a line and column marked by [`PgError::at`] into the 1-based character position
+    /// in `text` (None: the text the location refers to is not at hand, so no position).
+    pub fn resolve_position(&mut self, text: Option<&str>) {
+        if self.position & POSITION_PENDING == 0 {
+            return;
+        }
+        let (line, col) = (((self.position & !POSITION_PENDING) >> 16) as usize, (self.position & 0xffff) as usize);
+        self.position = text
+            .and_then(|t| {
+                let lines: Vec<&str> = t.split_inclusive('\n').collect();
+                let l = lines.get(line - 1)?;
+                (col <= l.chars().count() + 1).then(|| lines[..line - 1].iter().map(|x| x.chars().count()).sum::<usize>() + col)
+            })
+            .map_or(0, |p| p as u32);
+    }
+
+    /// The 1-based character position of the error in its statement's text, if known.
+    pub fn char_position(&self) -> Option<u32> {
+        (self.position > 0 && self.position & POSITION_PENDING == 0).then_some(self.position)
     }
 
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {

@@ -207,3 +207,28 @@ fn syntax_errors_carry_their_position() {
         assert_eq!((e.code, e.message.as_str(), e.position), ("42601", msg, pos), "{sql}");
     }
 }
+
+#[test]
+fn unknown_columns_and_relations_carry_their_position() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE pp (a int, b int); CREATE VIEW vv AS SELECT a FROM pp").unwrap();
+    // (text, SQLSTATE, message, position), as PostgreSQL 15 reports them.
+    for (sql, code, msg, pos) in [
+        ("select nosuch from pp", "42703", "column \"nosuch\" does not exist", 8),
+        ("select pp.a, x.b from pp", "42P01", "missing FROM-clause entry for table \"x\"", 14),
+        ("select a from nosuch", "42P01", "relation \"nosuch\" does not exist", 15),
+        ("select a,\n  zz from pp where b = 1", "42703", "column \"zz\" does not exist", 13),
+        ("select * from vv where nosuch = 1", "42703", "column \"nosuch\" does not exist", 24),
+        ("select a from pp, vv", "42702", "column reference \"a\" is ambiguous", 8),
+        ("select p.zz from pp p", "42703", "column p.zz does not exist", 8),
+        ("update pp set a = 1 where zz = 2", "42703", "column \"zz\" does not exist", 27),
+    ] {
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!((e.code, e.message.as_str(), e.char_position()), (code, msg, Some(pos)), "{sql}");
+    }
+    // A prepared statement's error has its position in the prepared text.
+    let p = heapstore::sql::prepare("select b,\n nosuch from pp where a = $1").unwrap();
+    let e = heapstore::sql::execute_prepared(&mut s, &p, &[Some("1".into())], &mut heapstore::sql::CopyIo::default()).unwrap_err();
+    assert_eq!(e.char_position(), Some(12));
+}

@@ -547,7 +547,7 @@ fn run_action(
         }
         _ => unreachable!("NO ACTION and RESTRICT run no statement"),
     };
-    let st = crate::sql::statements(&sql)?.into_iter().next().ok_or_else(|| PgError::internal("empty action statement"))?;
+    let st = crate::sql::internal_statements(&sql)?.into_iter().next().ok_or_else(|| PgError::internal("empty action statement"))?;
     match st {
         sqlparser::ast::Statement::Delete(d) => crate::sql::dml::delete(s, d, &params)?,
         sqlparser::ast::Statement::Update { table, assignments, selection, .. } => {

@@ -224,9 +224,11 @@ impl Maintainer<'_> {
 /// Parses a stored expression (a column's DEFAULT, a CHECK constraint).
 pub fn parse_stored_expr(text: &str) -> Result<sqlparser::ast::Expr> {
     let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    // Without locations: an error binding it has no position in the user's statement.
+    let toks = crate::sql::tokens_without_locations(text)?;
     sqlparser::parser::Parser::new(&dialect)
-        .try_with_sql(text)
-        .and_then(|mut p| p.parse_expr())
+        .with_tokens_with_locations(toks)
+        .parse_expr()
         .map_err(|e| PgError::internal(format!("stored expression \"{text}\" does not parse: {e}")))
 }
 

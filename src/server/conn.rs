@@ -81,8 +81,8 @@ fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
     if let Some(h) = &e.hint {
         f.push((b'H', h.clone()));
     }
-    if e.position > 0 {
-        f.push((b'P', e.position.to_string()));
+    if let Some(p) = e.char_position() {
+        f.push((b'P', p.to_string()));
     }
     if let Some(c) = &e.context {
         f.push((b'W', c.to_string()));

@@ -295,7 +295,8 @@ impl<'a> Binder<'a> {
             if !self.scope.has_rel(r) && !self.outer.iter().any(|s| s.has_rel(r)) {
                 return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{r}\"")));
             }
-            return Err(undefined_column(&format!("{r}.{name}")));
+            // PostgreSQL names a qualified column without quotes.
+            return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column {r}.{name} does not exist")));
         }
         Err(undefined_column(name))
     }
@@ -443,8 +444,10 @@ impl Binder<'_> {
     /// Binds `e` against this binder's scope.
     pub fn bind(&self, e: &Expr) -> Result<Scalar> {
         Ok(match e {
-            Expr::Identifier(id) => self.column(None, &fold_ident(id))?,
-            Expr::CompoundIdentifier(ids) if ids.len() == 2 => self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1]))?,
+            Expr::Identifier(id) => self.column(None, &fold_ident(id)).map_err(|e| e.at(id.span.start))?,
+            Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
+                self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1])).map_err(|e| e.at(ids[0].span.start))?
+            }
             Expr::CompoundIdentifier(ids)
                 if ids.len() == 3 && matches!(fold_ident(&ids[0]).as_str(), "public" | "pg_catalog" | "information_schema") =>
             {

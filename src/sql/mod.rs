@@ -106,7 +106,8 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
         let extra = unlogged.for_statement(&stmt, &mut seen);
         match check::statement(&stmt).and_then(|()| run_one(s, stmt, extra, io)) {
             Ok(r) => results.push(r),
-            Err(e) => {
+            Err(mut e) => {
+                e.resolve_position(same_layout(&text, sql).then_some(sql));
                 if s.in_transaction_block() {
                     s.mark_failed();
                 } else {
@@ -135,6 +136,9 @@ pub struct Prepared {
     /// The plan of a query, made at its first run and reused while the definitions of the
     /// tables it reads are the same ones (see [`dml::cached_select`]).
     pub(crate) plan: std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<dml::CachedQuery>>>>,
+    /// Whether the parsed text kept every character of `sql` where it was, so that the
+    /// parser's locations are positions in `sql` (errors' `P`).
+    pub(crate) positions: bool,
 }
 
 impl Prepared {
@@ -190,7 +194,8 @@ pub fn prepare(sql: &str) -> Result<Prepared> {
         });
     }
     let extra = stmt.as_ref().map(|st| unlogged.for_statement(st, &mut Seen::default())).unwrap_or_default();
-    Ok(Prepared { stmt, extra, nparams, sql: sql.to_string(), plan: Default::default() })
+    let positions = same_layout(&text, sql);
+    Ok(Prepared { stmt, extra, nparams, sql: sql.to_string(), plan: Default::default(), positions })
 }
 
 /// Runs a prepared statement with `params` (text form; None = NULL), as one statement of the
@@ -234,7 +239,21 @@ pub fn end_implicit(s: &mut Session) -> Result<()> {
     Ok(())
 }
 
+/// Whether the front end's rewrite `text` of `sql` kept every character where it was (it
+/// blanks words out, and may append a `;`).
+fn same_layout(text: &str, sql: &str) -> bool {
+    let (t, u) = (text.chars().count(), sql.chars().count());
+    t == u || t == u + 1
+}
+
 fn run_prepared(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>, commit: bool) -> Result<QueryResult> {
+    run_prepared_inner(s, p, params, io, commit).map_err(|mut e| {
+        e.resolve_position(p.positions.then_some(p.sql.as_str()));
+        e
+    })
+}
+
+fn run_prepared_inner(s: &mut Session, p: &Prepared, params: &[Option<String>], io: &mut CopyIo<'_>, commit: bool) -> Result<QueryResult> {
     s.check_not_stopped()?;
     if params.len() < p.nparams {
         return Err(PgError::new(
@@ -369,6 +388,13 @@ pub fn query_width(s: &Session, q: &sqlparser::ast::Query) -> Option<usize> {
 /// The result columns of a prepared statement that returns rows, without running it (the
 /// extended protocol's Describe): the query is bound, not run.
 pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
+    describe_inner(s, p).map_err(|mut e| {
+        e.resolve_position(p.positions.then_some(p.sql.as_str()));
+        e
+    })
+}
+
+fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     match &p.stmt {
         Some(Statement::Query(q)) => {
             let now = s.txn.as_ref().map(|t| t.start_us);
@@ -944,6 +970,30 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
         };
         err
     })
+}
+
+/// Tokens of a text heapstore made or stored itself, with no locations: an error binding what
+/// they parse into never carries a position into the user's statement (`PgError::at`).
+pub(crate) fn tokens_without_locations(sql: &str) -> Result<Vec<sqlparser::tokenizer::TokenWithSpan>> {
+    let toks =
+        Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
+    Ok(toks
+        .into_iter()
+        .map(|t| sqlparser::tokenizer::TokenWithSpan { token: t.token, span: sqlparser::tokenizer::Span::empty() })
+        .collect())
+}
+
+/// The statements of a text heapstore made or stored itself (a view's query, a foreign key's
+/// probe or action), parsed without locations ([`tokens_without_locations`]).
+pub(crate) fn internal_statements(sql: &str) -> Result<Vec<Statement>> {
+    let (mut text, _) = strip_unlogged(sql)?;
+    if !text.trim_end().ends_with(';') {
+        text.push(';');
+    }
+    Parser::new(&PostgreSqlDialect {})
+        .with_tokens_with_locations(tokens_without_locations(&text)?)
+        .parse_statements()
+        .map_err(|e| PgError::internal(format!("heapstore's own statement does not parse: {e}: {sql}")))
 }
 
 /// The statements of `sql` as `execute` parses them (for callers that inspect them first).

@@ -1480,7 +1480,10 @@ impl<'a> Planner<'a> {
                     let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
-                let table = self.s.relation_for_query(&tname)?;
+                let table = self.s.relation_for_query(&tname).map_err(|e| match name.0.first().and_then(|p| p.as_ident()) {
+                    Some(id) if e.code == sqlstate::UNDEFINED_TABLE => e.at(id.span.start),
+                    _ => e,
+                })?;
                 if let crate::catalog::RelKind::View(def) = &table.kind {
                     return self.view(&table, def, alias_name, alias.as_ref());
                 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 /// Parses a stored view query.
 pub(crate) fn parse_query(text: &str) -> Result<sqlparser::ast::Query> {
-    let st = super::statements(text)?;
+    let st = super::internal_statements(text)?;
     match st.into_iter().next() {
         Some(sqlparser::ast::Statement::Query(q)) => Ok(*q),
         _ => Err(PgError::internal(format!("a view's stored query does not parse as a query: {text}"))),
