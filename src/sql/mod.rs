@@ -1453,24 +1453,24 @@ mod tests {
         let (t, f) = strip_unlogged("create unlogged table a (x int); CREATE TABLE b (y int);\nCREATE\n UNLOGGED TABLE c (z int)").unwrap();
         assert_eq!(f.creates.iter().map(|e| e.unlogged).collect::<Vec<_>>(), vec![true, false, true]);
         let (t2, f2) = strip_unlogged("VACUUM ANALYZE t; vacuum verbose analyze u; VACUUM").unwrap();
-        assert_eq!(parse(&t2).unwrap().len(), 3);
+        assert_eq!(parse(&t2, &t2).unwrap().len(), 3);
         let v: Vec<(bool, bool)> = f2.vacuums.iter().map(|e| (e.vacuum_verbose, e.vacuum_analyze)).collect();
         assert_eq!(v, vec![(false, true), (true, true), (false, false)]);
         assert!(!t.to_lowercase().contains("unlogged"));
-        assert_eq!(parse(&t).unwrap().len(), 3);
+        assert_eq!(parse(&t, &t).unwrap().len(), 3);
     }
 
     #[test]
     fn sequence_options_are_put_in_sqlparsers_order() {
         let t = sequence_option_order("CREATE SEQUENCE s START WITH 5 INCREMENT BY -1 NO MINVALUE MAXVALUE 9; select 'sequence'").unwrap();
-        assert_eq!(parse(&t).unwrap().len(), 2, "{t}");
+        assert_eq!(parse(&t, &t).unwrap().len(), 2, "{t}");
         assert!(t.find("INCREMENT").unwrap() < t.find("START").unwrap(), "{t}");
         assert!(sequence_option_order("CREATE SEQUENCE s INCREMENT 2 START 3").is_none());
     }
 
     #[test]
     fn syntax_errors_name_the_token() {
-        let e = parse("SELEC 1").unwrap_err();
+        let e = parse("SELEC 1", "SELEC 1").unwrap_err();
         assert_eq!(e.code, sqlstate::SYNTAX_ERROR);
         assert!(e.message.contains("SELEC"), "{}", e.message);
     }
