@@ -5,7 +5,9 @@
 //!
 //! Frames are PostgreSQL's: without ORDER BY the whole partition; with ORDER BY and no frame
 //! clause, RANGE UNBOUNDED PRECEDING to CURRENT ROW, where the current row's peers (rows
-//! equal in the ORDER BY) are in the frame; `ROWS` frames with offsets count rows.
+//! equal in the ORDER BY) are in the frame; `ROWS` frames with offsets count rows, `GROUPS`
+//! frames count peer groups (`n PRECEDING` starts at the first row of the group `n` before
+//! the current row's, and ends after the last row of that group).
 
 use super::agg::{AggCall, AggFunc};
 use super::sort::{compare_keys, SortKey};
@@ -63,8 +65,10 @@ pub enum FrameBound {
 /// An explicit frame clause.
 #[derive(Clone, Debug)]
 pub struct Frame {
-    /// ROWS (true) or RANGE.
+    /// ROWS (true) or RANGE / GROUPS.
     pub rows: bool,
+    /// GROUPS: offsets count peer groups (`rows` is false).
+    pub groups: bool,
     pub start: FrameBound,
     pub end: FrameBound,
     /// The start bound is `n FOLLOWING` (Unbounded start means UNBOUNDED PRECEDING).
@@ -212,8 +216,15 @@ pub(super) fn run(
     Ok(Flow::Continue)
 }
 
+/// A partition's peer groups: the group of each position, and where each group starts (one
+/// more entry: the partition's end).
+struct PeerGroups {
+    of: Vec<usize>,
+    start: Vec<usize>,
+}
+
 /// The frame [lo, hi) of the row at position `i` of a partition of `n` rows.
-fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize) -> (usize, usize) {
+fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize, groups: &PeerGroups) -> (usize, usize) {
     let Some(f) = &c.frame else {
         return if c.order.is_empty() { (0, n) } else { (0, peer_hi) };
     };
@@ -237,6 +248,20 @@ fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize) -> 
                     peer_lo
                 } else {
                     peer_hi
+                }
+            }
+            // GROUPS: the start (end) of the peer group `k` groups before or after the row's.
+            FrameBound::Preceding(k) | FrameBound::Following(k) if f.groups => {
+                let g = groups.of[i] as i64 + if matches!(b, FrameBound::Preceding(_)) { -k } else { k };
+                let last = groups.start.len() as i64 - 2;
+                if g < 0 {
+                    0
+                } else if g > last {
+                    n
+                } else if is_start {
+                    groups.start[g as usize]
+                } else {
+                    groups.start[g as usize + 1]
                 }
             }
             FrameBound::Preceding(k) => {
@@ -279,6 +304,14 @@ fn partition_values(
         }
         s = e;
     }
+    let mut groups = PeerGroups { of: vec![0; n], start: Vec::new() };
+    for k in 0..n {
+        if peer_lo[k] == k {
+            groups.start.push(k);
+        }
+        groups.of[k] = groups.start.len() - 1;
+    }
+    groups.start.push(n);
     let arg = |k: usize, a: usize| -> Result<Value> { ex.eval(&c.args[a], &rows[part[k]][..width], outer) };
     let mut out = Vec::with_capacity(n);
     match &c.kind {
@@ -329,7 +362,7 @@ fn partition_values(
                         }
                     }
                     WinFunc::FirstValue | WinFunc::LastValue | WinFunc::NthValue => {
-                        let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i]);
+                        let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups);
                         let pick = match f {
                             WinFunc::FirstValue => (lo < hi).then_some(lo),
                             WinFunc::LastValue => (lo < hi).then(|| hi - 1),
@@ -367,7 +400,7 @@ fn partition_values(
             // Frames that start at the partition's start grow monotonically: fold as we go.
             let mut running: Option<(usize, super::agg::Running)> = None;
             for i in 0..n {
-                let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i]);
+                let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups);
                 if lo == 0 {
                     let (upto, acc) = running.get_or_insert_with(|| (0, super::agg::Running::new(call)));
                     while *upto < hi {

@@ -3215,8 +3215,8 @@ impl Binder<'_> {
         let frame = match &spec.window_frame {
             None => None,
             Some(f) => {
-                if f.units != WindowFrameUnits::Rows && f.units != WindowFrameUnits::Range {
-                    return Err(PgError::feature("GROUPS frames are not supported by heapstore yet"));
+                if f.units == WindowFrameUnits::Groups && order.is_empty() {
+                    return Err(PgError::new("42P20", "GROUPS mode requires an ORDER BY clause"));
                 }
                 let bound = |b: &WindowFrameBound| -> Result<crate::exec::FrameBound> {
                     use crate::exec::FrameBound as B;
@@ -3264,7 +3264,14 @@ impl Binder<'_> {
                 if start_following && end_preceding {
                     return Err(PgError::new("42P20", "frame starting from following row cannot have preceding rows"));
                 }
-                Some(crate::exec::Frame { rows: f.units == WindowFrameUnits::Rows, start, end, start_following, end_preceding })
+                Some(crate::exec::Frame {
+                    rows: f.units == WindowFrameUnits::Rows,
+                    groups: f.units == WindowFrameUnits::Groups,
+                    start,
+                    end,
+                    start_following,
+                    end_preceding,
+                })
             }
         };
         let call = WinCall::bind(name, args, star, partition, order, frame, filter)?;

@@ -13,7 +13,8 @@
 //! 1. Statistics are hints: no answer depends on them, only which plan computes it. So they
 //!    are not transactional (as PostgreSQL's `reltuples` is updated in place), and a crash may
 //!    lose the latest ANALYZE but never leaves a torn file: the file is replaced atomically
-//!    (`fsutil::write_file_durably`) under the store's lock.
+//!    (`fsutil::write_file_durably`) under the store's lock. A file that does not read is
+//!    ignored with a WARNING (the tables are then planned as never analyzed).
 //! 2. A column's statistics are used only while the table still has a column of that name and
 //!    type ([`RelStats::column`]); statistics of a table that no longer exists are dropped at
 //!    the next write and ignored when loaded.
