@@ -305,8 +305,8 @@ fn partition_values(
         s = e;
     }
     let mut groups = PeerGroups { of: vec![0; n], start: Vec::new() };
-    for k in 0..n {
-        if peer_lo[k] == k {
+    for (k, &lo) in peer_lo.iter().enumerate() {
+        if lo == k {
             groups.start.push(k);
         }
         groups.of[k] = groups.start.len() - 1;
