@@ -114,6 +114,8 @@ pub struct Shared {
     pub table_stats: crate::stats::tables::TableStats,
     /// What ANALYZE gathered, for the planner (`sql::statistics`).
     pub planner_stats: crate::sql::statistics::Store,
+    /// The server's planner settings (`sql::cost`; a session's parameters may override them).
+    pub planner_costs: crate::sql::cost::Costs,
     pub txns: TxnManager,
     pub wal: Arc<Wal>,
     wal_writer: Mutex<Option<crate::wal::WalWriterHandle>>,
@@ -376,6 +378,7 @@ impl Database {
         let catalog = Catalog::open(vfs.clone(), dir)?;
         let oids: std::collections::HashSet<u32> = catalog.tables().iter().map(|t| t.oid).collect();
         let planner_stats = crate::sql::statistics::Store::open(vfs.clone(), dir, &|o| oids.contains(&o))?;
+        let planner_costs = crate::sql::cost::Costs::of_server(&settings);
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
         let txns = TxnManager::open(vfs.clone(), dir, control.next_xid)?;
@@ -469,6 +472,7 @@ impl Database {
                 bgwriter_stats,
                 table_stats: Default::default(),
                 planner_stats,
+                planner_costs,
                 bgwriter: Mutex::new(bgwriter),
                 write_back: Mutex::new(write_back),
                 pre_extend,

@@ -266,6 +266,9 @@ pub struct Session {
     /// Session settings the client can see that live outside the engine (the server's
     /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
     client_settings: Arc<Vec<(String, String)>>,
+    /// The planner settings the session's parameters set (None: the server's), kept with
+    /// them so that planning reads them without a lookup.
+    planner_costs: Option<crate::sql::cost::Costs>,
     /// An abort or commit put back `client_settings` (invariant 10): the server takes them.
     client_restored: bool,
     /// Sequence values this session was given (`currval`), by sequence oid, and the sequence
@@ -301,6 +304,7 @@ impl Session {
             user: "postgres".into(),
             database: "postgres".into(),
             client_settings: Default::default(),
+            planner_costs: None,
             client_restored: false,
             seq_values: Default::default(),
             seq_last: Default::default(),
@@ -352,6 +356,12 @@ impl Session {
     /// Replaces the settings kept outside the engine that `pg_settings` shows.
     pub fn set_client_settings(&mut self, settings: Vec<(String, String)>) {
         self.client_settings = Arc::new(settings);
+        self.planner_costs = crate::sql::cost::Costs::of_session(self);
+    }
+
+    /// The planner settings in force (`sql::cost`).
+    pub(crate) fn planner_costs(&self) -> crate::sql::cost::Costs {
+        self.planner_costs.unwrap_or(self.shared.planner_costs)
     }
 
     /// One session parameter's value (by any capitalization), without copying the list.
@@ -387,6 +397,7 @@ impl Session {
         self.work_mem_kb = s.work_mem_kb;
         self.temp_file_limit_kb = s.temp_file_limit_kb;
         self.client_settings = s.client;
+        self.planner_costs = crate::sql::cost::Costs::of_session(self);
     }
 
     /// Before a SET (`local`: SET LOCAL) of any setting (invariant 10). Returns false for a SET

@@ -91,9 +91,26 @@ pub struct Costs {
 }
 
 impl Costs {
-    /// The session's values (a SET of the server's session parameters), else the server's.
+    /// The planner settings in force for a session (kept in the session: no lookup).
     pub fn of(s: &Session) -> Costs {
-        let get = |name: &str| -> &str { s.client_setting(name).unwrap_or_else(|| s.shared.settings.get(name).unwrap_or("")) };
+        s.planner_costs()
+    }
+
+    /// The server's planner settings.
+    pub fn of_server(settings: &crate::config::Settings) -> Costs {
+        Costs::read(&|name| settings.get(name).ok())
+    }
+
+    /// The session's planner settings when its parameters set any (else None: the server's).
+    pub fn of_session(s: &Session) -> Option<Costs> {
+        PLANNER_SETTINGS
+            .iter()
+            .any(|n| s.client_setting(n).is_some())
+            .then(|| Costs::read(&|name| s.client_setting(name).or_else(|| s.shared.settings.get(name).ok())))
+    }
+
+    fn read<'a>(value: &dyn Fn(&str) -> Option<&'a str>) -> Costs {
+        let get = |name: &str| -> &str { value(name).unwrap_or("") };
         let real = |name: &str, d: f64| get(name).trim().parse::<f64>().unwrap_or(d);
         let flag = |name: &str| crate::config::parse_bool(get(name)).unwrap_or(true);
         Costs {
