@@ -93,6 +93,13 @@ const DEFS: &[Def] = &[
         doc: "let the planner choose index scans (off: only where nothing else can run the query; also SET per session)",
     },
     Def {
+        name: "enable_indexonlyscan",
+        kind: Kind::Bool,
+        default: "on",
+        init_only: false,
+        doc: "let the planner choose index-only scans (off: a plain index scan reads the heap for every entry; also SET per session)",
+    },
+    Def {
         name: "enable_hashjoin",
         kind: Kind::Bool,
         default: "on",

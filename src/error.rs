@@ -76,6 +76,7 @@ pub mod sqlstate {
     pub const IO_ERROR: &str = "58030";
     pub const UNDEFINED_FILE: &str = "58P01";
     pub const DATA_CORRUPTED: &str = "XX001";
+    pub const INDEX_CORRUPTED: &str = "XX002";
     pub const INTERNAL_ERROR: &str = "XX000";
     pub const UNDEFINED_PARAMETER: &str = "42704";
     /// `there is no parameter $N` (PostgreSQL's undefined_parameter).

@@ -183,10 +183,11 @@ impl<'a> Recovery<'a> {
             };
             let mut pg = buf.lock_exclusive();
             if !overwrite && !page::is_new(&pg) && page::lsn(&pg) >= rec.end_lsn() {
-                // Already on disk (invariant 1); the map may still be older than the page.
+                // Already on disk (invariant 1); the maps may still be older than the page.
                 let free = page::free_space(&pg);
-                drop(pg);
                 if fork == ForkNumber::Main {
+                    self.sync_vm(rel, b.block, &pg)?;
+                    drop(pg);
                     crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
                 }
                 continue;
@@ -202,8 +203,9 @@ impl<'a> Recovery<'a> {
             page::set_lsn(&mut pg, rec.end_lsn());
             pg.mark_dirty();
             let free = page::free_space(&pg);
-            drop(pg);
             if fork == ForkNumber::Main {
+                self.sync_vm(rel, b.block, &pg)?;
+                drop(pg);
                 crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
             }
         }
@@ -226,6 +228,7 @@ impl<'a> Recovery<'a> {
             let mut pg = buf.lock_exclusive();
             if !overwrite && !page::is_new(&pg) && page::lsn(&pg) >= rec.end_lsn() {
                 let free = page::free_space(&pg);
+                self.sync_vm(rel, b.block, &pg)?;
                 drop(pg);
                 crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
                 continue;
@@ -243,8 +246,21 @@ impl<'a> Recovery<'a> {
             // The map is not logged: after a crash it may promise this page more than redo
             // left on it.
             let free = page::free_space(&pg);
+            self.sync_vm(rel, b.block, &pg)?;
             drop(pg);
             crate::access::fsm::clamp(self.pool, self.pins, rel, b.block, free)?;
+        }
+        Ok(())
+    }
+
+    /// Clears the visibility map bit of a heap page just redone (or found already past the
+    /// record) whose all-visible mark is clear (`access::vm` invariant 2): clears made before
+    /// a crash are not logged, so they are made again here. Bits are not set in redo (a bit
+    /// lost is only a heap visit until the next VACUUM sets it again). The page is locked
+    /// exclusively.
+    fn sync_vm(&self, rel: RelFileNumber, block: BlockNumber, pg: &[u8]) -> Result<()> {
+        if page::flags(pg) & page::PD_ALL_VISIBLE == 0 {
+            crate::access::vm::clear(self.pool, self.pins, rel, block)?;
         }
         Ok(())
     }

@@ -728,3 +728,44 @@ fn ssl_on_without_a_certificate_stops_serve() {
 }
 
 use rustls::pki_types::pem::PemObject;
+
+/// libpq's `options` (PGOPTIONS): `-c name=value` settings apply as SET would and are what
+/// RESET returns to; one that cannot apply ends the connection with FATAL, never ignored.
+#[test]
+fn startup_options_set_settings_or_refuse_the_connection() {
+    let s = TestServer::default();
+    let mut cfg = s.tcp_config("postgres");
+    cfg.options("-c enable_indexonlyscan=off --random-page-cost=1.5 -c application_name=with\\ space");
+    let mut c = cfg.connect(NoTls).unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW enable_indexonlyscan")[0][0].as_deref(), Some("off"));
+    assert_eq!(simple_rows(&mut c, "SHOW random_page_cost")[0][0].as_deref(), Some("1.5"));
+    assert_eq!(simple_rows(&mut c, "SHOW application_name")[0][0].as_deref(), Some("with space"));
+    c.batch_execute("SET random_page_cost = 3; RESET random_page_cost").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW random_page_cost")[0][0].as_deref(), Some("1.5"));
+    for (opts, want) in [
+        ("-c no_such_setting=1", "42704"),
+        ("-c enable_seqscan=maybe", "22023"),
+        ("-c work_mem=8MB", "55P02"),
+        ("-B 100", "0A000"),
+        ("-c work_mem", "42601"),
+    ] {
+        let mut cfg = s.tcp_config("postgres");
+        cfg.options(opts);
+        let e = cfg.connect(NoTls).err().unwrap_or_else(|| panic!("{opts}: connected"));
+        assert_eq!(code(&e), want, "{opts}: {e}");
+    }
+}
+
+/// A simple Query holding a SET (answered by the server's session parameters) and other
+/// statements runs each of them: the SET's value is its own, and nothing after it is lost.
+#[test]
+fn a_set_in_a_multi_statement_query_is_one_statement() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    let msgs = c.simple_query("SET application_name = 'x'; SELECT 41 + 1; SHOW application_name").unwrap();
+    let rows: Vec<String> =
+        msgs.iter().filter_map(|m| if let SimpleQueryMessage::Row(r) = m { r.get(0).map(str::to_string) } else { None }).collect();
+    assert_eq!(rows, ["42", "x"]);
+    c.batch_execute("SET random_page_cost = 3; RESET random_page_cost").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW random_page_cost")[0][0].as_deref(), Some("4"));
+}

@@ -217,7 +217,7 @@ impl BufferPool {
                 // The relation's name is needed only for an error, which the reader reports.
                 match crate::storage::page::verify(page, req.block + i as u32, "") {
                     Ok(()) => true,
-                    Err(_) if req.fork == ForkNumber::Fsm => {
+                    Err(_) if matches!(req.fork, ForkNumber::Fsm | ForkNumber::Vm) => {
                         page.fill(0);
                         true
                     }

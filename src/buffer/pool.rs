@@ -546,13 +546,15 @@ impl BufferPool {
         // writes its memory until end_io (they wait in start_io or on the mapping).
         let page = unsafe { std::slice::from_raw_parts_mut(self.page_ptr(id), self.block_size) };
         let t0 = Instant::now();
-        let mut r = self
-            .smgr
-            .read(tag.rel, tag.fork, tag.block, page)
-            .and_then(|_| page::verify_with(page, tag.block, || self.smgr.display_name(tag.rel, tag.fork)));
-        if r.is_err() && tag.fork == ForkNumber::Fsm {
+        let read = self.smgr.read(tag.rel, tag.fork, tag.block, page);
+        let was_read = read.is_ok();
+        let mut r = read.and_then(|_| page::verify_with(page, tag.block, || self.smgr.display_name(tag.rel, tag.fork)));
+        if r.is_err() && (tag.fork == ForkNumber::Fsm || (tag.fork == ForkNumber::Vm && was_read)) {
             // The free space map is a hint and not WAL-logged: a torn or unreadable FSM page
-            // reads as empty (PostgreSQL's RBM_ZERO_ON_ERROR for the FSM).
+            // reads as empty (PostgreSQL's RBM_ZERO_ON_ERROR for the FSM). A torn visibility
+            // map page reads as zeros, marking nothing all-visible, which is always safe
+            // (`access::vm` invariant 4); one that could not be read at all is an error, since
+            // a clear made to a zeroed copy would never reach the page on disk.
             page.fill(0);
             r = Ok(());
         }

@@ -97,6 +97,58 @@ fn error_fields(e: &PgError, severity: &str) -> Vec<(u8, String)> {
     f
 }
 
+/// The settings in a startup packet's `options` (PostgreSQL's pg_split_opts, then its
+/// command-line switches): words split at whitespace, a backslash taking the next character
+/// literally; `-c name=value`, `-cname=value` and `--name=value`, with `-` in a name read as
+/// `_`. Other switches are refused.
+pub(crate) fn startup_options(opts: &str) -> Result<Vec<(String, String)>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut chars = opts.chars();
+    let mut in_word = false;
+    while let Some(c) = chars.next() {
+        if c.is_ascii_whitespace() {
+            if in_word {
+                words.push(std::mem::take(&mut cur));
+                in_word = false;
+            }
+            continue;
+        }
+        in_word = true;
+        if c == '\\' {
+            if let Some(n) = chars.next() {
+                cur.push(n);
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    let setting = |w: &str| -> Result<(String, String)> {
+        match w.split_once('=') {
+            Some((n, v)) if !n.is_empty() => Ok((n.replace('-', "_"), v.to_string())),
+            _ => Err(PgError::new(sqlstate::SYNTAX_ERROR, format!("-c {w} requires a value"))),
+        }
+    };
+    let mut out = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        if w == "-c" {
+            let Some(next) = it.next() else {
+                return Err(PgError::new(sqlstate::SYNTAX_ERROR, "invalid command-line argument for server process: -c requires a value"));
+            };
+            out.push(setting(next)?);
+        } else if let Some(rest) = w.strip_prefix("--").or_else(|| w.strip_prefix("-c")) {
+            out.push(setting(rest)?);
+        } else {
+            return Err(PgError::feature(format!("the command-line argument \"{w}\" in the startup options is not supported by heapstore (only -c name=value and --name=value)")));
+        }
+    }
+    Ok(out)
+}
+
 fn send_error<S: Read + Write>(w: &mut Wire<S>, e: &PgError, severity: &str) -> Result<()> {
     let severity = if e.panic { "PANIC" } else { severity };
     w.send(B::ErrorResponse(ErrorResponse::new(error_fields(e, severity))))
@@ -229,6 +281,14 @@ fn run<S: Read + Write>(
     for (k, v) in &params {
         if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication") {
             let _ = gucs.set(k, v, &sh.db.shared().settings);
+        }
+    }
+    // `options` (libpq's PGOPTIONS): `-c name=value` / `--name=value` settings, applied as SET
+    // would and kept as what RESET returns to; one that cannot be applied ends the connection
+    // with PostgreSQL's FATAL, never silently.
+    if let Some(opts) = param("options") {
+        for (k, v) in startup_options(&opts)? {
+            gucs.set(&k, &v, &sh.db.shared().settings)?;
         }
     }
     gucs.keep_as_defaults();
@@ -1170,8 +1230,18 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         // A Query that mixes connection statements (PREPARE, EXECUTE, DECLARE, FETCH, ...)
         // with others: its pieces run in order, in one implicit transaction as any Query's.
+        // So does one with a statement answered here (SET, SHOW, RESET of session parameters):
+        // each piece is answered on its own, never read as part of another.
         let pieces = if sql.contains(';') { crate::sql::split_statements(sql).unwrap_or_default() } else { Vec::new() };
-        if pieces.len() > 1 && pieces.iter().any(|p| connection_statement(p).is_some()) {
+        let piecewise = pieces.len() > 1
+            && pieces.iter().any(|p| {
+                connection_statement(p).is_some() || {
+                    let mut probe = self.gucs.clone();
+                    probe.probe = true;
+                    query::local(&mut probe, &mut self.session, &self.user, self.pid, p).is_some()
+                }
+            });
+        if piecewise {
             let mut results = Vec::new();
             let mut failed = None;
             for p in &pieces {

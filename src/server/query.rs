@@ -239,9 +239,16 @@ pub struct LocalOutcome {
     pub report: Vec<(String, String)>,
 }
 
+/// The tokens of one statement, without whitespace and its ending semicolons; None for text
+/// that does not tokenize or holds more than one statement (each is answered on its own).
 fn words(sql: &str) -> Option<Vec<Token>> {
     let toks = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
-    Some(toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon)).collect())
+    let toks: Vec<Token> = toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+    let end = toks.iter().rposition(|t| !matches!(t, Token::SemiColon)).map_or(0, |p| p + 1);
+    if toks[..end].iter().any(|t| matches!(t, Token::SemiColon)) {
+        return None;
+    }
+    Some(toks[..end].to_vec())
 }
 
 fn word(t: &Token) -> Option<String> {

@@ -40,6 +40,7 @@ use std::sync::Arc;
 pub const PLANNER_SETTINGS: &[&str] = &[
     "enable_seqscan",
     "enable_indexscan",
+    "enable_indexonlyscan",
     "enable_hashjoin",
     "enable_mergejoin",
     "enable_nestloop",
@@ -85,6 +86,7 @@ pub struct Costs {
     pub cpu_operator: f64,
     pub enable_seqscan: bool,
     pub enable_indexscan: bool,
+    pub enable_indexonlyscan: bool,
     pub enable_hashjoin: bool,
     pub enable_mergejoin: bool,
     pub enable_nestloop: bool,
@@ -121,6 +123,7 @@ impl Costs {
             cpu_operator: real("cpu_operator_cost", 0.0025),
             enable_seqscan: flag("enable_seqscan"),
             enable_indexscan: flag("enable_indexscan"),
+            enable_indexonlyscan: flag("enable_indexonlyscan"),
             enable_hashjoin: flag("enable_hashjoin"),
             enable_mergejoin: flag("enable_mergejoin"),
             enable_nestloop: flag("enable_nestloop"),
@@ -142,6 +145,7 @@ impl Costs {
         cpu_operator: 0.0025,
         enable_seqscan: true,
         enable_indexscan: true,
+        enable_indexonlyscan: true,
         enable_hashjoin: true,
         enable_mergejoin: true,
         enable_nestloop: true,
@@ -583,13 +587,19 @@ fn visit_scans(node: &Node, f: &mut dyn FnMut(&Table)) {
 /// setting is changed) and a sequential scan costs less.
 pub fn choose_access(s: &Session, node: &mut Node) {
     let est = Estimator::new(s);
-    walk_scans(node, &mut |p| est.choose(p));
+    walk_scans(node, false, &mut |p| est.choose(p));
+    // Index-only scans wherever the index holds every column a scan reads (the inner
+    // scans of index nested loops too).
+    let ios = est.costs.enable_indexonlyscan;
+    walk_scans(node, true, &mut |p| p.index_only = ios && p.index_only_possible());
 }
 
-fn walk_scans(node: &mut Node, f: &mut dyn FnMut(&mut super::dml::Plan)) {
+/// Calls `f` on each table scan of a plan; the inner scans of index nested loops too when
+/// `probed` is set.
+fn walk_scans(node: &mut Node, probed: bool, f: &mut dyn FnMut(&mut super::dml::Plan)) {
     match node {
         // The inner scan of an index nested loop is probed per outer row: its access stays.
-        Node::Join(j) if j.inner_index => walk_scans(&mut j.left, f),
+        Node::Join(j) if j.inner_index && !probed => walk_scans(&mut j.left, probed, f),
         Node::Scan(p) => f(p),
         Node::Filter(i, _)
         | Node::Project(i, _)
@@ -598,18 +608,18 @@ fn walk_scans(node: &mut Node, f: &mut dyn FnMut(&mut super::dml::Plan)) {
         | Node::Distinct(i, _)
         | Node::Window(i, _)
         | Node::Agg(i, ..)
-        | Node::ProjectSet(i, _) => walk_scans(i, f),
+        | Node::ProjectSet(i, _) => walk_scans(i, probed, f),
         Node::Join(j) => {
-            walk_scans(&mut j.left, f);
-            walk_scans(&mut j.right, f);
+            walk_scans(&mut j.left, probed, f);
+            walk_scans(&mut j.right, probed, f);
         }
         Node::SetOp(_, _, l, r) => {
-            walk_scans(l, f);
-            walk_scans(r, f);
+            walk_scans(l, probed, f);
+            walk_scans(r, probed, f);
         }
         Node::RecursiveUnion(r) => {
-            walk_scans(&mut r.nonrec, f);
-            walk_scans(&mut r.rec, f);
+            walk_scans(&mut r.nonrec, probed, f);
+            walk_scans(&mut r.rec, probed, f);
         }
         Node::Cte(_) | Node::Unit | Node::Values(..) | Node::Function(_) | Node::WorkTable(..) => {}
     }
@@ -707,6 +717,14 @@ impl Estimator<'_> {
         let max_io = n.min(te.pages) * c.random_page;
         let min_io = c.random_page + ((sel * te.pages).ceil() - 1.0).max(0.0) * c.seq_page;
         let io = max_io + corr * corr * (min_io - max_io);
+        // An index-only scan visits only the heap pages the visibility map did not mark
+        // all-visible (PostgreSQL's allvisfrac).
+        let io = match &te.stats {
+            Some(st) if c.enable_indexonlyscan && p.index_only_possible() && st.relpages > 0 => {
+                io * (1.0 - (st.relallvisible as f64 / st.relpages as f64).min(1.0))
+            }
+            _ => io,
+        };
         let index_pages = (n / 200.0).ceil() * c.random_page;
         let index =
             io + index_pages + n * (c.cpu_index_tuple + c.cpu_tuple + nquals * c.cpu_operator) + te.rows.log2().max(1.0) * c.cpu_operator;

@@ -33,6 +33,9 @@ use crate::types::{SqlType, Value};
 use sqlparser::ast::{Expr, FromTable, Insert, SetExpr, TableFactor, TableObject, TableWithJoins};
 use std::sync::Arc;
 
+/// Hit by an index-only scan before each entry it copied from a leaf (tests run a VACUUM there).
+pub const FAILPOINT_INDEX_ONLY_ENTRY: &str = "index-only-scan-entry";
+
 /// How the rows of a statement are found.
 #[derive(Clone, Debug)]
 pub enum Access {
@@ -57,6 +60,12 @@ pub struct Plan {
     pub needed: Vec<bool>,
     /// The table's column types (kept so that a run allocates nothing for them).
     pub types: Vec<SqlType>,
+    /// An index-only scan (`Access::Index` whose index holds every column read: see
+    /// [`Plan::index_only_possible`]): a row whose heap page the visibility map marks
+    /// all-visible is read from its index entry without visiting the heap. Set by the SELECT
+    /// planner only: the TID such a row reports is its index entry's (a HOT chain's root), not
+    /// the version's own, so a statement that changes rows never uses it.
+    pub index_only: bool,
 }
 
 /// A query's plan cached in a prepared statement, with the table definitions it was made
@@ -140,7 +149,19 @@ impl Plan {
             }
         }
         let types = table.columns.iter().map(|c| c.ty).collect();
-        Plan { table, filter, access, needed, types }
+        Plan { table, filter, access, needed, types, index_only: false }
+    }
+
+    /// Whether an index-only scan can answer this scan: it reads an index, every column it
+    /// decodes (for the filter and above) is a key column of that index, and every key column
+    /// gives its value back from the key exactly (`btree::keycode::returnable`).
+    pub fn index_only_possible(&self) -> bool {
+        let Access::Index { idx, .. } = &self.access else { return false };
+        let ix = &self.table.indexes[*idx];
+        // A key is read back whole, so every key column must come back exactly (or none is
+        // read: `count(*)`).
+        let returnable = ix.columns.iter().all(|&c| crate::access::btree::keycode::returnable(&self.types[c]));
+        self.needed.iter().enumerate().all(|(c, &n)| !n || (returnable && ix.columns.contains(&c)))
     }
 
     /// Calls `f(tid, row)` for each row the snapshot sees and the filter accepts.
@@ -169,6 +190,16 @@ impl Plan {
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
         let types = &self.types;
         let mut row = Vec::with_capacity(types.len());
+        if self.index_only {
+            if let Access::Index { idx, eq, lo, hi } = &self.access {
+                let ix = &self.table.indexes[*idx];
+                if ix.usable_by(snap.xmin)
+                    && self.index_only_each(s, snap, params, ix, keys.unwrap_or(eq), lo.as_ref(), hi.as_ref(), &mut f)?
+                {
+                    return Ok(());
+                }
+            }
+        }
         let tids = match &self.access {
             Access::Seq => None,
             // A snapshot that may see a version the index does not name scans the heap
@@ -214,6 +245,84 @@ impl Plan {
             });
         }
         r
+    }
+
+    /// The index-only scan (PostgreSQL's nodeIndexonlyscan.c): entries are read in key order
+    /// as the scan reaches them; the visibility map is read for each entry's heap page, and a
+    /// page marked all-visible (`access::vm`) means the entry's version is visible to this
+    /// snapshot, so the row is the key's values (the columns not decoded stay NULL).
+    /// Otherwise the heap is visited as an index scan would ("Heap Fetches" in EXPLAIN
+    /// ANALYZE). `Ok(false)`: a search value does not convert to the key type and nothing was
+    /// read; the caller scans the heap.
+    #[allow(clippy::too_many_arguments)]
+    fn index_only_each(
+        &self,
+        s: &Session,
+        snap: &Snapshot,
+        params: &[Option<String>],
+        ix: &crate::catalog::Index,
+        eq: &[Scalar],
+        lo: Option<&(Scalar, bool)>,
+        hi: Option<&(Scalar, bool)>,
+        f: &mut dyn FnMut(Tid, &[Value]) -> Result<Flow>,
+    ) -> Result<bool> {
+        let shared = s.shared.clone();
+        let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
+        let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false, touched: None };
+        let mut vm = crate::access::vm::Reader::new(pool, pins, self.table.relfile);
+        let key_types: Vec<SqlType> = ix.columns.iter().map(|&c| self.types[c]).collect();
+        let decode = self.needed.iter().any(|&n| n);
+        let (mut row, mut stored) = (vec![Value::Null; self.types.len()], Vec::with_capacity(key_types.len()));
+        let trace = heap::tracing().then(std::time::Instant::now);
+        let (mut rows, mut fetches, mut first_row_ns) = (0u64, 0u64, None);
+        let mut mark = |tid: Tid| vm.is_set(tid.0);
+        let failpoints = &shared.wal.failpoints;
+        let used = index::scan_entries(s, &self.table, ix, eq, lo, hi, params, &mut mark, |key, tid, all_visible| {
+            failpoints.hit(FAILPOINT_INDEX_ONLY_ENTRY);
+            let tid = if all_visible {
+                if decode {
+                    crate::access::btree::keycode::decode_key(key, &key_types, &mut stored).ok_or_else(|| {
+                        PgError::new(sqlstate::INDEX_CORRUPTED, format!("index \"{}\" has a key that does not parse", ix.name))
+                    })?;
+                    for (k, v) in stored.iter().enumerate() {
+                        let c = ix.columns[k];
+                        if self.needed[c] {
+                            row[c] = v.as_ref().map_or(Value::Null, |v| Value::decode(&self.types[c], v));
+                        }
+                    }
+                }
+                tid
+            } else {
+                fetches += 1;
+                match heap.fetch(txns, tid, snap, |t| decode_row(pool, pins, t, &self.types, &self.needed, &mut row))? {
+                    None => return Ok(Flow::Continue),
+                    Some((at, r)) => {
+                        r.map_err(|_| heap::corrupt_tuple(pool, self.table.relfile, at.0, at.1))?;
+                        at
+                    }
+                }
+            };
+            if let Some(w) = &self.filter {
+                if !w.matches(&row, params)? {
+                    return Ok(Flow::Continue);
+                }
+            }
+            rows += 1;
+            if let (Some(t0), None) = (trace, first_row_ns) {
+                first_row_ns = Some(t0.elapsed().as_nanos() as u64);
+            }
+            f(tid, &row)
+        })?;
+        if let (Some(t0), true) = (trace, used) {
+            heap::record_trace(heap::ScanTrace {
+                rel: self.table.relfile,
+                index: Some(ix.name.clone()),
+                stats: heap::ScanStats { tuples_visible: rows, heap_fetches: fetches, ..Default::default() },
+                first_row_ns,
+                total_ns: t0.elapsed().as_nanos() as u64,
+            });
+        }
+        Ok(used)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -518,9 +627,36 @@ pub(crate) fn insert_select(
     conflict: Option<&OnConflict>,
 ) -> Result<QueryResult> {
     let now = s.txn.as_ref().map(|t| t.start_us);
-    let b = super::query::Planner::new(s, now).query(src, &[])?;
+    let mut b = super::query::Planner::new(s, now).query(src, &[])?;
     if b.columns.len() > cols.len() {
         return Err(PgError::syntax("INSERT has more expressions than target columns"));
+    }
+    // An untyped literal (a quoted string, or NULL) in the select list takes its target
+    // column's type, as PostgreSQL's transformInsertStmt resolves it, not text.
+    // The planner resolved them to text; the select list says which they were.
+    let items = match &*src.body {
+        SetExpr::Select(sel) => sel.projection.as_slice(),
+        _ => &[],
+    };
+    if let crate::exec::Node::Project(_, es) = &mut b.node {
+        if es.len() == items.len() {
+            for (k, item) in items.iter().enumerate() {
+                let e = match item {
+                    sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                    _ => continue,
+                };
+                let Expr::Value(v) = e else { continue };
+                let ty = table.columns[cols[k]].ty;
+                es[k] = match &v.value {
+                    sqlparser::ast::Value::SingleQuotedString(t) | sqlparser::ast::Value::EscapedStringLiteral(t) => {
+                        Scalar::Const(expr::parse_as(&ty, t)?)
+                    }
+                    sqlparser::ast::Value::Null => Scalar::Const(Value::Null),
+                    _ => continue,
+                };
+                b.columns[k].ty = ty;
+            }
+        }
     }
     for (k, oc) in b.columns.iter().enumerate() {
         let col = &table.columns[cols[k]];

@@ -596,11 +596,26 @@ impl Render<'_> {
                 cond.push(format!("({} {} {})", col(eq.len()), if *inc { "<=" } else { "<" }, show(v, &n)));
             }
             details.push(format!("Index Cond: {}", if cond.len() == 1 { cond[0].clone() } else { format!("({})", cond.join(" AND ")) }));
+            // The conditions the index bounds are checked again on each row, but PostgreSQL
+            // shows only the others as the Filter.
             if let Some(f) = &p.filter {
-                details.push(format!("Filter: {}", show(f, &n)));
+                let mut cs = Vec::new();
+                dml::conjuncts(f, &mut cs);
+                let rest: Vec<String> = cs.iter().map(|c| show(c, &n)).filter(|c| !cond.contains(c)).collect();
+                match rest.len() {
+                    0 => {}
+                    1 => details.push(format!("Filter: {}", rest[0])),
+                    _ => details.push(format!("Filter: ({})", rest.join(" AND "))),
+                }
             }
             details.extend(extra);
-            self.push(depth, format!("Index Scan using {} on {}{act}", ix.name, table.name), details);
+            if p.index_only {
+                if let Some(st) = self.node_stats(node) {
+                    details.push(format!("Heap Fetches: {}", st.scans.iter().map(|t| t.stats.heap_fetches).sum::<u64>()));
+                }
+            }
+            let kind = if p.index_only { "Index Only Scan" } else { "Index Scan" };
+            self.push(depth, format!("{kind} using {} on {}{act}", ix.name, table.name), details);
             return Ok(());
         }
         if let Some(f) = &p.filter {

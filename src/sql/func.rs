@@ -2626,11 +2626,11 @@ impl Binder<'_> {
                 let size = |rel: crate::storage::RelFileNumber, forks: &[crate::storage::ForkNumber]| -> i64 {
                     forks.iter().map(|&f| i64::from(sh.smgr.nblocks(rel, f).unwrap_or(0)) * bs).sum()
                 };
-                use crate::storage::ForkNumber::{Fsm, Main};
+                use crate::storage::ForkNumber::{Fsm, Main, Vm};
                 let mut map: HashMap<i64, Value> = HashMap::new();
                 for tb in s.visible_tables() {
                     let main = size(tb.relfile, &[Main]);
-                    let table = size(tb.relfile, &[Main, Fsm]) + tb.toast_relfile.map_or(0, |r| size(r, &[Main, Fsm]));
+                    let table = size(tb.relfile, &[Main, Fsm, Vm]) + tb.toast_relfile.map_or(0, |r| size(r, &[Main, Fsm, Vm]));
                     let indexes: i64 = tb.indexes.iter().map(|ix| size(ix.relfile, &[Main])).sum();
                     let v = match name {
                         "pg_relation_size" => main,

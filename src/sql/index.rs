@@ -83,21 +83,96 @@ pub(crate) fn scan_tids(
     hi: Option<&(Scalar, bool)>,
     params: &[Option<String>],
 ) -> Result<Option<Vec<Tid>>> {
+    let Some(b) = scan_bounds(table, ix, eq, lo, hi, params)? else { return Ok(None) };
+    let t = tree(s, ix, false);
+    let mut out = Vec::new();
+    match b {
+        ScanBounds::Empty => {}
+        ScanBounds::Equal(key) => t.lookup_eq_into(&key, &mut out)?,
+        ScanBounds::Range(lo, hi) => {
+            for e in t.scan(lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]))? {
+                out.push(e?.1);
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// As [`scan_tids`], streaming: calls `f(key, tid, marked)` for each entry in key order as the
+/// scan reaches it, where `marked` is `mark(tid)` as it was while the entry was on its locked
+/// leaf (`btree::Cursor::next_marked`: an index-only scan's visibility map bit). `Ok(false)`:
+/// a value does not convert exactly to the key type and `f` was never called; the caller
+/// scans the heap.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scan_entries(
+    s: &Session,
+    table: &Table,
+    ix: &Index,
+    eq: &[Scalar],
+    lo: Option<&(Scalar, bool)>,
+    hi: Option<&(Scalar, bool)>,
+    params: &[Option<String>],
+    mark: &mut dyn FnMut(Tid) -> Result<bool>,
+    mut f: impl FnMut(&[u8], Tid, bool) -> Result<crate::access::heap::Flow>,
+) -> Result<bool> {
+    use crate::access::heap::Flow;
+    let Some(b) = scan_bounds(table, ix, eq, lo, hi, params)? else { return Ok(false) };
+    let (lo, hi) = match b {
+        ScanBounds::Empty => return Ok(true),
+        // The entries equal to a whole key: keys are self-delimiting, so no other key starts
+        // with it.
+        ScanBounds::Equal(key) => {
+            let mut end = key.clone();
+            end.push(PREFIX_END);
+            (Bound::Included(key), Bound::Excluded(end))
+        }
+        ScanBounds::Range(lo, hi) => (lo, hi),
+    };
+    let t = tree(s, ix, false);
+    let mut cur = t.scan(lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]))?;
+    let mut i = 0u64;
+    while let Some(e) = cur.next_marked(mark) {
+        i += 1;
+        if i % 256 == 0 {
+            crate::interrupt::check_for_interrupts()?;
+        }
+        let (key, tid, marked) = e?;
+        if let Flow::Stop = f(&key, tid, marked)? {
+            break;
+        }
+    }
+    Ok(true)
+}
+
+/// What an index scan reads: nothing, the entries equal to one whole key, or a key range.
+enum ScanBounds {
+    Empty,
+    Equal(Vec<u8>),
+    Range(Bound<Vec<u8>>, Bound<Vec<u8>>),
+}
+
+/// The keys an index scan for `eq` / `lo` / `hi` reads; None when a value does not convert
+/// exactly to its key column's type.
+fn scan_bounds(
+    table: &Table,
+    ix: &Index,
+    eq: &[Scalar],
+    lo: Option<&(Scalar, bool)>,
+    hi: Option<&(Scalar, bool)>,
+    params: &[Option<String>],
+) -> Result<Option<ScanBounds>> {
     let mut prefix = Vec::with_capacity(32);
     for (k, e) in eq.iter().enumerate() {
         let v = e.eval(&[], params)?;
         if v == Value::Null {
-            return Ok(Some(Vec::new())); // col = NULL is never true
+            return Ok(Some(ScanBounds::Empty)); // col = NULL is never true
         }
         if push_key(&mut prefix, &table.columns[ix.columns[k]].ty, &v).is_none() {
             return Ok(None);
         }
     }
-    let t = tree(s, ix, false);
     if eq.len() == ix.columns.len() {
-        let mut out = Vec::with_capacity(2);
-        t.lookup_eq_into(&prefix, &mut out)?;
-        return Ok(Some(out));
+        return Ok(Some(ScanBounds::Equal(prefix)));
     }
     let bound = |b: Option<&(Scalar, bool)>, upper: bool| -> Result<Option<Bound<Vec<u8>>>> {
         let Some((e, incl)) = b else {
@@ -133,21 +208,10 @@ pub(crate) fn scan_tids(
         }))
     };
     let (Some(lo), Some(hi)) = (bound(lo, false)?, bound(hi, true)?) else { return Ok(None) };
-    if matches!(&hi, Bound::Excluded(k) if k.is_empty()) {
-        return Ok(Some(Vec::new()));
+    if matches!(&hi, Bound::Excluded(k) if k.is_empty()) || matches!(&lo, Bound::Excluded(k) if k.is_empty()) {
+        return Ok(Some(ScanBounds::Empty));
     }
-    let as_ref = |b: &Bound<Vec<u8>>| match b {
-        Bound::Included(k) => Bound::Included(k.clone()),
-        Bound::Excluded(k) => Bound::Excluded(k.clone()),
-        Bound::Unbounded => Bound::Unbounded,
-    };
-    let (lo, hi) = (as_ref(&lo), as_ref(&hi));
-    let cur = t.scan(lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]))?;
-    let mut out = Vec::new();
-    for e in cur {
-        out.push(e?.1);
-    }
-    Ok(Some(out))
+    Ok(Some(ScanBounds::Range(lo, hi)))
 }
 
 /// Every version of the heap whose creator did not abort, chain by chain in chain order, with

@@ -1134,11 +1134,13 @@ fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
         let am = if kind == 'r' { HEAP_AM } else { 0 };
         let triggers = !t.foreign_keys.is_empty() || referenced.contains(&t.oid);
         out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len(), triggers));
-        // relpages and reltuples as the last ANALYZE found them (-1: never analyzed).
+        // relpages, reltuples and relallvisible as the last ANALYZE found them (-1: never
+        // analyzed).
         if let Some(st) = s.shared().planner_stats.get(t.oid) {
             let r = out.last_mut().expect("just pushed");
             r[9] = Value::Int4(st.relpages.min(i32::MAX as u64) as i32);
             r[10] = Value::Float4(st.reltuples as f32);
+            r[11] = Value::Int4(st.relallvisible.min(i32::MAX as u64) as i32);
         }
         for ix in &t.indexes {
             out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));

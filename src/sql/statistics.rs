@@ -57,6 +57,8 @@ pub struct ColumnStats {
 pub struct RelStats {
     pub reltuples: f64,
     pub relpages: u64,
+    /// Pages the visibility map marked all-visible (`access::vm`) when ANALYZE ran.
+    pub relallvisible: u64,
     pub columns: Vec<ColumnStats>,
     /// When ANALYZE ran (microseconds since 2000-01-01 UTC).
     pub analyzed_us: i64,
@@ -281,6 +283,8 @@ struct RelFile {
     oid: u32,
     reltuples: f64,
     relpages: u64,
+    #[serde(default)]
+    relallvisible: u64,
     analyzed_us: i64,
     columns: Vec<ColumnFile>,
 }
@@ -339,7 +343,13 @@ impl Store {
                         }
                     })
                     .collect();
-                let st = RelStats { reltuples: r.reltuples, relpages: r.relpages, columns, analyzed_us: r.analyzed_us };
+                let st = RelStats {
+                    reltuples: r.reltuples,
+                    relpages: r.relpages,
+                    relallvisible: r.relallvisible,
+                    columns,
+                    analyzed_us: r.analyzed_us,
+                };
                 map.insert(r.oid, Arc::new(st));
             }
         }
@@ -373,6 +383,7 @@ impl Store {
                 oid: *oid,
                 reltuples: r.reltuples,
                 relpages: r.relpages,
+                relallvisible: r.relallvisible,
                 analyzed_us: r.analyzed_us,
                 columns: r
                     .columns

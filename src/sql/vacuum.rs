@@ -54,7 +54,20 @@ fn vacuum_locked(s: &mut Session, table: &Table) -> Result<VacuumStats> {
     let wal = logged.then_some(&*sh.wal);
     let fpw = sh.settings.bool("full_page_writes");
     let heap = HeapRel { pool: &sh.pool, pins: &s.pins, rel: table.relfile, wal, full_page_writes: fpw, touched: None };
+    let live_before = sh.table_stats.get(table.oid).n_live_tup.load(std::sync::atomic::Ordering::Relaxed);
     let dead = vacuum::prune_all(&heap, &sh.txns, horizon, &mut st)?;
+    if st.pages_skipped > 0 {
+        // The pages skipped as all-visible were not counted: estimate their rows at the
+        // density the table had (PostgreSQL's vac_estimate_reltuples), from ANALYZE's figures
+        // or the live-row counter.
+        let total = st.pages_scanned + st.pages_skipped;
+        let density = match sh.planner_stats.get(table.oid) {
+            Some(ps) if ps.relpages > 0 => ps.reltuples / ps.relpages as f64,
+            _ if live_before > 0 => live_before as f64 / total as f64,
+            _ => st.tuples_remaining as f64 / st.pages_scanned.max(1) as f64,
+        };
+        st.tuples_remaining += (density * st.pages_skipped as f64).round() as u64;
+    }
     if !dead.is_empty() {
         let set: HashSet<(u32, u16)> = dead.iter().copied().collect();
         for ix in &table.indexes {
@@ -114,10 +127,11 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, a
         if verbose {
             r.notices.push(format!("INFO:  vacuuming \"public.{}\"", t.name));
             r.notices.push(format!(
-                "INFO:  finished vacuuming \"public.{}\": index scans: {}\npages: {} scanned, {} pruned, {} all-visible\ntuples: {} removed, {} remain",
+                "INFO:  finished vacuuming \"public.{}\": index scans: {}\npages: {} scanned, {} skipped as all-visible, {} pruned, {} all-visible\ntuples: {} removed, {} remain",
                 t.name,
                 usize::from(st.tuples_removed > 0) * t.indexes.len().min(1),
                 st.pages_scanned,
+                st.pages_skipped,
                 st.pages_pruned,
                 st.pages_all_visible,
                 st.tuples_removed,
@@ -267,7 +281,14 @@ fn analyze_locked(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usi
             }
         }
     }
-    let st = crate::sql::statistics::RelStats { reltuples: live as f64, relpages, columns, analyzed_us: crate::stats::tables::now_us() };
+    let relallvisible = crate::access::vm::count(&sh.pool, &s.pins, table.relfile, relpages as u32)?;
+    let st = crate::sql::statistics::RelStats {
+        reltuples: live as f64,
+        relpages,
+        relallvisible,
+        columns,
+        analyzed_us: crate::stats::tables::now_us(),
+    };
     let oids: HashSet<u32> = sh.catalog.tables().iter().map(|t| t.oid).chain(std::iter::once(table.oid)).collect();
     sh.planner_stats.put(table.oid, st, &|o| oids.contains(&o))?;
     sh.table_stats.analyzed(

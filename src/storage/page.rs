@@ -174,6 +174,18 @@ pub fn add_item(p: &mut [u8], data: &[u8]) -> Option<OffsetNumber> {
     Some(off)
 }
 
+/// Drops the unused line pointers at the end of the array (PostgreSQL's
+/// PageTruncateLinePointerArray), giving the page their 4 bytes each: a page VACUUM emptied
+/// holds a tuple of the largest size again. Their numbers could be reused either way; no index
+/// entry or HOT chain names an unused line pointer, and a TID past the array reads as absent.
+pub fn truncate_unused_tail(p: &mut [u8]) {
+    let mut max = max_offset(p);
+    while max > 0 && item_id(p, max).0 == LP_UNUSED {
+        max -= 1;
+    }
+    wr16(p, 14, (PAGE_HEADER_SIZE + max as usize * LINE_POINTER_SIZE) as u16);
+}
+
 /// The first unused line pointer, if the page has one (clears the hint when it has none).
 pub fn find_unused(p: &mut [u8]) -> Option<OffsetNumber> {
     if flags(p) & PD_HAS_FREE_LINES == 0 {

@@ -47,14 +47,17 @@ pub struct RelFileNumber(pub u32);
 pub enum ForkNumber {
     Main = 0,
     Fsm = 1,
+    /// The visibility map (`access::vm`).
+    Vm = 2,
 }
 
 impl ForkNumber {
-    pub const ALL: [ForkNumber; 2] = [ForkNumber::Main, ForkNumber::Fsm];
+    pub const ALL: [ForkNumber; 3] = [ForkNumber::Main, ForkNumber::Fsm, ForkNumber::Vm];
     fn suffix(self) -> &'static str {
         match self {
             ForkNumber::Main => "",
             ForkNumber::Fsm => "_fsm",
+            ForkNumber::Vm => "_vm",
         }
     }
 }

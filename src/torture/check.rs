@@ -29,6 +29,39 @@ pub fn read_back(db: &Database) -> Result<Model, String> {
                 return Err(format!("table {}: row {id} is present twice", t.name));
             }
         }
+        // Each index read alone (an index-only scan: the visibility map decides which rows
+        // come from the index without a heap visit) gives the same values as the heap.
+        for ix in t.indexes.iter().filter(|i| i.columns.len() == 1) {
+            let col = &t.columns[ix.columns[0]];
+            let mut want: Vec<i64> = match col.name.as_str() {
+                "id" => rows.keys().copied().collect(),
+                "v" => rows.values().map(|r| r.v).collect(),
+                _ => continue,
+            };
+            want.sort_unstable();
+            let mut out = Vec::new();
+            s.execute("SET enable_seqscan = off").map_err(|e| e.to_string())?;
+            let q = format!("COPY (SELECT {0} FROM {1} WHERE {0} >= -9223372036854775807) TO STDOUT", col.name, t.name);
+            let r = s.execute_with_io(&q, &mut CopyIo { stdin: None, stdout: Some(&mut out), rows: None });
+            s.execute("SET enable_seqscan = on").map_err(|e| e.to_string())?;
+            r.map_err(|e| format!("reading index {}: {e}", ix.name))?;
+            let mut got: Vec<i64> = Vec::with_capacity(want.len());
+            for line in out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                got.push(
+                    std::str::from_utf8(line).ok().and_then(|l| l.parse().ok()).ok_or_else(|| format!("index {}: bad value", ix.name))?,
+                );
+            }
+            got.sort_unstable();
+            if got != want {
+                return Err(format!(
+                    "table {}: an index-only scan of {} gives {} values, the heap {}",
+                    t.name,
+                    ix.name,
+                    got.len(),
+                    want.len()
+                ));
+            }
+        }
         let pk = t.indexes.iter().any(|i| i.primary);
         let indexes = t.indexes.iter().filter(|i| !i.primary).map(|i| i.name.clone()).collect();
         m.tables.insert(t.name.clone(), TableModel { pk, indexes, rows });
@@ -70,15 +103,27 @@ pub fn diff(want: &Model, got: &Model) -> Option<String> {
     None
 }
 
+/// What [`consistency`] counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Consistency {
+    /// Map entries that promise a page more than it has now: the map is not WAL-logged (as in
+    /// PostgreSQL), so a crash can leave one behind when a checkpoint's REDO pointer fell
+    /// between a heap change and its map update; recovery lowers the entries of every page it
+    /// replays, and a taker checks a page's real room before using it, so a stale entry costs
+    /// a retry, never a wrong answer.
+    pub stale_fsm_entries: u64,
+    /// Heap pages the visibility map marks all-visible, each found marked and holding only
+    /// tuples visible to all.
+    pub all_visible_pages: u64,
+}
+
 /// The database's own consistency: every index agrees with its heap, every page on disk
 /// verifies (checksum, header), the free space map promises no page more room than an empty
-/// page has, and the catalog and the relation files agree. Returns how many map entries
-/// promise a page more than it has now: the map is not WAL-logged (as in PostgreSQL), so a
-/// crash can leave one behind when a checkpoint's REDO pointer fell between a heap change and
-/// its map update; recovery lowers the entries of every page it replays, and a taker checks a
-/// page's real room before using it, so a stale entry costs a retry, never a wrong answer.
-pub fn consistency(db: &Database) -> Result<u64, String> {
+/// page has, the visibility map marks only pages whose every tuple is visible to all, and the
+/// catalog and the relation files agree.
+pub fn consistency(db: &Database) -> Result<Consistency, String> {
     let mut stale_fsm = 0u64;
+    let mut all_visible = 0u64;
     let sh = db.shared().clone();
     let mut s = db.session();
     let mut referenced: Vec<RelFileNumber> = Vec::new();
@@ -98,8 +143,30 @@ pub fn consistency(db: &Database) -> Result<u64, String> {
         referenced.push(t.relfile);
         referenced.extend(t.toast_relfile);
         referenced.extend(t.indexes.iter().map(|i| i.relfile));
-        // The FSM never promises more than a heap page has.
         let pins = sh.pool.new_pins();
+        // A page the visibility map marks all-visible has the mark itself, and every tuple
+        // on it is visible to every snapshot (`access::vm` invariant 1).
+        let horizon = sh.txns.vacuum_horizon();
+        for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
+            let n = sh.smgr.nblocks(rel, ForkNumber::Main).map_err(|e| e.to_string())?;
+            let mut vm = crate::access::vm::Reader::new(&sh.pool, &pins, rel);
+            for b in 0..n {
+                if !vm.is_set(b).map_err(|e| e.to_string())? {
+                    continue;
+                }
+                let buf = sh.pool.read_buffer(&pins, rel, ForkNumber::Main, b, None).map_err(|e| e.to_string())?;
+                let pg = buf.lock_shared();
+                let name = || sh.smgr.display_name(rel, ForkNumber::Main);
+                if page::flags(&pg) & page::PD_ALL_VISIBLE == 0 {
+                    return Err(format!("the visibility map marks block {b} of {} all-visible, but the page is not marked", name()));
+                }
+                if !crate::access::heap::vacuum::page_all_visible(&sh.txns, &pg, horizon, &[]) {
+                    return Err(format!("block {b} of {} is marked all-visible, but a tuple on it is not visible to all", name()));
+                }
+                all_visible += 1;
+            }
+        }
+        // The FSM never promises more than a heap page has.
         for rel in std::iter::once(t.relfile).chain(t.toast_relfile) {
             let n = sh.smgr.nblocks(rel, ForkNumber::Main).map_err(|e| e.to_string())?;
             for b in 0..n {
@@ -147,7 +214,7 @@ pub fn consistency(db: &Database) -> Result<u64, String> {
             page::verify(&raw, b, &sh.smgr.display_name(rel, ForkNumber::Main)).map_err(|e| e.to_string())?;
         }
     }
-    Ok(stale_fsm)
+    Ok(Consistency { stale_fsm_entries: stale_fsm, all_visible_pages: all_visible })
 }
 
 /// `nextval` of sequence `name` in a new session (autocommit).

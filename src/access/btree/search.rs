@@ -142,8 +142,9 @@ pub(crate) fn lookup_from<'a>(t: &BTree<'a>, mut buf: Buffer<'a>, key: &[u8], ou
 pub struct Cursor<'a> {
     tree: BTree<'a>,
     hi: Bound<Vec<u8>>,
-    /// Entries copied from the current leaf, not yet returned.
-    items: VecDeque<(Vec<u8>, Tid)>,
+    /// Entries copied from the current leaf, not yet returned, each with the mark
+    /// [`Cursor::next_marked`] computed for it while the leaf was locked.
+    items: VecDeque<(Vec<u8>, Tid, bool)>,
     /// The leaf to read next (its right link as it was when the current leaf was copied).
     next_block: Option<BlockNumber>,
     /// The first leaf must be searched for the start key (and moved right past splits).
@@ -187,8 +188,9 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// Copies the matching entries of the next leaf; false when the scan is done.
-    fn load_next(&mut self) -> Result<bool> {
+    /// Copies the matching entries of the next leaf, each marked by `mark` (called while the
+    /// leaf's shared lock is held) or false; false when the scan is done.
+    fn load_next(&mut self, mut mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Result<bool> {
         let tree = &self.tree;
         let mut moves = 0u32;
         while let Some(block) = self.next_block.take() {
@@ -221,7 +223,12 @@ impl<'a> Cursor<'a> {
                     done = true;
                     break;
                 }
-                self.items.push_back((key.to_vec(), page::item_tid(it)));
+                let tid = page::item_tid(it);
+                let marked = match mark.as_mut() {
+                    Some(m) => m(tid)?,
+                    None => false,
+                };
+                self.items.push_back((key.to_vec(), tid, marked));
             }
             if !done && !o.is_rightmost() {
                 // Items of the right sibling are >= our high key: stop early if that is past hi.
@@ -238,12 +245,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-impl Iterator for Cursor<'_> {
-    type Item = Result<(Vec<u8>, Tid)>;
-
-    fn next(&mut self) -> Option<Self::Item> {
+impl Cursor<'_> {
+    /// The next entry, with `mark(tid)` as it was while the entry was on its locked leaf: an
+    /// index-only scan reads the visibility map bit of the entry's heap page there, so VACUUM,
+    /// which removes an entry (under the leaf's exclusive lock) before it can mark the page,
+    /// cannot mark it between the copy and the read (`access::vm` invariant 2).
+    pub fn next_marked(&mut self, mark: &mut dyn FnMut(Tid) -> Result<bool>) -> Option<Result<(Vec<u8>, Tid, bool)>> {
         if self.items.is_empty() {
-            match self.load_next() {
+            match self.load_next(Some(mark)) {
                 Ok(true) => {}
                 Ok(false) => return None,
                 Err(e) => {
@@ -253,5 +262,23 @@ impl Iterator for Cursor<'_> {
             }
         }
         self.items.pop_front().map(Ok)
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Result<(Vec<u8>, Tid)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.items.is_empty() {
+            match self.load_next(None) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.next_block = None;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.items.pop_front().map(|(k, t, _)| Ok((k, t)))
     }
 }

@@ -37,7 +37,8 @@
 //! one, `2 = set xmax (offset u16, xmax u64, cmax u32, ctid block u32, ctid offset u16)`, which
 //! clears HEAP_HOT_UPDATED, `5` = the same setting it (a HOT update), `3 = set xmin (offset
 //! u16, xmin u64, cmin u32)`, `4` = a prune (`prune::PruneOps`), `6 = set unused (count u16,
-//! offsets u16...)`: VACUUM's LP_DEAD line pointers whose index entries are gone, `7` = mark
+//! offsets u16...)`: VACUUM's LP_DEAD line pointers whose index entries are gone (then the
+//! unused line pointers at the array's end are dropped: `page::truncate_unused_tail`), `7` = mark
 //! the page all-visible (VACUUM; `storage::page` invariant 5). Operations 1, 2, 3 and 5 clear
 //! the all-visible mark.
 //!
@@ -282,6 +283,7 @@ pub fn apply_ops(pg: &mut [u8], mut data: &[u8]) -> std::result::Result<(), &'st
                 }
                 if n > 0 {
                     page::set_flags(pg, page::flags(pg) | page::PD_HAS_FREE_LINES);
+                    page::truncate_unused_tail(pg);
                 }
                 data = &rest[2 + 2 * n..];
             }
@@ -367,6 +369,7 @@ impl HeapRel<'_> {
             changed += usize::from(hit);
         }
         if changed > 0 {
+            self.clear_vm(block, &pg)?;
             apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("undo on block {block}: {why}")))?;
             self.log(crate::recovery::HEAP_UNDO, me, &mut [LoggedPage { block, pg: &mut pg, will_init: false, data: &data }])?;
         }
@@ -387,8 +390,18 @@ impl HeapRel<'_> {
         }
         let mut data = Vec::new();
         push_set_xmin(&mut data, off, INVALID_XID, tuple::cmin(t));
+        self.clear_vm(block, &pg)?;
         apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("undo on block {block}: {why}")))?;
         self.log(crate::recovery::HEAP_UNDO, me, &mut [LoggedPage { block, pg: &mut pg, will_init: false, data: &data }])
+    }
+
+    /// Clears the visibility map bit of the locked page `block` if the page is marked
+    /// all-visible: called before a change that clears the mark (`access::vm` invariant 2).
+    fn clear_vm(&self, block: BlockNumber, pg: &[u8]) -> Result<()> {
+        if page::flags(pg) & page::PD_ALL_VISIBLE != 0 {
+            crate::access::vm::clear(self.pool, self.pins, self.rel, block)?;
+        }
+        Ok(())
     }
 
     /// Logs one record covering `pages` (already changed, all locked exclusively) and stamps
@@ -477,6 +490,7 @@ impl HeapRel<'_> {
             tuple::set_ctid(t, block, off);
             let mut data = Vec::with_capacity(t.len() + 8);
             push_add(&mut data, off, t);
+            self.clear_vm(block, &pg)?;
             apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("insert on block {block}: {why}")))?;
             self.log(crate::recovery::HEAP_INSERT, xid, &mut [LoggedPage { block, pg: &mut pg, will_init, data: &data }])?;
             let free = page::free_space(&pg);
@@ -527,6 +541,7 @@ impl HeapRel<'_> {
         self.touch(tid.0);
         let mut data = Vec::with_capacity(24);
         push_set_xmax(&mut data, tid.1, xid, cid, tid);
+        self.clear_vm(tid.0, &pg)?;
         apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("delete on block {}: {why}", tid.0)))?;
         self.log(crate::recovery::HEAP_DELETE, xid, &mut [LoggedPage { block: tid.0, pg: &mut pg, will_init: false, data: &data }])?;
         Ok(ChangeOutcome::Done(tid))
@@ -557,18 +572,24 @@ impl HeapRel<'_> {
     /// lock), logged as one HEAP_PRUNE record.
     pub fn set_unused_locked(&self, block: BlockNumber, pg: &mut PageMut<'_>, offs: &[u16], all_visible: bool) -> Result<()> {
         let mark = all_visible && page::flags(pg) & page::PD_ALL_VISIBLE == 0;
-        if offs.is_empty() && !mark {
-            return Ok(());
+        if !offs.is_empty() || mark {
+            let mut data = Vec::with_capacity(4 + 2 * offs.len());
+            if !offs.is_empty() {
+                push_set_unused(&mut data, offs);
+            }
+            if mark {
+                data.push(OP_SET_ALL_VISIBLE);
+            }
+            apply_ops(pg, &data).map_err(|why| PgError::internal(format!("vacuum of block {block}: {why}")))?;
+            self.log(crate::recovery::HEAP_PRUNE, INVALID_XID, &mut [LoggedPage { block, pg, will_init: false, data: &data }])?;
         }
-        let mut data = Vec::with_capacity(4 + 2 * offs.len());
-        if !offs.is_empty() {
-            push_set_unused(&mut data, offs);
+        if all_visible {
+            // After the record: the VM page carries its LSN (`access::vm` invariant 1). A page
+            // marked before whose bit was lost (a torn VM page) gets it back here.
+            debug_assert!(page::flags(pg) & page::PD_ALL_VISIBLE != 0);
+            crate::access::vm::set(self.pool, self.pins, self.rel, block, page::lsn(pg))?;
         }
-        if mark {
-            data.push(OP_SET_ALL_VISIBLE);
-        }
-        apply_ops(pg, &data).map_err(|why| PgError::internal(format!("vacuum of block {block}: {why}")))?;
-        self.log(crate::recovery::HEAP_PRUNE, INVALID_XID, &mut [LoggedPage { block, pg, will_init: false, data: &data }])
+        Ok(())
     }
 
     /// Replaces the version at `tid` with `new` (a formed tuple) for `xid` at `cid`. `hot_ok`:
@@ -604,6 +625,7 @@ impl HeapRel<'_> {
                 let mut data = Vec::with_capacity(new.len() + 32);
                 push_add(&mut data, off, new);
                 push_set_xmax_as(&mut data, tid.1, xid, cid, (tid.0, off), hot_ok);
+                self.clear_vm(tid.0, &pg)?;
                 apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
                 self.log(
                     crate::recovery::HEAP_UPDATE,
@@ -648,6 +670,8 @@ impl HeapRel<'_> {
             push_add(&mut new_data, off, new);
             let mut old_data = Vec::with_capacity(24);
             push_set_xmax(&mut old_data, tid.1, xid, cid, (nb, off));
+            self.clear_vm(nb, &new_pg)?;
+            self.clear_vm(tid.0, &old_pg)?;
             apply_ops(&mut new_pg, &new_data).map_err(|why| PgError::internal(format!("update on block {nb}: {why}")))?;
             apply_ops(&mut old_pg, &old_data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
             self.log(

@@ -166,6 +166,10 @@ impl<'a> BulkInsert<'a> {
             if will_init {
                 page::init(&mut pg, 0);
             }
+            if page::flags(&pg) & page::PD_ALL_VISIBLE != 0 {
+                // Before the tuples clear the mark (`access::vm` invariant 2).
+                crate::access::vm::clear(self.pool, self.pins, self.rel, block)?;
+            }
             self.wal_data.clear();
             if let Some(l) = self.touched {
                 l.touch(self.rel, block, self.wal.is_some());
@@ -332,7 +336,10 @@ impl<'a> BulkInsert<'a> {
                     }
                     page::free_space(&pg)
                 };
-                if free >= need {
+                // `free_space` already keeps room for the tuple's line pointer: compare with
+                // the tuple alone, or a page emptied by VACUUM never takes a tuple of the
+                // largest size (a TOAST chunk) and the relation grows instead.
+                if free >= pending[0] {
                     self.pages_from_fsm += 1;
                     self.ahead.push_back(buf);
                 } else {
@@ -423,6 +430,9 @@ pub struct ScanStats {
     pub pages_all_visible: u64,
     /// Pages the scan pruned ([`scan_pruning`]).
     pub pages_pruned: u64,
+    /// An index-only scan's visits to the heap (entries whose page the visibility map did
+    /// not mark all-visible).
+    pub heap_fetches: u64,
     /// The ring (kind, buffers), if the scan used one.
     pub strategy: Option<(StrategyKind, usize)>,
     pub ring_escapes: u64,
