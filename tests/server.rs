@@ -769,3 +769,14 @@ fn a_set_in_a_multi_statement_query_is_one_statement() {
     c.batch_execute("SET random_page_cost = 3; RESET random_page_cost").unwrap();
     assert_eq!(simple_rows(&mut c, "SHOW random_page_cost")[0][0].as_deref(), Some("4"));
 }
+
+/// CHECKPOINT, alone or among other statements, through both protocols.
+#[test]
+fn checkpoint_is_a_statement() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE cp (a int); INSERT INTO cp VALUES (1); CHECKPOINT; INSERT INTO cp VALUES (2)").unwrap();
+    assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM cp")[0][0].as_deref(), Some("2"));
+    assert_eq!(c.execute("CHECKPOINT", &[]).unwrap(), 0);
+    c.batch_execute("BEGIN; CHECKPOINT; COMMIT").unwrap();
+}

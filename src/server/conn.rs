@@ -762,6 +762,11 @@ fn is_move(sql: &str) -> bool {
     t.len() > 4 && t[..4].eq_ignore_ascii_case("move") && t.as_bytes()[4].is_ascii_whitespace()
 }
 
+/// Whether [`Conn::connection_command`] runs `sql`.
+fn is_connection_command(sql: &str) -> bool {
+    connection_statement(sql).is_some() || is_move(sql) || crate::sql::is_checkpoint(sql)
+}
+
 fn no_cursor(name: &str) -> PgError {
     PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("cursor \"{name}\" does not exist"))
 }
@@ -775,6 +780,17 @@ impl<S: Read + Write> Conn<'_, S> {
     fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
         if is_move(sql) {
             return Some(self.sql_move(sql));
+        }
+        if crate::sql::is_checkpoint(sql) {
+            // PostgreSQL 15: superusers and members of pg_checkpoint (heapstore has no role
+            // membership: superusers).
+            if !self.superuser {
+                return Some(Err(PgError::new(
+                    sqlstate::INSUFFICIENT_PRIVILEGE,
+                    "must be superuser or have privileges of pg_checkpoint to do CHECKPOINT",
+                )));
+            }
+            return Some(crate::sql::checkpoint(&self.session));
         }
         let st = connection_statement(sql)?;
         let fail_if_aborted = |s: &Session| -> Result<()> {
@@ -1235,7 +1251,7 @@ impl<S: Read + Write> Conn<'_, S> {
         let pieces = if sql.contains(';') { crate::sql::split_statements(sql).unwrap_or_default() } else { Vec::new() };
         let piecewise = pieces.len() > 1
             && pieces.iter().any(|p| {
-                connection_statement(p).is_some() || {
+                is_connection_command(p) || {
                     let mut probe = self.gucs.clone();
                     probe.probe = true;
                     query::local(&mut probe, &mut self.session, &self.user, self.pid, p).is_some()
@@ -1341,7 +1357,7 @@ impl<S: Read + Write> Conn<'_, S> {
         if !name.is_empty() && self.stmts.contains_key(&name) {
             return Err(PgError::new(sqlstate::DUPLICATE_PSTATEMENT, format!("prepared statement \"{name}\" already exists")));
         }
-        let conn_cmd = connection_statement(&sql).is_some() || is_move(&sql);
+        let conn_cmd = is_connection_command(&sql);
         let is_local = conn_cmd || {
             let mut probe = self.gucs.clone();
             probe.probe = true;

@@ -88,8 +88,25 @@ pub fn split_statements(sql: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Whether `sql` is the one statement `CHECKPOINT` (sqlparser has no such statement).
+pub fn is_checkpoint(sql: &str) -> bool {
+    let Ok(toks) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else { return false };
+    let mut words = toks.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon));
+    matches!((words.next(), words.next()), (Some(Token::Word(w)), None) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("checkpoint"))
+}
+
+/// CHECKPOINT: an immediate checkpoint (PostgreSQL's `CHECKPOINT` command), also inside a
+/// transaction block as there. The caller checked the role's privilege.
+pub fn checkpoint(s: &Session) -> Result<QueryResult> {
+    s.shared.checkpoint(crate::checkpoint::CheckpointKind::Requested)?;
+    Ok(tag("CHECKPOINT"))
+}
+
 fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Result<Vec<QueryResult>> {
     s.check_not_stopped()?;
+    if is_checkpoint(sql) {
+        return Ok(vec![checkpoint(s)?]);
+    }
     let (mut text, unlogged) = strip_unlogged(sql)?;
     // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
     if !text.trim_end().ends_with(';') {
