@@ -745,7 +745,7 @@ fn startup_options_set_settings_or_refuse_the_connection() {
     for (opts, want) in [
         ("-c no_such_setting=1", "42704"),
         ("-c enable_seqscan=maybe", "22023"),
-        ("-c work_mem=8MB", "55P02"),
+        ("-c shared_buffers=1GB", "55P02"),
         ("-B 100", "0A000"),
         ("-c work_mem", "42601"),
     ] {
@@ -779,4 +779,22 @@ fn checkpoint_is_a_statement() {
     assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM cp")[0][0].as_deref(), Some("2"));
     assert_eq!(c.execute("CHECKPOINT", &[]).unwrap(), 0);
     c.batch_execute("BEGIN; CHECKPOINT; COMMIT").unwrap();
+}
+
+/// RESET of a setting the engine keeps (work_mem, transaction characteristics) returns it to
+/// the server's value; such a setting in the startup options is refused, not half applied.
+#[test]
+fn reset_of_engine_settings() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    let before = simple_rows(&mut c, "SHOW work_mem")[0][0].clone();
+    c.batch_execute("SET work_mem = '7MB'").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW work_mem")[0][0].as_deref(), Some("7MB"));
+    c.batch_execute("RESET work_mem").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW work_mem")[0][0], before);
+    c.batch_execute("SET default_transaction_isolation = 'repeatable read'; RESET default_transaction_isolation").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW default_transaction_isolation")[0][0].as_deref(), Some("read committed"));
+    let mut cfg = s.tcp_config("postgres");
+    cfg.options("-c work_mem=8MB");
+    assert_eq!(code(&cfg.connect(NoTls).err().unwrap()), "0A000");
 }

@@ -288,6 +288,13 @@ fn run<S: Read + Write>(
     // with PostgreSQL's FATAL, never silently.
     if let Some(opts) = param("options") {
         for (k, v) in startup_options(&opts)? {
+            if query::engine_setting(&k) {
+                // The engine keeps these per session and transaction, with the server's
+                // value as what RESET returns to: refused rather than half applied.
+                return Err(PgError::feature(format!(
+                    "setting \"{k}\" in the startup options is not supported by heapstore; SET it after connecting"
+                )));
+            }
             gucs.set(&k, &v, &sh.db.shared().settings)?;
         }
     }
@@ -765,6 +772,12 @@ fn is_move(sql: &str) -> bool {
 /// Whether [`Conn::connection_command`] runs `sql`.
 fn is_connection_command(sql: &str) -> bool {
     connection_statement(sql).is_some() || is_move(sql) || crate::sql::is_checkpoint(sql)
+}
+
+/// Whether a piece of a simple Query must run on its own: a connection command, or a
+/// statement the engine reads only alone (CHECKPOINT, RESET of an engine setting).
+fn runs_alone(sql: &str) -> bool {
+    is_connection_command(sql) || crate::sql::is_reset(sql)
 }
 
 fn no_cursor(name: &str) -> PgError {
@@ -1251,7 +1264,7 @@ impl<S: Read + Write> Conn<'_, S> {
         let pieces = if sql.contains(';') { crate::sql::split_statements(sql).unwrap_or_default() } else { Vec::new() };
         let piecewise = pieces.len() > 1
             && pieces.iter().any(|p| {
-                is_connection_command(p) || {
+                runs_alone(p) || {
                     let mut probe = self.gucs.clone();
                     probe.probe = true;
                     query::local(&mut probe, &mut self.session, &self.user, self.pid, p).is_some()

@@ -272,6 +272,11 @@ fn one_row(col: &str, ty: &str, tag: &str, v: Option<String>) -> QueryResult {
     QueryResult { tag: tag.into(), columns: vec![(col.into(), ty.into())], rows: vec![vec![v]], returns_rows: true, ..Default::default() }
 }
 
+/// Whether SET and SHOW of `name` go to the engine ([`TRANSACTION_SETTINGS`]).
+pub fn engine_setting(name: &str) -> bool {
+    TRANSACTION_SETTINGS.contains(&name.to_ascii_lowercase().as_str())
+}
+
 /// Transaction characteristics: SET and SHOW of these go to the engine, which keeps them per
 /// session and transaction.
 const TRANSACTION_SETTINGS: &[&str] = &[

@@ -88,6 +88,26 @@ pub fn split_statements(sql: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Whether `sql` is the one statement `RESET name` (not `RESET ALL`), which [`execute`] runs
+/// alone.
+pub fn is_reset(sql: &str) -> bool {
+    reset_statement(sql).is_some()
+}
+
+/// `SET name TO DEFAULT` for `sql` that is the one statement `RESET name` (not `RESET ALL`).
+fn reset_statement(sql: &str) -> Option<String> {
+    let toks = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
+    let mut words = toks.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon));
+    match (words.next(), words.next(), words.next()) {
+        (Some(Token::Word(r)), Some(Token::Word(name)), None)
+            if r.quote_style.is_none() && r.value.eq_ignore_ascii_case("reset") && !name.value.eq_ignore_ascii_case("all") =>
+        {
+            Some(format!("SET {name} TO DEFAULT"))
+        }
+        _ => None,
+    }
+}
+
 /// Whether `sql` is the one statement `CHECKPOINT` (sqlparser has no such statement).
 pub fn is_checkpoint(sql: &str) -> bool {
     let Ok(toks) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else { return false };
@@ -106,6 +126,15 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
     s.check_not_stopped()?;
     if is_checkpoint(sql) {
         return Ok(vec![checkpoint(s)?]);
+    }
+    // `RESET name` is PostgreSQL's other spelling of `SET name TO DEFAULT` (sqlparser has no
+    // RESET); a session's settings have no other value to return to.
+    if let Some(set) = reset_statement(sql) {
+        let mut r = run_text(s, &set, io, commit)?;
+        if let Some(first) = r.first_mut() {
+            first.tag = "RESET".into();
+        }
+        return Ok(r);
     }
     let (mut text, unlogged) = strip_unlogged(sql)?;
     // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
@@ -837,7 +866,21 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             if !s.begin_setting(local) {
                 return Ok(Some(set_local_outside_block()));
             }
-            let v = set_value_text(&values[0]);
+            // DEFAULT (and RESET): a default_* characteristic goes back to PostgreSQL's default
+            // (heapstore has no server setting for them), a transaction's own to the session's
+            // default.
+            let is_default =
+                matches!(&values[0], Expr::Identifier(i) if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("default"));
+            let v = if is_default {
+                let d = if name.starts_with("default_") { crate::session::TxnCharacteristics::default() } else { s.transaction_defaults() };
+                if name.ends_with("isolation") {
+                    d.isolation.name().to_string()
+                } else {
+                    (if d.read_only { "on" } else { "off" }).to_string()
+                }
+            } else {
+                set_value_text(&values[0])
+            };
             let level = || {
                 IsolationLevel::parse(&v).ok_or_else(|| {
                     PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{v}\""))
