@@ -779,6 +779,11 @@ fn checkpoint_is_a_statement() {
     assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM cp")[0][0].as_deref(), Some("2"));
     assert_eq!(c.execute("CHECKPOINT", &[]).unwrap(), 0);
     c.batch_execute("BEGIN; CHECKPOINT; COMMIT").unwrap();
+    // Not in a failed block, as any statement but ROLLBACK.
+    c.batch_execute("BEGIN").unwrap();
+    assert!(c.batch_execute("SELECT 1 / 0").is_err());
+    assert_eq!(code(&c.batch_execute("CHECKPOINT").unwrap_err()), "25P02");
+    c.batch_execute("ROLLBACK").unwrap();
 }
 
 /// RESET of a setting the engine keeps (work_mem, transaction characteristics) returns it to

@@ -116,8 +116,15 @@ pub fn is_checkpoint(sql: &str) -> bool {
 }
 
 /// CHECKPOINT: an immediate checkpoint (PostgreSQL's `CHECKPOINT` command), also inside a
-/// transaction block as there. The caller checked the role's privilege.
+/// transaction block as there (not a failed one: 25P02). The caller checked the role's
+/// privilege.
 pub fn checkpoint(s: &Session) -> Result<QueryResult> {
+    if s.txn.as_ref().is_some_and(|t| t.failed) {
+        return Err(PgError::new(
+            sqlstate::IN_FAILED_SQL_TRANSACTION,
+            "current transaction is aborted, commands ignored until end of transaction block",
+        ));
+    }
     s.shared.checkpoint(crate::checkpoint::CheckpointKind::Requested)?;
     Ok(tag("CHECKPOINT"))
 }
