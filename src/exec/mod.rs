@@ -89,6 +89,9 @@ pub enum SubKind {
 pub struct SubLink {
     pub kind: SubKind,
     pub lhs: Option<Scalar>,
+    /// `(a, b) IN (subquery)`: the row compared with each of the subquery's rows (`lhs` is
+    /// then None and the kind `Any(=)`); empty otherwise.
+    pub lhs_row: Vec<Scalar>,
     pub plan: Arc<Node>,
     pub correlated: bool,
     /// The subquery's column type (of the scalar result).
@@ -97,7 +100,7 @@ pub struct SubLink {
 
 impl SubLink {
     pub fn new(kind: SubKind, lhs: Option<Scalar>, q: BoundQuery, col_ty: Option<SqlType>) -> SubLink {
-        SubLink { kind, lhs, plan: Arc::new(q.node), correlated: q.correlated, col_ty }
+        SubLink { kind, lhs, lhs_row: Vec::new(), plan: Arc::new(q.node), correlated: q.correlated, col_ty }
     }
 
     /// The type of the expression's value.
@@ -960,6 +963,41 @@ impl SubRunner for Exec<'_> {
                     return crate::sql::array::eval(crate::sql::array::ArrayFunc::CtorNested, &items, &ty);
                 }
                 Ok(Value::Array(Box::new(crate::types::Array::from_items(ty, items))))
+            }
+            SubKind::Any(op) | SubKind::All(op) if !link.lhs_row.is_empty() => {
+                let any = matches!(link.kind, SubKind::Any(_));
+                let xs = link.lhs_row.iter().map(|e| e.eval_cx(row, cx)).collect::<Result<Vec<_>>>()?;
+                let rows = if link.correlated { Rc::new(self.collect(&link.plan, &stack)?) } else { self.cached(id, &link.plan, &stack)? };
+                let mut saw_null = false;
+                for r in rows.iter() {
+                    // Row-wise: `=` is false at the first unequal pair, else NULL if a pair
+                    // had a NULL, else true; `<>` is its negation.
+                    let (mut unequal, mut null) = (false, false);
+                    for (x, y) in xs.iter().zip(r.iter()) {
+                        if *x == Value::Null || *y == Value::Null {
+                            null = true;
+                        } else if expr::compare(x, y)? != std::cmp::Ordering::Equal {
+                            unequal = true;
+                            break;
+                        }
+                    }
+                    if !unequal && null {
+                        saw_null = true;
+                        continue;
+                    }
+                    let holds = match op {
+                        CmpOp::Eq => !unequal,
+                        CmpOp::Ne => unequal,
+                        _ => return Err(PgError::internal("a row compared with a subquery's rows by an ordering")),
+                    };
+                    if any && holds {
+                        return Ok(Value::Bool(true));
+                    }
+                    if !any && !holds {
+                        return Ok(Value::Bool(false));
+                    }
+                }
+                Ok(if saw_null { Value::Null } else { Value::Bool(!any) })
             }
             SubKind::Any(op) | SubKind::All(op) => {
                 let any = matches!(link.kind, SubKind::Any(_));

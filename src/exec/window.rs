@@ -8,6 +8,15 @@
 //! equal in the ORDER BY) are in the frame; `ROWS` frames with offsets count rows, `GROUPS`
 //! frames count peer groups (`n PRECEDING` starts at the first row of the group `n` before
 //! the current row's, and ends after the last row of that group).
+//!
+//! `RANGE` frames with an offset compare values: with one ORDER BY column `x` (ascending),
+//! `k PRECEDING` starts at the first row whose `x >= current x - k`, and `k FOLLOWING` ends
+//! after the last row whose `x <= current x + k` (PostgreSQL's `in_range` support functions:
+//! integers with integer offsets, floats with a float8 offset, numeric with numeric, and
+//! date / timestamp / timestamptz with an interval). Descending order flips both. A NULL in
+//! the column is a peer of the NULLs only, placed where NULLS FIRST / LAST puts it. Both
+//! bounds only move forward as the current row does (the column is sorted), so a partition's
+//! frames cost one pass each.
 
 use super::agg::{AggCall, AggFunc};
 use super::sort::{compare_keys, SortKey};
@@ -75,6 +84,11 @@ pub struct Frame {
     pub start_following: bool,
     /// The end bound is `n PRECEDING` (Unbounded end means UNBOUNDED FOLLOWING).
     pub end_preceding: bool,
+    /// RANGE mode's offsets (`start` / `end` are then `Preceding(0)` or `Following(0)`):
+    /// expressions that read no column, of the ORDER BY column's offset type, evaluated once
+    /// per partition.
+    pub start_offset: Option<Scalar>,
+    pub end_offset: Option<Scalar>,
 }
 
 /// What a window call computes.
@@ -223,13 +237,36 @@ struct PeerGroups {
     start: Vec<usize>,
 }
 
+/// Where each row's RANGE frame with an offset starts (`lo`) and ends (`hi`, exclusive), for
+/// the bounds that have an offset.
+struct RangeBounds {
+    lo: Vec<usize>,
+    hi: Vec<usize>,
+}
+
 /// The frame [lo, hi) of the row at position `i` of a partition of `n` rows.
-fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize, groups: &PeerGroups) -> (usize, usize) {
+fn frame_of(
+    c: &WinCall,
+    i: usize,
+    n: usize,
+    peer_lo: usize,
+    peer_hi: usize,
+    groups: &PeerGroups,
+    range: Option<&RangeBounds>,
+) -> (usize, usize) {
     let Some(f) = &c.frame else {
         return if c.order.is_empty() { (0, n) } else { (0, peer_hi) };
     };
     let pos = |b: FrameBound, is_start: bool| -> usize {
         match b {
+            FrameBound::Preceding(_) | FrameBound::Following(_) if !f.rows && !f.groups => {
+                let r = range.expect("RANGE offsets are computed per partition");
+                if is_start {
+                    r.lo[i]
+                } else {
+                    r.hi[i]
+                }
+            }
             FrameBound::Unbounded => {
                 if is_start {
                     0
@@ -279,6 +316,182 @@ fn frame_of(c: &WinCall, i: usize, n: usize, peer_lo: usize, peer_hi: usize, gro
     (lo, hi.max(lo))
 }
 
+/// The RANGE frame bounds with an offset of each row of a partition (see the module doc),
+/// as nodeWindowAgg.c moves its frame head and tail: the head is the first row in range of
+/// the current one, the tail the first row past it.
+fn range_bounds(
+    ex: &Exec<'_>,
+    c: &WinCall,
+    f: &Frame,
+    rows: &[Row],
+    width: usize,
+    part: &[usize],
+    outer: &[&[Value]],
+) -> Result<RangeBounds> {
+    let n = part.len();
+    let key = &c.order[0];
+    let offset = |o: &Option<Scalar>, what: &str| -> Result<Option<Value>> {
+        match o {
+            None => Ok(None),
+            Some(s) => match ex.eval(s, &[], outer)? {
+                Value::Null => Err(PgError::new("22004", format!("frame {what} offset must not be null"))),
+                v => Ok(Some(v)),
+            },
+        }
+    };
+    let (start, end) = (offset(&f.start_offset, "starting")?, offset(&f.end_offset, "ending")?);
+    let vals = (0..n).map(|k| ex.eval(&key.expr, &rows[part[k]][..width], outer)).collect::<Result<Vec<_>>>()?;
+    let mut b = RangeBounds { lo: vec![0; n], hi: vec![n; n] };
+    if let Some(off) = &start {
+        // The head is at or past `cur - off` (ascending): in_range(head, cur, off, sub, less).
+        let (mut sub, mut less) = (matches!(f.start, FrameBound::Preceding(_)), false);
+        if key.desc {
+            (sub, less) = (!sub, true);
+        }
+        let mut h = 0;
+        for i in 0..n {
+            while h < n {
+                let (hv, cv) = (&vals[h], &vals[i]);
+                let here = if *hv == Value::Null || *cv == Value::Null {
+                    if key.nulls_first {
+                        *hv != Value::Null || *cv == Value::Null
+                    } else {
+                        *hv == Value::Null || *cv != Value::Null
+                    }
+                } else {
+                    in_range(hv, cv, off, sub, less)?
+                };
+                if here {
+                    break;
+                }
+                h += 1;
+            }
+            b.lo[i] = h;
+        }
+    }
+    if let Some(off) = &end {
+        // The tail moves past every row at or before `cur + off` (ascending).
+        let (mut sub, mut less) = (matches!(f.end, FrameBound::Preceding(_)), true);
+        if key.desc {
+            (sub, less) = (!sub, false);
+        }
+        let mut t = 0;
+        for i in 0..n {
+            while t < n {
+                let (tv, cv) = (&vals[t], &vals[i]);
+                let inside = if *tv == Value::Null || *cv == Value::Null {
+                    if key.nulls_first {
+                        *tv == Value::Null
+                    } else {
+                        *cv == Value::Null
+                    }
+                } else {
+                    in_range(tv, cv, off, sub, less)?
+                };
+                if !inside {
+                    break;
+                }
+                t += 1;
+            }
+            b.hi[i] = t;
+        }
+    }
+    Ok(b)
+}
+
+/// PostgreSQL's `in_range(val, base, offset, sub, less)`: whether `val` is at or before
+/// (`less`) / at or after `base - offset` (`sub`) or `base + offset`, for non-null `val` and
+/// `base` of the ORDER BY column's type and `offset` of its offset type. A negative (or NaN)
+/// offset is `invalid preceding or following size in window function` (22013). NaN sorts
+/// after every number; an infinite offset from an infinite base of the other sign takes in
+/// every value, as in PostgreSQL.
+fn in_range(val: &Value, base: &Value, offset: &Value, sub: bool, less: bool) -> Result<bool> {
+    use crate::sql::expr::as_i64;
+    use crate::types::Numeric;
+    let bad = || PgError::new("22013", "invalid preceding or following size in window function");
+    let holds = |o: Ordering| if less { o != Ordering::Greater } else { o != Ordering::Less };
+    let float = |v: &Value| match *v {
+        Value::Float4(x) => f64::from(x),
+        Value::Float8(x) => x,
+        _ => as_i64(v).unwrap_or(0) as f64,
+    };
+    match offset {
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
+            let o = i128::from(as_i64(offset).unwrap_or(0));
+            if o < 0 {
+                return Err(bad());
+            }
+            let (v, b) = (i128::from(as_i64(val).unwrap_or(0)), i128::from(as_i64(base).unwrap_or(0)));
+            // Exact: a sum past the column type's range is past every value, as PostgreSQL
+            // decides on overflow.
+            Ok(holds(v.cmp(&if sub { b - o } else { b + o })))
+        }
+        Value::Float8(o) => {
+            if o.is_nan() || *o < 0.0 {
+                return Err(bad());
+            }
+            let (v, b) = (float(val), float(base));
+            if v.is_nan() {
+                return Ok(b.is_nan() || !less);
+            }
+            if b.is_nan() {
+                return Ok(less);
+            }
+            if o.is_infinite() && b.is_infinite() && (if sub { b > 0.0 } else { b < 0.0 }) {
+                return Ok(true);
+            }
+            let sum = if sub { b - o } else { b + o };
+            Ok(if less { v <= sum } else { v >= sum })
+        }
+        Value::Numeric(o) => {
+            if o.is_nan() || *o < Numeric::zero() {
+                return Err(bad());
+            }
+            let (Value::Numeric(v), Value::Numeric(b)) = (val, base) else {
+                return Err(PgError::internal("a numeric RANGE offset over a column that is not numeric"));
+            };
+            if v.is_nan() {
+                return Ok(b.is_nan() || !less);
+            }
+            if b.is_nan() {
+                return Ok(less);
+            }
+            if o.is_infinite() {
+                let (pinf, ninf) = (Numeric::infinity(), Numeric::neg_infinity());
+                if (sub && *b == pinf) || (!sub && *b == ninf) {
+                    return Ok(true);
+                }
+                // base - Infinity is -Infinity; base + Infinity is +Infinity.
+                return Ok(match (sub, less) {
+                    (true, true) => *v == ninf,
+                    (true, false) | (false, true) => true,
+                    (false, false) => *v == pinf,
+                });
+            }
+            let sum = if sub { b.sub(o)? } else { b.add(o)? };
+            Ok(holds(v.cmp(&sum)))
+        }
+        Value::Interval(iv) => {
+            if iv.span() < 0 {
+                return Err(bad());
+            }
+            let ts = |v: &Value| -> Result<i64> {
+                Ok(match *v {
+                    Value::Timestamp(t) | Value::Timestamptz(t) => t,
+                    Value::Date(d) if d == i32::MIN => i64::MIN,
+                    Value::Date(d) if d == i32::MAX => i64::MAX,
+                    Value::Date(d) => i64::from(d) * 86_400_000_000,
+                    _ => return Err(PgError::internal("an interval RANGE offset over a column that is not a date or timestamp")),
+                })
+            };
+            let (v, b) = (ts(val)?, ts(base)?);
+            let sum = if sub { crate::types::interval::timestamp_minus(b, iv)? } else { crate::types::interval::timestamp_plus(b, iv)? };
+            Ok(holds(v.cmp(&sum)))
+        }
+        _ => Err(PgError::internal("a RANGE offset of a type without in_range")),
+    }
+}
+
 fn partition_values(
     ex: &Exec<'_>,
     c: &WinCall,
@@ -312,6 +525,13 @@ fn partition_values(
         groups.of[k] = groups.start.len() - 1;
     }
     groups.start.push(n);
+    let range = match &c.frame {
+        Some(f) if !f.rows && !f.groups && (f.start_offset.is_some() || f.end_offset.is_some()) => {
+            Some(range_bounds(ex, c, f, rows, width, part, outer)?)
+        }
+        _ => None,
+    };
+    let range = range.as_ref();
     let arg = |k: usize, a: usize| -> Result<Value> { ex.eval(&c.args[a], &rows[part[k]][..width], outer) };
     let mut out = Vec::with_capacity(n);
     match &c.kind {
@@ -362,7 +582,7 @@ fn partition_values(
                         }
                     }
                     WinFunc::FirstValue | WinFunc::LastValue | WinFunc::NthValue => {
-                        let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups);
+                        let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups, range);
                         let pick = match f {
                             WinFunc::FirstValue => (lo < hi).then_some(lo),
                             WinFunc::LastValue => (lo < hi).then(|| hi - 1),
@@ -400,7 +620,7 @@ fn partition_values(
             // Frames that start at the partition's start grow monotonically: fold as we go.
             let mut running: Option<(usize, super::agg::Running)> = None;
             for i in 0..n {
-                let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups);
+                let (lo, hi) = frame_of(c, i, n, peer_lo[i], peer_hi[i], &groups, range);
                 if lo == 0 {
                     let (upto, acc) = running.get_or_insert_with(|| (0, super::agg::Running::new(call)));
                     while *upto < hi {

@@ -401,8 +401,9 @@ struct Stmt {
     sql: String,
     /// DEALLOCATE / DISCARD: run by the connection ([`Conn::connection_command`]).
     conn_cmd: bool,
-    /// None: answered by [`query::local`].
-    prepared: Option<Prepared>,
+    /// None: answered by [`query::local`]. Shared: a Bind, Describe or Execute copies the
+    /// handle, never the parsed statement.
+    prepared: Option<Arc<Prepared>>,
     /// Each parameter's type: the client's OID where it gave one (not 0), else the type
     /// inferred from the parameter's use at Parse (`sql::param_types`), else text (what
     /// PostgreSQL resolves an unconstrained parameter to). Describe reports these; Bind
@@ -1376,7 +1377,7 @@ impl<S: Read + Write> Conn<'_, S> {
             probe.probe = true;
             query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()
         };
-        let prepared = if is_local { None } else { Some(crate::sql::prepare(&sql)?) };
+        let prepared = if is_local { None } else { Some(Arc::new(crate::sql::prepare(&sql)?)) };
         // A statement whose table does not exist yet (created later in the same pipeline)
         // infers nothing; its parameters are then text, as Describe reports them.
         let inferred = prepared.as_ref().and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();
@@ -1512,15 +1513,16 @@ impl<S: Read + Write> Conn<'_, S> {
                 None => self.wire.send(B::NoData(NoData::new())),
             };
         }
-        // A SQL cursor is a portal too (psycopg describes its named cursors so).
-        if !self.portals.contains_key(&name) {
+        let Some(p) = self.portals.get(&name) else {
+            // A SQL cursor is a portal too (psycopg describes its named cursors so).
             if let Some((r, _)) = self.cursors.get(&name) {
                 return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]));
             }
-        }
+            return Err(PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")));
+        };
         // A query not yet run is described from its plan: it runs at Execute, where its rows
         // stream.
-        if let Some(p) = self.portals.get(&name).filter(|p| p.result.is_none() && p.held.is_none()) {
+        if p.result.is_none() && p.held.is_none() {
             if let Some(prep) = p.stmt.prepared.as_ref().filter(|x| Self::streams(x)) {
                 let formats = p.result_formats.clone();
                 let prep = prep.clone();
@@ -1529,10 +1531,8 @@ impl<S: Read + Write> Conn<'_, S> {
             }
         }
         // A query that ran (streamed, perhaps suspended): the columns its rows have.
-        if let Some(p) = self.portals.get(&name) {
-            if let Some((cols, sources)) = &p.described {
-                return self.wire.send(Self::row_description(cols, sources, &p.result_formats));
-            }
+        if let Some((cols, sources)) = &p.described {
+            return self.wire.send(Self::row_description(cols, sources, &p.result_formats));
         }
         self.run_portal(&name)?;
         let p = self.portals.get(&name).expect("run_portal checked");
@@ -1577,9 +1577,14 @@ impl<S: Read + Write> Conn<'_, S> {
 
     /// Runs a query portal with its rows streaming: the first `max_rows` (0: all) go to the
     /// client as they are produced, the rest are held for the next Execute.
-    fn execute_streaming(&mut self, name: &str, prep: Prepared, max_rows: i32) -> Result<()> {
-        let p = self.portals.get(name).expect("checked");
-        let (params, formats) = (p.params.clone(), p.result_formats.clone());
+    fn execute_streaming(
+        &mut self,
+        name: &str,
+        prep: Arc<Prepared>,
+        params: Vec<Option<String>>,
+        formats: Vec<i16>,
+        max_rows: i32,
+    ) -> Result<()> {
         let held = crate::exec::spill::HeldRows::new(
             self.session.shared.vfs.clone(),
             &self.session.shared.dir,
@@ -1627,16 +1632,18 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     fn execute(&mut self, name: String, max_rows: i32) -> Result<()> {
-        if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
-            return self.execute_held(&name, max_rows);
-        }
-        if let Some(p) = self.portals.get(&name).filter(|p| p.result.is_none()) {
-            if let Some(prep) = p.stmt.prepared.as_ref().filter(|x| Self::streams(x)) {
-                let prep = prep.clone();
-                return self.execute_streaming(&name, prep, max_rows);
+        // One lookup decides the route (this runs once per Execute).
+        let streaming = match self.portals.get(&name) {
+            Some(p) if p.held.is_some() => return self.execute_held(&name, max_rows),
+            Some(p) if p.result.is_none() => {
+                p.stmt.prepared.as_ref().filter(|x| Self::streams(x)).map(|prep| (prep.clone(), p.params.clone(), p.result_formats.clone()))
             }
+            _ => None,
+        };
+        match streaming {
+            Some((prep, params, formats)) => self.execute_streaming(&name, prep, params, formats, max_rows),
+            None => self.execute_materialized(&name, max_rows),
         }
-        self.execute_materialized(&name, max_rows)
     }
 
     fn execute_materialized(&mut self, name: &str, max_rows: i32) -> Result<()> {

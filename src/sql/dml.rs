@@ -1510,6 +1510,34 @@ fn same_index_columns(table: &Table, indexed: &[usize], old: &[Value], new: &[Op
     Ok(true)
 }
 
+/// The plan of prepared query `q` (the statement of `p`): the one cached in `p` while it is
+/// fresh, else a new one, cached unless it read the transaction's time (`now()`, which is
+/// bound as a constant). Stale once a table it reads is redefined, ANALYZE ran, or a planner
+/// setting changed. Execute runs it; Describe reads its columns.
+pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::ast::Query) -> Result<Arc<CachedQuery>> {
+    let cached = p.plan.lock().expect("poisoned").clone();
+    let stats = s.shared.planner_stats.generation();
+    let costs = super::cost::Costs::of(s);
+    let fresh = cached.filter(|c| {
+        c.stats_generation == stats
+            && c.costs == costs
+            && c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t)))
+    });
+    if let Some(c) = fresh {
+        return Ok(c);
+    }
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let planner = super::query::Planner::new(s, now);
+    let bound = planner.query(q, &[])?;
+    let mut tables = Vec::new();
+    bound.node.tables(&mut tables);
+    let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs });
+    if !planner.used_now() {
+        *p.plan.lock().expect("poisoned") = Some(c.clone());
+    }
+    Ok(c)
+}
+
 /// Runs a prepared row statement with its parameters.
 type RunWithParams = fn(&mut Session, &sqlparser::ast::Statement, &[Option<String>]) -> Result<QueryResult>;
 
@@ -1569,30 +1597,7 @@ pub(crate) fn cached_select<'k>(
         )));
     }
     let run = |s: &mut Session| -> Result<QueryResult> {
-        let cached = p.plan.lock().expect("poisoned").clone();
-        // Stale once a table it reads is redefined, ANALYZE ran, or a planner setting changed.
-        let stats = s.shared.planner_stats.generation();
-        let costs = super::cost::Costs::of(s);
-        let fresh = cached.filter(|c| {
-            c.stats_generation == stats
-                && c.costs == costs
-                && c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t)))
-        });
-        let plan = match fresh {
-            Some(c) => c,
-            None => {
-                let now = s.txn.as_ref().map(|t| t.start_us);
-                let planner = super::query::Planner::new(s, now);
-                let bound = planner.query(q, &[])?;
-                let mut tables = Vec::new();
-                bound.node.tables(&mut tables);
-                let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs });
-                if !planner.used_now() {
-                    *p.plan.lock().expect("poisoned") = Some(c.clone());
-                }
-                c
-            }
-        };
+        let plan = cached_plan(s, p, q)?;
         super::query::run_bound_sink(s, &plan.bound, params, sink)
     };
     s.begin_implicit();

@@ -440,10 +440,151 @@ pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
     Binder::new(&scope).bind(e)
 }
 
+/// The items of a row constructor, `(a, b, ...)` or `ROW(a, ...)` (None: not a row).
+pub(super) fn row_items(e: &Expr) -> Option<Vec<&Expr>> {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    match e {
+        Expr::Tuple(items) => Some(items.iter().collect()),
+        Expr::Nested(inner) => row_items(inner),
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("row") && f.filter.is_none() && f.over.is_none() => match &f.args {
+            FunctionArguments::List(l) if l.duplicate_treatment.is_none() && l.clauses.is_empty() => l
+                .args
+                .iter()
+                .map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The refusal of a row constructor where heapstore has no record values.
+pub(super) fn row_not_supported() -> PgError {
+    PgError::feature(
+        "a row constructor is supported by heapstore only in a comparison with another row, an IN list of rows, \
+         IS [NOT] NULL and IS [NOT] DISTINCT FROM",
+    )
+}
+
 impl Binder<'_> {
+    /// A comparison of two row constructors, PostgreSQL's row-wise comparison: `=` is every
+    /// pair equal, `<>` some pair unequal, and `<`, `<=`, `>`, `>=` decided by the first pair
+    /// that is not equal (NULL when that pair has a NULL). So `(a, b) < (c, d)` is
+    /// `a < c OR (a = c AND b < d)`, which gives the same three-valued answer. The items of
+    /// every pair but the last appear twice there, so a volatile one or a subquery among them
+    /// is refused (PostgreSQL evaluates each once).
+    pub(super) fn row_compare(&self, op: CmpOp, left: &Expr, right: &Expr) -> Result<Scalar> {
+        let (Some(l), Some(r)) = (row_items(left), row_items(right)) else {
+            if matches!(right, Expr::Subquery(_)) || matches!(left, Expr::Subquery(_)) {
+                return Err(PgError::feature("comparing a row with a subquery is not supported by heapstore yet"));
+            }
+            let side = if row_items(left).is_some() { right } else { left };
+            let other = type_of(&self.bind(side)?).map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+            let (a, b) = if row_items(left).is_some() { ("record".to_string(), other) } else { (other, "record".to_string()) };
+            return Err(PgError::new("42883", format!("operator does not exist: {a} {} {b}", op.symbol()))
+                .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."));
+        };
+        if l.len() != r.len() {
+            return Err(PgError::syntax("unequal number of entries in row expressions"));
+        }
+        if l.is_empty() {
+            return Err(PgError::feature("cannot compare rows of zero length"));
+        }
+        let pair = |o: CmpOp, i: usize| -> Result<Scalar> { compare_scalars(o, self.bind(l[i])?, self.bind(r[i])?) };
+        let n = l.len();
+        Ok(match op {
+            CmpOp::Eq | CmpOp::Ne => {
+                let mut acc = pair(op, 0)?;
+                for i in 1..n {
+                    let next = Box::new(pair(op, i)?);
+                    acc = if op == CmpOp::Eq { Scalar::And(Box::new(acc), next) } else { Scalar::Or(Box::new(acc), next) };
+                }
+                acc
+            }
+            _ => {
+                let strict = match op {
+                    CmpOp::Lt | CmpOp::Le => CmpOp::Lt,
+                    _ => CmpOp::Gt,
+                };
+                let mut acc = pair(op, n - 1)?;
+                for i in (0..n - 1).rev() {
+                    let (first, eq) = (pair(strict, i)?, pair(CmpOp::Eq, i)?);
+                    let mut twice = false;
+                    first.visit(&mut |x| twice |= matches!(x, Scalar::SubLink(_)));
+                    if twice || calls_volatile(&first) {
+                        return Err(PgError::feature(
+                            "a row comparison with <, <=, > or >= over a volatile function or a subquery is not supported by heapstore yet",
+                        ));
+                    }
+                    acc = Scalar::Or(Box::new(first), Box::new(Scalar::And(Box::new(eq), Box::new(acc))));
+                }
+                acc
+            }
+        })
+    }
+
+    /// `row IS [NOT] NULL`: every item NULL (every item not NULL), as in PostgreSQL.
+    fn row_is_null(&self, items: &[&Expr], not: bool) -> Result<Scalar> {
+        let mut acc: Option<Scalar> = None;
+        for e in items {
+            let t = Scalar::IsNull(Box::new(self.bind(e)?), not);
+            acc = Some(match acc {
+                None => t,
+                Some(a) => Scalar::And(Box::new(a), Box::new(t)),
+            });
+        }
+        // ROW() IS NULL is true, and so is ROW() IS NOT NULL (no item is non-null, or null).
+        Ok(acc.unwrap_or(Scalar::Const(Value::Bool(true))))
+    }
+
     /// Binds `e` against this binder's scope.
     pub fn bind(&self, e: &Expr) -> Result<Scalar> {
         Ok(match e {
+            Expr::Tuple(_) => return Err(row_not_supported()),
+            Expr::IsNull(x) | Expr::IsNotNull(x) if row_items(x).is_some() => {
+                self.row_is_null(&row_items(x).expect("a row"), matches!(e, Expr::IsNotNull(_)))?
+            }
+            Expr::InList { expr, list, negated } if row_items(expr).is_some() => {
+                let mut acc: Option<Scalar> = None;
+                for item in list {
+                    let eq = self.row_compare(CmpOp::Eq, expr, item)?;
+                    acc = Some(match acc {
+                        None => eq,
+                        Some(a) => Scalar::Or(Box::new(a), Box::new(eq)),
+                    });
+                }
+                let any = acc.ok_or_else(|| PgError::syntax("syntax error at or near \")\""))?;
+                if *negated {
+                    Scalar::Not(Box::new(any))
+                } else {
+                    any
+                }
+            }
+            Expr::BinaryOp { left, op, right }
+                if (row_items(left).is_some() || row_items(right).is_some())
+                    && matches!(
+                        op,
+                        BinaryOperator::Eq
+                            | BinaryOperator::NotEq
+                            | BinaryOperator::Lt
+                            | BinaryOperator::LtEq
+                            | BinaryOperator::Gt
+                            | BinaryOperator::GtEq
+                    ) =>
+            {
+                let o = match op {
+                    BinaryOperator::Eq => CmpOp::Eq,
+                    BinaryOperator::NotEq => CmpOp::Ne,
+                    BinaryOperator::Lt => CmpOp::Lt,
+                    BinaryOperator::LtEq => CmpOp::Le,
+                    BinaryOperator::Gt => CmpOp::Gt,
+                    _ => CmpOp::Ge,
+                };
+                self.row_compare(o, left, right)?
+            }
             Expr::Identifier(id) => self.column(None, &fold_ident(id)).map_err(|e| e.at(id.span.start))?,
             Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
                 self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1])).map_err(|e| e.at(ids[0].span.start))?
@@ -1261,6 +1402,11 @@ pub fn literal(v: &AstValue) -> Result<Scalar> {
             }
         }
         AstValue::SingleQuotedString(s) | AstValue::EscapedStringLiteral(s) => Scalar::Unknown(s.clone()),
+        // U&'...': the tokenizer has decoded the escapes; PostgreSQL refuses code point 0.
+        AstValue::UnicodeStringLiteral(s) if s.contains('\0') => {
+            return Err(PgError::new(sqlstate::SYNTAX_ERROR, "invalid Unicode escape value"));
+        }
+        AstValue::UnicodeStringLiteral(s) => Scalar::Unknown(s.clone()),
         AstValue::Boolean(b) => Scalar::Const(Value::Bool(*b)),
         AstValue::Null => Scalar::Const(Value::Null),
         AstValue::Placeholder(p) => {
@@ -1789,6 +1935,9 @@ impl Scalar {
             Scalar::IsBool(a, ..) | Scalar::Lookup(a, ..) | Scalar::Regex(a, ..) => a.visit(f),
             Scalar::SubLink(l) => {
                 if let Some(x) = l.lhs() {
+                    x.visit(f);
+                }
+                for x in &l.lhs_row {
                     x.visit(f);
                 }
             }

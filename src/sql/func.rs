@@ -92,6 +92,20 @@ pub enum Func {
     Trig(u8),
     Atan2,
     Log10,
+    /// `log(b, x)`: numeric only.
+    Log,
+    /// `factorial(bigint)`: numeric.
+    Factorial,
+    /// `width_bucket(operand, low, high, count)`: float8 or numeric bounds.
+    WidthBucket,
+    /// `to_number(text, format)`: numeric (`sql::numfmt`).
+    ToNumber,
+    /// `to_date(text, format)` (`sql::datefmt`).
+    ToDate,
+    /// `to_timestamp(text, format)`: timestamptz.
+    ToTimestamp,
+    /// `to_timestamp(double precision)`: seconds since 1970-01-01 00:00 UTC.
+    ToTimestampEpoch,
     Ascii,
     Chr,
     SplitPart,
@@ -410,24 +424,49 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 2, 2)?;
             let fmt = args.pop().expect("two arguments");
             let x = args.pop().expect("two arguments");
-            let x = match type_of(&x).map(|t| t.id) {
-                Some(TypeId::Timestamp) => x,
-                Some(TypeId::Date | TypeId::Timestamptz) => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
+            match type_of(&x).map(|t| t.id) {
+                Some(
+                    TypeId::Timestamp
+                    | TypeId::Date
+                    | TypeId::Timestamptz
+                    | TypeId::Int2
+                    | TypeId::Int4
+                    | TypeId::Int8
+                    | TypeId::Float4
+                    | TypeId::Float8
+                    | TypeId::Numeric,
+                ) => {}
                 None => return Err(PgError::new("42725", "function to_char(unknown, unknown) is not unique")),
-                Some(_) => return Err(PgError::feature("to_char of numbers is not supported by heapstore yet")),
-            };
-            let fmt = arg_as(name, &all, fmt, text())?;
-            match &fmt {
-                Scalar::Const(Value::Text(f)) => {
-                    let u = f.to_ascii_uppercase();
-                    if u.contains("TZ") || u.contains("OF") {
-                        return Err(PgError::feature("to_char's time zone patterns (TZ, TZH, TZM, OF) are not supported by heapstore"));
-                    }
-                }
-                Scalar::Const(Value::Null) => {}
-                _ => return Err(PgError::feature("to_char with a format that is not a constant is not supported by heapstore")),
+                Some(TypeId::Interval) => return Err(PgError::feature("to_char of an interval is not supported by heapstore yet")),
+                Some(_) => return Err(no_function(name, &all)),
             }
+            let fmt = arg_as(name, &all, fmt, text())?;
             (Func::ToChar, vec![x, fmt], text())
+        }
+        "to_timestamp" if args.len() == 1 => (Func::ToTimestampEpoch, each(args, &[f8()])?, t(TypeId::Timestamptz)),
+        "to_number" | "to_date" | "to_timestamp" if args.len() == 2 => {
+            let (f, ty) = match name {
+                "to_number" => (Func::ToNumber, numeric()),
+                "to_date" => (Func::ToDate, t(TypeId::Date)),
+                _ => (Func::ToTimestamp, t(TypeId::Timestamptz)),
+            };
+            (f, each(args, &[text(), text()])?, ty)
+        }
+        "log" | "log10" if args.len() == 1 && numeric_call(&args) => {
+            // log(numeric) is log(10, x) in PostgreSQL: a numeric, scaled as log(b, x) is.
+            (Func::Log10, each(args, &[numeric()])?, numeric())
+        }
+        "log" if args.len() == 2 => {
+            // Only log(numeric, numeric) exists: integers convert, floats do not.
+            (Func::Log, each(args, &[numeric(), numeric()])?, numeric())
+        }
+        "width_bucket" if args.len() == 4 => {
+            let ty = if numeric_call(&args[..3]) { numeric() } else { f8() };
+            (Func::WidthBucket, each(args, &[ty, ty, ty, int4])?, int4)
+        }
+        "factorial" => {
+            arity(name, &args, 1, 1)?;
+            (Func::Factorial, each(args, &[t(TypeId::Int8)])?, numeric())
         }
         "cbrt" | "degrees" | "radians" | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "cot" | "log10" => {
             arity(name, &args, 1, 1)?;
@@ -546,14 +585,9 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
 /// PostgreSQL functions heapstore does not have yet: refused with 0A000 (PostgreSQL would
 /// run them), not 42883 (which would say they do not exist).
 const KNOWN_ELSEWHERE: &[&str] = &[
-    "to_date",
     "to_timestamp",
-    "to_number",
-    "factorial",
     "width_bucket",
     "div",
-    "log",
-    "ln",
     "exp",
     "scale",
     "trim_scale",
@@ -1018,6 +1052,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::IntervalArith(_)
         | Func::Age
         | Func::Justify(_)
+        | Func::Log
         | Func::Bit(_) => {
             unreachable!("handled above")
         }
@@ -1168,6 +1203,19 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Extract => extract(text_arg(&args[0]), &args[1])?,
         Func::DateTrunc => date_trunc(text_arg(&args[0]), &args[1])?,
         Func::ToChar => to_char(&args[0], text_arg(&args[1]))?,
+        Func::ToNumber => {
+            let fmt = text_arg(&args[1]);
+            if fmt.is_empty() {
+                // PostgreSQL's to_number with an empty format is NULL.
+                Value::Null
+            } else {
+                let s = super::numfmt::to_number(text_arg(&args[0]), fmt).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))?;
+                Value::Numeric(crate::types::Numeric::parse(&s)?)
+            }
+        }
+        Func::ToTimestampEpoch => Value::Timestamptz(timestamp_from_epoch(float_arg(&args[0]))?),
+        Func::ToDate => parse_datetime(text_arg(&args[0]), text_arg(&args[1]), true)?,
+        Func::ToTimestamp => parse_datetime(text_arg(&args[0]), text_arg(&args[1]), false)?,
         Func::ToRegtype => crate::types::regtype_oid(s0()).map_or(Value::Null, Value::Regtype),
         Func::FormatType => unreachable!("handled above"),
         Func::DateAdd => {
@@ -1194,6 +1242,10 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Cbrt => Value::Float8(libm_cbrt(float_arg(&args[0]))),
         Func::Degrees => Value::Float8(float_arg(&args[0]).to_degrees()),
         Func::Radians => Value::Float8(float_arg(&args[0]).to_radians()),
+        Func::WidthBucket => {
+            Value::Int4(width_bucket_float8(float_arg(&args[0]), float_arg(&args[1]), float_arg(&args[2]), int_arg(&args[3]) as i32)?)
+        }
+        Func::Factorial => Value::Numeric(crate::types::Numeric::factorial(int_arg(&args[0]))?),
         Func::Log10 => {
             let x = float_arg(&args[0]);
             if x == 0.0 {
@@ -1293,6 +1345,98 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
 
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
+fn width_bucket_error(msg: &str) -> PgError {
+    PgError::new("2201G", msg)
+}
+
+/// `width_bucket(float8, float8, float8, int)`: the bucket, 1 to `count`, of `operand` among
+/// `count` equal-width buckets from `b1` to `b2` (reversed when `b1 > b2`); 0 below the
+/// range, `count + 1` at or past its end. The quotient is taken before the multiplication
+/// and capped below 1, as in PostgreSQL, and halved operands avoid overflow on huge ranges.
+fn width_bucket_float8(operand: f64, b1: f64, b2: f64, count: i32) -> Result<i32> {
+    if count <= 0 {
+        return Err(width_bucket_error("count must be greater than zero"));
+    }
+    if operand.is_nan() || b1.is_nan() || b2.is_nan() {
+        return Err(width_bucket_error("operand, lower bound, and upper bound cannot be NaN"));
+    }
+    if b1.is_infinite() || b2.is_infinite() {
+        return Err(width_bucket_error("lower and upper bounds must be finite"));
+    }
+    let past_end = || count.checked_add(1).ok_or_else(|| expr::out_of_range(TypeId::Int4));
+    let inside = |lo: f64, hi: f64, x: f64| -> i32 {
+        // lo, hi and x in the order that makes the quotient (x - lo) / (hi - lo) in [0, 1).
+        let q = if (hi - lo).is_finite() { (x - lo) / (hi - lo) } else { (x / 2.0 - lo / 2.0) / (hi / 2.0 - lo / 2.0) };
+        let r = (f64::from(count) * q) as i32;
+        r.min(count - 1) + 1
+    };
+    if b1 < b2 {
+        if operand < b1 {
+            Ok(0)
+        } else if operand >= b2 {
+            past_end()
+        } else {
+            Ok(inside(b1, b2, operand))
+        }
+    } else if b1 > b2 {
+        if operand > b1 {
+            Ok(0)
+        } else if operand <= b2 {
+            past_end()
+        } else {
+            Ok(inside(-b1, -b2, -operand))
+        }
+    } else {
+        Err(width_bucket_error("lower bound cannot equal upper bound"))
+    }
+}
+
+/// `width_bucket(numeric, numeric, numeric, int)`: as the float8 form, computed exactly
+/// (floor((operand - b1) × count / (b2 - b1)) + 1).
+fn width_bucket_numeric(
+    operand: &crate::types::Numeric,
+    b1: &crate::types::Numeric,
+    b2: &crate::types::Numeric,
+    count: i32,
+) -> Result<i32> {
+    use crate::types::Numeric;
+    if count <= 0 {
+        return Err(width_bucket_error("count must be greater than zero"));
+    }
+    if operand.is_nan() || b1.is_nan() || b2.is_nan() {
+        return Err(width_bucket_error("operand, lower bound, and upper bound cannot be NaN"));
+    }
+    if !b1.is_finite() || !b2.is_finite() {
+        return Err(width_bucket_error("lower and upper bounds must be finite"));
+    }
+    let past_end = || count.checked_add(1).ok_or_else(|| expr::out_of_range(TypeId::Int4));
+    let bucket = |num: Numeric, den: Numeric| -> Result<i32> {
+        let q = num.mul(&Numeric::from_i64(i64::from(count)))?.div_trunc(&den)?;
+        Ok(q.to_i32()?.min(count - 1) + 1)
+    };
+    match b1.cmp(b2) {
+        std::cmp::Ordering::Less => {
+            if operand < b1 {
+                Ok(0)
+            } else if operand >= b2 {
+                past_end()
+            } else {
+                bucket(operand.sub(b1)?, b2.sub(b1)?)
+            }
+        }
+        std::cmp::Ordering::Greater => {
+            if operand > b1 {
+                Ok(0)
+            } else if operand <= b2 {
+                past_end()
+            } else {
+                bucket(b1.sub(operand)?, b1.sub(b2)?)
+            }
+        }
+        std::cmp::Ordering::Equal => Err(width_bucket_error("lower bound cannot equal upper bound")),
+    }
+}
+
 /// The numeric forms of the math functions (None: not a numeric function).
 fn numeric_call_eval(f: Func, n: &crate::types::Numeric, args: &[Value]) -> Result<Option<Value>> {
     let other = || match args.get(1) {
@@ -1311,6 +1455,15 @@ fn numeric_call_eval(f: Func, n: &crate::types::Numeric, args: &[Value]) -> Resu
         Func::Sqrt => n.sqrt()?,
         Func::Exp => n.exp()?,
         Func::Ln => n.ln()?,
+        Func::Log10 => crate::types::Numeric::from_i64(10).log(n)?,
+        Func::Log => n.log(&other()?)?,
+        Func::WidthBucket => {
+            let num = |i: usize| match &args[i] {
+                Value::Numeric(m) => m.clone(),
+                v => crate::types::Numeric::from_i64(int_arg(v)),
+            };
+            return Ok(Some(Value::Int4(width_bucket_numeric(n, &num(1), &num(2), int_arg(&args[3]) as i32)?)));
+        }
         Func::Power => n.power(&other()?)?,
         Func::Mod => n.rem(&other()?)?,
         Func::Div => n.div_trunc(&other()?)?,
@@ -1732,102 +1885,122 @@ fn date_trunc(field: &str, v: &Value) -> Result<Value> {
     Ok(Value::Timestamp(r))
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
-/// `to_char(timestamp, format)`: the date/time template patterns PostgreSQL documents that
-/// heapstore renders (YYYY, YY, MM, Mon, Month, DD, D, DDD, HH24, HH12, HH, MI, SS, MS, US,
-/// AM/PM, Day, Dy, Q, WW, IW); any other letter sequence is copied, as PostgreSQL does.
-fn to_char(v: &Value, fmt: &str) -> Result<Value> {
-    let Some((y, mo, d, h, mi, s, us)) = civil(v) else { return Ok(Value::Null) };
-    let days = days_from_civil(y, mo, d);
-    let dow = (days + 4).rem_euclid(7) as usize;
-    let doy = days - days_from_civil(y, 1, 1) + 1;
-    let yy = if y > 0 { y } else { 1 - y };
-    let mut out = String::new();
-    let b = fmt.as_bytes();
-    let mut i = 0;
-    let h12 = if h % 12 == 0 { 12 } else { h % 12 };
-    let pats: &[&str] = &[
-        "YYYY", "HH24", "HH12", "Month", "MONTH", "month", "Day", "DAY", "day", "Mon", "MON", "mon", "Dy", "DY", "dy", "DDD", "YYY", "AM",
-        "PM", "am", "pm", "IYYY", "MM", "DD", "HH", "MI", "SS", "MS", "US", "YY", "IW", "WW", "Q", "D", "Y", "J",
-    ];
-    while i < b.len() {
-        if b[i] == b'"' {
-            // Quoted literal text.
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                out.push(b[i] as char);
-                i += 1;
-            }
-            i += 1;
-            continue;
-        }
-        let mut fm = false;
-        if fmt[i..].starts_with("FM") {
-            fm = true;
-            i += 2;
-        }
-        let Some(p) = pats.iter().find(|p| fmt[i..].starts_with(**p)) else {
-            let c = fmt[i..].chars().next().expect("in bounds");
-            out.push(c);
-            i += c.len_utf8();
-            continue;
-        };
-        let num = |n: i64, w: usize| if fm { n.to_string() } else { format!("{n:0w$}") };
-        let name = |n: &str, w: usize, case: u8| {
-            let n = match case {
-                0 => n.to_string(),
-                1 => n.to_uppercase(),
-                _ => n.to_lowercase(),
-            };
-            if fm {
-                n
-            } else {
-                format!("{n:<w$}")
-            }
-        };
-        let piece = match *p {
-            "YYYY" => num(yy, 4),
-            "YYY" => num(yy % 1000, 3),
-            "YY" => num(yy % 100, 2),
-            "Y" => num(yy % 10, 1),
-            "MM" => num(mo as i64, 2),
-            "DD" => num(d as i64, 2),
-            "DDD" => num(doy, 3),
-            "D" => num(dow as i64 + 1, 1),
-            "HH24" => num(h as i64, 2),
-            "HH12" | "HH" => num(h12 as i64, 2),
-            "MI" => num(mi as i64, 2),
-            "SS" => num(s as i64, 2),
-            "MS" => num(us as i64 / 1000, 3),
-            "US" => num(us as i64, 6),
-            "AM" | "PM" => (if h < 12 { "AM" } else { "PM" }).to_string(),
-            "am" | "pm" => (if h < 12 { "am" } else { "pm" }).to_string(),
-            "Month" => name(MONTHS[mo as usize - 1], 9, 0),
-            "MONTH" => name(MONTHS[mo as usize - 1], 9, 1),
-            "month" => name(MONTHS[mo as usize - 1], 9, 2),
-            "Mon" => MONTHS[mo as usize - 1][..3].to_string(),
-            "MON" => MONTHS[mo as usize - 1][..3].to_uppercase(),
-            "mon" => MONTHS[mo as usize - 1][..3].to_lowercase(),
-            "Day" => name(DAYS[dow], 9, 0),
-            "DAY" => name(DAYS[dow], 9, 1),
-            "day" => name(DAYS[dow], 9, 2),
-            "Dy" => DAYS[dow][..3].to_string(),
-            "DY" => DAYS[dow][..3].to_uppercase(),
-            "dy" => DAYS[dow][..3].to_lowercase(),
-            "Q" => num(((mo - 1) / 3 + 1) as i64, 1),
-            "WW" => num((doy - 1) / 7 + 1, 2),
-            "IW" => num(iso_week(y, mo, d).1, 2),
-            "IYYY" => num(iso_week(y, mo, d).0, 4),
-            "J" => (days + 2_440_588).to_string(),
-            _ => unreachable!("pattern listed above"),
-        };
-        out.push_str(&piece);
-        i += p.len();
+/// `to_timestamp(double precision)` (PostgreSQL's float8_timestamptz): microseconds since
+/// 2000-01-01, rounded to the nearest; infinities are infinite timestamps; NaN and values
+/// past the timestamp range are errors (22008).
+fn timestamp_from_epoch(seconds: f64) -> Result<i64> {
+    const UNIX_EPOCH_JDATE: f64 = 2_440_588.0;
+    const POSTGRES_EPOCH_JDATE: f64 = 2_451_545.0;
+    const TIMESTAMP_END_JULIAN: f64 = 109_203_528.0;
+    const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+    const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
+    let out = || PgError::new("22008", format!("timestamp out of range: \"{}\"", c_format_g(seconds)));
+    if seconds.is_nan() {
+        return Err(PgError::new("22008", "timestamp cannot be NaN"));
     }
-    Ok(Value::Text(out))
+    if seconds.is_infinite() {
+        return Ok(if seconds < 0.0 { i64::MIN } else { i64::MAX });
+    }
+    if !(86_400.0 * -UNIX_EPOCH_JDATE..86_400.0 * (TIMESTAMP_END_JULIAN - UNIX_EPOCH_JDATE)).contains(&seconds) {
+        return Err(out());
+    }
+    let us = ((seconds - (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * 86_400.0) * 1e6).round_ties_even();
+    let t = us as i64;
+    if !(MIN_TIMESTAMP..END_TIMESTAMP).contains(&t) {
+        return Err(out());
+    }
+    Ok(t)
+}
+
+/// C's `%g`: 6 significant digits, exponent form below 1e-4 or from 1e6, trailing zeros
+/// dropped.
+fn c_format_g(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x.is_infinite() {
+            if x < 0.0 {
+                "-inf".into()
+            } else {
+                "inf".into()
+            }
+        } else {
+            "0".into()
+        };
+    }
+    let sci = format!("{x:.5e}");
+    let (mant, exp) = sci.split_once('e').expect("exponent form");
+    let exp: i32 = exp.parse().expect("an exponent");
+    let trim = |s: &str| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.to_string() };
+    if !(-4..6).contains(&exp) {
+        format!("{}e{}{:02}", trim(mant), if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        trim(&format!("{x:.*}", (5 - exp).max(0) as usize))
+    }
+}
+
+/// A formatting module's error as heapstore's.
+fn fmt_error(code: &'static str, message: String, detail: Option<String>, hint: Option<String>) -> PgError {
+    let mut e = PgError::new(code, message);
+    if let Some(d) = detail {
+        e = e.with_detail(d);
+    }
+    if let Some(h) = hint {
+        e = e.with_hint(h);
+    }
+    e
+}
+
+/// `to_char(value, format)` for dates, timestamps and numbers (`sql::datefmt`,
+/// `sql::numfmt`). A date or timestamp that is infinite, or an empty format, gives NULL
+/// for dates and times, as in PostgreSQL.
+fn to_char(v: &Value, fmt: &str) -> Result<Value> {
+    use super::numfmt::{self, NumValue};
+    let num = |n: NumValue<'_>| numfmt::to_char(n, fmt).map(Value::Text).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint));
+    let kind = match v {
+        Value::Int2(i) => return num(NumValue::Int4(i32::from(*i))),
+        Value::Int4(i) => return num(NumValue::Int4(*i)),
+        Value::Int8(i) => return num(NumValue::Int8(*i)),
+        Value::Float4(f) => return num(NumValue::Float4(*f)),
+        Value::Float8(f) => return num(NumValue::Float8(*f)),
+        Value::Numeric(n) => return num(NumValue::Numeric(&n.to_text())),
+        Value::Date(_) => super::datefmt::Kind::Date,
+        Value::Timestamp(_) => super::datefmt::Kind::Timestamp,
+        Value::Timestamptz(_) => super::datefmt::Kind::Timestamptz,
+        _ => return Err(PgError::internal("to_char of a value it was not bound for")),
+    };
+    let at = match *v {
+        Value::Timestamptz(t) => Value::Timestamp(t),
+        ref other => other.clone(),
+    };
+    let Some((year, month, day, hour, minute, second, usec)) = civil(&at) else { return Ok(Value::Null) };
+    if fmt.is_empty() {
+        return Ok(Value::Null);
+    }
+    let dt = super::datefmt::DateTime { year, month, day, hour, minute, second, usec };
+    super::datefmt::format(&dt, kind, fmt).map(Value::Text).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))
+}
+
+/// `to_date(text, format)` (date) and `to_timestamp(text, format)` (timestamptz, the
+/// session zone being UTC: a zone the input gives is subtracted).
+fn parse_datetime(input: &str, fmt: &str, for_date: bool) -> Result<Value> {
+    let p = super::datefmt::parse(input, fmt, for_date).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))?;
+    let d = p.dt;
+    let days = days_from_civil(d.year, d.month, d.day) - 10957;
+    if for_date {
+        return i32::try_from(days).map(Value::Date).map_err(|_| PgError::new("22008", format!("date out of range: \"{input}\"")));
+    }
+    let us = i128::from(days) * i128::from(USECS_PER_DAY)
+        + i128::from(d.hour) * 3_600_000_000
+        + i128::from(d.minute) * 60_000_000
+        + i128::from(d.second) * 1_000_000
+        + i128::from(d.usec)
+        - i128::from(p.tz_offset_secs.unwrap_or(0)) * 1_000_000;
+    i64::try_from(us)
+        .ok()
+        .filter(|&u| u != i64::MIN && u != i64::MAX)
+        .map(Value::Timestamptz)
+        .ok_or_else(|| PgError::new("22008", "timestamp out of range"))
 }
 
 /// MD5 of `data` as 32 hex digits (RFC 1321).
@@ -1952,6 +2125,77 @@ fn escape_char(v: &Option<sqlparser::ast::Value>) -> Result<Option<char>> {
 }
 
 /// An integer constant (a frame offset).
+/// A RANGE frame's `offset PRECEDING / FOLLOWING`, bound to the offset type of the ORDER BY
+/// column's type (`ty`), as PostgreSQL's in_range support functions take it: an integer
+/// column an integer offset (bigint for a bigint column), a float column float8, numeric
+/// numeric, and date / timestamp / timestamptz an interval. An untyped literal takes that
+/// type. The offset must not read a column.
+fn range_offset(b: &Binder<'_>, ty: Option<SqlType>, n: &Expr) -> Result<Scalar> {
+    // The parser reads a quoted string in a frame bound as an interval literal: it is an
+    // untyped literal there, typed by the column (`'1.5' PRECEDING` over a numeric).
+    let n = match n {
+        Expr::Interval(iv)
+            if iv.leading_field.is_none()
+                && iv.last_field.is_none()
+                && iv.leading_precision.is_none()
+                && iv.fractional_seconds_precision.is_none()
+                && matches!(&*iv.value, Expr::Value(_)) =>
+        {
+            &*iv.value
+        }
+        other => other,
+    };
+    let o = b.bind(n)?;
+    let mut reads_column = false;
+    o.visit(&mut |x| reads_column |= matches!(x, Scalar::Col(..) | Scalar::Outer(..)));
+    if reads_column {
+        return Err(PgError::new("42P10", "argument of RANGE must not contain variables"));
+    }
+    let Some(col) = ty else {
+        return Err(PgError::feature("RANGE with offset PRECEDING/FOLLOWING over an untyped column is not supported"));
+    };
+    let name = col.name();
+    let offset_ty = match col.id {
+        TypeId::Int2 | TypeId::Int4 | TypeId::Int8 => match type_of(&o) {
+            None => col,
+            Some(x) if is_int(x.id) && col.id == TypeId::Int8 => t(TypeId::Int8),
+            Some(x) if is_int(x.id) => x,
+            Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
+        },
+        TypeId::Float4 | TypeId::Float8 => match type_of(&o) {
+            None => f8(),
+            Some(x) if is_num(x.id) => f8(),
+            Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
+        },
+        TypeId::Numeric => match type_of(&o) {
+            None => numeric(),
+            Some(x) if is_int(x.id) || x.id == TypeId::Numeric => numeric(),
+            Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
+        },
+        TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz => match type_of(&o) {
+            None => t(TypeId::Interval),
+            Some(x) if x.id == TypeId::Interval => x,
+            Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
+        },
+        _ => return Err(range_offset_unsupported(&name, None)),
+    };
+    match type_of(&o) {
+        None => coerce(o, Some(offset_ty)),
+        Some(x) if x.id == offset_ty.id => Ok(o),
+        Some(_) => Ok(Scalar::Cast(Box::new(o), offset_ty)),
+    }
+}
+
+fn range_offset_unsupported(column: &str, offset: Option<&str>) -> PgError {
+    match offset {
+        None => PgError::feature(format!("RANGE with offset PRECEDING/FOLLOWING is not supported for column type {column}")),
+        Some(o) => {
+            PgError::feature(format!("RANGE with offset PRECEDING/FOLLOWING is not supported for column type {column} and offset type {o}"))
+                .with_hint("Cast the offset value to an appropriate type.")
+        }
+    }
+}
+
 fn constant_i64(e: &Expr) -> Result<i64> {
     let b = expr::bind(e, &crate::sql::query::no_table())?;
     match b.eval(&[], &[])? {
@@ -2070,6 +2314,16 @@ fn function_name(f: &sqlparser::ast::Function) -> String {
     n.strip_prefix("pg_catalog.").map(str::to_string).unwrap_or(n)
 }
 
+/// `function name(...) does not exist` points at the function's name, as in PostgreSQL (an
+/// error about an operator or a function inside the arguments is left as it is).
+fn at_name(e: PgError, f: &sqlparser::ast::Function, name: &str) -> PgError {
+    let about_this = e.code == "42883" && e.position == 0 && e.message.starts_with(&format!("function {name}("));
+    match f.name.0.first().and_then(|p| p.as_ident()) {
+        Some(id) if about_this => e.at(id.span.start),
+        _ => e,
+    }
+}
+
 impl Binder<'_> {
     /// Expression forms beyond columns, literals and operators (see the module doc).
     pub(super) fn bind_more(&self, e: &Expr) -> Result<Scalar> {
@@ -2106,6 +2360,28 @@ impl Binder<'_> {
             }
             Expr::Like { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, false, esc)?,
             Expr::ILike { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, true, esc)?,
+            Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) if expr::row_items(a).is_some() || expr::row_items(b).is_some() => {
+                // Row-wise: distinct when some pair is distinct.
+                let not = matches!(e, Expr::IsNotDistinctFrom(..));
+                let (Some(l), Some(r)) = (expr::row_items(a), expr::row_items(b)) else {
+                    return Err(expr::row_not_supported());
+                };
+                if l.len() != r.len() {
+                    return Err(PgError::syntax("unequal number of entries in row expressions"));
+                }
+                let mut acc: Option<Scalar> = None;
+                for (x, y) in l.iter().zip(&r) {
+                    let (x, y) = bind_pair(self.bind(x)?, self.bind(y)?)?;
+                    expr::check_comparable(&x, &y, "=")?;
+                    let d = Scalar::IsDistinct(Box::new(expr::unpad(x)), Box::new(expr::unpad(y)), not);
+                    acc = Some(match acc {
+                        None => d,
+                        Some(p) if not => Scalar::And(Box::new(p), Box::new(d)),
+                        Some(p) => Scalar::Or(Box::new(p), Box::new(d)),
+                    });
+                }
+                acc.unwrap_or(Scalar::Const(Value::Bool(not)))
+            }
             Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
                 let (x, y) = bind_pair(self.bind(a)?, self.bind(b)?)?;
                 expr::check_comparable(&x, &y, "=")?;
@@ -2176,7 +2452,10 @@ impl Binder<'_> {
                 }
             }
             Expr::InSubquery { expr, subquery, negated } => {
-                let l = self.sublink(subquery, SubKind::Any(CmpOp::Eq), Some(self.bind(expr)?))?;
+                let l = match expr::row_items(expr) {
+                    Some(items) => self.sublink_row(subquery, &items)?,
+                    None => self.sublink(subquery, SubKind::Any(CmpOp::Eq), Some(self.bind(expr)?))?,
+                };
                 if *negated {
                     Scalar::Not(Box::new(l))
                 } else {
@@ -2333,6 +2612,45 @@ impl Binder<'_> {
             lhs = Some(l);
         }
         Ok(Scalar::SubLink(Box::new(SubLink::new(kind, lhs, sub, col_ty))))
+    }
+
+    /// `(a, b, ...) IN (subquery)`: the subquery's columns compared pairwise with the row's
+    /// items, each pair typed as a single IN would type it.
+    fn sublink_row(&self, q: &sqlparser::ast::Query, items: &[&Expr]) -> Result<Scalar> {
+        let Some(qb) = self.queries else {
+            return Err(PgError::feature("subqueries are not supported in this statement by heapstore yet"));
+        };
+        let mut outer: Vec<&expr::Scope> = vec![self.scope];
+        outer.extend_from_slice(self.outer);
+        let sub = qb.subquery(q, &outer)?;
+        let ncols = sub.columns.len();
+        if ncols != items.len() {
+            return Err(PgError::syntax(if ncols > items.len() {
+                "subquery has too many columns"
+            } else {
+                "subquery has too few columns"
+            }));
+        }
+        let mut lhs = Vec::with_capacity(items.len());
+        for (e, c) in items.iter().zip(&sub.columns) {
+            let l = expr::unpad(self.bind(e)?);
+            if c.ty.id == TypeId::Bpchar {
+                return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
+            }
+            let (lt, rt) = (type_of(&l), Some(c.ty));
+            let l = coerce(l, rt)?;
+            let ty = common_type(&[type_of(&l), rt], "IN")?;
+            if let Some(a) = type_of(&l) {
+                let b = c.ty;
+                if !(a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || ty.is_some()) {
+                    return Err(expr::no_operator("=", lt, rt));
+                }
+            }
+            lhs.push(l);
+        }
+        let mut link = SubLink::new(SubKind::Any(CmpOp::Eq), None, sub, None);
+        link.lhs_row = lhs;
+        Ok(Scalar::SubLink(Box::new(link)))
     }
 
     /// The functions of the session and of the catalog (`current_database()`,
@@ -2961,6 +3279,9 @@ impl Binder<'_> {
     fn function(&self, f: &sqlparser::ast::Function) -> Result<Scalar> {
         let sqlparser::ast::Function { name: _, uses_odbc_syntax, parameters, args, filter, null_treatment, over, within_group } = f;
         let name = function_name(f);
+        if name == "row" {
+            return Err(expr::row_not_supported());
+        }
         if *uses_odbc_syntax || !matches!(parameters, FunctionArguments::None) || null_treatment.is_some() || !within_group.is_empty() {
             return Err(PgError::feature(format!("this form of {name}() is not supported by heapstore yet")));
         }
@@ -3017,7 +3338,7 @@ impl Binder<'_> {
                 }
                 return self.window_call(&name, &exprs, star, over.as_ref().expect("checked"), filter.as_deref());
             }
-            return self.aggregate(agg, &name, &exprs, star, distinct, filter.as_deref(), &order);
+            return self.aggregate(agg, &name, &exprs, star, distinct, filter.as_deref(), &order).map_err(|e| at_name(e, f, &name));
         }
         if let Some(w) = WinFunc::named(&name) {
             let Some(over) = over else {
@@ -3113,7 +3434,8 @@ impl Binder<'_> {
             _ => {}
         }
         let args = exprs.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
-        bind_call(&name, args)
+        // `function f(...) does not exist` points at the function's name, as in PostgreSQL.
+        bind_call(&name, args).map_err(|e| at_name(e, f, &name))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -3218,16 +3540,35 @@ impl Binder<'_> {
                 if f.units == WindowFrameUnits::Groups && order.is_empty() {
                     return Err(PgError::new("42P20", "GROUPS mode requires an ORDER BY clause"));
                 }
-                let bound = |b: &WindowFrameBound| -> Result<crate::exec::FrameBound> {
+                let range_offset = |n: &Expr| -> Result<Scalar> {
+                    if order.len() != 1 {
+                        return Err(PgError::new("42P20", "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column"));
+                    }
+                    range_offset(&inner, type_of(&order[0].expr), n)
+                };
+                let (mut start_offset, mut end_offset) = (None, None);
+                let mut bound = |b: &WindowFrameBound, is_start: bool| -> Result<crate::exec::FrameBound> {
                     use crate::exec::FrameBound as B;
                     Ok(match b {
                         WindowFrameBound::CurrentRow => B::Current,
                         WindowFrameBound::Preceding(None) => B::Unbounded,
                         WindowFrameBound::Following(None) => B::Unbounded,
-                        WindowFrameBound::Preceding(Some(n)) | WindowFrameBound::Following(Some(n)) => {
-                            if f.units == WindowFrameUnits::Range {
-                                return Err(PgError::feature("RANGE frames with an offset are not supported by heapstore yet"));
+                        WindowFrameBound::Preceding(Some(n)) | WindowFrameBound::Following(Some(n))
+                            if f.units == WindowFrameUnits::Range =>
+                        {
+                            let o = Some(range_offset(n)?);
+                            if is_start {
+                                start_offset = o;
+                            } else {
+                                end_offset = o;
                             }
+                            if matches!(b, WindowFrameBound::Preceding(_)) {
+                                B::Preceding(0)
+                            } else {
+                                B::Following(0)
+                            }
+                        }
+                        WindowFrameBound::Preceding(Some(n)) | WindowFrameBound::Following(Some(n)) => {
                             let v = constant_i64(n)?;
                             if v < 0 {
                                 return Err(PgError::new("22013", "frame starting offset must not be negative"));
@@ -3240,9 +3581,9 @@ impl Binder<'_> {
                         }
                     })
                 };
-                let start = bound(&f.start_bound)?;
+                let start = bound(&f.start_bound, true)?;
                 let end = match &f.end_bound {
-                    Some(b) => bound(b)?,
+                    Some(b) => bound(b, false)?,
                     None => crate::exec::FrameBound::Current,
                 };
                 let start_is_unbounded_following = matches!(f.start_bound, WindowFrameBound::Following(None));
@@ -3271,6 +3612,8 @@ impl Binder<'_> {
                     end,
                     start_following,
                     end_preceding,
+                    start_offset,
+                    end_offset,
                 })
             }
         };

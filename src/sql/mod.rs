@@ -26,6 +26,7 @@
 pub mod array;
 mod check;
 pub mod cost;
+pub(crate) mod datefmt;
 pub(crate) mod ddl;
 pub mod dml;
 mod explain;
@@ -34,6 +35,7 @@ pub(crate) mod fk;
 pub mod func;
 pub mod index;
 pub mod jsonfn;
+pub(crate) mod numfmt;
 pub mod pg_catalog;
 pub mod query;
 pub mod sequence;
@@ -69,6 +71,8 @@ pub fn execute_held(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<V
 /// dollar quoting respected by the tokenizer); empty pieces dropped.
 pub fn split_statements(sql: &str) -> Result<Vec<String>> {
     let dialect = PostgreSqlDialect {};
+    let guarded = guard_question(sql);
+    let sql = guarded.as_deref().unwrap_or(sql);
     let toks = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let mut out = Vec::new();
     let mut cur = String::new();
@@ -450,8 +454,10 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
 fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     match &p.stmt {
         Some(Statement::Query(q)) => {
-            let now = s.txn.as_ref().map(|t| t.start_us);
-            let b = query::Planner::new(s, now).query(q, &[])?;
+            // The plan Execute will run (cached in the statement), so Describe plans at most
+            // once.
+            let plan = dml::cached_plan(s, p, q)?;
+            let b = &plan.bound;
             Ok(QueryResult {
                 columns: b.columns.iter().map(|c| (c.name.clone(), c.ty.name())).collect(),
                 column_sources: b.columns.iter().map(|c| c.source).collect(),
@@ -1003,6 +1009,7 @@ pub(crate) fn tag(t: &str) -> QueryResult {
 /// of input`) with its position in `original`, when the rewrites kept every character where
 /// it was (they blank words out, keeping the length).
 fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
+    refuse_uescape(sql)?;
     Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.trim_start_matches("sql parser error: ");
@@ -1037,6 +1044,131 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
         };
         err
     })
+}
+
+/// sqlparser's tokenizer drops the character after a bare `?` (the jsonb key-exists
+/// operator) unless it is `|`, `&`, `-` or `#`: `j ?'a'` loses the quote, `j ?$1` the dollar,
+/// `j ?k` the identifier's first letter. A space put after each such `?` outside literals,
+/// quoted identifiers and comments is what it drops instead. None when nothing changes.
+pub(crate) fn guard_question(sql: &str) -> Option<String> {
+    if !sql.contains('?') {
+        return None;
+    }
+    let chars: Vec<char> = sql.chars().collect();
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut changed = false;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let prev = if i > 0 { Some(chars[i - 1]) } else { None };
+        let start = i;
+        match c {
+            '\'' => {
+                // E'...' strings take backslash escapes.
+                let escapes = prev.is_some_and(|p| p == 'e' || p == 'E') && (i < 2 || !ident(chars[i - 2]));
+                i += 1;
+                while i < chars.len() {
+                    match chars[i] {
+                        '\\' if escapes => i += 2,
+                        '\'' if chars.get(i + 1) == Some(&'\'') => i += 2,
+                        '\'' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+            }
+            '"' => {
+                i += 1;
+                while i < chars.len() {
+                    if chars[i] == '"' {
+                        if chars.get(i + 1) == Some(&'"') {
+                            i += 2;
+                            continue;
+                        }
+                        i += 1;
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            '-' if chars.get(i + 1) == Some(&'-') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if chars.get(i + 1) == Some(&'*') => {
+                let mut depth = 0;
+                while i < chars.len() {
+                    if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                        depth += 1;
+                        i += 2;
+                    } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                        depth -= 1;
+                        i += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            '$' if !prev.is_some_and(ident) && !chars.get(i + 1).is_some_and(|d| d.is_ascii_digit()) => {
+                // $tag$ ... $tag$ (the tag an identifier, perhaps empty).
+                let mut j = i + 1;
+                while j < chars.len() && (chars[j].is_alphanumeric() || chars[j] == '_') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&'$') {
+                    let tag: Vec<char> = chars[i..=j].to_vec();
+                    i = j + 1;
+                    while i < chars.len() && !chars[i..].starts_with(&tag) {
+                        i += 1;
+                    }
+                    i = (i + tag.len()).min(chars.len());
+                } else {
+                    i += 1;
+                }
+            }
+            '?' => {
+                i += 1;
+                out.push('?');
+                if chars.get(i).is_some_and(|n| !n.is_whitespace() && !matches!(n, '|' | '&' | '-' | '#')) {
+                    out.push(' ');
+                    changed = true;
+                }
+                continue;
+            }
+            _ => i += 1,
+        }
+        out.extend(&chars[start..i]);
+    }
+    changed.then_some(out)
+}
+
+/// `U&'...' UESCAPE 'c'` is refused with 0A000: the tokenizer decodes a `U&` string with the
+/// backslash escape only, and would read UESCAPE as an alias.
+fn refuse_uescape(sql: &str) -> Result<()> {
+    use sqlparser::tokenizer::Token;
+    if !sql.contains("&'") {
+        return Ok(());
+    }
+    let Ok(toks) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else { return Ok(()) };
+    let mut after_unicode = false;
+    for tok in toks {
+        match tok {
+            Token::Whitespace(_) => continue,
+            Token::UnicodeStringLiteral(_) => after_unicode = true,
+            Token::Word(w) if after_unicode && w.value.eq_ignore_ascii_case("uescape") => {
+                return Err(PgError::feature("UESCAPE is not supported by heapstore; write the escapes with a backslash"));
+            }
+            _ => after_unicode = false,
+        }
+    }
+    Ok(())
 }
 
 /// Tokens of a text heapstore made or stored itself, with no locations: an error binding what
@@ -1124,8 +1256,59 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                 head.push_str(" VERBOSE");
                 k = 1;
             }
-            if sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
-                return Err(PgError::feature("ANALYZE (options) is not supported; write ANALYZE [VERBOSE] [table [(columns)]]"));
+            if k == 0 && sig.first().is_some_and(|t| matches!(t, Token::LParen)) {
+                // ANALYZE (option [value], ...): VERBOSE [boolean] is heapstore's VERBOSE.
+                k = 1;
+                let mut verbose;
+                loop {
+                    let opt = sig.get(k).and_then(|t| word(t)).ok_or_else(|| syntax(sig.get(k).copied()))?;
+                    k += 1;
+                    let value = match sig.get(k) {
+                        Some(Token::Comma | Token::RParen) => None,
+                        Some(t @ (Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_))) => {
+                            k += 1;
+                            Some(match t {
+                                Token::Word(w) => w.value.to_ascii_lowercase(),
+                                Token::Number(n, _) => n.clone(),
+                                Token::SingleQuotedString(s) => s.to_ascii_lowercase(),
+                                _ => unreachable!("matched above"),
+                            })
+                        }
+                        other => return Err(syntax(other.copied())),
+                    };
+                    match opt.as_str() {
+                        "VERBOSE" => {
+                            verbose = match value.as_deref() {
+                                None | Some("true" | "on" | "yes" | "1" | "t" | "y") => true,
+                                Some("false" | "off" | "no" | "0" | "f" | "n") => false,
+                                Some(_) => return Err(PgError::new(sqlstate::SYNTAX_ERROR, "verbose requires a Boolean value")),
+                            };
+                        }
+                        "SKIP_LOCKED" | "BUFFER_USAGE_LIMIT" => {
+                            return Err(PgError::feature(format!(
+                                "ANALYZE option {} is not supported by heapstore",
+                                opt.to_ascii_lowercase()
+                            )))
+                        }
+                        _ => {
+                            return Err(PgError::new(
+                                sqlstate::SYNTAX_ERROR,
+                                format!("unrecognized ANALYZE option \"{}\"", opt.to_ascii_lowercase()),
+                            ))
+                        }
+                    }
+                    match sig.get(k) {
+                        Some(Token::Comma) => k += 1,
+                        Some(Token::RParen) => {
+                            k += 1;
+                            break;
+                        }
+                        other => return Err(syntax(other.copied())),
+                    }
+                }
+                if verbose {
+                    head.push_str(" VERBOSE");
+                }
             }
             // [schema.]table: words separated by dots.
             let mut name = String::new();
@@ -1446,6 +1629,8 @@ fn sequence_option_order(sql: &str) -> Option<String> {
 /// sqlparser does not know `CREATE UNLOGGED TABLE`, nor PostgreSQL's `VACUUM VERBOSE ANALYZE t`:
 /// blank those words out and remember them (see [`TextFlags`]).
 fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
+    let guarded = guard_question(sql);
+    let sql = guarded.as_deref().unwrap_or(sql);
     let analyzes = analyze_statements(sql)?;
     let sql = analyzes.as_deref().unwrap_or(sql);
     let normalized = copy_booleans(sql);
@@ -1513,6 +1698,23 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_bare_question_mark_keeps_the_character_after_it() {
+        use super::guard_question as g;
+        assert_eq!(g("select j ?'a'").as_deref(), Some("select j ? 'a'"));
+        assert_eq!(g("select j?$1, j ?k").as_deref(), Some("select j? $1, j ? k"));
+        // Already followed by a space, or an operator of its own: unchanged.
+        assert_eq!(g("select j ? 'a', j ?| array['a'], j ?& b, j ?- c, j ?# d"), None);
+        // Inside literals, quoted identifiers, comments and dollar quotes: unchanged.
+        assert_eq!(g("select '?x', E'\\'?x', \"a?b\", $$?x$$, $t$?y$t$ -- ?z\n/* ?w /* ?v */ ?u */"), None);
+        assert_eq!(g("select 'it''s' ?'k'").as_deref(), Some("select 'it''s' ? 'k'"));
+        assert_eq!(g("select a$b ?c").as_deref(), Some("select a$b ? c"));
+        // The statements it makes parse as PostgreSQL reads them.
+        let st = super::statements("select '{\"a\":1}'::jsonb ?'a', $1::jsonb ?$2").unwrap();
+        let Statement::Query(q) = &st[0] else { panic!("a query") };
+        assert_eq!(q.to_string(), "SELECT '{\"a\":1}'::JSONB ? 'a', $1::JSONB ? $2");
+    }
+
     use super::*;
 
     #[test]

@@ -203,6 +203,7 @@ pub(crate) fn map_scalar(e: &Scalar, f: &mut dyn FnMut(&Scalar) -> Option<Scalar
         Scalar::SubLink(l) => {
             let mut l2 = (**l).clone();
             l2.lhs = l.lhs.as_ref().map(|x| map_scalar(x, f));
+            l2.lhs_row = l.lhs_row.iter().map(|x| map_scalar(x, f)).collect();
             Scalar::SubLink(Box::new(l2))
         }
         other => other.clone(),

@@ -1973,6 +1973,62 @@ impl Numeric {
         ln_var(self, rscale)?.finish()
     }
 
+    /// `numeric_log`: the logarithm of `num` to base `self`, with at least 16 significant
+    /// digits and no fewer places than either input (`log_var`). NaN gives NaN; a negative
+    /// or zero input is 2201E; `log(Infinity, x)` is 0 for finite x and NaN for Infinity;
+    /// `log(b, Infinity)` is Infinity; base 1 divides by ln(1) = 0 (22012).
+    pub fn log(&self, num: &Numeric) -> Result<Numeric> {
+        if !self.is_finite() || !num.is_finite() {
+            if self.is_nan() || num.is_nan() {
+                return Ok(Numeric::nan());
+            }
+            let (sb, sn) = (self.sign_i(), num.sign_i());
+            if sb < 0 || sn < 0 {
+                return Err(log_error("cannot take logarithm of a negative number"));
+            }
+            if sb == 0 || sn == 0 {
+                return Err(log_error("cannot take logarithm of zero"));
+            }
+            if self.kind == Kind::PosInf {
+                return Ok(if num.kind == Kind::PosInf { Numeric::nan() } else { Numeric::zero() });
+            }
+            return Ok(Numeric::infinity());
+        }
+        for x in [self, num] {
+            match x.sign_i() {
+                0 => return Err(log_error("cannot take logarithm of zero")),
+                -1 => return Err(log_error("cannot take logarithm of a negative number")),
+                _ => {}
+            }
+        }
+        let ln_base_dweight = estimate_ln_dweight(self);
+        let ln_num_dweight = estimate_ln_dweight(num);
+        let result_dweight = ln_num_dweight - ln_base_dweight;
+        let rscale = (MIN_SIG_DIGITS - result_dweight).max(self.dscale).max(num.dscale).clamp(MIN_DISPLAY_SCALE, MAX_DISPLAY_SCALE);
+        // Each logarithm carries more significant digits than the quotient needs.
+        let ln_base_rscale = (rscale + result_dweight - ln_base_dweight + 8).max(MIN_DISPLAY_SCALE);
+        let ln_num_rscale = (rscale + result_dweight - ln_num_dweight + 8).max(MIN_DISPLAY_SCALE);
+        let ln_base = ln_var(self, ln_base_rscale)?;
+        let ln_num = ln_var(num, ln_num_rscale)?;
+        div_round(&ln_num, &ln_base, rscale)?.finish()
+    }
+
+    /// `numeric_fac` (`factorial(bigint)`): 1 for 0 and 1; `factorial of a negative number
+    /// is undefined` and, past 32177!, `value overflows numeric format` (22003).
+    pub fn factorial(n: i64) -> Result<Numeric> {
+        if n < 0 {
+            return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "factorial of a negative number is undefined"));
+        }
+        if n > 32177 {
+            return Err(overflow());
+        }
+        let mut r = Numeric::one();
+        for k in 2..=n {
+            r = mul_var(&r, &Numeric::from_i64(k), 0);
+        }
+        r.finish()
+    }
+
     /// `numeric_exp`: e^x with at least 16 significant digits; `exp(-Infinity)` is 0.
     pub fn exp(&self) -> Result<Numeric> {
         match self.kind {
