@@ -803,3 +803,85 @@ fn reset_of_engine_settings() {
     cfg.options("-c work_mem=8MB");
     assert_eq!(code(&cfg.connect(NoTls).err().unwrap()), "0A000");
 }
+
+/// Bind of a named portal `portal` of the unnamed statement, no parameters, text results.
+fn bind_named(portal: &str) -> Vec<u8> {
+    let mut b = [cstr(portal), cstr("")].concat();
+    b.extend_from_slice(&0i16.to_be_bytes());
+    b.extend_from_slice(&0i16.to_be_bytes());
+    b.extend_from_slice(&0i16.to_be_bytes());
+    msg(b'B', &b)
+}
+
+fn execute_named(portal: &str, max_rows: i32) -> Vec<u8> {
+    msg(b'E', &[cstr(portal), max_rows.to_be_bytes().to_vec()].concat())
+}
+
+/// The CommandComplete tags of a byte stream of backend messages.
+fn command_tags(b: &[u8]) -> Vec<String> {
+    messages(b)
+        .into_iter()
+        .filter(|(t, _)| *t == b'C')
+        .map(|(_, body)| String::from_utf8_lossy(&body[..body.len() - 1]).into_owned())
+        .collect()
+}
+
+#[test]
+fn named_portals_end_with_their_transaction_and_the_last_execute_counts_its_own_rows() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE p (a integer); INSERT INTO p SELECT generate_series(1, 5)").unwrap();
+    let parse = msg(b'P', &[cstr(""), cstr("SELECT a FROM p ORDER BY a"), 0i16.to_be_bytes().to_vec()].concat());
+    // Outside a block the Sync ends the implicit transaction and the named portal with it: the
+    // same name binds again (PostgreSQL's portals are not holdable). Executed 4 rows then the
+    // rest, the last Execute reports its own row.
+    let bytes = [
+        parse.clone(),
+        bind_named("c1"),
+        execute_named("c1", 4),
+        execute_named("c1", 0),
+        msg(b'S', &[]),
+        bind_named("c1"),
+        execute_named("c1", 0),
+        msg(b'S', &[]),
+        msg(b'X', &[]),
+    ]
+    .concat();
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out), None);
+    assert_eq!(command_tags(&out), ["SELECT 1", "SELECT 5"]);
+    assert_eq!(messages(&out).iter().filter(|(t, _)| *t == b's').count(), 1, "one PortalSuspended");
+    // Inside a block it lives on across Syncs, so a second Bind of the name is 42P03.
+    let bytes = [
+        msg(b'Q', &cstr("BEGIN")),
+        parse.clone(),
+        bind_named("c2"),
+        execute_named("c2", 2),
+        msg(b'S', &[]),
+        bind_named("c2"),
+        msg(b'S', &[]),
+        msg(b'X', &[]),
+    ]
+    .concat();
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out).as_deref(), Some("42P03"));
+    // In a failed block a portal that returns rows (bound before the failure) is not
+    // described (25P02).
+    let bytes = [
+        msg(b'Q', &cstr("BEGIN")),
+        parse,
+        bind_named("c3"),
+        msg(b'S', &[]),
+        msg(b'Q', &cstr("SELECT 1/0")),
+        msg(b'D', &[b"P".to_vec(), cstr("c3")].concat()),
+        msg(b'S', &[]),
+        msg(b'X', &[]),
+    ]
+    .concat();
+    let codes: Vec<String> = messages(&raw_exchange(s.port, true, &bytes))
+        .into_iter()
+        .filter(|(t, _)| *t == b'E')
+        .filter_map(|(_, body)| first_error_code(&msg(b'E', &body)))
+        .collect();
+    assert_eq!(codes, ["22012", "25P02"]);
+}

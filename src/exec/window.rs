@@ -480,7 +480,11 @@ fn in_range(val: &Value, base: &Value, offset: &Value, sub: bool, less: bool) ->
                     Value::Timestamp(t) | Value::Timestamptz(t) => t,
                     Value::Date(d) if d == i32::MIN => i64::MIN,
                     Value::Date(d) if d == i32::MAX => i64::MAX,
-                    Value::Date(d) => i64::from(d) * 86_400_000_000,
+                    // PostgreSQL's date2timestamp: a date past the timestamp range is an error.
+                    Value::Date(d) => i64::from(d)
+                        .checked_mul(86_400_000_000)
+                        .filter(|t| (-211_813_488_000_000_000..9_223_371_331_200_000_000).contains(t))
+                        .ok_or_else(|| PgError::new("22008", "date out of range for timestamp"))?,
                     _ => return Err(PgError::internal("an interval RANGE offset over a column that is not a date or timestamp")),
                 })
             };

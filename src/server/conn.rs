@@ -25,7 +25,8 @@
 //! 5. A portal's statement runs at its first Describe or Execute (pgbench and libpq send
 //!    Bind, Describe portal, Execute); its rows are kept and sent in pieces of `max_rows`
 //!    (PortalSuspended between them). The unnamed portal is dropped at Sync; named ones at
-//!    Close or disconnect.
+//!    Close, or when their transaction ends (outside a block: at the Sync that commits the
+//!    implicit transaction), as PostgreSQL drops portals that are not holdable.
 //!
 //! 6. Outside BEGIN ... COMMIT, the statements Executed between two Syncs share one implicit
 //!    transaction, committed at the Sync (`sql::end_implicit`); an error in any message before
@@ -1082,9 +1083,11 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     fn ready(&mut self) -> Result<()> {
-        // Cursors live until their transaction ends.
+        // Cursors and portals live until their transaction ends (PostgreSQL's portals are
+        // not holdable): outside a block, the Sync that ends the implicit transaction.
         if self.session.txn.is_none() {
             self.cursors.clear();
+            self.portals.clear();
         }
         // Settings an abort or commit put back (the session's invariant 10), reported as
         // PostgreSQL reports them: before ReadyForQuery.
@@ -1186,6 +1189,11 @@ impl<S: Read + Write> Conn<'_, S> {
     /// OID, size, type modifier and format, as PostgreSQL's RowDescription.
     fn row_description(columns: &[(String, String)], sources: &[Option<(u32, i16)>], formats: &[i16]) -> B {
         row_description(columns, sources, formats)
+    }
+
+    /// Whether the session is in a transaction block that failed.
+    fn failed_block(&self) -> bool {
+        self.session.txn.as_ref().is_some_and(|t| t.failed)
     }
 
     fn complete(&mut self, r: &QueryResult) -> Result<()> {
@@ -1505,6 +1513,9 @@ impl<S: Read + Write> Conn<'_, S> {
                         _ => None,
                     }
                 }
+                // In a failed block a statement that returns rows is not described (its
+                // columns would need the catalog), as in PostgreSQL; its parameters were.
+                Some(p) if p.returns_rows() && self.failed_block() => return Err(failed_block_error()),
                 Some(p) if p.returns_rows() => Some(crate::sql::describe(&mut self.session, p)?),
                 Some(_) => None,
             };
@@ -1512,6 +1523,13 @@ impl<S: Read + Write> Conn<'_, S> {
                 Some(r) => self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[])),
                 None => self.wire.send(B::NoData(NoData::new())),
             };
+        }
+        if self.failed_block()
+            && self.portals.get(&name).is_some_and(|p| {
+                p.stmt.prepared.as_ref().is_some_and(|x| x.returns_rows()) || p.result.as_ref().is_some_and(|r| r.returns_rows)
+            })
+        {
+            return Err(failed_block_error());
         }
         let Some(p) = self.portals.get(&name) else {
             // A SQL cursor is a portal too (psycopg describes its named cursors so).
@@ -1571,7 +1589,8 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         let p = self.portals.get_mut(name).expect("checked");
         p.held = None;
-        let r = p.result.clone().unwrap_or_default();
+        let mut r = p.result.clone().unwrap_or_default();
+        r.tag = tag_with_count(&r.tag, n);
         self.complete(&r)
     }
 
@@ -1668,8 +1687,25 @@ impl<S: Read + Write> Conn<'_, S> {
         if suspended {
             return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
         }
-        let r = self.portals.get(&name).and_then(|p| p.result.as_ref()).expect("kept").clone();
+        let mut r = self.portals.get(&name).and_then(|p| p.result.as_ref()).expect("kept").clone();
+        if r.returns_rows {
+            r.tag = tag_with_count(&r.tag, count);
+        }
         self.complete(&r)
+    }
+}
+
+fn failed_block_error() -> PgError {
+    PgError::new(sqlstate::IN_FAILED_SQL_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block")
+}
+
+/// A command tag with its row count replaced by `n`: the last Execute of a portal that was
+/// suspended reports the rows that Execute sent (`SELECT 1` after `SELECT` of 4 more), as
+/// PostgreSQL's PortalRun does.
+fn tag_with_count(tag: &str, n: usize) -> String {
+    match tag.rsplit_once(' ') {
+        Some((head, count)) if count.parse::<u64>().is_ok() => format!("{head} {n}"),
+        _ => tag.to_string(),
     }
 }
 

@@ -430,7 +430,7 @@ pub fn base_type(t: Option<SqlType>) -> Option<SqlType> {
 pub fn compare_scalars(o: CmpOp, a: Scalar, b: Scalar) -> Result<Scalar> {
     let (a, b) = bind_pair(a, b)?;
     check_comparable(&a, &b, o.symbol())?;
-    let (a, b) = if is_bpchar(&a) || is_bpchar(&b) { (unpad(a), unpad(b)) } else { (a, b) };
+    let (a, b) = unpad_pair(a, b);
     Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
 }
 
@@ -719,7 +719,7 @@ impl Binder<'_> {
                     let (a, b) = bind_pair(a.clone(), b.clone())?;
                     check_comparable(&a, &b, o.symbol())?;
                     // char(n) compares without its padding (as text, PostgreSQL's bpchar rules).
-                    let (a, b) = if is_bpchar(&a) || is_bpchar(&b) { (unpad(a), unpad(b)) } else { (a, b) };
+                    let (a, b) = unpad_pair(a, b);
                     Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
                 };
                 let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
@@ -1067,6 +1067,24 @@ fn is_bpchar(e: &Scalar) -> bool {
 
 /// A char(n) operand as text (its padding dropped, PostgreSQL's bpchar-to-text cast); other
 /// operands unchanged.
+/// The two sides of a comparison with char(n) on one side, as PostgreSQL compares them: a
+/// char(n) without its padding; a varchar beside it is read as char too (varchar converts to
+/// bpchar implicitly, so `bpchar = bpchar` is chosen), losing its trailing spaces; text stays
+/// text (`bpchar` converts to text, the preferred type).
+pub fn unpad_pair(a: Scalar, b: Scalar) -> (Scalar, Scalar) {
+    if !is_bpchar(&a) && !is_bpchar(&b) {
+        return (a, b);
+    }
+    let as_char = |x: Scalar| {
+        if type_of(&x).is_some_and(|t| t.id == TypeId::Varchar) {
+            Scalar::Cast(Box::new(Scalar::Cast(Box::new(x), SqlType::new(TypeId::Bpchar))), SqlType::new(TypeId::Text))
+        } else {
+            unpad(x)
+        }
+    };
+    (as_char(a), as_char(b))
+}
+
 pub fn unpad(e: Scalar) -> Scalar {
     if is_bpchar(&e) {
         Scalar::Cast(Box::new(e), SqlType::new(TypeId::Text))

@@ -461,6 +461,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             (Func::Log, each(args, &[numeric(), numeric()])?, numeric())
         }
         "width_bucket" if args.len() == 4 => {
+            // The count is an integer: a bigint (or anything else) has no function.
+            if type_of(&args[3]).is_some_and(|t| !matches!(t.id, TypeId::Int2 | TypeId::Int4)) {
+                return Err(no_function(name, &all));
+            }
             let ty = if numeric_call(&args[..3]) { numeric() } else { f8() };
             (Func::WidthBucket, each(args, &[ty, ty, ty, int4])?, int4)
         }
@@ -1352,7 +1356,10 @@ fn width_bucket_error(msg: &str) -> PgError {
 /// `width_bucket(float8, float8, float8, int)`: the bucket, 1 to `count`, of `operand` among
 /// `count` equal-width buckets from `b1` to `b2` (reversed when `b1 > b2`); 0 below the
 /// range, `count + 1` at or past its end. The quotient is taken before the multiplication
-/// and capped below 1, as in PostgreSQL, and halved operands avoid overflow on huge ranges.
+/// and capped below 1, and halved operands avoid overflow on huge ranges: PostgreSQL 16 and
+/// later's rule (18 is the reference). PostgreSQL 15 multiplied first, which rounds some
+/// values into the next bucket (`width_bucket(15, 0, 22, 22)` is 16 there, 15 in 18) and
+/// overflows on ranges near the float8 limit.
 fn width_bucket_float8(operand: f64, b1: f64, b2: f64, count: i32) -> Result<i32> {
     if count <= 0 {
         return Err(width_bucket_error("count must be greater than zero"));
@@ -2146,10 +2153,20 @@ fn range_offset(b: &Binder<'_>, ty: Option<SqlType>, n: &Expr) -> Result<Scalar>
         other => other,
     };
     let o = b.bind(n)?;
-    let mut reads_column = false;
-    o.visit(&mut |x| reads_column |= matches!(x, Scalar::Col(..) | Scalar::Outer(..)));
-    if reads_column {
+    // The query's own columns are not allowed. An enclosing query's would be allowed by
+    // PostgreSQL, but the planner does not see a frame offset when it decides whether a
+    // subquery reads its enclosing query (and may run it once), so they are refused.
+    let (mut own, mut enclosing) = (false, false);
+    o.visit(&mut |x| match x {
+        Scalar::Col(..) => own = true,
+        Scalar::Outer(..) => enclosing = true,
+        _ => {}
+    });
+    if own {
         return Err(PgError::new("42P10", "argument of RANGE must not contain variables"));
+    }
+    if enclosing {
+        return Err(PgError::feature("a RANGE offset that reads an enclosing query's column is not supported by heapstore yet"));
     }
     let Some(col) = ty else {
         return Err(PgError::feature("RANGE with offset PRECEDING/FOLLOWING over an untyped column is not supported"));
@@ -2373,7 +2390,8 @@ impl Binder<'_> {
                 for (x, y) in l.iter().zip(&r) {
                     let (x, y) = bind_pair(self.bind(x)?, self.bind(y)?)?;
                     expr::check_comparable(&x, &y, "=")?;
-                    let d = Scalar::IsDistinct(Box::new(expr::unpad(x)), Box::new(expr::unpad(y)), not);
+                    let (x, y) = expr::unpad_pair(x, y);
+                    let d = Scalar::IsDistinct(Box::new(x), Box::new(y), not);
                     acc = Some(match acc {
                         None => d,
                         Some(p) if not => Scalar::And(Box::new(p), Box::new(d)),
@@ -2385,7 +2403,8 @@ impl Binder<'_> {
             Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) => {
                 let (x, y) = bind_pair(self.bind(a)?, self.bind(b)?)?;
                 expr::check_comparable(&x, &y, "=")?;
-                Scalar::IsDistinct(Box::new(expr::unpad(x)), Box::new(expr::unpad(y)), matches!(e, Expr::IsNotDistinctFrom(..)))
+                let (x, y) = expr::unpad_pair(x, y);
+                Scalar::IsDistinct(Box::new(x), Box::new(y), matches!(e, Expr::IsNotDistinctFrom(..)))
             }
             Expr::IsTrue(x) => Scalar::IsBool(Box::new(self.boolean(x, "IS TRUE")?), Some(true), false),
             Expr::IsNotTrue(x) => Scalar::IsBool(Box::new(self.boolean(x, "IS NOT TRUE")?), Some(true), true),
@@ -3589,20 +3608,22 @@ impl Binder<'_> {
                 let start_is_unbounded_following = matches!(f.start_bound, WindowFrameBound::Following(None));
                 let end_is_unbounded_preceding = matches!(f.end_bound, Some(WindowFrameBound::Preceding(None)));
                 if start_is_unbounded_following {
-                    return Err(PgError::syntax("frame start cannot be UNBOUNDED FOLLOWING"));
+                    return Err(PgError::new("42P20", "frame start cannot be UNBOUNDED FOLLOWING"));
                 }
                 if end_is_unbounded_preceding {
-                    return Err(PgError::syntax("frame end cannot be UNBOUNDED PRECEDING"));
+                    return Err(PgError::new("42P20", "frame end cannot be UNBOUNDED PRECEDING"));
                 }
                 let start_following = matches!(f.start_bound, WindowFrameBound::Following(Some(_)));
                 let end_preceding = matches!(f.end_bound, Some(WindowFrameBound::Preceding(Some(_))));
                 if matches!(f.start_bound, WindowFrameBound::CurrentRow) && end_preceding {
                     return Err(PgError::new("42P20", "frame starting from current row cannot have preceding rows"));
                 }
-                if start_following && matches!(f.end_bound, Some(WindowFrameBound::CurrentRow)) {
+                // `n FOLLOWING` alone ends at the current row (PostgreSQL's grammar words the
+                // two cases differently).
+                if start_following && f.end_bound.is_none() {
                     return Err(PgError::new("42P20", "frame starting from following row cannot end with current row"));
                 }
-                if start_following && end_preceding {
+                if start_following && (end_preceding || matches!(f.end_bound, Some(WindowFrameBound::CurrentRow))) {
                     return Err(PgError::new("42P20", "frame starting from following row cannot have preceding rows"));
                 }
                 Some(crate::exec::Frame {

@@ -1162,7 +1162,7 @@ fn refuse_uescape(sql: &str) -> Result<()> {
         match tok {
             Token::Whitespace(_) => continue,
             Token::UnicodeStringLiteral(_) => after_unicode = true,
-            Token::Word(w) if after_unicode && w.value.eq_ignore_ascii_case("uescape") => {
+            Token::Word(w) if after_unicode && w.quote_style.is_none() && w.value.eq_ignore_ascii_case("uescape") => {
                 return Err(PgError::feature("UESCAPE is not supported by heapstore; write the escapes with a backslash"));
             }
             _ => after_unicode = false,
@@ -1267,9 +1267,10 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                         Some(Token::Comma | Token::RParen) => None,
                         Some(t @ (Token::Word(_) | Token::Number(..) | Token::SingleQuotedString(_))) => {
                             k += 1;
+                            // A number stays a number: only 0 and 1 are Booleans then.
                             Some(match t {
                                 Token::Word(w) => w.value.to_ascii_lowercase(),
-                                Token::Number(n, _) => n.clone(),
+                                Token::Number(n, _) => format!("#{n}"),
                                 Token::SingleQuotedString(s) => s.to_ascii_lowercase(),
                                 _ => unreachable!("matched above"),
                             })
@@ -1279,8 +1280,9 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                     match opt.as_str() {
                         "VERBOSE" => {
                             verbose = match value.as_deref() {
-                                None | Some("true" | "on" | "yes" | "1" | "t" | "y") => true,
-                                Some("false" | "off" | "no" | "0" | "f" | "n") => false,
+                                // PostgreSQL's defGetBoolean.
+                                None | Some("true" | "on" | "#1") => true,
+                                Some("false" | "off" | "#0") => false,
                                 Some(_) => return Err(PgError::new(sqlstate::SYNTAX_ERROR, "verbose requires a Boolean value")),
                             };
                         }
