@@ -147,13 +147,15 @@ fn extended_protocol_text_and_binary() {
     let st = c.prepare("DELETE FROM t WHERE a = 0 RETURNING *").unwrap();
     assert_eq!(st.columns().len(), 6);
     assert!(c.prepare("DELETE FROM t WHERE a = 0").unwrap().columns().is_empty());
-    // Parameters: text (untyped, reported as text) and binary (typed at Parse).
+    // Parameters: text (untyped, reported as text) and binary (typed at Parse: the
+    // parameters, and so the columns, have the declared types, as in PostgreSQL).
     let r = c.query_one("SELECT $1", &[&"héllo"]).unwrap();
     assert_eq!(r.get::<_, String>(0), "héllo");
     let st = c.prepare_typed("SELECT $1, $2", &[Type::INT4, Type::INT8]).unwrap();
+    assert_eq!(st.columns().iter().map(|c| c.type_().clone()).collect::<Vec<_>>(), [Type::INT4, Type::INT8]);
     let r = c.query_one(&st, &[&-7i32, &(1i64 << 40)]).unwrap();
-    assert_eq!(r.get::<_, String>(0), "-7");
-    assert_eq!(r.get::<_, String>(1), "1099511627776");
+    assert_eq!(r.get::<_, i32>(0), -7);
+    assert_eq!(r.get::<_, i64>(1), 1i64 << 40);
     // The same prepared statement many times.
     let st = c.prepare("SELECT count(*) FROM t").unwrap();
     for _ in 0..20 {
@@ -884,4 +886,49 @@ fn named_portals_end_with_their_transaction_and_the_last_execute_counts_its_own_
         .filter_map(|(_, body)| first_error_code(&msg(b'E', &body)))
         .collect();
     assert_eq!(codes, ["22012", "25P02"]);
+}
+
+#[test]
+fn a_parameter_type_the_client_declares_types_the_parameter() {
+    let s = TestServer::default();
+    // Parse with $1 declared numeric (1700) and $2 int8 (20), Describe, Bind text values.
+    let sql = "SELECT round($1), $1 / 2, $2 / 2, $1";
+    let mut parse = [cstr(""), cstr(sql)].concat();
+    parse.extend_from_slice(&2i16.to_be_bytes());
+    parse.extend_from_slice(&1700i32.to_be_bytes());
+    parse.extend_from_slice(&20i32.to_be_bytes());
+    let mut bind = [cstr(""), cstr("")].concat();
+    bind.extend_from_slice(&0i16.to_be_bytes());
+    bind.extend_from_slice(&2i16.to_be_bytes());
+    for p in [&b"2.5"[..], b"5"] {
+        bind.extend_from_slice(&(p.len() as i32).to_be_bytes());
+        bind.extend_from_slice(p);
+    }
+    bind.extend_from_slice(&0i16.to_be_bytes());
+    let bytes = [
+        msg(b'P', &parse),
+        msg(b'B', &bind),
+        msg(b'D', &[b"P".to_vec(), cstr("")].concat()),
+        msg(b'E', &[cstr(""), 0i32.to_be_bytes().to_vec()].concat()),
+        msg(b'S', &[]),
+        msg(b'X', &[]),
+    ]
+    .concat();
+    let out = raw_exchange(s.port, true, &bytes);
+    assert_eq!(first_error_code(&out), None);
+    let ms = messages(&out);
+    // As PostgreSQL: round(numeric) is 3, numeric division keeps the fraction, bigint's does
+    // not; the bare parameter's column is `?column?`, of type numeric.
+    let row = ms.iter().find(|(t, _)| *t == b'D').map(|(_, b)| b.clone()).expect("a row");
+    let mut fields = Vec::new();
+    let mut at = 2;
+    for _ in 0..i16::from_be_bytes([row[0], row[1]]) {
+        let len = i32::from_be_bytes(row[at..at + 4].try_into().unwrap()) as usize;
+        fields.push(String::from_utf8_lossy(&row[at + 4..at + 4 + len]).into_owned());
+        at += 4 + len;
+    }
+    assert_eq!(fields, ["3", "1.25000000000000000000", "2", "2.5"]);
+    let desc = ms.iter().find(|(t, _)| *t == b'T').map(|(_, b)| b.clone()).expect("a RowDescription");
+    let desc = String::from_utf8_lossy(&desc).into_owned();
+    assert!(desc.contains("?column?") && !desc.contains("numeric\0"), "{desc:?}");
 }

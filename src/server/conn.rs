@@ -1385,7 +1385,13 @@ impl<S: Read + Write> Conn<'_, S> {
             probe.probe = true;
             query::local(&mut probe, &mut self.session, &self.user, self.pid, &sql).is_some()
         };
-        let prepared = if is_local { None } else { Some(Arc::new(crate::sql::prepare(&sql)?)) };
+        let prepared = if is_local {
+            None
+        } else {
+            let mut p = crate::sql::prepare(&sql)?;
+            crate::sql::declare_param_types(&mut p, &type_oids);
+            Some(Arc::new(p))
+        };
         // A statement whose table does not exist yet (created later in the same pipeline)
         // infers nothing; its parameters are then text, as Describe reports them.
         let inferred = prepared.as_ref().and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();

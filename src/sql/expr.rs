@@ -622,7 +622,9 @@ impl Binder<'_> {
                 }
                 super::func::bind_call("abs", vec![x])?
             }
-            Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon, expr, data_type, format: None } => {
+            // SAFE_CAST marks a parameter the client declared a type for (`sql::declare_param_types`):
+            // bound as a cast, which makes `$n` a parameter of that type.
+            Expr::Cast { kind: CastKind::Cast | CastKind::DoubleColon | CastKind::SafeCast, expr, data_type, format: None } => {
                 let ty = crate::sql::ddl::sql_type(data_type)?;
                 // `ARRAY[...]::t[]`: the elements are typed by the cast (`ARRAY[]::int[]`).
                 let mut inner = &**expr;
@@ -1065,8 +1067,6 @@ fn is_bpchar(e: &Scalar) -> bool {
     type_of(e).is_some_and(|t| t.id == TypeId::Bpchar)
 }
 
-/// A char(n) operand as text (its padding dropped, PostgreSQL's bpchar-to-text cast); other
-/// operands unchanged.
 /// The two sides of a comparison with char(n) on one side, as PostgreSQL compares them: a
 /// char(n) without its padding; a varchar beside it is read as char too (varchar converts to
 /// bpchar implicitly, so `bpchar = bpchar` is chosen), losing its trailing spaces; text stays
@@ -1085,6 +1085,8 @@ pub fn unpad_pair(a: Scalar, b: Scalar) -> (Scalar, Scalar) {
     (as_char(a), as_char(b))
 }
 
+/// A char(n) operand as text (its padding dropped, PostgreSQL's bpchar-to-text cast); other
+/// operands unchanged.
 pub fn unpad(e: Scalar) -> Scalar {
     if is_bpchar(&e) {
         Scalar::Cast(Box::new(e), SqlType::new(TypeId::Text))

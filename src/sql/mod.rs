@@ -222,6 +222,63 @@ impl Prepared {
     }
 }
 
+/// The SQL type name of a parameter type OID a client declared, for the types whose values
+/// differ from an untyped literal's (numbers, Booleans, dates and times, uuid, interval,
+/// json, bytea). Text types, `unknown` and types heapstore does not have give None: such a
+/// parameter stays untyped and takes the type its context needs, as before.
+fn declared_param_type(oid: u32) -> Option<&'static str> {
+    Some(match oid {
+        16 => "boolean",
+        17 => "bytea",
+        20 => "bigint",
+        21 => "smallint",
+        23 => "integer",
+        26 => "oid",
+        114 => "json",
+        700 => "real",
+        701 => "double precision",
+        1082 => "date",
+        1114 => "timestamp",
+        1184 => "timestamptz",
+        1186 => "interval",
+        1700 => "numeric",
+        2950 => "uuid",
+        3802 => "jsonb",
+        _ => return None,
+    })
+}
+
+/// Types the parameters a client declared at Parse (`oids[n - 1]` for `$n`; 0 for none):
+/// each `$n` of such a type becomes a parameter of that type, as in PostgreSQL, where
+/// `round($1)` with `$1` declared numeric is `round(numeric)` (3 for 2.5) and `$1 / 2` with
+/// `$1` numeric is numeric division. The statement marks it as `SAFE_CAST($n AS type)`,
+/// which PostgreSQL's grammar cannot write: the binder reads that as a parameter of the
+/// type, and names a result column after what is inside (`?column?`), not after the type.
+pub fn declare_param_types(p: &mut Prepared, oids: &[u32]) {
+    let names: Vec<Option<&str>> = oids.iter().map(|&o| declared_param_type(o)).collect();
+    if names.iter().all(Option::is_none) {
+        return;
+    }
+    let Some(stmt) = p.stmt.as_mut() else { return };
+    let _ = sqlparser::ast::visit_expressions_mut(stmt, |e| {
+        let n = match e {
+            Expr::Value(v) => match &v.value {
+                Value::Placeholder(ph) => ph.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).filter(|&n| n >= 1),
+                _ => None,
+            },
+            _ => None,
+        };
+        let ty = n.and_then(|n| names.get(n - 1).copied().flatten());
+        if let Some(data_type) =
+            ty.and_then(|t| Parser::new(&PostgreSqlDialect {}).try_with_sql(t).and_then(|mut p| p.parse_data_type()).ok())
+        {
+            let inner = e.clone();
+            *e = Expr::Cast { kind: sqlparser::ast::CastKind::SafeCast, expr: Box::new(inner), data_type, format: None };
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+}
+
 /// Parses one statement with parameter placeholders `$n`. More than one statement is refused,
 /// as PostgreSQL refuses it in a prepared statement.
 pub fn prepare(sql: &str) -> Result<Prepared> {
@@ -1144,6 +1201,8 @@ pub(crate) fn guard_question(sql: &str) -> Option<String> {
             }
             _ => i += 1,
         }
+        // An escape at the very end of an unterminated E'' string steps past the end.
+        i = i.min(chars.len());
         out.extend(&chars[start..i]);
     }
     changed.then_some(out)
@@ -1711,6 +1770,10 @@ mod tests {
         assert_eq!(g("select '?x', E'\\'?x', \"a?b\", $$?x$$, $t$?y$t$ -- ?z\n/* ?w /* ?v */ ?u */"), None);
         assert_eq!(g("select 'it''s' ?'k'").as_deref(), Some("select 'it''s' ? 'k'"));
         assert_eq!(g("select a$b ?c").as_deref(), Some("select a$b ? c"));
+        // Unterminated literals and comments end the text without a panic.
+        for t in ["select ?x, E'abc\\", "select ?x, 'abc", "select ?x /* a", "select ?x, $q$ a", "select ?x, \"a"] {
+            assert!(g(t).is_some_and(|o| o.starts_with("select ? x")), "{t}");
+        }
         // The statements it makes parse as PostgreSQL reads them.
         let st = super::statements("select '{\"a\":1}'::jsonb ?'a', $1::jsonb ?$2").unwrap();
         let Statement::Query(q) = &st[0] else { panic!("a query") };

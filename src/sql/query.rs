@@ -832,6 +832,8 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
                 (n.to_lowercase(), 2)
             }
         }
+        // A declared parameter type (`sql::declare_param_types`) does not name the column.
+        Expr::Cast { kind: sqlparser::ast::CastKind::SafeCast, expr, .. } => return figure(expr),
         Expr::Cast { expr, data_type, .. } => match figure(expr) {
             Some(n) if n.1 > 1 => n,
             _ => {

@@ -102,6 +102,12 @@ def psycopg3():
         check(all(isinstance(r[3], decimal.Decimal) for r in got if r[3] is not None), "avg(int) is numeric: %r" % (got,))
         n = c.execute("SELECT count(*) FROM p3 a JOIN p3 b ON a.id = b.id").fetchone()[0]
         check(n == c.execute("SELECT count(*) FROM p3").fetchone()[0], "self join on the key")
+        # psycopg 3 declares a Decimal parameter numeric and a date date: the parameter has
+        # that type (round(numeric) rounds half away from zero; numeric division keeps the
+        # fraction; to_char(date) is chosen among the to_char functions).
+        got = c.execute("SELECT round(%s), %s / 2, to_char(%s, 'YYYY-MM')",
+                        [decimal.Decimal("2.5"), decimal.Decimal("5"), datetime.date(2024, 3, 5)]).fetchone()
+        check(got == (decimal.Decimal("3"), decimal.Decimal("2.5000000000000000"), "2024-03"), f"typed parameters {got!r}")
         # Clauses heapstore does not run are refused, never ignored.
         try:
             c.execute("SELECT * FROM p3 TABLESAMPLE SYSTEM (10)")
