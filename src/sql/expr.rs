@@ -2126,6 +2126,11 @@ pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
         v.encode(out);
         return Ok(());
     }
+    // boolean to a text type is `true` / `false` (PostgreSQL's booltext), not its output
+    // function's `t` / `f`.
+    if let (Value::Bool(b), true) = (v, matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name)) {
+        return ty.input_text(if *b { "true" } else { "false" }, out);
+    }
     let text = v.to_text(&value_type(v).unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
     ty.input_text(&text, out)
 }

@@ -383,6 +383,12 @@ fn run_prepared_inner(s: &mut Session, p: &Prepared, params: &[Option<String>], 
     if p.nparams > 0 {
         let mut bad = None;
         let _ = sqlparser::ast::visit_expressions_mut(&mut stmt, |e| {
+            // A declared parameter type (`declare_param_types`) becomes a plain cast of the
+            // value: statements that keep text (a DEFAULT, a CHECK, a view) keep SQL that
+            // PostgreSQL reads.
+            if let Expr::Cast { kind: kind @ sqlparser::ast::CastKind::SafeCast, .. } = e {
+                *kind = sqlparser::ast::CastKind::DoubleColon;
+            }
             if let Expr::Value(v) = e {
                 if let Value::Placeholder(ph) = &v.value {
                     match ph.strip_prefix('$').and_then(|n| n.parse::<usize>().ok()).filter(|&n| n >= 1 && n <= params.len()) {
