@@ -932,3 +932,16 @@ fn a_parameter_type_the_client_declares_types_the_parameter() {
     let desc = String::from_utf8_lossy(&desc).into_owned();
     assert!(desc.contains("?column?") && !desc.contains("numeric\0"), "{desc:?}");
 }
+
+#[test]
+fn sql_execute_converts_its_constants_to_the_parameter_types() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("PREPARE p1(int) AS SELECT $1; PREPARE p2(numeric, date) AS SELECT round($1), $2 + 1").unwrap();
+    // An assignment cast, as PostgreSQL's EXECUTE does: 1.5 is 2 for an integer.
+    assert_eq!(simple_rows(&mut c, "EXECUTE p1(1.5)"), vec![vec![Some("2".to_string())]]);
+    assert_eq!(simple_rows(&mut c, "EXECUTE p1('7')"), vec![vec![Some("7".to_string())]]);
+    assert_eq!(simple_rows(&mut c, "EXECUTE p2(2.5, '2024-01-31')"), vec![vec![Some("3".to_string()), Some("2024-02-01".to_string())]]);
+    let e = c.batch_execute("EXECUTE p1(true)").unwrap_err();
+    assert_eq!(code(&e), "42804");
+}

@@ -932,8 +932,8 @@ impl<S: Read + Write> Conn<'_, S> {
                 .with_detail(format!("Expected {} parameters but got {}.", stmt.nparams(), args.len())));
         }
         let mut params = Vec::with_capacity(args.len());
-        for a in args {
-            params.push(crate::sql::constant_text(a)?);
+        for (i, a) in args.iter().enumerate() {
+            params.push(crate::sql::execute_argument(a, i + 1, stmt.param_types.get(i).copied().unwrap_or(0))?);
         }
         let Some(prep) = &stmt.prepared else {
             return Err(PgError::feature("EXECUTE of this statement is not supported by heapstore"));

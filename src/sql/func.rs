@@ -2331,6 +2331,25 @@ fn function_name(f: &sqlparser::ast::Function) -> String {
     n.strip_prefix("pg_catalog.").map(str::to_string).unwrap_or(n)
 }
 
+/// The left operand of IN / ANY / ALL over a subquery column of type `rt`: an untyped literal
+/// takes the column's type; otherwise the two must be comparable (42883 if not). A char(n)
+/// column is refused (its padding rules are not built there).
+fn in_operand(l: Scalar, rt: Option<SqlType>) -> Result<Scalar> {
+    let l = expr::unpad(l);
+    if rt.is_some_and(|t| t.id == TypeId::Bpchar) {
+        return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
+    }
+    let lt = type_of(&l);
+    let l = coerce(l, rt)?;
+    let ty = common_type(&[type_of(&l), rt], "IN")?;
+    if let (Some(a), Some(b)) = (type_of(&l), rt) {
+        if !(a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || ty.is_some()) {
+            return Err(expr::no_operator("=", lt, rt));
+        }
+    }
+    Ok(l)
+}
+
 /// `function name(...) does not exist` points at the function's name, as in PostgreSQL (an
 /// error about an operator or a function inside the arguments is left as it is).
 fn at_name(e: PgError, f: &sqlparser::ast::Function, name: &str) -> PgError {
@@ -2592,13 +2611,19 @@ impl Binder<'_> {
         Ok(Scalar::Srf(srfs.len() - 1, ty))
     }
 
-    fn sublink(&self, q: &sqlparser::ast::Query, kind: SubKind, lhs: Option<Scalar>) -> Result<Scalar> {
+    /// A subquery of an expression, planned with this scope and the enclosing ones as its
+    /// outer scopes.
+    fn plan_sublink_query(&self, q: &sqlparser::ast::Query) -> Result<crate::exec::BoundQuery> {
         let Some(qb) = self.queries else {
             return Err(PgError::feature("subqueries are not supported in this statement by heapstore yet"));
         };
         let mut outer: Vec<&expr::Scope> = vec![self.scope];
         outer.extend_from_slice(self.outer);
-        let sub = qb.subquery(q, &outer)?;
+        qb.subquery(q, &outer)
+    }
+
+    fn sublink(&self, q: &sqlparser::ast::Query, kind: SubKind, lhs: Option<Scalar>) -> Result<Scalar> {
+        let sub = self.plan_sublink_query(q)?;
         let ncols = sub.columns.len();
         match kind {
             SubKind::Exists => {}
@@ -2611,37 +2636,25 @@ impl Binder<'_> {
             }
             _ => {}
         }
-        let mut lhs = lhs.map(expr::unpad);
         let mut col_ty = sub.columns.first().map(|c| c.ty);
-        if lhs.is_some() && col_ty.is_some_and(|t| t.id == TypeId::Bpchar) {
-            return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
-        }
-        if let Some(l) = lhs.take() {
-            let (lt, rt) = (type_of(&l), col_ty);
-            let l = coerce(l, rt)?;
-            let ty = common_type(&[type_of(&l), rt], "IN")?;
-            if let (Some(a), Some(b)) = (type_of(&l), rt) {
-                if !(a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || ty.is_some()) {
-                    return Err(expr::no_operator("=", lt, rt));
+        let lhs = match lhs {
+            Some(l) => {
+                let l = in_operand(l, col_ty)?;
+                // A column of unknown type (`SELECT NULL`) takes the operand's.
+                if col_ty.is_none() {
+                    col_ty = type_of(&l);
                 }
+                Some(l)
             }
-            if rt.is_none() {
-                col_ty = type_of(&l);
-            }
-            lhs = Some(l);
-        }
+            None => None,
+        };
         Ok(Scalar::SubLink(Box::new(SubLink::new(kind, lhs, sub, col_ty))))
     }
 
     /// `(a, b, ...) IN (subquery)`: the subquery's columns compared pairwise with the row's
     /// items, each pair typed as a single IN would type it.
     fn sublink_row(&self, q: &sqlparser::ast::Query, items: &[&Expr]) -> Result<Scalar> {
-        let Some(qb) = self.queries else {
-            return Err(PgError::feature("subqueries are not supported in this statement by heapstore yet"));
-        };
-        let mut outer: Vec<&expr::Scope> = vec![self.scope];
-        outer.extend_from_slice(self.outer);
-        let sub = qb.subquery(q, &outer)?;
+        let sub = self.plan_sublink_query(q)?;
         let ncols = sub.columns.len();
         if ncols != items.len() {
             return Err(PgError::syntax(if ncols > items.len() {
@@ -2652,20 +2665,7 @@ impl Binder<'_> {
         }
         let mut lhs = Vec::with_capacity(items.len());
         for (e, c) in items.iter().zip(&sub.columns) {
-            let l = expr::unpad(self.bind(e)?);
-            if c.ty.id == TypeId::Bpchar {
-                return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
-            }
-            let (lt, rt) = (type_of(&l), Some(c.ty));
-            let l = coerce(l, rt)?;
-            let ty = common_type(&[type_of(&l), rt], "IN")?;
-            if let Some(a) = type_of(&l) {
-                let b = c.ty;
-                if !(a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || ty.is_some()) {
-                    return Err(expr::no_operator("=", lt, rt));
-                }
-            }
-            lhs.push(l);
+            lhs.push(in_operand(self.bind(e)?, Some(c.ty))?);
         }
         let mut link = SubLink::new(SubKind::Any(CmpOp::Eq), None, sub, None);
         link.lhs_row = lhs;

@@ -344,6 +344,33 @@ pub fn constant_text(e: &Expr) -> Result<Option<String>> {
     })
 }
 
+/// The text of SQL `EXECUTE`'s argument `e` for parameter `$n` declared of type `declared`
+/// (the OID given at PREPARE; 0 for none). As PostgreSQL converts the argument to the
+/// parameter's type with an assignment cast: `EXECUTE p(1.5)` of an integer parameter is 2,
+/// a Boolean for an integer is 42804. A quoted constant is read by the type's input, as an
+/// untyped literal is.
+pub fn execute_argument(e: &Expr, n: usize, declared: u32) -> Result<Option<String>> {
+    let to = declared_param_type(declared)
+        .and_then(|name| Parser::new(&PostgreSqlDialect {}).try_with_sql(name).and_then(|mut p| p.parse_data_type()).ok())
+        .and_then(|dt| ddl::sql_type(&dt).ok());
+    let Some(to) = to else { return constant_text(e) };
+    let b = expr::bind(e, &query::no_table())?;
+    if matches!(b, expr::Scalar::Unknown(_)) {
+        return constant_text(e);
+    }
+    let v = b.eval(&[], &[])?;
+    let Some(from) = expr::value_type(&v) else { return Ok(None) };
+    if !dml::assignable(&from, &to) {
+        return Err(PgError::new(
+            sqlstate::DATATYPE_MISMATCH,
+            format!("parameter ${n} of type {} cannot be coerced to the expected type {}", from.name(), to.name()),
+        )
+        .with_hint("You will need to rewrite or cast the expression."));
+    }
+    let v = expr::cast_value(v, &to)?;
+    Ok(v.to_text(&to))
+}
+
 /// Commits the implicit transaction the statements since the last Sync ran in, if one is open
 /// (a block opened by BEGIN stays open).
 pub fn end_implicit(s: &mut Session) -> Result<()> {
