@@ -806,12 +806,17 @@ impl Binder<'_> {
                     BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
                     BinaryOperator::StringConcat => {
                         let (ta, tb) = (type_of(&a), type_of(&b));
+                        let bytea = |t: Option<SqlType>| t.is_some_and(|t| t.id == TypeId::Bytea);
+                        // bytea || bytea (an untyped literal beside a bytea is read as bytea).
+                        if (bytea(ta) || bytea(tb)) && (bytea(ta) || ta.is_none()) && (bytea(tb) || tb.is_none()) {
+                            let by = Some(SqlType::new(TypeId::Bytea));
+                            return super::func::bind_call("byteacat", vec![coerce(a, by)?, coerce(b, by)?]);
+                        }
+                        // Otherwise text || anything: each side as its cast to text gives it (a
+                        // bytea in its hex form, as PostgreSQL's anynonarray || text).
                         let textish = |t: Option<SqlType>| t.is_none_or(|t| is_text(t.id));
                         if !textish(ta) && !textish(tb) {
                             return Err(no_operator("||", ta, tb));
-                        }
-                        if ta.is_some_and(|t| t.id == TypeId::Bytea) || tb.is_some_and(|t| t.id == TypeId::Bytea) {
-                            return Err(PgError::feature("|| on bytea is not supported by heapstore yet"));
                         }
                         Scalar::Concat(Box::new(unpad(a)), Box::new(unpad(b)))
                     }

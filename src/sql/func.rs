@@ -98,6 +98,8 @@ pub enum Func {
     Factorial,
     /// `width_bucket(operand, low, high, count)`: float8 or numeric bounds.
     WidthBucket,
+    /// `bytea || bytea` (PostgreSQL's byteacat).
+    ByteaCat,
     /// `to_number(text, format)`: numeric (`sql::numfmt`).
     ToNumber,
     /// `to_date(text, format)` (`sql::datefmt`).
@@ -443,6 +445,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let fmt = arg_as(name, &all, fmt, text())?;
             (Func::ToChar, vec![x, fmt], text())
         }
+        "byteacat" if args.len() == 2 => (Func::ByteaCat, each(args, &[t(TypeId::Bytea), t(TypeId::Bytea)])?, t(TypeId::Bytea)),
         "to_timestamp" if args.len() == 1 => (Func::ToTimestampEpoch, each(args, &[f8()])?, t(TypeId::Timestamptz)),
         "to_number" | "to_date" | "to_timestamp" if args.len() == 2 => {
             let (f, ty) = match name {
@@ -1217,6 +1220,10 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
                 Value::Numeric(crate::types::Numeric::parse(&s)?)
             }
         }
+        Func::ByteaCat => match (&args[0], &args[1]) {
+            (Value::Bytea(a), Value::Bytea(b)) => Value::Bytea([a.as_slice(), b.as_slice()].concat()),
+            _ => return Err(PgError::internal("byteacat of values that are not bytea")),
+        },
         Func::ToTimestampEpoch => Value::Timestamptz(timestamp_from_epoch(float_arg(&args[0]))?),
         Func::ToDate => parse_datetime(text_arg(&args[0]), text_arg(&args[1]), true)?,
         Func::ToTimestamp => parse_datetime(text_arg(&args[0]), text_arg(&args[1]), false)?,
