@@ -12,6 +12,12 @@ fn one(s: &mut Session, sql: &str) -> Option<String> {
     r.rows.first().and_then(|row| row[0].clone())
 }
 
+/// Every row's first column.
+fn firsts(s: &mut Session, sql: &str) -> Vec<Option<String>> {
+    let mut r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    r.pop().unwrap().rows.into_iter().map(|row| row[0].clone()).collect()
+}
+
 fn check(s: &mut Session, table: &str) -> u64 {
     heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -150,7 +156,16 @@ fn an_index_built_over_hot_chains_finds_every_snapshot_its_version() {
     assert_eq!(one(&mut a, "SELECT id FROM c WHERE v = 10").as_deref(), Some("1"));
     assert_eq!(one(&mut a, "SELECT count(*) FROM c WHERE v = 11").as_deref(), Some("0"));
     assert_eq!(one(&mut a, "SELECT count(*) FROM c WHERE v >= 10").as_deref(), Some("2"));
+    // An ORDER BY on the index's column: sorted, both ways (the planner does not order by
+    // an index this snapshot may be unable to use).
+    let (n1, n2) = (Some("1".to_string()), Some("2".to_string()));
+    assert_eq!(firsts(&mut a, "SELECT id FROM c WHERE v >= 10 ORDER BY v DESC"), vec![n2.clone(), n1.clone()]);
+    assert_eq!(firsts(&mut a, "SELECT id FROM c WHERE v >= 10 ORDER BY v"), vec![n1.clone(), n2.clone()]);
+    assert_eq!(firsts(&mut a, "SELECT id FROM c WHERE v > 0 ORDER BY v LIMIT 1"), vec![n1.clone()]);
+    let plan = firsts(&mut a, "EXPLAIN SELECT id FROM c WHERE v >= 10 ORDER BY v DESC");
+    assert!(plan.iter().flatten().any(|l| l.contains("Sort Key: v DESC")), "{plan:?}");
     a.execute("COMMIT").unwrap();
+    assert_eq!(firsts(&mut b, "SELECT id FROM c WHERE v >= 10 ORDER BY v DESC"), vec![n2, n1]);
     // Each row once through a range of the index, whatever its versions' keys were.
     assert_eq!(one(&mut b, "SELECT count(*) FROM c WHERE v >= 10").as_deref(), Some("2"));
     b.execute("VACUUM c").unwrap();

@@ -232,3 +232,42 @@ fn unknown_columns_and_relations_carry_their_position() {
     let e = heapstore::sql::execute_prepared(&mut s, &p, &[Some("1".into())], &mut heapstore::sql::CopyIo::default()).unwrap_err();
     assert_eq!(e.char_position(), Some(12));
 }
+
+#[test]
+fn an_index_gives_order_by_its_order_and_a_limit_reads_only_the_first_rows() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    setup(&mut s);
+    ok(&mut s, "ANALYZE");
+    // A LIMIT over the whole table: the index read forward or backward, no sort.
+    let p = plan(&mut s, "SELECT * FROM u ORDER BY id LIMIT 3");
+    assert!(p.contains("Index Scan using u_pkey on u") && !p.contains("Sort"), "{p}");
+    let p = plan(&mut s, "SELECT * FROM u ORDER BY id DESC LIMIT 3");
+    assert!(p.contains("Index Scan Backward using u_pkey on u") && !p.contains("Sort"), "{p}");
+    assert_eq!(rows(&mut s, "SELECT id FROM u ORDER BY id DESC LIMIT 3"), vec!["500", "499", "498"]);
+    // NULLs last ascending and first descending, as the index holds them; another NULL
+    // placement, or mixed directions, keep the sort.
+    let p = plan(&mut s, "SELECT k FROM o ORDER BY k DESC LIMIT 3");
+    assert!(p.contains("Index Only Scan Backward using o_k on o") && !p.contains("Sort"), "{p}");
+    for q in ["SELECT k FROM o ORDER BY k DESC NULLS LAST LIMIT 3", "SELECT k FROM o ORDER BY k NULLS FIRST LIMIT 3"] {
+        assert!(plan(&mut s, q).contains("Sort Key"), "{q}");
+    }
+    // Without a LIMIT, the whole table through the index costs more than a sort.
+    assert!(plan(&mut s, "SELECT * FROM o ORDER BY k").contains("Sort Key: k"));
+    // A rare filter: reading the index until LIMIT rows pass it would read most of the table.
+    assert!(plan(&mut s, "SELECT * FROM o WHERE oid = 77 ORDER BY k LIMIT 2").contains("Sort Key: k"));
+    // A range the index already reads gives its order for free, backward too.
+    let p = plan(&mut s, "SELECT id FROM u WHERE id BETWEEN 10 AND 20 ORDER BY id DESC");
+    assert!(p.contains("Backward") && !p.contains("Sort"), "{p}");
+    assert_eq!(rows(&mut s, "SELECT id FROM u WHERE id BETWEEN 10 AND 13 ORDER BY id DESC"), vec!["13", "12", "11", "10"]);
+    ok(&mut s, "CREATE INDEX o_uid ON o (uid)");
+    assert!(plan(&mut s, "SELECT uid FROM o ORDER BY uid DESC LIMIT 3").contains("Index Only Scan Backward using o_uid"));
+    assert_eq!(rows(&mut s, "SELECT uid FROM o ORDER BY uid DESC LIMIT 3"), vec!["NULL"; 3]);
+    assert_eq!(rows(&mut s, "SELECT uid FROM o WHERE uid IS NOT NULL ORDER BY uid DESC LIMIT 2"), vec!["599"; 2]);
+    assert_eq!(rows(&mut s, "SELECT uid FROM o ORDER BY uid LIMIT 2"), vec!["0"; 2]);
+    // min and max alone read the first row of the index in their order that is not NULL.
+    let p = plan(&mut s, "SELECT max(uid) FROM o");
+    assert!(p.contains("Limit") && p.contains("Index Only Scan Backward using o_uid"), "{p}");
+    assert_eq!(rows(&mut s, "SELECT max(uid), (SELECT min(uid) FROM o) FROM o"), vec!["599|0"]);
+    assert_eq!(rows(&mut s, "SELECT max(uid) FROM o WHERE uid IS NULL"), vec!["NULL"]);
+}

@@ -32,6 +32,10 @@ pub enum AggFunc {
     /// `jsonb_object_agg(k, v)`: a jsonb object (a NULL key is an error; a NULL value is
     /// JSON null; the last value of a repeated key wins).
     JsonbObjectAgg,
+    /// `json_agg(x)`: the inputs as a json array, in PostgreSQL's json text (`[1, 2]`).
+    JsonAgg,
+    /// `json_object_agg(k, v)`: a json object in PostgreSQL's text (`{ "k" : v }`).
+    JsonObjectAgg,
     /// `GROUPING(a, b, ...)`: which of its arguments the current grouping set leaves out, as
     /// bits (the first argument the highest). The planner replaces it by each grouping set's
     /// constant (`sql::query`); it never reaches an aggregation.
@@ -54,6 +58,8 @@ impl AggFunc {
             "array_agg" => AggFunc::ArrayAgg,
             "jsonb_agg" => AggFunc::JsonbAgg,
             "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
+            "json_agg" => AggFunc::JsonAgg,
+            "json_object_agg" => AggFunc::JsonObjectAgg,
             _ => return None,
         })
     }
@@ -107,12 +113,12 @@ impl AggCall {
             }
             return Ok(AggCall { func: AggFunc::CountStar, args, distinct, filter, order, ty: t(TypeId::Int8), arg_ty: None });
         }
-        let want = if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg) { 2 } else { 1 };
+        let want = if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonObjectAgg) { 2 } else { 1 };
         if args.len() != want {
             return Err(no_agg(name, &args));
         }
         // An untyped literal argument is text (bool for bool_and / bool_or).
-        if func == AggFunc::JsonbAgg {
+        if matches!(func, AggFunc::JsonbAgg | AggFunc::JsonAgg) {
             // jsonb_agg(anyelement): an untyped argument has no type to resolve it by.
             crate::sql::jsonfn::polymorphic(&args[0])?;
         }
@@ -180,6 +186,7 @@ impl AggCall {
                 None => return Err(no_agg(name, &args)),
             },
             AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => t(TypeId::Jsonb),
+            AggFunc::JsonAgg | AggFunc::JsonObjectAgg => t(TypeId::Json),
             AggFunc::Grouping => unreachable!("GROUPING returned above"),
         };
         if distinct && !order.is_empty() {
@@ -197,7 +204,10 @@ impl AggCall {
 
 /// Aggregates that take NULL inputs (the others skip them).
 fn non_strict(f: AggFunc) -> bool {
-    matches!(f, AggFunc::CountStar | AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg)
+    matches!(
+        f,
+        AggFunc::CountStar | AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonAgg | AggFunc::JsonObjectAgg
+    )
 }
 
 /// The running state of one aggregate in one group.
@@ -247,7 +257,9 @@ fn plain(c: &AggCall) -> Acc {
         AggFunc::Max => Acc::Max(Value::Null),
         AggFunc::BoolAnd | AggFunc::BoolOr => Acc::Bool(None),
         AggFunc::StringAgg => Acc::Str(None),
-        AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg => Acc::Items(Vec::new()),
+        AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonAgg | AggFunc::JsonObjectAgg => {
+            Acc::Items(Vec::new())
+        }
     }
 }
 
@@ -359,7 +371,7 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
                     format!("array size exceeds the maximum allowed ({})", max - 1),
                 ));
             }
-            if c.func == AggFunc::JsonbObjectAgg {
+            if matches!(c.func, AggFunc::JsonbObjectAgg | AggFunc::JsonObjectAgg) {
                 if args[0] == Value::Null {
                     return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "field name must not be null"));
                 }
@@ -417,6 +429,34 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             }
             text.push(']');
             Value::Jsonb(crate::types::jsonb::parse(&text)?.to_text())
+        }
+        Acc::Items(items) if c.func == AggFunc::JsonAgg => {
+            // json_agg_transfn: "[", elements separated by ", ", "]".
+            let mut text = String::from("[");
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
+            }
+            text.push(']');
+            Value::Json(text)
+        }
+        Acc::Items(items) if c.func == AggFunc::JsonObjectAgg => {
+            // json_object_agg_transfn: "{ ", `"key" : value` pairs separated by ", ", " }";
+            // keys kept as given, repeated ones too.
+            let mut text = String::from("{ ");
+            for (i, kv) in items.chunks(2).enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                let key = crate::types::json::key_text(&kv[0], &kv[0].natural_type().unwrap_or(SqlType::new(TypeId::Text)))?;
+                crate::types::json::to_json(&Value::Text(key), &SqlType::new(TypeId::Text), &mut text);
+                text.push_str(" : ");
+                crate::types::json::to_json(&kv[1], &kv[1].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
+            }
+            text.push_str(" }");
+            Value::Json(text)
         }
         Acc::Items(items) if c.func == AggFunc::JsonbObjectAgg => {
             let mut pairs = Vec::with_capacity(items.len() / 2);

@@ -13,7 +13,11 @@
 //!   input is a table with an index on the join key probes that index once per left row when
 //!   the probes cost less than scanning and hashing the table;
 //! - **the order of inner joins** (`sql::query::reorder`, with [`Estimator::rows`] and
-//!   [`Estimator::distinct_of`]).
+//!   [`Estimator::distinct_of`]);
+//! - **ORDER BY from an index** (`order_by_index`, `min_max_by_index`): a sort over a table
+//!   scan that reads an index in the sort's order is dropped; a sequential scan under a
+//!   constant LIMIT becomes an ordered index scan when the rows it must read through the index
+//!   (LIMIT over the filter's selectivity) cost less than the whole table and a top-N sort.
 //!
 //! Estimates follow PostgreSQL's selectivity rules: `col = const` is the most-common-value
 //! frequency when the constant is one, else the remaining frequency shared by the remaining
@@ -23,7 +27,8 @@
 //! PostgreSQL's (0.005 for equality, 1/3 for a range, 200 distinct values).
 //!
 //! Invariant: statistics choose between plans that give the same rows; no estimate changes an
-//! answer. A table never analyzed keeps the rule-based choices of `sql::dml::Plan` (an index
+//! answer. A scan an ORDER BY relies on (`Plan::ordered`) keeps its index whatever a later
+//! pass estimates (`Estimator::choose` leaves it alone). A table never analyzed keeps the rule-based choices of `sql::dml::Plan` (an index
 //! whose leading columns the conditions bound is used) and the join as written, so plans
 //! change only once ANALYZE has run or a planner setting is changed.
 
@@ -592,6 +597,232 @@ pub fn choose_access(s: &Session, node: &mut Node) {
     // scans of index nested loops too).
     let ios = est.costs.enable_indexonlyscan;
     walk_scans(node, true, &mut |p| p.index_only = ios && p.index_only_possible());
+    order_by_index(&est, node, None);
+}
+
+/// A constant LIMIT or OFFSET count (None: a parameter or an expression).
+fn const_count(e: &Option<Scalar>) -> Option<f64> {
+    fn of(e: &Scalar) -> Option<f64> {
+        match e {
+            Scalar::Cast(x, _) => of(x),
+            Scalar::Const(Value::Int8(n)) => Some(*n as f64),
+            Scalar::Const(Value::Int4(n)) => Some(f64::from(*n)),
+            Scalar::Const(Value::Int2(n)) => Some(f64::from(*n)),
+            _ => None,
+        }
+    }
+    e.as_ref().map_or(Some(0.0), of)
+}
+
+/// ORDER BY from an index (PostgreSQL's pathkeys, for a sort directly over one table's scan):
+/// a `Sort` whose keys are the table's columns in an index's column order, all ascending
+/// with NULLs last or all descending with NULLs first, is dropped and the scan reads the
+/// index in that order ([`dml::Plan::ordered`](super::dml::Plan::ordered), backward for
+/// descending). Free where the scan already reads that index (columns its equality
+/// conditions fix may appear anywhere in the keys). A sequential scan under a constant
+/// `LIMIT` becomes such an index scan when reading the first LIMIT + OFFSET rows through the
+/// index costs less than reading the whole table and keeping the top rows. `limit`: the rows
+/// a LIMIT directly above wants.
+fn order_by_index(est: &Estimator<'_>, node: &mut Node, limit: Option<f64>) {
+    match node {
+        Node::Limit(i, l, o, ties) => {
+            // WITH TIES may need rows past the count: no count is assumed.
+            let want = match (ties.is_none() && l.is_some(), const_count(l), const_count(o)) {
+                (true, Some(l), Some(o)) => Some(l + o),
+                _ => None,
+            };
+            order_by_index(est, i, want)
+        }
+        Node::Sort(i, keys) => {
+            if index_order(est, i, keys, limit) {
+                let inner = std::mem::replace(&mut **i, Node::Unit);
+                *node = inner;
+            } else {
+                order_by_index(est, i, None);
+            }
+        }
+        // The inner scan of an index nested loop is probed per outer row.
+        Node::Join(j) if j.inner_index => order_by_index(est, &mut j.left, None),
+        Node::Join(j) => {
+            order_by_index(est, &mut j.left, None);
+            order_by_index(est, &mut j.right, None);
+        }
+        Node::Agg(i, groups, aggs) => {
+            if !(groups.is_empty() && min_max_by_index(est, i, aggs)) {
+                order_by_index(est, i, None);
+            }
+        }
+        Node::Filter(i, _) | Node::Project(i, _) | Node::Distinct(i, _) | Node::Window(i, _) | Node::ProjectSet(i, _) => {
+            order_by_index(est, i, None)
+        }
+        Node::SetOp(_, _, l, r) => {
+            order_by_index(est, l, None);
+            order_by_index(est, r, None);
+        }
+        Node::RecursiveUnion(r) => {
+            order_by_index(est, &mut r.nonrec, None);
+            order_by_index(est, &mut r.rec, None);
+        }
+        Node::Scan(_) | Node::Cte(_) | Node::Unit | Node::Values(..) | Node::Function(_) | Node::WorkTable(..) => {}
+    }
+}
+
+/// `min(col)` or `max(col)` alone over one table, from an index whose order gives `col`
+/// (PostgreSQL's planagg.c): the aggregate reads only the first row of the scan in that
+/// order (backward for max) with `col IS NOT NULL` added to its filter, under a `LIMIT 1`.
+/// `input`: the aggregate's input (filters over a table scan).
+fn min_max_by_index(est: &Estimator<'_>, input: &mut Node, aggs: &[crate::exec::AggCall]) -> bool {
+    use crate::exec::AggFunc;
+    let [a] = aggs else { return false };
+    let dir = match a.func {
+        AggFunc::Min => super::dml::ScanDirection::Forward,
+        AggFunc::Max => super::dml::ScanDirection::Backward,
+        _ => return false,
+    };
+    let [Scalar::Col(c, ty)] = &a.args[..] else { return false };
+    if a.distinct || a.filter.is_some() || !a.order.is_empty() {
+        return false;
+    }
+    let mut cur: &mut Node = input;
+    let mut limit = Some(1.0);
+    while let Node::Filter(i, _) = cur {
+        cur = i;
+        limit = None; // as in `index_order`
+    }
+    let Node::Scan(p) = cur else { return false };
+    let mut q = (**p).clone();
+    let not_null = Scalar::IsNull(Box::new(Scalar::Col(*c, *ty)), true);
+    q.filter = Some(match q.filter.take() {
+        Some(f) => Scalar::And(Box::new(f), Box::new(not_null)),
+        None => not_null,
+    });
+    if !order_scan(est, &mut q, &[*c], dir, limit) {
+        return false;
+    }
+    **p = q;
+    let whole = std::mem::replace(input, Node::Unit);
+    *input = Node::Limit(Box::new(whole), Some(Scalar::Const(Value::Int8(1))), None, None);
+    true
+}
+
+/// Whether the scan under `input` (a projection over filters over a table scan) can give
+/// `keys`' order; if so, sets the scan up for it (see [`order_by_index`]).
+fn index_order(est: &Estimator<'_>, input: &mut Node, keys: &[crate::exec::SortKey], limit: Option<f64>) -> bool {
+    use super::dml::ScanDirection;
+    let Node::Project(x, exprs) = input else { return false };
+    let mut cur: &mut Node = x;
+    // Conditions above the scan (with subqueries or outer columns) are not estimated: under
+    // them, reading the first rows of the index is no cheaper for sure, so only an index the
+    // scan already reads gives the order.
+    let mut limit = limit;
+    while let Node::Filter(i, _) = cur {
+        cur = i;
+        limit = None;
+    }
+    let Node::Scan(p) = cur else { return false };
+    // The table columns the keys sort by.
+    let mut cols = Vec::with_capacity(keys.len());
+    for k in keys {
+        let Scalar::Col(i, _) = &k.expr else { return false };
+        let Some(Scalar::Col(c, _)) = exprs.get(*i) else { return false };
+        cols.push(*c);
+    }
+    let dir = if keys.iter().all(|k| !k.desc && !k.nulls_first) {
+        ScanDirection::Forward
+    } else if keys.iter().all(|k| k.desc && k.nulls_first) {
+        ScanDirection::Backward
+    } else {
+        return false;
+    };
+    order_scan(est, p, &cols, dir, limit)
+}
+
+/// Sets scan `p` up to give its rows ordered by table columns `cols` in direction `dir`, if
+/// an index can (see [`order_by_index`]; `limit`: the rows wanted, when known).
+fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[usize], dir: super::dml::ScanDirection, limit: Option<f64>) -> bool {
+    use super::dml::Access;
+    if p.ordered.is_some() || cols.is_empty() {
+        return false;
+    }
+    // Whether reading index `idx` with `eq` fixing its leading columns gives the order: the
+    // keys the equalities do not fix are the next index columns, in order. Not an index
+    // built over HOT chains whose versions differ in its columns (`check_xmin`): an older
+    // snapshot cannot use it and would have to sort. Not char(n) keys: the index orders
+    // them without their trailing blanks, the sort node with them.
+    let gives_order = |idx: usize, neq: usize| {
+        let ix = &p.table.indexes[idx];
+        let fixed = &ix.columns[..neq];
+        let rest: Vec<usize> = cols.iter().copied().filter(|c| !fixed.contains(c)).collect();
+        ix.check_xmin.is_none()
+            && ix.columns[neq..].starts_with(&rest)
+            && rest.iter().all(|&c| p.table.columns[c].ty.id != crate::types::TypeId::Bpchar)
+    };
+    match &p.access {
+        Access::Index { idx, eq, .. } => {
+            if gives_order(*idx, eq.len()) {
+                p.ordered = Some(dir);
+                return true;
+            }
+            return false;
+        }
+        Access::Seq => {}
+    }
+    let c = &est.costs;
+    let Some(want) = limit else { return false };
+    if !c.enable_indexscan {
+        return false;
+    }
+    // The index that gives the order with the most conditions bounding it.
+    let Some((_, access)) = (0..p.table.indexes.len())
+        .filter_map(|i| {
+            let a = match &p.filter {
+                Some(f) => super::dml::Plan::index_access(f, i, &p.table.indexes[i].columns),
+                None => Access::Index { idx: i, eq: Vec::new(), lo: None, hi: None, not_null: false },
+            };
+            let Access::Index { eq, lo, hi, .. } = &a else { return None };
+            let score = eq.len() * 4 + usize::from(lo.is_some()) + usize::from(hi.is_some());
+            gives_order(i, eq.len()).then_some((score, a))
+        })
+        .rev()
+        .max_by_key(|(score, _)| *score)
+    else {
+        return false;
+    };
+    // Rows read through the index until `want` pass the filter, against the whole table
+    // read and its top rows kept (a top-N sort: log2(want) comparisons a row).
+    let te = est.table(&p.table);
+    let (nquals, sel) = match &p.filter {
+        Some(f) => {
+            let mut v = Vec::new();
+            conjuncts(f, &mut v);
+            (v.len() as f64, est.scan_sel(&p.table, &te, f).max(1e-10))
+        }
+        None => (0.0, 1.0),
+    };
+    let fetched = (want.max(1.0) / sel).min(te.rows);
+    let Access::Index { idx, .. } = &access else { unreachable!("an index access") };
+    let corr = te
+        .stats
+        .as_ref()
+        .and_then(|st| {
+            let col = &p.table.columns[p.table.indexes[*idx].columns[0]];
+            st.column(&col.name, col.ty).map(|cs| cs.correlation)
+        })
+        .unwrap_or(0.0);
+    let max_io = fetched.min(te.pages) * c.random_page;
+    let min_io = c.random_page + ((fetched / te.rows * te.pages).ceil() - 1.0).max(0.0) * c.seq_page;
+    let io = max_io + corr * corr * (min_io - max_io);
+    let index = io + fetched * (c.cpu_index_tuple + c.cpu_tuple + nquals * c.cpu_operator);
+    let seq =
+        te.pages * c.seq_page + te.rows * (c.cpu_tuple + nquals * c.cpu_operator) + te.rows * sel * want.max(2.0).log2() * c.cpu_operator;
+    let seq = if c.enable_seqscan { seq } else { seq + 1e10 };
+    if index >= seq {
+        return false;
+    }
+    p.access = access;
+    p.ordered = Some(dir);
+    p.index_only = c.enable_indexonlyscan && p.index_only_possible();
+    true
 }
 
 /// Calls `f` on each table scan of a plan; the inner scans of index nested loops too when
@@ -672,7 +903,11 @@ impl Estimator<'_> {
     }
 
     fn choose(&self, p: &mut super::dml::Plan) {
-        let super::dml::Access::Index { idx, eq, lo, hi } = &p.access else { return };
+        if p.ordered.is_some() {
+            // An ORDER BY relies on this index's order (`order_by_index`).
+            return;
+        }
+        let super::dml::Access::Index { idx, eq, lo, hi, .. } = &p.access else { return };
         let te = self.table(&p.table);
         if te.stats.is_none() && !self.costs.overridden() {
             return;

@@ -41,13 +41,23 @@ pub const FAILPOINT_INDEX_ONLY_ENTRY: &str = "index-only-scan-entry";
 pub enum Access {
     Seq,
     /// Index `idx` of the table: equality on its first `eq.len()` columns, then optionally a
-    /// range on the next one (bound, inclusive).
+    /// range on the next one (bound, inclusive); `not_null`: the filter says the next column
+    /// `IS NOT NULL`, so the scan stops before its NULL entries (they sort last).
     Index {
         idx: usize,
         eq: Vec<Scalar>,
         lo: Option<(Scalar, bool)>,
         hi: Option<(Scalar, bool)>,
+        not_null: bool,
     },
+}
+
+/// The order an ordered index scan returns rows in: the index's (ASC NULLS LAST), or its
+/// reverse (DESC NULLS FIRST).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanDirection {
+    Forward,
+    Backward,
 }
 
 /// A planned row source: access path plus the whole WHERE clause, rechecked on every row.
@@ -66,6 +76,12 @@ pub struct Plan {
     /// planner only: the TID such a row reports is its index entry's (a HOT chain's root), not
     /// the version's own, so a statement that changes rows never uses it.
     pub index_only: bool,
+    /// Set by the SELECT planner when an ORDER BY relies on this scan's order (the sort is
+    /// gone): rows come in the index's key order, or its reverse. The scan streams entries
+    /// as it reads them (so a LIMIT above ends it early), and where the index cannot be
+    /// used (a value that does not convert to the key type, a snapshot the index may not
+    /// serve) it sorts the heap's rows itself: the order is kept whatever the path.
+    pub ordered: Option<ScanDirection>,
 }
 
 /// A query's plan cached in a prepared statement, with the table definitions it was made
@@ -111,37 +127,17 @@ impl Plan {
         let mut access = Access::Seq;
         if let Some(f) = &filter {
             f.columns_used(&mut needed);
-            let mut cs = Vec::new();
-            conjuncts(f, &mut cs);
-            let conds: Vec<(usize, CmpOp, &Scalar)> = cs.iter().filter_map(|c| col_cmp(c)).collect();
             let mut best: Option<(usize, Access)> = None;
             for (i, ix) in table.indexes.iter().enumerate() {
-                let mut eq = Vec::new();
-                for &c in &ix.columns {
-                    match conds.iter().find(|(cc, op, _)| *cc == c && *op == CmpOp::Eq) {
-                        Some((_, _, v)) => eq.push((*v).clone()),
-                        None => break,
-                    }
-                }
-                let (mut lo, mut hi) = (None, None);
-                if let Some(&next) = ix.columns.get(eq.len()) {
-                    for (cc, op, v) in &conds {
-                        if *cc != next {
-                            continue;
-                        }
-                        match op {
-                            CmpOp::Gt | CmpOp::Ge if lo.is_none() => lo = Some(((*v).clone(), *op == CmpOp::Ge)),
-                            CmpOp::Lt | CmpOp::Le if hi.is_none() => hi = Some(((*v).clone(), *op == CmpOp::Le)),
-                            _ => {}
-                        }
-                    }
-                }
+                let Access::Index { eq, lo, hi, not_null, .. } = Self::index_access(f, i, &ix.columns) else {
+                    unreachable!("an index access")
+                };
                 let score = eq.len() * 4
                     + usize::from(lo.is_some())
                     + usize::from(hi.is_some())
                     + usize::from(ix.unique && eq.len() == ix.columns.len());
                 if score > 0 && best.as_ref().is_none_or(|(s, _)| score > *s) {
-                    best = Some((score, Access::Index { idx: i, eq, lo, hi }));
+                    best = Some((score, Access::Index { idx: i, eq, lo, hi, not_null }));
                 }
             }
             if let Some((_, a)) = best {
@@ -149,7 +145,38 @@ impl Plan {
             }
         }
         let types = table.columns.iter().map(|c| c.ty).collect();
-        Plan { table, filter, access, needed, types, index_only: false }
+        Plan { table, filter, access, needed, types, index_only: false, ordered: None }
+    }
+
+    /// The index access for index `idx` (key columns `columns`) that `filter` bounds: equality
+    /// on its leading columns, then a range on the next one (an unbounded scan of the whole
+    /// index when it bounds none).
+    pub fn index_access(filter: &Scalar, idx: usize, columns: &[usize]) -> Access {
+        let mut cs = Vec::new();
+        conjuncts(filter, &mut cs);
+        let conds: Vec<(usize, CmpOp, &Scalar)> = cs.iter().filter_map(|c| col_cmp(c)).collect();
+        let mut eq = Vec::new();
+        for &c in columns {
+            match conds.iter().find(|(cc, op, _)| *cc == c && *op == CmpOp::Eq) {
+                Some((_, _, v)) => eq.push((*v).clone()),
+                None => break,
+            }
+        }
+        let (mut lo, mut hi, mut not_null) = (None, None, false);
+        if let Some(&next) = columns.get(eq.len()) {
+            not_null = cs.iter().any(|c| matches!(c, Scalar::IsNull(x, true) if matches!(&**x, Scalar::Col(cc, _) if *cc == next)));
+            for (cc, op, v) in &conds {
+                if *cc != next {
+                    continue;
+                }
+                match op {
+                    CmpOp::Gt | CmpOp::Ge if lo.is_none() => lo = Some(((*v).clone(), *op == CmpOp::Ge)),
+                    CmpOp::Lt | CmpOp::Le if hi.is_none() => hi = Some(((*v).clone(), *op == CmpOp::Le)),
+                    _ => {}
+                }
+            }
+        }
+        Access::Index { idx, eq, lo, hi, not_null }
     }
 
     /// Whether an index-only scan can answer this scan: it reads an index, every column it
@@ -190,12 +217,14 @@ impl Plan {
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
         let types = &self.types;
         let mut row = Vec::with_capacity(types.len());
+        if let (Some(dir), None) = (self.ordered, keys) {
+            return self.ordered_each(s, snap, params, dir, &mut f);
+        }
         if self.index_only {
-            if let Access::Index { idx, eq, lo, hi } = &self.access {
+            if let Access::Index { idx, eq, lo, hi, not_null } = &self.access {
                 let ix = &self.table.indexes[*idx];
-                if ix.usable_by(snap.xmin)
-                    && self.index_only_each(s, snap, params, ix, keys.unwrap_or(eq), lo.as_ref(), hi.as_ref(), &mut f)?
-                {
+                let bounds = (lo.as_ref(), hi.as_ref(), *not_null);
+                if ix.usable_by(snap.xmin) && self.index_entries_each(s, snap, params, ix, keys.unwrap_or(eq), bounds, false, &mut f)? {
                     return Ok(());
                 }
             }
@@ -205,8 +234,9 @@ impl Plan {
             // A snapshot that may see a version the index does not name scans the heap
             // (`sql::index` invariant 5).
             Access::Index { idx, .. } if !self.table.indexes[*idx].usable_by(snap.xmin) => None,
-            Access::Index { idx, eq, lo, hi } => {
-                index::scan_tids(s, &self.table, &self.table.indexes[*idx], keys.unwrap_or(eq), lo.as_ref(), hi.as_ref(), params)?
+            Access::Index { idx, eq, lo, hi, not_null } => {
+                let bounds = (lo.as_ref(), hi.as_ref(), *not_null);
+                index::scan_tids(s, &self.table, &self.table.indexes[*idx], keys.unwrap_or(eq), bounds, params)?
             }
         };
         let Some(tids) = tids else {
@@ -247,23 +277,57 @@ impl Plan {
         r
     }
 
-    /// The index-only scan (PostgreSQL's nodeIndexonlyscan.c): entries are read in key order
-    /// as the scan reaches them; the visibility map is read for each entry's heap page, and a
+    /// An ordered scan ([`Plan::ordered`]): the index's entries streamed in `dir` order, each
+    /// row fetched as its entry is reached; else (the index unusable for this snapshot or
+    /// these values) the heap's rows sorted by the index's columns in that order.
+    fn ordered_each(
+        &self,
+        s: &Session,
+        snap: &Snapshot,
+        params: &[Option<String>],
+        dir: ScanDirection,
+        f: &mut dyn FnMut(Tid, &[Value]) -> Result<Flow>,
+    ) -> Result<()> {
+        let Access::Index { idx, eq, lo, hi, not_null } = &self.access else {
+            return Err(PgError::internal("an ordered scan without an index"));
+        };
+        let ix = &self.table.indexes[*idx];
+        // The planner orders by no index that needs `check_xmin`, and a table's indexes are
+        // fixed for a plan (a new index is a new table definition).
+        if !ix.usable_by(snap.xmin) {
+            return Err(PgError::internal(format!("an ordered scan of index \"{}\", which this snapshot may not use", ix.name)));
+        }
+        let backward = dir == ScanDirection::Backward;
+        if self.index_entries_each(s, snap, params, ix, eq, (lo.as_ref(), hi.as_ref(), *not_null), backward, f)? {
+            return Ok(());
+        }
+        // A search value does not convert exactly to its key type: the whole index in order.
+        // The filter, checked on every row, still applies the conditions; rows an equality
+        // keeps share its key prefix, so the index's order is still the ORDER BY's.
+        if !self.index_entries_each(s, snap, params, ix, &[], (None, None, false), backward, f)? {
+            return Err(PgError::internal(format!("an unbounded scan of index \"{}\" refused", ix.name)));
+        }
+        Ok(())
+    }
+
+    /// An index scan that streams (PostgreSQL's nodeIndexscan.c and nodeIndexonlyscan.c):
+    /// entries are read in key order (descending when `backward`) as the scan reaches them.
+    /// For an index-only scan the visibility map is read for each entry's heap page, and a
     /// page marked all-visible (`access::vm`) means the entry's version is visible to this
     /// snapshot, so the row is the key's values (the columns not decoded stay NULL).
-    /// Otherwise the heap is visited as an index scan would ("Heap Fetches" in EXPLAIN
-    /// ANALYZE). `Ok(false)`: a search value does not convert to the key type and nothing was
+    /// Otherwise the heap is visited ("Heap Fetches" in EXPLAIN ANALYZE of an index-only
+    /// scan). `Ok(false)`: a search value does not convert to the key type and nothing was
     /// read; the caller scans the heap.
     #[allow(clippy::too_many_arguments)]
-    fn index_only_each(
+    fn index_entries_each(
         &self,
         s: &Session,
         snap: &Snapshot,
         params: &[Option<String>],
         ix: &crate::catalog::Index,
         eq: &[Scalar],
-        lo: Option<&(Scalar, bool)>,
-        hi: Option<&(Scalar, bool)>,
+        bounds: index::RangeBounds<'_>,
+        backward: bool,
         f: &mut dyn FnMut(Tid, &[Value]) -> Result<Flow>,
     ) -> Result<bool> {
         let shared = s.shared.clone();
@@ -275,10 +339,13 @@ impl Plan {
         let (mut row, mut stored) = (vec![Value::Null; self.types.len()], Vec::with_capacity(key_types.len()));
         let trace = heap::tracing().then(std::time::Instant::now);
         let (mut rows, mut fetches, mut first_row_ns) = (0u64, 0u64, None);
-        let mut mark = |tid: Tid| vm.is_set(tid.0);
+        let index_only = self.index_only;
+        let mut mark = |tid: Tid| if index_only { vm.is_set(tid.0) } else { Ok(false) };
         let failpoints = &shared.wal.failpoints;
-        let used = index::scan_entries(s, &self.table, ix, eq, lo, hi, params, &mut mark, |key, tid, all_visible| {
-            failpoints.hit(FAILPOINT_INDEX_ONLY_ENTRY);
+        let used = index::scan_entries(s, &self.table, ix, eq, bounds, params, backward, &mut mark, |key, tid, all_visible| {
+            if index_only {
+                failpoints.hit(FAILPOINT_INDEX_ONLY_ENTRY);
+            }
             let tid = if all_visible {
                 if decode {
                     crate::access::btree::keycode::decode_key(key, &key_types, &mut stored).ok_or_else(|| {

@@ -587,7 +587,7 @@ impl Render<'_> {
         let n: Vec<String> = table.columns.iter().map(|c| c.name.clone()).collect();
         let trace = self.node_stats(node).and_then(|st| st.scans.first().cloned());
         let mut details = Vec::new();
-        if let dml::Access::Index { idx, eq, lo, hi } = &p.access {
+        if let dml::Access::Index { idx, eq, lo, hi, not_null } = &p.access {
             let ix = &table.indexes[*idx];
             let col = |k: usize| table.columns[ix.columns[k]].name.clone();
             let eq_names = self.outer_names.take().unwrap_or_else(|| n.clone());
@@ -598,7 +598,13 @@ impl Render<'_> {
             if let Some((v, inc)) = hi {
                 cond.push(format!("({} {} {})", col(eq.len()), if *inc { "<=" } else { "<" }, show(v, &n)));
             }
-            details.push(format!("Index Cond: {}", if cond.len() == 1 { cond[0].clone() } else { format!("({})", cond.join(" AND ")) }));
+            if *not_null && hi.is_none() {
+                cond.push(format!("({} IS NOT NULL)", col(eq.len())));
+            }
+            if !cond.is_empty() {
+                details
+                    .push(format!("Index Cond: {}", if cond.len() == 1 { cond[0].clone() } else { format!("({})", cond.join(" AND ")) }));
+            }
             // The conditions the index bounds are checked again on each row, but PostgreSQL
             // shows only the others as the Filter.
             if let Some(f) = &p.filter {
@@ -617,7 +623,12 @@ impl Render<'_> {
                     details.push(format!("Heap Fetches: {}", st.scans.iter().map(|t| t.stats.heap_fetches).sum::<u64>()));
                 }
             }
-            let kind = if p.index_only { "Index Only Scan" } else { "Index Scan" };
+            let kind = match (p.index_only, p.ordered == Some(dml::ScanDirection::Backward)) {
+                (true, true) => "Index Only Scan Backward",
+                (true, false) => "Index Only Scan",
+                (false, true) => "Index Scan Backward",
+                (false, false) => "Index Scan",
+            };
             self.push(depth, format!("{kind} using {} on {}{act}", ix.name, table.name), details);
             return Ok(());
         }

@@ -79,11 +79,10 @@ pub(crate) fn scan_tids(
     table: &Table,
     ix: &Index,
     eq: &[Scalar],
-    lo: Option<&(Scalar, bool)>,
-    hi: Option<&(Scalar, bool)>,
+    bounds: RangeBounds<'_>,
     params: &[Option<String>],
 ) -> Result<Option<Vec<Tid>>> {
-    let Some(b) = scan_bounds(table, ix, eq, lo, hi, params)? else { return Ok(None) };
+    let Some(b) = scan_bounds(table, ix, eq, bounds, params)? else { return Ok(None) };
     let t = tree(s, ix, false);
     let mut out = Vec::new();
     match b {
@@ -98,8 +97,8 @@ pub(crate) fn scan_tids(
     Ok(Some(out))
 }
 
-/// As [`scan_tids`], streaming: calls `f(key, tid, marked)` for each entry in key order as the
-/// scan reaches it, where `marked` is `mark(tid)` as it was while the entry was on its locked
+/// As [`scan_tids`], streaming: calls `f(key, tid, marked)` for each entry in key order
+/// (descending when `backward`) as the scan reaches it, where `marked` is `mark(tid)` as it was while the entry was on its locked
 /// leaf (`btree::Cursor::next_marked`: an index-only scan's visibility map bit). `Ok(false)`:
 /// a value does not convert exactly to the key type and `f` was never called; the caller
 /// scans the heap.
@@ -109,14 +108,14 @@ pub(crate) fn scan_entries(
     table: &Table,
     ix: &Index,
     eq: &[Scalar],
-    lo: Option<&(Scalar, bool)>,
-    hi: Option<&(Scalar, bool)>,
+    bounds: RangeBounds<'_>,
     params: &[Option<String>],
+    backward: bool,
     mark: &mut dyn FnMut(Tid) -> Result<bool>,
     mut f: impl FnMut(&[u8], Tid, bool) -> Result<crate::access::heap::Flow>,
 ) -> Result<bool> {
     use crate::access::heap::Flow;
-    let Some(b) = scan_bounds(table, ix, eq, lo, hi, params)? else { return Ok(false) };
+    let Some(b) = scan_bounds(table, ix, eq, bounds, params)? else { return Ok(false) };
     let (lo, hi) = match b {
         ScanBounds::Empty => return Ok(true),
         // The entries equal to a whole key: keys are self-delimiting, so no other key starts
@@ -129,9 +128,17 @@ pub(crate) fn scan_entries(
         ScanBounds::Range(lo, hi) => (lo, hi),
     };
     let t = tree(s, ix, false);
-    let mut cur = t.scan(lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]))?;
+    let (lo, hi) = (lo.as_ref().map(|k| &k[..]), hi.as_ref().map(|k| &k[..]));
+    enum Dir<'a> {
+        Forward(crate::access::btree::Cursor<'a>),
+        Backward(crate::access::btree::BackCursor<'a>),
+    }
+    let mut cur = if backward { Dir::Backward(t.scan_backward(lo, hi)) } else { Dir::Forward(t.scan(lo, hi)?) };
     let mut i = 0u64;
-    while let Some(e) = cur.next_marked(mark) {
+    while let Some(e) = match &mut cur {
+        Dir::Forward(c) => c.next_marked(mark),
+        Dir::Backward(c) => c.next_marked(mark),
+    } {
         i += 1;
         if i % 256 == 0 {
             crate::interrupt::check_for_interrupts()?;
@@ -143,6 +150,11 @@ pub(crate) fn scan_entries(
     }
     Ok(true)
 }
+
+/// The range an index scan reads on the column after its equalities: the lower and upper
+/// bounds (value, inclusive), and whether the column's NULL entries are left out (`IS NOT
+/// NULL`: they sort after every value).
+pub(crate) type RangeBounds<'a> = (Option<&'a (Scalar, bool)>, Option<&'a (Scalar, bool)>, bool);
 
 /// What an index scan reads: nothing, the entries equal to one whole key, or a key range.
 enum ScanBounds {
@@ -157,8 +169,7 @@ fn scan_bounds(
     table: &Table,
     ix: &Index,
     eq: &[Scalar],
-    lo: Option<&(Scalar, bool)>,
-    hi: Option<&(Scalar, bool)>,
+    (lo, hi, not_null): RangeBounds<'_>,
     params: &[Option<String>],
 ) -> Result<Option<ScanBounds>> {
     let mut prefix = Vec::with_capacity(32);
@@ -178,7 +189,7 @@ fn scan_bounds(
         let Some((e, incl)) = b else {
             let mut k = prefix.clone();
             return Ok(Some(if upper {
-                k.push(PREFIX_END);
+                k.push(if not_null { keycode::TAG_NULL } else { PREFIX_END });
                 Bound::Excluded(k)
             } else if k.is_empty() {
                 Bound::Unbounded

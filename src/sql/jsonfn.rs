@@ -2,7 +2,8 @@
 //! values): `->`, `->>`, `#>`, `#>>` on both types; on jsonb also `@>`, `<@`, `?`, `?|`,
 //! `?&`, `||` and `-`; `jsonb_typeof` / `json_typeof`, `jsonb_array_length` /
 //! `json_array_length`, `jsonb_extract_path[_text]` / `json_extract_path[_text]`,
-//! `jsonb_strip_nulls`, `jsonb_pretty`, `to_jsonb`, `jsonb_build_object`, `jsonb_build_array`.
+//! `jsonb_strip_nulls`, `jsonb_pretty`, `to_jsonb`, `to_json`, `jsonb_build_object`,
+//! `jsonb_build_array`, `jsonb_set`.
 //!
 //! Operator resolution follows PostgreSQL's for an untyped operand: the key of `->` / `->>`
 //! and `?` is text (an integer literal is already an integer); the path of `#>` / `#>>` and
@@ -61,8 +62,12 @@ pub enum JsonFunc {
     StripNulls,
     Pretty,
     ToJsonb,
+    /// `to_json(anyelement)`: the value as json text (PostgreSQL's datum_to_json).
+    ToJson,
     BuildObject,
     BuildArray,
+    /// `jsonb_set(target, path, new_value [, create_if_missing])`.
+    Set,
 }
 
 fn jsonb_t() -> SqlType {
@@ -243,15 +248,32 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
             })()
         }
         // Any argument type (untyped literals are text), as PostgreSQL's anyelement / "any".
-        "to_jsonb" => {
+        "to_jsonb" | "to_json" => {
             if args.len() != 1 {
                 return Some(Err(no_function(name, &args)));
             }
             if let Err(e) = polymorphic(&args[0]) {
                 return Some(Err(e));
             }
-            Ok(call(JsonFunc::ToJsonb, args, jsonb_t()))
+            Ok(if name == "to_json" { call(JsonFunc::ToJson, args, json) } else { call(JsonFunc::ToJsonb, args, jsonb_t()) })
         }
+        "jsonb_set" => (|| {
+            if !(3..=4).contains(&args.len()) {
+                return Err(no_function(name, &args));
+            }
+            let want = [jsonb_t(), text_array(), jsonb_t(), bool_t()];
+            let mut out = Vec::with_capacity(args.len());
+            for (a, w) in args.iter().zip(want) {
+                out.push(match type_of(a) {
+                    None => coerce(a.clone(), Some(w))?,
+                    Some(t) if t.id == w.id => a.clone(),
+                    // char(n)[] and varchar[] paths are text[] (an implicit cast in PostgreSQL).
+                    Some(t) if w.is_array() && t.elem().is_some_and(|e| is_text(e.id)) => a.clone(),
+                    Some(_) => return Err(no_function(name, &args)),
+                });
+            }
+            Ok(call(JsonFunc::Set, out, jsonb_t()))
+        })(),
         "jsonb_build_object" | "jsonb_build_array" => {
             let f = if name == "jsonb_build_object" { JsonFunc::BuildObject } else { JsonFunc::BuildArray };
             variadic_any(args).map(|args| call(f, args, jsonb_t()))
@@ -479,7 +501,88 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
         }
         JsonFunc::StripNulls => Ok(jsonb_value(&jsonb::parse_stored(doc(&args[0])).strip_nulls())),
         JsonFunc::Pretty => Ok(Value::Text(jsonb::parse_stored(doc(&args[0])).pretty())),
+        JsonFunc::ToJson => {
+            let mut text = String::new();
+            json::to_json(&args[0], &args[0].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
+            Ok(Value::Json(text))
+        }
+        JsonFunc::Set => {
+            if matches!(&args[1], Value::Array(a) if a.dims.len() > 1) {
+                return Err(PgError::new("2202E", "wrong number of array subscripts"));
+            }
+            let target = jsonb::parse_stored(doc(&args[0]));
+            if target.is_scalar() {
+                return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot set path in scalar"));
+            }
+            let create = !matches!(args.get(3), Some(Value::Bool(false)));
+            let path = text_items(&args[1]);
+            let empty = matches!(&target, Jsonb::Array(v) if v.is_empty()) || matches!(&target, Jsonb::Object(v) if v.is_empty());
+            if path.is_empty() || (empty && !create) {
+                return Ok(args[0].clone());
+            }
+            let new = jsonb::parse_stored(doc(&args[2]));
+            let v = set_path(target, &path, 0, new, create)?;
+            check_depth(&v)?;
+            Ok(jsonb_value(&v))
+        }
         JsonFunc::BuildObject | JsonFunc::BuildArray | JsonFunc::ToJsonb => unreachable!("handled above"),
+    }
+}
+
+/// PostgreSQL's setPath for `jsonb_set`: replaces (or, with `create`, adds) the value at
+/// `path[level..]` inside `v`. An object key missing before the last step, or a scalar met
+/// before it, leaves the document unchanged; an array step is an integer (negative counts
+/// from the end; past either end adds at that end when it is the last step).
+fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, create: bool) -> Result<Jsonb> {
+    let Some(step) = path.get(level) else { return Ok(v) };
+    let last = level + 1 == path.len();
+    let null_step = || PgError::new("22004", format!("path element at position {} is null", level + 1));
+    match v {
+        Jsonb::Object(mut pairs) => {
+            let key = step.as_deref().ok_or_else(null_step)?;
+            match pairs.iter().position(|(k, _)| k == key) {
+                Some(i) if last => pairs[i].1 = new,
+                Some(i) => {
+                    let old = std::mem::replace(&mut pairs[i].1, Jsonb::Null);
+                    pairs[i].1 = set_path(old, path, level + 1, new, create)?;
+                }
+                None if last && create => {
+                    pairs.push((key.to_string(), new));
+                    return Ok(Jsonb::Object(jsonb::normalize(pairs)));
+                }
+                None => {}
+            }
+            Ok(Jsonb::Object(pairs))
+        }
+        Jsonb::Array(mut items) => {
+            let s = step.as_deref().ok_or_else(null_step)?;
+            let idx: i64 = s.trim_start().parse::<i32>().map(i64::from).map_err(|_| {
+                PgError::new(
+                    sqlstate::INVALID_TEXT_REPRESENTATION,
+                    format!("path element at position {} is not an integer: \"{s}\"", level + 1),
+                )
+            })?;
+            let n = items.len() as i64;
+            // Before the first element (a negative index past the start), or an empty array.
+            if (idx < -n || n == 0) && last && create {
+                items.insert(0, new);
+                return Ok(Jsonb::Array(items));
+            }
+            let at = if idx < 0 { idx + n } else { idx };
+            if (0..n).contains(&at) {
+                let i = at as usize;
+                if last {
+                    items[i] = new;
+                } else {
+                    let old = std::mem::replace(&mut items[i], Jsonb::Null);
+                    items[i] = set_path(old, path, level + 1, new, create)?;
+                }
+            } else if at >= n && last && create {
+                items.push(new);
+            }
+            Ok(Jsonb::Array(items))
+        }
+        scalar => Ok(scalar),
     }
 }
 
@@ -507,6 +610,8 @@ pub fn show(f: JsonFunc, args: &[String]) -> String {
         JsonFunc::StripNulls => call("jsonb_strip_nulls"),
         JsonFunc::Pretty => call("jsonb_pretty"),
         JsonFunc::ToJsonb => call("to_jsonb"),
+        JsonFunc::ToJson => call("to_json"),
+        JsonFunc::Set => call("jsonb_set"),
         JsonFunc::BuildObject => call("jsonb_build_object"),
         JsonFunc::BuildArray => call("jsonb_build_array"),
     }

@@ -772,7 +772,7 @@ fn choose_join(est: &super::cost::Estimator<'_>, j: &mut JoinNode) {
     if matches!(j.kind, JoinKind::Inner | JoinKind::Left) {
         if let Some((idx, eq)) = est.index_probe(j) {
             let Node::Scan(p) = &mut j.right else { unreachable!("index_probe needs a scan") };
-            p.access = super::dml::Access::Index { idx, eq, lo: None, hi: None };
+            p.access = super::dml::Access::Index { idx, eq, lo: None, hi: None, not_null: false };
             j.inner_index = true;
             return;
         }

@@ -4,7 +4,7 @@
 //!
 //! Entry points ([`BTree`]): [`BTree::create_empty`], [`BTree::build`] (bottom-up from sorted
 //! input, as CREATE INDEX), [`BTree::insert`] / [`BTree::insert_unique`], [`BTree::scan`]
-//! ([`Cursor`]), [`BTree::lookup_eq`], [`BTree::bulk_delete`] (VACUUM), [`BTree::check`]
+//! ([`Cursor`]) and [`BTree::scan_backward`] ([`BackCursor`]), [`BTree::lookup_eq`], [`BTree::bulk_delete`] (VACUUM), [`BTree::check`]
 //! (amcheck). See also `page.rs` (layout), `insert.rs` (splits), `redo.rs` (WAL records).
 //!
 //! ```text
@@ -113,7 +113,7 @@ mod tests;
 
 pub use build::BuildStats;
 pub use check::CheckReport;
-pub use search::Cursor;
+pub use search::{BackCursor, Cursor};
 
 use crate::buffer::{Buffer, BufferPool, Pins};
 use crate::error::{sqlstate, PgError, Result};
@@ -333,6 +333,11 @@ impl<'a> BTree<'a> {
     /// The entries with `lo <= key <= hi` (bounds on the encoded key), in `(key, tid)` order.
     pub fn scan(&self, lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> Result<Cursor<'a>> {
         search::scan(self, lo, hi)
+    }
+
+    /// The entries with `lo <= key <= hi`, in descending `(key, tid)` order.
+    pub fn scan_backward(&self, lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> BackCursor<'a> {
+        search::scan_backward(self, lo, hi)
     }
 
     /// The heap TIDs of the entries whose key equals `key`, in TID order.

@@ -282,3 +282,218 @@ impl Iterator for Cursor<'_> {
         self.items.pop_front().map(|(k, t, _)| Ok((k, t)))
     }
 }
+
+/// A backward range scan's position: entries in descending `(key, tid)` order, copied from
+/// one leaf at a time (PostgreSQL's backward index scan, nbtsearch.c). Each leaf is found by a
+/// fresh descent for the entries strictly below the last one returned, so no left link is
+/// followed: a leaf's lower bound (the separator its parent holds for it) never changes,
+/// because items only move right and pages are never deleted (invariant 2). One content lock
+/// at a time, as the forward scan.
+pub struct BackCursor<'a> {
+    tree: BTree<'a>,
+    lo: Bound<Vec<u8>>,
+    /// Entries not yet copied are strictly below this `(key, tid)` (`Some(None)`: no bound
+    /// yet, the scan starts at the last entry); None when none is left.
+    before: Option<Option<(Vec<u8>, TidBound)>>,
+    items: VecDeque<(Vec<u8>, Tid, bool)>,
+    pages_read: u64,
+}
+
+pub(crate) fn scan_backward<'a>(t: &BTree<'a>, lo: Bound<&[u8]>, hi: Bound<&[u8]>) -> BackCursor<'a> {
+    let before = match hi {
+        Bound::Included(k) => Some((k.to_vec(), TidBound::PosInf)),
+        Bound::Excluded(k) => Some((k.to_vec(), TidBound::NegInf)),
+        Bound::Unbounded => None,
+    };
+    BackCursor {
+        tree: t.clone(),
+        lo: match lo {
+            Bound::Included(k) => Bound::Included(k.to_vec()),
+            Bound::Excluded(k) => Bound::Excluded(k.to_vec()),
+            Bound::Unbounded => Bound::Unbounded,
+        },
+        before: Some(before),
+        items: VecDeque::new(),
+        pages_read: 0,
+    }
+}
+
+/// Internal search for a backward scan: the offset of the downlink to follow for the entries
+/// strictly below `sk` — the last item `< sk`, counting the first data item as minus infinity
+/// (`sk` None: above every key, the last item).
+fn internal_child_before(p: &[u8], o: &page::Opaque, sk: Option<&ScanKey<'_>>) -> u16 {
+    let first = o.first_data();
+    let Some(sk) = sk else { return spage::max_offset(p) };
+    let (mut lo, mut hi) = (first + 1, spage::max_offset(p) + 1);
+    // First item >= sk among first+1 ..= max; the answer is the one before it.
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if sk.cmp_item(page::get(p, mid)) == std::cmp::Ordering::Greater {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo - 1
+}
+
+/// The leaf entries strictly below `sk` (None: above every key): descends to the leaf whose key range holds the
+/// greatest entry `< sk` (moving right on a level while a page's high key is `< sk`: it split
+/// after its downlink was read), and copies its entries `< sk` with `mark(tid)` computed
+/// under the leaf's lock. Also returns the leaf's lower bound, the separator the descent
+/// followed into it (None: minus infinity). None for an empty index.
+#[allow(clippy::type_complexity)]
+fn leaf_before(
+    t: &BTree<'_>,
+    sk: Option<&ScanKey<'_>>,
+    mark: &mut Option<&mut dyn FnMut(Tid) -> Result<bool>>,
+) -> Result<Option<(Vec<(Vec<u8>, Tid, bool)>, Option<(Vec<u8>, Tid)>)>> {
+    // The root as last seen by this handle: a former root is the leftmost page of its level,
+    // so it too starts a descent (moving right), with minus infinity as its lower bound.
+    let root = match t.root_cache.get() {
+        Some(m) => m.root,
+        None => {
+            let Some(m) = t.meta()? else { return Ok(None) };
+            t.root_cache.set(Some(m));
+            m.root
+        }
+    };
+    let mut buf = t.read(root)?;
+    // The lower bound of the page being read: the root's is minus infinity.
+    let mut low: Option<(Vec<u8>, Tid)> = None;
+    let mut moves = 0u32;
+    loop {
+        let next = {
+            let pg = buf.lock_shared();
+            let block = buf.block();
+            t.check_page(&pg, block)?;
+            let o = page::opaque(&pg);
+            match page::high_key(&pg, &o) {
+                Some(hk) if sk.is_none_or(|sk| sk.cmp_item(hk) == std::cmp::Ordering::Greater) => {
+                    // Entries in [high key, sk) are on the right sibling.
+                    moves += 1;
+                    if moves > MOVE_RIGHT_MAX {
+                        return Err(t.corrupt_page(block, "right links form a cycle"));
+                    }
+                    low = Some((page::item_key(hk).to_vec(), page::item_tid(hk)));
+                    o.right
+                }
+                _ if o.is_leaf() => {
+                    let end = match sk {
+                        Some(sk) => page::leaf_lower_bound(&pg, &o, sk),
+                        None => spage::max_offset(&pg) + 1,
+                    };
+                    let mut out = Vec::with_capacity(usize::from(end.saturating_sub(o.first_data())));
+                    for off in o.first_data()..end {
+                        let it = page::get(&pg, off);
+                        let tid = page::item_tid(it);
+                        let marked = match mark.as_mut() {
+                            Some(m) => m(tid)?,
+                            None => false,
+                        };
+                        out.push((page::item_key(it).to_vec(), tid, marked));
+                    }
+                    return Ok(Some((out, low)));
+                }
+                _ => {
+                    if spage::max_offset(&pg) < o.first_data() {
+                        return Err(t.corrupt_page(block, "internal page without items"));
+                    }
+                    let off = internal_child_before(&pg, &o, sk);
+                    let it = page::get(&pg, off);
+                    if off != o.first_data() {
+                        low = Some((page::item_key(it).to_vec(), page::item_tid(it)));
+                    }
+                    moves = 0;
+                    page::item_child(it)
+                }
+            }
+        };
+        if next == page::P_NONE {
+            return Err(t.corrupt_page(buf.block(), "link to block 0"));
+        }
+        buf = t.read(next)?;
+    }
+}
+
+impl BackCursor<'_> {
+    /// Leaves read so far.
+    pub fn pages_read(&self) -> u64 {
+        self.pages_read
+    }
+
+    fn below_lo(&self, key: &[u8]) -> bool {
+        match &self.lo {
+            Bound::Included(l) => key < &l[..],
+            Bound::Excluded(l) => key <= &l[..],
+            Bound::Unbounded => false,
+        }
+    }
+
+    /// Copies the entries of the next leaf to the left that has any below the position;
+    /// false when the scan is done.
+    fn load_prev(&mut self, mut mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Result<bool> {
+        let mut steps = 0u32;
+        while let Some(before) = self.before.take() {
+            steps += 1;
+            if steps > MOVE_RIGHT_MAX {
+                return Err(PgError::internal(format!("backward scan of index \"{}\" does not advance", self.tree.display_name())));
+            }
+            let sk = before.as_ref().map(|(key, tb)| ScanKey { key, tid: *tb });
+            let Some((entries, low)) = leaf_before(&self.tree, sk.as_ref(), &mut mark)? else { return Ok(false) };
+            self.pages_read += 1;
+            // Every entry of this leaf below sk is copied: what is left is below the leaf's
+            // lower bound. (An entry inserted into this leaf later, below the ones copied, is
+            // a version this scan's snapshot cannot see, as for the forward scan.)
+            self.before = low.map(|(k, t)| Some((k, TidBound::At(t))));
+            for (k, t, m) in entries.into_iter().rev() {
+                if self.below_lo(&k) {
+                    self.before = None;
+                    break;
+                }
+                self.items.push_back((k, t, m));
+            }
+            // Below the lower bound of the scan: nothing further left can match.
+            if matches!(&self.before, Some(Some((k, _))) if self.below_lo(k)) {
+                self.before = None;
+            }
+            if !self.items.is_empty() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// As [`Cursor::next_marked`], backward.
+    pub fn next_marked(&mut self, mark: &mut dyn FnMut(Tid) -> Result<bool>) -> Option<Result<(Vec<u8>, Tid, bool)>> {
+        if self.items.is_empty() {
+            match self.load_prev(Some(mark)) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.before = None;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.items.pop_front().map(Ok)
+    }
+}
+
+impl Iterator for BackCursor<'_> {
+    type Item = Result<(Vec<u8>, Tid)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.items.is_empty() {
+            match self.load_prev(None) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.before = None;
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.items.pop_front().map(|(k, t, _)| Ok((k, t)))
+    }
+}

@@ -95,6 +95,90 @@ fn random_inserts_with_duplicates_and_long_keys() {
     assert_eq!(pins.held(), 0);
 }
 
+/// The entries `lo <= (key) <= hi` of the model, descending: what a backward scan must give.
+fn model_backward(model: &BTreeSet<(Vec<u8>, Tid)>, lo: Bound<&Vec<u8>>, hi: Bound<&Vec<u8>>) -> Vec<(Vec<u8>, Tid)> {
+    model
+        .iter()
+        .filter(|(k, _)| match lo {
+            Bound::Included(l) => k >= l,
+            Bound::Excluded(l) => k > l,
+            Bound::Unbounded => true,
+        })
+        .filter(|(k, _)| match hi {
+            Bound::Included(h) => k <= h,
+            Bound::Excluded(h) => k < h,
+            Bound::Unbounded => true,
+        })
+        .rev()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn backward_scans_give_the_forward_order_reversed() {
+    let (_d, pool) = new_pool(64);
+    let pins = pool.new_pins();
+    let t = BTree::new(&pool, &pins, None, REL, false);
+    t.create_empty().unwrap();
+    // An empty index, then one with long keys (a deep tree) and many duplicates (equal keys
+    // span leaves), keys of every first byte included.
+    assert!(t.scan_backward(Bound::Unbounded, Bound::Unbounded).next().is_none());
+    let mut model = BTreeSet::new();
+    let mut rng = Rng::new(11);
+    for i in 0..6_000u32 {
+        let mut k = long_key(rng.below(300), 40 + rng.below(300) as usize);
+        k[0] = (rng.below(3) * 127) as u8;
+        let tid = (i, (i % 5) as u16 + 1);
+        t.insert(&k, tid, None).unwrap();
+        model.insert((k, tid));
+    }
+    assert!(t.check().unwrap().root_level >= 2);
+    let back: Vec<_> = t.scan_backward(Bound::Unbounded, Bound::Unbounded).map(|r| r.unwrap()).collect();
+    assert_eq!(back, model_backward(&model, Bound::Unbounded, Bound::Unbounded));
+    let keys: Vec<Vec<u8>> = model.iter().map(|(k, _)| k.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    for _ in 0..60 {
+        // Bounds on keys that exist and on keys that do not (a key's prefix).
+        let pick = |rng: &mut Rng| {
+            let k = keys[rng.below(keys.len() as u64) as usize].clone();
+            if rng.below(3) == 0 {
+                k[..k.len() / 2].to_vec()
+            } else {
+                k
+            }
+        };
+        let (a, b) = (pick(&mut rng), pick(&mut rng));
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let lob = match rng.below(3) {
+            0 => Bound::Included(&lo),
+            1 => Bound::Excluded(&lo),
+            _ => Bound::Unbounded,
+        };
+        let hib = match rng.below(3) {
+            0 => Bound::Included(&hi),
+            1 => Bound::Excluded(&hi),
+            _ => Bound::Unbounded,
+        };
+        fn slice(b: Bound<&Vec<u8>>) -> Bound<&[u8]> {
+            b.map(|v| &v[..])
+        }
+        let got: Vec<_> = t.scan_backward(slice(lob), slice(hib)).map(|r| r.unwrap()).collect();
+        assert_eq!(got, model_backward(&model, lob, hib), "bounds {lob:?} {hib:?}");
+        let mut fwd: Vec<_> = t.scan(slice(lob), slice(hib)).unwrap().map(|r| r.unwrap()).collect();
+        fwd.reverse();
+        assert_eq!(got, fwd);
+    }
+    // Marks are computed for every entry returned.
+    let mut cur = t.scan_backward(Bound::Unbounded, Bound::Unbounded);
+    let mut marked = 0;
+    while let Some(e) = cur.next_marked(&mut |tid| Ok(tid.1 == 1)) {
+        let (_, tid, m) = e.unwrap();
+        assert_eq!(m, tid.1 == 1);
+        marked += usize::from(m);
+    }
+    assert_eq!(marked, model.iter().filter(|(_, t)| t.1 == 1).count());
+    assert_eq!(pins.held(), 0, "no pin leaked");
+}
+
 #[test]
 fn unique_checks_ask_about_every_equal_key_and_wait_without_locks() {
     let (_d, pool) = new_pool(64);
@@ -251,8 +335,16 @@ fn concurrent_readers_never_miss_a_committed_key_during_splits() {
                         };
                         let seen: BTreeSet<Vec<u8>> =
                             t.scan(Bound::Included(&lo[..]), Bound::Included(&hi[..])).unwrap().map(|r| r.unwrap().0).collect();
-                        for x in want {
+                        for &x in &want {
                             assert!(seen.contains(&long_key(x, 60)), "range scan missed committed key {x}");
+                        }
+                        // So must a backward scan, in descending order.
+                        let back: Vec<Vec<u8>> =
+                            t.scan_backward(Bound::Included(&lo[..]), Bound::Included(&hi[..])).map(|r| r.unwrap().0).collect();
+                        assert!(back.windows(2).all(|w| w[0] >= w[1]), "backward scan out of order");
+                        let back: BTreeSet<Vec<u8>> = back.into_iter().collect();
+                        for x in want {
+                            assert!(back.contains(&long_key(x, 60)), "backward scan missed committed key {x}");
                         }
                     }
                     if done.load(std::sync::atomic::Ordering::Acquire) == writers as usize && found > 1000 {
