@@ -23,6 +23,21 @@ impl SortKey {
     }
 }
 
+/// Which keys are char(n): PostgreSQL compares those without their trailing blanks
+/// (`bpcharcmp`), so a value is sorted by [`sort_value`] of it.
+pub fn bpchar_keys(keys: &[SortKey]) -> Vec<bool> {
+    keys.iter().map(|k| expr::type_of(&k.expr).is_some_and(|t| t.id == crate::types::TypeId::Bpchar)).collect()
+}
+
+/// A key's value as it is compared: a char(n) value without its trailing blanks (`'a'`
+/// sorts before `E'a\t'`, as in PostgreSQL, though its padded form would not).
+pub fn sort_value(v: Value, bpchar: bool) -> Value {
+    match v {
+        Value::Text(s) if bpchar && s.ends_with(' ') => Value::Text(s.trim_end_matches(' ').to_string()),
+        v => v,
+    }
+}
+
 /// Compares two non-NULL-or-NULL values as a sort key orders them.
 pub fn compare_key(a: &Value, b: &Value, desc: bool, nulls_first: bool) -> Ordering {
     match (a, b) {
@@ -75,6 +90,7 @@ pub(super) fn run(
     sink: &mut dyn FnMut(&[Value]) -> Result<Flow>,
 ) -> Result<Flow> {
     let nk = keys.len();
+    let bpchar = bpchar_keys(keys);
     let mut cur: Vec<(Row, Row)> = Vec::new();
     let (mut mem, mut peak) = (0usize, 0usize);
     let mut runs = Vec::new();
@@ -93,8 +109,8 @@ pub(super) fn run(
     };
     ex.run(input, outer, &mut |row| {
         let mut k = Vec::with_capacity(nk);
-        for key in keys {
-            k.push(ex.eval(&key.expr, row, outer)?);
+        for (key, &b) in keys.iter().zip(&bpchar) {
+            k.push(sort_value(ex.eval(&key.expr, row, outer)?, b));
         }
         mem += super::row_bytes(&k) + super::row_bytes(row);
         peak = peak.max(mem);

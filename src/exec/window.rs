@@ -194,10 +194,11 @@ pub(super) fn run(
         let mut keys: Vec<SortKey> = c.partition.iter().map(|e| SortKey { expr: e.clone(), desc: false, nulls_first: false }).collect();
         keys.extend(c.order.iter().cloned());
         let mut kv: Vec<Row> = Vec::with_capacity(rows.len());
+        let bpchar = super::sort::bpchar_keys(&keys);
         for r in &rows {
             let mut k = Vec::with_capacity(keys.len());
-            for key in &keys {
-                k.push(ex.eval(&key.expr, &r[..width], outer)?);
+            for (key, &b) in keys.iter().zip(&bpchar) {
+                k.push(super::sort::sort_value(ex.eval(&key.expr, &r[..width], outer)?, b));
             }
             kv.push(k);
         }
