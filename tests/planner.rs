@@ -271,3 +271,22 @@ fn an_index_gives_order_by_its_order_and_a_limit_reads_only_the_first_rows() {
     assert_eq!(rows(&mut s, "SELECT max(uid), (SELECT min(uid) FROM o) FROM o"), vec!["599|0"]);
     assert_eq!(rows(&mut s, "SELECT max(uid) FROM o WHERE uid IS NULL"), vec!["NULL"]);
 }
+
+#[test]
+fn analyze_takes_several_tables_each_with_its_columns() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    setup(&mut s);
+    ok(&mut s, "CREATE TABLE \"Q t\" (a int, b int)");
+    ok(&mut s, "INSERT INTO \"Q t\" SELECT g, g % 3 FROM generate_series(1, 30) g");
+    assert_eq!(ok(&mut s, "ANALYZE u (name), \"Q t\", o (k)"), "ANALYZE");
+    let got = rows(&mut s, "SELECT tablename || '.' || attname FROM pg_stats ORDER BY 1");
+    assert_eq!(got, vec!["Q t.a", "Q t.b", "o.k", "u.name"]);
+    let notices = s.execute("ANALYZE VERBOSE u, o").unwrap().pop().unwrap().notices;
+    assert_eq!(notices.iter().filter(|n| n.contains("analyzing")).count(), 2, "{notices:?}");
+    for bad in ["ANALYZE u,", "ANALYZE , u", "ANALYZE u o"] {
+        assert_eq!(s.execute(bad).unwrap_err().code, "42601", "{bad}");
+    }
+    assert_eq!(s.execute("ANALYZE u, nosuch").unwrap_err().code, "42P01");
+    assert_eq!(s.execute("ANALYZE u, o (nosuch)").unwrap_err().code, "42703");
+}

@@ -757,17 +757,39 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v, extra.vacuum_verbose, extra.vacuum_analyze),
-        Statement::Analyze {
-            table_name,
-            columns,
-            partitions: None,
-            cache_metadata: false,
-            noscan: false,
-            compute_statistics: false,
-            ..
-        } => {
+        Statement::Analyze { table_name, columns, partitions, cache_metadata: false, noscan: false, compute_statistics: false, .. } => {
             let all = table_name.0.len() == 1 && table_name.0[0].as_ident().is_some_and(|i| i.value == "*" && i.quote_style == Some('"'));
-            vacuum::analyze(s, (!all).then_some(&table_name), &columns, extra.analyze_verbose)
+            // The other tables of `ANALYZE a, b (x)` (see `analyze_statements`), each in turn.
+            let mut more: Vec<(sqlparser::ast::ObjectName, Vec<sqlparser::ast::Ident>)> = Vec::new();
+            for e in partitions.iter().flatten() {
+                more.push(match e {
+                    Expr::Identifier(i) => (sqlparser::ast::ObjectName::from(vec![i.clone()]), Vec::new()),
+                    Expr::CompoundIdentifier(parts) => (sqlparser::ast::ObjectName::from(parts.clone()), Vec::new()),
+                    Expr::Function(f) => {
+                        let sqlparser::ast::FunctionArguments::List(l) = &f.args else {
+                            return Err(PgError::syntax("syntax error in ANALYZE"));
+                        };
+                        let cols = l
+                            .args
+                            .iter()
+                            .map(|a| match a {
+                                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(Expr::Identifier(i))) => {
+                                    Ok(i.clone())
+                                }
+                                _ => Err(PgError::syntax("syntax error in ANALYZE")),
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                        (f.name.clone(), cols)
+                    }
+                    _ => return Err(PgError::syntax("syntax error in ANALYZE")),
+                });
+            }
+            let mut r = vacuum::analyze(s, (!all).then_some(&table_name), &columns, extra.analyze_verbose)?;
+            for (name, cols) in &more {
+                let next = vacuum::analyze(s, Some(name), cols, extra.analyze_verbose)?;
+                r.notices.extend(next.notices);
+            }
+            Ok(r)
         }
         Statement::AlterTable { name, if_exists, only: _, operations, location: None, on_cluster: None, iceberg: false, .. } => {
             ddl::alter_table(s, &name, if_exists, &operations)
@@ -1302,7 +1324,9 @@ pub(crate) fn statements(sql: &str) -> Result<Vec<Statement>> {
 /// PostgreSQL's `ANALYZE [VERBOSE] [table [(column, ...)]]`, rewritten into the form
 /// sqlparser reads (Hive's `ANALYZE TABLE t [FOR COLUMNS a, b]`); a bare ANALYZE names the
 /// table `"*"`, which [`Extra::analyze_all`] marks. VERBOSE is kept for [`strip_unlogged`].
-/// Several tables in one ANALYZE are refused (0A000).
+/// Several tables (`ANALYZE a, b (x)`): the first is the statement's table, the others ride
+/// in Hive's PARTITION list as `b(x)` (a call naming the table, its columns the arguments) or
+/// `b`, which no user text can reach (a PARTITION written by hand is a syntax error here).
 fn analyze_statements(sql: &str) -> Result<Option<String>> {
     let t = sql.trim_start();
     let starts = |w: &str| t.get(..w.len()).is_some_and(|x| x.eq_ignore_ascii_case(w));
@@ -1341,7 +1365,16 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
             while end < toks.len() && toks[end].token != Token::SemiColon {
                 end += 1;
             }
-            let sig: Vec<&Token> = toks[i + 1..end].iter().map(|t| &t.token).filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+            let sig_t: Vec<&sqlparser::tokenizer::TokenWithSpan> =
+                toks[i + 1..end].iter().filter(|t| !matches!(t.token, Token::Whitespace(_))).collect();
+            let sig: Vec<&Token> = sig_t.iter().map(|t| &t.token).collect();
+            // A syntax error at significant token `k` (past the last: the `;` or the end).
+            let err_at = |k: usize| -> PgError {
+                match sig_t.get(k).copied().or(toks.get(end)) {
+                    Some(t) => syntax(Some(&t.token)).at(t.span.start),
+                    None => syntax(None),
+                }
+            };
             let mut k = 0;
             let mut head = String::from("ANALYZE");
             if sig.first().and_then(|t| word(t)).as_deref() == Some("VERBOSE") {
@@ -1353,7 +1386,7 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                 k = 1;
                 let mut verbose;
                 loop {
-                    let opt = sig.get(k).and_then(|t| word(t)).ok_or_else(|| syntax(sig.get(k).copied()))?;
+                    let opt = sig.get(k).and_then(|t| word(t)).ok_or_else(|| err_at(k))?;
                     k += 1;
                     let value = match sig.get(k) {
                         Some(Token::Comma | Token::RParen) => None,
@@ -1367,7 +1400,7 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                                 _ => unreachable!("matched above"),
                             })
                         }
-                        other => return Err(syntax(other.copied())),
+                        _ => return Err(err_at(k)),
                     };
                     match opt.as_str() {
                         "VERBOSE" => {
@@ -1397,52 +1430,64 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                             k += 1;
                             break;
                         }
-                        other => return Err(syntax(other.copied())),
+                        _ => return Err(err_at(k)),
                     }
                 }
                 if verbose {
                     head.push_str(" VERBOSE");
                 }
             }
-            // [schema.]table: words separated by dots.
-            let mut name = String::new();
-            if let Some(first) = sig.get(k).and_then(|t| ident(t)) {
-                name.push_str(&first);
-                k += 1;
-                while sig.get(k).is_some_and(|t| matches!(t, Token::Period)) {
-                    let part = sig.get(k + 1).and_then(|t| ident(t)).ok_or_else(|| syntax(sig.get(k + 1).copied()))?;
-                    name.push('.');
-                    name.push_str(&part);
-                    k += 2;
-                }
-            }
-            let mut cols = Vec::new();
-            if !name.is_empty() && sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
-                k += 1;
-                loop {
-                    cols.push(sig.get(k).and_then(|t| ident(t)).ok_or_else(|| syntax(sig.get(k).copied()))?);
+            // [schema.]table [(column, ...)], separated by commas.
+            let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+            loop {
+                let mut name = String::new();
+                if let Some(first) = sig.get(k).and_then(|t| ident(t)) {
+                    name.push_str(&first);
                     k += 1;
-                    match sig.get(k) {
-                        Some(Token::Comma) => k += 1,
-                        Some(Token::RParen) => {
-                            k += 1;
-                            break;
-                        }
-                        other => return Err(syntax(other.copied())),
+                    while sig.get(k).is_some_and(|t| matches!(t, Token::Period)) {
+                        let part = sig.get(k + 1).and_then(|t| ident(t)).ok_or_else(|| err_at(k + 1))?;
+                        name.push('.');
+                        name.push_str(&part);
+                        k += 2;
                     }
                 }
-            }
-            match sig.get(k) {
-                None => {}
-                Some(Token::Comma) if sig.get(k + 1).and_then(|t| ident(t)).is_some() => {
-                    return Err(PgError::feature("ANALYZE of several tables in one statement is not supported; run one ANALYZE per table"))
+                if name.is_empty() && !tables.is_empty() {
+                    return Err(err_at(k));
                 }
-                Some(other) => return Err(syntax(Some(other))),
+                let mut cols = Vec::new();
+                if !name.is_empty() && sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
+                    k += 1;
+                    loop {
+                        cols.push(sig.get(k).and_then(|t| ident(t)).ok_or_else(|| err_at(k))?);
+                        k += 1;
+                        match sig.get(k) {
+                            Some(Token::Comma) => k += 1,
+                            Some(Token::RParen) => {
+                                k += 1;
+                                break;
+                            }
+                            _ => return Err(err_at(k)),
+                        }
+                    }
+                }
+                let named = !name.is_empty();
+                tables.push((name, cols));
+                match sig.get(k) {
+                    None => break,
+                    Some(Token::Comma) if named => k += 1,
+                    _ => return Err(err_at(k)),
+                }
             }
-            let mut text = format!("{head} TABLE {}", if name.is_empty() { "\"*\"" } else { &name });
+            let (name, cols) = &tables[0];
+            let mut text = format!("{head} TABLE {}", if name.is_empty() { "\"*\"" } else { name });
             if !cols.is_empty() {
                 text.push_str(" FOR COLUMNS ");
                 text.push_str(&cols.join(", "));
+            }
+            if tables.len() > 1 {
+                let more: Vec<String> =
+                    tables[1..].iter().map(|(n, c)| if c.is_empty() { n.clone() } else { format!("{n}({})", c.join(", ")) }).collect();
+                text.push_str(&format!(" PARTITION ({})", more.join(", ")));
             }
             let from = offset(&toks[i].span.start);
             let to = if end < toks.len() { offset(&toks[end].span.start) } else { sql.len() };
@@ -1725,7 +1770,11 @@ fn sequence_option_order(sql: &str) -> Option<String> {
 fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
     let guarded = guard_question(sql);
     let sql = guarded.as_deref().unwrap_or(sql);
-    let analyzes = analyze_statements(sql)?;
+    let analyzes = analyze_statements(sql).map_err(|mut e| {
+        // Positions in the text as written (unless `guard_question` inserted blanks).
+        e.resolve_position(guarded.is_none().then_some(sql));
+        e
+    })?;
     let sql = analyzes.as_deref().unwrap_or(sql);
     let normalized = copy_booleans(sql);
     let sql = normalized.as_deref().unwrap_or(sql);

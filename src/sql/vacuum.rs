@@ -148,7 +148,7 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, a
     Ok(r)
 }
 
-/// `ANALYZE [VERBOSE] [table [(columns)]]`: gathers the planner's statistics
+/// `ANALYZE [VERBOSE] [table [(columns)]]` (one table of `ANALYZE a, b`): gathers the planner's statistics
 /// (`sql::statistics`) of one table, or of every table. Unlike VACUUM it may run in a
 /// transaction block; its sample is read with a snapshot of this moment.
 pub fn analyze(
