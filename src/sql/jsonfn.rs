@@ -3,7 +3,7 @@
 //! `?&`, `||` and `-`; `jsonb_typeof` / `json_typeof`, `jsonb_array_length` /
 //! `json_array_length`, `jsonb_extract_path[_text]` / `json_extract_path[_text]`,
 //! `jsonb_strip_nulls`, `jsonb_pretty`, `to_jsonb`, `to_json`, `jsonb_build_object`,
-//! `jsonb_build_array`, `jsonb_set`.
+//! `jsonb_build_array`, `jsonb_set`, `jsonb_insert`, and `#-` (delete at a path).
 //!
 //! Operator resolution follows PostgreSQL's for an untyped operand: the key of `->` / `->>`
 //! and `?` is text (an integer literal is already an integer); the path of `#>` / `#>>` and
@@ -68,6 +68,10 @@ pub enum JsonFunc {
     BuildArray,
     /// `jsonb_set(target, path, new_value [, create_if_missing])`.
     Set,
+    /// `jsonb_insert(target, path, new_value [, insert_after])`.
+    Insert,
+    /// `#-`: the document without the value at a path.
+    DeletePath,
 }
 
 fn jsonb_t() -> SqlType {
@@ -192,7 +196,7 @@ pub fn bind_operator(op: &BinaryOperator, a: Scalar, b: Scalar) -> Option<Result
                 _ => operand(&sym, ta, tb, b, SqlType::new(TypeId::Text)).map(|b| call(JsonFunc::Delete(0), vec![a, b], jsonb_t())),
             }
         }
-        B::HashMinus => Err(PgError::feature("the jsonb #- operator is not supported by heapstore yet")),
+        B::HashMinus => jsonb_only(JsonFunc::DeletePath, text_array(), jsonb_t()),
         _ => return None,
     })
 }
@@ -257,7 +261,21 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
             }
             Ok(if name == "to_json" { call(JsonFunc::ToJson, args, json) } else { call(JsonFunc::ToJsonb, args, jsonb_t()) })
         }
-        "jsonb_set" => (|| {
+        "jsonb_delete_path" => (|| {
+            let [d, p] = <[Scalar; 2]>::try_from(args.clone()).map_err(|_| no_function(name, &args))?;
+            let d = match type_of(&d) {
+                None => coerce(d, Some(jsonb_t()))?,
+                Some(t) if t.id == TypeId::Jsonb => d,
+                Some(_) => return Err(no_function(name, &args)),
+            };
+            let p = match type_of(&p) {
+                None => coerce(p, Some(text_array()))?,
+                Some(t) if t.is_array() && t.elem().is_some_and(|e| is_text(e.id)) => p,
+                Some(_) => return Err(no_function(name, &args)),
+            };
+            Ok(call(JsonFunc::DeletePath, vec![d, p], jsonb_t()))
+        })(),
+        "jsonb_set" | "jsonb_insert" => (|| {
             if !(3..=4).contains(&args.len()) {
                 return Err(no_function(name, &args));
             }
@@ -272,7 +290,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
                     Some(_) => return Err(no_function(name, &args)),
                 });
             }
-            Ok(call(JsonFunc::Set, out, jsonb_t()))
+            Ok(call(if name == "jsonb_set" { JsonFunc::Set } else { JsonFunc::Insert }, out, jsonb_t()))
         })(),
         "jsonb_build_object" | "jsonb_build_array" => {
             let f = if name == "jsonb_build_object" { JsonFunc::BuildObject } else { JsonFunc::BuildArray };
@@ -506,22 +524,34 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
             json::to_json(&args[0], &args[0].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
             Ok(Value::Json(text))
         }
-        JsonFunc::Set => {
+        JsonFunc::Set | JsonFunc::Insert | JsonFunc::DeletePath => {
             if matches!(&args[1], Value::Array(a) if a.dims.len() > 1) {
                 return Err(PgError::new("2202E", "wrong number of array subscripts"));
             }
             let target = jsonb::parse_stored(doc(&args[0]));
             if target.is_scalar() {
-                return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot set path in scalar"));
+                let what = if f == JsonFunc::DeletePath { "cannot delete path in scalar" } else { "cannot set path in scalar" };
+                return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, what));
             }
-            let create = !matches!(args.get(3), Some(Value::Bool(false)));
+            let flag = !matches!(args.get(3), Some(Value::Bool(false)));
+            let op = match f {
+                JsonFunc::Set if flag => PathOp::Create,
+                JsonFunc::Set => PathOp::Replace,
+                JsonFunc::Insert if matches!(args.get(3), Some(Value::Bool(true))) => PathOp::InsertAfter,
+                JsonFunc::Insert => PathOp::InsertBefore,
+                _ => PathOp::Delete,
+            };
             let path = text_items(&args[1]);
             let empty = matches!(&target, Jsonb::Array(v) if v.is_empty()) || matches!(&target, Jsonb::Object(v) if v.is_empty());
-            if path.is_empty() || (empty && !create) {
+            // jsonb_set without create_if_missing and #- leave an empty document alone.
+            if path.is_empty() || (empty && matches!(op, PathOp::Replace | PathOp::Delete)) {
                 return Ok(args[0].clone());
             }
-            let new = jsonb::parse_stored(doc(&args[2]));
-            let v = set_path(target, &path, 0, new, create)?;
+            let new = match args.get(2) {
+                Some(v) if f != JsonFunc::DeletePath => jsonb::parse_stored(doc(v)),
+                _ => Jsonb::Null,
+            };
+            let v = set_path(target, &path, 0, new, op)?;
             check_depth(&v)?;
             Ok(jsonb_value(&v))
         }
@@ -529,11 +559,27 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
     }
 }
 
-/// PostgreSQL's setPath for `jsonb_set`: replaces (or, with `create`, adds) the value at
-/// `path[level..]` inside `v`. An object key missing before the last step, or a scalar met
-/// before it, leaves the document unchanged; an array step is an integer (negative counts
-/// from the end; past either end adds at that end when it is the last step).
-fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, create: bool) -> Result<Jsonb> {
+/// What [`set_path`] does at the end of the path (PostgreSQL's JB_PATH_* operations).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PathOp {
+    /// `jsonb_set(..., false)`: replace an existing value only.
+    Replace,
+    /// `jsonb_set`: replace, or add a missing key or an element past either end.
+    Create,
+    /// `jsonb_insert`: before (after) the element, or a missing key; an existing key is an
+    /// error.
+    InsertBefore,
+    InsertAfter,
+    /// `#-`: remove the key or element.
+    Delete,
+}
+
+/// PostgreSQL's setPath: applies `op` with `new` at `path[level..]` inside `v`. An object key
+/// missing before the last step, or a scalar met before it, leaves the document unchanged;
+/// an array step is an integer (negative counts from the end; past either end, the last step
+/// adds at that end when `op` adds).
+fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, op: PathOp) -> Result<Jsonb> {
+    let adds = matches!(op, PathOp::Create | PathOp::InsertBefore | PathOp::InsertAfter);
     let Some(step) = path.get(level) else { return Ok(v) };
     let last = level + 1 == path.len();
     let null_step = || PgError::new("22004", format!("path element at position {} is null", level + 1));
@@ -541,12 +587,19 @@ fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, create:
         Jsonb::Object(mut pairs) => {
             let key = step.as_deref().ok_or_else(null_step)?;
             match pairs.iter().position(|(k, _)| k == key) {
+                Some(_) if last && matches!(op, PathOp::InsertBefore | PathOp::InsertAfter) => {
+                    return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "cannot replace existing key")
+                        .with_hint("Try using the function jsonb_set to replace key value."));
+                }
+                Some(i) if last && op == PathOp::Delete => {
+                    pairs.remove(i);
+                }
                 Some(i) if last => pairs[i].1 = new,
                 Some(i) => {
                     let old = std::mem::replace(&mut pairs[i].1, Jsonb::Null);
-                    pairs[i].1 = set_path(old, path, level + 1, new, create)?;
+                    pairs[i].1 = set_path(old, path, level + 1, new, op)?;
                 }
-                None if last && create => {
+                None if last && adds => {
                     pairs.push((key.to_string(), new));
                     return Ok(Jsonb::Object(jsonb::normalize(pairs)));
                 }
@@ -564,20 +617,26 @@ fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, create:
             })?;
             let n = items.len() as i64;
             // Before the first element (a negative index past the start), or an empty array.
-            if (idx < -n || n == 0) && last && create {
+            if (idx < -n || n == 0) && last && adds {
                 items.insert(0, new);
                 return Ok(Jsonb::Array(items));
             }
             let at = if idx < 0 { idx + n } else { idx };
             if (0..n).contains(&at) {
                 let i = at as usize;
-                if last {
-                    items[i] = new;
-                } else {
-                    let old = std::mem::replace(&mut items[i], Jsonb::Null);
-                    items[i] = set_path(old, path, level + 1, new, create)?;
+                match op {
+                    _ if !last => {
+                        let old = std::mem::replace(&mut items[i], Jsonb::Null);
+                        items[i] = set_path(old, path, level + 1, new, op)?;
+                    }
+                    PathOp::Replace | PathOp::Create => items[i] = new,
+                    PathOp::InsertBefore => items.insert(i, new),
+                    PathOp::InsertAfter => items.insert(i + 1, new),
+                    PathOp::Delete => {
+                        items.remove(i);
+                    }
                 }
-            } else if at >= n && last && create {
+            } else if at >= n && last && adds {
                 items.push(new);
             }
             Ok(Jsonb::Array(items))
@@ -612,6 +671,8 @@ pub fn show(f: JsonFunc, args: &[String]) -> String {
         JsonFunc::ToJsonb => call("to_jsonb"),
         JsonFunc::ToJson => call("to_json"),
         JsonFunc::Set => call("jsonb_set"),
+        JsonFunc::Insert => call("jsonb_insert"),
+        JsonFunc::DeletePath => op("#-"),
         JsonFunc::BuildObject => call("jsonb_build_object"),
         JsonFunc::BuildArray => call("jsonb_build_array"),
     }
