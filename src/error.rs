@@ -122,8 +122,71 @@ pub type Result<T, E = PgError> = std::result::Result<T, E>;
 
 /// [`PgError::position`]'s mark for a line and column not yet turned into a position.
 const POSITION_PENDING: u32 = 1 << 31;
-/// Lines a pending position can name (15 bits).
-const PENDING_LINES: u64 = 1 << 15;
+/// With [`POSITION_PENDING`]: the position is the first character at or after the line and
+/// column past blanks, `)` and `::type` casts ([`PgError::at_next`]).
+const POSITION_NEXT: u32 = 1 << 30;
+/// Lines a pending position can name (14 bits).
+const PENDING_LINES: u64 = 1 << 14;
+
+/// How many characters of `s` come before the operator that follows an operand's end: blanks,
+/// closing parentheses, and `::type` casts (a type name of one or more words, `"quoted"` or
+/// dotted, stopping before a keyword operator such as NOT IN or LIKE; then a parenthesized
+/// modifier and `[]`s).
+fn skip_to_operator(s: &[char]) -> usize {
+    const KEYWORDS: &[&str] = &["not", "in", "like", "ilike", "similar", "between", "is", "and", "or", "collate", "at", "overlaps"];
+    let word_end = |mut i: usize| {
+        if s.get(i) == Some(&'"') {
+            i += 1;
+            while i < s.len() && s[i] != '"' {
+                i += 1;
+            }
+            return (i + 1).min(s.len());
+        }
+        while i < s.len() && (s[i].is_alphanumeric() || matches!(s[i], '_' | '.')) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = 0;
+    loop {
+        while i < s.len() && (s[i].is_whitespace() || s[i] == ')') {
+            i += 1;
+        }
+        if !(i + 1 < s.len() && s[i] == ':' && s[i + 1] == ':') {
+            return i;
+        }
+        i += 2;
+        while i < s.len() && s[i].is_whitespace() {
+            i += 1;
+        }
+        // The type's words (`double precision`, `timestamp with time zone`).
+        loop {
+            let end = word_end(i);
+            if end == i {
+                break;
+            }
+            i = end;
+            let mut k = i;
+            while k < s.len() && s[k].is_whitespace() {
+                k += 1;
+            }
+            let next: String = s[k..word_end(k)].iter().collect::<String>().to_ascii_lowercase();
+            if k == i || next.is_empty() || KEYWORDS.contains(&next.as_str()) {
+                break;
+            }
+            i = k;
+        }
+        if i < s.len() && s[i] == '(' {
+            while i < s.len() && s[i] != ')' {
+                i += 1;
+            }
+            i += 1;
+        }
+        while i + 1 < s.len() && s[i] == '[' && s[i + 1] == ']' {
+            i += 2;
+        }
+    }
+}
 
 impl PgError {
     /// Names the table (and its schema, `public`) the error is about.
@@ -156,18 +219,39 @@ impl PgError {
         self
     }
 
+    /// As [`PgError::at`], at the first character from `loc` on past blanks, `)` and
+    /// `::type` casts: an operator's position from the end of its left operand (whose span
+    /// leaves out a closing parenthesis and a cast's type).
+    pub fn at_next(mut self, loc: sqlparser::tokenizer::Location) -> Self {
+        if self.position == 0 {
+            self = self.at(loc);
+            if self.position & POSITION_PENDING != 0 {
+                self.position |= POSITION_NEXT;
+            }
+        }
+        self
+    }
+
     /// Turns a line and column marked by [`PgError::at`] into the 1-based character position
     /// in `text` (None: the text the location refers to is not at hand, so no position).
     pub fn resolve_position(&mut self, text: Option<&str>) {
         if self.position & POSITION_PENDING == 0 {
             return;
         }
-        let (line, col) = (((self.position & !POSITION_PENDING) >> 16) as usize, (self.position & 0xffff) as usize);
+        let next = self.position & POSITION_NEXT != 0;
+        let bits = self.position & !(POSITION_PENDING | POSITION_NEXT);
+        let (line, col) = ((bits >> 16) as usize, (bits & 0xffff) as usize);
         self.position = text
             .and_then(|t| {
                 let lines: Vec<&str> = t.split_inclusive('\n').collect();
                 let l = lines.get(line - 1)?;
-                (col <= l.chars().count() + 1).then(|| lines[..line - 1].iter().map(|x| x.chars().count()).sum::<usize>() + col)
+                let p = (col <= l.chars().count() + 1).then(|| lines[..line - 1].iter().map(|x| x.chars().count()).sum::<usize>() + col)?;
+                if !next {
+                    return Some(p);
+                }
+                let rest: Vec<char> = t.chars().skip(p - 1).collect();
+                let skipped = skip_to_operator(&rest);
+                (skipped < rest.len()).then_some(p + skipped)
             })
             .map_or(0, |p| p as u32);
     }

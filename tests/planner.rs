@@ -227,6 +227,22 @@ fn unknown_columns_and_relations_carry_their_position() {
         let e = s.execute(sql).unwrap_err();
         assert_eq!((e.code, e.message.as_str(), e.char_position()), (code, msg, Some(pos)), "{sql}");
     }
+    // `operator does not exist` at the operator (past a cast's type and parentheses), the
+    // IN and ANY keywords' operators included, as PostgreSQL 15 reports them.
+    for (sql, msg, pos) in [
+        ("select '{\"a\":1}'::json #- '{a}'", "operator does not exist: json #- unknown", 24),
+        ("select (1) + 'a'::text", "operator does not exist: integer + text", 12),
+        ("select 1\n  +   true", "operator does not exist: integer + boolean", 12),
+        ("select 'a' ~~ 1", "operator does not exist: unknown ~~ integer", 12),
+        ("select 1 like 'a'", "operator does not exist: integer ~~ unknown", 10),
+        ("select 1 = any(array['a'::text])", "operator does not exist: integer = text", 10),
+        ("select 1 in ('a'::text, 2)", "operator does not exist: integer = text", 10),
+        ("select 1 in (select 'a'::text)", "operator does not exist: integer = text", 10),
+        ("select a from pp where a::int8 not in (1, 'x'::text)", "operator does not exist: bigint <> text", 32),
+    ] {
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!((e.code, e.message.as_str(), e.char_position()), ("42883", msg, Some(pos)), "{sql}");
+    }
     // A prepared statement's error has its position in the prepared text.
     let p = heapstore::sql::prepare("select b,\n nosuch from pp where a = $1").unwrap();
     let e = heapstore::sql::execute_prepared(&mut s, &p, &[Some("1".into())], &mut heapstore::sql::CopyIo::default()).unwrap_err();

@@ -542,6 +542,23 @@ impl Binder<'_> {
 
     /// Binds `e` against this binder's scope.
     pub fn bind(&self, e: &Expr) -> Result<Scalar> {
+        self.bind_expr(e).map_err(|err| {
+            // `operator does not exist` points at the operator (IN, ANY / ALL and the binary
+            // operators: the first token after the left operand), as in PostgreSQL.
+            use sqlparser::ast::Spanned;
+            let left = match e {
+                Expr::BinaryOp { left, .. } | Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } => Some(&**left),
+                Expr::InList { expr, .. } | Expr::InSubquery { expr, .. } => Some(&**expr),
+                _ => None,
+            };
+            match left {
+                Some(l) if err.code == "42883" && err.message.starts_with("operator does not exist") => err.at_next(l.span().end),
+                _ => err,
+            }
+        })
+    }
+
+    fn bind_expr(&self, e: &Expr) -> Result<Scalar> {
         Ok(match e {
             Expr::Tuple(_) => return Err(row_not_supported()),
             Expr::IsNull(x) | Expr::IsNotNull(x) if row_items(x).is_some() => {
@@ -706,6 +723,9 @@ impl Binder<'_> {
                 let mut items = Vec::with_capacity(list.len());
                 for l in list {
                     let b = coerce(self.bind(l)?, tx)?;
+                    // Each item must compare with the operand (`=`, `<>` for NOT IN), checked
+                    // when bound as in PostgreSQL, not when a row meets it.
+                    compare_scalars(if *negated { CmpOp::Ne } else { CmpOp::Eq }, x.clone(), b.clone())?;
                     items.push(b);
                 }
                 // char(n) compares without its padding.
@@ -715,137 +735,7 @@ impl Binder<'_> {
                     Scalar::InList(Box::new(x), items, *negated)
                 }
             }
-            Expr::BinaryOp { left, op, right } => {
-                let (a, b) = (self.bind(left)?, self.bind(right)?);
-                let cmp = |o: CmpOp| -> Result<Scalar> {
-                    let (a, b) = bind_pair(a.clone(), b.clone())?;
-                    check_comparable(&a, &b, o.symbol())?;
-                    // char(n) compares without its padding (as text, PostgreSQL's bpchar rules).
-                    let (a, b) = unpad_pair(a, b);
-                    Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
-                };
-                let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
-                    if let Some(r) = interval_arith(o, &a, &b, sym)? {
-                        return Ok(r);
-                    }
-                    let (a, b) = bind_pair(a.clone(), b.clone())?;
-                    let (ta, tb) = (type_of(&a), type_of(&b));
-                    if let Some(d) = date_arith(o, &a, &b, ta, tb, sym)? {
-                        return Ok(d);
-                    }
-                    let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
-                    if !ok(ta) || !ok(tb) {
-                        return Err(no_operator(sym, ta, tb));
-                    }
-                    // There is no % for floats in PostgreSQL.
-                    let float = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8));
-                    if o == ArithOp::Mod && (float(ta) || float(tb)) {
-                        return Err(no_operator(sym, ta, tb));
-                    }
-                    Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
-                };
-                let boolean = |a: Scalar, b: Scalar, what: &str| -> Result<(Box<Scalar>, Box<Scalar>)> {
-                    let bt = Some(SqlType::new(TypeId::Bool));
-                    let check = |x: Scalar| -> Result<Box<Scalar>> {
-                        let x = coerce(x, bt)?;
-                        match type_of(&x) {
-                            Some(t) if t.id != TypeId::Bool => Err(PgError::new(
-                                sqlstate::DATATYPE_MISMATCH,
-                                format!("argument of {what} must be type boolean, not type {}", t.name()),
-                            )),
-                            _ => Ok(Box::new(x)),
-                        }
-                    };
-                    Ok((check(a)?, check(b)?))
-                };
-                let regex_op = match op {
-                    BinaryOperator::PGRegexMatch => Some((false, false)),
-                    BinaryOperator::PGRegexIMatch => Some((false, true)),
-                    BinaryOperator::PGRegexNotMatch => Some((true, false)),
-                    BinaryOperator::PGRegexNotIMatch => Some((true, true)),
-                    BinaryOperator::PGCustomBinaryOperator(parts) => {
-                        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-                        match parts.as_slice() {
-                            ["pg_catalog", "~"] | ["~"] => Some((false, false)),
-                            ["pg_catalog", "~*"] | ["~*"] => Some((false, true)),
-                            ["pg_catalog", "!~"] | ["!~"] => Some((true, false)),
-                            ["pg_catalog", "!~*"] | ["!~*"] => Some((true, true)),
-                            ["pg_catalog", "="] => {
-                                return self.bind(&Expr::BinaryOp { left: left.clone(), op: BinaryOperator::Eq, right: right.clone() })
-                            }
-                            _ => return Err(PgError::feature(format!("operator {op} is not supported by heapstore"))),
-                        }
-                    }
-                    _ => None,
-                };
-                if let Some((negated, ci)) = regex_op {
-                    return regex_match(a, b, negated, ci);
-                }
-                if let Some(r) = super::jsonfn::bind_operator(op, a.clone(), b.clone()) {
-                    return r;
-                }
-                if matches!(
-                    op,
-                    BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap
-                ) {
-                    if let Some(r) = super::array::bind_operator(op, a.clone(), b.clone()) {
-                        return r;
-                    }
-                }
-                match op {
-                    BinaryOperator::Eq => cmp(CmpOp::Eq)?,
-                    BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
-                    BinaryOperator::Lt => cmp(CmpOp::Lt)?,
-                    BinaryOperator::LtEq => cmp(CmpOp::Le)?,
-                    BinaryOperator::Gt => cmp(CmpOp::Gt)?,
-                    BinaryOperator::GtEq => cmp(CmpOp::Ge)?,
-                    BinaryOperator::Plus => arith(ArithOp::Add, "+")?,
-                    BinaryOperator::Minus => arith(ArithOp::Sub, "-")?,
-                    BinaryOperator::Multiply => arith(ArithOp::Mul, "*")?,
-                    BinaryOperator::Divide => arith(ArithOp::Div, "/")?,
-                    BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
-                    BinaryOperator::StringConcat => {
-                        let (ta, tb) = (type_of(&a), type_of(&b));
-                        let bytea = |t: Option<SqlType>| t.is_some_and(|t| t.id == TypeId::Bytea);
-                        // bytea || bytea (an untyped literal beside a bytea is read as bytea).
-                        if (bytea(ta) || bytea(tb)) && (bytea(ta) || ta.is_none()) && (bytea(tb) || tb.is_none()) {
-                            let by = Some(SqlType::new(TypeId::Bytea));
-                            return super::func::bind_call("byteacat", vec![coerce(a, by)?, coerce(b, by)?]);
-                        }
-                        // Otherwise text || anything: each side as its cast to text gives it (a
-                        // bytea in its hex form, as PostgreSQL's anynonarray || text).
-                        let textish = |t: Option<SqlType>| t.is_none_or(|t| is_text(t.id));
-                        if !textish(ta) && !textish(tb) {
-                            return Err(no_operator("||", ta, tb));
-                        }
-                        Scalar::Concat(Box::new(unpad(a)), Box::new(unpad(b)))
-                    }
-                    BinaryOperator::PGLikeMatch
-                    | BinaryOperator::PGNotLikeMatch
-                    | BinaryOperator::PGILikeMatch
-                    | BinaryOperator::PGNotILikeMatch => {
-                        let negated = matches!(op, BinaryOperator::PGNotLikeMatch | BinaryOperator::PGNotILikeMatch);
-                        let ci = matches!(op, BinaryOperator::PGILikeMatch | BinaryOperator::PGNotILikeMatch);
-                        let t = Some(SqlType::new(TypeId::Text));
-                        Scalar::Like(Box::new(unpad(coerce(a, t)?)), Box::new(coerce(b, t)?), negated, ci, Some('\\'))
-                    }
-                    BinaryOperator::PGExp => super::func::bind_call("power", vec![a, b])?,
-                    BinaryOperator::BitwiseAnd => super::func::bind_bitwise(0, "&", vec![a, b])?,
-                    BinaryOperator::BitwiseOr => super::func::bind_bitwise(1, "|", vec![a, b])?,
-                    BinaryOperator::PGBitwiseXor => super::func::bind_bitwise(2, "#", vec![a, b])?,
-                    BinaryOperator::PGBitwiseShiftLeft => super::func::bind_bitwise(3, "<<", vec![a, b])?,
-                    BinaryOperator::PGBitwiseShiftRight => super::func::bind_bitwise(4, ">>", vec![a, b])?,
-                    BinaryOperator::And => {
-                        let (a, b) = boolean(a, b, "AND")?;
-                        Scalar::And(a, b)
-                    }
-                    BinaryOperator::Or => {
-                        let (a, b) = boolean(a, b, "OR")?;
-                        Scalar::Or(a, b)
-                    }
-                    other => return Err(PgError::feature(format!("operator {other} is not supported"))),
-                }
-            }
+            Expr::BinaryOp { left, op, right } => return self.bind_binary(left, op, right),
             Expr::Array(arr) => self.array_ctor(arr, None)?,
             Expr::CompoundFieldAccess { root, access_chain } => {
                 use sqlparser::ast::{AccessExpr, Subscript};
@@ -885,6 +775,139 @@ impl Binder<'_> {
                 cur
             }
             other => return self.bind_more(other),
+        })
+    }
+
+    /// A binary operator's expression (see [`Binder::bind`]).
+    fn bind_binary(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Scalar> {
+        let (a, b) = (self.bind(left)?, self.bind(right)?);
+        let cmp = |o: CmpOp| -> Result<Scalar> {
+            let (a, b) = bind_pair(a.clone(), b.clone())?;
+            check_comparable(&a, &b, o.symbol())?;
+            // char(n) compares without its padding (as text, PostgreSQL's bpchar rules).
+            let (a, b) = unpad_pair(a, b);
+            Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
+        };
+        let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
+            if let Some(r) = interval_arith(o, &a, &b, sym)? {
+                return Ok(r);
+            }
+            let (a, b) = bind_pair(a.clone(), b.clone())?;
+            let (ta, tb) = (type_of(&a), type_of(&b));
+            if let Some(d) = date_arith(o, &a, &b, ta, tb, sym)? {
+                return Ok(d);
+            }
+            let ok = |t: Option<SqlType>| t.is_none_or(|t| is_num(t.id));
+            if !ok(ta) || !ok(tb) {
+                return Err(no_operator(sym, ta, tb));
+            }
+            // There is no % for floats in PostgreSQL.
+            let float = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8));
+            if o == ArithOp::Mod && (float(ta) || float(tb)) {
+                return Err(no_operator(sym, ta, tb));
+            }
+            Ok(Scalar::Arith(o, Box::new(a), Box::new(b)))
+        };
+        let boolean = |a: Scalar, b: Scalar, what: &str| -> Result<(Box<Scalar>, Box<Scalar>)> {
+            let bt = Some(SqlType::new(TypeId::Bool));
+            let check = |x: Scalar| -> Result<Box<Scalar>> {
+                let x = coerce(x, bt)?;
+                match type_of(&x) {
+                    Some(t) if t.id != TypeId::Bool => Err(PgError::new(
+                        sqlstate::DATATYPE_MISMATCH,
+                        format!("argument of {what} must be type boolean, not type {}", t.name()),
+                    )),
+                    _ => Ok(Box::new(x)),
+                }
+            };
+            Ok((check(a)?, check(b)?))
+        };
+        let regex_op = match op {
+            BinaryOperator::PGRegexMatch => Some((false, false)),
+            BinaryOperator::PGRegexIMatch => Some((false, true)),
+            BinaryOperator::PGRegexNotMatch => Some((true, false)),
+            BinaryOperator::PGRegexNotIMatch => Some((true, true)),
+            BinaryOperator::PGCustomBinaryOperator(parts) => {
+                let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+                match parts.as_slice() {
+                    ["pg_catalog", "~"] | ["~"] => Some((false, false)),
+                    ["pg_catalog", "~*"] | ["~*"] => Some((false, true)),
+                    ["pg_catalog", "!~"] | ["!~"] => Some((true, false)),
+                    ["pg_catalog", "!~*"] | ["!~*"] => Some((true, true)),
+                    ["pg_catalog", "="] => {
+                        return self.bind(&Expr::BinaryOp {
+                            left: Box::new(left.clone()),
+                            op: BinaryOperator::Eq,
+                            right: Box::new(right.clone()),
+                        })
+                    }
+                    _ => return Err(PgError::feature(format!("operator {op} is not supported by heapstore"))),
+                }
+            }
+            _ => None,
+        };
+        if let Some((negated, ci)) = regex_op {
+            return regex_match(a, b, negated, ci);
+        }
+        if let Some(r) = super::jsonfn::bind_operator(op, a.clone(), b.clone()) {
+            return r;
+        }
+        if matches!(op, BinaryOperator::StringConcat | BinaryOperator::AtArrow | BinaryOperator::ArrowAt | BinaryOperator::PGOverlap) {
+            if let Some(r) = super::array::bind_operator(op, a.clone(), b.clone()) {
+                return r;
+            }
+        }
+        Ok(match op {
+            BinaryOperator::Eq => cmp(CmpOp::Eq)?,
+            BinaryOperator::NotEq => cmp(CmpOp::Ne)?,
+            BinaryOperator::Lt => cmp(CmpOp::Lt)?,
+            BinaryOperator::LtEq => cmp(CmpOp::Le)?,
+            BinaryOperator::Gt => cmp(CmpOp::Gt)?,
+            BinaryOperator::GtEq => cmp(CmpOp::Ge)?,
+            BinaryOperator::Plus => arith(ArithOp::Add, "+")?,
+            BinaryOperator::Minus => arith(ArithOp::Sub, "-")?,
+            BinaryOperator::Multiply => arith(ArithOp::Mul, "*")?,
+            BinaryOperator::Divide => arith(ArithOp::Div, "/")?,
+            BinaryOperator::Modulo => arith(ArithOp::Mod, "%")?,
+            BinaryOperator::StringConcat => {
+                let (ta, tb) = (type_of(&a), type_of(&b));
+                let bytea = |t: Option<SqlType>| t.is_some_and(|t| t.id == TypeId::Bytea);
+                // bytea || bytea (an untyped literal beside a bytea is read as bytea).
+                if (bytea(ta) || bytea(tb)) && (bytea(ta) || ta.is_none()) && (bytea(tb) || tb.is_none()) {
+                    let by = Some(SqlType::new(TypeId::Bytea));
+                    return super::func::bind_call("byteacat", vec![coerce(a, by)?, coerce(b, by)?]);
+                }
+                // Otherwise text || anything: each side as its cast to text gives it (a
+                // bytea in its hex form, as PostgreSQL's anynonarray || text).
+                let textish = |t: Option<SqlType>| t.is_none_or(|t| is_text(t.id));
+                if !textish(ta) && !textish(tb) {
+                    return Err(no_operator("||", ta, tb));
+                }
+                Scalar::Concat(Box::new(unpad(a)), Box::new(unpad(b)))
+            }
+            BinaryOperator::PGLikeMatch
+            | BinaryOperator::PGNotLikeMatch
+            | BinaryOperator::PGILikeMatch
+            | BinaryOperator::PGNotILikeMatch => {
+                let negated = matches!(op, BinaryOperator::PGNotLikeMatch | BinaryOperator::PGNotILikeMatch);
+                let ci = matches!(op, BinaryOperator::PGILikeMatch | BinaryOperator::PGNotILikeMatch);
+                super::func::like_scalar(a, b, negated, ci, Some('\\'))?
+            }
+            BinaryOperator::PGExp => super::func::bind_call("power", vec![a, b])?,
+            BinaryOperator::BitwiseAnd => super::func::bind_bitwise(0, "&", vec![a, b])?,
+            BinaryOperator::BitwiseOr => super::func::bind_bitwise(1, "|", vec![a, b])?,
+            BinaryOperator::PGBitwiseXor => super::func::bind_bitwise(2, "#", vec![a, b])?,
+            BinaryOperator::PGBitwiseShiftLeft => super::func::bind_bitwise(3, "<<", vec![a, b])?,
+            BinaryOperator::PGBitwiseShiftRight => super::func::bind_bitwise(4, ">>", vec![a, b])?,
+            BinaryOperator::And => {
+                let (a, b) = boolean(a, b, "AND")?;
+                Scalar::And(a, b)
+            }
+            BinaryOperator::Or => {
+                let (a, b) = boolean(a, b, "OR")?;
+                Scalar::Or(a, b)
+            }
+            other => return Err(PgError::feature(format!("operator {other} is not supported"))),
         })
     }
 
@@ -1253,6 +1276,8 @@ pub fn check_castable(from: &SqlType, to: &SqlType) -> Result<()> {
     if castable(from, to) {
         Ok(())
     } else {
+        // Named without their modifiers, as PostgreSQL's format_type_be.
+        let (from, to) = (SqlType::new(from.id), SqlType::new(to.id));
         Err(PgError::new("42846", format!("cannot cast type {} to {}", from.name(), to.name())))
     }
 }

@@ -2336,20 +2336,40 @@ fn function_name(f: &sqlparser::ast::Function) -> String {
 /// The left operand of IN / ANY / ALL over a subquery column of type `rt`: an untyped literal
 /// takes the column's type; otherwise the two must be comparable (42883 if not). A char(n)
 /// column is refused (its padding rules are not built there).
-fn in_operand(l: Scalar, rt: Option<SqlType>) -> Result<Scalar> {
+fn in_operand(l: Scalar, rt: Option<SqlType>, op: &str) -> Result<Scalar> {
     let l = expr::unpad(l);
     if rt.is_some_and(|t| t.id == TypeId::Bpchar) {
         return Err(PgError::feature("IN / ANY / ALL over a char(n) subquery column is not supported by heapstore yet"));
     }
     let lt = type_of(&l);
     let l = coerce(l, rt)?;
-    let ty = common_type(&[type_of(&l), rt], "IN")?;
+    // Types with no common one have no operator between them (PostgreSQL's 42883).
+    let ty = common_type(&[type_of(&l), rt], "IN").map_err(|_| expr::no_operator(op, lt, rt))?;
     if let (Some(a), Some(b)) = (type_of(&l), rt) {
         if !(a.id == b.id || (is_num(a.id) && is_num(b.id)) || (is_text(a.id) && is_text(b.id)) || ty.is_some()) {
-            return Err(expr::no_operator("=", lt, rt));
+            return Err(expr::no_operator(op, lt, rt));
         }
     }
     Ok(l)
+}
+
+/// `x LIKE p` (`~~`; `ILIKE`, `~~*`): both sides text (an untyped literal is read as text;
+/// char(n) with its padding, as PostgreSQL's bpcharlike); another type is 42883 naming the
+/// operands' types as written.
+pub(super) fn like_scalar(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Option<char>) -> Result<Scalar> {
+    let (tx, tp) = (type_of(&x), type_of(&p));
+    if tx.is_some_and(|t| !is_text(t.id)) || tp.is_some_and(|t| !is_text(t.id)) {
+        let sym = match (negated, ci) {
+            (false, false) => "~~",
+            (false, true) => "~~*",
+            (true, false) => "!~~",
+            (true, true) => "!~~*",
+        };
+        return Err(expr::no_operator(sym, tx, tp));
+    }
+    let x = coerce(x, Some(text()))?;
+    let p = coerce(p, Some(text()))?;
+    Ok(Scalar::Like(Box::new(x), Box::new(p), negated, ci, esc))
 }
 
 /// `function name(...) does not exist` points at the function's name, as in PostgreSQL (an
@@ -2576,16 +2596,9 @@ impl Binder<'_> {
     }
 
     fn like(&self, x: &Expr, p: &Expr, negated: bool, ci: bool, esc: &Option<sqlparser::ast::Value>) -> Result<Scalar> {
-        let x = coerce(self.bind(x)?, Some(text()))?;
-        let p = coerce(self.bind(p)?, Some(text()))?;
-        for s in [&x, &p] {
-            if let Some(t) = type_of(s) {
-                if !is_text(t.id) {
-                    return Err(expr::no_operator(if ci { "~~*" } else { "~~" }, type_of(&x), type_of(&p)));
-                }
-            }
-        }
-        Ok(Scalar::Like(Box::new(x), Box::new(p), negated, ci, escape_char(esc)?))
+        use sqlparser::ast::Spanned;
+        let (xs, ps) = (self.bind(x)?, self.bind(p)?);
+        like_scalar(xs, ps, negated, ci, escape_char(esc)?).map_err(|e| if e.code == "42883" { e.at_next(x.span().end) } else { e })
     }
 
     /// A set-returning function in a select list: collected for the `ProjectSet` node and
@@ -2641,7 +2654,11 @@ impl Binder<'_> {
         let mut col_ty = sub.columns.first().map(|c| c.ty);
         let lhs = match lhs {
             Some(l) => {
-                let l = in_operand(l, col_ty)?;
+                let op = match kind {
+                    SubKind::Any(o) | SubKind::All(o) => o.symbol(),
+                    _ => "=",
+                };
+                let l = in_operand(l, col_ty, op)?;
                 // A column of unknown type (`SELECT NULL`) takes the operand's.
                 if col_ty.is_none() {
                     col_ty = type_of(&l);
@@ -2667,7 +2684,7 @@ impl Binder<'_> {
         }
         let mut lhs = Vec::with_capacity(items.len());
         for (e, c) in items.iter().zip(&sub.columns) {
-            lhs.push(in_operand(self.bind(e)?, Some(c.ty))?);
+            lhs.push(in_operand(self.bind(e)?, Some(c.ty), "=")?);
         }
         let mut link = SubLink::new(SubKind::Any(CmpOp::Eq), None, sub, None);
         link.lhs_row = lhs;
