@@ -1,5 +1,6 @@
 //! PostgreSQL 15 date/time template formatting and parsing: `to_char` for
-//! `timestamp`, `timestamptz` and `date`, and `to_date` / `to_timestamp`
+//! `timestamp`, `timestamptz`, `date` and `interval` (`format_interval`), and
+//! `to_date` / `to_timestamp`
 //! (the "DCH" half of PostgreSQL's `src/backend/utils/adt/formatting.c`).
 //!
 //! The implementation follows PostgreSQL's own algorithm step by step: the
@@ -498,7 +499,8 @@ fn date2isoweek(year: i32, mon: i32, mday: i32) -> i32 {
         day4 = date2j(year + 1, 1, 4);
         day0 = j2day(day4 - 1);
         if dayn >= day4 - day0 {
-            result = 1;
+            // 1 for a real date; an interval's overflowing day count goes on counting.
+            result = (dayn - (day4 - day0)) / 7 + 1;
         }
     }
     result
@@ -569,7 +571,7 @@ struct Tm {
     year: i32,
     mon: i32,
     mday: i32,
-    hour: i32,
+    hour: i64,
     min: i32,
     sec: i32,
     fsec: i32,
@@ -577,6 +579,9 @@ struct Tm {
     yday: i32,
     gmtoff: i32,
     tzn: Option<&'static str>,
+    /// An interval's fields (`interval2itm`): years and months apart, each field may be
+    /// negative, years are not adjusted for BC, and calendar names are refused.
+    interval: bool,
 }
 
 /// PostgreSQL's `ADJUST_YEAR` for non-intervals: BC years count from 1.
@@ -589,8 +594,52 @@ fn adjust_year(year: i32) -> i32 {
 }
 
 /// C `%0*d`: zero-padded to `width` (sign included), unpadded when 0.
-fn pad_num(v: i32, width: usize) -> String {
+fn pad_num(v: impl Into<i64>, width: usize) -> String {
+    let v: i64 = v.into();
     format!("{v:0width$}")
+}
+
+/// `to_char(interval, fmt)` (PostgreSQL's interval_to_char): the interval's fields as
+/// `interval2itm` splits them (years and months from the months, days, then hours, minutes,
+/// seconds and microseconds from the time, each with the interval's sign), the day of year
+/// approximated as 30-day months. Patterns naming calendar things (month and day names, D,
+/// ID, AD/BC, time zones) are 22007. An empty `fmt` is refused as in [`format`].
+pub fn format_interval(months: i32, days: i32, micros: i64, fmt: &str) -> Result<String, FmtError> {
+    if fmt.is_empty() {
+        return Err(FmtError::new(FEATURE_NOT_SUPPORTED, "to_char with an empty format returns NULL, which the caller must produce"));
+    }
+    if fmt.contains('\0') {
+        return Err(FmtError::new(CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\": 0x00"));
+    }
+    let (year, mon) = (months / 12, months % 12);
+    let hour = micros / 3_600_000_000;
+    let rest = micros - hour * 3_600_000_000;
+    let min = rest / 60_000_000;
+    let rest = rest - min * 60_000_000;
+    let sec = rest / 1_000_000;
+    let fsec = rest - sec * 1_000_000;
+    let tm = Tm {
+        year,
+        mon,
+        mday: days,
+        hour,
+        min: min as i32,
+        sec: sec as i32,
+        fsec: fsec as i32,
+        wday: 0,
+        yday: (year.wrapping_mul(12).wrapping_add(mon)).wrapping_mul(30).wrapping_add(days),
+        gmtoff: 0,
+        tzn: None,
+        interval: true,
+    };
+    let mut out = String::with_capacity(fmt.len() * 2);
+    for node in parse_format(fmt) {
+        match node {
+            Node::Action { key, suffix } => format_action(&mut out, key, suffix, &tm)?,
+            Node::Char(c) | Node::Space(c) | Node::Separator(c) => out.push_str(c),
+        }
+    }
+    Ok(out)
 }
 
 /// English ordinal suffix of a decimal string, as `get_th` computes it.
@@ -641,7 +690,7 @@ pub fn format(v: &DateTime, kind: Kind, fmt: &str) -> Result<String, FmtError> {
     let mut out = String::with_capacity(fmt.len() * 2);
     for node in parse_format(fmt) {
         match node {
-            Node::Action { key, suffix } => format_action(&mut out, key, suffix, &tm),
+            Node::Action { key, suffix } => format_action(&mut out, key, suffix, &tm)?,
             Node::Char(c) | Node::Space(c) | Node::Separator(c) => out.push_str(c),
         }
     }
@@ -673,7 +722,7 @@ fn to_tm(v: &DateTime, kind: Kind) -> Result<Tm, FmtError> {
         year,
         mon,
         mday,
-        hour: time(v.hour),
+        hour: i64::from(time(v.hour)),
         min: time(v.minute),
         sec: time(v.second),
         fsec: time(v.usec),
@@ -681,10 +730,31 @@ fn to_tm(v: &DateTime, kind: Kind) -> Result<Tm, FmtError> {
         yday: thisdate - date2j(year, 1, 1) + 1,
         gmtoff: 0,
         tzn: if kind == Kind::Timestamp { None } else { Some("UTC") },
+        interval: false,
     })
 }
 
-fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
+fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) -> Result<(), FmtError> {
+    if tm.interval
+        && matches!(
+            key.id,
+            Id::AdDot(_)
+                | Id::Ad(_)
+                | Id::MonthName(_)
+                | Id::MonName(_)
+                | Id::DayName(_)
+                | Id::DyName(_)
+                | Id::D
+                | Id::IsoD
+                | Id::Tz(_)
+                | Id::Tzh
+                | Id::Tzm
+                | Id::Of
+        )
+    {
+        return Err(FmtError::new(INVALID_DATETIME_FORMAT, "invalid format specification for an interval value")
+            .with_hint("Intervals are not tied to specific calendar dates."));
+    }
     let fm = suffix & S_FM != 0;
     let tm_prefix = suffix & S_TM != 0;
     let th = if suffix & S_TH_UPPER != 0 {
@@ -701,9 +771,14 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         }
     };
     let width = |w: usize| if fm { 0 } else { w };
+    // A negative field takes one more place (PostgreSQL's `(v >= 0) ? 2 : 3`).
+    let signed = |w: usize, negative: bool| width(if negative { w + 1 } else { w });
     let is_pm = tm.hour % 24 >= 12;
     let bc = tm.year <= 0;
-    let iso_year = || adjust_year(date2isoyear(tm.year, tm.mon, tm.mday));
+    // ADJUST_YEAR: BC years count from 1, except for intervals.
+    let adjust = |y: i32| if tm.interval { y } else { adjust_year(y) };
+    let year = adjust(tm.year);
+    let iso_year = || adjust(date2isoyear(tm.year, tm.mon, tm.mday));
     match key.id {
         Id::AmDot(lower) => out.push_str(match (is_pm, lower) {
             (true, false) => "P.M.",
@@ -731,11 +806,11 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         }),
         Id::Hh12 => {
             let h = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
-            num(pad_num(h, width(2)));
+            num(pad_num(h, signed(2, tm.hour < 0)));
         }
-        Id::Hh24 => num(pad_num(tm.hour, width(2))),
-        Id::Mi => num(pad_num(tm.min, width(2))),
-        Id::Ss => num(pad_num(tm.sec, width(2))),
+        Id::Hh24 => num(pad_num(tm.hour, signed(2, tm.hour < 0))),
+        Id::Mi => num(pad_num(tm.min, signed(2, tm.min < 0))),
+        Id::Ss => num(pad_num(tm.sec, signed(2, tm.sec < 0))),
         Id::Ff(n) => {
             let digits = usize::from(n);
             let scale = 10i32.pow(6 - u32::from(n));
@@ -743,7 +818,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         }
         Id::Ms => num(pad_num(tm.fsec / 1000, 3)),
         Id::Us => num(pad_num(tm.fsec, 6)),
-        Id::Ssss => num((tm.hour * 3600 + tm.min * 60 + tm.sec).to_string()),
+        Id::Ssss => num((tm.hour * 3600 + i64::from(tm.min) * 60 + i64::from(tm.sec)).to_string()),
         Id::Tz(lower) => {
             if let Some(zone) = tm.tzn {
                 out.push_str(&if lower { zone.to_ascii_lowercase() } else { zone.to_string() });
@@ -777,7 +852,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         }
         Id::MonName(case) => out.push_str(&apply_case(MONTHS_ABBREV[(tm.mon - 1) as usize], case)),
         Id::DyName(case) => out.push_str(&apply_case(DAYS_ABBREV[tm.wday as usize], case)),
-        Id::Mm => num(pad_num(tm.mon, width(2))),
+        Id::Mm => num(pad_num(tm.mon, signed(2, tm.mon < 0))),
         Id::Ddd => num(pad_num(tm.yday, width(3))),
         Id::Iddd => num(pad_num(date2isoyearday(tm.year, tm.mon, tm.mday), width(3))),
         Id::Dd => num(pad_num(tm.mday, width(2))),
@@ -785,9 +860,16 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         Id::IsoD => num((if tm.wday == 0 { 7 } else { tm.wday }).to_string()),
         Id::Ww => num(pad_num((tm.yday - 1) / 7 + 1, width(2))),
         Id::Iw => num(pad_num(date2isoweek(tm.year, tm.mon, tm.mday), width(2))),
+        Id::Q if tm.mon == 0 => {}
         Id::Q => num(((tm.mon - 1) / 3 + 1).to_string()),
         Id::Cc => {
-            let c = if tm.year > 0 { (tm.year - 1) / 100 + 1 } else { tm.year / 100 - 1 };
+            let c = if tm.interval {
+                tm.year / 100
+            } else if tm.year > 0 {
+                (tm.year - 1) / 100 + 1
+            } else {
+                tm.year / 100 - 1
+            };
             if (-99..=99).contains(&c) {
                 num(pad_num(c, width(if c >= 0 { 2 } else { 3 })));
             } else {
@@ -795,21 +877,30 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
             }
         }
         Id::YCommaYyy => {
-            let y = adjust_year(tm.year);
-            let thousands = y / 1000;
-            num(format!("{thousands},{:03}", y - thousands * 1000));
+            let thousands = year / 1000;
+            num(format!("{thousands},{:03}", year - thousands * 1000));
         }
-        Id::Yyyy => num(pad_num(adjust_year(tm.year), width(4))),
-        Id::Iyyy => num(pad_num(iso_year(), width(4))),
-        Id::Yyy => num(pad_num(adjust_year(tm.year) % 1000, width(3))),
-        Id::Iyy => num(pad_num(iso_year() % 1000, width(3))),
-        Id::Yy => num(pad_num(adjust_year(tm.year) % 100, width(2))),
-        Id::Iy => num(pad_num(iso_year() % 100, width(2))),
-        Id::Y => num((adjust_year(tm.year) % 10).to_string()),
+        Id::Yyyy => num(pad_num(year, signed(4, year < 0))),
+        // The ISO forms take their width from the calendar year's sign, as PostgreSQL does.
+        Id::Iyyy => num(pad_num(iso_year(), signed(4, year < 0))),
+        Id::Yyy => num(pad_num(year % 1000, signed(3, year < 0))),
+        Id::Iyy => num(pad_num(iso_year() % 1000, signed(3, year < 0))),
+        Id::Yy => num(pad_num(year % 100, signed(2, year < 0))),
+        Id::Iy => num(pad_num(iso_year() % 100, signed(2, year < 0))),
+        Id::Y => num((year % 10).to_string()),
         Id::I => num((iso_year() % 10).to_string()),
+        // An interval of whole years has month 0: December's numeral going up, January's
+        // going down (PostgreSQL 15's rule); no month and no year prints nothing.
+        Id::Rm(_) if tm.mon == 0 && tm.year == 0 => {}
         Id::Rm(lower) => {
             let table = if lower { &RM_LOWER } else { &RM_UPPER };
-            let text = table[(12 - tm.mon) as usize];
+            let at = match tm.mon {
+                0 if tm.year >= 0 => 0,
+                0 => 11,
+                m if m < 0 => (-(m + 1)) as usize,
+                m => (12 - m) as usize,
+            };
+            let text = table[at];
             if fm {
                 out.push_str(text);
             } else {
@@ -820,6 +911,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) {
         Id::J => num(date2j(tm.year, tm.mon, tm.mday).to_string()),
         Id::Fx => {}
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------

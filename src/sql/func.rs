@@ -436,10 +436,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                     | TypeId::Int8
                     | TypeId::Float4
                     | TypeId::Float8
-                    | TypeId::Numeric,
+                    | TypeId::Numeric
+                    | TypeId::Interval,
                 ) => {}
                 None => return Err(PgError::new("42725", "function to_char(unknown, unknown) is not unique")),
-                Some(TypeId::Interval) => return Err(PgError::feature("to_char of an interval is not supported by heapstore yet")),
                 Some(_) => return Err(no_function(name, &all)),
             }
             let fmt = arg_as(name, &all, fmt, text())?;
@@ -1960,9 +1960,9 @@ fn fmt_error(code: &'static str, message: String, detail: Option<String>, hint: 
     e
 }
 
-/// `to_char(value, format)` for dates, timestamps and numbers (`sql::datefmt`,
+/// `to_char(value, format)` for dates, timestamps, intervals and numbers (`sql::datefmt`,
 /// `sql::numfmt`). A date or timestamp that is infinite, or an empty format, gives NULL
-/// for dates and times, as in PostgreSQL.
+/// for dates, times and intervals, as in PostgreSQL.
 fn to_char(v: &Value, fmt: &str) -> Result<Value> {
     use super::numfmt::{self, NumValue};
     let num = |n: NumValue<'_>| numfmt::to_char(n, fmt).map(Value::Text).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint));
@@ -1973,6 +1973,12 @@ fn to_char(v: &Value, fmt: &str) -> Result<Value> {
         Value::Float4(f) => return num(NumValue::Float4(*f)),
         Value::Float8(f) => return num(NumValue::Float8(*f)),
         Value::Numeric(n) => return num(NumValue::Numeric(&n.to_text())),
+        Value::Interval(_) if fmt.is_empty() => return Ok(Value::Null),
+        Value::Interval(iv) => {
+            return super::datefmt::format_interval(iv.months, iv.days, iv.micros, fmt)
+                .map(Value::Text)
+                .map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))
+        }
         Value::Date(_) => super::datefmt::Kind::Date,
         Value::Timestamp(_) => super::datefmt::Kind::Timestamp,
         Value::Timestamptz(_) => super::datefmt::Kind::Timestamptz,
