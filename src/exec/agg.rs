@@ -202,6 +202,20 @@ impl AggCall {
     }
 }
 
+/// The values as a json array in PostgreSQL's json_agg text: "[", elements separated by
+/// ", ", "]" (jsonb_agg parses it into jsonb).
+fn json_array_text(items: &[Value]) -> String {
+    let mut text = String::from("[");
+    for (i, v) in items.iter().enumerate() {
+        if i > 0 {
+            text.push_str(", ");
+        }
+        crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
+    }
+    text.push(']');
+    text
+}
+
 /// Aggregates that take NULL inputs (the others skip them).
 fn non_strict(f: AggFunc) -> bool {
     matches!(
@@ -419,29 +433,8 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
         Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),
         Acc::Items(items) if items.is_empty() => Value::Null,
-        Acc::Items(items) if c.func == AggFunc::JsonbAgg => {
-            let mut text = String::from("[");
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
-                }
-                crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
-            }
-            text.push(']');
-            Value::Jsonb(crate::types::jsonb::parse(&text)?.to_text())
-        }
-        Acc::Items(items) if c.func == AggFunc::JsonAgg => {
-            // json_agg_transfn: "[", elements separated by ", ", "]".
-            let mut text = String::from("[");
-            for (i, v) in items.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
-                }
-                crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
-            }
-            text.push(']');
-            Value::Json(text)
-        }
+        Acc::Items(items) if c.func == AggFunc::JsonbAgg => Value::Jsonb(crate::types::jsonb::parse(&json_array_text(&items))?.to_text()),
+        Acc::Items(items) if c.func == AggFunc::JsonAgg => Value::Json(json_array_text(&items)),
         Acc::Items(items) if c.func == AggFunc::JsonObjectAgg => {
             // json_object_agg_transfn: "{ ", `"key" : value` pairs separated by ", ", " }";
             // keys kept as given, repeated ones too.

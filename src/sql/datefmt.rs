@@ -632,10 +632,15 @@ pub fn format_interval(months: i32, days: i32, micros: i64, fmt: &str) -> Result
         tzn: None,
         interval: true,
     };
+    render(fmt, &tm)
+}
+
+/// The template's nodes rendered with `tm`'s fields.
+fn render(fmt: &str, tm: &Tm) -> Result<String, FmtError> {
     let mut out = String::with_capacity(fmt.len() * 2);
     for node in parse_format(fmt) {
         match node {
-            Node::Action { key, suffix } => format_action(&mut out, key, suffix, &tm)?,
+            Node::Action { key, suffix } => format_action(&mut out, key, suffix, tm)?,
             Node::Char(c) | Node::Space(c) | Node::Separator(c) => out.push_str(c),
         }
     }
@@ -686,15 +691,7 @@ pub fn format(v: &DateTime, kind: Kind, fmt: &str) -> Result<String, FmtError> {
     if fmt.contains('\0') {
         return Err(FmtError::new(CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\": 0x00"));
     }
-    let tm = to_tm(v, kind)?;
-    let mut out = String::with_capacity(fmt.len() * 2);
-    for node in parse_format(fmt) {
-        match node {
-            Node::Action { key, suffix } => format_action(&mut out, key, suffix, &tm)?,
-            Node::Char(c) | Node::Space(c) | Node::Separator(c) => out.push_str(c),
-        }
-    }
-    Ok(out)
+    render(fmt, &to_tm(v, kind)?)
 }
 
 fn to_tm(v: &DateTime, kind: Kind) -> Result<Tm, FmtError> {

@@ -245,23 +245,53 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A scan that copies one leaf's entries at a time ([`Cursor`] forward, [`BackCursor`]
+/// backward): the entries handed out one by one, the next leaf copied when they run out.
+trait LeafScan {
+    /// Entries copied and not yet returned, each with its mark.
+    fn items(&mut self) -> &mut VecDeque<(Vec<u8>, Tid, bool)>;
+    /// Copies the next leaf's matching entries (marking each with `mark` under the leaf's
+    /// lock); false when the scan is done.
+    fn load(&mut self, mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Result<bool>;
+    /// Ends the scan (after an error).
+    fn stop(&mut self);
+
+    fn next_entry(&mut self, mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Option<Result<(Vec<u8>, Tid, bool)>> {
+        if self.items().is_empty() {
+            match self.load(mark) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => {
+                    self.stop();
+                    return Some(Err(e));
+                }
+            }
+        }
+        self.items().pop_front().map(Ok)
+    }
+}
+
+impl LeafScan for Cursor<'_> {
+    fn items(&mut self) -> &mut VecDeque<(Vec<u8>, Tid, bool)> {
+        &mut self.items
+    }
+
+    fn load(&mut self, mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Result<bool> {
+        self.load_next(mark)
+    }
+
+    fn stop(&mut self) {
+        self.next_block = None;
+    }
+}
+
 impl Cursor<'_> {
     /// The next entry, with `mark(tid)` as it was while the entry was on its locked leaf: an
     /// index-only scan reads the visibility map bit of the entry's heap page there, so VACUUM,
     /// which removes an entry (under the leaf's exclusive lock) before it can mark the page,
     /// cannot mark it between the copy and the read (`access::vm` invariant 2).
     pub fn next_marked(&mut self, mark: &mut dyn FnMut(Tid) -> Result<bool>) -> Option<Result<(Vec<u8>, Tid, bool)>> {
-        if self.items.is_empty() {
-            match self.load_next(Some(mark)) {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(e) => {
-                    self.next_block = None;
-                    return Some(Err(e));
-                }
-            }
-        }
-        self.items.pop_front().map(Ok)
+        self.next_entry(Some(mark))
     }
 }
 
@@ -269,17 +299,7 @@ impl Iterator for Cursor<'_> {
     type Item = Result<(Vec<u8>, Tid)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.items.is_empty() {
-            match self.load_next(None) {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(e) => {
-                    self.next_block = None;
-                    return Some(Err(e));
-                }
-            }
-        }
-        self.items.pop_front().map(|(k, t, _)| Ok((k, t)))
+        self.next_entry(None).map(|r| r.map(|(k, t, _)| (k, t)))
     }
 }
 
@@ -466,17 +486,21 @@ impl BackCursor<'_> {
 
     /// As [`Cursor::next_marked`], backward.
     pub fn next_marked(&mut self, mark: &mut dyn FnMut(Tid) -> Result<bool>) -> Option<Result<(Vec<u8>, Tid, bool)>> {
-        if self.items.is_empty() {
-            match self.load_prev(Some(mark)) {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(e) => {
-                    self.before = None;
-                    return Some(Err(e));
-                }
-            }
-        }
-        self.items.pop_front().map(Ok)
+        self.next_entry(Some(mark))
+    }
+}
+
+impl LeafScan for BackCursor<'_> {
+    fn items(&mut self) -> &mut VecDeque<(Vec<u8>, Tid, bool)> {
+        &mut self.items
+    }
+
+    fn load(&mut self, mark: Option<&mut dyn FnMut(Tid) -> Result<bool>>) -> Result<bool> {
+        self.load_prev(mark)
+    }
+
+    fn stop(&mut self) {
+        self.before = None;
     }
 }
 
@@ -484,16 +508,6 @@ impl Iterator for BackCursor<'_> {
     type Item = Result<(Vec<u8>, Tid)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.items.is_empty() {
-            match self.load_prev(None) {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(e) => {
-                    self.before = None;
-                    return Some(Err(e));
-                }
-            }
-        }
-        self.items.pop_front().map(|(k, t, _)| Ok((k, t)))
+        self.next_entry(None).map(|r| r.map(|(k, t, _)| (k, t)))
     }
 }
