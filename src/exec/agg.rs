@@ -124,6 +124,10 @@ impl AggCall {
         }
         let lit_ty = if matches!(func, AggFunc::BoolAnd | AggFunc::BoolOr) { TypeId::Bool } else { TypeId::Text };
         args = args.into_iter().map(|a| coerce(a, Some(t(lit_ty)))).collect::<Result<Vec<_>>>()?;
+        if func == AggFunc::StringAgg {
+            // string_agg(text, text): a char(n) argument is cast to text, losing its padding.
+            args = args.into_iter().map(expr::unpad).collect();
+        }
         if let Some(Scalar::Const(Value::Null)) = args.first() {
             args[0] = Scalar::Cast(Box::new(Scalar::Const(Value::Null)), t(lit_ty));
         }
@@ -202,13 +206,27 @@ impl AggCall {
     }
 }
 
+/// min / max's comparison: char(n) without trailing blanks (bpchar_larger / _smaller).
+fn bpchar_compare(c: &AggCall, a: &Value, b: &Value) -> Result<std::cmp::Ordering> {
+    match (c.arg_ty, a, b) {
+        (Some(t), Value::Text(x), Value::Text(y)) if t.id == TypeId::Bpchar => {
+            Ok(x.trim_end_matches(' ').as_bytes().cmp(y.trim_end_matches(' ').as_bytes()))
+        }
+        _ => expr::compare(a, b),
+    }
+}
+
 /// The values as a json array in PostgreSQL's json_agg text: "[", elements separated by
-/// ", ", "]" (jsonb_agg parses it into jsonb).
-fn json_array_text(items: &[Value]) -> String {
+/// ", " (and "\n " before a structured element that is not NULL: `structured`), "]"
+/// (jsonb_agg parses it into jsonb).
+fn json_array_text(items: &[Value], structured: bool) -> String {
     let mut text = String::from("[");
     for (i, v) in items.iter().enumerate() {
         if i > 0 {
             text.push_str(", ");
+            if structured && *v != Value::Null {
+                text.push_str("\n ");
+            }
         }
         crate::types::json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
     }
@@ -340,7 +358,7 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
         // bpchar_larger does).
         Acc::Min(m) => {
             let keep = *m != Value::Null
-                && match expr::compare(&args[0], m)? {
+                && match bpchar_compare(c, &args[0], m)? {
                     std::cmp::Ordering::Equal => matches!(args[0], Value::Text(_)),
                     o => o == std::cmp::Ordering::Greater,
                 };
@@ -350,7 +368,7 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
         }
         Acc::Max(m) => {
             let keep = *m != Value::Null
-                && match expr::compare(&args[0], m)? {
+                && match bpchar_compare(c, &args[0], m)? {
                     std::cmp::Ordering::Equal => matches!(args[0], Value::Text(_)),
                     o => o == std::cmp::Ordering::Less,
                 };
@@ -433,8 +451,12 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
         Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),
         Acc::Items(items) if items.is_empty() => Value::Null,
-        Acc::Items(items) if c.func == AggFunc::JsonbAgg => Value::Jsonb(crate::types::jsonb::parse(&json_array_text(&items))?.to_text()),
-        Acc::Items(items) if c.func == AggFunc::JsonAgg => Value::Json(json_array_text(&items)),
+        Acc::Items(items) if c.func == AggFunc::JsonbAgg => {
+            Value::Jsonb(crate::types::jsonb::parse(&json_array_text(&items, false))?.to_text())
+        }
+        // json_agg_transfn puts "\n " before each array element after the first that is not
+        // NULL.
+        Acc::Items(items) if c.func == AggFunc::JsonAgg => Value::Json(json_array_text(&items, c.arg_ty.is_some_and(|t| t.is_array()))),
         Acc::Items(items) if c.func == AggFunc::JsonObjectAgg => {
             // json_object_agg_transfn: "{ ", `"key" : value` pairs separated by ", ", " }";
             // keys kept as given, repeated ones too.
@@ -470,7 +492,7 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
                     (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
                     (Value::Null, _) => std::cmp::Ordering::Greater,
                     (_, Value::Null) => std::cmp::Ordering::Less,
-                    (x, y) => expr::compare(x, y).unwrap_or(std::cmp::Ordering::Equal),
+                    (x, y) => bpchar_compare(c, x, y).unwrap_or(std::cmp::Ordering::Equal),
                 });
             }
             rows.sort_by(|a, b| compare_keys(&a.1, &b.1, &c.order));
@@ -635,7 +657,8 @@ fn aggregate(
                 }
                 let mut k = Vec::with_capacity(c.order.len());
                 for o in &c.order {
-                    k.push(ex.eval(&o.expr, row, outer)?);
+                    let b = expr::type_of(&o.expr).is_some_and(|t| t.id == TypeId::Bpchar);
+                    k.push(super::sort::sort_value(ex.eval(&o.expr, row, outer)?, b));
                 }
                 mem += super::row_bytes(&args) + super::row_bytes(&k);
                 rows.push((args.clone(), k));

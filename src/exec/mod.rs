@@ -662,8 +662,9 @@ impl<'a> Exec<'a> {
                 let (mut seen, mut sent, mut sink_stopped) = (0u64, 0u64, false);
                 // WITH TIES: the sort key of the last row inside the limit.
                 let mut last_key: Option<Vec<Value>> = None;
+                let bpchar = ties.as_ref().map(|k| sort::bpchar_keys(k)).unwrap_or_default();
                 let key_of_row = |row: &[Value], keys: &[SortKey]| -> Result<Vec<Value>> {
-                    keys.iter().map(|k| self.eval(&k.expr, row, outer)).collect()
+                    keys.iter().zip(&bpchar).map(|(k, &b)| Ok(sort::sort_value(self.eval(&k.expr, row, outer)?, b))).collect()
                 };
                 self.run(input, outer, &mut |row| {
                     if sink_stopped {

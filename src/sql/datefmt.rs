@@ -486,21 +486,23 @@ fn isoweek2j(year: i32, week: i32) -> i32 {
     week.wrapping_sub(1).wrapping_mul(7).wrapping_add(day4.wrapping_sub(day0))
 }
 
+// The ISO week helpers wrap on overflow, as PostgreSQL's C does (built with -fwrapv): an
+// interval's day count can be anything.
 fn date2isoweek(year: i32, mon: i32, mday: i32) -> i32 {
     let dayn = date2j(year, mon, mday);
     let mut day4 = date2j(year, 1, 4);
-    let mut day0 = j2day(day4 - 1);
-    if dayn < day4 - day0 {
-        day4 = date2j(year - 1, 1, 4);
-        day0 = j2day(day4 - 1);
+    let mut day0 = j2day(day4.wrapping_sub(1));
+    if dayn < day4.wrapping_sub(day0) {
+        day4 = date2j(year.wrapping_sub(1), 1, 4);
+        day0 = j2day(day4.wrapping_sub(1));
     }
-    let mut result = (dayn - (day4 - day0)) / 7 + 1;
+    let mut result = dayn.wrapping_sub(day4.wrapping_sub(day0)) / 7 + 1;
     if result >= 52 {
-        day4 = date2j(year + 1, 1, 4);
-        day0 = j2day(day4 - 1);
-        if dayn >= day4 - day0 {
+        day4 = date2j(year.wrapping_add(1), 1, 4);
+        day0 = j2day(day4.wrapping_sub(1));
+        if dayn >= day4.wrapping_sub(day0) {
             // 1 for a real date; an interval's overflowing day count goes on counting.
-            result = (dayn - (day4 - day0)) / 7 + 1;
+            result = dayn.wrapping_sub(day4.wrapping_sub(day0)) / 7 + 1;
         }
     }
     result
@@ -510,25 +512,25 @@ fn date2isoyear(year: i32, mon: i32, mday: i32) -> i32 {
     let mut year = year;
     let dayn = date2j(year, mon, mday);
     let mut day4 = date2j(year, 1, 4);
-    let mut day0 = j2day(day4 - 1);
-    if dayn < day4 - day0 {
-        day4 = date2j(year - 1, 1, 4);
-        day0 = j2day(day4 - 1);
-        year -= 1;
+    let mut day0 = j2day(day4.wrapping_sub(1));
+    if dayn < day4.wrapping_sub(day0) {
+        day4 = date2j(year.wrapping_sub(1), 1, 4);
+        day0 = j2day(day4.wrapping_sub(1));
+        year = year.wrapping_sub(1);
     }
-    let result = (dayn - (day4 - day0)) / 7 + 1;
+    let result = dayn.wrapping_sub(day4.wrapping_sub(day0)) / 7 + 1;
     if result >= 52 {
-        day4 = date2j(year + 1, 1, 4);
-        day0 = j2day(day4 - 1);
-        if dayn >= day4 - day0 {
-            year += 1;
+        day4 = date2j(year.wrapping_add(1), 1, 4);
+        day0 = j2day(day4.wrapping_sub(1));
+        if dayn >= day4.wrapping_sub(day0) {
+            year = year.wrapping_add(1);
         }
     }
     year
 }
 
 fn date2isoyearday(year: i32, mon: i32, mday: i32) -> i32 {
-    date2j(year, mon, mday) - isoweek2j(date2isoyear(year, mon, mday), 1) + 1
+    date2j(year, mon, mday).wrapping_sub(isoweek2j(date2isoyear(year, mon, mday), 1)).wrapping_add(1)
 }
 
 fn is_leap(year: i32) -> bool {
@@ -855,7 +857,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) -> Result
         Id::Dd => num(pad_num(tm.mday, width(2))),
         Id::D => num((tm.wday + 1).to_string()),
         Id::IsoD => num((if tm.wday == 0 { 7 } else { tm.wday }).to_string()),
-        Id::Ww => num(pad_num((tm.yday - 1) / 7 + 1, width(2))),
+        Id::Ww => num(pad_num(tm.yday.wrapping_sub(1) / 7 + 1, width(2))),
         Id::Iw => num(pad_num(date2isoweek(tm.year, tm.mon, tm.mday), width(2))),
         Id::Q if tm.mon == 0 => {}
         Id::Q => num(((tm.mon - 1) / 3 + 1).to_string()),
@@ -904,7 +906,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) -> Result
                 out.push_str(&format!("{text:<4}"));
             }
         }
-        Id::W => num(((tm.mday - 1) / 7 + 1).to_string()),
+        Id::W => num((tm.mday.wrapping_sub(1) / 7 + 1).to_string()),
         Id::J => num(date2j(tm.year, tm.mon, tm.mday).to_string()),
         Id::Fx => {}
     }

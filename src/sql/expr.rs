@@ -306,6 +306,46 @@ pub fn undefined_column(name: &str) -> PgError {
     PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{name}\" does not exist"))
 }
 
+/// `operator does not exist` raised by resolving an operator (not by its operands) points at
+/// the operator: the first token after the left operand `left` (past blanks, closing
+/// parentheses and `::type`), as in PostgreSQL. Operands whose span ends before their text
+/// does (`CAST(... AS t)`, a call without arguments or with OVER / FILTER, `IS ...`) give
+/// no position rather than a wrong one.
+pub(super) fn at_operator(e: PgError, left: &Expr) -> PgError {
+    use sqlparser::ast::{CastKind, FunctionArguments, Spanned};
+    if e.code != "42883" || !e.message.starts_with("operator does not exist") {
+        return e;
+    }
+    let reliable = match left {
+        Expr::Cast { kind, .. } => matches!(kind, CastKind::DoubleColon),
+        Expr::Function(f) => {
+            f.over.is_none()
+                && f.filter.is_none()
+                && f.within_group.is_empty()
+                && matches!(&f.args, FunctionArguments::List(l) if !l.args.is_empty() && l.clauses.is_empty())
+        }
+        Expr::IsNull(_)
+        | Expr::IsNotNull(_)
+        | Expr::IsTrue(_)
+        | Expr::IsNotTrue(_)
+        | Expr::IsFalse(_)
+        | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
+        | Expr::IsDistinctFrom(..)
+        | Expr::IsNotDistinctFrom(..)
+        | Expr::Collate { .. }
+        | Expr::Interval(_)
+        | Expr::TypedString(_) => false,
+        _ => true,
+    };
+    if reliable {
+        e.at_next(left.span().end)
+    } else {
+        e
+    }
+}
+
 pub fn no_operator(op: &str, a: Option<SqlType>, b: Option<SqlType>) -> PgError {
     let n = |t: Option<SqlType>| t.map(|t| t.name()).unwrap_or_else(|| "unknown".into());
     PgError::new("42883", format!("operator does not exist: {} {op} {}", n(a), n(b)))
@@ -542,23 +582,6 @@ impl Binder<'_> {
 
     /// Binds `e` against this binder's scope.
     pub fn bind(&self, e: &Expr) -> Result<Scalar> {
-        self.bind_expr(e).map_err(|err| {
-            // `operator does not exist` points at the operator (IN, ANY / ALL and the binary
-            // operators: the first token after the left operand), as in PostgreSQL.
-            use sqlparser::ast::Spanned;
-            let left = match e {
-                Expr::BinaryOp { left, .. } | Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } => Some(&**left),
-                Expr::InList { expr, .. } | Expr::InSubquery { expr, .. } => Some(&**expr),
-                _ => None,
-            };
-            match left {
-                Some(l) if err.code == "42883" && err.message.starts_with("operator does not exist") => err.at_next(l.span().end),
-                _ => err,
-            }
-        })
-    }
-
-    fn bind_expr(&self, e: &Expr) -> Result<Scalar> {
         Ok(match e {
             Expr::Tuple(_) => return Err(row_not_supported()),
             Expr::IsNull(x) | Expr::IsNotNull(x) if row_items(x).is_some() => {
@@ -725,7 +748,8 @@ impl Binder<'_> {
                     let b = coerce(self.bind(l)?, tx)?;
                     // Each item must compare with the operand (`=`, `<>` for NOT IN), checked
                     // when bound as in PostgreSQL, not when a row meets it.
-                    compare_scalars(if *negated { CmpOp::Ne } else { CmpOp::Eq }, x.clone(), b.clone())?;
+                    compare_scalars(if *negated { CmpOp::Ne } else { CmpOp::Eq }, x.clone(), b.clone())
+                        .map_err(|e| at_operator(e, expr))?;
                     items.push(b);
                 }
                 // char(n) compares without its padding.
@@ -778,9 +802,15 @@ impl Binder<'_> {
         })
     }
 
-    /// A binary operator's expression (see [`Binder::bind`]).
+    /// A binary operator's expression (see [`Binder::bind`]): the operands bound (their
+    /// errors as they are), then the operator resolved, whose `operator does not exist`
+    /// points at the operator.
     fn bind_binary(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Scalar> {
         let (a, b) = (self.bind(left)?, self.bind(right)?);
+        self.binary_op(left, op, right, a, b).map_err(|e| at_operator(e, left))
+    }
+
+    fn binary_op(&self, left: &Expr, op: &BinaryOperator, right: &Expr, a: Scalar, b: Scalar) -> Result<Scalar> {
         let cmp = |o: CmpOp| -> Result<Scalar> {
             let (a, b) = bind_pair(a.clone(), b.clone())?;
             check_comparable(&a, &b, o.symbol())?;

@@ -2360,8 +2360,8 @@ fn in_operand(l: Scalar, rt: Option<SqlType>, op: &str) -> Result<Scalar> {
 }
 
 /// `x LIKE p` (`~~`; `ILIKE`, `~~*`): both sides text (an untyped literal is read as text;
-/// char(n) with its padding, as PostgreSQL's bpcharlike); another type is 42883 naming the
-/// operands' types as written.
+/// a char(n) operand keeps its padding, a char(n) pattern does not, as in PostgreSQL);
+/// another type is 42883 naming the operands' types as written.
 pub(super) fn like_scalar(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Option<char>) -> Result<Scalar> {
     let (tx, tp) = (type_of(&x), type_of(&p));
     if tx.is_some_and(|t| !is_text(t.id)) || tp.is_some_and(|t| !is_text(t.id)) {
@@ -2374,7 +2374,9 @@ pub(super) fn like_scalar(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Op
         return Err(expr::no_operator(sym, tx, tp));
     }
     let x = coerce(x, Some(text()))?;
-    let p = coerce(p, Some(text()))?;
+    // The pattern is text: a char(n) one is cast, losing its padding (PostgreSQL's only forms
+    // are `~~(text, text)` and `~~(bpchar, text)`).
+    let p = expr::unpad(coerce(p, Some(text()))?);
     Ok(Scalar::Like(Box::new(x), Box::new(p), negated, ci, esc))
 }
 
@@ -2520,7 +2522,7 @@ impl Binder<'_> {
             Expr::InSubquery { expr, subquery, negated } => {
                 let l = match expr::row_items(expr) {
                     Some(items) => self.sublink_row(subquery, &items)?,
-                    None => self.sublink(subquery, SubKind::Any(CmpOp::Eq), Some(self.bind(expr)?))?,
+                    None => self.sublink(subquery, SubKind::Any(CmpOp::Eq), Some((self.bind(expr)?, &**expr)))?,
                 };
                 if *negated {
                     Scalar::Not(Box::new(l))
@@ -2570,7 +2572,7 @@ impl Binder<'_> {
                     let x = self.bind(left)?;
                     let mut acc: Option<Scalar> = None;
                     for el in elems {
-                        let cmp = expr::compare_scalars(op, x.clone(), el)?;
+                        let cmp = expr::compare_scalars(op, x.clone(), el).map_err(|e| expr::at_operator(e, left))?;
                         acc = Some(match acc {
                             None => cmp,
                             Some(prev) if any => Scalar::Or(Box::new(prev), Box::new(cmp)),
@@ -2581,10 +2583,11 @@ impl Binder<'_> {
                 }
                 let Expr::Subquery(q) = r else {
                     let any = matches!(e, Expr::AnyOp { .. });
-                    return super::array::bind_any_all(op, any, self.bind(left)?, self.bind(r)?);
+                    let (x, arr) = (self.bind(left)?, self.bind(r)?);
+                    return super::array::bind_any_all(op, any, x, arr).map_err(|e| expr::at_operator(e, left));
                 };
                 let kind = if matches!(e, Expr::AnyOp { .. }) { SubKind::Any(op) } else { SubKind::All(op) };
-                self.sublink(q, kind, Some(self.bind(left)?))?
+                self.sublink(q, kind, Some((self.bind(left)?, &**left)))?
             }
             other => return Err(PgError::feature(format!("expression not supported: {other}"))),
         })
@@ -2602,9 +2605,8 @@ impl Binder<'_> {
     }
 
     fn like(&self, x: &Expr, p: &Expr, negated: bool, ci: bool, esc: &Option<sqlparser::ast::Value>) -> Result<Scalar> {
-        use sqlparser::ast::Spanned;
         let (xs, ps) = (self.bind(x)?, self.bind(p)?);
-        like_scalar(xs, ps, negated, ci, escape_char(esc)?).map_err(|e| if e.code == "42883" { e.at_next(x.span().end) } else { e })
+        like_scalar(xs, ps, negated, ci, escape_char(esc)?).map_err(|e| expr::at_operator(e, x))
     }
 
     /// A set-returning function in a select list: collected for the `ProjectSet` node and
@@ -2643,7 +2645,7 @@ impl Binder<'_> {
         qb.subquery(q, &outer)
     }
 
-    fn sublink(&self, q: &sqlparser::ast::Query, kind: SubKind, lhs: Option<Scalar>) -> Result<Scalar> {
+    fn sublink(&self, q: &sqlparser::ast::Query, kind: SubKind, lhs: Option<(Scalar, &Expr)>) -> Result<Scalar> {
         let sub = self.plan_sublink_query(q)?;
         let ncols = sub.columns.len();
         match kind {
@@ -2659,12 +2661,12 @@ impl Binder<'_> {
         }
         let mut col_ty = sub.columns.first().map(|c| c.ty);
         let lhs = match lhs {
-            Some(l) => {
+            Some((l, left)) => {
                 let op = match kind {
                     SubKind::Any(o) | SubKind::All(o) => o.symbol(),
                     _ => "=",
                 };
-                let l = in_operand(l, col_ty, op)?;
+                let l = in_operand(l, col_ty, op).map_err(|e| expr::at_operator(e, left))?;
                 // A column of unknown type (`SELECT NULL`) takes the operand's.
                 if col_ty.is_none() {
                     col_ty = type_of(&l);

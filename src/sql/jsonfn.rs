@@ -116,7 +116,8 @@ pub fn bind_operator(op: &BinaryOperator, a: Scalar, b: Scalar) -> Option<Result
         // known here, and json and jsonb answer differently, so it must be cast.
         // `?` exists for jsonb only: an untyped literal left of it is jsonb (`?|` has geometric
         // forms too, so PostgreSQL finds two candidates there).
-        if matches!(op, B::Question) && matches!(a, Scalar::Unknown(_)) {
+        // `#-` too: `jsonb #- text[]` is its only form.
+        if matches!(op, B::Question | B::HashMinus) && matches!(a, Scalar::Unknown(_)) {
             return match coerce(a, Some(jsonb_t())) {
                 Ok(a) => bind_operator(op, a, b),
                 Err(e) => Some(Err(e)),
@@ -124,6 +125,9 @@ pub fn bind_operator(op: &BinaryOperator, a: Scalar, b: Scalar) -> Option<Result
         }
         let json_only =
             matches!(op, B::Arrow | B::LongArrow | B::HashArrow | B::HashLongArrow | B::Question | B::QuestionPipe | B::QuestionAnd);
+        if matches!(op, B::HashMinus) {
+            return Some(Err(expr::no_operator("#-", ta, tb)));
+        }
         if json_only && matches!(a, Scalar::Param(_, None)) {
             return Some(Err(PgError::feature(format!(
                 "a parameter of unknown type left of {op} is not supported by heapstore: cast it ($n::jsonb or $n::json)"
@@ -583,6 +587,10 @@ fn set_path(v: Jsonb, path: &[Option<String>], level: usize, new: Jsonb, op: Pat
     let Some(step) = path.get(level) else { return Ok(v) };
     let last = level + 1 == path.len();
     let null_step = || PgError::new("22004", format!("path element at position {} is null", level + 1));
+    // Checked on entering each level, whatever the value there (PostgreSQL's setPath).
+    if step.is_none() {
+        return Err(null_step());
+    }
     match v {
         Jsonb::Object(mut pairs) => {
             let key = step.as_deref().ok_or_else(null_step)?;

@@ -784,6 +784,10 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
                     _ => return Err(PgError::syntax("syntax error in ANALYZE")),
                 });
             }
+            // Every table is found before any is analyzed, as in PostgreSQL.
+            for (name, _) in &more {
+                s.table_any(&ddl_table_name(name)?)?;
+            }
             let mut r = vacuum::analyze(s, (!all).then_some(&table_name), &columns, extra.analyze_verbose)?;
             for (name, cols) in &more {
                 let next = vacuum::analyze(s, Some(name), cols, extra.analyze_verbose)?;
@@ -1438,27 +1442,38 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                 }
             }
             // [schema.]table [(column, ...)], separated by commas.
+            // (name, columns) as written, and as quoted identifiers (unquoted ones folded).
             let mut tables: Vec<(String, Vec<String>)> = Vec::new();
+            let mut quoted: Vec<(String, Vec<String>)> = Vec::new();
+            let quote = |t: &Token| match t {
+                Token::Word(w) if w.quote_style.is_none() => Some(format!("\"{}\"", w.value.to_lowercase())),
+                other => ident(other),
+            };
             loop {
                 let mut name = String::new();
+                let mut qname = String::new();
                 if let Some(first) = sig.get(k).and_then(|t| ident(t)) {
                     name.push_str(&first);
+                    qname.push_str(&quote(sig[k]).unwrap_or_default());
                     k += 1;
                     while sig.get(k).is_some_and(|t| matches!(t, Token::Period)) {
                         let part = sig.get(k + 1).and_then(|t| ident(t)).ok_or_else(|| err_at(k + 1))?;
                         name.push('.');
                         name.push_str(&part);
+                        qname.push('.');
+                        qname.push_str(&quote(sig[k + 1]).unwrap_or_default());
                         k += 2;
                     }
                 }
                 if name.is_empty() && !tables.is_empty() {
                     return Err(err_at(k));
                 }
-                let mut cols = Vec::new();
+                let (mut cols, mut qcols) = (Vec::new(), Vec::new());
                 if !name.is_empty() && sig.get(k).is_some_and(|t| matches!(t, Token::LParen)) {
                     k += 1;
                     loop {
                         cols.push(sig.get(k).and_then(|t| ident(t)).ok_or_else(|| err_at(k))?);
+                        qcols.push(quote(sig[k]).unwrap_or_default());
                         k += 1;
                         match sig.get(k) {
                             Some(Token::Comma) => k += 1,
@@ -1472,6 +1487,7 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                 }
                 let named = !name.is_empty();
                 tables.push((name, cols));
+                quoted.push((qname, qcols));
                 match sig.get(k) {
                     None => break,
                     Some(Token::Comma) if named => k += 1,
@@ -1485,8 +1501,10 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
                 text.push_str(&cols.join(", "));
             }
             if tables.len() > 1 {
+                // Quoted, so that the PARTITION list, read as expressions, never takes a name for
+                // a keyword (`floor(x)`, a column `interval`).
                 let more: Vec<String> =
-                    tables[1..].iter().map(|(n, c)| if c.is_empty() { n.clone() } else { format!("{n}({})", c.join(", ")) }).collect();
+                    quoted[1..].iter().map(|(n, c)| if c.is_empty() { n.clone() } else { format!("{n}({})", c.join(", ")) }).collect();
                 text.push_str(&format!(" PARTITION ({})", more.join(", ")));
             }
             let from = offset(&toks[i].span.start);
