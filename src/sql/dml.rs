@@ -78,9 +78,10 @@ pub struct Plan {
     pub index_only: bool,
     /// Set by the SELECT planner when an ORDER BY relies on this scan's order (the sort is
     /// gone): rows come in the index's key order, or its reverse. The scan streams entries
-    /// as it reads them (so a LIMIT above ends it early), and where the index cannot be
-    /// used (a value that does not convert to the key type, a snapshot the index may not
-    /// serve) it sorts the heap's rows itself: the order is kept whatever the path.
+    /// as it reads them (so a LIMIT above ends it early); where a search value does not
+    /// convert exactly to the key type it reads the whole index in order (the filter still
+    /// applies every condition). The planner never orders by an index with `check_xmin`, so
+    /// every snapshot may use the index an ordered scan reads.
     pub ordered: Option<ScanDirection>,
 }
 
