@@ -284,9 +284,25 @@ pub struct Session {
     /// statement's [`crate::exec::fk::Tracker::finish`] in a loop rather than by recursion.
     pub(crate) fk_queue: std::cell::RefCell<Vec<crate::exec::fk::Tracker>>,
     pub(crate) fk_nested: std::cell::Cell<bool>,
+    /// The tables this session's open cursors read (the server sets them before each
+    /// statement): DDL on one of them is refused with 55006, as PostgreSQL's
+    /// CheckTableNotInUse does.
+    pub in_use: Vec<u32>,
 }
 
 impl Session {
+    /// 55006 when an open cursor of this session reads `table` (`what`: the command, as
+    /// PostgreSQL names it in the message).
+    pub(crate) fn check_not_in_use(&self, table: &crate::catalog::Table, what: &str) -> Result<()> {
+        if self.in_use.contains(&table.oid) {
+            return Err(PgError::new(
+                "55006",
+                format!("cannot {what} \"{}\" because it is being used by active queries in this session", table.name),
+            ));
+        }
+        Ok(())
+    }
+
     pub(crate) fn new(shared: Arc<Shared>, id: u64) -> Session {
         let pins = shared.pool.new_pins();
         let locks = shared.locks.register(id);
@@ -312,6 +328,7 @@ impl Session {
             fk_probes: Default::default(),
             fk_queue: Default::default(),
             fk_nested: Default::default(),
+            in_use: Vec::new(),
         }
     }
 

@@ -44,6 +44,9 @@ fn spilling_gives_the_in_memory_answers() {
         ("SELECT b.id, s.name FROM small s RIGHT JOIN big b ON b.k = s.k ORDER BY b.id", "Batches: 16"),
         ("SELECT s.k, count(b.id) FROM big b FULL JOIN small s ON b.k = s.k + 1 GROUP BY s.k ORDER BY 1 NULLS FIRST", "Batches: 16"),
         ("SELECT DISTINCT v FROM big ORDER BY v", "external merge"),
+        // Records through sorts, hash aggregates and their files.
+        ("SELECT b, row_to_json(b) FROM big b ORDER BY b DESC", "external merge"),
+        ("SELECT (k, v), count(*), count(DISTINCT (id, v)) FROM big GROUP BY 1 ORDER BY 1", "Disk Usage"),
     ];
     for (q, sign) in queries {
         s.execute("SET work_mem = '64MB'").unwrap();
@@ -200,4 +203,38 @@ fn reviewed_cases_answer_as_postgres_or_refuse() {
     assert_eq!(code(&mut s, "SELECT count(DISTINCT a) OVER () FROM t"), "0A000");
     assert_eq!(code(&mut s, "SELECT sum(a) OVER (ORDER BY a ROWS BETWEEN CURRENT ROW AND 1 PRECEDING) FROM t"), "42P20");
     assert_eq!(code(&mut s, "SELECT 5.5::float8 % 2"), "42883");
+}
+
+/// Record values: whole rows and row constructors keep their fields through every node, and
+/// what heapstore cannot answer as PostgreSQL would is refused, not approximated.
+#[test]
+fn records_are_refused_where_their_answer_would_differ() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a int, b text)").unwrap();
+    s.execute("INSERT INTO t VALUES (1, 'x'), (NULL, NULL)").unwrap();
+    let one = |s: &mut Session, q: &str| rows(s, q).into_iter().map(|r| r[0].clone().unwrap_or_default()).collect::<Vec<_>>();
+    assert_eq!(one(&mut s, "SELECT t FROM t ORDER BY t"), vec!["(1,x)", "(,)"]);
+    assert_eq!(one(&mut s, "SELECT t IS NULL FROM t ORDER BY a"), vec!["f", "t"]);
+    // A NULL-extended row's whole row is NULL in PostgreSQL, a row of NULLs here: refused.
+    for q in [
+        "SELECT u FROM t LEFT JOIN t u ON false",
+        "SELECT t FROM t FULL JOIN t u ON true",
+        "SELECT row_to_json(c) FROM pg_class c",
+        "SELECT array_agg(t) FROM t",
+        "SELECT pg_typeof(t) FROM t",
+        "CREATE TABLE c AS SELECT t FROM t",
+    ] {
+        let e = s.execute(q).unwrap_err();
+        assert_eq!(e.code, "0A000", "{q}: {e}");
+    }
+    // The nullable side's own whole row inside its subquery is fine.
+    assert_eq!(one(&mut s, "SELECT count(*) FROM t LEFT JOIN (SELECT row_to_json(x) AS j FROM t x) u ON true"), vec!["4"]);
+    assert_eq!(s.execute("CREATE TABLE c AS SELECT row(1, 2)").unwrap_err().code, "42P16");
+    assert_eq!(s.execute("CREATE VIEW v AS SELECT (a, b) FROM t").unwrap_err().code, "42P16");
+    // Equal shapes are one registered kind: binding the same query again compares equal.
+    assert_eq!(
+        one(&mut s, "SELECT count(*) FROM (SELECT (a, b) AS r FROM t) x JOIN (SELECT (a, b) AS r FROM t) y ON x.r = y.r"),
+        vec!["2"]
+    );
 }

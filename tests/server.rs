@@ -640,6 +640,23 @@ fn sql_prepare_execute_and_cursors() {
     c.batch_execute("BEGIN; DECLARE k2 CURSOR FOR SELECT id FROM cur; COMMIT").unwrap();
     assert_eq!(code(&c.batch_execute("FETCH k2").unwrap_err()), "34000");
     assert_eq!(code(&c.batch_execute("BEGIN; DECLARE s SCROLL CURSOR FOR SELECT id FROM cur").unwrap_err()), "0A000");
+    c.batch_execute("ROLLBACK").unwrap();
+    // DDL on a table an open cursor reads is refused (55006), as PostgreSQL does; once the
+    // cursor is closed it runs.
+    c.batch_execute("CREATE TABLE other (x int)").unwrap();
+    for ddl in ["ALTER TABLE cur ADD COLUMN z int", "TRUNCATE cur", "DROP TABLE cur", "CREATE INDEX ON cur (v)"] {
+        c.batch_execute("BEGIN; DECLARE k CURSOR FOR SELECT c.id FROM other o RIGHT JOIN cur c ON c.id = o.x WHERE c.id > (SELECT 0)")
+            .unwrap();
+        assert_eq!(code(&c.batch_execute(ddl).unwrap_err()), "55006", "{ddl}");
+        c.batch_execute("ROLLBACK").unwrap();
+    }
+    c.batch_execute("BEGIN; DECLARE k CURSOR FOR SELECT id FROM cur").unwrap();
+    c.batch_execute("ALTER TABLE other ADD COLUMN y int").unwrap();
+    c.batch_execute("CLOSE k; ALTER TABLE cur ADD COLUMN z int; ROLLBACK").unwrap();
+    // A stored definition cannot hold a parameter (42P02).
+    for ddl in ["CREATE TABLE p (a int DEFAULT $1)", "CREATE VIEW pv AS SELECT $1::int", "ALTER TABLE cur ALTER COLUMN v SET DEFAULT $1"] {
+        assert_eq!(code(&c.batch_execute(ddl).unwrap_err()), "42P02", "{ddl}");
+    }
 }
 
 /// A CA and a server certificate for "localhost" signed by it, as PEM: (ca cert, server cert, server key).

@@ -162,7 +162,9 @@ impl AggCall {
             },
             AggFunc::Min | AggFunc::Max => match at {
                 // PostgreSQL 15 has no min / max for bytea, boolean, json or uuid.
-                Some(x) if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Jsonb | TypeId::Uuid) => {
+                Some(x)
+                    if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Jsonb | TypeId::Uuid | TypeId::Record(_)) =>
+                {
                     if is_text(x.id) {
                         SqlType::new(if x.id == TypeId::Bpchar { TypeId::Bpchar } else { TypeId::Text })
                     } else {
@@ -454,9 +456,11 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Items(items) if c.func == AggFunc::JsonbAgg => {
             Value::Jsonb(crate::types::jsonb::parse(&json_array_text(&items, false))?.to_text())
         }
-        // json_agg_transfn puts "\n " before each array element after the first that is not
-        // NULL.
-        Acc::Items(items) if c.func == AggFunc::JsonAgg => Value::Json(json_array_text(&items, c.arg_ty.is_some_and(|t| t.is_array()))),
+        // json_agg_transfn puts "\n " before each array or record element after the first that
+        // is not NULL.
+        Acc::Items(items) if c.func == AggFunc::JsonAgg => {
+            Value::Json(json_array_text(&items, c.arg_ty.is_some_and(|t| t.is_array() || matches!(t.id, TypeId::Record(_)))))
+        }
         Acc::Items(items) if c.func == AggFunc::JsonObjectAgg => {
             // json_object_agg_transfn: "{ ", `"key" : value` pairs separated by ", ", " }";
             // keys kept as given, repeated ones too.

@@ -82,6 +82,9 @@ pub enum SubKind {
     All(CmpOp),
     /// `ARRAY(subquery)`: the column's values as a one-dimensional array ({} for no rows).
     Array,
+    /// `(a, b) op (subquery)`: the row (`lhs_row`) compared row-wise with the subquery's one
+    /// row (NULL for no row; 21000 for more).
+    RowCompare(CmpOp),
 }
 
 /// A subquery inside an expression.
@@ -362,6 +365,24 @@ fn key_one(v: &Value, out: &mut Vec<u8>) {
                 }
                 for item in &a.items {
                     key_one(item, out);
+                }
+            }
+            // Fields' keys in order (two NULL fields equal, as record_eq has them); a char(n)
+            // field without its padding.
+            Value::Record(r) => {
+                out.push(15);
+                out.extend_from_slice(&(r.fields.len() as u32).to_le_bytes());
+                let kinds = match r.ty.id {
+                    TypeId::Record(k) => k.fields(),
+                    _ => std::borrow::Cow::Owned(Vec::new()),
+                };
+                for (i, f) in r.fields.iter().enumerate() {
+                    match f {
+                        Value::Text(s) if kinds.get(i).is_some_and(|(_, t)| t.id == TypeId::Bpchar) => {
+                            key_one(&Value::Text(s.trim_end_matches(' ').to_string()), out)
+                        }
+                        f => key_one(f, out),
+                    }
                 }
             }
             Value::Null => out.push(0),
@@ -965,6 +986,16 @@ impl SubRunner for Exec<'_> {
                 }
                 Ok(Value::Array(Box::new(crate::types::Array::from_items(ty, items))))
             }
+            SubKind::RowCompare(op) => {
+                let xs = link.lhs_row.iter().map(|e| e.eval_cx(row, cx)).collect::<Result<Vec<_>>>()?;
+                let rows =
+                    if link.correlated { Rc::new(self.first_two(&link.plan, &stack)?) } else { self.cached_first(id, &link.plan, &stack)? };
+                if rows.len() > 1 {
+                    return Err(PgError::new("21000", "more than one row returned by a subquery used as an expression"));
+                }
+                let Some(r) = rows.first() else { return Ok(Value::Null) };
+                row_compare(op, &xs, r)
+            }
             SubKind::Any(op) | SubKind::All(op) if !link.lhs_row.is_empty() => {
                 let any = matches!(link.kind, SubKind::Any(_));
                 let xs = link.lhs_row.iter().map(|e| e.eval_cx(row, cx)).collect::<Result<Vec<_>>>()?;
@@ -1025,6 +1056,28 @@ impl SubRunner for Exec<'_> {
             }
         }
     }
+}
+
+/// PostgreSQL's row-wise comparison of two rows of values (SQL's, NULL-aware): `=` is false
+/// at the first unequal pair, else NULL if some pair has a NULL, else true (`<>` its
+/// negation); `<`, `<=`, `>`, `>=` are decided by the first pair that is not equal, NULL if
+/// that pair has a NULL, and by `=` when every pair is equal.
+pub fn row_compare(op: CmpOp, xs: &[Value], ys: &[Value]) -> Result<Value> {
+    let mut null = false;
+    for (x, y) in xs.iter().zip(ys) {
+        if *x == Value::Null || *y == Value::Null {
+            if !matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                return Ok(Value::Null);
+            }
+            null = true;
+            continue;
+        }
+        let o = expr::compare(x, y)?;
+        if o != std::cmp::Ordering::Equal {
+            return Ok(Value::Bool(cmp_holds(op, o)));
+        }
+    }
+    Ok(if null { Value::Null } else { Value::Bool(matches!(op, CmpOp::Eq | CmpOp::Le | CmpOp::Ge)) })
 }
 
 /// Rows of several set-returning functions side by side after `base`: as many rows as the

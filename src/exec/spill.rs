@@ -170,77 +170,93 @@ pub fn encode_row(row: &[Value], out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     for v in row {
-        match v {
-            Value::Null => out.push(0),
-            Value::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
-            Value::Int2(x) => {
-                out.push(2);
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-            Value::Int4(x) => {
-                out.push(3);
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-            Value::Int8(x) => {
-                out.push(4);
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-            Value::Float4(x) => {
-                out.push(5);
-                out.extend_from_slice(&x.to_bits().to_le_bytes());
-            }
-            Value::Float8(x) => {
-                out.push(6);
-                out.extend_from_slice(&x.to_bits().to_le_bytes());
-            }
-            Value::Text(s) => {
-                out.push(7);
-                out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-                out.extend_from_slice(s.as_bytes());
-            }
-            Value::Bytea(b) => {
-                out.push(8);
-                out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-                out.extend_from_slice(b);
-            }
-            Value::Date(d) => {
-                out.push(9);
-                out.extend_from_slice(&d.to_le_bytes());
-            }
-            Value::Timestamp(t) => {
-                out.push(10);
-                out.extend_from_slice(&t.to_le_bytes());
-            }
-            Value::Uuid(u) => {
-                out.push(12);
-                out.extend_from_slice(u);
-            }
-            Value::Interval(i) => {
-                out.push(13);
-                i.encode(out);
-            }
-            Value::Jsonb(j) => {
-                out.push(14);
-                out.extend_from_slice(&(j.len() as u32).to_le_bytes());
-                out.extend_from_slice(j.as_bytes());
-            }
-            #[allow(unreachable_patterns)]
-            other => {
-                // Types with a storage form: their type and stored bytes.
-                let ty = crate::sql::expr::value_type(other).expect("not NULL");
-                let mut stored = Vec::new();
-                other.encode(&mut stored);
-                out.push(11);
-                let tyb = serde_json::to_vec(&ty).expect("a type serializes");
-                out.extend_from_slice(&(tyb.len() as u32).to_le_bytes());
-                out.extend_from_slice(&tyb);
-                out.extend_from_slice(&(stored.len() as u32).to_le_bytes());
-                out.extend_from_slice(&stored);
-            }
-        }
+        encode_value(v, out);
     }
     let n = (out.len() - start - 4) as u32;
     out[start..start + 4].copy_from_slice(&n.to_le_bytes());
+}
+
+/// Appends one value: a tag byte and its payload.
+fn encode_value(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        // A row kind by its registry number (temporary files live in this process only),
+        // then its fields.
+        Value::Record(r) if matches!(r.ty.id, crate::types::TypeId::Record(k) if k.registered_id().is_some()) => {
+            let crate::types::TypeId::Record(k) = r.ty.id else { unreachable!("a record") };
+            out.push(15);
+            out.extend_from_slice(&k.registered_id().unwrap_or(0).to_le_bytes());
+            out.extend_from_slice(&(r.fields.len() as u32).to_le_bytes());
+            for f in &r.fields {
+                encode_value(f, out);
+            }
+        }
+        Value::Null => out.push(0),
+        Value::Bool(b) => out.extend_from_slice(&[1, u8::from(*b)]),
+        Value::Int2(x) => {
+            out.push(2);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Value::Int4(x) => {
+            out.push(3);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Value::Int8(x) => {
+            out.push(4);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        Value::Float4(x) => {
+            out.push(5);
+            out.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+        Value::Float8(x) => {
+            out.push(6);
+            out.extend_from_slice(&x.to_bits().to_le_bytes());
+        }
+        Value::Text(s) => {
+            out.push(7);
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        Value::Bytea(b) => {
+            out.push(8);
+            out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            out.extend_from_slice(b);
+        }
+        Value::Date(d) => {
+            out.push(9);
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+        Value::Timestamp(t) => {
+            out.push(10);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        Value::Uuid(u) => {
+            out.push(12);
+            out.extend_from_slice(u);
+        }
+        Value::Interval(i) => {
+            out.push(13);
+            i.encode(out);
+        }
+        Value::Jsonb(j) => {
+            out.push(14);
+            out.extend_from_slice(&(j.len() as u32).to_le_bytes());
+            out.extend_from_slice(j.as_bytes());
+        }
+        #[allow(unreachable_patterns)]
+        other => {
+            // Types with a storage form: their type and stored bytes.
+            let ty = crate::sql::expr::value_type(other).expect("not NULL");
+            let mut stored = Vec::new();
+            other.encode(&mut stored);
+            out.push(11);
+            let tyb = serde_json::to_vec(&ty).expect("a type serializes");
+            out.extend_from_slice(&(tyb.len() as u32).to_le_bytes());
+            out.extend_from_slice(&tyb);
+            out.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+            out.extend_from_slice(&stored);
+        }
+    }
 }
 
 fn corrupt() -> PgError {
@@ -264,41 +280,57 @@ fn arr<const N: usize>(b: &mut &[u8]) -> Result<[u8; N]> {
 pub fn decode_row(mut b: &[u8]) -> Result<Vec<Value>> {
     let mut row = Vec::new();
     while !b.is_empty() {
-        let tag = take(&mut b, 1)?[0];
-        row.push(match tag {
-            0 => Value::Null,
-            1 => Value::Bool(take(&mut b, 1)?[0] != 0),
-            2 => Value::Int2(i16::from_le_bytes(arr(&mut b)?)),
-            3 => Value::Int4(i32::from_le_bytes(arr(&mut b)?)),
-            4 => Value::Int8(i64::from_le_bytes(arr(&mut b)?)),
-            5 => Value::Float4(f32::from_bits(u32::from_le_bytes(arr(&mut b)?))),
-            6 => Value::Float8(f64::from_bits(u64::from_le_bytes(arr(&mut b)?))),
-            7 => {
-                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
-                Value::Text(String::from_utf8(take(&mut b, n)?.to_vec()).map_err(|_| corrupt())?)
-            }
-            8 => {
-                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
-                Value::Bytea(take(&mut b, n)?.to_vec())
-            }
-            9 => Value::Date(i32::from_le_bytes(arr(&mut b)?)),
-            10 => Value::Timestamp(i64::from_le_bytes(arr(&mut b)?)),
-            11 => {
-                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
-                let ty: crate::types::SqlType = serde_json::from_slice(take(&mut b, n)?).map_err(|_| corrupt())?;
-                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
-                Value::decode(&ty, take(&mut b, n)?)
-            }
-            12 => Value::Uuid(arr(&mut b)?),
-            13 => Value::Interval(crate::types::Interval::decode(take(&mut b, crate::types::interval::INTERVAL_LEN)?)),
-            14 => {
-                let n = u32::from_le_bytes(arr(&mut b)?) as usize;
-                Value::Jsonb(String::from_utf8(take(&mut b, n)?.to_vec()).map_err(|_| corrupt())?)
-            }
-            _ => return Err(corrupt()),
-        });
+        row.push(decode_value(&mut b)?);
     }
     Ok(row)
+}
+
+/// Reads one value written by [`encode_value`].
+fn decode_value(b: &mut &[u8]) -> Result<Value> {
+    let tag = take(b, 1)?[0];
+    Ok(match tag {
+        15 => {
+            let id = u32::from_le_bytes(arr(b)?);
+            let kind = crate::types::RecordKind::by_registered_id(id).ok_or_else(corrupt)?;
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            let mut fields = Vec::with_capacity(n.min(crate::types::record::MAX_FIELDS));
+            for _ in 0..n {
+                fields.push(decode_value(b)?);
+            }
+            let ty = crate::types::SqlType::new(crate::types::TypeId::Record(kind));
+            Value::Record(Box::new(crate::types::Record { ty, fields }))
+        }
+        0 => Value::Null,
+        1 => Value::Bool(take(b, 1)?[0] != 0),
+        2 => Value::Int2(i16::from_le_bytes(arr(b)?)),
+        3 => Value::Int4(i32::from_le_bytes(arr(b)?)),
+        4 => Value::Int8(i64::from_le_bytes(arr(b)?)),
+        5 => Value::Float4(f32::from_bits(u32::from_le_bytes(arr(b)?))),
+        6 => Value::Float8(f64::from_bits(u64::from_le_bytes(arr(b)?))),
+        7 => {
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            Value::Text(String::from_utf8(take(b, n)?.to_vec()).map_err(|_| corrupt())?)
+        }
+        8 => {
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            Value::Bytea(take(b, n)?.to_vec())
+        }
+        9 => Value::Date(i32::from_le_bytes(arr(b)?)),
+        10 => Value::Timestamp(i64::from_le_bytes(arr(b)?)),
+        11 => {
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            let ty: crate::types::SqlType = serde_json::from_slice(take(b, n)?).map_err(|_| corrupt())?;
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            Value::decode(&ty, take(b, n)?)
+        }
+        12 => Value::Uuid(arr(b)?),
+        13 => Value::Interval(crate::types::Interval::decode(take(b, crate::types::interval::INTERVAL_LEN)?)),
+        14 => {
+            let n = u32::from_le_bytes(arr(b)?) as usize;
+            Value::Jsonb(String::from_utf8(take(b, n)?.to_vec()).map_err(|_| corrupt())?)
+        }
+        _ => return Err(corrupt()),
+    })
 }
 
 #[cfg(test)]

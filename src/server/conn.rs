@@ -448,8 +448,10 @@ struct Conn<'w, S: Read + Write> {
     stmts: HashMap<String, Stmt>,
     portals: HashMap<String, Portal>,
     /// SQL cursors (`DECLARE`): their rows, materialized at DECLARE under the transaction's
-    /// snapshot, and how many FETCH has returned. Closed at transaction end.
-    cursors: HashMap<String, (QueryResult, usize)>,
+    /// snapshot, how many FETCH has returned, and the tables the query read (kept from DDL
+    /// while the cursor is open, as in PostgreSQL: `Session::in_use`). Closed at transaction
+    /// end.
+    cursors: HashMap<String, (QueryResult, usize, Vec<u32>)>,
     ignore_till_sync: bool,
     /// Set while a simple Query's own statement runs: its rows stream to the client.
     stream_rows: bool,
@@ -973,7 +975,8 @@ impl<S: Read + Write> Conn<'_, S> {
         if !r.returns_rows {
             return Err(PgError::syntax("cursor's query must be a SELECT"));
         }
-        self.cursors.insert(n, (r, 0));
+        let tables = crate::sql::query_tables(&self.session, q);
+        self.cursors.insert(n, (r, 0, tables));
         Ok(crate::sql::tag("DECLARE CURSOR"))
     }
 
@@ -1000,7 +1003,7 @@ impl<S: Read + Write> Conn<'_, S> {
                     .with_hint("Declare it with SCROLL option to enable backward scan."))
             }
         };
-        let (r, pos) = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
+        let (r, pos, _) = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
         let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
         let rows = r.rows[*pos..*pos + take].to_vec();
         *pos += take;
@@ -1050,7 +1053,7 @@ impl<S: Read + Write> Conn<'_, S> {
             return Err(PgError::feature("MOVE 0 is not supported by heapstore"));
         }
         let name = if name.starts_with('"') { name.trim_matches('"').to_string() } else { name.to_ascii_lowercase() };
-        let moved = if let Some((r, pos)) = self.cursors.get_mut(&name) {
+        let moved = if let Some((r, pos, _)) = self.cursors.get_mut(&name) {
             let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
             *pos += take;
             take
@@ -1209,6 +1212,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// piece of a Query that [`Conn::simple_query`] ends).
     fn run_engine_as(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>, hold: bool) -> Result<Vec<QueryResult>> {
         self.cancel.store(false, Ordering::SeqCst);
+        self.session.in_use = self.cursors.values().flat_map(|c| c.2.iter().copied()).collect();
         if !self.superuser {
             match prepared {
                 Some((p, _)) => check_server_file_access(false, p.stmt.as_slice())?,
@@ -1539,7 +1543,7 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         let Some(p) = self.portals.get(&name) else {
             // A SQL cursor is a portal too (psycopg describes its named cursors so).
-            if let Some((r, _)) = self.cursors.get(&name) {
+            if let Some((r, _, _)) = self.cursors.get(&name) {
                 return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]));
             }
             return Err(PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")));

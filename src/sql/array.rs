@@ -91,6 +91,9 @@ fn call(f: ArrayFunc, args: Vec<Scalar>, ty: SqlType) -> Scalar {
 
 /// The array type of elements of type `elem` (42704 if heapstore has none).
 pub fn array_type_of(elem: SqlType) -> Result<SqlType> {
+    if matches!(elem.id, TypeId::Record(_)) {
+        return Err(PgError::feature("arrays of records are not supported by heapstore"));
+    }
     elem.array_of()
         .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("could not find array type for data type {}", elem.name())))
 }

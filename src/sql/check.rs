@@ -21,6 +21,25 @@ use sqlparser::ast::{
     TableWithJoins,
 };
 
+/// 42P02 for the first parameter (`$n`) in `st`, at its position.
+fn no_parameters(st: &Statement) -> Result<()> {
+    use sqlparser::ast::Value;
+    let mut found = None;
+    let _ = sqlparser::ast::visit_expressions(st, |e| {
+        if let Expr::Value(v) = e {
+            if let Value::Placeholder(p) = &v.value {
+                found = Some((p.clone(), v.span.start));
+                return std::ops::ControlFlow::Break(());
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    match found {
+        Some((p, at)) => Err(PgError::new("42P02", format!("there is no parameter {p}")).at(at)),
+        None => Ok(()),
+    }
+}
+
 /// 0A000 `<what> is not supported by heapstore yet`.
 pub(crate) fn refuse(what: &str) -> PgError {
     PgError::feature(format!("{what} is not supported by heapstore yet"))
@@ -39,6 +58,16 @@ pub(crate) fn need(ok: bool, what: &str) -> Result<()> {
 /// runner that reads all of their fields (DDL, VACUUM, EXPLAIN's own options) or refused by
 /// `run_one`'s catch-all.
 pub fn statement(st: &Statement) -> Result<()> {
+    // Definitions are stored and run later without parameters: a `$n` in one is 42P02 now,
+    // as in PostgreSQL (CREATE TABLE AS's query is planned with the statement's parameters).
+    let stored = match st {
+        Statement::CreateTable(ct) => ct.query.is_none(),
+        Statement::CreateView { .. } | Statement::AlterTable { .. } | Statement::CreateIndex(_) => true,
+        _ => false,
+    };
+    if stored {
+        no_parameters(st)?;
+    }
     match st {
         Statement::Query(q) => query(q),
         Statement::Insert(i) => insert(i),

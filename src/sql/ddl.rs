@@ -7,7 +7,7 @@ use crate::error::{sqlstate, PgError, Result};
 use crate::lock::LockMode;
 use crate::session::{QueryResult, Session};
 use crate::storage::RelFileNumber;
-use crate::types::SqlType;
+use crate::types::{SqlType, TypeId};
 use sqlparser::ast::{ColumnOption, CreateTable, ObjectName, ObjectType, TruncateTableTarget};
 use std::sync::Arc;
 
@@ -133,6 +133,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
             let now = s.txn.as_ref().map(|t| t.start_us);
             let b = super::query::Planner::new(s, now).query(q, &[])?;
             for c in &b.columns {
+                storable(&c.name, &c.ty)?;
                 if columns.iter().any(|x| x.name == c.name) {
                     return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", c.name)));
                 }
@@ -349,6 +350,7 @@ pub fn drop_tables(
         // Locked first, then read again: what changed while the lock was waited for (a
         // foreign key added, the table rewritten) is seen.
         let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
+        s.check_not_in_use(&t, &format!("DROP {}", t.kind_name().to_uppercase()))?;
         if t.kind_name() != kind {
             return Err(PgError::new("42809", format!("\"{name}\" is not a {kind}")).with_hint(format!(
                 "Use DROP {} to remove a {}.",
@@ -424,6 +426,7 @@ pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<Qu
     for name in &names {
         let t = s.table(name)?;
         let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
+        s.check_not_in_use(&t, "TRUNCATE")?;
         super::fk::check_not_referenced(s, &t, &names, true)?;
     }
     for name in &names {
@@ -534,6 +537,7 @@ pub fn alter_table(
         }
     }
     let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
+    s.check_not_in_use(&t, "ALTER TABLE")?;
     if !t.is_table() {
         s.table(&tname)?; // the error for a view or sequence
     }
@@ -1219,5 +1223,19 @@ fn deparse_default(e: &sqlparser::ast::Expr, ty: SqlType) -> String {
             }
         }
         _ => e.to_string(),
+    }
+}
+
+/// Whether a query's output column can be a table's or view's column. A record cannot: its
+/// kind is a number of this process's registry (`types::record`). PostgreSQL refuses an
+/// anonymous record the same way (42P16); a whole-row reference, which PostgreSQL would store
+/// as the table's row type, is refused as not supported.
+pub fn storable(name: &str, ty: &SqlType) -> Result<()> {
+    match ty.id {
+        TypeId::Record(k) if k.table().is_some() => {
+            Err(PgError::feature(format!("column \"{name}\" holds a whole-row value, which heapstore cannot store (it has no row types)")))
+        }
+        TypeId::Record(_) => Err(PgError::new("42P16", format!("column \"{name}\" has pseudo-type record"))),
+        _ => Ok(()),
     }
 }

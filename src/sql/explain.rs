@@ -285,6 +285,9 @@ fn show(e: &Scalar, n: &[String]) -> String {
             exec::SubKind::Exists => "(EXISTS (SubPlan))".into(),
             exec::SubKind::Scalar => "(SubPlan)".into(),
             exec::SubKind::Array => "ARRAY(SubPlan)".into(),
+            exec::SubKind::RowCompare(op) => {
+                format!("(ROW({}) {} (SubPlan))", l.lhs_row.iter().map(sh).collect::<Vec<_>>().join(", "), op.symbol())
+            }
             exec::SubKind::Any(op) if !l.lhs_row.is_empty() => {
                 format!("(({}) {} ANY (SubPlan))", l.lhs_row.iter().map(sh).collect::<Vec<_>>().join(", "), op.symbol())
             }

@@ -150,12 +150,16 @@ pub struct ScopeCol {
     /// own name (`jsonb_array_elements(...) AS e` names `value`): the item's name alone
     /// (`e`, PostgreSQL's whole-row reference) reads it too.
     pub whole_row: bool,
+    /// On the nullable side of an outer join: NULL in a row the join made up.
+    pub nullable: bool,
+    /// A base table's NOT NULL column read directly: NULL only in a row an outer join made up.
+    pub not_null: bool,
 }
 
 impl ScopeCol {
     /// A plain column of FROM item `rel` (found by its name, no table column behind it).
     pub fn new(rel: Option<String>, name: String, ty: SqlType) -> ScopeCol {
-        ScopeCol { rel, name, ty, hidden: false, source: None, whole_row: false }
+        ScopeCol { rel, name, ty, hidden: false, source: None, whole_row: false, nullable: false, not_null: false }
     }
 }
 
@@ -181,6 +185,8 @@ impl Scope {
                     hidden: false,
                     source: Some((table.oid, i as i16 + 1)),
                     whole_row: false,
+                    nullable: false,
+                    not_null: c.not_null,
                 })
                 .collect(),
         }
@@ -280,6 +286,9 @@ impl<'a> Binder<'a> {
                     return Ok(Scalar::Outer(depth, i, sc.cols[i].ty));
                 }
             }
+            if let Some(r) = self.whole_row(name)? {
+                return Ok(r);
+            }
         }
         // A catalog column of a type heapstore does not have: refused, not "missing".
         for sc in std::iter::once(self.scope).chain(self.outer.iter().copied()) {
@@ -300,6 +309,83 @@ impl<'a> Binder<'a> {
         }
         Err(undefined_column(name))
     }
+}
+
+impl Binder<'_> {
+    /// A whole-row reference: `name` is a FROM item of this query or of an enclosing one,
+    /// read as a record of its columns (named and typed as they are). On the nullable side of
+    /// an outer join, PostgreSQL's whole row of a row the join made up is NULL, which its
+    /// columns alone cannot tell from a row of NULLs: a base table with a NOT NULL column
+    /// tells by it (NULL exactly in a made-up row); any other such FROM item is refused.
+    fn whole_row(&self, name: &str) -> Result<Option<Scalar>> {
+        for (level, sc) in std::iter::once(self.scope).chain(self.outer.iter().copied()).enumerate() {
+            let cols: Vec<usize> = (0..sc.cols.len()).filter(|&i| sc.cols[i].rel.as_deref() == Some(name)).collect();
+            if cols.is_empty() {
+                continue;
+            }
+            let col = |i: usize| if level == 0 { Scalar::Col(i, sc.cols[i].ty) } else { Scalar::Outer(level - 1, i, sc.cols[i].ty) };
+            let made_up = if cols.iter().any(|&i| sc.cols[i].nullable) {
+                match cols.iter().find(|&&i| sc.cols[i].not_null) {
+                    Some(&i) => Some(Scalar::IsNull(Box::new(col(i)), false)),
+                    None => {
+                        return Err(PgError::feature(format!(
+                            "a whole-row reference to \"{name}\", on the nullable side of an outer join and without a NOT NULL \
+                             column to tell a missing row by, is not supported by heapstore"
+                        )))
+                    }
+                }
+            } else {
+                None
+            };
+            // A system catalog's row: heapstore models only some of its columns.
+            if cols.iter().any(|&i| sc.cols[i].source.is_some_and(|(oid, _)| oid < crate::catalog::FIRST_NORMAL_OID)) {
+                return Err(PgError::feature(format!(
+                    "a whole-row reference to \"{name}\", which reads a system catalog, is not supported by heapstore"
+                )));
+            }
+            let items: Vec<Scalar> = cols.iter().map(|&i| col(i)).collect();
+            let fields = cols.iter().map(|&i| (sc.cols[i].name.clone(), sc.cols[i].ty)).collect();
+            let ty = SqlType::new(TypeId::Record(crate::types::RecordKind::row(fields, Some(name), Vec::new())));
+            let row = Scalar::Func(super::func::Func::Row, items, ty);
+            return Ok(Some(match made_up {
+                // NULL for a row the outer join made up.
+                Some(missing) => {
+                    Scalar::Case(vec![(missing, Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty))], Some(Box::new(row)), Some(ty))
+                }
+                None => row,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// A row constructor as a value, `ROW(a, b)` / `(a, b)`: an anonymous record with fields
+    /// `f1`, `f2`, ... of the items' types (an untyped literal is text).
+    pub(super) fn row_value(&self, items: &[&Expr]) -> Result<Scalar> {
+        if items.len() > crate::types::record::MAX_FIELDS {
+            return Err(PgError::new(
+                sqlstate::PROGRAM_LIMIT_EXCEEDED,
+                format!("target lists can have at most {} entries", crate::types::record::MAX_FIELDS),
+            ));
+        }
+        let bound = items.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
+        row_of(bound)
+    }
+}
+
+/// The record of bound items (see [`Binder::row_value`]).
+fn row_of(items: Vec<Scalar>) -> Result<Scalar> {
+    let text = SqlType::new(TypeId::Text);
+    let mut args = Vec::with_capacity(items.len());
+    let mut fields = Vec::with_capacity(items.len());
+    let mut unknown = Vec::with_capacity(items.len());
+    for (i, s) in items.into_iter().enumerate() {
+        unknown.push(type_of(&s).is_none());
+        let s = if type_of(&s).is_none() { coerce(s, Some(text))? } else { s };
+        fields.push((format!("f{}", i + 1), type_of(&s).unwrap_or(text)));
+        args.push(s);
+    }
+    let ty = SqlType::new(TypeId::Record(crate::types::RecordKind::row(fields, None, unknown)));
+    Ok(Scalar::Func(super::func::Func::Row, args, ty))
 }
 
 pub fn undefined_column(name: &str) -> PgError {
@@ -501,14 +587,6 @@ pub(super) fn row_items(e: &Expr) -> Option<Vec<&Expr>> {
     }
 }
 
-/// The refusal of a row constructor where heapstore has no record values.
-pub(super) fn row_not_supported() -> PgError {
-    PgError::feature(
-        "a row constructor is supported by heapstore only in a comparison with another row, an IN list of rows, \
-         IS [NOT] NULL and IS [NOT] DISTINCT FROM",
-    )
-}
-
 impl Binder<'_> {
     /// A comparison of two row constructors, PostgreSQL's row-wise comparison: `=` is every
     /// pair equal, `<>` some pair unequal, and `<`, `<=`, `>`, `>=` decided by the first pair
@@ -518,11 +596,50 @@ impl Binder<'_> {
     /// is refused (PostgreSQL evaluates each once).
     pub(super) fn row_compare(&self, op: CmpOp, left: &Expr, right: &Expr) -> Result<Scalar> {
         let (Some(l), Some(r)) = (row_items(left), row_items(right)) else {
-            if matches!(right, Expr::Subquery(_)) || matches!(left, Expr::Subquery(_)) {
-                return Err(PgError::feature("comparing a row with a subquery is not supported by heapstore yet"));
+            // A row against a subquery's row (PostgreSQL's ROWCOMPARE sublink; a subquery on
+            // the left is a scalar one, whose columns must then be one).
+            if let (Expr::Subquery(q), Some(items)) = (right, row_items(left)) {
+                use sqlparser::ast::Spanned;
+                return self.sublink_rows(q, &items, crate::exec::SubKind::RowCompare(op)).map_err(|e| {
+                    if e.code == sqlstate::SYNTAX_ERROR && e.message.starts_with("subquery has too") {
+                        e.at_next(left.span().end)
+                    } else {
+                        e
+                    }
+                });
             }
             let side = if row_items(left).is_some() { right } else { left };
-            let other = type_of(&self.bind(side)?).map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+            let bound = self.bind(side)?;
+            if type_of(&bound).is_some_and(|t| matches!(t.id, TypeId::Record(_))) {
+                // A row constructor against a record value: the records compare as values.
+                // An untyped literal in the constructor stays `unknown` in PostgreSQL, which
+                // record_eq / record_cmp cannot compare with a field.
+                let items = row_items(left).or_else(|| row_items(right)).expect("one side is a row");
+                let items = items.iter().map(|e| self.bind(e)).collect::<Result<Vec<_>>>()?;
+                if let Some(TypeId::Record(k)) = type_of(&bound).map(|t| t.id) {
+                    let fields = k.fields();
+                    for (i, item) in items.iter().enumerate() {
+                        if type_of(item).is_none() {
+                            let Some((_, fty)) = fields.get(i) else { break };
+                            let (x, y) = if row_items(left).is_some() {
+                                ("unknown".to_string(), fty.name())
+                            } else {
+                                (fty.name(), "unknown".to_string())
+                            };
+                            let msg = if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+                                format!("cannot compare dissimilar column types {x} and {y} at record column {}", i + 1)
+                            } else {
+                                return Err(PgError::new("42883", "could not identify a comparison function for type unknown"));
+                            };
+                            return Err(PgError::new(sqlstate::DATATYPE_MISMATCH, msg));
+                        }
+                    }
+                }
+                let row = row_of(items)?;
+                let (a, b) = if row_items(left).is_some() { (row, bound) } else { (bound, row) };
+                return compare_scalars(op, a, b);
+            }
+            let other = type_of(&bound).map(|t| t.name()).unwrap_or_else(|| "unknown".into());
             let (a, b) = if row_items(left).is_some() { ("record".to_string(), other) } else { (other, "record".to_string()) };
             return Err(PgError::new("42883", format!("operator does not exist: {a} {} {b}", op.symbol()))
                 .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."));
@@ -583,7 +700,7 @@ impl Binder<'_> {
     /// Binds `e` against this binder's scope.
     pub fn bind(&self, e: &Expr) -> Result<Scalar> {
         Ok(match e {
-            Expr::Tuple(_) => return Err(row_not_supported()),
+            Expr::Tuple(items) => self.row_value(&items.iter().collect::<Vec<_>>())?,
             Expr::IsNull(x) | Expr::IsNotNull(x) if row_items(x).is_some() => {
                 self.row_is_null(&row_items(x).expect("a row"), matches!(e, Expr::IsNotNull(_)))?
             }
@@ -965,7 +1082,7 @@ impl Binder<'_> {
 fn record_field(r: Scalar, field: &str) -> Result<Scalar> {
     match type_of(&r) {
         Some(SqlType { id: TypeId::Record(kind), .. }) => match kind.fields().iter().position(|(n, _)| *n == field) {
-            Some(i) => Ok(Scalar::Func(super::func::Func::RecordField(i as u8), vec![r], kind.fields()[i].1)),
+            Some(i) => Ok(Scalar::Func(super::func::Func::RecordField(i as u16), vec![r], kind.fields()[i].1)),
             None => Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("could not identify column \"{field}\" in record data type"))),
         },
         Some(t) => {
@@ -1453,6 +1570,9 @@ fn cast_array(a: &crate::types::Array, to: &SqlType) -> Result<Value> {
 pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     let (ta, tb) = (type_of(a), type_of(b));
     let (Some(x), Some(y)) = (ta, tb) else { return Ok(()) };
+    if let (TypeId::Record(k), TypeId::Record(l)) = (x.id, y.id) {
+        return records_comparable(k, l, sym);
+    }
     let arr = |t: SqlType| if t.is_vector() { t.array_of().expect("vectors have arrays") } else { t };
     // json has no comparison operators (jsonb would).
     let ok = x.id != TypeId::Json && x.id == y.id
@@ -1467,6 +1587,75 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     } else {
         Err(no_operator(sym, ta, tb))
     }
+}
+
+/// Whether records of kinds `k` and `l` compare (PostgreSQL's record_cmp checks this per
+/// row; heapstore when binding): as many fields, pairwise of one type.
+fn records_comparable(k: crate::types::RecordKind, l: crate::types::RecordKind, sym: &str) -> Result<()> {
+    let (a, b) = (k.fields(), l.fields());
+    for (i, ((_, x), (_, y))) in a.iter().zip(b.iter()).enumerate() {
+        // A field of type unknown: another type is dissimilar, and unknown has no operators.
+        let name = |k: crate::types::RecordKind, t: &SqlType| if k.unknown(i) { "unknown".to_string() } else { t.name() };
+        match (k.unknown(i), l.unknown(i)) {
+            (false, false) => {}
+            (true, true) if matches!(sym, "=" | "<>") => {
+                return Err(PgError::new("42883", "could not identify an equality operator for type unknown"));
+            }
+            (true, true) => return Err(PgError::new("42883", "could not identify a comparison function for type unknown")),
+            _ => {
+                return Err(PgError::new(
+                    sqlstate::DATATYPE_MISMATCH,
+                    format!("cannot compare dissimilar column types {} and {} at record column {}", name(k, x), name(l, y), i + 1),
+                ))
+            }
+        }
+        // record_eq / record_cmp compare fields of one type only (int4 with int8 is refused).
+        if x.id == TypeId::Json && y.id == TypeId::Json {
+            return Err(PgError::new("42883", "could not identify an equality operator for type json"));
+        }
+        let same = match (x.id, y.id) {
+            (TypeId::Record(p), TypeId::Record(q)) => p.same_field_types(q),
+            (p, q) => p == q,
+        };
+        if !same {
+            return Err(PgError::new(
+                sqlstate::DATATYPE_MISMATCH,
+                format!("cannot compare dissimilar column types {} and {} at record column {}", x.name(), y.name(), i + 1),
+            ));
+        }
+    }
+    if a.len() != b.len() {
+        return Err(PgError::new(sqlstate::DATATYPE_MISMATCH, "cannot compare record types with different numbers of columns"));
+    }
+    Ok(())
+}
+
+/// Compares two records as PostgreSQL's record_cmp does for composite values: field by
+/// field, two NULLs equal and a NULL above any value; char(n) fields without their padding.
+fn compare_records(a: &crate::types::Record, b: &crate::types::Record) -> Result<Ordering> {
+    if a.fields.len() != b.fields.len() {
+        return Err(PgError::new(sqlstate::DATATYPE_MISMATCH, "cannot compare record types with different numbers of columns"));
+    }
+    let bpchar = |r: &crate::types::Record, i: usize| match r.ty.id {
+        TypeId::Record(k) => k.fields().get(i).is_some_and(|(_, t)| t.id == TypeId::Bpchar),
+        _ => false,
+    };
+    // (fields() of a row kind borrows its registered shape: no lock, no copy.)
+    for (i, (x, y)) in a.fields.iter().zip(&b.fields).enumerate() {
+        let o = match (x, y) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Null, _) => Ordering::Greater,
+            (_, Value::Null) => Ordering::Less,
+            (Value::Text(s), Value::Text(t)) if bpchar(a, i) || bpchar(b, i) => {
+                s.trim_end_matches(' ').as_bytes().cmp(t.trim_end_matches(' ').as_bytes())
+            }
+            (x, y) => compare(x, y)?,
+        };
+        if o != Ordering::Equal {
+            return Ok(o);
+        }
+    }
+    Ok(Ordering::Equal)
 }
 
 pub fn literal(v: &AstValue) -> Result<Scalar> {
@@ -1654,6 +1843,7 @@ pub fn float_cmp(x: f64, y: f64) -> Ordering {
 pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
     Ok(match (a, b) {
         (Value::Array(x), Value::Array(y)) => crate::types::array::compare(x, y, &mut |p, q| compare(p, q))?,
+        (Value::Record(x), Value::Record(y)) => compare_records(x, y)?,
         (Value::Text(x), Value::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (Value::Bytea(x), Value::Bytea(y)) => x.cmp(y),
@@ -1807,7 +1997,12 @@ impl Scalar {
                 Some(b) => Value::Bool(!b),
                 None => Value::Null,
             },
-            Scalar::IsNull(a, negated) => Value::Bool((a.eval_cx(row, cx)? == Value::Null) != *negated),
+            Scalar::IsNull(a, negated) => match a.eval_cx(row, cx)? {
+                // A record IS NULL when every field is, IS NOT NULL when none is (PostgreSQL's
+                // row-wise test, so both can be false).
+                Value::Record(r) => Value::Bool(r.fields.iter().all(|f| (*f == Value::Null) != *negated)),
+                v => Value::Bool((v == Value::Null) != *negated),
+            },
             Scalar::InList(a, items, negated) => {
                 let x = a.eval_cx(row, cx)?;
                 if x == Value::Null {

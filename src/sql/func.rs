@@ -115,6 +115,8 @@ pub enum Func {
     Translate,
     ToHex,
     MakeDate,
+    /// `make_interval(years, months, weeks, days, hours, mins, secs)`.
+    MakeInterval,
     /// EXTRACT(field FROM x): numeric.
     Extract,
     /// `nextval` / `currval` / `setval` / `lastval`: evaluated with the session
@@ -123,7 +125,10 @@ pub enum Func {
     /// The array constructors, subscripts, operators and functions (`sql::array`).
     Array(super::array::ArrayFunc),
     /// `(record).field`: the field's position.
-    RecordField(u8),
+    RecordField(u16),
+    /// A row constructor or whole-row reference: its arguments are the fields of a record of
+    /// the call's type (not strict: NULL fields make a record, not NULL).
+    Row,
     /// Integer bitwise operators: `&` (0), `|` (1), `#` (2), `<<` (3), `>>` (4), `~` (5, one
     /// argument).
     Bit(u8),
@@ -645,7 +650,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "jsonb_object",
     "json_object",
     "json_strip_nulls",
-    "array_to_json",
     "jsonb_to_record",
     "jsonb_to_recordset",
     "jsonb_populate_record",
@@ -655,7 +659,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "jsonb_path_query_first",
     "jsonb_path_exists",
     "jsonb_path_match",
-    "row_to_json",
     "format",
     "overlay",
     "encode",
@@ -972,6 +975,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Ok(crate::types::json::build_array(&typed))
         };
     }
+    if f == Func::Row {
+        return Ok(Value::Record(Box::new(crate::types::Record { ty: *ty, fields: args.to_vec() })));
+    }
     if let Func::RecordField(i) = f {
         return Ok(match &args[0] {
             Value::Record(r) => r.fields.get(usize::from(i)).cloned().unwrap_or(Value::Null),
@@ -1046,6 +1052,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::Array(_)
         | Func::Json(_)
         | Func::RecordField(_)
+        | Func::Row
         | Func::JsonBuildObject
         | Func::JsonBuildArray
         | Func::GenRandomUuid
@@ -1333,6 +1340,38 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Int8(v) => Value::Text(format!("{:x}", v as u64)),
             ref v => Value::Text(format!("{:x}", int_arg(v) as i32 as u32)),
         },
+        Func::MakeInterval => {
+            // PostgreSQL 17's make_interval: an overflow is 22008 (15 wrapped silently).
+            let range = || PgError::new("22008", "interval out of range");
+            let i = |k: usize| int_arg(&args[k]);
+            let secs = match args[6] {
+                Value::Float8(f) => f,
+                ref v => expr::as_f64(v).unwrap_or(0.0),
+            };
+            if !secs.is_finite() {
+                return Err(range());
+            }
+            let months = i(0).checked_mul(12).and_then(|y| y.checked_add(i(1))).and_then(|m| i32::try_from(m).ok()).ok_or_else(range)?;
+            let days = i(2).checked_mul(7).and_then(|w| w.checked_add(i(3))).and_then(|d| i32::try_from(d).ok()).ok_or_else(range)?;
+            let us = secs * 1e6;
+            if us.is_infinite() {
+                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            }
+            let us = us.round_ties_even();
+            if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&us) {
+                return Err(range());
+            }
+            let micros = i(4)
+                .checked_mul(3_600_000_000)
+                .and_then(|h| i(5).checked_mul(60_000_000).and_then(|m| h.checked_add(m)))
+                .and_then(|t| t.checked_add(us as i64))
+                .ok_or_else(range)?;
+            // PostgreSQL 17's infinite intervals are all-minimum and all-maximum fields.
+            if (months, days, micros) == (i32::MIN, i32::MIN, i64::MIN) || (months, days, micros) == (i32::MAX, i32::MAX, i64::MAX) {
+                return Err(range());
+            }
+            Value::Interval(crate::types::Interval { months, days, micros })
+        }
         Func::MakeDate => {
             let (y, m, d) = (int_arg(&args[0]), int_arg(&args[1]), int_arg(&args[2]));
             let bad = || PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}"));
@@ -2255,6 +2294,15 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
             None => *t,
             Some(c) if c == *t => c,
             Some(c) if c.id == t.id => SqlType::new(c.id),
+            // Records of one field-type list share a column (each value keeps its own field
+            // names); others are refused rather than typed wrongly.
+            Some(SqlType { id: TypeId::Record(k), .. }) if matches!(t.id, TypeId::Record(_)) => {
+                let TypeId::Record(l) = t.id else { unreachable!("a record") };
+                if !k.same_field_types(l) {
+                    return Err(PgError::feature(format!("{what} over records of different field types is not supported by heapstore")));
+                }
+                SqlType::new(TypeId::Record(k))
+            }
             Some(c) if is_int(c.id) && is_int(t.id) => SqlType::new(if int_rank(c.id) >= int_rank(t.id) { c.id } else { t.id }),
             Some(c) if is_num(c.id) && is_num(t.id) => SqlType::new(match (c.id, t.id) {
                 (TypeId::Float4, TypeId::Float4) => TypeId::Float4,
@@ -2297,6 +2345,8 @@ pub fn to_type(e: Scalar, ty: Option<SqlType>) -> Result<Scalar> {
             other => coerce(other, Some(ty)),
         },
         Some(t) if t == ty => Ok(e),
+        // A record of the same field types (common_type checked): as it is.
+        Some(t) if matches!((t.id, ty.id), (TypeId::Record(_), TypeId::Record(_))) => Ok(e),
         Some(t) if t.id == ty.id && ty.typmod < 0 => Ok(e),
         Some(_) => Ok(Scalar::Cast(Box::new(e), ty)),
     }
@@ -2426,12 +2476,10 @@ impl Binder<'_> {
             }
             Expr::Like { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, false, esc)?,
             Expr::ILike { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, true, esc)?,
-            Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) if expr::row_items(a).is_some() || expr::row_items(b).is_some() => {
+            Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) if expr::row_items(a).is_some() && expr::row_items(b).is_some() => {
                 // Row-wise: distinct when some pair is distinct.
                 let not = matches!(e, Expr::IsNotDistinctFrom(..));
-                let (Some(l), Some(r)) = (expr::row_items(a), expr::row_items(b)) else {
-                    return Err(expr::row_not_supported());
-                };
+                let (Some(l), Some(r)) = (expr::row_items(a), expr::row_items(b)) else { unreachable!("both are rows") };
                 if l.len() != r.len() {
                     return Err(PgError::syntax("unequal number of entries in row expressions"));
                 }
@@ -2678,9 +2726,106 @@ impl Binder<'_> {
         Ok(Scalar::SubLink(Box::new(SubLink::new(kind, lhs, sub, col_ty))))
     }
 
+    /// `make_interval(years, months, weeks, days, hours, mins, secs)`, each defaulting to 0,
+    /// in positional or named notation (`days => 3`, `days := 3`; positional ones first): the
+    /// first six integer, `secs` double precision. As in PostgreSQL, every argument is bound
+    /// before the notation is checked.
+    fn make_interval(&self, list: &[FunctionArg]) -> Result<Scalar> {
+        use sqlparser::ast::Spanned;
+        const PARAMS: [&str; 7] = ["years", "months", "weeks", "days", "hours", "mins", "secs"];
+        // Each argument: its name (None: positional) with where the name is, its expression.
+        type Loc = sqlparser::tokenizer::Location;
+        /// An argument: its name and where the name is (None: positional), its value, where it is.
+        type Arg = (Option<(String, Loc)>, Scalar, Loc);
+        let mut args: Vec<Arg> = Vec::new();
+        for a in list {
+            let (name, e) = match a {
+                // `name := value` reaches here as an assignment expression.
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::BinaryOp { left, op: BinaryOperator::Assignment, right }))
+                    if matches!(&**left, Expr::Identifier(_)) =>
+                {
+                    let Expr::Identifier(id) = &**left else { unreachable!("an identifier") };
+                    (Some((crate::catalog::fold_ident(id), id.span.start)), &**right)
+                }
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => (None, e),
+                FunctionArg::Named { name, arg: FunctionArgExpr::Expr(e), .. }
+                | FunctionArg::ExprNamed { name: Expr::Identifier(name), arg: FunctionArgExpr::Expr(e), .. } => {
+                    (Some((crate::catalog::fold_ident(name), name.span.start)), e)
+                }
+                other => return Err(PgError::feature(format!("function argument {other} is not supported"))),
+            };
+            args.push((name, self.bind(e)?, e.span().start));
+        }
+        // The notation: positional arguments first, each name once.
+        let mut names: Vec<&str> = Vec::new();
+        for (name, _, at) in &args {
+            match name {
+                None if !names.is_empty() => return Err(PgError::syntax("positional argument cannot follow named argument").at(*at)),
+                None => {}
+                Some((n, at)) if names.contains(&n.as_str()) => {
+                    return Err(PgError::syntax(format!("argument name \"{n}\" used more than once")).at(*at));
+                }
+                Some((n, _)) => names.push(n),
+            }
+        }
+        // Each argument's parameter (None: matches none, so no function matches).
+        let mut slots: [Option<Scalar>; 7] = Default::default();
+        let mut shown = Vec::new();
+        let mut matches = args.len() <= PARAMS.len();
+        for (i, (name, x, _)) in args.into_iter().enumerate() {
+            let slot = match &name {
+                None => (i < PARAMS.len()).then_some(i),
+                Some((n, _)) => PARAMS.iter().position(|p| p == n),
+            };
+            let slot = slot.filter(|&k| slots[k].is_none());
+            let x = match slot {
+                Some(6) => coerce(x, Some(t(TypeId::Float8)))?,
+                Some(_) => coerce(x, Some(t(TypeId::Int4)))?,
+                None => x,
+            };
+            let ty = type_of(&x);
+            let tyname = ty.map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+            shown.push(match &name {
+                Some((n, _)) => format!("{n} => {tyname}"),
+                None => tyname,
+            });
+            let fits = match (slot, ty.map(|t| t.id)) {
+                (Some(6), Some(id)) => is_num(id),
+                (Some(_), Some(id)) => matches!(id, TypeId::Int2 | TypeId::Int4),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            match slot {
+                Some(k) if fits => slots[k] = Some(x),
+                _ => matches = false,
+            }
+        }
+        if !matches {
+            return Err(PgError::new("42883", format!("function make_interval({}) does not exist", shown.join(", ")))
+                .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+        }
+        let args = slots
+            .into_iter()
+            .enumerate()
+            .map(|(k, s)| match s {
+                Some(x) if k == 6 => to_type(x, Some(t(TypeId::Float8))),
+                Some(x) => Ok(x),
+                None if k == 6 => Ok(Scalar::Const(Value::Float8(0.0))),
+                None => Ok(Scalar::Const(Value::Int4(0))),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Scalar::Func(Func::MakeInterval, args, t(TypeId::Interval)))
+    }
+
     /// `(a, b, ...) IN (subquery)`: the subquery's columns compared pairwise with the row's
     /// items, each pair typed as a single IN would type it.
     fn sublink_row(&self, q: &sqlparser::ast::Query, items: &[&Expr]) -> Result<Scalar> {
+        self.sublink_rows(q, items, SubKind::Any(CmpOp::Eq))
+    }
+
+    /// `(a, b, ...) op (subquery)` (`kind` RowCompare) or `IN` (`kind` Any(=)): the row's
+    /// items paired with the subquery's columns, each pair typed as one comparison would be.
+    pub(super) fn sublink_rows(&self, q: &sqlparser::ast::Query, items: &[&Expr], kind: SubKind) -> Result<Scalar> {
         let sub = self.plan_sublink_query(q)?;
         let ncols = sub.columns.len();
         if ncols != items.len() {
@@ -2691,10 +2836,17 @@ impl Binder<'_> {
             }));
         }
         let mut lhs = Vec::with_capacity(items.len());
+        let op = match kind {
+            SubKind::RowCompare(o) | SubKind::Any(o) => o.symbol(),
+            _ => "=",
+        };
         for (e, c) in items.iter().zip(&sub.columns) {
-            lhs.push(in_operand(self.bind(e)?, Some(c.ty), "=")?);
+            lhs.push(in_operand(self.bind(e)?, Some(c.ty), op)?);
         }
-        let mut link = SubLink::new(SubKind::Any(CmpOp::Eq), None, sub, None);
+        if matches!(kind, SubKind::RowCompare(_)) && lhs.is_empty() {
+            return Err(PgError::feature("cannot compare rows of zero length"));
+        }
+        let mut link = SubLink::new(kind, None, sub, None);
         link.lhs_row = lhs;
         Ok(Scalar::SubLink(Box::new(link)))
     }
@@ -3184,6 +3336,14 @@ impl Binder<'_> {
             // is `unknown`, as in PostgreSQL.
             ("pg_typeof", 1, false) => {
                 let a = self.bind(exprs[0])?;
+                if let Some(TypeId::Record(k)) = type_of(&a).map(|t| t.id) {
+                    if let Some(rel) = k.table() {
+                        // PostgreSQL names a table's row type; heapstore has no row types.
+                        return Err(PgError::feature(format!(
+                            "pg_typeof() of the whole row of \"{rel}\" is not supported by heapstore (it has no row types)"
+                        )));
+                    }
+                }
                 Scalar::Const(Value::Regtype(type_of(&a).map_or(705, |ty| ty.pg_oid())))
             }
             ("to_regtype", 1, false) => {
@@ -3326,7 +3486,9 @@ impl Binder<'_> {
         let sqlparser::ast::Function { name: _, uses_odbc_syntax, parameters, args, filter, null_treatment, over, within_group } = f;
         let name = function_name(f);
         if name == "row" {
-            return Err(expr::row_not_supported());
+            let call = Expr::Function(f.clone());
+            let items = expr::row_items(&call).ok_or_else(|| PgError::syntax("syntax error at or near \"ROW\""))?;
+            return self.row_value(&items);
         }
         if *uses_odbc_syntax || !matches!(parameters, FunctionArguments::None) || null_treatment.is_some() || !within_group.is_empty() {
             return Err(PgError::feature(format!("this form of {name}() is not supported by heapstore yet")));
@@ -3362,6 +3524,29 @@ impl Binder<'_> {
             }
         }
         let star = matches!(list.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)]);
+        // `f(t.*)`: the whole row of FROM item t (read as `t` where no column takes that name).
+        let list: Vec<FunctionArg> = list
+            .into_iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::QualifiedWildcard(n)) if n.0.len() == 1 => {
+                    let id =
+                        n.0[0].as_ident().cloned().ok_or_else(|| PgError::feature(format!("function argument {n}.* is not supported")))?;
+                    let name = crate::catalog::fold_ident(&id);
+                    let shadowed =
+                        std::iter::once(self.scope).chain(self.outer.iter().copied()).any(|s| s.cols.iter().any(|c| c.name == name));
+                    if shadowed {
+                        return Err(PgError::feature(format!(
+                            "function argument {n}.*, where a column is also named {name}, is not supported"
+                        )));
+                    }
+                    Ok(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(id))))
+                }
+                a => Ok(a),
+            })
+            .collect::<Result<_>>()?;
+        if name == "make_interval" && !star && !distinct && order.is_empty() && filter.is_none() && over.is_none() {
+            return self.make_interval(&list).map_err(|e| at_name(e, f, &name));
+        }
         let exprs: Vec<&Expr> = if star {
             Vec::new()
         } else {

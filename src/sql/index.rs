@@ -481,6 +481,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     let cols = index_columns(&table, &names)?;
     s.lock_table(&table, LockMode::Share)?;
     let table = s.table(&table.name)?;
+    s.check_not_in_use(&table, "CREATE INDEX")?;
     let name = match &ci.name {
         Some(n) => super::ddl_table_name(n)?,
         None => default_name(s, &table, &cols, false),

@@ -64,6 +64,11 @@ pub enum JsonFunc {
     ToJsonb,
     /// `to_json(anyelement)`: the value as json text (PostgreSQL's datum_to_json).
     ToJson,
+    /// `row_to_json(record [, pretty])` (row: true) and `array_to_json(anyarray [, pretty])`:
+    /// to_json's text, with `,\n ` between top-level fields or elements when pretty.
+    ToJsonPretty {
+        row: bool,
+    },
     BuildObject,
     BuildArray,
     /// `jsonb_set(target, path, new_value [, create_if_missing])`.
@@ -255,6 +260,21 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Option<Result<Scalar>> {
                 Ok(call(JsonFunc::Path { jsonb, text: text_out, variadic: true }, out, if text_out { text } else { doc_ty }))
             })()
         }
+        "row_to_json" | "array_to_json" => (|| {
+            let row = name == "row_to_json";
+            let typed = |t: SqlType| if row { matches!(t.id, TypeId::Record(_)) } else { t.is_array() };
+            if args.is_empty() || args.len() > 2 || !type_of(&args[0]).is_some_and(typed) {
+                return Err(no_function(name, &args));
+            }
+            let mut a = args.clone();
+            if a.len() == 2 {
+                a[1] = coerce(a[1].clone(), Some(bool_t()))?;
+                if type_of(&a[1]).is_none_or(|t| t.id != TypeId::Bool) {
+                    return Err(no_function(name, &args));
+                }
+            }
+            Ok(call(JsonFunc::ToJsonPretty { row }, a, json))
+        })(),
         // Any argument type (untyped literals are text), as PostgreSQL's anyelement / "any".
         "to_jsonb" | "to_json" => {
             if args.len() != 1 {
@@ -523,6 +543,16 @@ pub fn eval(f: JsonFunc, args: &[Value], _ty: &SqlType) -> Result<Value> {
         }
         JsonFunc::StripNulls => Ok(jsonb_value(&jsonb::parse_stored(doc(&args[0])).strip_nulls())),
         JsonFunc::Pretty => Ok(Value::Text(jsonb::parse_stored(doc(&args[0])).pretty())),
+        JsonFunc::ToJsonPretty { .. } => {
+            let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+            let mut text = String::new();
+            match &args[0] {
+                Value::Record(r) => json::record_to_json(r, pretty, &mut text),
+                Value::Array(a) => json::array_to_json(a, pretty, &mut text),
+                v => json::to_json(v, &v.natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text),
+            }
+            Ok(Value::Json(text))
+        }
         JsonFunc::ToJson => {
             let mut text = String::new();
             json::to_json(&args[0], &args[0].natural_type().unwrap_or(SqlType::new(TypeId::Text)), &mut text);
@@ -678,6 +708,8 @@ pub fn show(f: JsonFunc, args: &[String]) -> String {
         JsonFunc::Pretty => call("jsonb_pretty"),
         JsonFunc::ToJsonb => call("to_jsonb"),
         JsonFunc::ToJson => call("to_json"),
+        JsonFunc::ToJsonPretty { row: true } => call("row_to_json"),
+        JsonFunc::ToJsonPretty { row: false } => call("array_to_json"),
         JsonFunc::Set => call("jsonb_set"),
         JsonFunc::Insert => call("jsonb_insert"),
         JsonFunc::DeletePath => op("#-"),

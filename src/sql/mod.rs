@@ -526,6 +526,18 @@ fn end_statement(s: &mut Session, r: Result<QueryResult>, commit: bool) -> Resul
     }
 }
 
+/// The tables a query reads (a cursor over it keeps DDL off them: 55006), planned but not run.
+pub fn query_tables(s: &Session, q: &sqlparser::ast::Query) -> Vec<u32> {
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let Ok(b) = query::Planner::new(s, now).query(q, &[]) else { return Vec::new() };
+    let mut tables = Vec::new();
+    b.node.tables(&mut tables);
+    let mut oids: Vec<u32> = tables.iter().map(|t| t.oid).collect();
+    oids.sort_unstable();
+    oids.dedup();
+    oids
+}
+
 /// How many columns a query gives (COPY (query) TO announces it), planned but not run.
 pub fn query_width(s: &Session, q: &sqlparser::ast::Query) -> Option<usize> {
     let now = s.txn.as_ref().map(|t| t.start_us);

@@ -852,6 +852,8 @@ fn type_facts(id: TypeId) -> (i16, bool, char, bool, char, char, bool) {
     match id {
         TypeId::NullArray => return (-1, false, 'A', false, 'i', 'x', false),
         TypeId::Int2Vector | TypeId::OidVector => return (-1, false, 'A', false, 'i', 'p', false),
+        // record: a pseudo-type.
+        TypeId::Record(_) => return (-1, false, 'P', false, 'd', 'x', false),
         TypeId::Array(e) => {
             let (_, _, _, _, align, _, collatable) = type_facts(e.id());
             return (-1, false, 'A', false, array_align(align), 'x', collatable);

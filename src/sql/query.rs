@@ -303,6 +303,14 @@ pub fn lookup_window<'a>(name: &str, defined: &'a [(String, sqlparser::ast::Wind
 /// distinct, set-operated (without ALL) or sorted (42883).
 pub fn need_operator(t: Option<SqlType>, ordering: bool) -> Result<()> {
     match t {
+        // A record needs its fields' operators.
+        Some(SqlType { id: TypeId::Record(k), .. }) => {
+            let fields = k.fields();
+            if (0..fields.len()).any(|i| k.unknown(i)) {
+                return Err(PgError::new("42883", "could not identify a comparison function for type unknown"));
+            }
+            fields.iter().try_for_each(|(_, f)| need_operator(Some(*f), ordering))
+        }
         Some(t) if t.id == TypeId::Json => Err(PgError::new(
             "42883",
             format!("could not identify an {} operator for type json", if ordering { "ordering" } else { "equality" }),
@@ -862,6 +870,7 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
         Expr::Ceil { .. } => ("ceil".into(), 2),
         Expr::Floor { .. } => ("floor".into(), 2),
         Expr::Array(_) => ("array".into(), 2),
+        Expr::Tuple(_) => ("row".into(), 2),
         // Subscripts are skipped: `tags[1]` is named `tags`; a field selection is named by
         // its field.
         Expr::CompoundFieldAccess { root, access_chain } => {
@@ -1419,6 +1428,8 @@ impl<'a> Planner<'a> {
                                     hidden: false,
                                     source: c.source,
                                     whole_row: false,
+                                    nullable: false,
+                                    not_null: false,
                                 })
                                 .collect(),
                         };
@@ -1469,6 +1480,8 @@ impl<'a> Planner<'a> {
                                     hidden: false,
                                     source: c.source,
                                     whole_row: false,
+                                    nullable: false,
+                                    not_null: false,
                                 })
                                 .collect(),
                         };
@@ -1602,6 +1615,8 @@ impl<'a> Planner<'a> {
                     hidden: false,
                     source: None,
                     whole_row: named_value,
+                    nullable: false,
+                    not_null: false,
                 })
                 .collect(),
         };
@@ -1629,7 +1644,8 @@ impl<'a> Planner<'a> {
             }
             for c in &rscope.cols {
                 if let Some(rn) = &c.rel {
-                    if scope.cols.iter().any(|x| x.rel.as_deref() == Some(rn)) && rscope.cols.first().map(|f| &f.rel) == Some(&c.rel) {
+                    // Every FROM item of the right side (a nested join holds several).
+                    if scope.has_rel(rn) {
                         return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
                     }
                 }
@@ -1637,6 +1653,16 @@ impl<'a> Planner<'a> {
             let lw = scope.cols.len();
             let mut joined = Scope { cols: scope.cols.clone() };
             joined.cols.extend(rscope.cols.iter().cloned());
+            // The sides an outer join may fill with NULLs.
+            let (left_nulls, right_nulls) = match kind {
+                JoinKind::Inner => (false, false),
+                JoinKind::Left => (false, true),
+                JoinKind::Right => (true, false),
+                JoinKind::Full => (true, true),
+            };
+            for (i, c) in joined.cols.iter_mut().enumerate() {
+                c.nullable |= if i < lw { left_nulls } else { right_nulls };
+            }
             let using: Option<Vec<String>> = match constraint {
                 JoinConstraint::Using(names) => Some(
                     names
@@ -1801,7 +1827,35 @@ impl<'a> Planner<'a> {
         let mut filters = Vec::new();
         if let Some(w) = selection {
             let b = self.binder(&scope, outer, None);
-            let cond = b.boolean(w, "WHERE").map_err(agg_in("WHERE"))?;
+            let cond = match b.boolean(w, "WHERE").map_err(agg_in("WHERE")) {
+                Ok(c) => c,
+                Err(e) => {
+                    // PostgreSQL binds the select list before WHERE: an error there comes first.
+                    let collect = Collect { named_windows: named_windows(named_window).unwrap_or_default(), ..Collect::default() };
+                    let lb = self.binder(&scope, outer, Some(&collect));
+                    for it in projection {
+                        match it {
+                            SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => match lb.bind(x) {
+                                // Windows are resolved after WHERE.
+                                Err(first) if first.code == "42P20" || first.message.starts_with("window \"") => {}
+                                Err(first) => return Err(first),
+                                Ok(_) => {}
+                            },
+                            SelectItem::QualifiedWildcard(sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n), _) => {
+                                let rel = super::ddl::table_name(n)?;
+                                if !scope.has_rel(&rel) {
+                                    return Err(PgError::new(
+                                        sqlstate::UNDEFINED_TABLE,
+                                        format!("missing FROM-clause entry for table \"{rel}\""),
+                                    ));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    return Err(e);
+                }
+            };
             conjuncts(cond, &mut filters);
         }
         let types: Vec<SqlType> = scope.cols.iter().map(|c| c.ty).collect();
@@ -1914,8 +1968,29 @@ impl<'a> Planner<'a> {
         let gb = self.binder(&scope, outer, None);
         let mut groups: Vec<Scalar> = Vec::new();
         for g in group_exprs.iter().copied() {
+            // A bare name that is no column of this query's FROM items but an output name is
+            // that output (before an enclosing query's column, and before a FROM item's whole
+            // row: PostgreSQL's findTargetlistEntrySQL92); two different outputs of the name
+            // are ambiguous.
+            let output_named = match g {
+                Expr::Identifier(id) => {
+                    let n = fold_ident(id);
+                    if scope.cols.iter().any(|c| !c.hidden && c.name == n) {
+                        None
+                    } else {
+                        let found: Vec<&SelectItemB> = items.iter().filter(|it| it.name == n).collect();
+                        if found.iter().any(|it| format!("{:?}", it.expr) != format!("{:?}", found[0].expr)) {
+                            return Err(PgError::new("42702", format!("GROUP BY \"{n}\" is ambiguous")).at(id.span.start));
+                        }
+                        found.first().copied()
+                    }
+                }
+                _ => None,
+            };
             let x = if let Some(i) = ordinal(g, nvis, "GROUP BY")? {
                 items[i].expr.clone()
+            } else if let Some(it) = output_named {
+                it.expr.clone()
             } else {
                 match gb.bind(g) {
                     Ok(x) => x,

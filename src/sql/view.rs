@@ -55,6 +55,7 @@ pub fn create_view(
             return Err(PgError::feature("column types or options in CREATE VIEW are not supported"));
         }
         let cname = columns.get(k).map(|c| fold_ident(&c.name)).unwrap_or_else(|| oc.name.clone());
+        super::ddl::storable(&cname, &oc.ty)?;
         if cols.iter().any(|c| c.name == cname) {
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{cname}\" specified more than once")));
         }

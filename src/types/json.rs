@@ -644,36 +644,57 @@ pub fn to_json(v: &Value, ty: &SqlType, out: &mut String) {
                 quote(&s, out);
             }
         },
-        Value::Array(a) => array_to_json(a, out),
+        Value::Array(a) => array_to_json(a, false, out),
+        Value::Record(r) => record_to_json(r, false, out),
         Value::Text(s) => quote(s, out),
         other => quote(&text(other), out),
     }
 }
 
-/// A (possibly multidimensional) array as nested JSON arrays, elements separated by `,`.
-fn array_to_json(a: &super::Array, out: &mut String) {
+/// A record as a JSON object (composite_to_json): each field by its name, separated by `,`
+/// (`,\n ` when pretty; nested values never pretty).
+pub fn record_to_json(r: &super::Record, pretty: bool, out: &mut String) {
+    let fields = match r.ty.id {
+        TypeId::Record(k) => k.fields(),
+        _ => std::borrow::Cow::Owned(Vec::new()),
+    };
+    out.push('{');
+    for (i, ((name, ty), v)) in fields.iter().zip(&r.fields).enumerate() {
+        if i > 0 {
+            out.push_str(if pretty { ",\n " } else { "," });
+        }
+        quote(name, out);
+        out.push(':');
+        to_json(v, ty, out);
+    }
+    out.push('}');
+}
+
+/// A (possibly multidimensional) array as nested JSON arrays, elements separated by `,`
+/// (`,\n ` between the outermost dimension's elements when pretty, as array_dim_to_json).
+pub fn array_to_json(a: &super::Array, pretty: bool, out: &mut String) {
     if a.items.is_empty() {
         out.push_str("[]");
         return;
     }
     let elem = a.elem();
     let dims: Vec<usize> = a.dims.iter().map(|d| d.len as usize).collect();
-    fn level(items: &[Value], dims: &[usize], elem: &SqlType, out: &mut String) {
+    fn level(items: &[Value], dims: &[usize], elem: &SqlType, pretty: bool, out: &mut String) {
         out.push('[');
         let step = dims[1..].iter().product::<usize>();
         for i in 0..dims[0] {
             if i > 0 {
-                out.push(',');
+                out.push_str(if pretty { ",\n " } else { "," });
             }
             if dims.len() == 1 {
                 to_json(&items[i], elem, out);
             } else {
-                level(&items[i * step..(i + 1) * step], &dims[1..], elem, out);
+                level(&items[i * step..(i + 1) * step], &dims[1..], elem, false, out);
             }
         }
         out.push(']');
     }
-    level(&a.items, &dims, &elem, out);
+    level(&a.items, &dims, &elem, pretty, out);
 }
 
 /// `json_build_object(k1, v1, ...)`: `{"k1" : v1, ...}`.

@@ -127,10 +127,11 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Record(_) => {
             let r = crate::types::Record::decode(ty, v);
             let mut stored = Vec::new();
-            for (f, (_, fty)) in r.fields.iter().zip(match ty.id {
+            let kinds = match ty.id {
                 TypeId::Record(k) => k.fields(),
-                _ => Vec::new(),
-            }) {
+                _ => std::borrow::Cow::Owned(Vec::new()),
+            };
+            for (f, (_, fty)) in r.fields.iter().zip(kinds.iter()) {
                 if matches!(f, Value::Null) {
                     out.push(TAG_NULL);
                     continue;
@@ -138,7 +139,7 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
                 out.push(TAG_VALUE);
                 stored.clear();
                 f.encode(&mut stored);
-                encode_stored(out, &fty, &stored);
+                encode_stored(out, fty, &stored);
             }
         }
     }
