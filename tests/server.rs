@@ -653,6 +653,15 @@ fn sql_prepare_execute_and_cursors() {
     c.batch_execute("BEGIN; DECLARE k CURSOR FOR SELECT id FROM cur").unwrap();
     c.batch_execute("ALTER TABLE other ADD COLUMN y int").unwrap();
     c.batch_execute("CLOSE k; ALTER TABLE cur ADD COLUMN z int; ROLLBACK").unwrap();
+    // A protocol portal suspended at Execute's row limit holds its tables the same way.
+    {
+        let mut tx = c.transaction().unwrap();
+        let portal = tx.bind("SELECT id FROM cur", &[]).unwrap();
+        assert_eq!(tx.query_portal(&portal, 2).unwrap().len(), 2);
+        let e = tx.execute("ALTER TABLE cur ADD COLUMN z int", &[]).unwrap_err();
+        assert_eq!(code(&e), "55006");
+    }
+    c.batch_execute("ALTER TABLE cur ADD COLUMN z int").unwrap();
     // A stored definition cannot hold a parameter (42P02).
     for ddl in ["CREATE TABLE p (a int DEFAULT $1)", "CREATE VIEW pv AS SELECT $1::int", "ALTER TABLE cur ALTER COLUMN v SET DEFAULT $1"] {
         assert_eq!(code(&c.batch_execute(ddl).unwrap_err()), "42P02", "{ddl}");

@@ -432,6 +432,9 @@ struct Portal {
     /// The columns (names, types, sources) a streamed query's rows have, for Describe after
     /// Execute.
     described: Option<Described>,
+    /// The tables a suspended query portal read: kept from DDL while it is open (55006), as
+    /// a cursor's are.
+    tables: Vec<u32>,
 }
 
 /// A result's columns (name, type) and their sources, as RowDescription reports them.
@@ -1204,6 +1207,14 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     /// Runs one statement of the engine with COPY connected to the client.
+    /// The tables open cursors and suspended portals read, for the session's DDL to refuse
+    /// (`Session::in_use`): set before each statement runs.
+    fn refresh_in_use(&mut self) {
+        let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
+        let portals = self.portals.values().filter(|p| p.held.is_some()).flat_map(|p| p.tables.iter().copied());
+        self.session.in_use = cursors.chain(portals).collect();
+    }
+
     fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
         self.run_engine_as(sql, prepared, false)
     }
@@ -1212,7 +1223,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// piece of a Query that [`Conn::simple_query`] ends).
     fn run_engine_as(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>, hold: bool) -> Result<Vec<QueryResult>> {
         self.cancel.store(false, Ordering::SeqCst);
-        self.session.in_use = self.cursors.values().flat_map(|c| c.2.iter().copied()).collect();
+        self.refresh_in_use();
         if !self.superuser {
             match prepared {
                 Some((p, _)) => check_server_file_access(false, p.stmt.as_slice())?,
@@ -1458,7 +1469,16 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         self.portals.insert(
             pname,
-            Portal { stmt, params, result_formats: b.result_column_format_codes, result: None, rows_sent: 0, held: None, described: None },
+            Portal {
+                stmt,
+                params,
+                result_formats: b.result_column_format_codes,
+                result: None,
+                rows_sent: 0,
+                held: None,
+                described: None,
+                tables: Vec::new(),
+            },
         );
         self.wire.send(B::BindComplete(BindComplete::new()))
     }
@@ -1633,6 +1653,11 @@ impl<S: Read + Write> Conn<'_, S> {
             bin: Vec::new(),
         };
         self.cancel.store(false, Ordering::SeqCst);
+        {
+            let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
+            let portals = self.portals.values().filter(|p| p.held.is_some()).flat_map(|p| p.tables.iter().copied());
+            self.session.in_use = cursors.chain(portals).collect();
+        }
         let r = {
             let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
             crate::sql::execute_prepared_until_sync(&mut self.session, &prep, &params, &mut io)
@@ -1655,6 +1680,9 @@ impl<S: Read + Write> Conn<'_, S> {
         p.described = described;
         if !held.is_empty() {
             p.held = Some((held, types));
+            if let Some(sqlparser::ast::Statement::Query(q)) = &prep.stmt {
+                p.tables = crate::sql::query_tables(&self.session, q);
+            }
             return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
         }
         self.complete(&r)

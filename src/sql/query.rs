@@ -1576,14 +1576,37 @@ impl<'a> Planner<'a> {
             }
             Err(e) => return Err(e),
         };
-        let calls = if fname == "unnest" && args.len() > 1 {
+        // jsonb_to_record[set]: typed by the alias's column definition list, which no other
+        // function in FROM takes.
+        let defined = alias.is_some_and(|a| !a.columns.is_empty() && a.columns.iter().all(|c| c.data_type.is_some()));
+        let calls = if matches!(fname, "jsonb_to_record" | "jsonb_to_recordset") {
+            let Some(a) = alias.filter(|_| defined) else {
+                return Err(PgError::syntax("a column definition list is required for functions returning \"record\""));
+            };
+            if ordinality {
+                return Err(PgError::syntax("WITH ORDINALITY cannot be used with a column definition list")
+                    .with_hint("Put the column definition list inside ROWS FROM()."));
+            }
+            let mut names = Vec::new();
+            let mut types = Vec::new();
+            for c in &a.columns {
+                let n = fold_ident(&c.name);
+                if names.contains(&n) {
+                    return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
+                }
+                names.push(n);
+                types.push(super::ddl::sql_type(c.data_type.as_ref().expect("checked"))?);
+            }
+            vec![super::srf::bind_to_record(fname, args, names, types)?]
+        } else if fname == "unnest" && args.len() > 1 {
             args.into_iter().map(|a| super::srf::bind("unnest", vec![a], false)).collect::<Result<Vec<_>>>()?
         } else {
             vec![super::srf::bind(fname, args, false)?]
         };
         let mut cols: Vec<OutCol> = Vec::new();
         for c in &calls {
-            for (n, t) in super::srf::column_names(c).into_iter().zip(&c.types) {
+            let names = c.columns.clone().unwrap_or_else(|| super::srf::column_names(c));
+            for (n, t) in names.into_iter().zip(&c.types) {
                 cols.push(OutCol { name: n, ty: *t, source: None });
             }
         }
@@ -1596,7 +1619,8 @@ impl<'a> Planner<'a> {
         // item's name alone reads the value.
         let names_its_column = calls.len() == 1 && matches!(calls[0].func, super::srf::SrfFunc::JsonbElements { .. });
         let named_value = names_its_column && cols.len() == 1;
-        if let Some(a) = alias {
+        let to_record = calls.iter().any(|c| c.columns.is_some());
+        if let Some(a) = alias.filter(|_| !to_record) {
             // A function of one column named only by a table alias: the column takes the
             // alias's name too, as in PostgreSQL (unless it names its own, above).
             let scalar = calls.len() == 1 && calls[0].width() == 1 && !names_its_column;

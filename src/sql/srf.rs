@@ -39,6 +39,11 @@ pub enum SrfFunc {
     JsonbKeys,
     /// jsonb_each / jsonb_each_text (`text`): an object's (key, value) pairs.
     JsonbEach { text: bool },
+    /// jsonb_to_record (one row from an object) / jsonb_to_recordset (`set`: one row per
+    /// object of an array), its columns named and typed by the FROM item's column definition
+    /// list: each the object's value of that key, NULL when absent (PostgreSQL's
+    /// populate_record rules, [`record_field`]).
+    JsonbToRecord { set: bool },
 }
 
 /// A bound call.
@@ -50,6 +55,8 @@ pub struct SrfCall {
     pub types: Vec<SqlType>,
     /// The function's name (EXPLAIN, column names).
     pub name: &'static str,
+    /// The column definition list's names (jsonb_to_record[set]: the keys read).
+    pub columns: Option<Vec<String>>,
 }
 
 impl SrfCall {
@@ -72,6 +79,8 @@ pub fn is_srf(name: &str) -> bool {
             | "jsonb_object_keys"
             | "jsonb_each"
             | "jsonb_each_text"
+            | "jsonb_to_record"
+            | "jsonb_to_recordset"
     )
 }
 
@@ -129,7 +138,7 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                     }
                 };
                 let args = vec![conv(t)?, conv(t)?, conv(SqlType::new(TypeId::Interval))?];
-                return Ok(SrfCall { func: SrfFunc::GenerateSeries, args, types: vec![t], name: "generate_series" });
+                return Ok(SrfCall { func: SrfFunc::GenerateSeries, args, types: vec![t], name: "generate_series", columns: None });
             }
             // int4 unless an argument is int8 (then int8) or numeric (then numeric).
             let mut ty = TypeId::Int4;
@@ -225,9 +234,54 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                 }
             }
         }
+        // Typed by a column definition list in FROM (`query::function_scan`); elsewhere
+        // PostgreSQL cannot type them either.
+        "jsonb_to_record" | "jsonb_to_recordset" => {
+            return Err(PgError::feature(format!("could not determine row type for result of {name}"))
+                .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list."))
+        }
         other => return Err(PgError::feature(format!("function {other}() in FROM is not supported by heapstore"))),
     };
-    Ok(SrfCall { func, args, types, name })
+    Ok(SrfCall { func, args, types, name, columns: None })
+}
+
+/// A jsonb_to_record[set] call with its column definition list (name, type): the argument
+/// must be jsonb (an untyped literal is read as jsonb).
+pub fn bind_to_record(name: &str, args: Vec<Scalar>, names: Vec<String>, types: Vec<SqlType>) -> Result<SrfCall> {
+    let all = args.clone();
+    let [a] = <[Scalar; 1]>::try_from(args).map_err(|_| no_function(name, &all))?;
+    let a = match type_of(&a) {
+        None => coerce(a, Some(SqlType::new(TypeId::Jsonb)))?,
+        Some(t) if t.id == TypeId::Jsonb => a,
+        Some(_) => return Err(no_function(name, &all)),
+    };
+    for t in &types {
+        // A JSON array into an array column (populate_array) is not built.
+        if t.is_array() {
+            return Err(PgError::feature(format!("an array column in {name}'s column definition list is not supported by heapstore")));
+        }
+    }
+    let set = name == "jsonb_to_recordset";
+    let name = if set { "jsonb_to_recordset" } else { "jsonb_to_record" };
+    Ok(SrfCall { func: SrfFunc::JsonbToRecord { set }, args: vec![a], types, name, columns: Some(names) })
+}
+
+/// One column of jsonb_to_record's row (populate_record_field): JSON null or no value is
+/// NULL; a json or jsonb column takes the value as it is; any other type reads the value's
+/// text (a string unescaped, anything else as jsonb prints it) with its input function and
+/// the column's modifier, as an assignment would (22P02 for `1.5` into integer, 22001 for a
+/// string too long for varchar(n)).
+fn record_field(v: Option<&crate::types::jsonb::Jsonb>, ty: &SqlType) -> Result<Value> {
+    use crate::types::jsonb::Jsonb;
+    let Some(v) = v.filter(|v| !matches!(v, Jsonb::Null)) else { return Ok(Value::Null) };
+    match ty.id {
+        TypeId::Jsonb => Ok(Value::Jsonb(v.to_text())),
+        TypeId::Json => Ok(Value::Json(v.to_text())),
+        _ => {
+            let text = v.as_text().unwrap_or_default();
+            expr::parse_as(ty, &text)
+        }
+    }
 }
 
 /// `generate_series(start, stop, step interval)` over timestamps: each value plus the step
@@ -301,6 +355,36 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
         }
         SrfFunc::PartitionAncestors => Ok(Flow::Continue),
         SrfFunc::JsonbElements { .. } | SrfFunc::JsonbKeys | SrfFunc::JsonbEach { .. } => jsonb_rows(call, args, record, each),
+        SrfFunc::JsonbToRecord { set } => {
+            use crate::types::jsonb::{self, Jsonb};
+            let bad = |m: String| PgError::new(crate::error::sqlstate::INVALID_PARAMETER_VALUE, m);
+            let doc = match &args[0] {
+                Value::Jsonb(d) => jsonb::parse_stored(d),
+                // jsonb_to_record(NULL) is one row of NULLs; the set form, no rows.
+                _ if set => return Ok(Flow::Continue),
+                _ => return each(vec![Value::Null; call.types.len()]),
+            };
+            let names = call.columns.as_deref().unwrap_or(&[]);
+            let row_of =
+                |obj: &Jsonb| -> Result<Vec<Value>> { call.types.iter().zip(names).map(|(t, n)| record_field(obj.field(n), t)).collect() };
+            match (&doc, set) {
+                (Jsonb::Object(_), false) => each(row_of(&doc)?),
+                (Jsonb::Array(_), false) => Err(bad("cannot call populate_composite on an array".into())),
+                (_, false) => Err(bad("cannot call populate_composite on a scalar".into())),
+                (Jsonb::Array(items), true) => {
+                    for item in items {
+                        if !matches!(item, Jsonb::Object(_)) {
+                            return Err(bad("argument of jsonb_to_recordset must be an array of objects".into()));
+                        }
+                        if let Flow::Stop = each(row_of(item)?)? {
+                            return Ok(Flow::Stop);
+                        }
+                    }
+                    Ok(Flow::Continue)
+                }
+                (_, true) => Err(bad("cannot call jsonb_to_recordset on a non-array".into())),
+            }
+        }
         SrfFunc::Unnest => {
             let Value::Array(a) = &args[0] else { return Ok(Flow::Continue) };
             for v in &a.items {
