@@ -288,6 +288,9 @@ pub struct Session {
     /// statement): DDL on one of them is refused with 55006, as PostgreSQL's
     /// CheckTableNotInUse does.
     pub in_use: Vec<u32>,
+    /// How many transactions this session has ended: what a portal opened in one compares
+    /// with to know that its transaction is over.
+    pub ended_txns: u64,
 }
 
 impl Session {
@@ -329,6 +332,7 @@ impl Session {
             fk_queue: Default::default(),
             fk_nested: Default::default(),
             in_use: Vec::new(),
+            ended_txns: 0,
         }
     }
 
@@ -763,6 +767,9 @@ impl Session {
 
     /// Commits the current transaction (if any).
     pub(crate) fn commit(&mut self) -> Result<()> {
+        // Cursors and portals end with their transaction (none is WITH HOLD).
+        self.in_use.clear();
+        self.ended_txns += 1;
         let Some(t) = self.txn.take() else { return Ok(()) };
         assert_eq!(self.pins.held(), 0, "buffer pins leaked at commit");
         if t.failed {
@@ -858,6 +865,8 @@ impl Session {
 
     /// Rolls back the current transaction (if any).
     pub(crate) fn rollback(&mut self) {
+        self.in_use.clear();
+        self.ended_txns += 1;
         if let Some(t) = self.txn.take() {
             self.finish_abort(t);
         }

@@ -662,6 +662,17 @@ fn sql_prepare_execute_and_cursors() {
         assert_eq!(code(&e), "55006");
     }
     c.batch_execute("ALTER TABLE cur ADD COLUMN z int").unwrap();
+    // A portal left suspended (never closed) holds nothing once its transaction is over.
+    {
+        let mut tx = c.transaction().unwrap();
+        let portal = tx.bind("SELECT id FROM cur", &[]).unwrap();
+        assert_eq!(tx.query_portal(&portal, 1).unwrap().len(), 1);
+        std::mem::forget(portal); // no Close: the server keeps it past COMMIT
+                                  // One Query, run statement by statement (the SET): the ALTER comes after COMMIT
+                                  // ended the portal's transaction, before the Query's end drops the portal.
+        tx.batch_execute("COMMIT; SET application_name = 'x'; ALTER TABLE cur ADD COLUMN w int").unwrap();
+        tx.commit().unwrap_or_default();
+    }
     // A stored definition cannot hold a parameter (42P02).
     for ddl in ["CREATE TABLE p (a int DEFAULT $1)", "CREATE VIEW pv AS SELECT $1::int", "ALTER TABLE cur ALTER COLUMN v SET DEFAULT $1"] {
         assert_eq!(code(&c.batch_execute(ddl).unwrap_err()), "42P02", "{ddl}");

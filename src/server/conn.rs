@@ -412,6 +412,13 @@ struct Stmt {
     param_types: Vec<u32>,
 }
 
+impl Portal {
+    /// Suspended at Execute's row limit with rows left to send.
+    fn suspended(&self) -> bool {
+        self.held.is_some() || self.result.as_ref().is_some_and(|r| r.returns_rows && self.rows_sent < r.rows.len())
+    }
+}
+
 impl Stmt {
     fn nparams(&self) -> usize {
         self.prepared.as_ref().map_or(0, |p| p.nparams).max(self.param_types.len())
@@ -432,9 +439,11 @@ struct Portal {
     /// The columns (names, types, sources) a streamed query's rows have, for Describe after
     /// Execute.
     described: Option<Described>,
-    /// The tables a suspended query portal read: kept from DDL while it is open (55006), as
-    /// a cursor's are.
+    /// The tables a suspended query portal read, and the session's count of ended
+    /// transactions when it was suspended: kept from DDL (55006) while that transaction
+    /// lasts, as a cursor's are.
     tables: Vec<u32>,
+    opened_in: u64,
 }
 
 /// A result's columns (name, type) and their sources, as RowDescription reports them.
@@ -1206,15 +1215,16 @@ impl<S: Read + Write> Conn<'_, S> {
         self.wire.send(B::CommandComplete(CommandComplete::new(r.tag.clone())))
     }
 
-    /// Runs one statement of the engine with COPY connected to the client.
     /// The tables open cursors and suspended portals read, for the session's DDL to refuse
     /// (`Session::in_use`): set before each statement runs.
     fn refresh_in_use(&mut self) {
         let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
-        let portals = self.portals.values().filter(|p| p.held.is_some()).flat_map(|p| p.tables.iter().copied());
+        let now = self.session.ended_txns;
+        let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
         self.session.in_use = cursors.chain(portals).collect();
     }
 
+    /// Runs one statement of the engine with COPY connected to the client.
     fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
         self.run_engine_as(sql, prepared, false)
     }
@@ -1478,6 +1488,7 @@ impl<S: Read + Write> Conn<'_, S> {
                 held: None,
                 described: None,
                 tables: Vec::new(),
+                opened_in: 0,
             },
         );
         self.wire.send(B::BindComplete(BindComplete::new()))
@@ -1654,8 +1665,10 @@ impl<S: Read + Write> Conn<'_, S> {
         };
         self.cancel.store(false, Ordering::SeqCst);
         {
+            // As `refresh_in_use` (inlined: the sink borrows the wire).
+            let now = self.session.ended_txns;
             let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
-            let portals = self.portals.values().filter(|p| p.held.is_some()).flat_map(|p| p.tables.iter().copied());
+            let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
             self.session.in_use = cursors.chain(portals).collect();
         }
         let r = {
@@ -1682,6 +1695,7 @@ impl<S: Read + Write> Conn<'_, S> {
             p.held = Some((held, types));
             if let Some(sqlparser::ast::Statement::Query(q)) = &prep.stmt {
                 p.tables = crate::sql::query_tables(&self.session, q);
+                p.opened_in = self.session.ended_txns;
             }
             return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
         }
@@ -1723,6 +1737,15 @@ impl<S: Read + Write> Conn<'_, S> {
         done.result = Some(r);
         sent?;
         if suspended {
+            let q = match done.stmt.prepared.as_deref().and_then(|x| x.stmt.as_ref()) {
+                Some(sqlparser::ast::Statement::Query(q)) => Some(q.clone()),
+                _ => None,
+            };
+            let tables = q.map(|q| crate::sql::query_tables(&self.session, &q)).unwrap_or_default();
+            let ended = self.session.ended_txns;
+            let done = self.portals.get_mut(&name).expect("still there");
+            done.tables = tables;
+            done.opened_in = ended;
             return self.wire.send(B::PortalSuspended(PortalSuspended::new()));
         }
         let mut r = self.portals.get(&name).and_then(|p| p.result.as_ref()).expect("kept").clone();

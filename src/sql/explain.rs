@@ -173,7 +173,8 @@ fn names(node: &Node) -> Vec<String> {
         Node::WorkTable(_, w) => (1..=*w).map(|i| format!("worktable.col{i}")).collect(),
         Node::RecursiveUnion(r) => names(&r.nonrec),
         Node::Function(f) => {
-            let mut out: Vec<String> = f.calls.iter().flat_map(|c| crate::sql::srf::column_names(c).into_iter()).collect();
+            let mut out: Vec<String> =
+                f.calls.iter().flat_map(|c| c.columns.clone().unwrap_or_else(|| crate::sql::srf::column_names(c)).into_iter()).collect();
             if f.ordinality {
                 out.push("ordinality".into());
             }

@@ -1592,7 +1592,7 @@ impl<'a> Planner<'a> {
             for c in &a.columns {
                 let n = fold_ident(&c.name);
                 if names.contains(&n) {
-                    return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" specified more than once")));
+                    return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column name \"{n}\" specified more than once")));
                 }
                 names.push(n);
                 types.push(super::ddl::sql_type(c.data_type.as_ref().expect("checked"))?);
