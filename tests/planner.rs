@@ -223,6 +223,13 @@ fn unknown_columns_and_relations_carry_their_position() {
         ("select a from pp, vv", "42702", "column reference \"a\" is ambiguous", 8),
         ("select p.zz from pp p", "42703", "column p.zz does not exist", 8),
         ("update pp set a = 1 where zz = 2", "42703", "column \"zz\" does not exist", 27),
+        // A literal's input error points at the literal; the select list's errors come
+        // before WHERE's.
+        ("select 'x'::int", "22P02", "invalid input syntax for type integer: \"x\"", 8),
+        ("select cast('x' as int)", "22P02", "invalid input syntax for type integer: \"x\"", 13),
+        ("select date 'abc'", "22007", "invalid input syntax for type date: \"abc\"", 13),
+        ("select interval 'zz'", "22007", "invalid input syntax for type interval: \"zz\"", 17),
+        ("select nosuch1 from pp where nosuch2 = 1", "42703", "column \"nosuch1\" does not exist", 8),
     ] {
         let e = s.execute(sql).unwrap_err();
         assert_eq!((e.code, e.message.as_str(), e.char_position()), (code, msg, Some(pos)), "{sql}");

@@ -808,7 +808,11 @@ impl Binder<'_> {
                 match self.bind(expr)? {
                     // A literal or parameter of unknown type is read with the target type's input
                     // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
-                    Scalar::Unknown(t) => typed_const(parse_as(&ty, &explicit_length(&t, &ty))?, ty),
+                    // An input error points at the literal, as in PostgreSQL.
+                    Scalar::Unknown(t) => {
+                        use sqlparser::ast::Spanned;
+                        typed_const(parse_as(&ty, &explicit_length(&t, &ty)).map_err(|e| e.at(expr.span().start))?, ty)
+                    }
                     Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
                     Scalar::Const(Value::Null) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
                     Scalar::Const(v @ Value::Numeric(_)) => Scalar::Const(cast_value(v, &ty)?),
@@ -823,7 +827,9 @@ impl Binder<'_> {
             }
             Expr::TypedString(ts) => match &ts.value.value {
                 // `DATE '2024-02-29'`
-                AstValue::SingleQuotedString(t) => Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t)?),
+                AstValue::SingleQuotedString(t) => {
+                    Scalar::Const(parse_as(&crate::sql::ddl::sql_type(&ts.data_type)?, t).map_err(|e| e.at(ts.value.span.start))?)
+                }
                 other => return Err(PgError::feature(format!("typed literal not supported: {other}"))),
             },
             // `INTERVAL '1 day'`; field qualifiers (`INTERVAL '1' DAY`) are not built.
@@ -831,7 +837,7 @@ impl Binder<'_> {
                 match (&*iv.value, &iv.leading_field, iv.leading_precision, &iv.last_field, iv.fractional_seconds_precision) {
                     (Expr::Value(v), None, None, None, None) if matches!(v.value, AstValue::SingleQuotedString(_)) => {
                         let AstValue::SingleQuotedString(t) = &v.value else { unreachable!("matched above") };
-                        Scalar::Const(parse_as(&SqlType::new(TypeId::Interval), t)?)
+                        Scalar::Const(parse_as(&SqlType::new(TypeId::Interval), t).map_err(|e| e.at(v.span.start))?)
                     }
                     (Expr::Value(_), ..) => {
                         return Err(PgError::feature(format!(
