@@ -47,6 +47,12 @@ fn spilling_gives_the_in_memory_answers() {
         // Records through sorts, hash aggregates and their files.
         ("SELECT b, row_to_json(b) FROM big b ORDER BY b DESC", "external merge"),
         ("SELECT (k, v), count(*), count(DISTINCT (id, v)) FROM big GROUP BY 1 ORDER BY 1", "Disk Usage"),
+        // Statistics aggregates: a group's rows keep their order through the files, so even
+        // the float sums come out to the same bits.
+        (
+            "SELECT k, stddev(id), var_pop(id::numeric), corr(id, k), regr_slope(id, length(v)), bit_xor(id) FROM big GROUP BY k ORDER BY k",
+            "Disk Usage",
+        ),
     ];
     for (q, sign) in queries {
         s.execute("SET work_mem = '64MB'").unwrap();
@@ -62,6 +68,39 @@ fn spilling_gives_the_in_memory_answers() {
     // Nothing is left in pgsql_tmp.
     let tmp = _dir.join("pgsql_tmp");
     assert!(std::fs::read_dir(&tmp).map(|d| d.count()).unwrap_or(0) == 0);
+}
+
+/// `random()` is drawn for each row, and a row keeps the value it drew: a filter on a
+/// subquery's random column sees the value the row returns.
+#[test]
+fn random_is_drawn_once_for_each_row() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    let num = |v: &Option<String>| v.as_deref().unwrap().parse::<f64>().unwrap();
+    let vals: Vec<f64> = rows(&mut s, "SELECT random() FROM generate_series(1, 1000)").iter().map(|r| num(&r[0])).collect();
+    assert_eq!(vals.len(), 1000);
+    assert!(vals.iter().all(|v| (0.0..1.0).contains(v)), "{vals:?}");
+    let mut sorted = vals.clone();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    assert!(sorted.len() > 990, "random() repeats: {} distinct of 1000", sorted.len());
+    let kept = rows(&mut s, "SELECT g, r FROM (SELECT g, random() AS r FROM generate_series(1, 2000) g) s WHERE r < 0.5");
+    assert!(!kept.is_empty() && kept.len() < 2000, "{}", kept.len());
+    assert!(kept.iter().all(|r| num(&r[1]) < 0.5), "a filtered row carries another draw");
+    assert_eq!(
+        rows(&mut s, "SELECT count(*) FROM (SELECT random() AS r FROM generate_series(1, 100)) s WHERE r = r"),
+        vec![vec![Some("100".into())]]
+    );
+    let mut perm: Vec<i64> = rows(&mut s, "SELECT g FROM generate_series(1, 50) g ORDER BY random()")
+        .iter()
+        .map(|r| r[0].as_deref().unwrap().parse().unwrap())
+        .collect();
+    perm.sort_unstable();
+    assert_eq!(perm, (1..=50).collect::<Vec<i64>>());
+    // The same statement twice (a cached plan) draws again.
+    let a = rows(&mut s, "SELECT random()");
+    let b = rows(&mut s, "SELECT random()");
+    assert_ne!(a, b, "random() is drawn at each execution");
 }
 
 #[test]

@@ -25,7 +25,7 @@ use super::postgres::{find_bin, find_bins, PgServer, ServeChild};
 use super::{print_header, Common, Report, Workdir};
 use crate::db::Database;
 use crate::error::{PgError, Result};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Barrier;
@@ -248,9 +248,23 @@ fn pgbench_args(clients: usize, secs: u64, w: Workload) -> Vec<String> {
     a
 }
 
-/// (best 5 s, total) tps from pgbench's per-second progress and summary; fails on failed
-/// transactions.
-fn pgbench_rates(out: &str, err: &str) -> Result<(f64, f64)> {
+/// The figures of one pgbench run: tps over the best 5 s and in all from its per-second
+/// progress and summary, and, for runs of two minutes or more, the tps of the first and the
+/// last whole minute (how much a long run decays). Fails on failed transactions.
+fn pgbench_figures(out: &str, err: &str) -> Result<Value> {
+    let (best, total, per_s) = pgbench_rates(out, err)?;
+    let mut f = json!({"tps_best_5s": best, "tps": total});
+    if per_s.len() >= 120 {
+        let minute = |s: &[u64]| s.iter().sum::<u64>() as f64 / 60.0;
+        f["tps_first_minute"] = json!(minute(&per_s[..60]));
+        f["tps_last_minute"] = json!(minute(&per_s[per_s.len() - 60..]));
+    }
+    Ok(f)
+}
+
+/// (best 5 s, total, per second) tps from pgbench's per-second progress and summary; fails on
+/// failed transactions.
+fn pgbench_rates(out: &str, err: &str) -> Result<(f64, f64, Vec<u64>)> {
     let total: f64 = out
         .lines()
         .find(|l| l.starts_with("tps = "))
@@ -270,7 +284,7 @@ fn pgbench_rates(out: &str, err: &str) -> Result<(f64, f64)> {
             return Err(PgError::internal(format!("pgbench reported failures: {l}")));
         }
     }
-    Ok((best, total))
+    Ok((best, total, per_s))
 }
 
 pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()> {
@@ -373,12 +387,10 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
             let a: Vec<&str> = a.iter().map(|s| s.as_str()).collect();
             for r in 0..runs {
                 let (out, err) = serve.pgbench_output(&a)?;
-                let (best, total) = pgbench_rates(&out, &err)?;
-                report.add("heapstore", &config, n, r, json!({"tps_best_5s": best, "tps": total}));
+                report.add("heapstore", &config, n, r, pgbench_figures(&out, &err)?);
                 for (label, pg) in &pgs {
                     let (out, err) = pg.pgbench_output(&a)?;
-                    let (best, total) = pgbench_rates(&out, &err)?;
-                    report.add(label, &config, n, r, json!({"tps_best_5s": best, "tps": total}));
+                    report.add(label, &config, n, r, pgbench_figures(&out, &err)?);
                 }
             }
         }
@@ -388,7 +400,7 @@ pub fn run(args: SelectOnlyArgs, set_args: &[String], w: Workload) -> Result<()>
     let pg_labels: Vec<String> = pg_servers.iter().map(|(v, _)| format!("postgres {v}")).collect();
     print_results(&report, &sbs, &clients, &pg_labels, args.in_process);
     let json_path = c.json.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.json")));
-    report.write_json(&json_path, &work.path, &["tps_best_5s", "tps"])?;
+    report.write_json(&json_path, &work.path, &["tps_best_5s", "tps", "tps_first_minute", "tps_last_minute"])?;
     let plot_path = c.plot.clone().unwrap_or_else(|| PathBuf::from(format!("bench-{experiment}.png")));
     plot(&report, &sbs, &clients, &pg_labels, &plot_path, w)?;
     println!("wrote {} and {}", json_path.display(), plot_path.display());
@@ -426,6 +438,22 @@ fn print_results(r: &Report, sbs: &[String], clients: &[usize], pgs: &[String], 
             }
         }
         super::print_table(&["clients", "system", "tps best 5 s", "tps total", "heapstore serve / this"], 2, rows);
+        // Runs of two minutes or more: does the rate hold (dead versions, bloat, checkpoints)?
+        let mut decay = Vec::new();
+        for &n in clients {
+            for (sys, label) in &systems {
+                let first = r.spread(sys, &config, n, "tps_first_minute");
+                let last = r.spread(sys, &config, n, "tps_last_minute");
+                if let (Some(f), Some(l)) = (first, last) {
+                    let ratio = if f.median > 0.0 { format!("{:.2}", l.median / f.median) } else { String::new() };
+                    decay.push(vec![n.to_string(), label.to_string(), f.show(0), l.show(0), ratio]);
+                }
+            }
+        }
+        if !decay.is_empty() {
+            println!();
+            super::print_table(&["clients", "system", "tps first minute", "tps last minute", "last / first"], 2, decay);
+        }
         for (sys, label) in &systems {
             let best =
                 clients.iter().filter_map(|&n| r.spread(sys, &config, n, "tps").map(|s| (n, s.median))).max_by(|a, b| a.1.total_cmp(&b.1));
@@ -471,6 +499,22 @@ mod tests {
         assert_eq!(best, 10.0);
         assert!((total - 52.0 / 7.0).abs() < 1e-9);
         assert_eq!(rates(&[4, 6], 2.0), (5.0, 5.0));
+    }
+
+    #[test]
+    fn long_runs_report_first_and_last_minute() {
+        let out = "number of failed transactions: 0 (0.000%)\ntps = 150.0 (without initial connection time)\n";
+        let err: String = (1..=150)
+            .map(|s| format!("progress: {s}.0 s, {}.0 tps, lat 1.0 ms stddev 0.1, 0 failed\n", if s <= 60 { 200 } else { 100 }))
+            .collect();
+        let f = pgbench_figures(out, &err).unwrap();
+        assert_eq!(f["tps"], json!(150.0));
+        assert_eq!(f["tps_first_minute"], json!(200.0));
+        assert_eq!(f["tps_last_minute"], json!(100.0));
+        let short: String = err.lines().take(100).map(|l| format!("{l}\n")).collect();
+        assert!(pgbench_figures(out, &short).unwrap().get("tps_first_minute").is_none());
+        let failed = out.replace(": 0 (0.000%)", ": 3 (0.010%)");
+        assert!(pgbench_figures(&failed, &err).is_err());
     }
 
     #[test]

@@ -1,10 +1,18 @@
 //! Aggregation: aggregate calls (count, sum, avg, min, max, bool_and, bool_or, every,
-//! string_agg, array_agg, jsonb_agg, jsonb_object_agg; with DISTINCT, FILTER and ORDER BY inside), hashed by the group key.
+//! string_agg, array_agg, jsonb_agg, jsonb_object_agg, bit_and / bit_or / bit_xor, the
+//! statistics of one variable (stddev, variance and their _samp / _pop forms) and of two
+//! (corr, covar_*, regr_*); with DISTINCT, FILTER and ORDER BY inside), hashed by the group key.
 //!
 //! Result types are PostgreSQL's: count is bigint; sum of smallint / integer is bigint, of
 //! real real, of double precision double precision; avg of a float is double precision;
 //! min / max keep their argument's type; sum of bigint or numeric and avg of integers or
 //! numeric are numeric (sums of bigint are kept exactly in an i128 while they fit).
+//!
+//! Statistics follow PostgreSQL's arithmetic to the last digit: over integers and numeric
+//! the sums of x and x² are exact and the result is numeric_stddev_internal's (`N·Σx² −
+//! (Σx)²` over `N·(N−1)` or `N²`, divided at `select_div_scale`, square root at that scale);
+//! over real and double precision the sums are the Youngs-Cramer updates of float8_accum /
+//! float8_regr_accum, so the same inputs in the same order give the same bits.
 
 use super::sort::{compare_keys, SortKey};
 use super::{key_of, Exec, KeyMap, Node, Row};
@@ -40,6 +48,57 @@ pub enum AggFunc {
     /// bits (the first argument the highest). The planner replaces it by each grouping set's
     /// constant (`sql::query`); it never reaches an aggregation.
     Grouping,
+    /// `every(x)`: bool_and under the SQL standard's name.
+    Every,
+    /// bit_and / bit_or / bit_xor of integers (the argument's type).
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// A statistic of one variable.
+    Stat(Stat),
+    /// A statistic of two variables `(y, x)`, over double precision.
+    Regr(Regr),
+}
+
+/// The statistics of one variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stat {
+    Stddev,
+    StddevSamp,
+    StddevPop,
+    Variance,
+    VarSamp,
+    VarPop,
+}
+
+impl Stat {
+    /// (the sample's, not the population's; the standard deviation, not the variance)
+    fn sample_stddev(self) -> (bool, bool) {
+        match self {
+            Stat::Stddev | Stat::StddevSamp => (true, true),
+            Stat::StddevPop => (false, true),
+            Stat::Variance | Stat::VarSamp => (true, false),
+            Stat::VarPop => (false, false),
+        }
+    }
+}
+
+/// The statistics of two variables (PostgreSQL's float8_regr_* and float8_corr /
+/// float8_covar_*), their arguments in SQL's order `(y, x)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regr {
+    Corr,
+    CovarPop,
+    CovarSamp,
+    Count,
+    Sxx,
+    Syy,
+    Sxy,
+    AvgX,
+    AvgY,
+    Slope,
+    Intercept,
+    R2,
 }
 
 impl AggFunc {
@@ -51,7 +110,7 @@ impl AggFunc {
             "avg" => AggFunc::Avg,
             "min" => AggFunc::Min,
             "max" => AggFunc::Max,
-            "bool_and" | "every" => AggFunc::BoolAnd,
+            "bool_and" => AggFunc::BoolAnd,
             "bool_or" => AggFunc::BoolOr,
             "string_agg" => AggFunc::StringAgg,
             "grouping" => AggFunc::Grouping,
@@ -60,8 +119,76 @@ impl AggFunc {
             "jsonb_object_agg" => AggFunc::JsonbObjectAgg,
             "json_agg" => AggFunc::JsonAgg,
             "json_object_agg" => AggFunc::JsonObjectAgg,
+            "every" => AggFunc::Every,
+            "bit_and" => AggFunc::BitAnd,
+            "bit_or" => AggFunc::BitOr,
+            "bit_xor" => AggFunc::BitXor,
+            "stddev" => AggFunc::Stat(Stat::Stddev),
+            "stddev_samp" => AggFunc::Stat(Stat::StddevSamp),
+            "stddev_pop" => AggFunc::Stat(Stat::StddevPop),
+            "variance" => AggFunc::Stat(Stat::Variance),
+            "var_samp" => AggFunc::Stat(Stat::VarSamp),
+            "var_pop" => AggFunc::Stat(Stat::VarPop),
+            "corr" => AggFunc::Regr(Regr::Corr),
+            "covar_pop" => AggFunc::Regr(Regr::CovarPop),
+            "covar_samp" => AggFunc::Regr(Regr::CovarSamp),
+            "regr_count" => AggFunc::Regr(Regr::Count),
+            "regr_sxx" => AggFunc::Regr(Regr::Sxx),
+            "regr_syy" => AggFunc::Regr(Regr::Syy),
+            "regr_sxy" => AggFunc::Regr(Regr::Sxy),
+            "regr_avgx" => AggFunc::Regr(Regr::AvgX),
+            "regr_avgy" => AggFunc::Regr(Regr::AvgY),
+            "regr_slope" => AggFunc::Regr(Regr::Slope),
+            "regr_intercept" => AggFunc::Regr(Regr::Intercept),
+            "regr_r2" => AggFunc::Regr(Regr::R2),
             _ => return None,
         })
+    }
+
+    /// The function's SQL name (as EXPLAIN shows a call).
+    pub fn sql_name(self) -> &'static str {
+        match self {
+            AggFunc::CountStar | AggFunc::Count => "count",
+            AggFunc::Sum => "sum",
+            AggFunc::Avg => "avg",
+            AggFunc::Min => "min",
+            AggFunc::Max => "max",
+            AggFunc::BoolAnd => "bool_and",
+            AggFunc::BoolOr => "bool_or",
+            AggFunc::Every => "every",
+            AggFunc::StringAgg => "string_agg",
+            AggFunc::ArrayAgg => "array_agg",
+            AggFunc::JsonbAgg => "jsonb_agg",
+            AggFunc::JsonbObjectAgg => "jsonb_object_agg",
+            AggFunc::JsonAgg => "json_agg",
+            AggFunc::JsonObjectAgg => "json_object_agg",
+            AggFunc::Grouping => "grouping",
+            AggFunc::BitAnd => "bit_and",
+            AggFunc::BitOr => "bit_or",
+            AggFunc::BitXor => "bit_xor",
+            AggFunc::Stat(s) => match s {
+                Stat::Stddev => "stddev",
+                Stat::StddevSamp => "stddev_samp",
+                Stat::StddevPop => "stddev_pop",
+                Stat::Variance => "variance",
+                Stat::VarSamp => "var_samp",
+                Stat::VarPop => "var_pop",
+            },
+            AggFunc::Regr(r) => match r {
+                Regr::Corr => "corr",
+                Regr::CovarPop => "covar_pop",
+                Regr::CovarSamp => "covar_samp",
+                Regr::Count => "regr_count",
+                Regr::Sxx => "regr_sxx",
+                Regr::Syy => "regr_syy",
+                Regr::Sxy => "regr_sxy",
+                Regr::AvgX => "regr_avgx",
+                Regr::AvgY => "regr_avgy",
+                Regr::Slope => "regr_slope",
+                Regr::Intercept => "regr_intercept",
+                Regr::R2 => "regr_r2",
+            },
+        }
     }
 }
 
@@ -113,16 +240,49 @@ impl AggCall {
             }
             return Ok(AggCall { func: AggFunc::CountStar, args, distinct, filter, order, ty: t(TypeId::Int8), arg_ty: None });
         }
-        let want = if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonObjectAgg) { 2 } else { 1 };
+        let want =
+            if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonObjectAgg | AggFunc::Regr(_)) { 2 } else { 1 };
         if args.len() != want {
             return Err(no_agg(name, &args));
+        }
+        if let AggFunc::Regr(r) = func {
+            // (double precision, double precision) only: every numeric type is cast to it
+            // implicitly, an untyped literal is read as one.
+            let f8 = Some(t(TypeId::Float8));
+            let mut cast = Vec::with_capacity(2);
+            for a in &args {
+                if !type_of(a).is_none_or(|ty| matches!(ty.id, TypeId::Float8 | TypeId::Float4 | TypeId::Numeric) || is_int(ty.id)) {
+                    return Err(no_agg(name, &args));
+                }
+            }
+            for a in args {
+                cast.push(crate::sql::func::to_type(a, f8)?);
+            }
+            for k in &order {
+                crate::sql::query::need_operator(type_of(&k.expr), true)?;
+            }
+            let ty = t(if r == Regr::Count { TypeId::Int8 } else { TypeId::Float8 });
+            return Ok(AggCall { func, args: cast, distinct, filter, order, ty, arg_ty: f8 });
+        }
+        if let (AggFunc::Stat(_), Scalar::Unknown(_)) = (func, &args[0]) {
+            // An untyped literal is read as double precision, the numeric category's
+            // preferred type.
+            let a = std::mem::replace(&mut args[0], Scalar::Const(Value::Null));
+            args[0] = coerce(a, Some(t(TypeId::Float8)))?;
+        }
+        if matches!(func, AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor) {
+            // Several input types and nothing to choose by (PostgreSQL's 42725).
+            if let Scalar::Unknown(_) = &args[0] {
+                return Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
+                    .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
+            }
         }
         // An untyped literal argument is text (bool for bool_and / bool_or).
         if matches!(func, AggFunc::JsonbAgg | AggFunc::JsonAgg) {
             // jsonb_agg(anyelement): an untyped argument has no type to resolve it by.
             crate::sql::jsonfn::polymorphic(&args[0])?;
         }
-        let lit_ty = if matches!(func, AggFunc::BoolAnd | AggFunc::BoolOr) { TypeId::Bool } else { TypeId::Text };
+        let lit_ty = if matches!(func, AggFunc::BoolAnd | AggFunc::BoolOr | AggFunc::Every) { TypeId::Bool } else { TypeId::Text };
         args = args.into_iter().map(|a| coerce(a, Some(t(lit_ty)))).collect::<Result<Vec<_>>>()?;
         if func == AggFunc::StringAgg {
             // string_agg(text, text): a char(n) argument is cast to text, losing its padding.
@@ -173,10 +333,20 @@ impl AggCall {
                 }
                 _ => return Err(no_agg(name, &args)),
             },
-            AggFunc::BoolAnd | AggFunc::BoolOr => match id {
+            AggFunc::BoolAnd | AggFunc::BoolOr | AggFunc::Every => match id {
                 Some(TypeId::Bool) => t(TypeId::Bool),
                 _ => return Err(no_agg(name, &args)),
             },
+            AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => match id {
+                Some(x @ (TypeId::Int2 | TypeId::Int4 | TypeId::Int8)) => t(x),
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::Stat(_) => match id {
+                Some(TypeId::Float4 | TypeId::Float8) => t(TypeId::Float8),
+                Some(x) if is_int(x) || x == TypeId::Numeric => t(TypeId::Numeric),
+                _ => return Err(no_agg(name, &args)),
+            },
+            AggFunc::Regr(_) => unreachable!("returned above"),
             AggFunc::StringAgg => {
                 let st = type_of(&args[1]).map(|t| t.id);
                 match (id, st) {
@@ -266,6 +436,25 @@ enum Acc {
     Items(Vec<Value>),
     /// DISTINCT or ORDER BY inside: the (arguments, sort keys) seen, folded at the end.
     Collect(Vec<(Row, Row)>),
+    /// bit_and / bit_or / bit_xor so far.
+    Bits(Option<i64>),
+    /// Statistics of integers up to integer: N, Σx, Σx² (exact).
+    StatInt(i64, i128, i128),
+    /// Statistics of bigint or numeric: N (finite inputs), Σx, Σx² (exact), and the count of
+    /// NaN and infinite inputs.
+    StatNum(Box<StatNum>),
+    /// Statistics of floats: float8_accum's N, Σx, Sxx.
+    StatF(f64, f64, f64),
+    /// float8_regr_accum's N, Sx, Sxx, Sy, Syy, Sxy.
+    Regr([f64; 6]),
+}
+
+#[derive(Clone, Debug)]
+struct StatNum {
+    n: i64,
+    sx: Numeric,
+    sxx: Numeric,
+    special: i64,
 }
 
 fn fresh(c: &AggCall) -> Acc {
@@ -289,7 +478,14 @@ fn plain(c: &AggCall) -> Acc {
         AggFunc::Avg => Acc::AvgF(0.0, 0),
         AggFunc::Min => Acc::Min(Value::Null),
         AggFunc::Max => Acc::Max(Value::Null),
-        AggFunc::BoolAnd | AggFunc::BoolOr => Acc::Bool(None),
+        AggFunc::BoolAnd | AggFunc::BoolOr | AggFunc::Every => Acc::Bool(None),
+        AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => Acc::Bits(None),
+        AggFunc::Stat(_) => match c.arg_ty.map(|t| t.id) {
+            Some(TypeId::Float4 | TypeId::Float8) => Acc::StatF(0.0, 0.0, 0.0),
+            Some(TypeId::Int2 | TypeId::Int4) => Acc::StatInt(0, 0, 0),
+            _ => Acc::StatNum(Box::new(StatNum { n: 0, sx: Numeric::zero(), sxx: Numeric::zero(), special: 0 })),
+        },
+        AggFunc::Regr(_) => Acc::Regr([0.0; 6]),
         AggFunc::StringAgg => Acc::Str(None),
         AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonAgg | AggFunc::JsonObjectAgg => {
             Acc::Items(Vec::new())
@@ -304,7 +500,49 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
     if !non_strict(c.func) && args.first().is_some_and(|v| *v == Value::Null) {
         return Ok(());
     }
+    if matches!(c.func, AggFunc::Regr(_)) && args.get(1).is_some_and(|v| *v == Value::Null) {
+        return Ok(());
+    }
     match acc {
+        Acc::Bits(b) => {
+            let x = expr::as_i64(&args[0]).ok_or_else(|| PgError::internal("bit_and of a non-integer"))?;
+            *b = Some(match (*b, c.func) {
+                (None, _) => x,
+                (Some(y), AggFunc::BitAnd) => y & x,
+                (Some(y), AggFunc::BitOr) => y | x,
+                (Some(y), _) => y ^ x,
+            });
+        }
+        Acc::StatInt(n, sx, sxx) => {
+            let x = i128::from(expr::as_i64(&args[0]).ok_or_else(|| PgError::internal("stddev of a non-integer"))?);
+            *n += 1;
+            *sx += x;
+            // Each square is below 2^62: 2^64 of them fit.
+            *sxx = sxx.checked_add(x * x).ok_or_else(|| PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range"))?;
+        }
+        Acc::StatNum(st) => {
+            let x = match &args[0] {
+                Value::Numeric(x) => x.clone(),
+                v => Numeric::from_i64(expr::as_i64(v).ok_or_else(|| PgError::internal("stddev of a non-number"))?),
+            };
+            if !x.is_finite() {
+                // do_numeric_accum counts NaN and infinities apart from the sums.
+                st.special += 1;
+            } else {
+                st.n += 1;
+                st.sxx = st.sxx.add(&x.mul(&x)?)?;
+                st.sx = st.sx.add(&x)?;
+            }
+        }
+        Acc::StatF(n, sx, sxx) => {
+            let x = expr::as_f64(&args[0]).ok_or_else(|| PgError::internal("stddev of a non-float"))?;
+            float8_accum(n, sx, sxx, x)?;
+        }
+        Acc::Regr(t) => {
+            let y = expr::as_f64(&args[0]).ok_or_else(|| PgError::internal("regression of a non-float"))?;
+            let x = expr::as_f64(&args[1]).ok_or_else(|| PgError::internal("regression of a non-float"))?;
+            float8_regr_accum(t, y, x)?;
+        }
         Acc::Count(n) => *n += 1,
         Acc::SumInt(s) => *s = Some(s.unwrap_or(0) + i128::from(expr::as_i64(&args[0]).unwrap_or(0))),
         Acc::SumF4(s) => {
@@ -382,7 +620,7 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
             let x = args[0] == Value::Bool(true);
             *b = Some(match (*b, c.func) {
                 (None, _) => x,
-                (Some(y), AggFunc::BoolAnd) => y && x,
+                (Some(y), AggFunc::BoolAnd | AggFunc::Every) => y && x,
                 (Some(y), _) => y || x,
             });
         }
@@ -422,6 +660,39 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
 
 fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
     Ok(match acc {
+        Acc::Bits(b) => match (b, c.ty.id) {
+            (None, _) => Value::Null,
+            (Some(v), TypeId::Int2) => Value::Int2(v as i16),
+            (Some(v), TypeId::Int4) => Value::Int4(v as i32),
+            (Some(v), _) => Value::Int8(v),
+        },
+        Acc::StatInt(n, sx, sxx) => {
+            let AggFunc::Stat(s) = c.func else { return Err(PgError::internal("a statistic's state for another aggregate")) };
+            let (sample, stddev) = s.sample_stddev();
+            let (sx, sxx) = (Numeric::parse(&sx.to_string())?, Numeric::parse(&sxx.to_string())?);
+            Numeric::stddev_internal(n, 0, &sx, &sxx, !stddev, sample)?.map_or(Value::Null, Value::Numeric)
+        }
+        Acc::StatNum(st) => {
+            let AggFunc::Stat(s) = c.func else { return Err(PgError::internal("a statistic's state for another aggregate")) };
+            let (sample, stddev) = s.sample_stddev();
+            Numeric::stddev_internal(st.n, st.special, &st.sx, &st.sxx, !stddev, sample)?.map_or(Value::Null, Value::Numeric)
+        }
+        Acc::StatF(n, _, sxx) => {
+            let AggFunc::Stat(s) = c.func else { return Err(PgError::internal("a statistic's state for another aggregate")) };
+            let (sample, stddev) = s.sample_stddev();
+            // float8_var_samp / _pop and float8_stddev_samp / _pop.
+            let var = match sample {
+                true if n <= 1.0 => return Ok(Value::Null),
+                false if n == 0.0 => return Ok(Value::Null),
+                true => sxx / (n - 1.0),
+                false => sxx / n,
+            };
+            Value::Float8(if stddev { var.sqrt() } else { var })
+        }
+        Acc::Regr(t) => {
+            let AggFunc::Regr(r) = c.func else { return Err(PgError::internal("a regression state for another aggregate")) };
+            regr_final(r, t)
+        }
         Acc::Count(n) => Value::Int8(n),
         Acc::SumInt(None) | Acc::SumF4(None) | Acc::SumF8(None) => Value::Null,
         Acc::SumInt(Some(s)) => {
@@ -490,13 +761,22 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Items(items) => array_agg_result(c, items)?,
         Acc::Collect(mut rows) => {
             if c.distinct && c.order.is_empty() {
-                // DISTINCT without ORDER BY: PostgreSQL sorts the values to find the distinct
-                // ones, so they come out in ascending order (NULLs last).
-                rows.sort_by(|a, b| match (&a.0[0], &b.0[0]) {
-                    (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
-                    (Value::Null, _) => std::cmp::Ordering::Greater,
-                    (_, Value::Null) => std::cmp::Ordering::Less,
-                    (x, y) => bpchar_compare(c, x, y).unwrap_or(std::cmp::Ordering::Equal),
+                // DISTINCT without ORDER BY: PostgreSQL sorts the arguments to find the
+                // distinct ones, so they come out in ascending order (NULLs last).
+                rows.sort_by(|a, b| {
+                    for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
+                        let o = match (x, y) {
+                            (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
+                            (Value::Null, _) => std::cmp::Ordering::Greater,
+                            (_, Value::Null) => std::cmp::Ordering::Less,
+                            (x, y) if i == 0 => bpchar_compare(c, x, y).unwrap_or(std::cmp::Ordering::Equal),
+                            (x, y) => expr::compare(x, y).unwrap_or(std::cmp::Ordering::Equal),
+                        };
+                        if o != std::cmp::Ordering::Equal {
+                            return o;
+                        }
+                    }
+                    std::cmp::Ordering::Equal
                 });
             }
             rows.sort_by(|a, b| compare_keys(&a.1, &b.1, &c.order));
@@ -505,9 +785,9 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             let mut key = Vec::new();
             for (args, _) in rows {
                 if c.distinct {
-                    // DISTINCT compares the first argument (string_agg's separator is not
-                    // part of the value).
-                    key_of(&args[..1], &mut key);
+                    // DISTINCT compares every argument (string_agg's separator too, as
+                    // PostgreSQL's sort of the aggregate's input does).
+                    key_of(&args, &mut key);
                     if !seen.insert(key.clone()) {
                         continue;
                     }
@@ -517,6 +797,109 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
             finish(c, acc)?
         }
     })
+}
+
+fn float_overflow() -> PgError {
+    PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow")
+}
+
+/// PostgreSQL's float8_accum: the Youngs-Cramer update of (N, Σx, Sxx) by `x`. Finite inputs
+/// whose sums overflow are an error; an infinite or NaN input makes Sxx NaN.
+fn float8_accum(n: &mut f64, sx: &mut f64, sxx: &mut f64, x: f64) -> Result<()> {
+    let (n0, sx0) = (*n, *sx);
+    *n += 1.0;
+    *sx += x;
+    if n0 > 0.0 {
+        let tmp = x * *n - *sx;
+        *sxx += tmp * tmp / (*n * n0);
+        if sx.is_infinite() || sxx.is_infinite() {
+            if !sx0.is_infinite() && !x.is_infinite() {
+                return Err(float_overflow());
+            }
+            *sxx = f64::NAN;
+        }
+    } else if x.is_infinite() || x.is_nan() {
+        *sxx = f64::NAN;
+    }
+    Ok(())
+}
+
+/// PostgreSQL's float8_regr_accum: the Youngs-Cramer update of (N, Sx, Sxx, Sy, Syy, Sxy)
+/// by one (y, x) pair.
+fn float8_regr_accum(t: &mut [f64; 6], y: f64, x: f64) -> Result<()> {
+    let [n0, sx0, _, sy0, _, _] = *t;
+    let [n, sx, sxx, sy, syy, sxy] = t;
+    *n += 1.0;
+    *sx += x;
+    *sy += y;
+    if n0 > 0.0 {
+        let tx = x * *n - *sx;
+        let ty = y * *n - *sy;
+        let scale = 1.0 / (*n * n0);
+        *sxx += tx * tx * scale;
+        *syy += ty * ty * scale;
+        *sxy += tx * ty * scale;
+        if sx.is_infinite() || sxx.is_infinite() {
+            if !sx0.is_infinite() && !x.is_infinite() {
+                return Err(float_overflow());
+            }
+            *sxx = f64::NAN;
+        }
+        if sy.is_infinite() || syy.is_infinite() {
+            if !sy0.is_infinite() && !y.is_infinite() {
+                return Err(float_overflow());
+            }
+            *syy = f64::NAN;
+        }
+        if sxy.is_infinite() {
+            if !sx0.is_infinite() && !x.is_infinite() && !sy0.is_infinite() && !y.is_infinite() {
+                return Err(float_overflow());
+            }
+            *sxy = f64::NAN;
+        }
+    } else {
+        if x.is_infinite() || x.is_nan() {
+            *sxx = f64::NAN;
+            *sxy = f64::NAN;
+        }
+        if y.is_infinite() || y.is_nan() {
+            *syy = f64::NAN;
+            *sxy = f64::NAN;
+        }
+    }
+    Ok(())
+}
+
+/// The final functions of the two-variable statistics (float8_corr, float8_covar_*,
+/// float8_regr_*): NULL without rows (covar_samp: fewer than two), and where PostgreSQL's
+/// answer is undefined (a vertical or horizontal line).
+fn regr_final(r: Regr, t: [f64; 6]) -> Value {
+    let [n, sx, sxx, sy, syy, sxy] = t;
+    if r == Regr::Count {
+        return Value::Int8(n as i64);
+    }
+    if n < 1.0 || (r == Regr::CovarSamp && n < 2.0) {
+        return Value::Null;
+    }
+    let v = match r {
+        Regr::Sxx => sxx,
+        Regr::Syy => syy,
+        Regr::Sxy => sxy,
+        Regr::AvgX => sx / n,
+        Regr::AvgY => sy / n,
+        Regr::CovarPop => sxy / n,
+        Regr::CovarSamp => sxy / (n - 1.0),
+        Regr::Corr if sxx == 0.0 || syy == 0.0 => return Value::Null,
+        Regr::Corr => sxy / (sxx * syy).sqrt(),
+        Regr::R2 if sxx == 0.0 => return Value::Null,
+        Regr::R2 if syy == 0.0 => 1.0,
+        Regr::R2 => (sxy * sxy) / (sxx * syy),
+        Regr::Slope | Regr::Intercept if sxx == 0.0 => return Value::Null,
+        Regr::Slope => sxy / sxx,
+        Regr::Intercept => (sy - sx * sxy / sxx) / n,
+        Regr::Count => unreachable!("returned above"),
+    };
+    Value::Float8(v)
 }
 
 /// array_agg's result: a one-dimensional array of the inputs, or for array inputs an array of

@@ -1002,25 +1002,14 @@ impl SubRunner for Exec<'_> {
                 let rows = if link.correlated { Rc::new(self.collect(&link.plan, &stack)?) } else { self.cached(id, &link.plan, &stack)? };
                 let mut saw_null = false;
                 for r in rows.iter() {
-                    // Row-wise: `=` is false at the first unequal pair, else NULL if a pair
-                    // had a NULL, else true; `<>` is its negation.
-                    let (mut unequal, mut null) = (false, false);
-                    for (x, y) in xs.iter().zip(r.iter()) {
-                        if *x == Value::Null || *y == Value::Null {
-                            null = true;
-                        } else if expr::compare(x, y)? != std::cmp::Ordering::Equal {
-                            unequal = true;
-                            break;
+                    // Each row compared row-wise (`row_compare`), then combined as ANY / ALL
+                    // combine single comparisons.
+                    let holds = match row_compare(op, &xs, r)? {
+                        Value::Bool(h) => h,
+                        _ => {
+                            saw_null = true;
+                            continue;
                         }
-                    }
-                    if !unequal && null {
-                        saw_null = true;
-                        continue;
-                    }
-                    let holds = match op {
-                        CmpOp::Eq => !unequal,
-                        CmpOp::Ne => unequal,
-                        _ => return Err(PgError::internal("a row compared with a subquery's rows by an ordering")),
                     };
                     if any && holds {
                         return Ok(Value::Bool(true));

@@ -192,14 +192,14 @@ fn names(node: &Node) -> Vec<String> {
 fn win_name(c: &exec::WinCall, _n: &[String]) -> String {
     match &c.kind {
         exec::window::WinKind::Func(f) => format!("{f:?}").to_lowercase(),
-        exec::window::WinKind::Agg(a) => format!("{:?}", a.func).to_lowercase(),
+        exec::window::WinKind::Agg(a) => a.func.sql_name().to_string(),
     }
 }
 
 fn agg_text(c: &exec::AggCall, n: &[String]) -> String {
     let name = match c.func {
         exec::AggFunc::CountStar => return "count(*)".into(),
-        f => format!("{f:?}").to_lowercase(),
+        f => f.sql_name().to_string(),
     };
     let args: Vec<String> = c.args.iter().map(|a| show(a, n)).collect();
     format!("{name}({}{})", if c.distinct { "DISTINCT " } else { "" }, args.join(", "))
@@ -291,6 +291,9 @@ fn show(e: &Scalar, n: &[String]) -> String {
             }
             exec::SubKind::Any(op) if !l.lhs_row.is_empty() => {
                 format!("(({}) {} ANY (SubPlan))", l.lhs_row.iter().map(sh).collect::<Vec<_>>().join(", "), op.symbol())
+            }
+            exec::SubKind::All(op) if !l.lhs_row.is_empty() => {
+                format!("(({}) {} ALL (SubPlan))", l.lhs_row.iter().map(sh).collect::<Vec<_>>().join(", "), op.symbol())
             }
             exec::SubKind::Any(op) => format!("({} {} ANY (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),
             exec::SubKind::All(op) => format!("({} {} ALL (SubPlan))", l.lhs.as_ref().map(sh).unwrap_or_default(), op.symbol()),

@@ -866,9 +866,30 @@ impl Binder<'_> {
             Expr::InList { expr, list, negated } => {
                 let x = self.bind(expr)?;
                 let tx = base_type(type_of(&x));
+                let bound = list.iter().map(|l| self.bind(l)).collect::<Result<Vec<_>>>()?;
+                // PostgreSQL's transformAExprIn: when more than one item reads no column of
+                // this query, those items take the common type of the operand and them
+                // (`0.1::real IN (0.1::numeric, 2)` compares reals) and become one array;
+                // the others, or all when no common type exists, compare one by one.
+                let reads_row = |e: &Scalar| {
+                    let mut found = false;
+                    e.visit(&mut |s| found |= matches!(s, Scalar::Col(..) | Scalar::Agg(..) | Scalar::Win(..) | Scalar::SubLink(..)));
+                    found
+                };
+                let plain: Vec<bool> = bound.iter().map(|b| !reads_row(b)).collect();
+                let common = if plain.iter().filter(|p| **p).count() > 1 {
+                    let mut tys = vec![type_of(&x)];
+                    tys.extend(bound.iter().zip(&plain).filter(|(_, p)| **p).map(|(b, _)| type_of(b)));
+                    super::func::common_type(&tys, "IN").ok().flatten().filter(|t| !matches!(t.id, TypeId::Record(_)))
+                } else {
+                    None
+                };
                 let mut items = Vec::with_capacity(list.len());
-                for l in list {
-                    let b = coerce(self.bind(l)?, tx)?;
+                for (b, p) in bound.into_iter().zip(plain) {
+                    let b = match common {
+                        Some(ct) if p => super::func::to_type(b, Some(ct))?,
+                        _ => coerce(b, tx)?,
+                    };
                     // Each item must compare with the operand (`=`, `<>` for NOT IN), checked
                     // when bound as in PostgreSQL, not when a row meets it.
                     compare_scalars(if *negated { CmpOp::Ne } else { CmpOp::Eq }, x.clone(), b.clone())
@@ -1107,7 +1128,7 @@ fn record_field(r: Scalar, field: &str) -> Result<Scalar> {
 /// (back-references, look-around, `\b`, `\x`, `\m`, `[[.x.]]`, embedded options, ...) is refused
 /// with 0A000 rather than read differently. `~*` folds ASCII letters only, as PostgreSQL under C:
 /// a non-ASCII pattern is refused, and non-ASCII text is refused when matched.
-fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Result<Scalar> {
+pub(super) fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Result<Scalar> {
     let a = coerce(a, Some(SqlType::new(TypeId::Text)))?;
     if let Some(t) = type_of(&a) {
         if !is_text(t.id) {
@@ -1364,7 +1385,8 @@ fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Optio
         return Ok(None);
     }
     let id = |t: Option<SqlType>| t.map(|t| t.id);
-    let int = |t: Option<SqlType>| t.is_some_and(|t| is_int(t.id));
+    // date ± integer takes int4 (a smallint widens to it; a bigint does not narrow: 42883).
+    let int = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Int2 | TypeId::Int4));
     let f = super::func::Func::DateAdd;
     let date = SqlType::new(TypeId::Date);
     Ok(Some(match (o, id(ta), id(tb)) {
@@ -1769,12 +1791,12 @@ pub fn eval_with_session(e: &Scalar, s: &crate::session::Session, row: &[Value],
 }
 
 /// Whether `e` calls a volatile function, one whose value may change from call to call
-/// (the sequence functions, `gen_random_uuid`): such an expression is evaluated for each row,
+/// (the sequence functions, `gen_random_uuid`, `random`): such an expression is evaluated for each row,
 /// never once per statement.
 pub fn calls_volatile(e: &Scalar) -> bool {
     use super::func::Func;
     let mut found = false;
-    e.visit(&mut |x| found |= matches!(x, Scalar::Func(Func::Seq(_) | Func::GenRandomUuid, ..)));
+    e.visit(&mut |x| found |= matches!(x, Scalar::Func(Func::Seq(_) | Func::GenRandomUuid | Func::Random, ..)));
     found
 }
 
@@ -2121,7 +2143,14 @@ impl Scalar {
             Scalar::NullIf(a, b) => {
                 let x = a.eval_cx(row, cx)?;
                 let y = b.eval_cx(row, cx)?;
-                if x != Value::Null && y != Value::Null && compare(&x, &y)? == Ordering::Equal {
+                let equal = match (&x, &y) {
+                    // char(n) on either side (the binder has turned a text pairing into
+                    // text): bpchareq, without trailing blanks.
+                    (Value::Text(p), Value::Text(q)) if is_bpchar(a) || is_bpchar(b) => p.trim_end_matches(' ') == q.trim_end_matches(' '),
+                    (Value::Null, _) | (_, Value::Null) => false,
+                    _ => compare(&x, &y)? == Ordering::Equal,
+                };
+                if equal {
                     Value::Null
                 } else {
                     x
@@ -2304,7 +2333,8 @@ fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
         as_f64(x).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
         as_f64(y).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
     );
-    if op == ArithOp::Div && b == 0.0 {
+    // float8_div / float4_div: NaN divided by zero is NaN, not an error.
+    if op == ArithOp::Div && b == 0.0 && !a.is_nan() {
         return Err(PgError::new("22012", "division by zero"));
     }
     if result == TypeId::Float4 {

@@ -140,6 +140,30 @@ pub enum Func {
     Json(super::jsonfn::JsonFunc),
     /// `gen_random_uuid()`: volatile (evaluated for each row, never once per statement).
     GenRandomUuid,
+    /// `random()`: volatile, a double precision in [0, 1) with 53 random bits.
+    Random,
+    /// `num_nulls(...)` (false) / `num_nonnulls(...)` (true): any arguments, not strict.
+    NumNulls(bool),
+    /// `isfinite(date | timestamp | timestamptz | interval)`.
+    IsFinite,
+    /// `bit_length(text | bytea)`.
+    BitLength,
+    /// `sha224` / `sha256` / `sha384` / `sha512(bytea)`: the digest (its size in bits).
+    Sha(u16),
+    /// `encode(bytea, format)`.
+    Encode,
+    /// `decode(text, format)`.
+    Decode,
+    /// `date_bin(stride, source, origin)` over timestamp or timestamptz.
+    DateBin,
+    /// `make_timestamp(year, month, mday, hour, min, sec)`.
+    MakeTimestamp,
+    /// `overlay(s PLACING r FROM n [FOR m])` of text.
+    Overlay,
+    /// `format(fmt, args...)` (`sql::strformat`; not strict).
+    Format,
+    /// `scale(numeric)` (0), `min_scale(numeric)` (1), `trim_scale(numeric)` (2).
+    NumScale(u8),
     /// timestamp / timestamptz / date plus (false) or minus (true) an interval
     /// (`types::interval::timestamp_plus`); a date is a timestamp at midnight first.
     TsInterval(bool),
@@ -200,7 +224,8 @@ fn arg_as(name: &str, all: &[Scalar], a: Scalar, ty: SqlType) -> Result<Scalar> 
         Some(at) if is_text(at.id) && is_text(ty.id) => Ok(a),
         Some(at) if is_num(at.id) && matches!(ty.id, TypeId::Float8) => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(at) if is_int(at.id) && ty.id == TypeId::Numeric => Ok(Scalar::Cast(Box::new(a), ty)),
-        Some(at) if is_int(at.id) && is_int(ty.id) => Ok(Scalar::Cast(Box::new(a), ty)),
+        // Integers widen implicitly (smallint to integer to bigint), never narrow.
+        Some(at) if is_int(at.id) && is_int(ty.id) && int_rank(at.id) <= int_rank(ty.id) => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(at) if at.id == TypeId::Date && ty.id == TypeId::Timestamp => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(_) => Err(no_function(name, all)),
     }
@@ -535,6 +560,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 0, 0)?;
             (Func::GenRandomUuid, args, t(TypeId::Uuid))
         }
+        "random" => {
+            arity(name, &args, 0, 0)?;
+            (Func::Random, args, t(TypeId::Float8))
+        }
         "starts_with" => {
             arity(name, &args, 2, 2)?;
             (Func::StartsWith, each(args, &[text(), text()])?, t(TypeId::Bool))
@@ -556,6 +585,101 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "make_date" => {
             arity(name, &args, 3, 3)?;
             (Func::MakeDate, each(args, &[int4, int4, int4])?, t(TypeId::Date))
+        }
+        "scale" | "min_scale" | "trim_scale" => {
+            arity(name, &args, 1, 1)?;
+            let (which, ty) = match name {
+                "scale" => (0, int4),
+                "min_scale" => (1, int4),
+                _ => (2, t(TypeId::Numeric)),
+            };
+            (Func::NumScale(which), each(args, &[t(TypeId::Numeric)])?, ty)
+        }
+        "format" => {
+            if args.is_empty() {
+                return Err(no_function(name, &args));
+            }
+            let mut it = args.into_iter();
+            let mut out = vec![arg_as(name, &all, it.next().expect("a format"), text())?];
+            for a in it {
+                out.push(coerce(a, Some(text()))?);
+            }
+            (Func::Format, out, text())
+        }
+        "overlay" => {
+            arity(name, &args, 3, 4)?;
+            if type_of(&args[0]).is_some_and(|t| t.id == TypeId::Bytea) {
+                return Err(PgError::feature("overlay() of bytea is not supported by heapstore yet"));
+            }
+            (Func::Overlay, each(args, &[text(), text(), int4, int4])?, text())
+        }
+        "make_timestamp" => {
+            arity(name, &args, 6, 6)?;
+            (Func::MakeTimestamp, each(args, &[int4, int4, int4, int4, int4, t(TypeId::Float8)])?, t(TypeId::Timestamp))
+        }
+        "num_nulls" | "num_nonnulls" => {
+            if args.is_empty() {
+                return Err(no_function(name, &args));
+            }
+            // VARIADIC "any": untyped literals are text.
+            let args = args.into_iter().map(|a| coerce(a, Some(text()))).collect::<Result<Vec<_>>>()?;
+            (Func::NumNulls(name == "num_nonnulls"), args, int4)
+        }
+        "isfinite" => {
+            arity(name, &args, 1, 1)?;
+            match type_of(&args[0]).map(|t| t.id) {
+                Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => (Func::IsFinite, args, t(TypeId::Bool)),
+                None if matches!(args[0], Scalar::Unknown(_)) => {
+                    return Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
+                        .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
+                }
+                _ => return Err(no_function(name, &args)),
+            }
+        }
+        "bit_length" => {
+            arity(name, &args, 1, 1)?;
+            match type_of(&args[0]).map(|t| t.id) {
+                Some(TypeId::Bytea) => (Func::BitLength, args, int4),
+                _ => (Func::BitLength, each(args, &[text()])?, int4),
+            }
+        }
+        "sha224" | "sha256" | "sha384" | "sha512" => {
+            arity(name, &args, 1, 1)?;
+            let bits = name[3..].parse().expect("a digest size");
+            (Func::Sha(bits), each(args, &[t(TypeId::Bytea)])?, t(TypeId::Bytea))
+        }
+        "encode" => {
+            arity(name, &args, 2, 2)?;
+            (Func::Encode, each(args, &[t(TypeId::Bytea), text()])?, text())
+        }
+        "decode" => {
+            arity(name, &args, 2, 2)?;
+            (Func::Decode, each(args, &[text(), text()])?, t(TypeId::Bytea))
+        }
+        "date_bin" => {
+            arity(name, &args, 3, 3)?;
+            // date_bin(interval, timestamp, timestamp) when a timestamp without time zone is
+            // given and nothing needs timestamptz; otherwise the timestamptz form (its
+            // category's preferred type: dates and untyped literals resolve to it).
+            let ids: Vec<Option<TypeId>> = args[1..].iter().map(|a| type_of(a).map(|t| t.id)).collect();
+            for id in ids.iter().flatten() {
+                if !matches!(id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz) {
+                    return Err(no_function(name, &args));
+                }
+            }
+            let plain = ids.contains(&Some(TypeId::Timestamp)) && !ids.contains(&Some(TypeId::Timestamptz));
+            let ty = t(if plain { TypeId::Timestamp } else { TypeId::Timestamptz });
+            let mut it = args.into_iter();
+            let stride = arg_as(name, &all, it.next().expect("three arguments"), t(TypeId::Interval))?;
+            let mut out = vec![stride];
+            for a in it {
+                out.push(match type_of(&a) {
+                    None => coerce(a, Some(ty))?,
+                    Some(x) if x.id == ty.id => a,
+                    Some(_) => Scalar::Cast(Box::new(a), ty),
+                });
+            }
+            (Func::DateBin, out, ty)
         }
         "age" => {
             arity(name, &args, 2, 2)?;
@@ -601,8 +725,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "width_bucket",
     "div",
     "exp",
-    "scale",
-    "trim_scale",
     "regexp_replace",
     "regexp_match",
     "regexp_matches",
@@ -659,37 +781,16 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "jsonb_path_query_first",
     "jsonb_path_exists",
     "jsonb_path_match",
-    "format",
-    "overlay",
-    "encode",
-    "decode",
-    "sha256",
-    "random",
     "setseed",
     "clock_timestamp",
     "statement_timestamp",
     "timeofday",
-    "make_timestamp",
     "make_interval",
-    "date_bin",
-    "isfinite",
-    "num_nulls",
-    "num_nonnulls",
-    "bit_length",
     "char_length",
     "cardinality",
-    "stddev",
-    "variance",
-    "stddev_pop",
-    "stddev_samp",
-    "var_pop",
-    "var_samp",
-    "corr",
     "percentile_cont",
     "percentile_disc",
     "mode",
-    "bit_and",
-    "bit_or",
     "xmlagg",
     "json_agg",
 ];
@@ -948,6 +1049,24 @@ const RESERVED: &[&str] = &[
 ];
 
 /// `quote_ident`: as PostgreSQL's quote_identifier.
+/// `quote_literal_cstr`: `'...'` with quotes doubled; `E'...'` with backslashes doubled too
+/// when there is any.
+pub fn quote_literal(v: &str) -> String {
+    let mut out = String::with_capacity(v.len() + 3);
+    if v.contains('\\') {
+        out.push('E');
+    }
+    out.push('\'');
+    for c in v.chars() {
+        if c == '\'' || c == '\\' {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
 pub fn quote_ident(v: &str) -> String {
     let plain = v.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
         && v.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -987,8 +1106,18 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if f == Func::GenRandomUuid {
         return Ok(Value::Uuid(crate::types::uuid::random()?));
     }
+    if f == Func::Random {
+        return Ok(Value::Float8(random_f64()?));
+    }
     if let Func::Seq(sf) = f {
         return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
+    }
+    if f == Func::Format {
+        return super::strformat::format(args);
+    }
+    if let Func::NumNulls(non) = f {
+        let nulls = args.iter().filter(|v| **v == Value::Null).count();
+        return Ok(Value::Int4(if non { args.len() - nulls } else { nulls } as i32));
     }
     let strict = !matches!(f, Func::Concat | Func::ConcatWs | Func::FormatType | Func::QuoteNullable);
     if f == Func::QuoteNullable && args[0] == Value::Null {
@@ -1056,6 +1185,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::JsonBuildObject
         | Func::JsonBuildArray
         | Func::GenRandomUuid
+        | Func::Random
         | Func::TsInterval(_)
         | Func::TsDiff
         | Func::IntervalArith(_)
@@ -1075,24 +1205,47 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Initcap => Value::Text(initcap(s0())),
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
+        Func::NumNulls(_) | Func::Format => unreachable!("handled above"),
+        Func::NumScale(_) => unreachable!("numeric_call_eval answers it"),
+        Func::IsFinite => Value::Bool(match &args[0] {
+            Value::Date(d) => *d != i32::MIN && *d != i32::MAX,
+            Value::Timestamp(t) | Value::Timestamptz(t) => *t != i64::MIN && *t != i64::MAX,
+            _ => true,
+        }),
+        Func::BitLength => Value::Int4(match &args[0] {
+            Value::Bytea(b) => b.len() as i32 * 8,
+            v => text_arg(v).len() as i32 * 8,
+        }),
+        Func::Sha(bits) => {
+            use sha2::Digest;
+            let Value::Bytea(b) = &args[0] else { return Err(PgError::internal("sha2 of a non-bytea")) };
+            Value::Bytea(match bits {
+                224 => sha2::Sha224::digest(b).to_vec(),
+                256 => sha2::Sha256::digest(b).to_vec(),
+                384 => sha2::Sha384::digest(b).to_vec(),
+                _ => sha2::Sha512::digest(b).to_vec(),
+            })
+        }
+        Func::Encode => {
+            let Value::Bytea(b) = &args[0] else { return Err(PgError::internal("encode of a non-bytea")) };
+            let enc = crate::types::bytea::Encoding::named(text_arg(&args[1]))?;
+            Value::Text(crate::types::bytea::encode(b, enc))
+        }
+        Func::Decode => {
+            let enc = crate::types::bytea::Encoding::named(text_arg(&args[1]))?;
+            Value::Bytea(crate::types::bytea::decode(s0(), enc)?)
+        }
+        Func::DateBin => date_bin(args)?,
+        Func::MakeTimestamp => make_timestamp(args)?,
+        Func::Overlay => {
+            let (s, r) = (s0(), text_arg(&args[1]));
+            let start = int_arg(&args[2]);
+            let len = if args.len() > 3 { int_arg(&args[3]) } else { char_count(r) };
+            overlay(s, r, start, len)?
+        }
         Func::SizePretty => Value::Text(size_pretty(int_arg(&args[0]))),
         Func::QuoteIdent => Value::Text(quote_ident(s0())),
-        Func::QuoteLiteral | Func::QuoteNullable => {
-            let v = s0();
-            let mut out = String::with_capacity(v.len() + 3);
-            if v.contains('\\') {
-                out.push('E');
-            }
-            out.push('\'');
-            for c in v.chars() {
-                if c == '\'' || c == '\\' {
-                    out.push(c);
-                }
-                out.push(c);
-            }
-            out.push('\'');
-            Value::Text(out)
-        }
+        Func::QuoteLiteral | Func::QuoteNullable => Value::Text(quote_literal(s0())),
         Func::Substr => Value::Text(substr(s0(), int_arg(&args[1]), args.get(2).map(int_arg))?),
         Func::StrPos => {
             let (h, n) = (s0(), text_arg(&args[1]));
@@ -1253,8 +1406,24 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             _ => Value::Null,
         },
         Func::Cbrt => Value::Float8(libm_cbrt(float_arg(&args[0]))),
-        Func::Degrees => Value::Float8(float_arg(&args[0]).to_degrees()),
-        Func::Radians => Value::Float8(float_arg(&args[0]).to_radians()),
+        // float8_div / float8_mul by RADIANS_PER_DEGREE, with their overflow and underflow
+        // checks (Rust's to_degrees multiplies by 180/π, which rounds differently).
+        Func::Degrees => {
+            let x = float_arg(&args[0]);
+            let r = x / RADIANS_PER_DEGREE;
+            if r.is_infinite() && x.is_finite() {
+                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: overflow"));
+            }
+            Value::Float8(r)
+        }
+        Func::Radians => {
+            let x = float_arg(&args[0]);
+            let r = x * RADIANS_PER_DEGREE;
+            if r == 0.0 && x != 0.0 {
+                return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "value out of range: underflow"));
+            }
+            Value::Float8(r)
+        }
         Func::WidthBucket => {
             Value::Int4(width_bucket_float8(float_arg(&args[0]), float_arg(&args[1]), float_arg(&args[2]), int_arg(&args[3]) as i32)?)
         }
@@ -1390,6 +1559,156 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
 
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
+/// PostgreSQL's RADIANS_PER_DEGREE (0.0174532925199432957692 as a double).
+const RADIANS_PER_DEGREE: f64 = 0.017_453_292_519_943_295;
+
+/// `random()`: the top 53 bits of a per-thread xoshiro256** generator, seeded from the
+/// operating system the first time a thread draws, scaled to [0, 1) as PostgreSQL's
+/// pg_prng_double does. (`setseed` is not supported: sessions do not own a generator.)
+fn random_f64() -> Result<f64> {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<Option<[u64; 4]>> = const { Cell::new(None) };
+    }
+    let mut s = match STATE.with(Cell::get) {
+        Some(s) => s,
+        None => {
+            let mut seed = [0u8; 32];
+            getrandom::getrandom(&mut seed).map_err(|e| PgError::internal(format!("could not generate random values: {e}")))?;
+            let mut s = [0u64; 4];
+            for (i, w) in s.iter_mut().enumerate() {
+                *w = u64::from_le_bytes(seed[i * 8..i * 8 + 8].try_into().expect("eight bytes"));
+            }
+            if s == [0; 4] {
+                s[0] = 1;
+            }
+            s
+        }
+    };
+    let r = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+    let t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = s[3].rotate_left(45);
+    STATE.with(|c| c.set(Some(s)));
+    Ok((r >> 11) as f64 * (1.0 / (1u64 << 53) as f64))
+}
+
+/// `date_bin(stride, source, origin)` (timestamp_bin / timestamptz_bin, which read no time
+/// zone): the start of the stride-wide bin, counted from `origin`, that holds `source`. An
+/// infinite source is returned as it is; an infinite origin, a stride with months, a stride
+/// not above zero and overflow are errors, as in PostgreSQL.
+fn date_bin(args: &[Value]) -> Result<Value> {
+    let Value::Interval(stride) = &args[0] else { return Err(PgError::internal("date_bin without an interval")) };
+    let (ts, tz) = match &args[1] {
+        Value::Timestamp(t) => (*t, false),
+        Value::Timestamptz(t) => (*t, true),
+        _ => return Err(PgError::internal("date_bin of a non-timestamp")),
+    };
+    let origin = match &args[2] {
+        Value::Timestamp(t) | Value::Timestamptz(t) => *t,
+        _ => return Err(PgError::internal("date_bin from a non-timestamp")),
+    };
+    let wrap = |t: i64| if tz { Value::Timestamptz(t) } else { Value::Timestamp(t) };
+    if ts == i64::MIN || ts == i64::MAX {
+        return Ok(wrap(ts));
+    }
+    let range = |m: &str| PgError::new("22008", m.to_string());
+    if origin == i64::MIN || origin == i64::MAX {
+        return Err(range("origin out of range"));
+    }
+    if stride.months != 0 {
+        return Err(PgError::feature("timestamps cannot be binned into intervals containing months or years"));
+    }
+    let stride_us = i64::from(stride.days)
+        .checked_mul(USECS_PER_DAY)
+        .and_then(|d| d.checked_add(stride.micros))
+        .ok_or_else(|| range("interval out of range"))?;
+    if stride_us <= 0 {
+        return Err(range("stride must be greater than zero"));
+    }
+    let diff = ts.checked_sub(origin).ok_or_else(|| range("interval out of range"))?;
+    // The bin's start at or before the source, also when the origin is after it.
+    let delta = diff - diff.rem_euclid(stride_us);
+    let r = origin.checked_add(delta).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
+    Ok(wrap(r.ok_or_else(|| range("timestamp out of range"))?))
+}
+
+/// C's `%02g` of a seconds value (for make_timestamp's messages): six significant digits,
+/// trailing zeros dropped, an exponent outside 1e-4..1e6, zero-padded to two characters.
+fn c_g2(x: f64) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let sci = format!("{x:.5e}");
+    let (mant, exp) = sci.split_once('e').expect("an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    let body = if !(-4..6).contains(&exp) {
+        format!("{}e{}{:02}", trim(mant.to_string()), if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        trim(format!("{x:.*}", (5 - exp).max(0) as usize))
+    };
+    // A negative value is already two characters wide.
+    format!("{body:0>2}")
+}
+
+/// `make_timestamp(year, month, mday, hour, min, sec)` (make_timestamp_internal): a year
+/// above zero and a real date (22008 `date field value out of range`), a time of day up to
+/// 24:00:00 (22008 `time field value out of range`), seconds rounded to microseconds half to
+/// even, and the result within timestamp's range.
+fn make_timestamp(args: &[Value]) -> Result<Value> {
+    let [y, m, d, h, mi] = [0, 1, 2, 3, 4].map(|i| int_arg(&args[i]));
+    let sec = float_arg(&args[5]);
+    let date_err = || PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}"));
+    if y <= 0 || !(1..=12).contains(&m) || d < 1 {
+        return Err(date_err());
+    }
+    let days = days_from_civil(y, m as u32, d as u32);
+    if civil_from_days(days) != (y, m as u32, d as u32) {
+        return Err(date_err());
+    }
+    if y > 5_874_898 || (y == 5_874_898 && m >= 6) {
+        return Err(PgError::new("22008", format!("date out of range: {y}-{m:02}-{d:02}")));
+    }
+    let time_err = || PgError::new("22008", format!("time field value out of range: {h}:{mi:02}:{}", c_g2(sec)));
+    if !(0..=24).contains(&h) || !(0..60).contains(&mi) || sec.is_nan() || !(0.0..=60.0).contains(&sec) {
+        return Err(time_err());
+    }
+    let us = (sec * 1e6).round_ties_even() as i64;
+    if !(0..=60_000_000).contains(&us) || (h == 24 && (mi > 0 || us > 0)) {
+        return Err(time_err());
+    }
+    let time = (h * 60 + mi) * 60 * 1_000_000 + us;
+    let date = days - 10957;
+    let r = date.checked_mul(USECS_PER_DAY).and_then(|x| x.checked_add(time)).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
+    r.map(Value::Timestamp)
+        .ok_or_else(|| PgError::new("22008", format!("timestamp out of range: {y}-{m:02}-{d:02} {h}:{mi:02}:{}", c_g2(sec))))
+}
+
+/// `overlay(s PLACING r FROM start FOR len)` (textoverlay): the characters of `s` before
+/// `start`, then `r`, then those from `start + len` on.
+fn overlay(s: &str, r: &str, start: i64, len: i64) -> Result<Value> {
+    // A start before the first character is the spec's negative substring length; a
+    // negative `len` is allowed (the tail then starts before `start`).
+    if start <= 0 {
+        return Err(PgError::new("22011", "negative substring length not allowed"));
+    }
+    let end = i32::try_from(start + len).map_err(|_| PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "integer out of range"))?;
+    let head: String = s.chars().take((start - 1) as usize).collect();
+    let tail: String = if end <= 1 { s.to_string() } else { s.chars().skip((end - 1) as usize).collect() };
+    Ok(Value::Text(format!("{head}{r}{tail}")))
+}
+
 fn width_bucket_error(msg: &str) -> PgError {
     PgError::new("2201G", msg)
 }
@@ -1487,6 +1806,20 @@ fn width_bucket_numeric(
 
 /// The numeric forms of the math functions (None: not a numeric function).
 fn numeric_call_eval(f: Func, n: &crate::types::Numeric, args: &[Value]) -> Result<Option<Value>> {
+    if let Func::NumScale(which) = f {
+        // The places shown (dscale), the fewest that keep the value (trailing zeros
+        // dropped), or the value with those places. NaN and the infinities have no scale.
+        if !n.is_finite() {
+            return Ok(Some(if which == 2 { Value::Numeric(n.clone()) } else { Value::Null }));
+        }
+        let text = n.to_text();
+        let min = text.split_once('.').map_or(0, |(_, frac)| frac.trim_end_matches('0').len() as i32);
+        return Ok(Some(match which {
+            0 => Value::Int4(n.dscale()),
+            1 => Value::Int4(min),
+            _ => Value::Numeric(n.round(min)?),
+        }));
+    }
     let other = || match args.get(1) {
         Some(Value::Numeric(m)) => Ok(m.clone()),
         Some(v) => Ok(crate::types::Numeric::from_i64(int_arg(v))),
@@ -2178,6 +2511,76 @@ fn escape_char(v: &Option<sqlparser::ast::Value>) -> Result<Option<char>> {
     }
 }
 
+/// PostgreSQL's similar_to_escape: a SIMILAR TO pattern as a POSIX regular expression
+/// anchored at both ends (`^(?:...)$`): `%` is `.*`, `_` is `.`, `(` a non-capturing group,
+/// `\ . ^ $` literal; a bracket expression is copied (its backslashes doubled); the escape
+/// character makes the next character literal, and escape-double-quote splits the pattern into
+/// SUBSTRING's three parts (at most two of them, 2200C). A bracket expression that starts with
+/// `]` or holds another `[` is refused: PostgreSQL's releases read those differently.
+fn similar_to_regex(pattern: &str, esc: Option<char>) -> Result<String> {
+    let mut r = String::from("^(?:");
+    let (mut after_escape, mut in_class, mut nquotes) = (false, false, 0);
+    let chars: Vec<char> = pattern.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if after_escape {
+            if c == '"' && !in_class {
+                match nquotes {
+                    0 => r.push_str("){1,1}?("),
+                    1 => r.push_str("){1,1}(?:"),
+                    _ => {
+                        return Err(PgError::new(
+                            "2200C",
+                            "SQL regular expression may not contain more than two escape-double-quote separators",
+                        ))
+                    }
+                }
+                nquotes += 1;
+            } else {
+                r.push('\\');
+                r.push(c);
+            }
+            after_escape = false;
+        } else if Some(c) == esc {
+            after_escape = true;
+        } else if in_class {
+            if c == '[' {
+                return Err(PgError::feature(format!(
+                    "SIMILAR TO pattern \"{pattern}\": a bracket expression inside brackets is not supported by heapstore"
+                )));
+            }
+            if c == '\\' {
+                r.push('\\');
+            }
+            r.push(c);
+            if c == ']' {
+                in_class = false;
+            }
+        } else if c == '[' {
+            let rest = &chars[i + 1..];
+            if rest.first() == Some(&']') || (rest.first() == Some(&'^') && rest.get(1) == Some(&']')) {
+                return Err(PgError::feature(format!(
+                    "SIMILAR TO pattern \"{pattern}\": a bracket expression starting with ] is not supported by heapstore"
+                )));
+            }
+            r.push(c);
+            in_class = true;
+        } else {
+            match c {
+                '%' => r.push_str(".*"),
+                '_' => r.push('.'),
+                '(' => r.push_str("(?:"),
+                '\\' | '.' | '^' | '$' => {
+                    r.push('\\');
+                    r.push(c);
+                }
+                _ => r.push(c),
+            }
+        }
+    }
+    r.push_str(")$");
+    Ok(r)
+}
+
 /// An integer constant (a frame offset).
 /// A RANGE frame's `offset PRECEDING / FOLLOWING`, bound to the offset type of the ORDER BY
 /// column's type (`ty`), as PostgreSQL's in_range support functions take it: an integer
@@ -2304,11 +2707,18 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 SqlType::new(TypeId::Record(k))
             }
             Some(c) if is_int(c.id) && is_int(t.id) => SqlType::new(if int_rank(c.id) >= int_rank(t.id) { c.id } else { t.id }),
-            Some(c) if is_num(c.id) && is_num(t.id) => SqlType::new(match (c.id, t.id) {
-                (TypeId::Float4, TypeId::Float4) => TypeId::Float4,
-                (x, y) if matches!(x, TypeId::Float4 | TypeId::Float8) || matches!(y, TypeId::Float4 | TypeId::Float8) => TypeId::Float8,
-                _ => TypeId::Numeric,
-            }),
+            // select_common_type over the numeric category: the type every other converts to
+            // implicitly, up the chain integer < numeric < real < double precision (so
+            // numeric with real is real, as in PostgreSQL).
+            Some(c) if is_num(c.id) && is_num(t.id) => {
+                let rank = |x: TypeId| match x {
+                    TypeId::Numeric => 10,
+                    TypeId::Float4 => 11,
+                    TypeId::Float8 => 12,
+                    i => int_rank(i),
+                };
+                SqlType::new(if rank(c.id) >= rank(t.id) { c.id } else { t.id })
+            }
             Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(TypeId::Text),
             // The reg* types are oids (binary-coercible in PostgreSQL).
             Some(c) if oidish(c.id) && oidish(t.id) => SqlType::new(TypeId::Oid),
@@ -2370,6 +2780,8 @@ pub fn bind_bitwise(op: u8, sym: &str, args: Vec<Scalar>) -> Result<Scalar> {
         let want = if op >= 3 && k == 1 { t(TypeId::Int4) } else { ty };
         let a = coerce(a, Some(want))?;
         match type_of(&a) {
+            // A shift's count is an integer: a bigint one does not narrow (42883).
+            Some(at) if op >= 3 && k == 1 && at.id == TypeId::Int8 => return Err(expr::no_operator(sym, Some(ty), Some(at))),
             Some(at) if is_int(at.id) => out.push(if at.id == want.id { a } else { Scalar::Cast(Box::new(a), want) }),
             other => return Err(expr::no_operator(sym, Some(ty), other)),
         }
@@ -2433,7 +2845,7 @@ pub(super) fn like_scalar(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Op
 /// `function name(...) does not exist` points at the function's name, as in PostgreSQL (an
 /// error about an operator or a function inside the arguments is left as it is).
 fn at_name(e: PgError, f: &sqlparser::ast::Function, name: &str) -> PgError {
-    let about_this = e.code == "42883" && e.position == 0 && e.message.starts_with(&format!("function {name}("));
+    let about_this = matches!(e.code, "42883" | "42725") && e.position == 0 && e.message.starts_with(&format!("function {name}("));
     match f.name.0.first().and_then(|p| p.as_ident()) {
         Some(id) if about_this => e.at(id.span.start),
         _ => e,
@@ -2475,6 +2887,7 @@ impl Binder<'_> {
                 Scalar::Case(conds.into_iter().zip(results).collect(), els, ty)
             }
             Expr::Like { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, false, esc)?,
+            Expr::SimilarTo { negated, expr, pattern, escape_char: esc } => self.similar_to(expr, pattern, *negated, esc)?,
             Expr::ILike { negated, any: false, expr, pattern, escape_char: esc } => self.like(expr, pattern, *negated, true, esc)?,
             Expr::IsDistinctFrom(a, b) | Expr::IsNotDistinctFrom(a, b) if expr::row_items(a).is_some() && expr::row_items(b).is_some() => {
                 // Row-wise: distinct when some pair is distinct.
@@ -2524,6 +2937,13 @@ impl Binder<'_> {
                 bind_call("substr", args)?
             }
             Expr::Position { expr, r#in } => bind_call("strpos", vec![self.bind(r#in)?, self.bind(expr)?])?,
+            Expr::Overlay { expr, overlay_what, overlay_from, overlay_for } => {
+                let mut args = vec![self.bind(expr)?, self.bind(overlay_what)?, self.bind(overlay_from)?];
+                if let Some(f) = overlay_for {
+                    args.push(self.bind(f)?);
+                }
+                bind_call("overlay", args)?
+            }
             Expr::Trim { expr, trim_where, trim_what, trim_characters } => {
                 if trim_characters.is_some() {
                     return Err(PgError::feature("TRIM with a character list is not supported"));
@@ -2635,6 +3055,18 @@ impl Binder<'_> {
                     return super::array::bind_any_all(op, any, x, arr).map_err(|e| expr::at_operator(e, left));
                 };
                 let kind = if matches!(e, Expr::AnyOp { .. }) { SubKind::Any(op) } else { SubKind::All(op) };
+                if let Some(items) = expr::row_items(left) {
+                    // `(a, b) op ANY / ALL (subquery)`: each of the subquery's rows compared
+                    // row-wise with the row (PostgreSQL's row comparison sublink).
+                    use sqlparser::ast::Spanned;
+                    return self.sublink_rows(q, &items, kind).map_err(|e| {
+                        if e.code == sqlstate::SYNTAX_ERROR && e.message.starts_with("subquery has too") {
+                            e.at_next(left.span().end)
+                        } else {
+                            e
+                        }
+                    });
+                }
                 self.sublink(q, kind, Some((self.bind(left)?, &**left)))?
             }
             other => return Err(PgError::feature(format!("expression not supported: {other}"))),
@@ -2650,6 +3082,39 @@ impl Binder<'_> {
             }
             _ => Ok(b),
         }
+    }
+
+    /// `x [NOT] SIMILAR TO pattern [ESCAPE e]`: the pattern (a constant) is rewritten into a
+    /// POSIX regular expression as PostgreSQL's similar_to_escape does, then matched as `~`
+    /// matches (`expr::regex_match`, which refuses what it cannot read as PostgreSQL does).
+    /// `ESCAPE NULL` or a NULL pattern gives NULL.
+    fn similar_to(&self, x: &Expr, p: &Expr, negated: bool, esc: &Option<sqlparser::ast::Value>) -> Result<Scalar> {
+        let (xs, ps) = (self.bind(x)?, self.bind(p)?);
+        let null = || Ok(Scalar::Cast(Box::new(Scalar::Const(Value::Null)), t(TypeId::Bool)));
+        if matches!(esc, Some(sqlparser::ast::Value::Null)) {
+            return null();
+        }
+        // similar_to_escape's code for a bad escape is 22025 (LIKE's is 22019).
+        let e = escape_char(esc).map_err(|mut e| {
+            if e.code == "22019" {
+                e.code = "22025";
+            }
+            e
+        })?;
+        if let Some(ty) = type_of(&ps) {
+            if !is_text(ty.id) {
+                let shown = type_of(&xs).map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+                return Err(PgError::new("42883", format!("operator does not exist: {shown} ~ {}", ty.name()))
+                    .with_hint("No operator matches the given name and argument types. You might need to add explicit type casts."));
+            }
+        }
+        let pattern = match &ps {
+            Scalar::Unknown(s) | Scalar::Const(Value::Text(s)) => s.clone(),
+            Scalar::Const(Value::Null) => return null(),
+            _ => return Err(PgError::feature("a SIMILAR TO pattern that is not a constant is not supported by heapstore yet")),
+        };
+        let are = similar_to_regex(&pattern, e)?;
+        expr::regex_match(xs, Scalar::Const(Value::Text(are)), negated, false).map_err(|err| expr::at_operator(err, x))
     }
 
     fn like(&self, x: &Expr, p: &Expr, negated: bool, ci: bool, esc: &Option<sqlparser::ast::Value>) -> Result<Scalar> {
@@ -2823,8 +3288,9 @@ impl Binder<'_> {
         self.sublink_rows(q, items, SubKind::Any(CmpOp::Eq))
     }
 
-    /// `(a, b, ...) op (subquery)` (`kind` RowCompare) or `IN` (`kind` Any(=)): the row's
-    /// items paired with the subquery's columns, each pair typed as one comparison would be.
+    /// `(a, b, ...) op (subquery)` (`kind` RowCompare), `op ANY / ALL (subquery)` or `IN`
+    /// (`kind` Any(=)): the row's items paired with the subquery's columns, each pair typed as
+    /// one comparison would be.
     pub(super) fn sublink_rows(&self, q: &sqlparser::ast::Query, items: &[&Expr], kind: SubKind) -> Result<Scalar> {
         let sub = self.plan_sublink_query(q)?;
         let ncols = sub.columns.len();
@@ -2837,13 +3303,13 @@ impl Binder<'_> {
         }
         let mut lhs = Vec::with_capacity(items.len());
         let op = match kind {
-            SubKind::RowCompare(o) | SubKind::Any(o) => o.symbol(),
+            SubKind::RowCompare(o) | SubKind::Any(o) | SubKind::All(o) => o.symbol(),
             _ => "=",
         };
         for (e, c) in items.iter().zip(&sub.columns) {
             lhs.push(in_operand(self.bind(e)?, Some(c.ty), op)?);
         }
-        if matches!(kind, SubKind::RowCompare(_)) && lhs.is_empty() {
+        if lhs.is_empty() {
             return Err(PgError::feature("cannot compare rows of zero length"));
         }
         let mut link = SubLink::new(kind, None, sub, None);
@@ -3660,6 +4126,23 @@ impl Binder<'_> {
                 let (a, b) = bind_pair(self.bind(exprs[0])?, self.bind(exprs[1])?)?;
                 expr::check_comparable(&a, &b, "=")?;
                 let a = if type_of(&a).is_none() { coerce(a, Some(text()))? } else { a };
+                // PostgreSQL returns the first argument of the `=` it resolves, promoted to
+                // that operator's input type: an integer or numeric beside a float becomes
+                // double precision, an integer beside numeric numeric, char(n) beside text
+                // text (without its padding), varchar beside char(n) character. char(n)
+                // beside char(n) compares without padding (the evaluation's rule).
+                let (ta, tb) = (type_of(&a).map(|t| t.id), type_of(&b).map(|t| t.id));
+                let float = |x: Option<TypeId>| matches!(x, Some(TypeId::Float4 | TypeId::Float8));
+                let int = |x: Option<TypeId>| x.is_some_and(is_int);
+                let cast = |x: Scalar, id: TypeId| Scalar::Cast(Box::new(x), t(id));
+                let (a, b) = match (ta, tb) {
+                    (x, y) if (int(x) || x == Some(TypeId::Numeric)) && float(y) => (cast(a, TypeId::Float8), b),
+                    (x, Some(TypeId::Numeric)) if int(x) => (cast(a, TypeId::Numeric), b),
+                    (Some(TypeId::Bpchar), Some(TypeId::Text)) => (expr::unpad(a), b),
+                    (Some(TypeId::Text), Some(TypeId::Bpchar)) => (a, expr::unpad(b)),
+                    (Some(TypeId::Varchar), Some(TypeId::Bpchar)) => (cast(a, TypeId::Bpchar), b),
+                    _ => (a, b),
+                };
                 return Ok(Scalar::NullIf(Box::new(a), Box::new(b)));
             }
             _ => {}

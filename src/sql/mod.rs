@@ -41,6 +41,7 @@ pub mod query;
 pub mod sequence;
 pub mod srf;
 pub mod statistics;
+pub(crate) mod strformat;
 pub mod vacuum;
 pub mod view;
 

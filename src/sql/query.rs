@@ -731,7 +731,7 @@ fn grouping_set_union(input: Node, groups: &[Scalar], aggs: &[exec::AggCall], se
     let mut volatile = false;
     visit_exprs(&input, &mut |e| volatile |= expr::calls_volatile(e));
     if volatile && sets.len() > 1 {
-        return Err(refuse("grouping sets over rows that call a volatile function (nextval, setval, gen_random_uuid)"));
+        return Err(refuse("grouping sets over rows that call a volatile function (nextval, setval, gen_random_uuid, random)"));
     }
     let shown: Vec<String> = groups.iter().map(|g| format!("{g:?}")).collect();
     let text = SqlType::new(TypeId::Text);
@@ -857,6 +857,7 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
         Expr::Value(v) if matches!(v.value, AstValue::Boolean(_)) => ("bool".into(), 1),
         Expr::Substring { shorthand, .. } => (if *shorthand { "substr" } else { "substring" }.into(), 2),
         Expr::Position { .. } => ("position".into(), 2),
+        Expr::Overlay { .. } => ("overlay".into(), 2),
         Expr::Trim { trim_where, .. } => (
             match trim_where {
                 Some(sqlparser::ast::TrimWhereField::Leading) => "ltrim",
@@ -1026,7 +1027,7 @@ impl<'a> Planner<'a> {
                         visit_exprs(&node, &mut |e| volatile |= expr::calls_volatile(e));
                         if volatile {
                             return Err(refuse(
-                                "NOT MATERIALIZED on a WITH query that calls a volatile function (nextval, setval, gen_random_uuid)",
+                                "NOT MATERIALIZED on a WITH query that calls a volatile function (nextval, setval, gen_random_uuid, random)",
                             ));
                         }
                     }

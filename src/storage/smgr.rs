@@ -20,7 +20,9 @@
 //!    zero-filled silently.
 //! 5. `nblocks` is cached per fork and changed only by `zero_extend`, `write` past the end and
 //!    `truncate`; callers that extend hold the relation's extension lock, so the cache cannot go
-//!    backwards underneath a reader.
+//!    backwards underneath a reader. The first size read from the file system is cached only if
+//!    no extender noted a size meanwhile (`settle_nblocks`): a stat taken before an extension
+//!    must not replace the size the extension noted.
 //! 6. A failed fsync poisons the storage manager: that call and every later write, extend or
 //!    fsync fail with an error naming the first failure, until the process restarts and crash
 //!    recovery rebuilds what was not durable (PostgreSQL's lesson: a failed fsync is never
@@ -269,11 +271,11 @@ impl Smgr {
             }
         }
         let n = u32::try_from(total).map_err(|_| PgError::internal("relation too large"))?;
-        ff.nblocks.store(n, Ordering::Release);
-        Ok(n)
+        Ok(settle_nblocks(&ff.nblocks, n))
     }
 
     fn note_extended(&self, rel: RelFileNumber, fork: ForkNumber, end_block: BlockNumber) {
+        // Invariant 5: monotonic while the size is known (a larger end only).
         let ff = self.fork(rel, fork);
         let _ = ff.nblocks.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n == u32::MAX || n < end_block).then_some(end_block));
     }
@@ -631,10 +633,56 @@ impl Smgr {
     }
 }
 
+/// Caches `seen`, a size just read from the file system, unless the size became known
+/// meanwhile: an extender that noted its new end after our stat must not be overwritten with
+/// the older, smaller size (a cache gone backwards sends the next extender onto blocks that
+/// already exist and have buffers: "unexpected data beyond EOF"). Returns the cached size.
+fn settle_nblocks(cache: &AtomicU32, seen: u32) -> u32 {
+    match cache.compare_exchange(u32::MAX, seen, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => seen,
+        Err(known) => known,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::buffer::memory::AlignedBuf;
+
+    /// The interleaving that made the cache go backwards: a reader stats an unknown fork (0
+    /// blocks), an extender extends it and notes 3, then the reader caches what it saw.
+    #[test]
+    fn a_stale_stat_never_shrinks_the_cached_size() {
+        let cache = AtomicU32::new(u32::MAX);
+        let _ = cache.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n == u32::MAX || n < 3).then_some(3));
+        assert_eq!(settle_nblocks(&cache, 0), 3);
+        assert_eq!(cache.load(Ordering::Acquire), 3);
+        let fresh = AtomicU32::new(u32::MAX);
+        assert_eq!(settle_nblocks(&fresh, 5), 5);
+        assert_eq!(fresh.load(Ordering::Acquire), 5);
+    }
+
+    /// The same race through the real calls: readers ask the size of a fork nobody has asked
+    /// about yet while it is extended; afterwards every answer is the extended size.
+    #[test]
+    fn nblocks_of_a_fork_being_extended_settles_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Smgr::with_segment_bytes(dir.path(), 8192, false, 1 << 30).unwrap();
+        for i in 0..200u32 {
+            let r = RelFileNumber(20_000 + i);
+            std::thread::scope(|sc| {
+                sc.spawn(|| s.zero_extend(r, ForkNumber::Fsm, 0, 3).unwrap());
+                for _ in 0..2 {
+                    sc.spawn(|| {
+                        for _ in 0..50 {
+                            s.nblocks(r, ForkNumber::Fsm).unwrap();
+                        }
+                    });
+                }
+            });
+            assert_eq!(s.nblocks(r, ForkNumber::Fsm).unwrap(), 3, "relation {i}: the cached size went backwards");
+        }
+    }
 
     #[test]
     fn segments_extend_read_write_truncate() {

@@ -132,3 +132,130 @@ mod tests {
         assert_eq!(out, b"\\x00ff5c");
     }
 }
+
+/// The encodings of `encode(bytea, text)` and `decode(text, text)`, named case-insensitively
+/// as in PostgreSQL 15: `hex`, `base64` and `escape`; any other is `unrecognized encoding`
+/// (22023).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Hex,
+    Base64,
+    Escape,
+}
+
+impl Encoding {
+    pub(crate) fn named(name: &str) -> Result<Encoding> {
+        match name.to_ascii_lowercase().as_str() {
+            "hex" => Ok(Encoding::Hex),
+            "base64" => Ok(Encoding::Base64),
+            "escape" => Ok(Encoding::Escape),
+            _ => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("unrecognized encoding: \"{name}\""))),
+        }
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// `encode(data, format)`: hex in lowercase; base64 with a newline after every 76 characters
+/// written (also at the very end when the output fills its line, as PostgreSQL's
+/// `pg_base64_encode` does); escape with `\ooo` for NUL and bytes of the high half and `\\`
+/// for a backslash.
+pub(crate) fn encode(data: &[u8], enc: Encoding) -> String {
+    match enc {
+        Encoding::Hex => {
+            let mut s = String::with_capacity(data.len() * 2);
+            for b in data {
+                s.push_str(&format!("{b:02x}"));
+            }
+            s
+        }
+        Encoding::Base64 => {
+            let mut out = Vec::with_capacity(data.len() * 4 / 3 + data.len() / 57 + 4);
+            let mut line = 0usize;
+            for c in data.chunks(3) {
+                let buf = u32::from(c[0]) << 16 | u32::from(*c.get(1).unwrap_or(&0)) << 8 | u32::from(*c.get(2).unwrap_or(&0));
+                out.push(BASE64[(buf >> 18) as usize & 63]);
+                out.push(BASE64[(buf >> 12) as usize & 63]);
+                out.push(if c.len() > 1 { BASE64[(buf >> 6) as usize & 63] } else { b'=' });
+                out.push(if c.len() > 2 { BASE64[buf as usize & 63] } else { b'=' });
+                line += 4;
+                // PostgreSQL breaks the line once 76 characters are out, before the next
+                // input byte is read: only after a whole group.
+                if line >= 76 && c.len() == 3 {
+                    out.push(b'\n');
+                    line = 0;
+                }
+            }
+            String::from_utf8(out).expect("base64 is ASCII")
+        }
+        Encoding::Escape => {
+            let mut s = String::with_capacity(data.len());
+            for &b in data {
+                if b == 0 || b >= 0x80 {
+                    s.push_str(&format!("\\{b:03o}"));
+                } else if b == b'\\' {
+                    s.push_str("\\\\");
+                } else {
+                    s.push(b as char);
+                }
+            }
+            s
+        }
+    }
+}
+
+/// `decode(text, format)`: hex as bytea input reads it (whitespace between pairs); base64
+/// skipping whitespace, with PostgreSQL's errors for a misplaced `=`, a symbol outside the
+/// alphabet and a truncated end; escape as bytea's escape input.
+pub(crate) fn decode(text: &str, enc: Encoding) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
+    match enc {
+        Encoding::Hex => hex_decode(text.as_bytes(), &mut out)?,
+        Encoding::Escape => escape_decode(text.as_bytes(), &mut out)?,
+        Encoding::Base64 => {
+            let bad = |m: String| PgError::new(sqlstate::INVALID_PARAMETER_VALUE, m);
+            let (mut buf, mut pos, mut end) = (0u32, 0, 0);
+            for (i, c) in text.char_indices() {
+                if matches!(c, ' ' | '\t' | '\n' | '\r') {
+                    continue;
+                }
+                let b = if c == '=' {
+                    if end == 0 {
+                        end = match pos {
+                            2 => 1,
+                            3 => 2,
+                            _ => return Err(bad("unexpected \"=\" while decoding base64 sequence".into())),
+                        };
+                    }
+                    0
+                } else {
+                    match BASE64.iter().position(|&x| x as char == c) {
+                        Some(v) => v as u32,
+                        None => {
+                            let ch = &text[i..i + c.len_utf8()];
+                            return Err(bad(format!("invalid symbol \"{ch}\" found while decoding base64 sequence")));
+                        }
+                    }
+                };
+                buf = (buf << 6) + b;
+                pos += 1;
+                if pos == 4 {
+                    out.push((buf >> 16) as u8);
+                    if end == 0 || end > 1 {
+                        out.push((buf >> 8) as u8);
+                    }
+                    if end == 0 || end > 2 {
+                        out.push(buf as u8);
+                    }
+                    buf = 0;
+                    pos = 0;
+                }
+            }
+            if pos != 0 {
+                return Err(bad("invalid base64 end sequence".into())
+                    .with_hint("Input data is missing padding, is truncated, or is otherwise corrupted."));
+            }
+        }
+    }
+    Ok(out)
+}

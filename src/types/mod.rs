@@ -46,14 +46,14 @@
 //! `Z`) and numeric offsets are accepted and ignored, as in PostgreSQL.
 
 pub mod array;
-mod bytea;
-mod datetime;
+pub(crate) mod bytea;
+pub(crate) mod datetime;
 mod dt_fields;
 mod dt_lex;
 mod dt_parse;
 mod dt_tokens;
 mod float;
-mod int;
+pub(crate) mod int;
 pub mod interval;
 pub mod json;
 pub mod jsonb;

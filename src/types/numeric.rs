@@ -1587,6 +1587,44 @@ impl Numeric {
         }
         sum.div(&Numeric::from_i64(count))
     }
+
+    /// PostgreSQL's `numeric_stddev_internal`: the variance (or standard deviation) of `n`
+    /// finite inputs whose sum is `sum_x` and sum of squares `sum_x2` (both exact), and
+    /// `special` NaN or infinite ones. None (SQL NULL) for no inputs, or one for the sample's
+    /// statistics; NaN when a NaN or an infinity was among them. Otherwise `N·Σx² − (Σx)²`
+    /// (0 when not positive) over `N·(N−1)` (sample) or `N²`, divided at `select_div_scale`
+    /// places, and its square root at the same scale.
+    pub fn stddev_internal(
+        n: i64,
+        special: i64,
+        sum_x: &Numeric,
+        sum_x2: &Numeric,
+        variance: bool,
+        sample: bool,
+    ) -> Result<Option<Numeric>> {
+        let total = n + special;
+        if total <= i64::from(sample) {
+            return Ok(None);
+        }
+        if special > 0 {
+            return Ok(Some(Numeric::nan()));
+        }
+        let vn = Numeric::from_i64(n);
+        let rscale = sum_x.dscale * 2;
+        let sq = mul_var(sum_x, sum_x, rscale);
+        let nx2 = mul_var(&vn, sum_x2, rscale);
+        let num = nx2.sub(&sq)?;
+        if num.digits.is_empty() || num.neg {
+            // Roundoff cannot make it negative here (the sums are exact), but PostgreSQL
+            // answers 0 for a zero numerator, without places.
+            return Ok(Some(Numeric::zero()));
+        }
+        let den = if sample { mul_var(&vn, &Numeric::from_i64(n - 1), 0) } else { mul_var(&vn, &vn, 0) };
+        let rscale = select_div_scale(&num, &den);
+        let var = div_var(&num, &den, rscale, true)?;
+        let r = if variance { var } else { sqrt_var(&var, rscale) };
+        r.finish().map(Some)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
