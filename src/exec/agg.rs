@@ -249,6 +249,7 @@ impl AggCall {
             // (double precision, double precision) only: every numeric type is cast to it
             // implicitly, an untyped literal is read as one.
             let f8 = Some(t(TypeId::Float8));
+            let args_before = args.clone();
             let mut cast = Vec::with_capacity(2);
             for a in &args {
                 if !type_of(a).is_none_or(|ty| matches!(ty.id, TypeId::Float8 | TypeId::Float4 | TypeId::Numeric) || is_int(ty.id)) {
@@ -261,18 +262,21 @@ impl AggCall {
             for k in &order {
                 crate::sql::query::need_operator(type_of(&k.expr), true)?;
             }
+            if distinct {
+                check_distinct_order(&args_before, &order)?;
+            }
             let ty = t(if r == Regr::Count { TypeId::Int8 } else { TypeId::Float8 });
             return Ok(AggCall { func, args: cast, distinct, filter, order, ty, arg_ty: f8 });
         }
-        if let (AggFunc::Stat(_), Scalar::Unknown(_)) = (func, &args[0]) {
+        if let (AggFunc::Stat(_), Scalar::Unknown(_) | Scalar::Const(Value::Null) | Scalar::Param(_, None)) = (func, &args[0]) {
             // An untyped literal is read as double precision, the numeric category's
             // preferred type.
             let a = std::mem::replace(&mut args[0], Scalar::Const(Value::Null));
-            args[0] = coerce(a, Some(t(TypeId::Float8)))?;
+            args[0] = crate::sql::func::to_type(a, Some(t(TypeId::Float8)))?;
         }
         if matches!(func, AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor) {
             // Several input types and nothing to choose by (PostgreSQL's 42725).
-            if let Scalar::Unknown(_) = &args[0] {
+            if let Scalar::Unknown(_) | Scalar::Const(Value::Null) | Scalar::Param(_, None) = &args[0] {
                 return Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
                     .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
             }
@@ -365,17 +369,23 @@ impl AggCall {
             AggFunc::JsonAgg | AggFunc::JsonObjectAgg => t(TypeId::Json),
             AggFunc::Grouping => unreachable!("GROUPING returned above"),
         };
-        if distinct && !order.is_empty() {
-            // PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list.
-            for k in &order {
-                let shown = format!("{:?}", k.expr);
-                if !args.iter().any(|a| format!("{a:?}") == shown) {
-                    return Err(PgError::new("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"));
-                }
-            }
+        if distinct {
+            check_distinct_order(&args, &order)?;
         }
         Ok(AggCall { func, args, distinct, filter, order, ty, arg_ty: at })
     }
+}
+
+/// PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list (as the
+/// arguments are after their casts).
+fn check_distinct_order(args: &[Scalar], order: &[SortKey]) -> Result<()> {
+    for k in order {
+        let shown = format!("{:?}", k.expr);
+        if !args.iter().any(|a| format!("{a:?}") == shown) {
+            return Err(PgError::new("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list"));
+        }
+    }
+    Ok(())
 }
 
 /// min / max's comparison: char(n) without trailing blanks (bpchar_larger / _smaller).
@@ -538,6 +548,8 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
             let x = expr::as_f64(&args[0]).ok_or_else(|| PgError::internal("stddev of a non-float"))?;
             float8_accum(n, sx, sxx, x)?;
         }
+        // regr_count only counts (int8inc_float8_float8): it never overflows.
+        Acc::Regr(t) if c.func == AggFunc::Regr(Regr::Count) => t[0] += 1.0,
         Acc::Regr(t) => {
             let y = expr::as_f64(&args[0]).ok_or_else(|| PgError::internal("regression of a non-float"))?;
             let x = expr::as_f64(&args[1]).ok_or_else(|| PgError::internal("regression of a non-float"))?;

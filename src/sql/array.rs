@@ -240,11 +240,11 @@ pub fn bind_operator(op: &sqlparser::ast::BinaryOperator, a: Scalar, b: Scalar) 
                     Ok(call(ArrayFunc::Cat, vec![coerce(a, Some(t))?, to_array(b, t)?], t))
                 }
                 (Some(x), Some(e)) if x.is_array() => {
-                    let t = arr_of(x);
+                    let t = compatible_array(arr_of(x), &[Some(e)]).ok_or_else(|| expr::no_operator("||", ta, tb))?;
                     Ok(call(ArrayFunc::Append, vec![to_array(a, t)?, elem_arg(b, e, t, "||")?], t))
                 }
                 (Some(e), Some(y)) => {
-                    let t = arr_of(y);
+                    let t = compatible_array(arr_of(y), &[Some(e)]).ok_or_else(|| expr::no_operator("||", ta, tb))?;
                     Ok(call(ArrayFunc::Prepend, vec![elem_arg(a, e, t, "||")?, to_array(b, t)?], t))
                 }
                 _ => Err(expr::no_operator("||", ta, tb)),
@@ -293,6 +293,21 @@ fn to_array(e: Scalar, t: SqlType) -> Result<Scalar> {
         Some(_) => Ok(Scalar::Cast(Box::new(e), t)),
         None => coerce(e, Some(t)),
     }
+}
+
+/// PostgreSQL 14+'s anycompatiblearray / anycompatible resolution: the array type whose
+/// element type is the common type of `t`'s elements and the element arguments `elems` (an
+/// integer array with a numeric element is numeric[], with a bigint bigint[]). None when they
+/// have no common type.
+fn compatible_array(t: SqlType, elems: &[Option<SqlType>]) -> Option<SqlType> {
+    let elem = t.elem()?;
+    let mut tys = vec![Some(SqlType::new(elem.id))];
+    tys.extend(elems.iter().map(|e| expr::base_type(*e)));
+    let c = common_type(&tys, "ARRAY").ok()??;
+    if c.id == elem.id {
+        return Some(t);
+    }
+    array_type_of(SqlType::new(c.id)).ok()
 }
 
 /// An element operand for array type `t`.
@@ -431,11 +446,12 @@ fn bind_named(f: ArrayFunc, name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(lo, hi)?;
             let (a, ty) = array_arg(name, &all, next(), None)?;
             let ty = if ty.is_vector() { ty.array_of().expect("vector") } else { ty };
+            let elems: Vec<Scalar> = (0..if f == F::Replace { 2 } else { 1 }).map(|_| next()).collect();
+            let ty = compatible_array(ty, &elems.iter().map(type_of).collect::<Vec<_>>()).ok_or_else(|| no_function(name, &all))?;
             let elem = ty.elem().expect("array");
             let mut args = vec![to_array(a, ty)?];
-            let elems = if f == F::Replace { 2 } else { 1 };
-            for _ in 0..elems {
-                args.push(elem_value(name, &all, next(), elem)?);
+            for e in elems {
+                args.push(elem_value(name, &all, e, elem)?);
             }
             if n == 3 && f == F::Position {
                 args.push(int_arg(name, &all, next())?);
@@ -452,6 +468,7 @@ fn bind_named(f: ArrayFunc, name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let (e, a) = (next(), next());
             let (a, ty) = array_arg(name, &all, a, None)?;
             let ty = if ty.is_vector() { ty.array_of().expect("vector") } else { ty };
+            let ty = compatible_array(ty, &[type_of(&e)]).ok_or_else(|| no_function(name, &all))?;
             let elem = ty.elem().expect("array");
             call(f, vec![elem_value(name, &all, e, elem)?, to_array(a, ty)?], ty)
         }

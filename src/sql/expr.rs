@@ -1392,7 +1392,11 @@ fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Optio
     Ok(Some(match (o, id(ta), id(tb)) {
         (ArithOp::Add, Some(TypeId::Date), _) if int(tb) => Scalar::Func(f, vec![a.clone(), b.clone()], date),
         (ArithOp::Add, _, Some(TypeId::Date)) if int(ta) => Scalar::Func(f, vec![b.clone(), a.clone()], date),
-        (ArithOp::Sub, Some(TypeId::Date), _) if int(tb) => Scalar::Func(f, vec![a.clone(), Scalar::Neg(Box::new(b.clone()))], date),
+        // Negated as a bigint: the smallest integer has a negation, and the date then says
+        // it is out of range.
+        (ArithOp::Sub, Some(TypeId::Date), _) if int(tb) => {
+            Scalar::Func(f, vec![a.clone(), Scalar::Neg(Box::new(Scalar::Cast(Box::new(b.clone()), SqlType::new(TypeId::Int8))))], date)
+        }
         (ArithOp::Sub, Some(TypeId::Date), Some(TypeId::Date)) => {
             Scalar::Func(super::func::Func::DateDiff, vec![a.clone(), b.clone()], SqlType::new(TypeId::Int4))
         }
@@ -2348,7 +2352,10 @@ fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
         };
         float_range(
             v.is_infinite() && x.is_finite() && y.is_finite(),
-            v == 0.0 && x != 0.0 && matches!(op, ArithOp::Mul | ArithOp::Div) && (op == ArithOp::Div || y != 0.0),
+            v == 0.0
+                && x != 0.0
+                && matches!(op, ArithOp::Mul | ArithOp::Div)
+                && (if op == ArithOp::Div { y.is_finite() } else { y != 0.0 }),
         )?;
         return Ok(Value::Float4(v));
     }
@@ -2361,7 +2368,8 @@ fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
     };
     float_range(
         v.is_infinite() && a.is_finite() && b.is_finite(),
-        v == 0.0 && a != 0.0 && matches!(op, ArithOp::Mul | ArithOp::Div) && (op == ArithOp::Div || b != 0.0),
+        // float8_div's underflow check spares an infinite divisor (x / Infinity is 0).
+        v == 0.0 && a != 0.0 && matches!(op, ArithOp::Mul | ArithOp::Div) && (if op == ArithOp::Div { b.is_finite() } else { b != 0.0 }),
     )?;
     Ok(Value::Float8(v))
 }

@@ -629,7 +629,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 1, 1)?;
             match type_of(&args[0]).map(|t| t.id) {
                 Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => (Func::IsFinite, args, t(TypeId::Bool)),
-                None if matches!(args[0], Scalar::Unknown(_)) => {
+                None if matches!(args[0], Scalar::Unknown(_) | Scalar::Const(Value::Null) | Scalar::Param(_, None)) => {
                     return Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
                         .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
                 }
@@ -1212,10 +1212,14 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Timestamp(t) | Value::Timestamptz(t) => *t != i64::MIN && *t != i64::MAX,
             _ => true,
         }),
-        Func::BitLength => Value::Int4(match &args[0] {
-            Value::Bytea(b) => b.len() as i32 * 8,
-            v => text_arg(v).len() as i32 * 8,
-        }),
+        Func::BitLength => {
+            let bytes = match &args[0] {
+                Value::Bytea(b) => b.len(),
+                v => text_arg(v).len(),
+            };
+            let bits = i32::try_from(bytes).ok().and_then(|n| n.checked_mul(8));
+            Value::Int4(bits.ok_or_else(|| PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, "integer out of range"))?)
+        }
         Func::Sha(bits) => {
             use sha2::Digest;
             let Value::Bytea(b) = &args[0] else { return Err(PgError::internal("sha2 of a non-bytea")) };
@@ -1631,9 +1635,10 @@ fn date_bin(args: &[Value]) -> Result<Value> {
         return Err(range("stride must be greater than zero"));
     }
     let diff = ts.checked_sub(origin).ok_or_else(|| range("interval out of range"))?;
-    // The bin's start at or before the source, also when the origin is after it.
-    let delta = diff - diff.rem_euclid(stride_us);
-    let r = origin.checked_add(delta).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
+    // The bin's start at or before the source, also when the origin is after it (in i128:
+    // the bin may start before the smallest i64 while the source does not).
+    let delta = i128::from(diff) - i128::from(diff).rem_euclid(i128::from(stride_us));
+    let r = i64::try_from(i128::from(origin) + delta).ok().filter(|&r| crate::types::datetime::is_valid_timestamp(r));
     Ok(wrap(r.ok_or_else(|| range("timestamp out of range"))?))
 }
 
@@ -1670,18 +1675,21 @@ fn make_timestamp(args: &[Value]) -> Result<Value> {
     let [y, m, d, h, mi] = [0, 1, 2, 3, 4].map(|i| int_arg(&args[i]));
     let sec = float_arg(&args[5]);
     let date_err = || PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}"));
-    if y <= 0 || !(1..=12).contains(&m) || d < 1 {
+    // A negative year is BC (year 0 is not a year), as make_date reads it.
+    if y == 0 || !(1..=12).contains(&m) || d < 1 {
         return Err(date_err());
     }
-    let days = days_from_civil(y, m as u32, d as u32);
-    if civil_from_days(days) != (y, m as u32, d as u32) {
+    let yy = if y < 0 { y + 1 } else { y };
+    let days = days_from_civil(yy, m as u32, d as u32);
+    if civil_from_days(days) != (yy, m as u32, d as u32) {
         return Err(date_err());
     }
-    if y > 5_874_898 || (y == 5_874_898 && m >= 6) {
+    if yy > 5_874_898 || (yy == 5_874_898 && m >= 6) || yy < -4713 || (yy == -4713 && m < 11) {
         return Err(PgError::new("22008", format!("date out of range: {y}-{m:02}-{d:02}")));
     }
     let time_err = || PgError::new("22008", format!("time field value out of range: {h}:{mi:02}:{}", c_g2(sec)));
-    if !(0..=24).contains(&h) || !(0..60).contains(&mi) || sec.is_nan() || !(0.0..=60.0).contains(&sec) {
+    // float_time_overflows: the seconds are rounded to microseconds before the range check.
+    if !(0..=24).contains(&h) || !(0..60).contains(&mi) || sec.is_nan() || !(-1.0..=61.0).contains(&sec) {
         return Err(time_err());
     }
     let us = (sec * 1e6).round_ties_even() as i64;
@@ -2691,6 +2699,13 @@ fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
 /// keeps the first type of a category and then cannot convert the other to it: json and
 /// jsonb, uuid and bytea, int[] and text[]).
 pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlType>> {
+    let r = common_type_of(types, what)?;
+    // select_common_typmod: a modifier survives only when every input has the type and that
+    // modifier; an untyped input (a literal, NULL) has neither.
+    Ok(if types.iter().any(Option::is_none) { r.map(|t| if t.id == TypeId::NullArray { t } else { SqlType::new(t.id) }) } else { r })
+}
+
+fn common_type_of(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlType>> {
     let mut cur: Option<SqlType> = None;
     for t in types.iter().flatten() {
         cur = Some(match cur {
@@ -2719,7 +2734,15 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 };
                 SqlType::new(if rank(c.id) >= rank(t.id) { c.id } else { t.id })
             }
-            Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(TypeId::Text),
+            // text, varchar and char(n) convert to one another implicitly both ways, so the
+            // first one's type stays (select_common_type): char(n) with text is character.
+            Some(c) if is_text(c.id) && is_text(t.id) => SqlType::new(
+                if matches!(c.id, TypeId::Varchar | TypeId::Bpchar) && matches!(t.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar) {
+                    c.id
+                } else {
+                    TypeId::Text
+                },
+            ),
             // The reg* types are oids (binary-coercible in PostgreSQL).
             Some(c) if oidish(c.id) && oidish(t.id) => SqlType::new(TypeId::Oid),
             Some(c) if expr::is_datetime(c.id) && expr::is_datetime(t.id) => {
@@ -2728,6 +2751,15 @@ pub fn common_type(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTy
                 } else {
                     TypeId::Timestamp
                 })
+            }
+            // Arrays convert as their elements do (int[] with bigint[] is bigint[]).
+            Some(c)
+                if c.is_array()
+                    && t.is_array()
+                    && common_type_of(&[c.elem(), t.elem()], what).ok().flatten().and_then(|e| e.array_of()).is_some() =>
+            {
+                let e = common_type_of(&[c.elem(), t.elem()], what).ok().flatten().expect("checked");
+                SqlType::new(e.array_of().expect("checked").id)
             }
             Some(c) if super::pg_catalog::type_category(c.id) == super::pg_catalog::type_category(t.id) => {
                 let what = if what == "CASE" { "CASE/WHEN" } else { what };
@@ -2877,10 +2909,10 @@ impl Binder<'_> {
                 if conds.iter().chain(&results).chain(&els).any(has_srf) {
                     return Err(PgError::feature("set-returning functions are not allowed in CASE"));
                 }
-                let mut types: Vec<Option<SqlType>> = results.iter().map(type_of).collect();
-                if let Some(e) = &els {
-                    types.push(type_of(e));
-                }
+                // PostgreSQL resolves the ELSE result first (a missing one is an untyped NULL),
+                // so `CASE WHEN .. THEN char_col ELSE text_col END` is text.
+                let mut types: Vec<Option<SqlType>> = vec![els.as_ref().and_then(type_of)];
+                types.extend(results.iter().map(type_of));
                 let ty = common_type(&types, "CASE")?.or(Some(text()));
                 let results = results.into_iter().map(|r| to_type(r, ty)).collect::<Result<Vec<_>>>()?;
                 let els = els.map(|e| to_type(e, ty)).transpose()?.map(Box::new);
@@ -4141,6 +4173,8 @@ impl Binder<'_> {
                     (Some(TypeId::Bpchar), Some(TypeId::Text)) => (expr::unpad(a), b),
                     (Some(TypeId::Text), Some(TypeId::Bpchar)) => (a, expr::unpad(b)),
                     (Some(TypeId::Varchar), Some(TypeId::Bpchar)) => (cast(a, TypeId::Bpchar), b),
+                    // No varchar = varchar: texteq, whose left input is text.
+                    (Some(TypeId::Varchar), _) => (cast(a, TypeId::Text), b),
                     _ => (a, b),
                 };
                 return Ok(Scalar::NullIf(Box::new(a), Box::new(b)));

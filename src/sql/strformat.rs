@@ -151,6 +151,18 @@ pub fn format(args: &[Value]) -> Result<Value> {
         };
         let len = text.chars().count();
         let pad = (width as usize).saturating_sub(len);
+        // A text value holds at most 1GB (enlargeStringInfo's limit), checked as PostgreSQL
+        // appends: the padding before the value, or the value and then the padding.
+        let too_big = |have: usize, more: usize| {
+            (have + more >= 1 << 30).then(|| {
+                PgError::new("54000", "out of memory")
+                    .with_detail(format!("Cannot enlarge string buffer containing {have} bytes by {more} more bytes."))
+            })
+        };
+        let first = if minus { text.len() } else { pad };
+        if let Some(e) = too_big(out.len(), first).or_else(|| too_big(out.len() + first, text.len() + pad - first)) {
+            return Err(e);
+        }
         if minus {
             out.push_str(&text);
             out.extend(std::iter::repeat_n(' ', pad));

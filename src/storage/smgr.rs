@@ -275,9 +275,15 @@ impl Smgr {
     }
 
     fn note_extended(&self, rel: RelFileNumber, fork: ForkNumber, end_block: BlockNumber) {
-        // Invariant 5: monotonic while the size is known (a larger end only).
+        // Invariant 5: monotonic while the size is known (a larger end only). While it is not
+        // known, the end of one write says nothing about the blocks after it (a flush of block
+        // 3 of a 10-block fork must not make the size 4): the size is read from the file,
+        // which already holds this write.
         let ff = self.fork(rel, fork);
-        let _ = ff.nblocks.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n == u32::MAX || n < end_block).then_some(end_block));
+        if ff.nblocks.load(Ordering::Acquire) == u32::MAX && self.nblocks(rel, fork).is_err() {
+            return;
+        }
+        let _ = ff.nblocks.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n != u32::MAX && n < end_block).then_some(end_block));
     }
 
     fn check_aligned(&self, buf: &[u8]) {
@@ -660,6 +666,24 @@ mod tests {
         let fresh = AtomicU32::new(u32::MAX);
         assert_eq!(settle_nblocks(&fresh, 5), 5);
         assert_eq!(fresh.load(Ordering::Acquire), 5);
+    }
+
+    /// A write into the middle of a fork whose size nobody has asked for yet (a checkpoint
+    /// after a restart flushing block 3 of 10) leaves the size at 10, not 4.
+    #[test]
+    fn a_write_to_a_fork_of_unknown_size_does_not_shrink_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = RelFileNumber(16390);
+        {
+            let s = Smgr::with_segment_bytes(dir.path(), 8192, false, 1 << 30).unwrap();
+            s.create(r, ForkNumber::Main).unwrap();
+            s.zero_extend(r, ForkNumber::Main, 0, 10).unwrap();
+            s.fsync(r, ForkNumber::Main).unwrap();
+        }
+        let s = Smgr::with_segment_bytes(dir.path(), 8192, false, 1 << 30).unwrap();
+        let page = AlignedBuf::zeroed(8192);
+        s.writev(r, ForkNumber::Main, 3, &[&page[..]]).unwrap();
+        assert_eq!(s.nblocks(r, ForkNumber::Main).unwrap(), 10);
     }
 
     /// The same race through the real calls: readers ask the size of a fork nobody has asked
