@@ -434,7 +434,9 @@ enum Acc {
     SumBig(Option<i128>, Option<Numeric>, i64),
     SumF4(Option<f32>),
     SumF8(Option<f64>),
-    AvgF(f64, i64),
+    /// avg of a float: float8_accum's N, Σx, Sxx (PostgreSQL's avg shares variance's state,
+    /// so an Sxx overflow of finite inputs is its error too).
+    AvgF(f64, f64, f64),
     /// sum / avg of interval: (sum, count); avg is the sum divided by the count
     /// (`interval_div`), as PostgreSQL computes it.
     Iv(Option<crate::types::Interval>, i64),
@@ -485,7 +487,7 @@ fn plain(c: &AggCall) -> Acc {
             TypeId::Float4 => Acc::SumF4(None),
             _ => Acc::SumF8(None),
         },
-        AggFunc::Avg => Acc::AvgF(0.0, 0),
+        AggFunc::Avg => Acc::AvgF(0.0, 0.0, 0.0),
         AggFunc::Min => Acc::Min(Value::Null),
         AggFunc::Max => Acc::Max(Value::Null),
         AggFunc::BoolAnd | AggFunc::BoolOr | AggFunc::Every => Acc::Bool(None),
@@ -557,14 +559,27 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
         }
         Acc::Count(n) => *n += 1,
         Acc::SumInt(s) => *s = Some(s.unwrap_or(0) + i128::from(expr::as_i64(&args[0]).unwrap_or(0))),
+        // float4pl / float8pl: finite addends whose sum is infinite overflow (22003).
         Acc::SumF4(s) => {
             let x = match args[0] {
                 Value::Float4(f) => f,
                 ref v => expr::as_f64(v).unwrap_or(0.0) as f32,
             };
-            *s = Some(s.unwrap_or(0.0) + x);
+            let a = s.unwrap_or(0.0);
+            let r = a + x;
+            if r.is_infinite() && a.is_finite() && x.is_finite() {
+                return Err(float_overflow());
+            }
+            *s = Some(r);
         }
-        Acc::SumF8(s) => *s = Some(s.unwrap_or(0.0) + expr::as_f64(&args[0]).unwrap_or(0.0)),
+        Acc::SumF8(s) => {
+            let (a, x) = (s.unwrap_or(0.0), expr::as_f64(&args[0]).unwrap_or(0.0));
+            let r = a + x;
+            if r.is_infinite() && a.is_finite() && x.is_finite() {
+                return Err(float_overflow());
+            }
+            *s = Some(r);
+        }
         Acc::SumBig(i, n, count) => {
             *count += 1;
             match &args[0] {
@@ -591,10 +606,7 @@ fn step(c: &AggCall, acc: &mut Acc, args: &[Value]) -> Result<()> {
                 }
             }
         }
-        Acc::AvgF(s, n) => {
-            *s += expr::as_f64(&args[0]).unwrap_or(0.0);
-            *n += 1;
-        }
+        Acc::AvgF(n, sx, sxx) => float8_accum(n, sx, sxx, expr::as_f64(&args[0]).unwrap_or(0.0))?,
         Acc::Iv(sum, n) => {
             let Value::Interval(x) = &args[0] else { return Err(PgError::internal("sum(interval) of another type")) };
             *sum = Some(match sum {
@@ -730,8 +742,8 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
         Acc::Iv(None, _) => Value::Null,
         Acc::Iv(Some(sum), n) if c.func == AggFunc::Avg => Value::Interval(sum.div(n as f64)?),
         Acc::Iv(Some(sum), _) => Value::Interval(sum),
-        Acc::AvgF(_, 0) => Value::Null,
-        Acc::AvgF(s, n) => Value::Float8(s / n as f64),
+        Acc::AvgF(0.0, _, _) => Value::Null,
+        Acc::AvgF(n, sx, _) => Value::Float8(sx / n),
         Acc::Min(v) | Acc::Max(v) => v,
         Acc::Bool(b) => b.map(Value::Bool).unwrap_or(Value::Null),
         Acc::Str(s) => s.map(Value::Text).unwrap_or(Value::Null),

@@ -947,9 +947,10 @@ fn cat(a: &Value, b: &Value, ty: &SqlType) -> Result<Value> {
         }
         items = x.items.clone();
         items.extend(y.items.iter().cloned());
+        // The outer array keeps its bounds, one element longer (array_cat does not move
+        // the lower bound as array_prepend of an element does).
         let mut d = y.dims.clone();
         d[0].len += 1;
-        d[0].lower -= 1;
         d
     } else {
         return Err(incompatible(&format!("Arrays of {} and {} dimensions are not compatible for concatenation.", x.ndim(), y.ndim())));

@@ -2168,7 +2168,14 @@ impl Scalar {
                         continue;
                     }
                     let better = best == Value::Null || {
-                        let o = compare(&v, &best)?;
+                        // char(n) compares without its padding (bpcharcmp); on a tie the
+                        // earlier argument stays, as PostgreSQL's MinMaxExpr keeps it.
+                        let o = match (&v, &best, ty) {
+                            (Value::Text(p), Value::Text(q), Some(t)) if t.id == TypeId::Bpchar => {
+                                p.trim_end_matches(' ').as_bytes().cmp(q.trim_end_matches(' ').as_bytes())
+                            }
+                            _ => compare(&v, &best)?,
+                        };
                         if *greatest {
                             o == Ordering::Greater
                         } else {
@@ -2333,9 +2340,14 @@ fn arith(op: ArithOp, x: &Value, y: &Value, result: TypeId) -> Result<Value> {
         };
         return v.ok_or_else(|| out_of_range(result)).and_then(|v| int_value(result, v));
     }
+    // A numeric operand converts as numeric_float8 does (22003 past double precision's range).
+    let f = |v: &Value| match v {
+        Value::Numeric(n) => n.to_f64().map(Some),
+        v => Ok(as_f64(v)),
+    };
     let (a, b) = (
-        as_f64(x).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
-        as_f64(y).ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
+        f(x)?.ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
+        f(y)?.ok_or_else(|| no_operator("+", value_type(x), value_type(y)))?,
     );
     // float8_div / float4_div: NaN divided by zero is NaN, not an error.
     if op == ArithOp::Div && b == 0.0 && !a.is_nan() {

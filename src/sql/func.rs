@@ -535,6 +535,12 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             return Ok(Scalar::Const(Value::Float8(std::f64::consts::PI)));
         }
         "gcd" | "lcm" if args.len() == 2 && args.iter().all(|a| type_of(a).is_none_or(|t| is_int(t.id))) => {
+            if args.iter().any(|a| type_of(a).is_some()) && args.iter().all(|a| type_of(a).is_none_or(|t| t.id == TypeId::Int2)) {
+                // Smallints fit the integer and bigint forms alike.
+                let shown: Vec<String> = args.iter().map(|a| type_of(a).map(|t| t.name()).unwrap_or_else(|| "unknown".into())).collect();
+                return Err(PgError::new("42725", format!("function {name}({}) is not unique", shown.join(", ")))
+                    .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
+            }
             let (a, b) = bind_pair(args[0].clone(), args[1].clone())?;
             let ty = match (type_of(&a), type_of(&b)) {
                 (Some(x), Some(y)) if int_rank(x.id) >= int_rank(y.id) && x.id != TypeId::Int2 => x,
@@ -576,6 +582,11 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 1, 1)?;
             let ty = match type_of(&args[0]) {
                 Some(x) if x.id == TypeId::Int8 => x,
+                // A smallint converts to both forms (integer, bigint) alike: 42725.
+                Some(x) if x.id == TypeId::Int2 => {
+                    return Err(PgError::new("42725", "function to_hex(smallint) is not unique")
+                        .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
+                }
                 Some(x) if is_int(x.id) => int4,
                 None => int4,
                 Some(_) => return Err(no_function(name, &args)),

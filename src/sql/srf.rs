@@ -152,6 +152,12 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                     Some(_) => return Err(no_function(name, &all)),
                 }
             }
+            // Only smallints (and untyped literals): the integer and bigint forms fit alike.
+            if args.iter().any(|a| type_of(a).is_some()) && args.iter().all(|a| type_of(a).is_none_or(|x| x.id == TypeId::Int2)) {
+                let shown: Vec<String> = args.iter().map(|a| type_of(a).map(|t| t.name()).unwrap_or_else(|| "unknown".into())).collect();
+                return Err(PgError::new("42725", format!("function {name}({}) is not unique", shown.join(", ")))
+                    .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
+            }
             let t = SqlType::new(ty);
             if args.iter().any(|a| type_of(a).is_some_and(|x| matches!(x.id, TypeId::Float4 | TypeId::Float8))) {
                 return Err(no_function(name, &all));
