@@ -58,6 +58,17 @@ pub enum AggFunc {
     Stat(Stat),
     /// A statistic of two variables `(y, x)`, over double precision.
     Regr(Regr),
+    /// The ordered-set aggregates `percentile_cont(f)`, `percentile_disc(f)` and `mode()`
+    /// `WITHIN GROUP (ORDER BY x)`: `args[0]` is x, `args[1]` the fraction (a constant).
+    Ordered(OrderedSet),
+}
+
+/// The ordered-set aggregates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrderedSet {
+    PercentileCont,
+    PercentileDisc,
+    Mode,
 }
 
 /// The statistics of one variable.
@@ -141,6 +152,9 @@ impl AggFunc {
             "regr_slope" => AggFunc::Regr(Regr::Slope),
             "regr_intercept" => AggFunc::Regr(Regr::Intercept),
             "regr_r2" => AggFunc::Regr(Regr::R2),
+            "percentile_cont" => AggFunc::Ordered(OrderedSet::PercentileCont),
+            "percentile_disc" => AggFunc::Ordered(OrderedSet::PercentileDisc),
+            "mode" => AggFunc::Ordered(OrderedSet::Mode),
             _ => return None,
         })
     }
@@ -173,6 +187,11 @@ impl AggFunc {
                 Stat::Variance => "variance",
                 Stat::VarSamp => "var_samp",
                 Stat::VarPop => "var_pop",
+            },
+            AggFunc::Ordered(o) => match o {
+                OrderedSet::PercentileCont => "percentile_cont",
+                OrderedSet::PercentileDisc => "percentile_disc",
+                OrderedSet::Mode => "mode",
             },
             AggFunc::Regr(r) => match r {
                 Regr::Corr => "corr",
@@ -239,6 +258,9 @@ impl AggCall {
                 return Err(PgError::syntax("DISTINCT specified, but count(*) takes no arguments"));
             }
             return Ok(AggCall { func: AggFunc::CountStar, args, distinct, filter, order, ty: t(TypeId::Int8), arg_ty: None });
+        }
+        if let AggFunc::Ordered(o) = func {
+            return bind_ordered_set(o, name, args, filter, order);
         }
         let want =
             if matches!(func, AggFunc::StringAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonObjectAgg | AggFunc::Regr(_)) { 2 } else { 1 };
@@ -350,7 +372,7 @@ impl AggCall {
                 Some(x) if is_int(x) || x == TypeId::Numeric => t(TypeId::Numeric),
                 _ => return Err(no_agg(name, &args)),
             },
-            AggFunc::Regr(_) => unreachable!("returned above"),
+            AggFunc::Regr(_) | AggFunc::Ordered(_) => unreachable!("returned above"),
             AggFunc::StringAgg => {
                 let st = type_of(&args[1]).map(|t| t.id);
                 match (id, st) {
@@ -373,6 +395,152 @@ impl AggCall {
             check_distinct_order(&args, &order)?;
         }
         Ok(AggCall { func, args, distinct, filter, order, ty, arg_ty: at })
+    }
+}
+
+/// `percentile_cont(f) / percentile_disc(f) / mode() WITHIN GROUP (ORDER BY x)`: `args` is
+/// x then the direct arguments. The fraction must be a constant (evaluated here; PostgreSQL
+/// evaluates it once per group): NULL, or in 0..=1 (22003 otherwise, also over no rows).
+/// percentile_cont interpolates double precision (numbers are converted) or interval;
+/// percentile_disc and mode return x's type.
+fn bind_ordered_set(o: OrderedSet, name: &str, args: Vec<Scalar>, filter: Option<Scalar>, order: Vec<SortKey>) -> Result<AggCall> {
+    let t = SqlType::new;
+    let direct = if o == OrderedSet::Mode { 0 } else { 1 };
+    if args.len() != 1 + direct || order.len() != 1 {
+        // PostgreSQL names the direct arguments, then the ordered ones.
+        let mut shown: Vec<Scalar> = args.iter().skip(order.len()).cloned().collect();
+        shown.extend(args.iter().take(order.len()).cloned());
+        return Err(no_agg(name, &shown));
+    }
+    let mut it = args.into_iter();
+    let x = it.next().expect("the ordered argument");
+    let mut out = Vec::with_capacity(2);
+    let (x, ty) = match o {
+        OrderedSet::PercentileCont => match type_of(&x).map(|t| t.id) {
+            Some(TypeId::Interval) => (x, t(TypeId::Interval)),
+            Some(id) if expr::is_num(id) => (Scalar::Cast(Box::new(x), t(TypeId::Float8)), t(TypeId::Float8)),
+            None => (coerce(x, Some(t(TypeId::Float8)))?, t(TypeId::Float8)),
+            Some(_) => {
+                let fraction = it.clone().next().and_then(|f| type_of(&f)).map(|t| t.name()).unwrap_or_else(|| "unknown".into());
+                let shown = format!("function {name}({fraction}, {}) does not exist", type_of(&x).map(|t| t.name()).unwrap_or_default());
+                return Err(PgError::new("42883", shown)
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+            }
+        },
+        _ => {
+            let x = coerce(x, Some(t(TypeId::Text)))?;
+            let ty = type_of(&x).map(|t| if t.id == TypeId::Bpchar { SqlType::new(TypeId::Bpchar) } else { t }).unwrap_or(t(TypeId::Text));
+            crate::sql::query::need_operator(Some(ty), true)?;
+            (x, ty)
+        }
+    };
+    out.push(x);
+    if direct == 1 {
+        let f = crate::sql::func::to_type(it.next().expect("the fraction"), Some(t(TypeId::Float8)))?;
+        if type_of(&f).is_some_and(|ft| !expr::is_num(ft.id)) {
+            return Err(no_agg(name, &[f]));
+        }
+        let mut reads = false;
+        f.visit(&mut |s| {
+            reads |= matches!(s, Scalar::Col(..) | Scalar::Outer(..) | Scalar::Param(..) | Scalar::Agg(..) | Scalar::SubLink(..))
+        });
+        if reads || expr::calls_volatile(&f) {
+            return Err(PgError::feature(format!("{name}() with a fraction that is not a constant is not supported by heapstore yet")));
+        }
+        let v = f.eval(&[], &[])?;
+        let v = match v {
+            Value::Null => Value::Null,
+            v => Value::Float8(expr::as_f64(&v).ok_or_else(|| PgError::internal("a fraction that is not a number"))?),
+        };
+        out.push(Scalar::Const(v));
+    }
+    for k in &order {
+        crate::sql::query::need_operator(type_of(&k.expr), true)?;
+    }
+    // The sort key is x itself (before its conversion to double precision).
+    Ok(AggCall { func: AggFunc::Ordered(o), args: out, distinct: false, filter, order, ty, arg_ty: Some(ty) })
+}
+
+/// The final value of an ordered-set aggregate over its inputs sorted by the WITHIN GROUP
+/// key (NULL inputs already left out): percentile_disc's row ceil(f·n) (the first for 0),
+/// percentile_cont's interpolation between rows floor and ceil of f·(n−1) (`lo + (hi − lo) ·
+/// (f·(n−1) − floor)`, float8_lerp / interval_lerp), mode's most frequent value (the first of
+/// equally frequent ones in sort order).
+fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<Value> {
+    let fraction = match c.args.get(1) {
+        Some(Scalar::Const(Value::Float8(f))) => Some(*f),
+        Some(Scalar::Const(Value::Null)) => return Ok(Value::Null),
+        _ => None,
+    };
+    if let Some(f) = fraction {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, format!("percentile value {} is not between 0 and 1", c_g(f))));
+        }
+    }
+    if rows.is_empty() {
+        return Ok(Value::Null);
+    }
+    let n = rows.len();
+    let value = |i: usize| rows[i].0[0].clone();
+    Ok(match o {
+        OrderedSet::PercentileDisc => {
+            let f = fraction.unwrap_or(0.0);
+            let rownum = (f * n as f64).ceil() as usize;
+            value(rownum.max(1).min(n) - 1)
+        }
+        OrderedSet::PercentileCont => {
+            let f = fraction.unwrap_or(0.0);
+            let pos = f * (n - 1) as f64;
+            let (first, second) = (pos.floor() as usize, pos.ceil() as usize);
+            let (lo, hi) = (value(first), value(second.min(n - 1)));
+            if first == second {
+                lo
+            } else {
+                let pct = pos - first as f64;
+                match (lo, hi) {
+                    (Value::Float8(a), Value::Float8(b)) => Value::Float8(a + (b - a) * pct),
+                    (Value::Interval(a), Value::Interval(b)) => Value::Interval(a.add(&b.sub(&a)?.mul(pct)?)?),
+                    _ => return Err(PgError::internal("percentile_cont of another type")),
+                }
+            }
+        }
+        OrderedSet::Mode => {
+            let same = |a: &Value, b: &Value| -> Result<bool> { Ok(bpchar_compare(c, a, b)? == std::cmp::Ordering::Equal) };
+            let (mut best, mut best_n) = (value(0), 0usize);
+            let (mut cur, mut cur_n) = (value(0), 0usize);
+            for r in rows {
+                if same(&r.0[0], &cur)? {
+                    cur_n += 1;
+                } else {
+                    cur = r.0[0].clone();
+                    cur_n = 1;
+                }
+                if cur_n > best_n {
+                    best = cur.clone();
+                    best_n = cur_n;
+                }
+            }
+            best
+        }
+    })
+}
+
+/// C's `%g` (six significant digits) for a message.
+fn c_g(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let sci = format!("{x:.5e}");
+    let (mant, exp) = sci.split_once('e').expect("an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
+    if !(-4..6).contains(&exp) {
+        format!("{}e{}{:02}", trim(mant.to_string()), if exp < 0 { '-' } else { '+' }, exp.abs())
+    } else {
+        trim(format!("{x:.*}", (5 - exp).max(0) as usize))
     }
 }
 
@@ -498,6 +666,8 @@ fn plain(c: &AggCall) -> Acc {
             _ => Acc::StatNum(Box::new(StatNum { n: 0, sx: Numeric::zero(), sxx: Numeric::zero(), special: 0 })),
         },
         AggFunc::Regr(_) => Acc::Regr([0.0; 6]),
+        // Always collected (its WITHIN GROUP ORDER BY), finished by ordered_set_final.
+        AggFunc::Ordered(_) => Acc::Collect(Vec::new()),
         AggFunc::StringAgg => Acc::Str(None),
         AggFunc::ArrayAgg | AggFunc::JsonbAgg | AggFunc::JsonbObjectAgg | AggFunc::JsonAgg | AggFunc::JsonObjectAgg => {
             Acc::Items(Vec::new())
@@ -804,6 +974,9 @@ fn finish(c: &AggCall, acc: Acc) -> Result<Value> {
                 });
             }
             rows.sort_by(|a, b| compare_keys(&a.1, &b.1, &c.order));
+            if let AggFunc::Ordered(o) = c.func {
+                return ordered_set_final(c, o, &rows);
+            }
             let mut acc = plain(c);
             let mut seen = std::collections::HashSet::new();
             let mut key = Vec::new();

@@ -199,6 +199,11 @@ fn win_name(c: &exec::WinCall, _n: &[String]) -> String {
 fn agg_text(c: &exec::AggCall, n: &[String]) -> String {
     let name = match c.func {
         exec::AggFunc::CountStar => return "count(*)".into(),
+        exec::AggFunc::Ordered(_) => {
+            let direct: Vec<String> = c.args.iter().skip(1).map(|a| show(a, n)).collect();
+            let key = c.order.first().map(|k| show(&k.expr, n)).unwrap_or_default();
+            return format!("{}({}) WITHIN GROUP (ORDER BY {key})", c.func.sql_name(), direct.join(", "));
+        }
         f => f.sql_name().to_string(),
     };
     let args: Vec<String> = c.args.iter().map(|a| show(a, n)).collect();

@@ -799,9 +799,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "make_interval",
     "char_length",
     "cardinality",
-    "percentile_cont",
-    "percentile_disc",
-    "mode",
     "xmlagg",
     "json_agg",
 ];
@@ -3999,7 +3996,7 @@ impl Binder<'_> {
             let items = expr::row_items(&call).ok_or_else(|| PgError::syntax("syntax error at or near \"ROW\""))?;
             return self.row_value(&items);
         }
-        if *uses_odbc_syntax || !matches!(parameters, FunctionArguments::None) || null_treatment.is_some() || !within_group.is_empty() {
+        if *uses_odbc_syntax || !matches!(parameters, FunctionArguments::None) || null_treatment.is_some() {
             return Err(PgError::feature(format!("this form of {name}() is not supported by heapstore yet")));
         }
         let (list, distinct, clauses) = match args {
@@ -4066,6 +4063,53 @@ impl Binder<'_> {
                 })
                 .collect::<Result<Vec<_>>>()?
         };
+        let ordered_set = matches!(AggFunc::named(&name), Some(AggFunc::Ordered(_)));
+        if !within_group.is_empty() || ordered_set {
+            // PostgreSQL points these errors at the function's name.
+            let e = |code: &'static str, m: String| {
+                let err = PgError::new(code, m);
+                Err(match f.name.0.first().and_then(|p| p.as_ident()) {
+                    Some(id) => err.at(id.span.start),
+                    None => err,
+                })
+            };
+            // No such function: PostgreSQL looks for one taking the direct arguments and
+            // then the ordered ones.
+            let missing = || -> Result<Scalar> {
+                let mut shown = Vec::new();
+                for x in exprs.iter().copied().chain(within_group.iter().map(|o| &o.expr)) {
+                    shown.push(type_of(&self.bind(x)?).map(|t| t.name()).unwrap_or_else(|| "unknown".into()));
+                }
+                Err(PgError::new("42883", format!("function {name}({}) does not exist", shown.join(", ")))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."))
+            };
+            let Some(agg) = AggFunc::named(&name).filter(|_| ordered_set) else {
+                return if AggFunc::named(&name).is_some() {
+                    e("42809", format!("{name} is not an ordered-set aggregate, so it cannot have WITHIN GROUP"))
+                } else {
+                    missing().map_err(|e| at_name(e, f, &name))
+                };
+            };
+            if within_group.is_empty() {
+                return missing().map_err(|e| at_name(e, f, &name));
+            }
+            if over.is_some() {
+                return e("0A000", format!("OVER is not supported for ordered-set aggregate {name}"));
+            }
+            if distinct {
+                return e("42601", "cannot use DISTINCT with WITHIN GROUP".into());
+            }
+            if !order.is_empty() {
+                return e("42601", "cannot use multiple ORDER BY clauses with WITHIN GROUP".into());
+            }
+            if star {
+                return e("42601", format!("syntax error at or near \"*\" in {name}()"));
+            }
+            // The ordered argument first, then the direct ones (the fraction).
+            let mut all: Vec<&Expr> = within_group.iter().map(|o| &o.expr).collect();
+            all.extend(exprs.iter().copied());
+            return self.aggregate(agg, &name, &all, false, false, filter.as_deref(), within_group).map_err(|e| at_name(e, f, &name));
+        }
         if let Some(agg) = AggFunc::named(&name) {
             if over.is_some() && agg == AggFunc::Grouping {
                 return Err(PgError::new("42809", "OVER specified, but grouping is not a window function nor an aggregate function"));
