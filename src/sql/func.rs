@@ -1554,17 +1554,20 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Interval(crate::types::Interval { months, days, micros })
         }
         Func::MakeDate => {
+            // PostgreSQL's make_date names the year after its BC conversion (-4714 is -4713).
             let (y, m, d) = (int_arg(&args[0]), int_arg(&args[1]), int_arg(&args[2]));
-            let bad = || PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}"));
-            if y == 0 || !(1..=12).contains(&m) || d < 1 {
-                return Err(bad());
-            }
             let yy = if y < 0 { y + 1 } else { y };
-            let days = days_from_civil(yy, m as u32, d as u32);
-            if civil_from_days(days) != (yy, m as u32, d as u32) {
-                return Err(bad());
+            let range = || PgError::new("22008", format!("date out of range: {yy}-{m:02}-{d:02}"));
+            let days = civil_date(y, m, d).map_err(|e| match e {
+                CivilErr::Field => PgError::new("22008", format!("date field value out of range: {yy}-{m:02}-{d:02}")),
+                CivilErr::Range => range(),
+            })?;
+            // IS_VALID_DATE: from 4714-11-24 BC (Julian day 0) to 5874897-12-31.
+            let date = days - 10957;
+            if !(-2_451_545..=2_145_031_948).contains(&date) {
+                return Err(range());
             }
-            Value::Date((days - 10957) as i32)
+            Value::Date(date as i32)
         }
     })
 }
@@ -1682,19 +1685,11 @@ fn c_g2(x: f64) -> String {
 fn make_timestamp(args: &[Value]) -> Result<Value> {
     let [y, m, d, h, mi] = [0, 1, 2, 3, 4].map(|i| int_arg(&args[i]));
     let sec = float_arg(&args[5]);
-    let date_err = || PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}"));
-    // A negative year is BC (year 0 is not a year), as make_date reads it.
-    if y == 0 || !(1..=12).contains(&m) || d < 1 {
-        return Err(date_err());
-    }
-    let yy = if y < 0 { y + 1 } else { y };
-    let days = days_from_civil(yy, m as u32, d as u32);
-    if civil_from_days(days) != (yy, m as u32, d as u32) {
-        return Err(date_err());
-    }
-    if yy > 5_874_898 || (yy == 5_874_898 && m >= 6) || yy < -4713 || (yy == -4713 && m < 11) {
-        return Err(PgError::new("22008", format!("date out of range: {y}-{m:02}-{d:02}")));
-    }
+    // A negative year is BC, as make_date reads it; the messages name the year as given.
+    let days = civil_date(y, m, d).map_err(|e| match e {
+        CivilErr::Field => PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}")),
+        CivilErr::Range => PgError::new("22008", format!("date out of range: {y}-{m:02}-{d:02}")),
+    })?;
     let time_err = || PgError::new("22008", format!("time field value out of range: {h}:{mi:02}:{}", c_g2(sec)));
     // float_time_overflows: the seconds are rounded to microseconds before the range check.
     if !(0..=24).contains(&h) || !(0..60).contains(&mi) || sec.is_nan() || !(-1.0..=61.0).contains(&sec) {
@@ -1709,6 +1704,30 @@ fn make_timestamp(args: &[Value]) -> Result<Value> {
     let r = date.checked_mul(USECS_PER_DAY).and_then(|x| x.checked_add(time)).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
     r.map(Value::Timestamp)
         .ok_or_else(|| PgError::new("22008", format!("timestamp out of range: {y}-{m:02}-{d:02} {h}:{mi:02}:{}", c_g2(sec))))
+}
+
+/// Why a date's fields are refused: ValidateDate's field check, or IS_VALID_JULIAN's range.
+enum CivilErr {
+    Field,
+    Range,
+}
+
+/// The days since 1970-01-01 of SQL's year (negative: BC; there is no year 0), month and day,
+/// checked as PostgreSQL's ValidateDate (a real calendar date) and IS_VALID_JULIAN (4713 BC
+/// November to 5874898 May, by month) check them.
+fn civil_date(y: i64, m: i64, d: i64) -> std::result::Result<i64, CivilErr> {
+    if y == 0 || !(1..=12).contains(&m) || d < 1 {
+        return Err(CivilErr::Field);
+    }
+    let yy = if y < 0 { y + 1 } else { y };
+    let days = days_from_civil(yy, m as u32, d as u32);
+    if civil_from_days(days) != (yy, m as u32, d as u32) {
+        return Err(CivilErr::Field);
+    }
+    if yy > 5_874_898 || (yy == 5_874_898 && m >= 6) || yy < -4713 || (yy == -4713 && m < 11) {
+        return Err(CivilErr::Range);
+    }
+    Ok(days)
 }
 
 /// `overlay(s PLACING r FROM start FOR len)` (textoverlay): the characters of `s` before
