@@ -474,7 +474,10 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
     };
     if let Some(f) = fraction {
         if !(0.0..=1.0).contains(&f) {
-            return Err(PgError::new(sqlstate::NUMERIC_VALUE_OUT_OF_RANGE, format!("percentile value {} is not between 0 and 1", c_g(f))));
+            return Err(PgError::new(
+                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                format!("percentile value {} is not between 0 and 1", crate::sql::func::c_format_g(f)),
+            ));
         }
     }
     if rows.is_empty() {
@@ -523,25 +526,6 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
             best
         }
     })
-}
-
-/// C's `%g` (six significant digits) for a message.
-fn c_g(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let sci = format!("{x:.5e}");
-    let (mant, exp) = sci.split_once('e').expect("an exponent");
-    let exp: i32 = exp.parse().expect("an integer exponent");
-    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    if !(-4..6).contains(&exp) {
-        format!("{}e{}{:02}", trim(mant.to_string()), if exp < 0 { '-' } else { '+' }, exp.abs())
-    } else {
-        trim(format!("{x:.*}", (5 - exp).max(0) as usize))
-    }
 }
 
 /// PostgreSQL: with DISTINCT, ORDER BY expressions must appear in the argument list (as the

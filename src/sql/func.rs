@@ -1656,26 +1656,8 @@ fn date_bin(args: &[Value]) -> Result<Value> {
 /// C's `%02g` of a seconds value (for make_timestamp's messages): six significant digits,
 /// trailing zeros dropped, an exponent outside 1e-4..1e6, zero-padded to two characters.
 fn c_g2(x: f64) -> String {
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "nan".into()
-        } else if x > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    let sci = format!("{x:.5e}");
-    let (mant, exp) = sci.split_once('e').expect("an exponent");
-    let exp: i32 = exp.parse().expect("an integer exponent");
-    let trim = |s: String| if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s };
-    let body = if !(-4..6).contains(&exp) {
-        format!("{}e{}{:02}", trim(mant.to_string()), if exp < 0 { '-' } else { '+' }, exp.abs())
-    } else {
-        trim(format!("{x:.*}", (5 - exp).max(0) as usize))
-    };
     // A negative value is already two characters wide.
-    format!("{body:0>2}")
+    format!("{:0>2}", c_format_g(x))
 }
 
 /// `make_timestamp(year, month, mday, hour, min, sec)` (make_timestamp_internal): a year
@@ -2330,7 +2312,7 @@ fn timestamp_from_epoch(seconds: f64) -> Result<i64> {
 
 /// C's `%g`: 6 significant digits, exponent form below 1e-4 or from 1e6, trailing zeros
 /// dropped.
-fn c_format_g(x: f64) -> String {
+pub(crate) fn c_format_g(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return if x.is_nan() {
             "nan".into()
