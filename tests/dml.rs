@@ -122,6 +122,39 @@ fn concurrent_updates_wait_and_follow_the_chain() {
     assert_eq!(one(&mut b, "SELECT n FROM c WHERE k = 2"), "100");
 }
 
+/// READ COMMITTED: an UPDATE that waited for a concurrent one re-evaluates its whole WHERE,
+/// subqueries included, and its SET, on the newest version (PostgreSQL's EvalPlanQual).
+#[test]
+fn a_waiting_update_rechecks_its_subqueries_on_the_new_version() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut a = db.session();
+    let mut b = db.session();
+    a.execute("CREATE TABLE c2 (k int, n int)").unwrap();
+    a.execute("CREATE TABLE w (k int)").unwrap();
+    a.execute("INSERT INTO c2 VALUES (1, 0), (2, 0)").unwrap();
+    a.execute("INSERT INTO w VALUES (1), (2)").unwrap();
+    a.execute("BEGIN; UPDATE c2 SET n = 5 WHERE k = 1; UPDATE c2 SET n = 7 WHERE k = 2").unwrap();
+    let h = std::thread::spawn(move || {
+        // On the version it found (n = 0) the EXISTS holds (w has 1); on the committed one
+        // (n = 5) it does not (w has no 6), so the row is left alone.
+        let r = b
+            .execute(
+                "UPDATE c2 x SET n = x.n + 100 WHERE x.k IN (SELECT k FROM w) AND EXISTS (SELECT 1 FROM w WHERE w.k = x.n + 1) AND x.k = 1",
+            )
+            .unwrap();
+        assert_eq!(r[0].tag, "UPDATE 0");
+        // SET's subquery and column read the committed version: 2 + 7.
+        let r = b.execute("UPDATE c2 x SET n = (SELECT count(*) FROM w) + x.n WHERE x.k = 2 RETURNING n").unwrap();
+        assert_eq!(r[0].rows, vec![vec![Some("9".to_string())]]);
+        b
+    });
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    a.execute("COMMIT").unwrap();
+    let mut b = h.join().unwrap();
+    assert_eq!(one(&mut b, "SELECT n FROM c2 WHERE k = 1"), "5");
+    assert_eq!(one(&mut b, "SELECT n FROM c2 WHERE k = 2"), "9");
+}
+
 #[test]
 fn deadlocks_are_detected() {
     let (_t, _dir, db) = new_db(&["deadlock_timeout=50ms"]);

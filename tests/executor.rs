@@ -277,3 +277,73 @@ fn records_are_refused_where_their_answer_would_differ() {
         vec!["2"]
     );
 }
+
+/// A statement nested deeper than the calling thread's stack holds is refused with 54001
+/// ("stack depth limit exceeded", as PostgreSQL), never a stack overflow that aborts the
+/// process: chains of operators and nestings of growing depth, run through the embedded API on
+/// a thread with a 2MB stack (a spawned thread's default), over rows, in WHERE, GROUP BY and
+/// ORDER BY. Shallow ones give their answers.
+#[test]
+fn deep_nesting_is_refused_not_a_crash() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (a int)").unwrap();
+    s.execute("INSERT INTO t SELECT g FROM generate_series(1, 50) g").unwrap();
+    drop(s);
+    for stack in [1usize << 20, 2 << 20, 8 << 20] {
+        std::thread::scope(|sc| {
+            std::thread::Builder::new()
+                .stack_size(stack)
+                .spawn_scoped(sc, || {
+                    let mut s = db.session();
+                    for n in [10usize, 100, 300, 1000, 3000, 10_000, 100_000] {
+                        let plus = vec!["a"; n].join(" + ");
+                        let ors = (0..n).map(|i| format!("a = {i}")).collect::<Vec<_>>().join(" OR ");
+                        let parens = format!("{}a{}", "(".repeat(n), ")".repeat(n));
+                        let nots = format!("{}true", "NOT ".repeat(n));
+                        let subqueries = format!("{}a{}", "(SELECT ".repeat(n), ")".repeat(n));
+                        let calls = format!("{}a{}", "abs(".repeat(n), ")".repeat(n));
+                        let cases = format!("{}a{}", "CASE WHEN a > 0 THEN ".repeat(n), " ELSE 0 END".repeat(n));
+                        let casts = format!("a{}", "::bigint".repeat(n));
+                        let minus = format!("{}a", "- ".repeat(n));
+                        let ins = format!("{}true{}", "a IN (SELECT a FROM t WHERE ".repeat(n), ")".repeat(n));
+                        let want_plus = (1..=50).map(|a| (a * n as i64).to_string()).collect::<Vec<_>>();
+                        // (statement, its answer, the depth up to which a 2MB stack must answer it)
+                        let cases: Vec<(String, Vec<String>, usize)> = vec![
+                            (format!("SELECT {plus} FROM t ORDER BY 1"), want_plus.clone(), 100),
+                            (
+                                format!("SELECT x FROM (SELECT {plus} AS x FROM t) s GROUP BY x ORDER BY {plus_x}", plus_x = "x"),
+                                want_plus,
+                                100,
+                            ),
+                            (format!("SELECT count(*) FROM t WHERE {ors}"), vec![(n - 1).min(50).to_string()], 100),
+                            (format!("SELECT {parens} FROM t WHERE a = 7"), vec!["7".into()], 100),
+                            (format!("SELECT {nots}"), vec![if n % 2 == 0 { "t" } else { "f" }.into()], 100),
+                            (format!("SELECT {subqueries} FROM t WHERE a = 7"), vec!["7".into()], 10),
+                            (format!("SELECT {calls} FROM t WHERE a = 7"), vec!["7".into()], 100),
+                            (format!("SELECT {cases} FROM t WHERE a = 7"), vec!["7".into()], 100),
+                            (format!("SELECT {casts} FROM t WHERE a = 7"), vec!["7".into()], 100),
+                            (format!("SELECT {minus} FROM t WHERE a = 7"), vec![if n % 2 == 0 { "7" } else { "-7" }.into()], 100),
+                            (format!("SELECT count(*) FROM t WHERE {ins}"), vec!["50".into()], 10),
+                        ];
+                        for (sql, want, answers_up_to) in cases {
+                            let head: String = sql.chars().take(60).collect();
+                            match s.execute(&sql) {
+                                Ok(mut r) => {
+                                    let got: Vec<String> = r.pop().unwrap().rows.into_iter().map(|r| r[0].clone().unwrap()).collect();
+                                    assert_eq!(got, want, "n = {n}: {head}");
+                                }
+                                Err(e) => {
+                                    assert_eq!(e.code, "54001", "n = {n}: {head}: {e}");
+                                    assert!(stack < 2 << 20 || n > answers_up_to, "n = {n}: {head}: refused at a depth PostgreSQL takes");
+                                }
+                            }
+                        }
+                    }
+                })
+                .unwrap()
+                .join()
+                .unwrap();
+        });
+    }
+}

@@ -227,6 +227,9 @@ pub(super) fn copy_from(
                 let (st, opts) = (&st, opts.clone());
                 std::thread::Builder::new()
                     .name(format!("copy worker {i}"))
+                    // Evaluates the table's DEFAULT and CHECK expressions, as deep as the
+                    // session's thread let them be created (`sql::dialect::check_nesting`).
+                    .stack_size(crate::server::CONN_STACK_SIZE)
                     .spawn_scoped(scope, move || {
                         let _unblock = OnPanic(st);
                         let r = worker(st, ctx, opts, names);

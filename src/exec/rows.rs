@@ -223,10 +223,12 @@ impl Maintainer<'_> {
 
 /// Parses a stored expression (a column's DEFAULT, a CHECK constraint).
 pub fn parse_stored_expr(text: &str) -> Result<sqlparser::ast::Expr> {
-    let dialect = sqlparser::dialect::PostgreSqlDialect {};
+    let dialect = crate::sql::dialect::Pg;
     // Without locations: an error binding it has no position in the user's statement.
     let toks = crate::sql::tokens_without_locations(text)?;
+    crate::sql::dialect::check_nesting(&toks)?;
     sqlparser::parser::Parser::new(&dialect)
+        .with_recursion_limit(crate::sql::dialect::RECURSION_LIMIT)
         .with_tokens_with_locations(toks)
         .parse_expr()
         .map_err(|e| PgError::internal(format!("stored expression \"{text}\" does not parse: {e}")))

@@ -315,8 +315,13 @@ impl Server {
     }
 }
 
+/// Stack reserved for each connection's thread: the statement passes recurse once per level of
+/// expression nesting, and `sql::dialect::check_nesting` lets a statement nest as deep as the
+/// thread's stack holds. Only the pages a statement touches are ever committed.
+pub(crate) const CONN_STACK_SIZE: usize = 16 << 20;
+
 fn spawn_conn(sh: &Arc<ServerShared>, f: impl FnOnce() + Send + 'static) {
-    let h = std::thread::Builder::new().name("conn".into()).spawn(f);
+    let h = std::thread::Builder::new().name("conn".into()).stack_size(CONN_STACK_SIZE).spawn(f);
     if let Ok(h) = h {
         let mut v = sh.conn_threads.lock().expect("poisoned");
         v.retain(|t| !t.is_finished());

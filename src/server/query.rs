@@ -20,7 +20,7 @@
 
 use crate::error::{sqlstate, PgError, Result};
 use crate::session::{QueryResult, Session};
-use sqlparser::dialect::PostgreSqlDialect;
+use crate::sql::dialect::Pg;
 use sqlparser::tokenizer::{Token, Tokenizer};
 use std::collections::BTreeMap;
 
@@ -242,7 +242,7 @@ pub struct LocalOutcome {
 /// The tokens of one statement, without whitespace and its ending semicolons; None for text
 /// that does not tokenize or holds more than one statement (each is answered on its own).
 fn words(sql: &str) -> Option<Vec<Token>> {
-    let toks = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
+    let toks = Tokenizer::new(&Pg, sql).tokenize().ok()?;
     let toks: Vec<Token> = toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
     let end = toks.iter().rposition(|t| !matches!(t, Token::SemiColon)).map_or(0, |p| p + 1);
     if toks[..end].iter().any(|t| matches!(t, Token::SemiColon)) {

@@ -335,12 +335,16 @@ pub fn query(_q: &Query) -> Result<()> {
     Ok(())
 }
 
-/// One plain table, no join, no alias (column references name the table itself).
+/// One plain table, no join (an alias, without a column list, then names it).
 fn single_table(t: &TableWithJoins, stmt: &str) -> Result<()> {
     need(t.joins.is_empty(), "JOIN")?;
     match &t.relation {
         TableFactor::Table { name: _, alias, args, with_hints, version, with_ordinality, partitions, json_path, sample, index_hints } => {
-            need(alias.is_none(), &format!("a table alias in {stmt}"))?;
+            // An alias names the table (`UPDATE t AS x`); a column list after it is not
+            // PostgreSQL's grammar.
+            if alias.as_ref().is_some_and(|a| !a.columns.is_empty()) {
+                return Err(PgError::syntax(format!("syntax error at or near \"(\" (a column list after {stmt}'s table alias)")));
+            }
             need(args.is_none(), "a table function in FROM")?;
             need(sample.is_none(), "TABLESAMPLE")?;
             need(!with_ordinality, "WITH ORDINALITY")?;

@@ -612,7 +612,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
                     if table.columns[c].identity == Some(crate::catalog::Identity::Always) {
                         return Err(identity_always_error(&table.columns[c]));
                     }
-                    let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
+                    let b = bind_untyped(None, e, &empty, None, table.columns[c].ty, s.txn().start_us)?;
                     check_assignment(&b, &table.columns[c])?;
                     row[c] = Some(b);
                 }
@@ -788,10 +788,6 @@ pub(crate) type Described = (Vec<(String, String)>, Vec<Option<(u32, i16)>>);
 type DoUpdate = (Vec<(usize, Scalar)>, Option<Scalar>);
 
 impl Returning {
-    pub(crate) fn bind(s: &Session, table: &Table, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
-        Self::bind_as(s, table, None, items)
-    }
-
     /// With the table named `alias` (`INSERT INTO t AS x ... RETURNING x.id`).
     pub(crate) fn bind_as(s: &Session, table: &Table, alias: Option<&str>, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
         Ok(Returning { items: super::query::bind_returning(s, table, alias, items)? })
@@ -1108,31 +1104,34 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
                 for r in &values.rows {
                     for (k, e) in r.iter().enumerate() {
                         if let Some(&c) = cols.get(k).filter(|&&c| c < table.columns.len()) {
-                            bind_untyped(e, &empty, table.columns[c].ty, 0)?.param_types(out);
+                            bind_untyped(None, e, &empty, None, table.columns[c].ty, 0)?.param_types(out);
                         }
                     }
                 }
             }
         }
         Statement::Update { table, assignments, selection, .. } => {
-            let table = s.table(&single_table(table)?)?;
+            let (name, alias) = target_table(table)?;
+            let table = s.table(&name)?;
             for a in assignments {
                 if let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target {
                     let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
                     if let Some(c) = table.column_index(&n) {
-                        bind_untyped(&a.value, &table, table.columns[c].ty, 0)?.param_types(out);
+                        let e = bind_untyped(Some(s), &a.value, &table, alias.as_deref(), table.columns[c].ty, 0)?;
+                        super::query::scalar_param_types(&e, out);
                     }
                 }
             }
             if let Some(w) = selection {
-                expr::bind(w, &table)?.param_types(out);
+                super::query::scalar_param_types(&bind_change(s, None, w, &table, alias.as_deref())?, out);
             }
         }
         Statement::Delete(d) => {
             let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = &d.from;
             if let ([t], Some(w)) = (v.as_slice(), &d.selection) {
-                let table = s.table(&single_table(t)?)?;
-                expr::bind(w, &table)?.param_types(out);
+                let (name, alias) = target_table(t)?;
+                let table = s.table(&name)?;
+                super::query::scalar_param_types(&bind_change(s, None, w, &table, alias.as_deref())?, out);
             }
         }
         _ => {}
@@ -1313,24 +1312,38 @@ fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us:
     })
 }
 
-fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
+/// `s`: an UPDATE's assignment, whose subqueries are planned ([`bind_change`]); None: no
+/// subqueries (INSERT's VALUES).
+fn bind_untyped(s: Option<&Session>, e: &Expr, table: &Table, alias: Option<&str>, ty: SqlType, now_us: i64) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
         let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }
-    Ok(match expr::bind(e, table)? {
+    let bound = match s {
+        Some(s) => bind_change(s, Some(now_us), e, table, alias)?,
+        None => expr::bind_as(e, table, alias)?,
+    };
+    Ok(match bound {
         Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
         other => other,
     })
 }
 
-fn single_table(t: &TableWithJoins) -> Result<String> {
+/// The table an UPDATE or DELETE changes, and the alias it is known by (`UPDATE t AS x`: then
+/// `x`, not `t`, names it in SET, WHERE and RETURNING, as in PostgreSQL).
+pub(crate) fn target_table(t: &TableWithJoins) -> Result<(String, Option<String>)> {
     if !t.joins.is_empty() {
         return Err(PgError::feature("joins are not supported"));
     }
-    let TableFactor::Table { name, .. } = &t.relation else { return Err(PgError::feature("only tables can be changed")) };
-    super::ddl_table_name(name)
+    let TableFactor::Table { name, alias, .. } = &t.relation else { return Err(PgError::feature("only tables can be changed")) };
+    let alias = match alias {
+        None => None,
+        Some(a) if a.columns.is_empty() => Some(fold_ident(&a.name)),
+        // PostgreSQL's grammar has no column list here.
+        Some(_) => return Err(PgError::syntax("syntax error at or near \"(\"")),
+    };
+    Ok((super::ddl_table_name(name)?, alias))
 }
 
 /// UPDATE t SET col = expr | DEFAULT [, ...] [WHERE ...] [RETURNING ...].
@@ -1342,7 +1355,9 @@ pub fn update(
     returning: Option<&[sqlparser::ast::SelectItem]>,
     params: &[Option<String>],
 ) -> Result<QueryResult> {
-    let table = s.table(&single_table(table)?)?;
+    let (name, alias) = target_table(table)?;
+    let alias = alias.as_deref();
+    let table = s.table(&name)?;
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let mut sets: Vec<(usize, Scalar)> = Vec::new();
     let mut needed = vec![false; table.columns.len()];
@@ -1366,7 +1381,8 @@ pub fn update(
             if col.identity == Some(crate::catalog::Identity::Always) {
                 return Err(identity_update_error(col));
             }
-            bind_untyped(&a.value, &table, col.ty, s.txn().start_us)?
+            let now = s.txn().start_us;
+            bind_untyped(Some(s), &a.value, &table, alias, col.ty, now)?
         };
         check_assignment(&e, col)?;
         e.columns_used(&mut needed);
@@ -1374,12 +1390,15 @@ pub fn update(
     }
     // The new version copies every column.
     needed.iter_mut().for_each(|b| *b = true);
-    let filter = selection.map(|w| expr::bind(w, &table)).transpose()?;
-    let returning = returning.map(|items| Returning::bind(s, &table, items)).transpose()?;
+    let now = Some(s.txn().start_us);
+    let filter = selection.map(|w| bind_change(s, now, w, &table, alias)).transpose()?;
+    let (filter, post) = split_sublinks(filter);
+    lock_subquery_tables(s, post.iter().chain(sets.iter().map(|(_, e)| e)))?;
+    let returning = returning.map(|items| Returning::bind_as(s, &table, alias, items)).transpose()?;
     let plan = Plan::new(table.clone(), filter, needed);
     let mut out = RowsOut::new(returning.as_ref());
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
-    change_rows(s, &plan, params, Some(&sets), &mut out, fk.as_mut())?;
+    change_rows(s, &plan, post.as_ref(), params, Some(&sets), &mut out, fk.as_mut())?;
     if let Some(fk) = fk {
         fk.finish(s)?;
     }
@@ -1395,15 +1414,21 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
         FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
     };
     let [t] = from.as_slice() else { return Err(PgError::feature("DELETE from more than one table is not supported")) };
-    let table = s.table(&single_table(t)?)?;
+    let (name, alias) = target_table(t)?;
+    let alias = alias.as_deref();
+    let table = s.table(&name)?;
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
-    let filter = d.selection.as_ref().map(|w| expr::bind(w, &table)).transpose()?;
-    let returning = d.returning.as_deref().map(|items| Returning::bind(s, &table, items)).transpose()?;
-    // RETURNING reads the deleted rows' columns, and foreign keys their keys.
+    let now = Some(s.txn().start_us);
+    let filter = d.selection.as_ref().map(|w| bind_change(s, now, w, &table, alias)).transpose()?;
+    let (filter, post) = split_sublinks(filter);
+    lock_subquery_tables(s, post.iter())?;
+    let returning = d.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias, items)).transpose()?;
+    // RETURNING reads the deleted rows' columns, foreign keys their keys, and a subquery in
+    // WHERE the columns it names.
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
-    let plan = Plan::new(table.clone(), filter, vec![returning.is_some() || fk.is_some(); table.columns.len()]);
+    let plan = Plan::new(table.clone(), filter, vec![returning.is_some() || fk.is_some() || post.is_some(); table.columns.len()]);
     let mut out = RowsOut::new(returning.as_ref());
-    change_rows(s, &plan, params, None, &mut out, fk.as_mut())?;
+    change_rows(s, &plan, post.as_ref(), params, None, &mut out, fk.as_mut())?;
     if let Some(fk) = fk {
         fk.finish(s)?;
     }
@@ -1416,10 +1441,68 @@ fn serialization_failure(what: &str) -> PgError {
     PgError::new(sqlstate::SERIALIZATION_FAILURE, format!("could not serialize access due to concurrent {what}"))
 }
 
+/// Binds an UPDATE's or DELETE's expression against its table (known by `alias`), planning its
+/// subqueries (`IN (SELECT ...)`, `EXISTS`, scalar ones; a correlated one reads the row being
+/// changed), as PostgreSQL allows in SET and WHERE.
+/// `now_us`: the transaction's start (`now()`), or None where it is not known yet.
+fn bind_change(s: &Session, now_us: Option<i64>, e: &Expr, table: &Table, alias: Option<&str>) -> Result<Scalar> {
+    let scope = expr::Scope::of_table(table, alias);
+    super::query::Planner::new(s, now_us).bind_for_change(e, &scope)
+}
+
+/// ACCESS SHARE on every table the subqueries of `exprs` read, held to transaction end, as a
+/// query takes it (a concurrent DROP or TRUNCATE of one waits for the statement).
+fn lock_subquery_tables<'e>(s: &mut Session, exprs: impl Iterator<Item = &'e Scalar>) -> Result<()> {
+    let mut tables = Vec::new();
+    for e in exprs {
+        e.visit(&mut |x| {
+            if let Scalar::SubLink(l) = x {
+                l.plan.tables(&mut tables);
+            }
+        });
+    }
+    for t in tables {
+        s.lock_table(&t, LockMode::AccessShare)?;
+    }
+    Ok(())
+}
+
+fn has_sublink(e: &Scalar) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x, Scalar::SubLink(_)));
+    found
+}
+
+/// A WHERE clause split into the conjuncts the table scan evaluates (and may answer from an
+/// index) and those with subqueries, which the executor evaluates on each row the scan keeps.
+fn split_sublinks(filter: Option<Scalar>) -> (Option<Scalar>, Option<Scalar>) {
+    let Some(f) = filter else { return (None, None) };
+    if !has_sublink(&f) {
+        return (Some(f), None);
+    }
+    let mut parts = Vec::new();
+    conjuncts(&f, &mut parts);
+    let (with, without): (Vec<&Scalar>, Vec<&Scalar>) = parts.into_iter().partition(|c| has_sublink(c));
+    let and = |v: Vec<&Scalar>| v.into_iter().cloned().reduce(|a, b| Scalar::And(Box::new(a), Box::new(b)));
+    (and(without), and(with))
+}
+
+/// Evaluates an expression with subqueries against `row`, with the statement's snapshot: its
+/// subqueries do not see the statement's own changes (PostgreSQL's command id rule).
+fn eval_with_subqueries(e: &Scalar, s: &Session, snap: &Snapshot, row: &[Value], params: &[Option<String>]) -> Result<Value> {
+    if !has_sublink(e) {
+        return expr::eval_with_session(e, s, row, params);
+    }
+    let ex = crate::exec::Exec::new(s, snap.clone(), params);
+    e.eval_cx(row, &expr::EvalCx { params, outer: &[], runner: Some(&ex) })
+}
+
 /// The UPDATE / DELETE loop (module doc: READ COMMITTED, EvalPlanQual). `sets` None = delete.
+/// `post`: the WHERE conjuncts with subqueries, evaluated on each row the plan keeps.
 fn change_rows(
     s: &mut Session,
     plan: &Plan,
+    post: Option<&Scalar>,
     params: &[Option<String>],
     sets: Option<&[(usize, Scalar)]>,
     out: &mut RowsOut<'_>,
@@ -1427,11 +1510,35 @@ fn change_rows(
 ) -> Result<u64> {
     let table = plan.table.clone();
     let snap = s.snapshot();
-    let mut targets: Vec<(Tid, Vec<Value>)> = Vec::new();
-    plan.for_each(s, &snap, params, |tid, row| {
-        targets.push((tid, row.to_vec()));
-        Ok(Flow::Continue)
-    })?;
+    // The rows to change, with the values of the assignments that hold subqueries, computed
+    // here by one executor for the whole statement: an uncorrelated subquery runs once (as
+    // PostgreSQL's InitPlan: `SET v = (SELECT nextval('s'))` gives every row one value), and a
+    // hashed IN list is built once.
+    let mut targets: Vec<(Tid, Vec<Value>, Vec<Option<Value>>)> = Vec::new();
+    let sublink_sets = sets.is_some_and(|v| v.iter().any(|(_, e)| has_sublink(e)));
+    {
+        let reader: &Session = s;
+        let ex = (post.is_some() || sublink_sets).then(|| crate::exec::Exec::new(reader, snap.clone(), params));
+        let eval = |e: &Scalar, row: &[Value]| match &ex {
+            Some(ex) => e.eval_cx(row, &expr::EvalCx { params, outer: &[], runner: Some(ex) }),
+            None => expr::eval_with_session(e, reader, row, params),
+        };
+        plan.for_each(reader, &snap, params, |tid, row| {
+            if let Some(p) = post {
+                if eval(p, row)? != Value::Bool(true) {
+                    return Ok(Flow::Continue);
+                }
+            }
+            let mut pre = Vec::new();
+            if let (Some(sets), true) = (sets, sublink_sets) {
+                for (_, e) in sets {
+                    pre.push(if has_sublink(e) { Some(eval(e, row)?) } else { None });
+                }
+            }
+            targets.push((tid, row.to_vec(), pre));
+            Ok(Flow::Continue)
+        })?;
+    }
     if targets.is_empty() {
         return Ok(0);
     }
@@ -1443,7 +1550,7 @@ fn change_rows(
     let indexed = indexed_columns(&table);
     let checks = crate::exec::rows::Checks::new(&table)?;
     let mut n = 0u64;
-    for (first_tid, first_row) in targets {
+    for (first_tid, first_row, mut pre) in targets {
         let (mut tid, mut row) = (first_tid, first_row);
         // Bounded: each turn either ends, waits for a transaction to end, or moves one version
         // along an update chain.
@@ -1453,8 +1560,12 @@ fn change_rows(
             let mut hot_ok = false;
             if let Some(sets) = sets {
                 let mut vals = row.clone();
-                for (c, e) in sets {
-                    vals[*c] = expr::eval_with_session(e, s, &row, params)?;
+                for (k, (c, e)) in sets.iter().enumerate() {
+                    // Computed above for the version found; recomputed for a newer one.
+                    vals[*c] = match pre.get(k).cloned().flatten() {
+                        Some(v) => v,
+                        None => eval_with_subqueries(e, s, &snap, &row, params)?,
+                    };
                 }
                 let stored = store_row(&table, &vals)?;
                 hot_ok = same_index_columns(&table, &indexed, &row, &stored)?;
@@ -1540,8 +1651,14 @@ fn change_rows(
                             break;
                         }
                     }
+                    if let Some(p) = post {
+                        if eval_with_subqueries(p, s, &snap, &next_row, params)? != Value::Bool(true) {
+                            break;
+                        }
+                    }
                     tid = next;
                     row = next_row;
+                    pre.clear();
                 }
             }
         }

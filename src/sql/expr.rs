@@ -562,7 +562,12 @@ pub fn compare_scalars(o: CmpOp, a: Scalar, b: Scalar) -> Result<Scalar> {
 
 /// Binds `e` against `table`'s columns (no subqueries, no aggregates).
 pub fn bind(e: &Expr, table: &Table) -> Result<Scalar> {
-    let scope = Scope::of_table(table, None);
+    bind_as(e, table, None)
+}
+
+/// As [`bind`], with the table known by `alias` (`UPDATE t AS x ... WHERE x.a = 1`).
+pub fn bind_as(e: &Expr, table: &Table, alias: Option<&str>) -> Result<Scalar> {
+    let scope = Scope::of_table(table, alias);
     Binder::new(&scope).bind(e)
 }
 
@@ -795,17 +800,19 @@ impl Binder<'_> {
                         _ => Scalar::Cast(Box::new(ctor), ty),
                     });
                 }
-                if let Some(from) = type_of(&self.bind(expr)?) {
+                // Bound once: binding it again for each question would take time exponential in
+                // the depth of a chain of casts.
+                let bound = self.bind(expr)?;
+                if let Some(from) = type_of(&bound) {
                     // "char" to and from integers works on the byte value in PostgreSQL.
                     if (from.id == TypeId::Char && is_int(ty.id)) || (is_int(from.id) && ty.id == TypeId::Char) {
                         return Err(PgError::feature("casts between \"char\" and integers (byte values) are not supported by heapstore"));
                     }
                 }
                 if ty.id == TypeId::Regclass {
-                    let x = self.bind(expr)?;
-                    return self.regclass_cast(x);
+                    return self.regclass_cast(bound);
                 }
-                match self.bind(expr)? {
+                match bound {
                     // A literal or parameter of unknown type is read with the target type's input
                     // function, as PostgreSQL does (`'2024-02-29'::date`, `$1::integer`).
                     // An input error points at the literal, as in PostgreSQL.
@@ -2469,7 +2476,7 @@ mod tests {
     }
 
     fn expr(sql: &str) -> Expr {
-        let d = sqlparser::dialect::PostgreSqlDialect {};
+        let d = crate::sql::dialect::Pg;
         sqlparser::parser::Parser::new(&d).try_with_sql(sql).unwrap().parse_expr().unwrap()
     }
 

@@ -28,6 +28,7 @@ mod check;
 pub mod cost;
 pub(crate) mod datefmt;
 pub(crate) mod ddl;
+pub(crate) mod dialect;
 pub mod dml;
 mod explain;
 pub mod expr;
@@ -49,8 +50,8 @@ pub(crate) use ddl::table_name as ddl_table_name;
 
 use crate::error::{sqlstate, PgError, Result};
 use crate::session::{IsolationLevel, QueryResult, Session};
+use crate::sql::dialect::Pg;
 use sqlparser::ast::{Expr, Statement, Value};
-use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -71,7 +72,7 @@ pub fn execute_held(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<V
 /// The statements of `sql` as texts, split at top-level semicolons (quotes, comments and
 /// dollar quoting respected by the tokenizer); empty pieces dropped.
 pub fn split_statements(sql: &str) -> Result<Vec<String>> {
-    let dialect = PostgreSqlDialect {};
+    let dialect = Pg;
     let guarded = guard_question(sql);
     let sql = guarded.as_deref().unwrap_or(sql);
     let toks = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
@@ -101,7 +102,7 @@ pub fn is_reset(sql: &str) -> bool {
 
 /// `SET name TO DEFAULT` for `sql` that is the one statement `RESET name` (not `RESET ALL`).
 fn reset_statement(sql: &str) -> Option<String> {
-    let toks = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
+    let toks = Tokenizer::new(&Pg, sql).tokenize().ok()?;
     let mut words = toks.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon));
     match (words.next(), words.next(), words.next()) {
         (Some(Token::Word(r)), Some(Token::Word(name)), None)
@@ -115,7 +116,7 @@ fn reset_statement(sql: &str) -> Option<String> {
 
 /// Whether `sql` is the one statement `CHECKPOINT` (sqlparser has no such statement).
 pub fn is_checkpoint(sql: &str) -> bool {
-    let Ok(toks) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else { return false };
+    let Ok(toks) = Tokenizer::new(&Pg, sql).tokenize() else { return false };
     let mut words = toks.iter().filter(|t| !matches!(t, Token::Whitespace(_) | Token::SemiColon));
     matches!((words.next(), words.next()), (Some(Token::Word(w)), None) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("checkpoint"))
 }
@@ -270,9 +271,7 @@ pub fn declare_param_types(p: &mut Prepared, oids: &[u32]) {
             _ => None,
         };
         let ty = n.and_then(|n| names.get(n - 1).copied().flatten());
-        if let Some(data_type) =
-            ty.and_then(|t| Parser::new(&PostgreSqlDialect {}).try_with_sql(t).and_then(|mut p| p.parse_data_type()).ok())
-        {
+        if let Some(data_type) = ty.and_then(|t| Parser::new(&Pg).try_with_sql(t).and_then(|mut p| p.parse_data_type()).ok()) {
             let inner = e.clone();
             *e = Expr::Cast { kind: sqlparser::ast::CastKind::SafeCast, expr: Box::new(inner), data_type, format: None };
         }
@@ -352,7 +351,7 @@ pub fn constant_text(e: &Expr) -> Result<Option<String>> {
 /// untyped literal is.
 pub fn execute_argument(e: &Expr, n: usize, declared: u32) -> Result<Option<String>> {
     let to = declared_param_type(declared)
-        .and_then(|name| Parser::new(&PostgreSqlDialect {}).try_with_sql(name).and_then(|mut p| p.parse_data_type()).ok())
+        .and_then(|name| Parser::new(&Pg).try_with_sql(name).and_then(|mut p| p.parse_data_type()).ok())
         .and_then(|dt| ddl::sql_type(&dt).ok());
     let Some(to) = to else { return constant_text(e) };
     let b = expr::bind(e, &query::no_table())?;
@@ -573,26 +572,33 @@ fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
         }
         // INSERT / UPDATE / DELETE ... RETURNING: the RETURNING list's columns.
         Some(st @ (Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_))) => {
-            let (table, items) = match st {
+            // The table and the alias RETURNING knows it by.
+            let (table, alias, items) = match st {
                 Statement::Insert(sqlparser::ast::Insert {
-                    table: sqlparser::ast::TableObject::TableName(n), returning: Some(r), ..
-                }) => (ddl_table_name(n)?, r),
-                Statement::Update { table, returning: Some(r), .. } => match &table.relation {
-                    sqlparser::ast::TableFactor::Table { name, .. } => (ddl_table_name(name)?, r),
-                    _ => return Ok(QueryResult::default()),
-                },
+                    table: sqlparser::ast::TableObject::TableName(n),
+                    table_alias,
+                    returning: Some(r),
+                    ..
+                }) => (ddl_table_name(n)?, table_alias.as_ref().map(crate::catalog::fold_ident), r),
+                Statement::Update { table, returning: Some(r), .. } => {
+                    let (name, alias) = dml::target_table(table)?;
+                    (name, alias, r)
+                }
                 Statement::Delete(sqlparser::ast::Delete {
                     from: sqlparser::ast::FromTable::WithFromKeyword(v) | sqlparser::ast::FromTable::WithoutKeyword(v),
                     returning: Some(r),
                     ..
-                }) => match v.first().map(|t| &t.relation) {
-                    Some(sqlparser::ast::TableFactor::Table { name, .. }) => (ddl_table_name(name)?, r),
+                }) => match v.as_slice() {
+                    [t] => {
+                        let (name, alias) = dml::target_table(t)?;
+                        (name, alias, r)
+                    }
                     _ => return Ok(QueryResult::default()),
                 },
                 _ => return Ok(QueryResult::default()),
             };
             let t = s.table(&table)?;
-            let (columns, column_sources) = dml::Returning::bind(s, &t, items)?.describe();
+            let (columns, column_sources) = dml::Returning::bind_as(s, &t, alias.as_deref(), items)?.describe();
             Ok(QueryResult { columns, column_sources, returns_rows: true, ..Default::default() })
         }
         // SHOW answers one text column named after the setting (`transaction isolation level`
@@ -1139,7 +1145,21 @@ pub(crate) fn tag(t: &str) -> QueryResult {
 /// it was (they blank words out, keeping the length).
 fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
     refuse_uescape(sql)?;
-    Parser::parse_sql(&PostgreSqlDialect {}, sql).map_err(|e| {
+    let tokens = Tokenizer::new(&Pg, sql).with_unescape(true).tokenize_with_location();
+    let parsed = match tokens {
+        Ok(tokens) => {
+            dialect::check_nesting(&tokens)?;
+            Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
+        }
+        Err(e) => Err(e.into()),
+    };
+    parsed.map_err(|e| {
+        if e == sqlparser::parser::ParserError::RecursionLimitExceeded {
+            // The parser's own nesting limit: PostgreSQL's answer to a statement nested past
+            // what it can take.
+            return PgError::new("54001", "stack depth limit exceeded")
+                .with_detail("The statement nests parentheses, subqueries or function calls too deeply.");
+        }
         let msg = e.to_string();
         let msg = msg.trim_start_matches("sql parser error: ");
         let user_chars = original.chars().count();
@@ -1287,7 +1307,7 @@ fn refuse_uescape(sql: &str) -> Result<()> {
     if !sql.contains("&'") {
         return Ok(());
     }
-    let Ok(toks) = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize() else { return Ok(()) };
+    let Ok(toks) = Tokenizer::new(&Pg, sql).tokenize() else { return Ok(()) };
     let mut after_unicode = false;
     for tok in toks {
         match tok {
@@ -1305,8 +1325,7 @@ fn refuse_uescape(sql: &str) -> Result<()> {
 /// Tokens of a text heapstore made or stored itself, with no locations: an error binding what
 /// they parse into never carries a position into the user's statement (`PgError::at`).
 pub(crate) fn tokens_without_locations(sql: &str) -> Result<Vec<sqlparser::tokenizer::TokenWithSpan>> {
-    let toks =
-        Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
+    let toks = Tokenizer::new(&Pg, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     Ok(toks
         .into_iter()
         .map(|t| sqlparser::tokenizer::TokenWithSpan { token: t.token, span: sqlparser::tokenizer::Span::empty() })
@@ -1320,8 +1339,11 @@ pub(crate) fn internal_statements(sql: &str) -> Result<Vec<Statement>> {
     if !text.trim_end().ends_with(';') {
         text.push(';');
     }
-    Parser::new(&PostgreSqlDialect {})
-        .with_tokens_with_locations(tokens_without_locations(&text)?)
+    let tokens = tokens_without_locations(&text)?;
+    dialect::check_nesting(&tokens)?;
+    Parser::new(&Pg)
+        .with_recursion_limit(dialect::RECURSION_LIMIT)
+        .with_tokens_with_locations(tokens)
         .parse_statements()
         .map_err(|e| PgError::internal(format!("heapstore's own statement does not parse: {e}: {sql}")))
 }
@@ -1350,7 +1372,7 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
     if !starts("analyze") && !starts("analyse") && !sql.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"analy")) {
         return Ok(None);
     }
-    let dialect = PostgreSqlDialect {};
+    let dialect = Pg;
     let Ok(toks) = Tokenizer::new(&dialect, sql).tokenize_with_location() else { return Ok(None) };
     // Byte offsets of each line's start, to turn token locations into byte ranges.
     let line_starts: Vec<usize> = std::iter::once(0).chain(sql.match_indices('\n').map(|(i, _)| i + 1)).collect();
@@ -1546,7 +1568,7 @@ fn copy_booleans(sql: &str) -> Option<String> {
     if !sql.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("copy")) {
         return None;
     }
-    let dialect = PostgreSqlDialect {};
+    let dialect = Pg;
     let toks = Tokenizer::new(&dialect, sql).tokenize().ok()?;
     let mut out = String::with_capacity(sql.len());
     let mut changed = false;
@@ -1709,7 +1731,7 @@ fn sequence_option_order(sql: &str) -> Option<String> {
     if !sql.to_ascii_uppercase().contains("SEQUENCE") {
         return None;
     }
-    let dialect = PostgreSqlDialect {};
+    let dialect = Pg;
     let toks = Tokenizer::new(&dialect, sql).tokenize().ok()?;
     let kw = |t: &Token| match t {
         Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_uppercase(),
@@ -1811,7 +1833,7 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
     let sql = normalized.as_deref().unwrap_or(sql);
     let reordered = sequence_option_order(sql);
     let sql = reordered.as_deref().unwrap_or(sql);
-    let dialect = PostgreSqlDialect {};
+    let dialect = Pg;
     let toks = Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let words: Vec<(usize, String, sqlparser::tokenizer::Location)> = toks
         .iter()

@@ -1570,9 +1570,15 @@ fn int2_array(cols: Vec<i16>) -> Value {
 /// The columns a CHECK expression reads, by number in ascending order (`conkey`).
 fn check_columns(t: &Table, expr: &str) -> Vec<i16> {
     use sqlparser::ast::{visit_expressions, Expr};
-    let Ok(e) =
-        sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(expr).and_then(|mut p| p.parse_expr())
-    else {
+    let Ok(toks) = crate::sql::tokens_without_locations(expr) else { return Vec::new() };
+    if crate::sql::dialect::check_nesting(&toks).is_err() {
+        return Vec::new();
+    }
+    let parsed = sqlparser::parser::Parser::new(&crate::sql::dialect::Pg)
+        .with_recursion_limit(crate::sql::dialect::RECURSION_LIMIT)
+        .with_tokens_with_locations(toks)
+        .parse_expr();
+    let Ok(e) = parsed else {
         return Vec::new();
     };
     let mut cols = std::collections::BTreeSet::new();

@@ -992,6 +992,12 @@ impl<'a> Planner<'a> {
         self.now_used.get()
     }
 
+    /// Binds an UPDATE's or DELETE's expression against its table's `scope`: subqueries are
+    /// planned (a correlated one reads the row being changed); aggregates are not allowed.
+    pub(crate) fn bind_for_change(&self, e: &Expr, scope: &Scope) -> Result<Scalar> {
+        self.binder(scope, &[], None).bind(e)
+    }
+
     fn binder<'b>(&'b self, scope: &'b Scope, outer: &'b [&'b Scope], collect: Option<&'b Collect>) -> Binder<'b> {
         Binder { scope, outer, queries: Some(self), collect, in_agg: false, now_us: self.now_us, now_used: Some(&self.now_used) }
     }
@@ -2574,17 +2580,21 @@ pub(crate) fn param_types(s: &Session, q: &Query, out: &mut Vec<Option<SqlType>>
     let p = Planner::new(s, None);
     let b = p.query(q, &[])?;
     fn walk(node: &Node, out: &mut Vec<Option<SqlType>>) {
-        visit_exprs(node, &mut |e| {
-            e.param_types(out);
-            e.visit(&mut |x| {
-                if let Scalar::SubLink(l) = x {
-                    walk(&l.plan, out);
-                }
-            });
-        });
+        visit_exprs(node, &mut |e| scalar_param_types(e, out));
     }
     walk(&b.node, out);
     Ok(())
+}
+
+/// The parameter types of `e` and of the subqueries inside it ([`Scalar::param_types`] stops at
+/// a subquery's plan).
+pub(crate) fn scalar_param_types(e: &Scalar, out: &mut Vec<Option<SqlType>>) {
+    e.param_types(out);
+    e.visit(&mut |x| {
+        if let Scalar::SubLink(l) = x {
+            visit_exprs(&l.plan, &mut |y| scalar_param_types(y, out));
+        }
+    });
 }
 
 /// A table with no columns.

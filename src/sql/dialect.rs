@@ -1,0 +1,554 @@
+//! The SQL dialect heapstore parses with: sqlparser's PostgreSQL dialect, with the grammar fixed
+//! where sqlparser reads a statement differently from PostgreSQL's parser.
+//!
+//! [`Pg`] answers every question the parser and tokenizer ask as `PostgreSqlDialect` does
+//! (including "is this the PostgreSQL dialect?", so every PostgreSQL-only branch of sqlparser is
+//! taken), and overrides infix parsing where sqlparser's differs:
+//!
+//! - A named function argument's name is an identifier (see `supports_named_fn_args_with_expr_name`).
+//! - PostgreSQL's reserved key words are never read as names (see `is_reserved_for_identifier`).
+//! - Comparisons and IS [NOT] DISTINCT FROM do not associate (`a = b = c`, `a IS DISTINCT FROM
+//!   b IS NULL` are syntax errors, as in PostgreSQL).
+//! - `a IS [NOT] DISTINCT FROM b`: sqlparser reads the right operand as a whole expression, so
+//!   `p IS DISTINCT FROM q AND r` became `p IS DISTINCT FROM (q AND r)` — a silently different
+//!   answer for booleans, and a type error elsewhere. PostgreSQL's grammar gives the right
+//!   operand the precedence of IS: `(p IS DISTINCT FROM q) AND r`, and `a IS DISTINCT FROM b = c`
+//!   compares `a` with `b = c`.
+//!
+//! Invariant: every method `PostgreSqlDialect` overrides is forwarded here; a dialect method not
+//! listed takes sqlparser's default, as it does for `PostgreSqlDialect`.
+//!
+//! ## Nesting and the stack
+//!
+//! sqlparser builds a chain of operators (`a OR b OR c ...`, `1 + 1 + ...`) in a loop, as a
+//! left-deep tree, and every later pass over a statement (checks, the binder, the planner, the
+//! evaluator, dropping the tree) recurses once per level. A chain of a few hundred `+` used to
+//! overflow a connection thread's stack and abort the whole server. PostgreSQL answers such a
+//! statement with 54001 "stack depth limit exceeded"; so does heapstore, before parsing:
+//! [`check_nesting`] bounds the tree's depth from the tokens (an upper bound: within a list
+//! item, a path passes every AND / OR / NOT, one run of other operators and one operand; a
+//! parenthesis or CASE is an operand as deep as what it holds, plus a few levels; commas and
+//! CASE branches are siblings) and refuses a statement deeper than the calling thread's remaining stack holds at
+//! [`STACK_PER_LEVEL`] bytes a level. Invariant: no pass over a statement takes more than
+//! `STACK_PER_LEVEL` bytes of stack per level of nesting (the binder, the largest, takes about
+//! 2.6kB in a release build; `tests/executor.rs` runs statements at the limit on a 2MB thread).
+
+use sqlparser::ast::Expr;
+use sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserError};
+use sqlparser::tokenizer::{Token, TokenWithSpan};
+use std::any::TypeId;
+
+/// heapstore's dialect: PostgreSQL's, with the fixes the module doc lists.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Pg;
+
+const PG: PostgreSqlDialect = PostgreSqlDialect {};
+
+/// PostgreSQL's reserved key words (its documentation's appendix C, "reserved" without "can be
+/// function or type") that sqlparser knows.
+const PG_RESERVED: &[Keyword] = &[
+    Keyword::ALL,
+    Keyword::ANALYZE,
+    Keyword::AND,
+    Keyword::ANY,
+    Keyword::ARRAY,
+    Keyword::AS,
+    Keyword::ASC,
+    Keyword::ASYMMETRIC,
+    Keyword::BOTH,
+    Keyword::CASE,
+    Keyword::CAST,
+    Keyword::CHECK,
+    Keyword::COLLATE,
+    Keyword::COLUMN,
+    Keyword::CONSTRAINT,
+    Keyword::CREATE,
+    Keyword::CURRENT_CATALOG,
+    Keyword::CURRENT_DATE,
+    Keyword::CURRENT_ROLE,
+    Keyword::CURRENT_TIME,
+    Keyword::CURRENT_TIMESTAMP,
+    Keyword::CURRENT_USER,
+    Keyword::DEFAULT,
+    Keyword::DEFERRABLE,
+    Keyword::DESC,
+    Keyword::DISTINCT,
+    Keyword::DO,
+    Keyword::ELSE,
+    Keyword::END,
+    Keyword::EXCEPT,
+    Keyword::FALSE,
+    Keyword::FETCH,
+    Keyword::FOR,
+    Keyword::FOREIGN,
+    Keyword::FROM,
+    Keyword::GRANT,
+    Keyword::GROUP,
+    Keyword::HAVING,
+    Keyword::IN,
+    Keyword::INITIALLY,
+    Keyword::INTERSECT,
+    Keyword::INTO,
+    Keyword::LATERAL,
+    Keyword::LEADING,
+    Keyword::LIMIT,
+    Keyword::LOCALTIME,
+    Keyword::LOCALTIMESTAMP,
+    Keyword::NOT,
+    Keyword::NULL,
+    Keyword::OFFSET,
+    Keyword::ON,
+    Keyword::ONLY,
+    Keyword::OR,
+    Keyword::ORDER,
+    Keyword::PLACING,
+    Keyword::PRIMARY,
+    Keyword::REFERENCES,
+    Keyword::RETURNING,
+    Keyword::SELECT,
+    Keyword::SESSION_USER,
+    Keyword::SOME,
+    Keyword::SYMMETRIC,
+    Keyword::SYSTEM_USER,
+    Keyword::TABLE,
+    Keyword::THEN,
+    Keyword::TO,
+    Keyword::TRAILING,
+    Keyword::TRUE,
+    Keyword::UNION,
+    Keyword::UNIQUE,
+    Keyword::USER,
+    Keyword::USING,
+    Keyword::WHEN,
+    Keyword::WHERE,
+    Keyword::WINDOW,
+    Keyword::WITH,
+];
+
+macro_rules! forward_bool {
+    ($($name:ident),* $(,)?) => {
+        $(fn $name(&self) -> bool { PG.$name() })*
+    };
+}
+
+impl Dialect for Pg {
+    fn dialect(&self) -> TypeId {
+        TypeId::of::<PostgreSqlDialect>()
+    }
+
+    fn identifier_quote_style(&self, identifier: &str) -> Option<char> {
+        PG.identifier_quote_style(identifier)
+    }
+
+    fn is_delimited_identifier_start(&self, ch: char) -> bool {
+        PG.is_delimited_identifier_start(ch)
+    }
+
+    fn is_identifier_start(&self, ch: char) -> bool {
+        PG.is_identifier_start(ch)
+    }
+
+    fn is_identifier_part(&self, ch: char) -> bool {
+        PG.is_identifier_part(ch)
+    }
+
+    fn is_custom_operator_part(&self, ch: char) -> bool {
+        PG.is_custom_operator_part(ch)
+    }
+
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        PG.get_next_precedence(parser)
+    }
+
+    fn prec_value(&self, prec: Precedence) -> u8 {
+        PG.prec_value(prec)
+    }
+
+    fn parse_infix(&self, parser: &mut Parser, expr: &Expr, _precedence: u8) -> Option<Result<Expr, ParserError>> {
+        let [is, second, third, fourth] = parser.peek_tokens::<4>();
+        let keyword = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+        // Comparisons do not associate in PostgreSQL's grammar: `a = b = c` and `a < b < c`
+        // are syntax errors there (sqlparser read them as `(a = b) = c`).
+        let comparison = |t: &Token| matches!(t, Token::Eq | Token::Neq | Token::Lt | Token::Gt | Token::LtEq | Token::GtEq);
+        if comparison(&is) {
+            if let Expr::BinaryOp { op, .. } = expr {
+                use sqlparser::ast::BinaryOperator as B;
+                if matches!(op, B::Eq | B::NotEq | B::Lt | B::Gt | B::LtEq | B::GtEq) {
+                    return Some(parser.expected("an operator that follows a comparison", parser.peek_token()));
+                }
+            }
+            return None;
+        }
+        if !keyword(&is, Keyword::IS) {
+            return None;
+        }
+        // Nor does IS [NOT] DISTINCT FROM: `a IS DISTINCT FROM b IS NULL` is a syntax error.
+        if matches!(expr, Expr::IsDistinctFrom(..) | Expr::IsNotDistinctFrom(..)) {
+            return Some(parser.expected("an operator that follows IS DISTINCT FROM", parser.peek_token()));
+        }
+        let negated = if keyword(&second, Keyword::DISTINCT) && keyword(&third, Keyword::FROM) {
+            false
+        } else if keyword(&second, Keyword::NOT) && keyword(&third, Keyword::DISTINCT) && keyword(&fourth, Keyword::FROM) {
+            true
+        } else {
+            return None;
+        };
+        let words: &[Keyword] = if negated {
+            &[Keyword::IS, Keyword::NOT, Keyword::DISTINCT, Keyword::FROM]
+        } else {
+            &[Keyword::IS, Keyword::DISTINCT, Keyword::FROM]
+        };
+        let consumed = parser.parse_keywords(words);
+        debug_assert!(consumed, "the peeked IS [NOT] DISTINCT FROM is consumed");
+        let right = match parser.parse_subexpr(PG.prec_value(Precedence::Is)) {
+            Ok(right) => Box::new(right),
+            Err(e) => return Some(Err(e)),
+        };
+        let left = Box::new(expr.clone());
+        Some(Ok(if negated { Expr::IsNotDistinctFrom(left, right) } else { Expr::IsDistinctFrom(left, right) }))
+    }
+
+    /// PostgreSQL's reserved key words are never an identifier or a function's name. sqlparser
+    /// retries a key word whose special syntax failed to parse as a name (`NOT (x)` as a call of
+    /// a function `not`): that reported a missing function `not(boolean)` for what was a nesting
+    /// limit, and took time exponential in the nesting (each level parsed twice).
+    fn is_reserved_for_identifier(&self, kw: Keyword) -> bool {
+        PG.is_reserved_for_identifier(kw) || PG_RESERVED.contains(&kw)
+    }
+
+    /// A named argument's name is an identifier in PostgreSQL (`make_interval(days => 3)`).
+    /// sqlparser's PostgreSQL dialect reads any expression as a name, and so parses every
+    /// argument twice (as a name, then again as the value when no `=>` follows): time
+    /// exponential in how deeply calls nest (`abs(abs(...))`, 20 deep, took 1.5 s).
+    fn supports_named_fn_args_with_expr_name(&self) -> bool {
+        false
+    }
+
+    forward_bool!(
+        supports_unicode_string_literal,
+        supports_filter_during_aggregation,
+        supports_group_by_expr,
+        allow_extract_custom,
+        allow_extract_single_quotes,
+        supports_create_index_with_clause,
+        supports_explain_with_utility_options,
+        supports_listen_notify,
+        supports_factorial_operator,
+        supports_comment_on,
+        supports_load_extension,
+        supports_named_fn_args_with_colon_operator,
+        supports_empty_projections,
+        supports_nested_comments,
+        supports_string_escape_constant,
+        supports_numeric_literal_underscores,
+        supports_array_typedef_with_brackets,
+        supports_geometric_types,
+        supports_set_names,
+        supports_alter_column_type_using,
+        supports_notnull_operator,
+        supports_interval_options,
+    );
+}
+
+/// The parser's own nesting limit (sqlparser's default is 50, about a dozen subqueries or
+/// function calls deep): high enough that [`check_nesting`], which knows the thread's stack,
+/// decides instead.
+pub(crate) const RECURSION_LIMIT: usize = 100_000;
+
+/// Stack one level of nesting may take, across every pass over a statement (the parser's
+/// included).
+pub(crate) const STACK_PER_LEVEL: usize = 4096;
+
+/// Stack kept free beyond the statement's levels: the executor's nodes above an expression, and
+/// error handling.
+const STACK_RESERVE: usize = 256 << 10;
+
+/// Levels an opening parenthesis counts for: a function call or a nested expression takes a few
+/// frames of each pass.
+const PAREN_LEVELS: usize = 3;
+
+/// Levels each joined FROM item counts for (`JOIN`, or a comma in a FROM list): a join's plan and
+/// executor nodes nest once per item.
+const JOIN_LEVELS: usize = 4;
+
+/// Levels a SELECT counts for, beyond its parenthesis: a subquery is parsed, planned and run by
+/// frames far larger than an operator's (the parser alone took about 28kB per nested scalar
+/// subquery).
+const SELECT_LEVELS: usize = 8;
+
+/// One open level of [`nesting_estimate`]'s scan: a statement, a parenthesis or a CASE.
+#[derive(Default)]
+struct Level {
+    /// AND / OR / NOT in the current list item (comma or CASE branch to the next).
+    logic: usize,
+    /// Other operators since the last of those, and the longest such run in the item.
+    run: usize,
+    longest_run: usize,
+    /// The deepest operand (a closed parenthesis or CASE) in the item.
+    deepest_operand: usize,
+    /// The deepest item already ended.
+    deepest_item: usize,
+    /// A SELECT, JOIN or FROM-list comma in this level: its levels are added to the whole level.
+    selects: usize,
+    /// This level is a CASE (its WHEN / THEN / ELSE separate items, its END closes it).
+    case: bool,
+    /// Inside a FROM list: a comma joins one more item.
+    in_from: bool,
+}
+
+impl Level {
+    /// How deep the current item can be: a path from its top passes at most every AND / OR /
+    /// NOT of the item, one run of other operators (an operator's operands hold no AND / OR /
+    /// NOT outside parentheses) and one operand.
+    fn item(&self) -> usize {
+        self.logic + self.longest_run + self.deepest_operand
+    }
+
+    fn end_item(&mut self) {
+        self.deepest_item = self.deepest_item.max(self.item());
+        (self.logic, self.run, self.longest_run, self.deepest_operand) = (0, 0, 0, 0);
+    }
+
+    fn depth(&self) -> usize {
+        self.deepest_item.max(self.item()) + self.selects
+    }
+}
+
+/// An upper bound on how deep the statements of `tokens` nest (see the module doc), computed
+/// bottom-up over the tokens with an explicit stack of open levels, so that the estimate itself
+/// never recurses.
+pub(crate) fn nesting_estimate(tokens: &[TokenWithSpan]) -> usize {
+    let mut open: Vec<Level> = Vec::new();
+    let mut cur = Level::default();
+    let mut deepest = 0usize;
+    let keyword = |t: &Token| match t {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    // Closes the current level into its parent, where it is one operand.
+    let close = |open: &mut Vec<Level>, cur: &mut Level| {
+        if let Some(parent) = open.pop() {
+            let inner = std::mem::replace(cur, parent);
+            cur.deepest_operand = cur.deepest_operand.max(inner.depth() + PAREN_LEVELS);
+        }
+    };
+    // The previous token was DISTINCT (`IS DISTINCT FROM` starts no FROM list).
+    let mut after_distinct = false;
+    for t in tokens {
+        let t = &t.token;
+        if matches!(t, Token::Whitespace(_)) {
+            continue;
+        }
+        let distinct = keyword(t) == Some(Keyword::DISTINCT);
+        let was_distinct = std::mem::replace(&mut after_distinct, distinct);
+        match t {
+            Token::Whitespace(_) | Token::EOF => {}
+            Token::LParen | Token::LBracket => open.push(std::mem::take(&mut cur)),
+            // A closing parenthesis where a CASE is open is not its end: sqlparser would have
+            // failed; closing both keeps the estimate an upper bound either way.
+            Token::RParen | Token::RBracket => close(&mut open, &mut cur),
+            Token::Comma => {
+                if cur.in_from {
+                    cur.selects += JOIN_LEVELS;
+                }
+                cur.end_item();
+            }
+            Token::SemiColon => {
+                while !open.is_empty() {
+                    close(&mut open, &mut cur);
+                }
+                deepest = deepest.max(cur.depth());
+                cur = Level::default();
+            }
+            Token::Word(_) => match keyword(t) {
+                Some(Keyword::CASE) => {
+                    open.push(std::mem::take(&mut cur));
+                    cur.case = true;
+                }
+                // END, WHEN, THEN and ELSE outside a CASE are names to sqlparser (`end(x)`):
+                // operands.
+                Some(Keyword::END) if cur.case => close(&mut open, &mut cur),
+                Some(Keyword::WHEN | Keyword::THEN | Keyword::ELSE) if cur.case => cur.end_item(),
+                Some(Keyword::SELECT) => cur.selects += SELECT_LEVELS,
+                Some(Keyword::FROM) if !was_distinct => cur.in_from = true,
+                Some(
+                    Keyword::WHERE
+                    | Keyword::GROUP
+                    | Keyword::HAVING
+                    | Keyword::WINDOW
+                    | Keyword::ORDER
+                    | Keyword::LIMIT
+                    | Keyword::OFFSET
+                    | Keyword::FETCH
+                    | Keyword::UNION
+                    | Keyword::INTERSECT
+                    | Keyword::EXCEPT
+                    | Keyword::RETURNING
+                    | Keyword::SET,
+                ) => cur.in_from = false,
+                Some(Keyword::JOIN) => cur.selects += JOIN_LEVELS,
+                // NOT may also stand inside another operator's operand (`a = NOT b`): it
+                // does not end the run of operators around it.
+                Some(Keyword::NOT) => cur.logic += 1,
+                Some(Keyword::AND | Keyword::OR) => {
+                    cur.logic += 1;
+                    cur.run = 0;
+                }
+                Some(
+                    Keyword::IS
+                    | Keyword::LIKE
+                    | Keyword::ILIKE
+                    | Keyword::SIMILAR
+                    | Keyword::BETWEEN
+                    | Keyword::IN
+                    | Keyword::COLLATE
+                    | Keyword::AT
+                    | Keyword::ESCAPE
+                    | Keyword::XOR
+                    | Keyword::OVERLAPS
+                    | Keyword::NOTNULL
+                    | Keyword::OPERATOR,
+                ) => {
+                    cur.run += 1;
+                    cur.longest_run = cur.longest_run.max(cur.run);
+                }
+                _ => {}
+            },
+            // Operands: they deepen nothing.
+            Token::Number(..)
+            | Token::Char(_)
+            | Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::DollarQuotedString(_)
+            | Token::NationalStringLiteral(_)
+            | Token::EscapedStringLiteral(_)
+            | Token::UnicodeStringLiteral(_)
+            | Token::HexStringLiteral(_)
+            | Token::SingleQuotedByteStringLiteral(_)
+            | Token::DoubleQuotedByteStringLiteral(_)
+            | Token::Placeholder(_)
+            | Token::Period => {}
+            // Every other token is an operator.
+            _ => {
+                cur.run += 1;
+                cur.longest_run = cur.longest_run.max(cur.run);
+            }
+        }
+    }
+    while !open.is_empty() {
+        close(&mut open, &mut cur);
+    }
+    deepest.max(cur.depth())
+}
+
+/// Refuses statements that nest deeper than the calling thread's stack holds (54001, as
+/// PostgreSQL's stack depth check), before anything recurses over them.
+pub(crate) fn check_nesting(tokens: &[TokenWithSpan]) -> crate::error::Result<()> {
+    let depth = nesting_estimate(tokens);
+    // A statement this shallow fits in any thread heapstore or a caller runs it on.
+    if depth <= 64 {
+        return Ok(());
+    }
+    let remaining = stacker::remaining_stack().unwrap_or(2 << 20);
+    let holds = remaining.saturating_sub(STACK_RESERVE) / STACK_PER_LEVEL;
+    if depth <= holds {
+        return Ok(());
+    }
+    Err(crate::error::PgError::new("54001", "stack depth limit exceeded")
+        .with_detail(format!("The statement nests expressions up to about {depth} levels deep; this thread's stack holds {holds}."))
+        .with_hint(
+            "Write a long chain of OR comparisons as IN (...) or = ANY (array), or run the statement on a thread with a larger stack.",
+        ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(sql: &str) -> String {
+        Parser::new(&Pg).try_with_sql(sql).unwrap().parse_expr().unwrap().to_string()
+    }
+
+    #[test]
+    fn is_distinct_from_binds_like_is() {
+        assert_eq!(parse("p IS DISTINCT FROM q AND r"), "p IS DISTINCT FROM q AND r");
+        let e = Parser::new(&Pg).try_with_sql("p IS DISTINCT FROM q AND r").unwrap().parse_expr().unwrap();
+        assert!(matches!(e, Expr::BinaryOp { .. }), "AND is the root: {e:?}");
+        let e = Parser::new(&Pg).try_with_sql("p IS NOT DISTINCT FROM q OR r").unwrap().parse_expr().unwrap();
+        assert!(matches!(e, Expr::BinaryOp { .. }), "OR is the root: {e:?}");
+        // The right operand takes comparisons (they bind tighter than IS).
+        let e = Parser::new(&Pg).try_with_sql("a IS DISTINCT FROM b = c").unwrap().parse_expr().unwrap();
+        let Expr::IsDistinctFrom(_, right) = e else { panic!("IS DISTINCT FROM is the root") };
+        assert!(matches!(*right, Expr::BinaryOp { .. }));
+        // Left-hand comparisons bind tighter too: (a = b) IS DISTINCT FROM c.
+        let e = Parser::new(&Pg).try_with_sql("a = b IS NOT DISTINCT FROM c").unwrap().parse_expr().unwrap();
+        assert!(matches!(e, Expr::IsNotDistinctFrom(..)));
+        // Neither associates, as in PostgreSQL's grammar; parenthesized, they may be chained.
+        for bad in ["a = b = c", "a < b <> c", "a IS DISTINCT FROM b IS NULL", "a IS NOT DISTINCT FROM b IS DISTINCT FROM c"] {
+            assert!(Parser::new(&Pg).try_with_sql(bad).unwrap().parse_expr().is_err(), "{bad}");
+        }
+        for good in ["(a = b) = c", "a = (b = c)", "(a IS DISTINCT FROM b) IS NULL", "a IS NULL IS NULL", "a = b IS TRUE"] {
+            assert!(Parser::new(&Pg).try_with_sql(good).unwrap().parse_expr().is_ok(), "{good}");
+        }
+    }
+
+    fn depth(sql: &str) -> usize {
+        nesting_estimate(&sqlparser::tokenizer::Tokenizer::new(&Pg, sql).tokenize_with_location().unwrap())
+    }
+
+    #[test]
+    fn nesting_is_bounded_from_above() {
+        const S: usize = SELECT_LEVELS;
+        assert_eq!(depth("SELECT a FROM t"), S);
+        assert_eq!(depth("SELECT 1 + 2 + 3"), S + 2);
+        // Commas separate siblings; a list does not deepen.
+        assert_eq!(depth("SELECT 1 + 1, 2 + 2, 3 + 3"), S + 1);
+        assert_eq!(depth("SELECT f(1 + 1, 2)"), S + 1 + PAREN_LEVELS);
+        // An operator chain inside parentheses adds to the depth where they open.
+        assert_eq!(depth("SELECT 1 + (2 + (3 + 4))"), S + 3 + 2 * PAREN_LEVELS);
+        // A subquery adds its SELECT to everything inside it, commas or not.
+        assert_eq!(depth("SELECT (SELECT 1, (SELECT 2))"), 3 * S + 2 * PAREN_LEVELS);
+        // Statements are counted apart.
+        assert_eq!(depth("SELECT 1; SELECT 2 + 2"), S + 1);
+        // An early operand sits at the bottom of a left-deep chain: its depth adds to the chain's.
+        assert_eq!(depth("SELECT ((1)) + 1 + 1 + 1"), S + 3 + 2 * PAREN_LEVELS);
+        // A chain of OR comparisons: the ORs and one comparison.
+        let ors = format!("SELECT count(*) FROM t WHERE {}", (0..300).map(|i| format!("a = {i}")).collect::<Vec<_>>().join(" OR "));
+        // (`count(*)` is an operand of the item, and its `*` an operator.)
+        assert_eq!(depth(&ors), S + 299 + 1 + 1 + PAREN_LEVELS);
+        // CASE branches are siblings.
+        let case = format!("SELECT CASE {} END", (0..500).map(|i| format!("WHEN a = {i} THEN b + {i}")).collect::<Vec<_>>().join(" "));
+        assert_eq!(depth(&case), S + PAREN_LEVELS + 1);
+        let chain = format!("SELECT {}", vec!["1"; 1000].join(" + "));
+        assert_eq!(depth(&chain), S + 999);
+        // END, THEN, ... outside a CASE are names (`end(end(x))` nests as calls do).
+        assert_eq!(depth("SELECT end(end(end(a)))"), S + 3 * PAREN_LEVELS);
+        assert_eq!(depth("SELECT then + then + then"), S + 2);
+        // NOT inside an operand keeps the run of operators around it.
+        assert_eq!(depth("SELECT a = NOT - - b = NOT - - c"), S + 2 + 6);
+        // Operators spelled as words.
+        assert_eq!(depth("SELECT a NOTNULL, b OPERATOR(pg_catalog.+) c OPERATOR(pg_catalog.+) d"), S + 2 + 1 + PAREN_LEVELS);
+        // Each joined FROM item; a select list's commas and IS DISTINCT FROM are not a FROM list.
+        assert_eq!(depth("SELECT a, b FROM t1, t2 JOIN t3 ON true, t4 WHERE x"), S + 3 * JOIN_LEVELS);
+        assert_eq!(depth("SELECT a IS DISTINCT FROM b, c, d"), S + 1);
+    }
+
+    #[test]
+    fn too_deep_is_54001() {
+        let chain = format!("SELECT {}", vec!["1"; 1_000_000].join(" + "));
+        let toks = sqlparser::tokenizer::Tokenizer::new(&Pg, &chain).tokenize_with_location().unwrap();
+        let e = check_nesting(&toks).unwrap_err();
+        assert_eq!(e.code, "54001");
+        let short = sqlparser::tokenizer::Tokenizer::new(&Pg, "SELECT 1 + 1").tokenize_with_location().unwrap();
+        assert!(check_nesting(&short).is_ok());
+    }
+
+    #[test]
+    fn the_rest_is_postgresql() {
+        assert!((&Pg as &dyn Dialect).is::<PostgreSqlDialect>());
+        assert_eq!(parse("a IS NULL AND b"), "a IS NULL AND b");
+        assert_eq!(parse("x::int + 1"), "x::INT + 1");
+    }
+}
