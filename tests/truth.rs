@@ -88,7 +88,13 @@ fn every_clause_is_handled_or_refused() {
         ),
         ("UPDATE emp SET name = 'q' WHERE id = 9 RETURNING id", v(&["9"])),
         ("UPDATE emp AS e SET name = e.name || 'r' WHERE e.id = 9 RETURNING e.name", v(&["qr"])),
-        ("DELETE FROM emp AS e WHERE e.id = 9 RETURNING e.name", v(&["qr"])),
+        ("UPDATE emp SET name = f.name || 's' FROM emp AS f WHERE emp.id = f.id AND f.id = 9 RETURNING emp.name", v(&["qrs"])),
+        (
+            "UPDATE emp SET (dept_id, name) = (SELECT 8, upper(f.name) FROM emp AS f WHERE f.id = emp.id) WHERE id = 9 RETURNING name",
+            v(&["QRS"]),
+        ),
+        ("DELETE FROM emp USING emp AS f WHERE emp.id = f.id AND f.id = 9 RETURNING f.name", v(&["QRS"])),
+        ("DELETE FROM emp AS e WHERE e.id = 9 RETURNING e.name", vec![]),
     ];
     for (sql, want) in changing {
         assert_eq!(&rows(&mut s, sql), want, "{sql}");
@@ -102,8 +108,14 @@ fn every_clause_is_handled_or_refused() {
         "SELECT * FROM emp FOR UPDATE",
         "SELECT * INTO emp2 FROM emp",
         "SELECT id FROM emp ORDER BY id FETCH FIRST 50 PERCENT ROWS ONLY",
-        "UPDATE emp SET name = 'q' FROM emp AS f WHERE emp.id = f.id",
-        "DELETE FROM emp USING emp AS f WHERE emp.id = f.id",
+        "UPDATE emp SET name = 'q' RETURNING (SELECT 1)",
+        "UPDATE emp SET (id, name) = (SELECT random()::int, 'x')",
+        "DELETE FROM emp WHERE id = 1 RETURNING (SELECT 1)",
+        // Inlined WITH queries: one nothing reads would go unchecked, one that changes rows
+        // is not built.
+        "WITH x AS (SELECT * FROM emp) UPDATE emp SET name = 'q'",
+        "WITH x AS (UPDATE emp SET name = 'q' RETURNING id) SELECT * FROM x",
+        "WITH x AS (SELECT random() AS r) UPDATE emp SET name = 'q' FROM x, x AS y",
         "COPY emp TO STDOUT WITH (FORCE_QUOTE (name), FORMAT csv)",
         "BEGIN ISOLATION LEVEL SERIALIZABLE",
         "SET TRANSACTION SNAPSHOT '00000003-0000001B-1'",

@@ -551,7 +551,7 @@ fn run_action(
     match st {
         sqlparser::ast::Statement::Delete(d) => crate::sql::dml::delete(s, d, &params)?,
         sqlparser::ast::Statement::Update { table, assignments, selection, .. } => {
-            crate::sql::dml::update(s, &table, &assignments, selection.as_ref(), None, &params)?
+            crate::sql::dml::update(s, &table, &assignments, None, selection.as_ref(), None, &params)?
         }
         _ => return Err(PgError::internal("unexpected action statement")),
     };

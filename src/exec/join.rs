@@ -155,7 +155,7 @@ fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut
             }
             let timed = ex.stats.is_some().then(std::time::Instant::now);
             let (mut found, mut first, mut in_sink) = (0u64, None, 0u64);
-            p.for_each_keyed(ex.s, &ex.snap, ex.params, Some(&probe), |_, r| {
+            p.for_each_keyed(ex.s, &ex.snap, ex.params, Some(&probe), |tid, r| {
                 found += 1;
                 if !keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut rk)? {
                     return Ok(Flow::Continue);
@@ -167,6 +167,9 @@ fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut
                 joined.clear();
                 joined.extend_from_slice(l);
                 joined.extend_from_slice(r);
+                if p.tid_col {
+                    joined.push(crate::sql::dml::tid_value(tid));
+                }
                 if let Some(c) = &j.cond {
                     if !ex.truth(c, &joined, outer)? {
                         return Ok(Flow::Continue);

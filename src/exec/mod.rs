@@ -245,7 +245,7 @@ impl Node {
         match self {
             Node::Unit => 0,
             Node::Values(_, w) => *w,
-            Node::Scan(p) => p.types.len(),
+            Node::Scan(p) => p.types.len() + usize::from(p.tid_col),
             Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) => i.width(),
             Node::Project(_, e) => e.len(),
             Node::Join(j) => j.left_width + j.right_width,
@@ -622,8 +622,16 @@ impl<'a> Exec<'a> {
             }
             Node::Scan(p) => {
                 let mut stopped = false;
-                p.for_each(self.s, &self.snap, self.params, |_, row| {
-                    let f = sink(row)?;
+                let mut with_tid = Vec::new();
+                p.for_each(self.s, &self.snap, self.params, |tid, row| {
+                    let f = if p.tid_col {
+                        with_tid.clear();
+                        with_tid.extend_from_slice(row);
+                        with_tid.push(dml::tid_value(tid));
+                        sink(&with_tid)?
+                    } else {
+                        sink(row)?
+                    };
                     stopped = matches!(f, Flow::Stop);
                     Ok(f)
                 })?;

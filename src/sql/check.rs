@@ -73,15 +73,14 @@ pub fn statement(st: &Statement) -> Result<()> {
         Statement::Insert(i) => insert(i),
         Statement::Delete(d) => delete(d),
         Statement::Update { table, assignments, from, selection: _, returning, or, limit } => {
-            need(from.is_none(), "UPDATE ... FROM")?;
+            if let Some(sqlparser::ast::UpdateTableFromKind::BeforeSet(_)) = from {
+                return Err(PgError::syntax("syntax error at or near \"FROM\""));
+            }
             let _ = returning; // bound by `dml::Returning` (every select-list form handled or refused)
             need(or.is_none(), "UPDATE OR ...")?;
             need(limit.is_none(), "UPDATE ... LIMIT")?;
-            single_table(table, "UPDATE")?;
-            for a in assignments {
-                need(matches!(a.target, sqlparser::ast::AssignmentTarget::ColumnName(_)), "multiple-column assignment")?;
-            }
-            Ok(())
+            let _ = assignments; // `(a, b) = ROW(...)` expanded by `dml::update`
+            single_table(table, "UPDATE")
         }
         Statement::Copy { source, to, target: _, options, legacy_options, values: _ } => {
             match source {
@@ -420,7 +419,7 @@ fn insert(i: &Insert) -> Result<()> {
 fn delete(d: &Delete) -> Result<()> {
     let Delete { tables, from, using, selection: _, returning, order_by, limit } = d;
     need(tables.is_empty(), "DELETE of several tables")?;
-    need(using.is_none(), "DELETE ... USING")?;
+    let _ = using; // bound by the planner as a SELECT's FROM items are
     let _ = returning; // bound by `dml::Returning`
     need(order_by.is_empty() && limit.is_none(), "DELETE ... ORDER BY / LIMIT")?;
     let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = from;

@@ -83,6 +83,23 @@ pub struct Plan {
     /// applies every condition). The planner never orders by an index with `check_xmin`, so
     /// every snapshot may use the index an ordered scan reads.
     pub ordered: Option<ScanDirection>,
+    /// The scan appends each row's TID as a last column ([`tid_value`]): the target table of
+    /// UPDATE ... FROM / DELETE ... USING, whose joined rows must name the version each one
+    /// changes. Never index-only (an index entry names a HOT chain's root, not the version).
+    pub tid_col: bool,
+}
+
+/// A TID as the `int8` value a [`Plan::tid_col`] scan gives it: block << 16 | offset.
+pub(crate) fn tid_value((block, off): Tid) -> Value {
+    Value::Int8((i64::from(block) << 16) | i64::from(off))
+}
+
+/// The TID [`tid_value`] made.
+pub(crate) fn tid_of(v: &Value) -> Result<Tid> {
+    match v {
+        Value::Int8(x) if *x >= 0 => Ok(((*x >> 16) as u32, (*x & 0xffff) as u16)),
+        other => Err(PgError::internal(format!("a target row's TID column holds {other:?}"))),
+    }
 }
 
 /// A query's plan cached in a prepared statement, with the table definitions it was made
@@ -146,7 +163,7 @@ impl Plan {
             }
         }
         let types = table.columns.iter().map(|c| c.ty).collect();
-        Plan { table, filter, access, needed, types, index_only: false, ordered: None }
+        Plan { table, filter, access, needed, types, index_only: false, ordered: None, tid_col: false }
     }
 
     /// The index access for index `idx` (key columns `columns`) that `filter` bounds: equality
@@ -185,6 +202,9 @@ impl Plan {
     /// gives its value back from the key exactly (`btree::keycode::returnable`).
     pub fn index_only_possible(&self) -> bool {
         let Access::Index { idx, .. } = &self.access else { return false };
+        if self.tid_col {
+            return false;
+        }
         let ix = &self.table.indexes[*idx];
         // A key is read back whole, so every key column must come back exactly (or none is
         // read: `count(*)`).
@@ -612,7 +632,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
                     if table.columns[c].identity == Some(crate::catalog::Identity::Always) {
                         return Err(identity_always_error(&table.columns[c]));
                     }
-                    let b = bind_untyped(None, e, &empty, None, table.columns[c].ty, s.txn().start_us)?;
+                    let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
                     check_assignment(&b, &table.columns[c])?;
                     row[c] = Some(b);
                 }
@@ -650,7 +670,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
             if let Some(fk) = &mut fk {
                 fk.inserted_stored(&stored)?;
             }
-            out.push(s, &table, &stored, params)?;
+            out.push(s, &table, &stored, &[], params)?;
         }
     }
     if let Some(fk) = fk {
@@ -767,7 +787,7 @@ pub(crate) fn insert_select(
             if let Some(fk) = &mut fk {
                 fk.inserted_stored(&stored)?;
             }
-            out.push(s, table, &stored, params)?;
+            out.push(s, table, &stored, &[], params)?;
         }
     }
     if let Some(fk) = fk {
@@ -793,6 +813,16 @@ impl Returning {
         Ok(Returning { items: super::query::bind_returning(s, table, alias, items)? })
     }
 
+    /// Its expressions.
+    fn exprs(&self) -> impl Iterator<Item = &Scalar> {
+        self.items.iter().map(|(_, e, _)| e)
+    }
+
+    /// Over `scope` (UPDATE ... FROM's: the FROM items' columns too).
+    pub(crate) fn bind_in(s: &Session, scope: &expr::Scope, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
+        Ok(Returning { items: super::query::bind_returning_in(s, scope, items)? })
+    }
+
     /// The result's columns (name, type name) and their sources.
     pub(crate) fn describe(&self) -> Described {
         let cols = self.items.iter().map(|(n, e, _)| (n.clone(), expr::type_of(e).map_or_else(|| "text".into(), |t| t.name()))).collect();
@@ -813,8 +843,9 @@ impl<'r> RowsOut<'r> {
         RowsOut { ret, rows: Vec::new(), count: 0, row: Vec::new() }
     }
 
-    /// One row changed: `stored` is its new version (a deleted row's last).
-    fn push(&mut self, s: &Session, table: &Table, stored: &[Option<Vec<u8>>], params: &[Option<String>]) -> Result<()> {
+    /// One row changed: `stored` is its new version (a deleted row's last); `rest` the rest
+    /// of the row that found it (UPDATE ... FROM's joined row), which RETURNING may read.
+    fn push(&mut self, s: &Session, table: &Table, stored: &[Option<Vec<u8>>], rest: &[Value], params: &[Option<String>]) -> Result<()> {
         self.count += 1;
         let Some(ret) = self.ret else { return Ok(()) };
         self.row.clear();
@@ -824,6 +855,7 @@ impl<'r> RowsOut<'r> {
                 Some(b) => Value::decode(&table.columns[c].ty, b),
             });
         }
+        self.row.extend_from_slice(rest);
         let mut out = Vec::with_capacity(ret.items.len());
         for (_, e, _) in &ret.items {
             let v = expr::eval_with_session(e, s, &self.row, params)?;
@@ -921,11 +953,10 @@ impl OnConflict {
                 let now = s.txn.as_ref().map_or(0, |t| t.start_us);
                 let binder = super::expr::Binder::new(&scope);
                 let mut sets: Vec<(usize, Scalar)> = Vec::new();
-                for a in &du.assignments {
-                    let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target else {
-                        return Err(PgError::feature("multiple-column assignment is not supported"));
+                for (n, value) in assignment_pairs(&du.assignments)? {
+                    let Assigned::Expr(value) = value else {
+                        return Err(PgError::feature("a sub-SELECT in ON CONFLICT DO UPDATE is not supported by heapstore"));
                     };
-                    let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
                     let c = table.column_index(&n).ok_or_else(|| {
                         PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
                     })?;
@@ -933,7 +964,7 @@ impl OnConflict {
                         return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
                     }
                     let col = &table.columns[c];
-                    let e = if is_default_keyword(&a.value) {
+                    let e = if is_default_keyword(value) {
                         match crate::exec::rows::Defaults::new(s, table, |x| x == c)?.bound(c) {
                             Some(d) => d,
                             None => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty),
@@ -942,7 +973,7 @@ impl OnConflict {
                         if col.identity == Some(crate::catalog::Identity::Always) {
                             return Err(identity_update_error(col));
                         }
-                        bind_untyped_with(&binder, &a.value, col.ty, now)?
+                        bind_untyped_with(&binder, value, col.ty, now)?
                     };
                     check_assignment(&e, col)?;
                     sets.push((c, e));
@@ -1075,6 +1106,15 @@ impl OnConflict {
     }
 }
 
+/// The parameter types of an UPDATE's or DELETE's WHERE clause and FROM items.
+fn rows_param_types(rows: &Rows, out: &mut Vec<Option<SqlType>>) {
+    match rows {
+        Rows::Table(Some(f)) => super::query::scalar_param_types(f, out),
+        Rows::Table(None) => {}
+        Rows::Join(j) => super::query::visit_exprs(&j.node, &mut |e| super::query::scalar_param_types(e, out)),
+    }
+}
+
 pub(crate) fn is_default_keyword(e: &Expr) -> bool {
     matches!(e, Expr::Identifier(id) if id.value.eq_ignore_ascii_case("default") && id.quote_style.is_none())
 }
@@ -1104,34 +1144,33 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
                 for r in &values.rows {
                     for (k, e) in r.iter().enumerate() {
                         if let Some(&c) = cols.get(k).filter(|&&c| c < table.columns.len()) {
-                            bind_untyped(None, e, &empty, None, table.columns[c].ty, 0)?.param_types(out);
+                            bind_untyped(e, &empty, table.columns[c].ty, 0)?.param_types(out);
                         }
                     }
                 }
             }
         }
-        Statement::Update { table, assignments, selection, .. } => {
+        Statement::Update { table, assignments, from, selection, .. } => {
             let (name, alias) = target_table(table)?;
             let table = s.table(&name)?;
-            for a in assignments {
-                if let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target {
-                    let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
-                    if let Some(c) = table.column_index(&n) {
-                        let e = bind_untyped(Some(s), &a.value, &table, alias.as_deref(), table.columns[c].ty, 0)?;
+            let (scope, rows) = bind_rows(s, &table, alias.as_deref(), update_from(from.as_ref())?, selection.as_ref(), None)?;
+            rows_param_types(&rows, out);
+            for (n, value) in assignment_pairs(assignments)? {
+                if let Some(c) = table.column_index(&n) {
+                    if !matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
+                        let e = bind_assigned(s, &value, &scope, table.columns[c].ty, 0)?;
                         super::query::scalar_param_types(&e, out);
                     }
                 }
             }
-            if let Some(w) = selection {
-                super::query::scalar_param_types(&bind_change(s, None, w, &table, alias.as_deref())?, out);
-            }
         }
         Statement::Delete(d) => {
             let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = &d.from;
-            if let ([t], Some(w)) = (v.as_slice(), &d.selection) {
+            if let [t] = v.as_slice() {
                 let (name, alias) = target_table(t)?;
                 let table = s.table(&name)?;
-                super::query::scalar_param_types(&bind_change(s, None, w, &table, alias.as_deref())?, out);
+                let (_, rows) = bind_rows(s, &table, alias.as_deref(), d.using.as_deref(), d.selection.as_ref(), None)?;
+                rows_param_types(&rows, out);
             }
         }
         _ => {}
@@ -1312,17 +1351,95 @@ fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us:
     })
 }
 
-/// `s`: an UPDATE's assignment, whose subqueries are planned ([`bind_change`]); None: no
-/// subqueries (INSERT's VALUES).
-fn bind_untyped(s: Option<&Session>, e: &Expr, table: &Table, alias: Option<&str>, ty: SqlType, now_us: i64) -> Result<Scalar> {
+/// An INSERT's value (no subqueries) over `table`'s columns.
+fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
         let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }
-    let bound = match s {
-        Some(s) => bind_change(s, Some(now_us), e, table, alias)?,
-        None => expr::bind_as(e, table, alias)?,
+    Ok(match expr::bind(e, table)? {
+        Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
+        Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
+        other => other,
+    })
+}
+
+/// One column's assigned value.
+enum Assigned<'a> {
+    Expr(&'a Expr),
+    /// Column `k` of `(a, b) = (SELECT x, y ...)`'s sub-SELECT, of `n` targets.
+    SubColumn(&'a sqlparser::ast::Query, usize, usize),
+}
+
+/// An UPDATE's assignments as (column name, value): `(a, b) = (x, y)` and
+/// `(a, b) = ROW(x, y)` assign each column its item, as PostgreSQL's grammar expands them;
+/// `(a, b) = (SELECT ...)` each column its column of the sub-SELECT's row.
+fn assignment_pairs(assignments: &[sqlparser::ast::Assignment]) -> Result<Vec<(String, Assigned<'_>)>> {
+    use sqlparser::ast::AssignmentTarget;
+    let name = |cn: &sqlparser::ast::ObjectName| cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+    let mut out = Vec::new();
+    for a in assignments {
+        match &a.target {
+            AssignmentTarget::ColumnName(cn) => out.push((name(cn), Assigned::Expr(&a.value))),
+            AssignmentTarget::Tuple(cols) => {
+                if let Expr::Subquery(q) = &a.value {
+                    out.extend(cols.iter().enumerate().map(|(k, c)| (name(c), Assigned::SubColumn(q, k, cols.len()))));
+                    continue;
+                }
+                let items = expr::row_items(&a.value)
+                    .ok_or_else(|| PgError::feature("source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression"))?;
+                if items.len() != cols.len() {
+                    return Err(PgError::syntax("number of columns does not match number of values"));
+                }
+                out.extend(cols.iter().map(name).zip(items.into_iter().map(Assigned::Expr)));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// An UPDATE's assigned value (see [`bind_assignment`]). A column of a multiple-column
+/// assignment's sub-SELECT is that column of the sub-SELECT's one row (NULL for no row,
+/// 21000 for more), the sub-SELECT run once per column: one with volatile functions, which
+/// could answer differently each time, is refused.
+fn bind_assigned(s: &Session, value: &Assigned<'_>, scope: &expr::Scope, ty: SqlType, now_us: i64) -> Result<Scalar> {
+    use crate::exec::{BoundQuery, Node, SubKind, SubLink};
+    let (q, k, n) = match value {
+        Assigned::Expr(e) => return bind_assignment(s, e, scope, ty, now_us),
+        Assigned::SubColumn(q, k, n) => (q, *k, *n),
     };
+    let b = super::query::Planner::new(s, Some(now_us)).query(q, &[scope])?;
+    if b.columns.len() != n {
+        return Err(PgError::syntax("number of columns does not match number of values"));
+    }
+    if super::query::plan_calls_volatile(&b.node) {
+        return Err(PgError::feature(
+            "a sub-SELECT calling volatile functions as the source of a multiple-column UPDATE item is not supported by heapstore",
+        ));
+    }
+    let col = b.columns[k].clone();
+    let col_ty = col.ty;
+    let node = Node::Project(Box::new(b.node), vec![Scalar::Col(k, col_ty)]);
+    let one = BoundQuery { node, columns: vec![col], correlated: b.correlated };
+    Ok(Scalar::SubLink(Box::new(SubLink::new(SubKind::Scalar, None, one, Some(col_ty)))))
+}
+
+/// An UPDATE's assigned value of type `ty`, over `scope` (the target's columns, or the
+/// FROM join's row), its subqueries planned.
+fn bind_assignment(s: &Session, e: &Expr, scope: &expr::Scope, ty: SqlType, now_us: i64) -> Result<Scalar> {
+    if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
+        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
+        return Ok(Scalar::Const(ts.eval(&[], &[])?));
+    }
+    let bound = super::query::Planner::new(s, Some(now_us)).bind_for_change(e, scope).map_err(|e| match e.code {
+        "42803" if e.message.starts_with("aggregate functions are not allowed") => {
+            PgError::new("42803", "aggregate functions are not allowed in UPDATE")
+        }
+        "42P20" if e.message.starts_with("window functions are not allowed") => {
+            PgError::new("42P20", "window functions are not allowed in UPDATE")
+        }
+        _ => e,
+    })?;
     Ok(match bound {
         Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
@@ -1346,11 +1463,55 @@ pub(crate) fn target_table(t: &TableWithJoins) -> Result<(String, Option<String>
     Ok((super::ddl_table_name(name)?, alias))
 }
 
-/// UPDATE t SET col = expr | DEFAULT [, ...] [WHERE ...] [RETURNING ...].
+/// Where an UPDATE's or DELETE's rows come from, bound: the target table alone, or joined
+/// with FROM / USING items.
+pub(crate) enum Rows {
+    /// The target alone: its WHERE clause over the table's columns.
+    Table(Option<Scalar>),
+    /// `UPDATE ... FROM` / `DELETE ... USING`: the join that finds the rows (with the TID of
+    /// each target row's version) and the whole WHERE clause.
+    Join(super::query::ChangeJoin),
+}
+
+/// An UPDATE's `FROM` items (PostgreSQL writes them after SET).
+pub(crate) fn update_from(from: Option<&sqlparser::ast::UpdateTableFromKind>) -> Result<Option<&[TableWithJoins]>> {
+    use sqlparser::ast::UpdateTableFromKind;
+    match from {
+        None => Ok(None),
+        Some(UpdateTableFromKind::AfterSet(items)) => Ok(Some(items)),
+        Some(UpdateTableFromKind::BeforeSet(_)) => Err(PgError::syntax("syntax error at or near \"FROM\"")),
+    }
+}
+
+/// Binds the rows an UPDATE or DELETE changes: FROM / USING items and WHERE (PostgreSQL's
+/// order: the FROM items, then WHERE). The scope is what SET and RETURNING name: the
+/// target's columns, then (with FROM items) a hidden TID column and the items' columns.
+pub(crate) fn bind_rows(
+    s: &Session,
+    table: &Arc<Table>,
+    alias: Option<&str>,
+    from: Option<&[TableWithJoins]>,
+    selection: Option<&Expr>,
+    now: Option<i64>,
+) -> Result<(expr::Scope, Rows)> {
+    match from {
+        Some(items) if !items.is_empty() => {
+            let j = super::query::Planner::new(s, now).change_join(table, alias, items, selection)?;
+            Ok((j.scope.clone(), Rows::Join(j)))
+        }
+        _ => {
+            let filter = selection.map(|w| bind_change(s, now, w, table, alias)).transpose()?;
+            Ok((expr::Scope::of_table(table, alias), Rows::Table(filter)))
+        }
+    }
+}
+
+/// UPDATE t [AS a] SET col = expr | DEFAULT [, ...] [FROM ...] [WHERE ...] [RETURNING ...].
 pub fn update(
     s: &mut Session,
     table: &TableWithJoins,
     assignments: &[sqlparser::ast::Assignment],
+    from: Option<&[TableWithJoins]>,
     selection: Option<&Expr>,
     returning: Option<&[sqlparser::ast::SelectItem]>,
     params: &[Option<String>],
@@ -1359,13 +1520,12 @@ pub fn update(
     let alias = alias.as_deref();
     let table = s.table(&name)?;
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
+    let now = s.txn().start_us;
+    // PostgreSQL's order: FROM, WHERE, RETURNING, then the assignments.
+    let (scope, rows) = bind_rows(s, &table, alias, from, selection, Some(now))?;
+    let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
     let mut sets: Vec<(usize, Scalar)> = Vec::new();
-    let mut needed = vec![false; table.columns.len()];
-    for a in assignments {
-        let sqlparser::ast::AssignmentTarget::ColumnName(cn) = &a.target else {
-            return Err(PgError::feature("multiple-column assignment is not supported"));
-        };
-        let n = cn.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+    for (n, value) in assignment_pairs(assignments)? {
         let c = table.column_index(&n).ok_or_else(|| {
             PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
         })?;
@@ -1373,7 +1533,7 @@ pub fn update(
             return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
         }
         let col = &table.columns[c];
-        let e = if is_default_keyword(&a.value) {
+        let e = if matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
             crate::exec::rows::Defaults::new(s, &table, |x| x == c)?
                 .bound(c)
                 .unwrap_or_else(|| Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty))
@@ -1381,34 +1541,39 @@ pub fn update(
             if col.identity == Some(crate::catalog::Identity::Always) {
                 return Err(identity_update_error(col));
             }
-            let now = s.txn().start_us;
-            bind_untyped(Some(s), &a.value, &table, alias, col.ty, now)?
+            bind_assigned(s, &value, &scope, col.ty, now)?
         };
         check_assignment(&e, col)?;
-        e.columns_used(&mut needed);
         sets.push((c, e));
     }
-    // The new version copies every column.
-    needed.iter_mut().for_each(|b| *b = true);
-    let now = Some(s.txn().start_us);
-    let filter = selection.map(|w| bind_change(s, now, w, &table, alias)).transpose()?;
-    let (filter, post) = split_sublinks(filter);
-    lock_subquery_tables(s, post.iter().chain(sets.iter().map(|(_, e)| e)))?;
-    let returning = returning.map(|items| Returning::bind_as(s, &table, alias, items)).transpose()?;
-    let plan = Plan::new(table.clone(), filter, needed);
     let mut out = RowsOut::new(returning.as_ref());
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
-    change_rows(s, &plan, post.as_ref(), params, Some(&sets), &mut out, fk.as_mut())?;
+    match rows {
+        Rows::Table(filter) => {
+            let (filter, post) = split_sublinks(filter);
+            lock_subquery_tables(s, post.iter().chain(sets.iter().map(|(_, e)| e)))?;
+            // The new version copies every column.
+            let plan = Plan::new(table.clone(), filter, vec![true; table.columns.len()]);
+            change_rows(s, &table, Source::Table(&plan, post.as_ref()), params, Some(&sets), &mut out, fk.as_mut())?;
+        }
+        Rows::Join(mut j) => {
+            let read = returning.iter().flat_map(|r| r.exprs());
+            j.narrow(table.columns.len(), sets.iter().map(|(_, e)| e).chain(read));
+            crate::exec::lock_tables(s, &j.node)?;
+            lock_subquery_tables(s, j.cond.iter().chain(sets.iter().map(|(_, e)| e)))?;
+            change_rows(s, &table, Source::Join(&j), params, Some(&sets), &mut out, fk.as_mut())?;
+        }
+    }
     if let Some(fk) = fk {
         fk.finish(s)?;
     }
     out.finish("UPDATE")
 }
 
-/// DELETE FROM t [WHERE ...] [RETURNING ...].
+/// DELETE FROM t [AS a] [USING ...] [WHERE ...] [RETURNING ...].
 pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<String>]) -> Result<QueryResult> {
-    if d.using.is_some() || d.limit.is_some() || !d.order_by.is_empty() {
-        return Err(PgError::feature("DELETE ... USING / LIMIT is not supported"));
+    if d.limit.is_some() || !d.order_by.is_empty() {
+        return Err(PgError::feature("DELETE ... ORDER BY / LIMIT is not supported"));
     }
     let from = match &d.from {
         FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v,
@@ -1419,16 +1584,27 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let table = s.table(&name)?;
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let now = Some(s.txn().start_us);
-    let filter = d.selection.as_ref().map(|w| bind_change(s, now, w, &table, alias)).transpose()?;
-    let (filter, post) = split_sublinks(filter);
-    lock_subquery_tables(s, post.iter())?;
-    let returning = d.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias, items)).transpose()?;
-    // RETURNING reads the deleted rows' columns, foreign keys their keys, and a subquery in
-    // WHERE the columns it names.
+    let (scope, rows) = bind_rows(s, &table, alias, d.using.as_deref(), d.selection.as_ref(), now)?;
+    let returning = d.returning.as_deref().map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
-    let plan = Plan::new(table.clone(), filter, vec![returning.is_some() || fk.is_some() || post.is_some(); table.columns.len()]);
     let mut out = RowsOut::new(returning.as_ref());
-    change_rows(s, &plan, post.as_ref(), params, None, &mut out, fk.as_mut())?;
+    match rows {
+        Rows::Table(filter) => {
+            let (filter, post) = split_sublinks(filter);
+            lock_subquery_tables(s, post.iter())?;
+            // RETURNING reads the deleted rows' columns, foreign keys their keys, and a
+            // subquery in WHERE the columns it names.
+            let needed = vec![returning.is_some() || fk.is_some() || post.is_some(); table.columns.len()];
+            let plan = Plan::new(table.clone(), filter, needed);
+            change_rows(s, &table, Source::Table(&plan, post.as_ref()), params, None, &mut out, fk.as_mut())?;
+        }
+        Rows::Join(mut j) => {
+            j.narrow(table.columns.len(), returning.iter().flat_map(|r| r.exprs()));
+            crate::exec::lock_tables(s, &j.node)?;
+            lock_subquery_tables(s, j.cond.iter())?;
+            change_rows(s, &table, Source::Join(&j), params, None, &mut out, fk.as_mut())?;
+        }
+    }
     if let Some(fk) = fk {
         fk.finish(s)?;
     }
@@ -1497,38 +1673,55 @@ fn eval_with_subqueries(e: &Scalar, s: &Session, snap: &Snapshot, row: &[Value],
     e.eval_cx(row, &expr::EvalCx { params, outer: &[], runner: Some(&ex) })
 }
 
+/// Where [`change_rows`] finds the rows to change.
+enum Source<'a> {
+    /// A scan of the target table, and the WHERE conjuncts with subqueries (evaluated on each
+    /// row the scan keeps).
+    Table(&'a Plan, Option<&'a Scalar>),
+    /// UPDATE ... FROM / DELETE ... USING: a join whose rows are the target's columns, the
+    /// version's TID, then the FROM items' columns. A target row that joins several FROM
+    /// rows is changed once, with the first (PostgreSQL leaves which one unspecified).
+    Join(&'a super::query::ChangeJoin),
+}
+
 /// The UPDATE / DELETE loop (module doc: READ COMMITTED, EvalPlanQual). `sets` None = delete.
-/// `post`: the WHERE conjuncts with subqueries, evaluated on each row the plan keeps.
+/// Assignments, RETURNING and the recheck read the row the source gave: the target's columns
+/// first (replaced by a newer version's when the loop follows an update chain), then, for a
+/// join, the rest of the joined row, kept as it was found (PostgreSQL's EvalPlanQual keeps
+/// the other relations' rows).
 fn change_rows(
     s: &mut Session,
-    plan: &Plan,
-    post: Option<&Scalar>,
+    table: &Arc<Table>,
+    source: Source<'_>,
     params: &[Option<String>],
     sets: Option<&[(usize, Scalar)]>,
     out: &mut RowsOut<'_>,
     mut fk: Option<&mut crate::exec::fk::Tracker>,
 ) -> Result<u64> {
-    let table = plan.table.clone();
     let snap = s.snapshot();
-    // The rows to change, with the values of the assignments that hold subqueries, computed
-    // here by one executor for the whole statement: an uncorrelated subquery runs once (as
-    // PostgreSQL's InitPlan: `SET v = (SELECT nextval('s'))` gives every row one value), and a
-    // hashed IN list is built once.
+    let width = table.columns.len();
+    // The rows to change (TID and the source's row), with the values of the assignments that
+    // hold subqueries, computed here by one executor for the whole statement: an uncorrelated
+    // subquery runs once (as PostgreSQL's InitPlan: `SET v = (SELECT nextval('s'))` gives
+    // every row one value), and a hashed IN list is built once.
     let mut targets: Vec<(Tid, Vec<Value>, Vec<Option<Value>>)> = Vec::new();
+    // A joined target's number of joined rows (more than one: others to try when the first
+    // fails the recheck on a newer version).
+    let mut joins_of: std::collections::HashMap<Tid, u32> = std::collections::HashMap::new();
     let sublink_sets = sets.is_some_and(|v| v.iter().any(|(_, e)| has_sublink(e)));
     {
         let reader: &Session = s;
-        let ex = (post.is_some() || sublink_sets).then(|| crate::exec::Exec::new(reader, snap.clone(), params));
+        let post = match source {
+            Source::Table(_, post) => post,
+            Source::Join(_) => None,
+        };
+        let joined = matches!(source, Source::Join(_));
+        let ex = (joined || post.is_some() || sublink_sets).then(|| crate::exec::Exec::new(reader, snap.clone(), params));
         let eval = |e: &Scalar, row: &[Value]| match &ex {
             Some(ex) => e.eval_cx(row, &expr::EvalCx { params, outer: &[], runner: Some(ex) }),
             None => expr::eval_with_session(e, reader, row, params),
         };
-        plan.for_each(reader, &snap, params, |tid, row| {
-            if let Some(p) = post {
-                if eval(p, row)? != Value::Bool(true) {
-                    return Ok(Flow::Continue);
-                }
-            }
+        let mut keep = |tid: Tid, row: &[Value]| -> Result<()> {
             let mut pre = Vec::new();
             if let (Some(sets), true) = (sets, sublink_sets) {
                 for (_, e) in sets {
@@ -1536,22 +1729,48 @@ fn change_rows(
                 }
             }
             targets.push((tid, row.to_vec(), pre));
-            Ok(Flow::Continue)
-        })?;
+            Ok(())
+        };
+        match source {
+            Source::Table(plan, post) => plan.for_each(reader, &snap, params, |tid, row| {
+                if let Some(p) = post {
+                    if eval(p, row)? != Value::Bool(true) {
+                        return Ok(Flow::Continue);
+                    }
+                }
+                keep(tid, row)?;
+                Ok(Flow::Continue)
+            })?,
+            Source::Join(j) => {
+                let ex = ex.as_ref().expect("a join runs through the executor");
+                ex.run(&j.node, &[], &mut |row| {
+                    debug_assert!(row.len() > width, "a joined row holds the target's columns and its TID");
+                    let tid = tid_of(&row[width])?;
+                    let seen = joins_of.entry(tid).or_insert(0);
+                    *seen += 1;
+                    if *seen == 1 {
+                        keep(tid, row)?;
+                    }
+                    Ok(Flow::Continue)
+                })?;
+            }
+        }
     }
     if targets.is_empty() {
         return Ok(0);
     }
     let xid = s.xid();
     let cid = s.txn().cid;
-    let (wal, fpw) = heap_rel(s, &table);
+    let (wal, fpw) = heap_rel(s, table);
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let all = vec![true; types.len()];
-    let indexed = indexed_columns(&table);
-    let checks = crate::exec::rows::Checks::new(&table)?;
+    let indexed = indexed_columns(table);
+    let checks = crate::exec::rows::Checks::new(table)?;
     let mut n = 0u64;
     for (first_tid, first_row, mut pre) in targets {
         let (mut tid, mut row) = (first_tid, first_row);
+        // All of a joined target's joined rows, found again when first needed.
+        let mut others: Option<Vec<Vec<Value>>> = None;
         // Bounded: each turn either ends, waits for a transaction to end, or moves one version
         // along an update chain.
         for _ in 0..1_000_000u32 {
@@ -1559,7 +1778,7 @@ fn change_rows(
             let mut new_version = None;
             let mut hot_ok = false;
             if let Some(sets) = sets {
-                let mut vals = row.clone();
+                let mut vals = row[..width].to_vec();
                 for (k, (c, e)) in sets.iter().enumerate() {
                     // Computed above for the version found; recomputed for a newer one.
                     vals[*c] = match pre.get(k).cloned().flatten() {
@@ -1567,9 +1786,9 @@ fn change_rows(
                         None => eval_with_subqueries(e, s, &snap, &row, params)?,
                     };
                 }
-                let stored = store_row(&table, &vals)?;
-                hot_ok = same_index_columns(&table, &indexed, &row, &stored)?;
-                let t = form_checked_tuple(s, &table, &stored, &checks)?;
+                let stored = store_row(table, &vals)?;
+                hot_ok = same_index_columns(table, &indexed, &row[..width], &stored)?;
+                let t = form_checked_tuple(s, table, &stored, &checks)?;
                 new_version = Some((t, stored));
             }
             let touched = s.touch_log();
@@ -1597,20 +1816,20 @@ fn change_rows(
                 ChangeOutcome::Done(new_tid) => {
                     if let Some(fk) = fk.as_deref_mut() {
                         match &new_version {
-                            Some((_, stored)) => fk.updated_stored(&row, stored)?,
-                            None => fk.deleted(&row)?,
+                            Some((_, stored)) => fk.updated_stored(&row[..width], stored)?,
+                            None => fk.deleted(&row[..width])?,
                         }
                     }
                     let update = new_version.is_some();
                     s.count_changes(table.oid, |p| if update { p.updated += 1 } else { p.deleted += 1 });
                     match &new_version {
                         Some((_, stored)) => {
-                            index::insert_entries(s, &table, stored, new_tid)?;
-                            out.push(s, &table, stored, params)?;
+                            index::insert_entries(s, table, stored, new_tid)?;
+                            out.push(s, table, stored, &row[width..], params)?;
                         }
                         None if out.ret.is_some() => {
-                            let old = store_row(&table, &row)?;
-                            out.push(s, &table, &old, params)?;
+                            let old = store_row(table, &row[..width])?;
+                            out.push(s, table, &old, &row[width..], params)?;
                         }
                         None => out.count += 1,
                     }
@@ -1619,14 +1838,14 @@ fn change_rows(
                 }
                 ChangeOutcome::DoneHot(_) => {
                     if let (Some(fk), Some((_, stored))) = (fk.as_deref_mut(), &new_version) {
-                        fk.updated_stored(&row, stored)?;
+                        fk.updated_stored(&row[..width], stored)?;
                     }
                     s.count_changes(table.oid, |p| {
                         p.updated += 1;
                         p.hot_updated += 1;
                     });
                     let (_, stored) = new_version.as_ref().expect("a HOT update has a new version");
-                    out.push(s, &table, stored, params)?;
+                    out.push(s, table, stored, &row[width..], params)?;
                     n += 1;
                     break;
                 }
@@ -1646,15 +1865,29 @@ fn change_rows(
                         Some(r) => r?,
                         None => break,
                     }
-                    if let Some(w) = &plan.filter {
-                        if !w.matches(&next_row, params)? {
-                            break;
+                    // The new version with the rest of the source's row, as the WHERE clause
+                    // reads it.
+                    next_row.extend_from_slice(&row[width..]);
+                    let mut keeps = recheck(&source, s, &snap, &next_row, params)?;
+                    if let (false, Source::Join(j)) = (keeps, &source) {
+                        // As PostgreSQL, which meets the target's other joined rows next:
+                        // the first of them the new version passes with is used.
+                        if joins_of.get(&first_tid).is_some_and(|&n| n > 1) {
+                            if others.is_none() {
+                                others = Some(joined_rows_of(s, &snap, params, j, first_tid, width)?);
+                            }
+                            for other in others.iter().flatten() {
+                                next_row.truncate(width);
+                                next_row.extend_from_slice(&other[width..]);
+                                if recheck(&source, s, &snap, &next_row, params)? {
+                                    keeps = true;
+                                    break;
+                                }
+                            }
                         }
                     }
-                    if let Some(p) = post {
-                        if eval_with_subqueries(p, s, &snap, &next_row, params)? != Value::Bool(true) {
-                            break;
-                        }
+                    if !keeps {
+                        break;
                     }
                     tid = next;
                     row = next_row;
@@ -1664,6 +1897,40 @@ fn change_rows(
         }
     }
     Ok(n)
+}
+
+/// Whether a newer version of a target row (`row`: its columns, then the rest of the row
+/// that found it) still passes the statement's WHERE clause.
+fn recheck(source: &Source<'_>, s: &Session, snap: &Snapshot, row: &[Value], params: &[Option<String>]) -> Result<bool> {
+    let holds = |e: &Scalar| -> Result<bool> { Ok(eval_with_subqueries(e, s, snap, row, params)? == Value::Bool(true)) };
+    match source {
+        Source::Table(plan, post) => {
+            Ok(plan.filter.as_ref().map_or(Ok(true), |w| w.matches(row, params))? && post.map_or(Ok(true), holds)?)
+        }
+        Source::Join(j) => j.cond.as_ref().map_or(Ok(true), holds),
+    }
+}
+
+/// Every joined row of the target row found at `tid`, in the join's order (the join run
+/// again with the statement's snapshot, which gives the rows it gave the first time).
+fn joined_rows_of(
+    s: &Session,
+    snap: &Snapshot,
+    params: &[Option<String>],
+    j: &super::query::ChangeJoin,
+    tid: Tid,
+    width: usize,
+) -> Result<Vec<Vec<Value>>> {
+    let ex = crate::exec::Exec::new(s, snap.clone(), params);
+    let want = tid_value(tid);
+    let mut out = Vec::new();
+    ex.run(&j.node, &[], &mut |row| {
+        if row[width] == want {
+            out.push(row.to_vec());
+        }
+        Ok(Flow::Continue)
+    })?;
+    Ok(out)
 }
 
 /// The columns any index of `table` covers.
@@ -1740,9 +2007,9 @@ pub(crate) fn cached_select<'k>(
     use sqlparser::ast::Statement;
     // Row statements bind `$n` as parameter nodes: no copy of the statement, no substitution.
     let dml: Option<RunWithParams> = match &p.stmt {
-        Some(Statement::Update { from: None, or: None, limit: None, .. }) => Some(|s, st, params| {
-            let Statement::Update { table, assignments, selection, returning, .. } = st else { unreachable!("matched above") };
-            update(s, table, assignments, selection.as_ref(), returning.as_deref(), params)
+        Some(Statement::Update { or: None, limit: None, .. }) => Some(|s, st, params| {
+            let Statement::Update { table, assignments, from, selection, returning, .. } = st else { unreachable!("matched above") };
+            update(s, table, assignments, update_from(from.as_ref())?, selection.as_ref(), returning.as_deref(), params)
         }),
         Some(Statement::Delete(_)) => Some(|s, st, params| {
             let Statement::Delete(d) = st else { unreachable!("matched above") };
@@ -1791,4 +2058,136 @@ pub(crate) fn cached_select<'k>(
         s.command_done();
     }
     Some(r)
+}
+
+/// `WITH q AS (SELECT ...) UPDATE | DELETE | INSERT ...` as the statement alone: each FROM
+/// item naming a WITH query (at any depth: the FROM / USING items, subqueries in SET and
+/// WHERE, INSERT's query) becomes a subquery that defines the WITH queries and reads that one,
+/// `FROM q AS x` → `FROM (WITH q AS (...) SELECT * FROM q) AS x`. Every reference then reads
+/// the same rows with the statement's one snapshot, as PostgreSQL's once-computed WITH query
+/// gives them; what could differ is refused with 0A000: a WITH query that changes rows, a
+/// volatile function in a WITH query read more than once, and an inner WITH reusing a name.
+/// Other statements are returned as they are.
+pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::ast::Statement> {
+    use sqlparser::ast::{Statement, VisitMut, VisitorMut};
+    use sqlparser::parser::Parser;
+    use std::ops::ControlFlow;
+    let Statement::Query(q) = st else { return Ok(st) };
+    if !matches!(*q.body, SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Insert(_)) {
+        return Ok(Statement::Query(q));
+    }
+    let sqlparser::ast::Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } =
+        *q;
+    if order_by.is_some() || limit_clause.is_some() || fetch.is_some() || !locks.is_empty() {
+        return Err(PgError::syntax("syntax error: ORDER BY, LIMIT or FOR UPDATE after UPDATE, DELETE or INSERT"));
+    }
+    super::check::need(
+        for_clause.is_none() && settings.is_none() && format_clause.is_none() && pipe_operators.is_empty(),
+        "this query clause",
+    )?;
+    let mut inner = match *body {
+        SetExpr::Update(s) | SetExpr::Delete(s) | SetExpr::Insert(s) => s,
+        _ => unreachable!("matched above"),
+    };
+    let Some(with) = with else { return Ok(inner) };
+    let names: Vec<String> = with.cte_tables.iter().map(|c| fold_ident(&c.alias.name)).collect();
+    let mut volatile = false;
+    for c in &with.cte_tables {
+        if matches!(*c.query.body, SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Insert(_) | SetExpr::Merge(_)) {
+            return Err(PgError::feature("a data-modifying statement in WITH is not supported by heapstore yet"));
+        }
+        let _ = sqlparser::ast::visit_expressions(&c.query, |e| {
+            if let Expr::Function(f) = e {
+                let n = f.name.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
+                volatile |= matches!(n.as_str(), "nextval" | "setval" | "random" | "gen_random_uuid" | "clock_timestamp" | "timeofday");
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    }
+    // A WITH query is not a table that can be changed (PostgreSQL looks for a table).
+    let target = match &inner {
+        Statement::Update { table, .. } => match &table.relation {
+            TableFactor::Table { name, .. } => Some(name.clone()),
+            _ => None,
+        },
+        Statement::Delete(d) => match &d.from {
+            FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => match v.first().map(|t| &t.relation) {
+                Some(TableFactor::Table { name, .. }) => Some(name.clone()),
+                _ => None,
+            },
+        },
+        Statement::Insert(i) => match &i.table {
+            TableObject::TableName(n) => Some(n.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    if let Some(t) = target.filter(|t| t.0.len() == 1 && t.0[0].as_ident().is_some_and(|i| names.contains(&fold_ident(i)))) {
+        return Err(PgError::new(
+            sqlstate::UNDEFINED_TABLE,
+            format!("relation \"{}\" does not exist", fold_ident(t.0[0].as_ident().expect("checked"))),
+        ));
+    }
+    struct Inline<'a> {
+        with: &'a sqlparser::ast::With,
+        names: &'a [String],
+        refs: Vec<usize>,
+        shadowed: bool,
+    }
+    impl VisitorMut for Inline<'_> {
+        type Break = PgError;
+        fn pre_visit_query(&mut self, q: &mut sqlparser::ast::Query) -> ControlFlow<PgError> {
+            if let Some(w) = &q.with {
+                self.shadowed |= w.cte_tables.iter().any(|c| self.names.contains(&fold_ident(&c.alias.name)));
+            }
+            ControlFlow::Continue(())
+        }
+        fn post_visit_table_factor(&mut self, t: &mut TableFactor) -> ControlFlow<PgError> {
+            let TableFactor::Table { name, alias, args: None, .. } = t else { return ControlFlow::Continue(()) };
+            let [part] = name.0.as_slice() else { return ControlFlow::Continue(()) };
+            let Some(id) = part.as_ident() else { return ControlFlow::Continue(()) };
+            let Some(k) = self.names.iter().position(|n| *n == fold_ident(id)) else { return ControlFlow::Continue(()) };
+            self.refs[k] += 1;
+            let sql = format!("SELECT * FROM {id}");
+            let mut q = match Parser::new(&super::dialect::Pg).try_with_sql(&sql).and_then(|mut p| p.parse_query()) {
+                Ok(q) => q,
+                Err(e) => return ControlFlow::Break(PgError::internal(format!("re-reading WITH query \"{id}\": {e}"))),
+            };
+            q.with = Some(self.with.clone());
+            let alias = alias.clone().or_else(|| Some(sqlparser::ast::TableAlias { name: id.clone(), columns: Vec::new() }));
+            *t = TableFactor::Derived { lateral: false, subquery: q, alias };
+            ControlFlow::Continue(())
+        }
+    }
+    let mut v = Inline { with: &with, names: &names, refs: vec![0; names.len()], shadowed: false };
+    if let ControlFlow::Break(e) = inner.visit(&mut v) {
+        return Err(e);
+    }
+    if v.shadowed {
+        return Err(PgError::feature(
+            "a WITH query inside UPDATE, DELETE or INSERT reusing the name of the statement's WITH query is not supported by heapstore yet",
+        ));
+    }
+    // PostgreSQL checks a WITH query nothing reads (and runs it only if it changes rows);
+    // inlined, nothing would check it.
+    for (k, n) in names.iter().enumerate() {
+        let mut read = v.refs[k] > 0;
+        for c in &with.cte_tables {
+            let _ = sqlparser::ast::visit_relations(&c.query, |r| {
+                read |= r.0.len() == 1 && r.0[0].as_ident().is_some_and(|i| fold_ident(i) == *n);
+                ControlFlow::<()>::Continue(())
+            });
+        }
+        if !read {
+            return Err(PgError::feature(format!(
+                "WITH query \"{n}\", which the statement does not read, is not supported by heapstore in UPDATE, DELETE or INSERT"
+            )));
+        }
+    }
+    if volatile && v.refs.iter().sum::<usize>() > 1 {
+        return Err(PgError::feature(
+            "a WITH query calling a volatile function read more than once by UPDATE, DELETE or INSERT is not supported by heapstore yet",
+        ));
+    }
+    Ok(inner)
 }

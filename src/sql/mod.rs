@@ -572,33 +572,36 @@ fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
         }
         // INSERT / UPDATE / DELETE ... RETURNING: the RETURNING list's columns.
         Some(st @ (Statement::Insert(_) | Statement::Update { .. } | Statement::Delete(_))) => {
-            // The table and the alias RETURNING knows it by.
-            let (table, alias, items) = match st {
+            // The table, the alias RETURNING knows it by, and the FROM / USING items.
+            type Target<'a> = (String, Option<String>, Option<&'a [sqlparser::ast::TableWithJoins]>, &'a [sqlparser::ast::SelectItem]);
+            let (table, alias, from, items): Target<'_> = match st {
                 Statement::Insert(sqlparser::ast::Insert {
                     table: sqlparser::ast::TableObject::TableName(n),
                     table_alias,
                     returning: Some(r),
                     ..
-                }) => (ddl_table_name(n)?, table_alias.as_ref().map(crate::catalog::fold_ident), r),
-                Statement::Update { table, returning: Some(r), .. } => {
+                }) => (ddl_table_name(n)?, table_alias.as_ref().map(crate::catalog::fold_ident), None, r),
+                Statement::Update { table, from, returning: Some(r), .. } => {
                     let (name, alias) = dml::target_table(table)?;
-                    (name, alias, r)
+                    (name, alias, dml::update_from(from.as_ref())?, r)
                 }
                 Statement::Delete(sqlparser::ast::Delete {
                     from: sqlparser::ast::FromTable::WithFromKeyword(v) | sqlparser::ast::FromTable::WithoutKeyword(v),
+                    using,
                     returning: Some(r),
                     ..
                 }) => match v.as_slice() {
                     [t] => {
                         let (name, alias) = dml::target_table(t)?;
-                        (name, alias, r)
+                        (name, alias, using.as_deref(), r)
                     }
                     _ => return Ok(QueryResult::default()),
                 },
                 _ => return Ok(QueryResult::default()),
             };
             let t = s.table(&table)?;
-            let (columns, column_sources) = dml::Returning::bind_as(s, &t, alias.as_deref(), items)?.describe();
+            let (scope, _) = dml::bind_rows(s, &t, alias.as_deref(), from, None, None)?;
+            let (columns, column_sources) = dml::Returning::bind_in(s, &scope, items)?.describe();
             Ok(QueryResult { columns, column_sources, returns_rows: true, ..Default::default() })
         }
         // SHOW answers one text column named after the setting (`transaction isolation level`
@@ -771,8 +774,8 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         }
         Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
         Statement::Insert(ins) => dml::insert(s, ins, &[]),
-        Statement::Update { table, assignments, from: None, selection, returning, or: None, limit: None } => {
-            dml::update(s, &table, &assignments, selection.as_ref(), returning.as_deref(), &[])
+        Statement::Update { table, assignments, from, selection, returning, or: None, limit: None } => {
+            dml::update(s, &table, &assignments, dml::update_from(from.as_ref())?, selection.as_ref(), returning.as_deref(), &[])
         }
         Statement::Delete(d) => dml::delete(s, d, &[]),
         Statement::Vacuum(v) => vacuum::run(s, v, extra.vacuum_verbose, extra.vacuum_analyze),
@@ -1153,6 +1156,9 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
         }
         Err(e) => Err(e.into()),
     };
+    if let Ok(stmts) = parsed {
+        return stmts.into_iter().map(dml::inline_with).collect();
+    }
     parsed.map_err(|e| {
         if e == sqlparser::parser::ParserError::RecursionLimitExceeded {
             // The parser's own nesting limit: PostgreSQL's answer to a statement nested past

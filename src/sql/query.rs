@@ -359,7 +359,9 @@ fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
                 Some(f) => Scalar::And(Box::new(f), Box::new(cond)),
                 None => cond,
             };
-            Node::Scan(Box::new(super::dml::Plan::new(p.table, Some(filter), p.needed)))
+            let mut plan = super::dml::Plan::new(p.table, Some(filter), p.needed);
+            plan.tid_col = p.tid_col;
+            Node::Scan(Box::new(plan))
         }
         other => Node::Filter(Box::new(other), cond),
     }
@@ -996,6 +998,101 @@ impl<'a> Planner<'a> {
     /// planned (a correlated one reads the row being changed); aggregates are not allowed.
     pub(crate) fn bind_for_change(&self, e: &Expr, scope: &Scope) -> Result<Scalar> {
         self.binder(scope, &[], None).bind(e)
+    }
+
+    /// Plans the rows an `UPDATE ... FROM` or `DELETE ... USING` changes: the target `table`
+    /// (known by `alias`) joined with the `from` items under `selection`, planned as a
+    /// SELECT's FROM and WHERE are (join order, hash or merge joins, index probes). The
+    /// FROM items cannot read the target (it is not one of them, as in PostgreSQL).
+    pub(crate) fn change_join(
+        &self,
+        table: &Arc<crate::catalog::Table>,
+        alias: Option<&str>,
+        from: &[TableWithJoins],
+        selection: Option<&Expr>,
+    ) -> Result<ChangeJoin> {
+        let n = table.columns.len();
+        let mut scope = Scope::of_table(table, alias);
+        let mut tid = ScopeCol::new(None, "\u{0}tid".into(), SqlType::new(TypeId::Int8));
+        tid.hidden = true;
+        scope.cols.push(tid);
+        let mut plan = super::dml::Plan::new(table.clone(), None, vec![true; n]);
+        plan.tid_col = true;
+        let target = Rel::Leaf(Node::Scan(Box::new(plan)), n + 1, false);
+        let refname = alias.unwrap_or(&table.name);
+        // A FROM item that names the target: PostgreSQL's errors, not "missing" (42P10 from
+        // a LATERAL item, else 42P01 for `t.col` and 42703 for `col`, with a hint).
+        let names_target = |e: PgError, lateral: bool| -> PgError {
+            let entry = || format!("There is an entry for table \"{refname}\", but it cannot be referenced from this part of the query.");
+            match e.code {
+                sqlstate::UNDEFINED_TABLE
+                    if e.message == format!("missing FROM-clause entry for table \"{refname}\"")
+                        || e.message == format!("missing FROM-clause entry for table \"{}\"", table.name) =>
+                {
+                    let code = if lateral { "42P10" } else { sqlstate::UNDEFINED_TABLE };
+                    PgError::new(code, format!("invalid reference to FROM-clause entry for table \"{refname}\"")).with_hint(entry())
+                }
+                sqlstate::UNDEFINED_COLUMN => {
+                    let col = e.message.strip_prefix("column \"").and_then(|m| m.strip_suffix("\" does not exist")).map(str::to_string);
+                    match col.filter(|c| scope.resolve(None, c).ok().flatten().is_some()) {
+                        Some(_) if lateral => PgError::new("42P10", format!("invalid reference to FROM-clause entry for table \"{refname}\""))
+                            .with_hint(entry()),
+                        Some(c) => e.with_hint(format!(
+                            "There is a column named \"{c}\" in table \"{refname}\", but it cannot be referenced from this part of the query."
+                        )),
+                        None => e,
+                    }
+                }
+                _ => e,
+            }
+        };
+        // Whether a FROM item holds a LATERAL subquery or a function (which may read the items
+        // to its left).
+        let lateral = |t: &TableWithJoins| {
+            std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)).any(|f| {
+                matches!(
+                    f,
+                    TableFactor::Derived { lateral: true, .. }
+                        | TableFactor::Function { .. }
+                        | TableFactor::Table { args: Some(_), .. }
+                        | TableFactor::UNNEST { .. }
+                )
+            })
+        };
+        let mut items: Option<(Rel, Scope)> = None;
+        for t in from {
+            let (r, s) = self.bind_from(t, &[], items.as_ref().map(|(_, s)| s)).map_err(|e| names_target(e, lateral(t)))?;
+            for c in &s.cols {
+                if let Some(rn) = &c.rel {
+                    if scope.has_rel(rn) || items.as_ref().is_some_and(|(_, is)| is.has_rel(rn)) {
+                        return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
+                    }
+                }
+            }
+            items = Some(match items {
+                // The first item has nothing to its left to read: not a per-row loop.
+                None => (not_lateral(r), s),
+                Some((rel, mut is)) => {
+                    is.cols.extend(s.cols);
+                    (Rel::Join(JoinKind::Inner, Box::new(rel), Box::new(r), Vec::new()), is)
+                }
+            });
+        }
+        let (items, item_scope) = items.ok_or_else(|| PgError::internal("UPDATE ... FROM without FROM items"))?;
+        scope.cols.extend(item_scope.cols);
+        let rel = Rel::Join(JoinKind::Inner, Box::new(target), Box::new(items), Vec::new());
+        let cond = match selection {
+            Some(w) => Some(self.binder(&scope, &[], None).boolean(w, "WHERE").map_err(agg_in("WHERE"))?),
+            None => None,
+        };
+        let mut filters = Vec::new();
+        if let Some(c) = &cond {
+            conjuncts(c.clone(), &mut filters);
+        }
+        let types: Vec<SqlType> = scope.cols.iter().map(|c| c.ty).collect();
+        let mut node = plan_rel(&super::cost::Estimator::new(self.s), rel, filters, &types);
+        super::cost::choose_access(self.s, &mut node);
+        Ok(ChangeJoin { node, scope, cond })
     }
 
     fn binder<'b>(&'b self, scope: &'b Scope, outer: &'b [&'b Scope], collect: Option<&'b Collect>) -> Binder<'b> {
@@ -2381,7 +2478,9 @@ fn prune(node: &mut Node, needed: &[bool]) {
             if let Some(f) = &p.filter {
                 cols_used(f, &mut need);
             }
-            // The access path stays as chosen; only what is decoded changes.
+            // The access path stays as chosen; only what is decoded changes. (A TID column
+            // is not decoded.)
+            need.truncate(p.types.len());
             p.needed = need;
         }
         Node::Filter(i, c) => {
@@ -2814,6 +2913,59 @@ fn run_bound_to<'k>(
 /// An output column: its name, expression and source (table oid, column number).
 pub(crate) type OutItem = (String, Scalar, Option<(u32, i16)>);
 
+/// A FROM tree whose first item is marked LATERAL with nothing to its left: unmarked.
+fn not_lateral(rel: Rel) -> Rel {
+    match rel {
+        Rel::Leaf(n, w, _) => Rel::Leaf(n, w, false),
+        Rel::Join(k, l, r, on) => Rel::Join(k, Box::new(not_lateral(*l)), r, on),
+    }
+}
+
+impl ChangeJoin {
+    /// Decodes only what the statement reads: the target's columns and TID, and the FROM
+    /// items' columns that `exprs` (WHERE, SET, RETURNING) name.
+    pub(crate) fn narrow<'e>(&mut self, table_width: usize, exprs: impl Iterator<Item = &'e Scalar>) {
+        let mut used = vec![false; self.scope.cols.len()];
+        used[..=table_width].iter_mut().for_each(|u| *u = true);
+        if let Some(c) = &self.cond {
+            cols_used(c, &mut used);
+        }
+        for e in exprs {
+            cols_used(e, &mut used);
+        }
+        prune(&mut self.node, &used);
+    }
+}
+
+/// Whether a plan calls a volatile function anywhere, its subqueries' plans included.
+pub(crate) fn plan_calls_volatile(node: &Node) -> bool {
+    let mut found = false;
+    visit_exprs(node, &mut |e| {
+        e.visit(&mut |x| match x {
+            Scalar::SubLink(l) => found |= plan_calls_volatile(&l.plan),
+            other => {
+                found |= matches!(
+                    other,
+                    Scalar::Func(super::func::Func::Seq(_) | super::func::Func::GenRandomUuid | super::func::Func::Random, ..)
+                )
+            }
+        })
+    });
+    found
+}
+
+/// The rows an `UPDATE ... FROM` / `DELETE ... USING` changes ([`Planner::change_join`]).
+pub(crate) struct ChangeJoin {
+    /// Rows: the target's columns, the TID of the target row's version (a hidden column),
+    /// then the FROM items' columns, as `scope` names them.
+    pub node: Node,
+    pub scope: Scope,
+    /// The whole WHERE clause over those rows: rechecked, with the same FROM rows, on a
+    /// newer version of a target row that a concurrent transaction changed (READ
+    /// COMMITTED's EvalPlanQual).
+    pub cond: Option<Scalar>,
+}
+
 /// Binds a RETURNING list over `table`'s columns: `*`, `t.*`, expressions with or without
 /// an alias (named as a select list names them). Untyped literals are text. Subqueries and
 /// aggregates are refused.
@@ -2823,17 +2975,22 @@ pub(crate) fn bind_returning(
     alias: Option<&str>,
     items: &[SelectItem],
 ) -> Result<Vec<OutItem>> {
+    bind_returning_in(s, &Scope::of_table(table, alias), items)
+}
+
+/// [`bind_returning`] over any scope (UPDATE ... FROM's: the target's columns, then the FROM
+/// items'; `*` is every visible column of them all, as in PostgreSQL).
+pub(crate) fn bind_returning_in(s: &Session, scope: &Scope, items: &[SelectItem]) -> Result<Vec<OutItem>> {
     let now = s.txn.as_ref().map(|t| t.start_us);
     let p = Planner::new(s, now);
-    let scope = Scope::of_table(table, alias);
-    let b = p.binder(&scope, &[], None);
+    let b = p.binder(scope, &[], None);
     let mut out = Vec::new();
     let col = |i: usize| (scope.cols[i].name.clone(), Scalar::Col(i, scope.cols[i].ty), scope.cols[i].source);
     for it in items {
         match it {
             SelectItem::Wildcard(w) => {
                 wildcard_options(w)?;
-                out.extend((0..scope.cols.len()).map(col));
+                out.extend((0..scope.cols.len()).filter(|&i| !scope.cols[i].hidden).map(col));
             }
             SelectItem::QualifiedWildcard(kind, w) => {
                 wildcard_options(w)?;
@@ -2841,10 +2998,10 @@ pub(crate) fn bind_returning(
                     sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) => super::ddl::table_name(n)?,
                     _ => return Err(refuse("this qualified wildcard")),
                 };
-                if rel != alias.unwrap_or(&table.name) {
+                if !scope.has_rel(&rel) {
                     return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("missing FROM-clause entry for table \"{rel}\"")));
                 }
-                out.extend((0..scope.cols.len()).map(col));
+                out.extend((0..scope.cols.len()).filter(|&i| scope.cols[i].rel.as_deref() == Some(rel.as_str())).map(col));
             }
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 let mut x = b.bind(e)?;
