@@ -1,20 +1,28 @@
 //! Row statements: `INSERT INTO t [(cols)] VALUES (...), ... | query`, `UPDATE t SET col =
-//! expr, ... [WHERE ...]`, `DELETE FROM t [WHERE ...]`, and the table access path every query
-//! scan uses ([`Plan`]: an index scan when the conditions bound an index's leading column,
-//! else a sequential scan with a filter); prepared queries keep their plan (`cached_select`).
+//! expr, ... [FROM ...] [WHERE ...]`, `DELETE FROM t [USING ...] [WHERE ...]` (with WITH
+//! queries: [`inline_with`]), and the table access path every query scan uses ([`Plan`]: an
+//! index scan when the conditions bound an index's leading column, else a sequential scan
+//! with a filter); prepared queries keep their plan (`cached_select`).
+//!
+//! An UPDATE or DELETE finds its rows by a scan of its table, or, with FROM / USING items,
+//! by a join the query planner plans (`query::Planner::change_join`) whose target scan adds
+//! each row's TID as a column ([`Plan::tid_col`]); SET and RETURNING then read the joined row.
 //!
 //! Concurrency is PostgreSQL's READ COMMITTED: each statement reads with its own snapshot; an
 //! UPDATE or DELETE that meets a row a running transaction is changing waits for that
 //! transaction (`Session::wait_for_xid`), then skips the row if it was deleted, or follows
 //! the update chain to the newest version and re-checks the WHERE clause on it
-//! (EvalPlanQual) before changing that version.
+//! (EvalPlanQual) before changing that version; with FROM items the other items' rows stay
+//! as the join gave them, and when the first joined row fails the target's other joined rows
+//! are tried in turn.
 //!
 //! Invariants:
 //! 1. DML takes RowExclusiveLock on its table, SELECT AccessShareLock, both held to
 //!    transaction end (so DDL that rewrites the table waits for them).
 //! 2. An UPDATE or DELETE first collects the TIDs its snapshot sees and the WHERE clause
 //!    accepts, then changes them; versions it creates have its command id and are invisible to
-//!    its own snapshot, so no row is changed twice by one statement.
+//!    its own snapshot, so no row is changed twice by one statement (a TID that several
+//!    joined rows name is collected once).
 //! 3. Every heap version an INSERT or UPDATE creates gets an entry in each of the table's
 //!    indexes before the statement ends (unique indexes checked), so an index scan finds every
 //!    version a snapshot can see.
@@ -608,8 +616,6 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
             _ => return insert_select(s, &table, &cols, src, params, returning.as_ref(), conflict.as_ref()),
         },
     };
-    // No column can be referenced in VALUES: bind against a table without columns.
-    let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
     let mut given: Vec<Vec<Option<Scalar>>> = Vec::new();
     let mut need_default = vec![false; table.columns.len()];
     match src {
@@ -632,7 +638,21 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
                     if table.columns[c].identity == Some(crate::catalog::Identity::Always) {
                         return Err(identity_always_error(&table.columns[c]));
                     }
-                    let b = bind_untyped(e, &empty, table.columns[c].ty, s.txn().start_us)?;
+                    // No column can be referenced in VALUES: an empty scope.
+                    let now = s.txn().start_us;
+                    let b = bind_assignment(s, e, &expr::Scope::default(), table.columns[c].ty, now, "VALUES").map_err(|e| {
+                        let named = e.message.strip_prefix("column \"").and_then(|m| m.strip_suffix("\" does not exist"));
+                        match named.filter(|n| e.code == sqlstate::UNDEFINED_COLUMN && table.column_index(n).is_some()) {
+                            Some(n) => {
+                                let hint = format!(
+                                    "There is a column named \"{n}\" in table \"{}\", but it cannot be referenced from this part of the query.",
+                                    alias.as_deref().unwrap_or(&table.name)
+                                );
+                                e.with_hint(hint)
+                            }
+                            None => e,
+                        }
+                    })?;
                     check_assignment(&b, &table.columns[c])?;
                     row[c] = Some(b);
                 }
@@ -652,13 +672,17 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let checks = crate::exec::rows::Checks::new(&table)?;
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     let mut out = RowsOut::new(returning.as_ref());
+    // Subqueries in VALUES read the tables as the statement found them (not the rows it
+    // inserts), as PostgreSQL's command id rule gives.
+    lock_subquery_tables(s, given.iter().flatten().flatten())?;
+    let snap = s.snapshot();
     // Values are computed row by row, in order (a volatile default, `nextval`, sees the rows
     // before it), then stored.
     for row in &given {
         let mut vals = vec![Value::Null; table.columns.len()];
         for (c, e) in row.iter().enumerate() {
             vals[c] = match e {
-                Some(e) => expr::eval_with_session(e, s, &[], params)?,
+                Some(e) => eval_with_subqueries(e, s, &snap, &[], params)?,
                 None => defaults.value(s, c)?,
             };
         }
@@ -1139,12 +1163,14 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
             } else {
                 ins.columns.iter().map(|c| table.column_index(&fold_ident(c)).unwrap_or(usize::MAX)).collect()
             };
-            let empty = Table { columns: Vec::new(), indexes: Vec::new(), ..(*table).clone() };
             if let Some(SetExpr::Values(values)) = ins.source.as_deref().map(|q| &*q.body) {
                 for r in &values.rows {
                     for (k, e) in r.iter().enumerate() {
                         if let Some(&c) = cols.get(k).filter(|&&c| c < table.columns.len()) {
-                            bind_untyped(e, &empty, table.columns[c].ty, 0)?.param_types(out);
+                            if !is_default_keyword(e) {
+                                let b = bind_assignment(s, e, &expr::Scope::default(), table.columns[c].ty, 0, "VALUES")?;
+                                super::query::scalar_param_types(&b, out);
+                            }
                         }
                     }
                 }
@@ -1351,19 +1377,6 @@ fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us:
     })
 }
 
-/// An INSERT's value (no subqueries) over `table`'s columns.
-fn bind_untyped(e: &Expr, table: &Table, ty: SqlType, now_us: i64) -> Result<Scalar> {
-    if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
-        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
-        return Ok(Scalar::Const(ts.eval(&[], &[])?));
-    }
-    Ok(match expr::bind(e, table)? {
-        Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
-        Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
-        other => other,
-    })
-}
-
 /// One column's assigned value.
 enum Assigned<'a> {
     Expr(&'a Expr),
@@ -1405,7 +1418,7 @@ fn assignment_pairs(assignments: &[sqlparser::ast::Assignment]) -> Result<Vec<(S
 fn bind_assigned(s: &Session, value: &Assigned<'_>, scope: &expr::Scope, ty: SqlType, now_us: i64) -> Result<Scalar> {
     use crate::exec::{BoundQuery, Node, SubKind, SubLink};
     let (q, k, n) = match value {
-        Assigned::Expr(e) => return bind_assignment(s, e, scope, ty, now_us),
+        Assigned::Expr(e) => return bind_assignment(s, e, scope, ty, now_us, "UPDATE"),
         Assigned::SubColumn(q, k, n) => (q, *k, *n),
     };
     let b = super::query::Planner::new(s, Some(now_us)).query(q, &[scope])?;
@@ -1425,18 +1438,19 @@ fn bind_assigned(s: &Session, value: &Assigned<'_>, scope: &expr::Scope, ty: Sql
 }
 
 /// An UPDATE's assigned value of type `ty`, over `scope` (the target's columns, or the
-/// FROM join's row), its subqueries planned.
-fn bind_assignment(s: &Session, e: &Expr, scope: &expr::Scope, ty: SqlType, now_us: i64) -> Result<Scalar> {
+/// FROM join's row), or an INSERT's value (no columns), its subqueries planned. `what` names
+/// the clause in errors (`UPDATE`, `VALUES`).
+fn bind_assignment(s: &Session, e: &Expr, scope: &expr::Scope, ty: SqlType, now_us: i64, what: &str) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
         let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }
     let bound = super::query::Planner::new(s, Some(now_us)).bind_for_change(e, scope).map_err(|e| match e.code {
         "42803" if e.message.starts_with("aggregate functions are not allowed") => {
-            PgError::new("42803", "aggregate functions are not allowed in UPDATE")
+            PgError::new("42803", format!("aggregate functions are not allowed in {what}"))
         }
         "42P20" if e.message.starts_with("window functions are not allowed") => {
-            PgError::new("42P20", "window functions are not allowed in UPDATE")
+            PgError::new("42P20", format!("window functions are not allowed in {what}"))
         }
         _ => e,
     })?;
