@@ -613,7 +613,7 @@ impl HeapRel<'_> {
             if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
                 return Ok(o);
             }
-            if page::free_space(&pg) < new.len() {
+            if page::free_space(&pg) < new.len() && super::prune::worth_pruning(&pg, txns.oldest_running()) {
                 // The old version is live to us, so pruning keeps it (and its line pointer).
                 self.prune_locked(txns, tid.0, &mut pg)?;
             }

@@ -1,6 +1,7 @@
 //! HOT chains and pruning: updates that leave every indexed column alone stay on their page and
 //! add no index entry, and a page's dead versions are removed under its exclusive lock when an
-//! update needs the room, or by VACUUM (PostgreSQL's heap-only tuples and pruneheap.c).
+//! update needs the room and a version on the page may have died ([`worth_pruning`]), when a
+//! scan meets a dead version, or by VACUUM (PostgreSQL's heap-only tuples and pruneheap.c).
 //!
 //! ```text
 //!  index entry ──► lp 1 (root)          after pruning:   lp 1 REDIRECT ──► lp 3
@@ -205,6 +206,19 @@ pub fn roots(pg: &[u8], block: BlockNumber) -> Vec<OffsetNumber> {
         }
     }
     root_of
+}
+
+/// Whether an update that needs room should prune the page (PostgreSQL prunes only pages
+/// whose `pd_prune_xid` says a version may have died): some version on it was deleted or
+/// updated by a transaction older than `bound`, the oldest running transaction (or the next
+/// xid), which every pruning horizon is at most. Reads tuple headers only, no commit log: a
+/// full page whose versions all belong to running transactions (a bulk update's) is not
+/// pruned again for each row. Versions that aborted inserts left are not looked for here;
+/// VACUUM removes them.
+pub fn worth_pruning(pg: &[u8], bound: Xid) -> bool {
+    (1..=page::max_offset(pg)).any(|off| {
+        page::item(pg, off).is_some_and(|t| t.len() >= tuple::HEADER_SIZE && tuple::xmax(t) != INVALID_XID && tuple::xmax(t) < bound)
+    })
 }
 
 /// Decides how to prune a page against `horizon` (invariant 3). Reads only.
