@@ -512,6 +512,28 @@ fn explain_names_the_index_it_reads() {
 }
 
 #[test]
+fn explain_of_update_and_delete_shows_how_rows_are_found_and_changes_nothing() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE e (id int PRIMARY KEY, v text)").unwrap();
+    s.execute("CREATE TABLE f (id int, w text)").unwrap();
+    s.execute("INSERT INTO e VALUES (1, 'a'), (3, 'c')").unwrap();
+    s.execute("INSERT INTO f VALUES (1, 'x'), (3, 'y')").unwrap();
+    let plan = |s: &mut Session, sql: &str| rows(s, sql).into_iter().map(|r| r[0].clone().unwrap()).collect::<Vec<_>>();
+    let p = plan(&mut s, "EXPLAIN UPDATE e SET v = 'z' WHERE id = 3");
+    assert_eq!(p[..2], ["Update on e".to_string(), "  ->  Index Scan using e_pkey on e".to_string()], "{p:?}");
+    let p = plan(&mut s, "EXPLAIN UPDATE e AS x SET v = f.w FROM f WHERE f.id = x.id");
+    assert_eq!(p[0], "Update on e x");
+    assert!(p[1].contains("Join") || p[1].contains("Nested Loop"), "{p:?}");
+    let p = plan(&mut s, "EXPLAIN DELETE FROM e USING f WHERE f.id = e.id AND f.w = 'y'");
+    assert_eq!(p[0], "Delete on e");
+    // The statement's binding errors, and nothing changed.
+    assert_eq!(s.execute("EXPLAIN UPDATE e SET nope = 1").unwrap_err().code, "42703");
+    assert_eq!(s.execute("EXPLAIN (ANALYZE) DELETE FROM e").unwrap_err().code, "0A000");
+    assert_eq!(one(&mut s, "SELECT string_agg(id || v, ',' ORDER BY id) FROM e"), "1a,3c");
+}
+
+#[test]
 fn vacuum_verbose_reports_counts() {
     let (_t, _dir, db) = new_db(&[]);
     let mut s = db.session();

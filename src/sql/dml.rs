@@ -1625,6 +1625,62 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     out.finish("DELETE")
 }
 
+/// EXPLAIN of an UPDATE or DELETE: its ModifyTable line (`Update on t [alias]`) and the plan
+/// that finds its rows, bound as the statement binds them (so its errors are the statement's),
+/// without running it.
+pub(crate) fn explain_change(s: &mut Session, st: &sqlparser::ast::Statement) -> Result<(String, crate::exec::Node)> {
+    use crate::exec::Node;
+    use sqlparser::ast::Statement;
+    type Parts<'a> = (&'static str, &'a TableWithJoins, Option<&'a [TableWithJoins]>, Option<&'a Expr>, &'a [sqlparser::ast::Assignment]);
+    let no_sets: &[sqlparser::ast::Assignment] = &[];
+    let (returning, parts): (Option<&[sqlparser::ast::SelectItem]>, Parts<'_>) = match st {
+        Statement::Update { table, assignments, from, selection, returning, or: None, limit: None } => {
+            (returning.as_deref(), ("Update", table, update_from(from.as_ref())?, selection.as_ref(), assignments.as_slice()))
+        }
+        Statement::Delete(d) if d.limit.is_none() && d.order_by.is_empty() => {
+            let (FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v)) = &d.from;
+            let [t] = v.as_slice() else { return Err(PgError::feature("DELETE from more than one table is not supported")) };
+            (d.returning.as_deref(), ("Delete", t, d.using.as_deref(), d.selection.as_ref(), no_sets))
+        }
+        _ => return Err(PgError::feature("EXPLAIN of this statement is not supported by heapstore")),
+    };
+    let (word, target, from, selection, assignments) = parts;
+    let (name, alias) = target_table(target)?;
+    let table = s.table(&name)?;
+    let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
+    let now = s.txn.as_ref().map(|t| t.start_us);
+    let (scope, rows) = bind_rows(s, &table, alias.as_deref(), from, selection, now)?;
+    let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
+    let mut sets = Vec::new();
+    for (n, value) in assignment_pairs(assignments)? {
+        let c = table.column_index(&n).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+        })?;
+        if !matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
+            sets.push(bind_assigned(s, &value, &scope, table.columns[c].ty, now.unwrap_or_default())?);
+        }
+    }
+    let node = match rows {
+        Rows::Table(filter) => {
+            let (filter, post) = split_sublinks(filter);
+            let scan = Node::Scan(Box::new(Plan::new(table.clone(), filter, vec![true; table.columns.len()])));
+            match post {
+                Some(p) => Node::Filter(Box::new(scan), p),
+                None => scan,
+            }
+        }
+        Rows::Join(mut j) => {
+            j.narrow(table.columns.len(), sets.iter().chain(returning.iter().flat_map(|r| r.exprs())));
+            j.node
+        }
+    };
+    let title = match alias {
+        Some(a) if a != table.name => format!("{word} on {} {a}", table.name),
+        _ => format!("{word} on {}", table.name),
+    };
+    Ok((title, node))
+}
+
 /// PostgreSQL's 40001 for a REPEATABLE READ change that met a concurrent `what` (update or
 /// delete) committed after its snapshot.
 fn serialization_failure(what: &str) -> PgError {

@@ -100,8 +100,34 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
             }
         }
     }
-    let Statement::Query(q) = *statement else {
-        return Err(PgError::feature("EXPLAIN supports SELECT only"));
+    let q = match *statement {
+        Statement::Query(q) => q,
+        st @ (Statement::Update { .. } | Statement::Delete(_)) => {
+            if opt.analyze {
+                return Err(PgError::feature("EXPLAIN ANALYZE of UPDATE or DELETE is not supported by heapstore yet"));
+            }
+            // The row source under PostgreSQL's ModifyTable line.
+            let planning_start = Instant::now();
+            let (title, node) = super::dml::explain_change(s, &st)?;
+            let planning_ns = planning_start.elapsed().as_nanos() as u64;
+            let mut r = Render { s, opt: &opt, stats: None, lines: Vec::new(), subplans: 0, outer_names: None };
+            r.push(0, title, Vec::new());
+            r.node(&node, 1, Vec::new())?;
+            let mut lines = r.lines;
+            if opt.summary == Some(true) {
+                lines.push(format!("Planning Time: {:.3} ms", planning_ns as f64 / 1e6));
+            }
+            return Ok(QueryResult {
+                tag: "EXPLAIN".into(),
+                columns: vec![("QUERY PLAN".into(), "text".into())],
+                rows: lines.into_iter().map(|l| vec![Some(l)]).collect(),
+                returns_rows: true,
+                notices: vec![],
+                wrote_to_client: false,
+                column_sources: vec![],
+            });
+        }
+        _ => return Err(PgError::feature("EXPLAIN supports SELECT, UPDATE and DELETE only")),
     };
     let planning_start = Instant::now();
     let now = s.txn.as_ref().map(|t| t.start_us);
@@ -145,7 +171,13 @@ fn names(node: &Node) -> Vec<String> {
     match node {
         Node::Unit => Vec::new(),
         Node::Values(_, w) => (1..=*w).map(|i| format!("\"*VALUES*\".column{i}")).collect(),
-        Node::Scan(p) => p.table.columns.iter().map(|c| c.name.clone()).collect(),
+        Node::Scan(p) => {
+            let mut n: Vec<String> = p.table.columns.iter().map(|c| c.name.clone()).collect();
+            if p.tid_col {
+                n.push("ctid".into());
+            }
+            n
+        }
         Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) => names(i),
         Node::Project(i, es) => {
             let n = names(i);
