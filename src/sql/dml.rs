@@ -601,6 +601,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let cols = insert_columns(&table, &ins.columns)?;
     let alias = ins.table_alias.as_ref().map(fold_ident);
     let returning = ins.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias.as_deref(), items)).transpose()?;
+    lock_subquery_tables(s, returning.iter().flat_map(|r| r.exprs()))?;
     let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
     if let Some((sets, _)) = conflict.as_ref().and_then(|oc| oc.update.as_ref()) {
         // The keys such an update removes are not tracked for the foreign keys onto them.
@@ -676,6 +677,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     // inserts), as PostgreSQL's command id rule gives.
     lock_subquery_tables(s, given.iter().flatten().flatten())?;
     let snap = s.snapshot();
+    out.snap = Some(snap.clone());
     // Values are computed row by row, in order (a volatile default, `nextval`, sees the rows
     // before it), then stored.
     for row in &given {
@@ -788,13 +790,14 @@ pub(crate) fn insert_select(
     s.lock_table(table, LockMode::RowExclusive)?;
     crate::exec::lock_tables(s, &b.node)?;
     let snap = s.snapshot();
-    let rows = crate::exec::Exec::new(s, snap, params).collect(&b.node, &[])?;
+    let rows = crate::exec::Exec::new(s, snap.clone(), params).collect(&b.node, &[])?;
     let xid = s.xid();
     let cid = s.txn().cid;
     let (wal, fpw) = heap_rel(s, table);
     let checks = crate::exec::rows::Checks::new(table)?;
     let mut fk = crate::exec::fk::Tracker::new(s, table)?;
     let mut out = RowsOut::new(returning);
+    out.snap = Some(snap);
     let mut vals = vec![Value::Null; table.columns.len()];
     for r in &rows {
         for (c, v) in vals.iter_mut().enumerate() {
@@ -860,11 +863,14 @@ struct RowsOut<'r> {
     rows: Vec<Vec<Option<String>>>,
     count: u64,
     row: Vec<Value>,
+    /// The statement's snapshot, which subqueries in RETURNING read with (they do not see
+    /// the statement's own changes, as in PostgreSQL). Set before the first row is pushed.
+    snap: Option<Snapshot>,
 }
 
 impl<'r> RowsOut<'r> {
     fn new(ret: Option<&'r Returning>) -> RowsOut<'r> {
-        RowsOut { ret, rows: Vec::new(), count: 0, row: Vec::new() }
+        RowsOut { ret, rows: Vec::new(), count: 0, row: Vec::new(), snap: None }
     }
 
     /// One row changed: `stored` is its new version (a deleted row's last); `rest` the rest
@@ -882,7 +888,11 @@ impl<'r> RowsOut<'r> {
         self.row.extend_from_slice(rest);
         let mut out = Vec::with_capacity(ret.items.len());
         for (_, e, _) in &ret.items {
-            let v = expr::eval_with_session(e, s, &self.row, params)?;
+            let v = match &self.snap {
+                Some(snap) => eval_with_subqueries(e, s, snap, &self.row, params)?,
+                None if has_sublink(e) => return Err(PgError::internal("RETURNING's subquery without the statement's snapshot")),
+                None => expr::eval_with_session(e, s, &self.row, params)?,
+            };
             let ty = expr::type_of(e).or_else(|| expr::value_type(&v)).unwrap_or(SqlType::new(crate::types::TypeId::Text));
             out.push(v.to_text(&ty));
         }
@@ -1538,6 +1548,7 @@ pub fn update(
     // PostgreSQL's order: FROM, WHERE, RETURNING, then the assignments.
     let (scope, rows) = bind_rows(s, &table, alias, from, selection, Some(now))?;
     let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
+    lock_subquery_tables(s, returning.iter().flat_map(|r| r.exprs()))?;
     let mut sets: Vec<(usize, Scalar)> = Vec::new();
     for (n, value) in assignment_pairs(assignments)? {
         let c = table.column_index(&n).ok_or_else(|| {
@@ -1600,6 +1611,7 @@ pub fn delete(s: &mut Session, d: sqlparser::ast::Delete, params: &[Option<Strin
     let now = Some(s.txn().start_us);
     let (scope, rows) = bind_rows(s, &table, alias, d.using.as_deref(), d.selection.as_ref(), now)?;
     let returning = d.returning.as_deref().map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
+    lock_subquery_tables(s, returning.iter().flat_map(|r| r.exprs()))?;
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     let mut out = RowsOut::new(returning.as_ref());
     match rows {
@@ -1769,6 +1781,7 @@ fn change_rows(
     mut fk: Option<&mut crate::exec::fk::Tracker>,
 ) -> Result<u64> {
     let snap = s.snapshot();
+    out.snap = Some(snap.clone());
     let width = table.columns.len();
     // The rows to change (TID and the source's row), with the values of the assignments that
     // hold subqueries, computed here by one executor for the whole statement: an uncorrelated

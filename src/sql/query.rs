@@ -3005,11 +3005,6 @@ pub(crate) fn bind_returning_in(s: &Session, scope: &Scope, items: &[SelectItem]
             }
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 let mut x = b.bind(e)?;
-                let mut sub = false;
-                x.visit(&mut |y| sub |= matches!(y, Scalar::SubLink(_)));
-                if sub {
-                    return Err(refuse("a subquery in RETURNING"));
-                }
                 if type_of(&x).is_none() {
                     x = to_type(x, Some(SqlType::new(TypeId::Text)))?;
                 }
