@@ -48,6 +48,33 @@ const PG: PostgreSqlDialect = PostgreSqlDialect {};
 
 /// PostgreSQL's reserved key words (its documentation's appendix C, "reserved" without "can be
 /// function or type") that sqlparser knows.
+/// PostgreSQL's reserved key words that are `AS_LABEL` in its key word list: a column label
+/// only after AS.
+const AS_LABEL_RESERVED: &[Keyword] = &[
+    Keyword::ARRAY,
+    Keyword::AS,
+    Keyword::CREATE,
+    Keyword::EXCEPT,
+    Keyword::FETCH,
+    Keyword::FOR,
+    Keyword::FROM,
+    Keyword::GRANT,
+    Keyword::GROUP,
+    Keyword::HAVING,
+    Keyword::INTERSECT,
+    Keyword::INTO,
+    Keyword::LIMIT,
+    Keyword::OFFSET,
+    Keyword::ON,
+    Keyword::ORDER,
+    Keyword::RETURNING,
+    Keyword::TO,
+    Keyword::UNION,
+    Keyword::WHERE,
+    Keyword::WINDOW,
+    Keyword::WITH,
+];
+
 const PG_RESERVED: &[Keyword] = &[
     Keyword::ALL,
     Keyword::ANALYZE,
@@ -216,6 +243,13 @@ impl Dialect for Pg {
     /// limit, and took time exponential in the nesting (each level parsed twice).
     fn is_reserved_for_identifier(&self, kw: Keyword) -> bool {
         PG.is_reserved_for_identifier(kw) || PG_RESERVED.contains(&kw)
+    }
+
+    /// A select item's alias without AS: PostgreSQL's reserved key words that need AS as a
+    /// label are not one (`SELECT 1 on` is a syntax error there, and `INSERT ... SELECT 1 ON
+    /// CONFLICT ...` must leave ON to the INSERT).
+    fn is_column_alias(&self, kw: &Keyword, _parser: &mut Parser) -> bool {
+        !sqlparser::keywords::RESERVED_FOR_COLUMN_ALIAS.contains(kw) && !AS_LABEL_RESERVED.contains(kw)
     }
 
     /// A named argument's name is an identifier in PostgreSQL (`make_interval(days => 3)`).

@@ -603,6 +603,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let returning = ins.returning.as_deref().map(|items| Returning::bind_as(s, &table, alias.as_deref(), items)).transpose()?;
     lock_subquery_tables(s, returning.iter().flat_map(|r| r.exprs()))?;
     let conflict = ins.on.as_ref().map(|on| OnConflict::bind(s, &table, alias.as_deref(), on)).transpose()?;
+    lock_subquery_tables(s, conflict.iter().flat_map(|c| c.exprs()))?;
     if let Some((sets, _)) = conflict.as_ref().and_then(|oc| oc.update.as_ref()) {
         // The keys such an update removes are not tracked for the foreign keys onto them.
         let referenced = crate::exec::fk::referencing(s, table.oid);
@@ -689,7 +690,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
             };
         }
         let done = match &conflict {
-            Some(oc) => oc.insert_or_resolve(s, &table, &vals, (wal, fpw), xid, cid, &checks, params)?,
+            Some(oc) => oc.insert_or_resolve(s, &table, &vals, (wal, fpw), xid, cid, &checks, params, &snap)?,
             None => Some(insert_row(s, &table, &vals, (wal, fpw), xid, cid, &checks)?),
         };
         if let Some(stored) = done {
@@ -797,7 +798,7 @@ pub(crate) fn insert_select(
     let checks = crate::exec::rows::Checks::new(table)?;
     let mut fk = crate::exec::fk::Tracker::new(s, table)?;
     let mut out = RowsOut::new(returning);
-    out.snap = Some(snap);
+    out.snap = Some(snap.clone());
     let mut vals = vec![Value::Null; table.columns.len()];
     for r in &rows {
         for (c, v) in vals.iter_mut().enumerate() {
@@ -807,7 +808,7 @@ pub(crate) fn insert_select(
             vals[cols[k]] = v.clone();
         }
         let done = match conflict {
-            Some(oc) => oc.insert_or_resolve(s, table, &vals, (wal, fpw), xid, cid, &checks, params)?,
+            Some(oc) => oc.insert_or_resolve(s, table, &vals, (wal, fpw), xid, cid, &checks, params, &snap)?,
             None => Some(insert_row(s, table, &vals, (wal, fpw), xid, cid, &checks)?),
         };
         if let Some(stored) = done {
@@ -985,12 +986,8 @@ impl OnConflict {
                 let excluded = super::expr::Scope::of_table(table, Some("excluded"));
                 scope.cols.extend(excluded.cols);
                 let now = s.txn.as_ref().map_or(0, |t| t.start_us);
-                let binder = super::expr::Binder::new(&scope);
                 let mut sets: Vec<(usize, Scalar)> = Vec::new();
                 for (n, value) in assignment_pairs(&du.assignments)? {
-                    let Assigned::Expr(value) = value else {
-                        return Err(PgError::feature("a sub-SELECT in ON CONFLICT DO UPDATE is not supported by heapstore"));
-                    };
                     let c = table.column_index(&n).ok_or_else(|| {
                         PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
                     })?;
@@ -998,7 +995,7 @@ impl OnConflict {
                         return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
                     }
                     let col = &table.columns[c];
-                    let e = if is_default_keyword(value) {
+                    let e = if matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
                         match crate::exec::rows::Defaults::new(s, table, |x| x == c)?.bound(c) {
                             Some(d) => d,
                             None => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty),
@@ -1007,16 +1004,22 @@ impl OnConflict {
                         if col.identity == Some(crate::catalog::Identity::Always) {
                             return Err(identity_update_error(col));
                         }
-                        bind_untyped_with(&binder, value, col.ty, now)?
+                        bind_assigned(s, &value, &scope, col.ty, now)?
                     };
                     check_assignment(&e, col)?;
                     sets.push((c, e));
                 }
-                let filter = du.selection.as_ref().map(|w| binder.bind(w)).transpose()?;
+                let planner = super::query::Planner::new(s, Some(now));
+                let filter = du.selection.as_ref().map(|w| planner.bind_for_change(w, &scope)).transpose()?;
                 Some((sets, filter))
             }
         };
         Ok(OnConflict { arbiters, update })
+    }
+
+    /// DO UPDATE's expressions (assignments and WHERE).
+    fn exprs(&self) -> impl Iterator<Item = &Scalar> {
+        self.update.iter().flat_map(|(sets, filter)| sets.iter().map(|(_, e)| e).chain(filter.iter()))
     }
 
     /// Inserts `vals` or resolves its conflict (the type's doc). Returns the stored row
@@ -1032,6 +1035,7 @@ impl OnConflict {
         cid: crate::txn::CommandId,
         checks: &crate::exec::rows::Checks,
         params: &[Option<String>],
+        snap: &Snapshot,
     ) -> Result<Option<Vec<Option<Vec<u8>>>>> {
         let stored = store_row(table, vals)?;
         // Bounded: each turn either ends or follows a conflict that changed meanwhile.
@@ -1045,14 +1049,15 @@ impl OnConflict {
                     .collect();
                 let mut both = existing.clone();
                 both.extend(proposed);
+                // Subqueries read with the statement's snapshot.
                 if let Some(w) = filter {
-                    if expr::eval_with_session(w, s, &both, params)? != Value::Bool(true) {
+                    if eval_with_subqueries(w, s, snap, &both, params)? != Value::Bool(true) {
                         return Ok(None);
                     }
                 }
                 let mut new_vals = existing.clone();
                 for (c, e) in sets {
-                    new_vals[*c] = expr::eval_with_session(e, s, &both, params)?;
+                    new_vals[*c] = eval_with_subqueries(e, s, snap, &both, params)?;
                 }
                 match update_one(s, table, tid, &existing, &new_vals, wal, xid, cid, checks)? {
                     Some(st) => return Ok(Some(st)),
