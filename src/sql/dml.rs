@@ -838,7 +838,9 @@ type DoUpdate = (Vec<(usize, Scalar)>, Option<Scalar>);
 impl Returning {
     /// With the table named `alias` (`INSERT INTO t AS x ... RETURNING x.id`).
     pub(crate) fn bind_as(s: &Session, table: &Table, alias: Option<&str>, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
-        Ok(Returning { items: super::query::bind_returning(s, table, alias, items)? })
+        let r = Returning { items: super::query::bind_returning(s, table, alias, items)? };
+        r.exprs().try_for_each(|e| once_per_row_only(e, "RETURNING"))?;
+        Ok(r)
     }
 
     /// Its expressions.
@@ -848,7 +850,9 @@ impl Returning {
 
     /// Over `scope` (UPDATE ... FROM's: the FROM items' columns too).
     pub(crate) fn bind_in(s: &Session, scope: &expr::Scope, items: &[sqlparser::ast::SelectItem]) -> Result<Returning> {
-        Ok(Returning { items: super::query::bind_returning_in(s, scope, items)? })
+        let r = Returning { items: super::query::bind_returning_in(s, scope, items)? };
+        r.exprs().try_for_each(|e| once_per_row_only(e, "RETURNING"))?;
+        Ok(r)
     }
 
     /// The result's columns (name, type name) and their sources.
@@ -1011,6 +1015,9 @@ impl OnConflict {
                 }
                 let planner = super::query::Planner::new(s, Some(now));
                 let filter = du.selection.as_ref().map(|w| planner.bind_for_change(w, &scope)).transpose()?;
+                for e in sets.iter().map(|(_, e)| e).chain(filter.iter()) {
+                    once_per_row_only(e, "ON CONFLICT DO UPDATE")?;
+                }
                 Some((sets, filter))
             }
         };
@@ -1392,6 +1399,23 @@ fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us:
     })
 }
 
+/// Refuses a subquery calling a volatile function in `e` (evaluated row by row: RETURNING,
+/// ON CONFLICT DO UPDATE). heapstore runs such a subquery again for each row, where
+/// PostgreSQL computes an uncorrelated one once per statement; that gives the same answer
+/// only when it calls no volatile function.
+fn once_per_row_only(e: &Scalar, what: &str) -> Result<()> {
+    let mut volatile = false;
+    e.visit(&mut |x| {
+        if let Scalar::SubLink(l) = x {
+            volatile |= super::query::plan_calls_volatile(&l.plan);
+        }
+    });
+    if volatile {
+        return Err(PgError::feature(format!("a subquery calling a volatile function in {what} is not supported by heapstore yet")));
+    }
+    Ok(())
+}
+
 /// One column's assigned value.
 enum Assigned<'a> {
     Expr(&'a Expr),
@@ -1669,12 +1693,23 @@ pub(crate) fn explain_change(s: &mut Session, st: &sqlparser::ast::Statement) ->
     let (scope, rows) = bind_rows(s, &table, alias.as_deref(), from, selection, now)?;
     let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
     let mut sets = Vec::new();
+    let mut seen = Vec::new();
     for (n, value) in assignment_pairs(assignments)? {
         let c = table.column_index(&n).ok_or_else(|| {
             PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
         })?;
+        if seen.contains(&c) {
+            return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
+        }
+        seen.push(c);
+        let col = &table.columns[c];
         if !matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
-            sets.push(bind_assigned(s, &value, &scope, table.columns[c].ty, now.unwrap_or_default())?);
+            if col.identity == Some(crate::catalog::Identity::Always) {
+                return Err(identity_update_error(col));
+            }
+            let e = bind_assigned(s, &value, &scope, col.ty, now.unwrap_or_default())?;
+            check_assignment(&e, col)?;
+            sets.push(e);
         }
     }
     let node = match rows {
@@ -2192,33 +2227,33 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
             ControlFlow::<()>::Continue(())
         });
     }
-    // A WITH query is not a table that can be changed (PostgreSQL looks for a table).
-    let target = match &inner {
-        Statement::Update { table, .. } => match &table.relation {
-            TableFactor::Table { name, .. } => Some(name.clone()),
-            _ => None,
-        },
+    // The table changed is a table even where a WITH query has its name (PostgreSQL's
+    // WITH queries do not hide the target): it is not rewritten.
+    let target: Option<*const TableFactor> = match &inner {
+        Statement::Update { table, .. } => Some(&table.relation as *const TableFactor),
         Statement::Delete(d) => match &d.from {
-            FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => match v.first().map(|t| &t.relation) {
-                Some(TableFactor::Table { name, .. }) => Some(name.clone()),
-                _ => None,
-            },
-        },
-        Statement::Insert(i) => match &i.table {
-            TableObject::TableName(n) => Some(n.clone()),
-            _ => None,
+            FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => v.first().map(|t| &t.relation as *const TableFactor),
         },
         _ => None,
     };
-    if let Some(t) = target.filter(|t| t.0.len() == 1 && t.0[0].as_ident().is_some_and(|i| names.contains(&fold_ident(i)))) {
-        return Err(PgError::new(
-            sqlstate::UNDEFINED_TABLE,
-            format!("relation \"{}\" does not exist", fold_ident(t.0[0].as_ident().expect("checked"))),
-        ));
+    // One-part names the WITH queries read: an inner WITH with one of these names (or a WITH
+    // query's) would capture what a copy of the WITH clause reads.
+    let mut read_by_bodies: Vec<String> = names.clone();
+    for c in &with.cte_tables {
+        let _ = sqlparser::ast::visit_relations(&c.query, |r| {
+            if let [p] = r.0.as_slice() {
+                if let Some(i) = p.as_ident() {
+                    read_by_bodies.push(fold_ident(i));
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
     }
     struct Inline<'a> {
         with: &'a sqlparser::ast::With,
         names: &'a [String],
+        read_by_bodies: &'a [String],
+        target: Option<*const TableFactor>,
         refs: Vec<usize>,
         shadowed: bool,
     }
@@ -2226,12 +2261,34 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
         type Break = PgError;
         fn pre_visit_query(&mut self, q: &mut sqlparser::ast::Query) -> ControlFlow<PgError> {
             if let Some(w) = &q.with {
-                self.shadowed |= w.cte_tables.iter().any(|c| self.names.contains(&fold_ident(&c.alias.name)));
+                self.shadowed |= w.cte_tables.iter().any(|c| self.read_by_bodies.contains(&fold_ident(&c.alias.name)));
             }
             ControlFlow::Continue(())
         }
         fn post_visit_table_factor(&mut self, t: &mut TableFactor) -> ControlFlow<PgError> {
-            let TableFactor::Table { name, alias, args: None, .. } = t else { return ControlFlow::Continue(()) };
+            if self.target == Some(t as *const TableFactor) {
+                return ControlFlow::Continue(());
+            }
+            // A plain reference only: with TABLESAMPLE or other clauses it stays a table
+            // reference, which the planner refuses or resolves as PostgreSQL would.
+            let TableFactor::Table {
+                name,
+                alias,
+                args: None,
+                sample: None,
+                with_hints,
+                version: None,
+                with_ordinality: false,
+                partitions,
+                json_path: None,
+                index_hints,
+            } = t
+            else {
+                return ControlFlow::Continue(());
+            };
+            if !with_hints.is_empty() || !partitions.is_empty() || !index_hints.is_empty() {
+                return ControlFlow::Continue(());
+            }
             let [part] = name.0.as_slice() else { return ControlFlow::Continue(()) };
             let Some(id) = part.as_ident() else { return ControlFlow::Continue(()) };
             let Some(k) = self.names.iter().position(|n| *n == fold_ident(id)) else { return ControlFlow::Continue(()) };
@@ -2247,20 +2304,21 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
             ControlFlow::Continue(())
         }
     }
-    let mut v = Inline { with: &with, names: &names, refs: vec![0; names.len()], shadowed: false };
+    let mut v = Inline { with: &with, names: &names, read_by_bodies: &read_by_bodies, target, refs: vec![0; names.len()], shadowed: false };
     if let ControlFlow::Break(e) = inner.visit(&mut v) {
         return Err(e);
     }
     if v.shadowed {
         return Err(PgError::feature(
-            "a WITH query inside UPDATE, DELETE or INSERT reusing the name of the statement's WITH query is not supported by heapstore yet",
+            "a WITH query inside UPDATE, DELETE or INSERT reusing a name the statement's WITH queries use is not supported by heapstore yet",
         ));
     }
     // PostgreSQL checks a WITH query nothing reads (and runs it only if it changes rows);
     // inlined, nothing would check it.
     for (k, n) in names.iter().enumerate() {
         let mut read = v.refs[k] > 0;
-        for c in &with.cte_tables {
+        // Read by another WITH query (its own recursive reference does not count).
+        for c in with.cte_tables.iter().filter(|c| fold_ident(&c.alias.name) != *n) {
             let _ = sqlparser::ast::visit_relations(&c.query, |r| {
                 read |= r.0.len() == 1 && r.0[0].as_ident().is_some_and(|i| fold_ident(i) == *n);
                 ControlFlow::<()>::Continue(())
