@@ -117,15 +117,7 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
             if opt.summary == Some(true) {
                 lines.push(format!("Planning Time: {:.3} ms", planning_ns as f64 / 1e6));
             }
-            return Ok(QueryResult {
-                tag: "EXPLAIN".into(),
-                columns: vec![("QUERY PLAN".into(), "text".into())],
-                rows: lines.into_iter().map(|l| vec![Some(l)]).collect(),
-                returns_rows: true,
-                notices: vec![],
-                wrote_to_client: false,
-                column_sources: vec![],
-            });
+            return Ok(plan_result(lines));
         }
         _ => return Err(PgError::feature("EXPLAIN supports SELECT, UPDATE and DELETE only")),
     };
@@ -155,7 +147,12 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
             lines.push(format!("Execution Time: {:.3} ms", exec_ns as f64 / 1e6));
         }
     }
-    Ok(QueryResult {
+    Ok(plan_result(lines))
+}
+
+/// EXPLAIN's result: one text column, `QUERY PLAN`, a row per line.
+fn plan_result(lines: Vec<String>) -> QueryResult {
+    QueryResult {
         tag: "EXPLAIN".into(),
         columns: vec![("QUERY PLAN".into(), "text".into())],
         rows: lines.into_iter().map(|l| vec![Some(l)]).collect(),
@@ -163,7 +160,7 @@ pub fn explain(s: &mut Session, stmt: Statement) -> Result<QueryResult> {
         notices: vec![],
         wrote_to_client: false,
         column_sources: vec![],
-    })
+    }
 }
 
 /// The output column names of a node (for showing expressions over its rows).
