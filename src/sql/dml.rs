@@ -990,29 +990,7 @@ impl OnConflict {
                 let excluded = super::expr::Scope::of_table(table, Some("excluded"));
                 scope.cols.extend(excluded.cols);
                 let now = s.txn.as_ref().map_or(0, |t| t.start_us);
-                let mut sets: Vec<(usize, Scalar)> = Vec::new();
-                for (n, value) in assignment_pairs(&du.assignments)? {
-                    let c = table.column_index(&n).ok_or_else(|| {
-                        PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
-                    })?;
-                    if sets.iter().any(|(x, _)| *x == c) {
-                        return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
-                    }
-                    let col = &table.columns[c];
-                    let e = if matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
-                        match crate::exec::rows::Defaults::new(s, table, |x| x == c)?.bound(c) {
-                            Some(d) => d,
-                            None => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty),
-                        }
-                    } else {
-                        if col.identity == Some(crate::catalog::Identity::Always) {
-                            return Err(identity_update_error(col));
-                        }
-                        bind_assigned(s, &value, &scope, col.ty, now)?
-                    };
-                    check_assignment(&e, col)?;
-                    sets.push((c, e));
-                }
+                let sets = bind_sets(s, table, &scope, &du.assignments, now)?;
                 let planner = super::query::Planner::new(s, Some(now));
                 let filter = du.selection.as_ref().map(|w| planner.bind_for_change(w, &scope)).transpose()?;
                 for e in sets.iter().map(|(_, e)| e).chain(filter.iter()) {
@@ -1416,6 +1394,41 @@ fn once_per_row_only(e: &Scalar, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// An UPDATE's (or ON CONFLICT DO UPDATE's) assignments bound over `scope`: (column, value),
+/// with PostgreSQL's checks (an unknown or repeated column, a GENERATED ALWAYS identity,
+/// the assignment's type). `DEFAULT` is the column's default.
+fn bind_sets(
+    s: &Session,
+    table: &Table,
+    scope: &expr::Scope,
+    assignments: &[sqlparser::ast::Assignment],
+    now: i64,
+) -> Result<Vec<(usize, Scalar)>> {
+    let mut sets: Vec<(usize, Scalar)> = Vec::new();
+    for (n, value) in assignment_pairs(assignments)? {
+        let c = table.column_index(&n).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
+        })?;
+        if sets.iter().any(|(x, _)| *x == c) {
+            return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
+        }
+        let col = &table.columns[c];
+        let e = if matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
+            crate::exec::rows::Defaults::new(s, table, |x| x == c)?
+                .bound(c)
+                .unwrap_or_else(|| Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty))
+        } else {
+            if col.identity == Some(crate::catalog::Identity::Always) {
+                return Err(identity_update_error(col));
+            }
+            bind_assigned(s, &value, scope, col.ty, now)?
+        };
+        check_assignment(&e, col)?;
+        sets.push((c, e));
+    }
+    Ok(sets)
+}
+
 /// One column's assigned value.
 enum Assigned<'a> {
     Expr(&'a Expr),
@@ -1578,28 +1591,7 @@ pub fn update(
     let (scope, rows) = bind_rows(s, &table, alias, from, selection, Some(now))?;
     let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
     lock_subquery_tables(s, returning.iter().flat_map(|r| r.exprs()))?;
-    let mut sets: Vec<(usize, Scalar)> = Vec::new();
-    for (n, value) in assignment_pairs(assignments)? {
-        let c = table.column_index(&n).ok_or_else(|| {
-            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
-        })?;
-        if sets.iter().any(|(x, _)| *x == c) {
-            return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
-        }
-        let col = &table.columns[c];
-        let e = if matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
-            crate::exec::rows::Defaults::new(s, &table, |x| x == c)?
-                .bound(c)
-                .unwrap_or_else(|| Scalar::Cast(Box::new(Scalar::Const(Value::Null)), col.ty))
-        } else {
-            if col.identity == Some(crate::catalog::Identity::Always) {
-                return Err(identity_update_error(col));
-            }
-            bind_assigned(s, &value, &scope, col.ty, now)?
-        };
-        check_assignment(&e, col)?;
-        sets.push((c, e));
-    }
+    let sets = bind_sets(s, &table, &scope, assignments, now)?;
     let mut out = RowsOut::new(returning.as_ref());
     let mut fk = crate::exec::fk::Tracker::new(s, &table)?;
     match rows {
@@ -1692,26 +1684,7 @@ pub(crate) fn explain_change(s: &mut Session, st: &sqlparser::ast::Statement) ->
     let now = s.txn.as_ref().map(|t| t.start_us);
     let (scope, rows) = bind_rows(s, &table, alias.as_deref(), from, selection, now)?;
     let returning = returning.map(|items| Returning::bind_in(s, &scope, items)).transpose()?;
-    let mut sets = Vec::new();
-    let mut seen = Vec::new();
-    for (n, value) in assignment_pairs(assignments)? {
-        let c = table.column_index(&n).ok_or_else(|| {
-            PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))
-        })?;
-        if seen.contains(&c) {
-            return Err(PgError::syntax(format!("multiple assignments to same column \"{n}\"")));
-        }
-        seen.push(c);
-        let col = &table.columns[c];
-        if !matches!(value, Assigned::Expr(e) if is_default_keyword(e)) {
-            if col.identity == Some(crate::catalog::Identity::Always) {
-                return Err(identity_update_error(col));
-            }
-            let e = bind_assigned(s, &value, &scope, col.ty, now.unwrap_or_default())?;
-            check_assignment(&e, col)?;
-            sets.push(e);
-        }
-    }
+    let sets: Vec<Scalar> = bind_sets(s, &table, &scope, assignments, now.unwrap_or_default())?.into_iter().map(|(_, e)| e).collect();
     let node = match rows {
         Rows::Table(filter) => {
             let (filter, post) = split_sublinks(filter);
