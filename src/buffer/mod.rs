@@ -24,7 +24,10 @@
 //! 3. Getting a victim is separate from mapping it: the victim is pinned, written if dirty,
 //!    and unmapped on its own, holding no relation-level lock (seed 000's BufferAlloc split).
 //! 4. The clock sweep has an atomic hand and no global lock, and examines at most
-//!    `heapstore.clock_sweep_max_examined` buffers per search (seed 004).
+//!    `heapstore.clock_sweep_max_examined` buffers per search (seed 004). Before sweeping, a
+//!    victim search takes a buffer from the free list of buffers DROP / TRUNCATE unmapped (its
+//!    mutex is taken only while the list is not empty). A listed buffer is handed out only if
+//!    it is still unmapped and unpinned once pinned.
 //! 5. A page is written while its writer holds the shared content lock and IO_IN_PROGRESS, so
 //!    no one changes it until the write is done and the on-disk image is always one the page
 //!    had. Buffered, it goes to the kernel straight from the pool, its checksum a separate piece

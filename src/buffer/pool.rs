@@ -105,6 +105,13 @@ pub struct BufferPool {
     partition_mask: u64,
     hand: AtomicU64,
     max_examined: u64,
+    /// Buffers that DROP / TRUNCATE unmapped, newest last (PostgreSQL's freelist): a victim
+    /// search takes these before sweeping, so a relation loaded after one was dropped reuses
+    /// memory already in use instead of touching pages of the pool no one has touched yet.
+    /// A hint only: the sweep may take a listed buffer first (see [`BufferPool::pop_free`]).
+    free: Mutex<Vec<BufferId>>,
+    /// `free.len()`, read without the lock by victim searches that find it empty.
+    free_len: AtomicU32,
     pub(crate) smgr: Arc<Smgr>,
     ext_locks: Mutex<HashMap<RelFileNumber, Arc<ExtensionLock>>>,
     max_connections: usize,
@@ -192,6 +199,8 @@ impl BufferPool {
             partition_mask: partitions as u64 - 1,
             hand: AtomicU64::new(0),
             max_examined: max_examined.max(16),
+            free: Mutex::new(Vec::new()),
+            free_len: AtomicU32::new(0),
             smgr,
             ext_locks: Mutex::new(HashMap::new()),
             max_connections: max_connections.max(1),
@@ -658,7 +667,7 @@ impl BufferPool {
         loop {
             let (id, from_ring) = match strategy.as_deref_mut().and_then(|s| s.next_candidate(self)) {
                 Some(id) => (id, true),
-                None => match self.clock_sweep() {
+                None => match self.pop_free().or_else(|| self.clock_sweep()) {
                     Some(id) => (id, false),
                     None => {
                         if Instant::now() > deadline {
@@ -737,6 +746,29 @@ impl BufferPool {
         d.set_tag(BufferTag::INVALID);
         d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK | PERMANENT));
         true
+    }
+
+    /// The newest buffer on the free list that is still unmapped and unpinned, pinned for the
+    /// caller (one shared pin, as the sweep's). A listed buffer the sweep took and mapped
+    /// meanwhile is dropped from the list and the next one tried, as PostgreSQL's
+    /// StrategyGetBuffer does.
+    fn pop_free(&self) -> Option<BufferId> {
+        if self.free_len.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        let mut free = self.free.lock().expect("buffer free list");
+        while let Some(id) = free.pop() {
+            if self.try_pin_unpinned(id) {
+                if self.desc(id).state.load(Ordering::Acquire) & TAG_VALID == 0 {
+                    self.free_len.store(free.len() as u32, Ordering::Relaxed);
+                    self.buffers_alloc.fetch_add(1, Ordering::Relaxed);
+                    return Some(id);
+                }
+                self.unpin_shared(id);
+            }
+        }
+        self.free_len.store(0, Ordering::Relaxed);
+        None
     }
 
     /// The bounded clock sweep. Returns a buffer with one shared pin taken for the caller, or
@@ -1261,6 +1293,7 @@ impl BufferPool {
     /// Forgets every buffer of a relation without writing it (DROP, TRUNCATE, crash reset).
     /// No one may hold a pin on them: the caller holds the relation exclusively.
     pub fn drop_relation_buffers(&self, rel: RelFileNumber) {
+        let mut freed = Vec::new();
         for id in 0..self.nbuffers {
             let d = self.desc(id);
             let s = d.state.load(Ordering::Acquire);
@@ -1291,8 +1324,20 @@ impl BufferPool {
                 part.remove(&h);
                 d.set_tag(BufferTag::INVALID);
                 d.unlock_header(s & !(LOCKED | TAG_VALID | VALID | DIRTY | IO_ERROR | USAGE_MASK | PERMANENT));
+                freed.push(id);
                 break;
             }
+        }
+        if !freed.is_empty() {
+            let mut free = self.free.lock().expect("buffer free list");
+            // A buffer listed before and taken by the sweep since may be listed again now:
+            // keep each once (the list never holds more than the pool).
+            if free.len() + freed.len() > self.nbuffers as usize {
+                free.sort_unstable();
+                free.dedup();
+            }
+            free.extend(freed.into_iter().rev());
+            self.free_len.store(free.len() as u32, Ordering::Relaxed);
         }
     }
 
