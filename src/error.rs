@@ -83,9 +83,50 @@ pub mod sqlstate {
     pub const UNDEFINED_PARAMETER_NUMBER: &str = "42P02";
 }
 
-/// An error in PostgreSQL's ERROR / DETAIL / HINT / CONTEXT shape.
+/// An error in PostgreSQL's ERROR / DETAIL / HINT / CONTEXT shape: its fields
+/// ([`ErrorData`]) behind one pointer, so that a `Result<T>` is as small as `T` and its
+/// carrier on the hot paths (every evaluated expression returns one) stays in registers.
+/// The fields read and write through it as its own (`e.code`, `e.detail = ...`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PgError(Box<ErrorData>);
+
+impl std::ops::Deref for PgError {
+    type Target = ErrorData;
+    #[inline]
+    fn deref(&self) -> &ErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for PgError {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut ErrorData {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for PgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<ErrorData> for PgError {
+    fn from(d: ErrorData) -> PgError {
+        PgError(Box::new(d))
+    }
+}
+
+impl PgError {
+    /// The error's fields, owned.
+    pub fn into_data(self) -> ErrorData {
+        *self.0
+    }
+}
+
+/// The fields of a [`PgError`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PgError {
+pub struct ErrorData {
     /// Five-character SQLSTATE, e.g. `"22P02"`.
     pub code: &'static str,
     /// The primary message, without the `ERROR:` prefix.
@@ -262,7 +303,16 @@ impl PgError {
     }
 
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        PgError { code, message: message.into(), detail: None, hint: None, context: None, panic: false, position: 0, objects: None }
+        PgError(Box::new(ErrorData {
+            code,
+            message: message.into(),
+            detail: None,
+            hint: None,
+            context: None,
+            panic: false,
+            position: 0,
+            objects: None,
+        }))
     }
 
     pub fn with_detail(mut self, detail: impl Into<String>) -> Self {

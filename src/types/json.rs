@@ -244,8 +244,10 @@ impl<'a> Lexer<'a> {
             ch => ch,
         };
         if ch == 0 {
-            let e = syntax_error(self.s, self.p, "\\u0000 cannot be converted to text.".into());
-            return Err(PgError { code: sqlstate::UNTRANSLATABLE_CHARACTER, message: "unsupported Unicode escape sequence".into(), ..e });
+            let mut e = syntax_error(self.s, self.p, "\\u0000 cannot be converted to text.".into());
+            e.code = sqlstate::UNTRANSLATABLE_CHARACTER;
+            e.message = "unsupported Unicode escape sequence".into();
+            return Err(e);
         }
         self.strval.push(char::from_u32(ch).unwrap_or(char::REPLACEMENT_CHARACTER));
         Ok(())
@@ -760,7 +762,7 @@ mod tests {
 
     fn err(s: &str) -> (String, String) {
         let e = validate(s).unwrap_err();
-        (e.detail.map(|d| d.to_string()).unwrap_or_default(), e.context.map(|c| c.to_string()).unwrap_or_default())
+        (e.detail.clone().map(|d| d.to_string()).unwrap_or_default(), e.context.clone().map(|c| c.to_string()).unwrap_or_default())
     }
 
     #[test]

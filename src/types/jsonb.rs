@@ -678,7 +678,7 @@ mod tests {
         ] {
             let e = parse(input).unwrap_err();
             assert_eq!(
-                (e.code, e.detail.unwrap_or_default(), e.context.map(|c| c.to_string()).unwrap_or_default()),
+                (e.code, e.detail.clone().unwrap_or_default(), e.context.clone().map(|c| c.to_string()).unwrap_or_default()),
                 (code, detail.to_string(), context.to_string()),
                 "{input}"
             );

@@ -325,8 +325,8 @@ impl Wal {
             Counters::add(&self.counters.fsyncs, 1);
             Counters::add(&self.counters.fsync_ns, t.elapsed().as_nanos() as u64);
             if let Err(err) = res {
-                let e = PgError::io("fsync", &f.rel_path, err);
-                let e = PgError { code: sqlstate::IO_ERROR, ..e };
+                let mut e = PgError::io("fsync", &f.rel_path, err);
+                e.code = sqlstate::IO_ERROR;
                 self.poison.set("fsync", &e);
                 return Err(e);
             }

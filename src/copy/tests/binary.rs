@@ -39,7 +39,7 @@ fn binary_header_errors() {
     let flags = |byte: usize, value: u8| {
         let mut d = binary_file(b"");
         d[byte] = value;
-        read(&d, &binary(), 2).map_err(|e| e.message)
+        read(&d, &binary(), 2).map_err(|e| e.message.clone())
     };
     assert_eq!(flags(12, 1).unwrap_err(), "invalid COPY file header (WITH OIDS)");
     assert_eq!(flags(12, 2).unwrap_err(), "unrecognized critical flags in COPY file header");

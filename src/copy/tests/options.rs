@@ -6,7 +6,7 @@ use crate::error::sqlstate;
 fn option_error(pairs: Pairs) -> (&'static str, String) {
     let pairs: Vec<(String, Option<String>)> = pairs.iter().map(|(k, v)| (k.to_string(), v.map(str::to_string))).collect();
     let err = CopyOptions::from_pairs(&pairs).unwrap_err();
-    (err.code, err.message)
+    (err.code, err.message.clone())
 }
 
 #[test]

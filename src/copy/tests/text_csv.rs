@@ -228,7 +228,7 @@ fn context_lines_are_cut_at_100_bytes_on_a_character_boundary() {
     let long = format!("{}é{}", "x".repeat(99), "y".repeat(50));
     let data = format!("{long}\tz\n");
     let err = read_err(data.as_bytes(), &text(), 1);
-    assert_eq!(&*err.context.unwrap(), format!("COPY t, line 1: \"{}...\"", "x".repeat(99)));
+    assert_eq!(&*err.context.clone().unwrap(), format!("COPY t, line 1: \"{}...\"", "x".repeat(99)));
     let mut reader = CopyReader::new(data.as_bytes(), text(), "t", &cols(2));
     assert!(reader.next_row().unwrap().is_some());
     assert_eq!(reader.column_context(0), format!("COPY t, line 1, column c0: \"{}...\"", "x".repeat(99)));

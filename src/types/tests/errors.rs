@@ -96,7 +96,7 @@ fn binary_receive() {
     let recv = |ty: SqlType, wire: &[u8]| {
         let mut out = Vec::new();
         let e = ty.recv_binary(wire, &mut out).unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     };
     let s = |m: &str| m.to_string();
     assert_eq!(recv(t(TypeId::Text), b"ab\xff"), ("22021", s("invalid byte sequence for encoding \"UTF8\": 0xff")));

@@ -59,7 +59,7 @@ fn input_error(ty: SqlType, s: &str) -> (&'static str, String) {
     let mut stored = Vec::new();
     match ty.input_text(s, &mut stored) {
         Ok(()) => panic!("{} input {s:?} unexpectedly gave {:?}", ty.name(), output(ty, &stored)),
-        Err(e) => (e.code, e.message),
+        Err(e) => (e.code, e.message.clone()),
     }
 }
 

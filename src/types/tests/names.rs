@@ -8,7 +8,7 @@ fn resolve(name: &str, args: &[i64]) -> SqlType {
 
 fn error(name: &str, args: &[i64]) -> (&'static str, String) {
     let e = SqlType::from_name(name, args).unwrap_err();
-    (e.code, e.message)
+    (e.code, e.message.clone())
 }
 
 #[test]

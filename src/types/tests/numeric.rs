@@ -33,7 +33,7 @@ fn send(v: &Numeric) -> String {
 }
 
 fn err_line(e: PgError) -> String {
-    format!("ERR\t{}\t{}\t{}", e.code, e.message, e.detail.unwrap_or_default())
+    format!("ERR\t{}\t{}\t{}", e.code, e.message, e.detail.clone().unwrap_or_default())
 }
 
 /// Evaluates one oracle line the way `try_num` did in PostgreSQL.
@@ -203,7 +203,7 @@ fn text_round_trips_keep_the_scale() {
     }
     for bad in ["", " ", ".", "-", "1e", "1..2", "1.2.3", "- 1", "infinityx", "1e5.5", "0x10", "1_000"] {
         let e = Numeric::parse(bad).unwrap_err();
-        assert_eq!((e.code, e.message), ("22P02", format!("invalid input syntax for type numeric: \"{bad}\"")));
+        assert_eq!((e.code, e.message.clone()), ("22P02", format!("invalid input syntax for type numeric: \"{bad}\"")));
     }
     for big in ["1e1073741823", "1e131072", "1e-16384", "0e-99999"] {
         assert_eq!(Numeric::parse(big).unwrap_err().message, "value overflows numeric format", "{big}");
@@ -248,7 +248,7 @@ fn typmod_and_names() {
     assert_eq!(ty(&[]).unwrap().name(), "numeric");
     assert_eq!(SqlType::from_name("DECIMAL", &[3, -2]).unwrap().name(), "numeric(3,-2)");
     assert_eq!((t52.pg_oid(), t52.fixed_len(), t52.input_name()), (1700, None, "numeric"));
-    let err = |args: &[i64]| ty(args).map(|_| ()).unwrap_err().message;
+    let err = |args: &[i64]| ty(args).map(|_| ()).unwrap_err().message.clone();
     assert_eq!(err(&[0]), "NUMERIC precision 0 must be between 1 and 1000");
     assert_eq!(err(&[1001, 0]), "NUMERIC precision 1001 must be between 1 and 1000");
     assert_eq!(err(&[5, 1001]), "NUMERIC scale 1001 must be between -1000 and 1000");
@@ -266,7 +266,7 @@ fn typmod_and_names() {
     let detail = |v: &str, p, s| {
         let e = apply(v, p, s).unwrap_err();
         assert_eq!((e.code, e.message.as_str()), ("22003", "numeric field overflow"));
-        e.detail.unwrap_or_default()
+        e.detail.clone().unwrap_or_default()
     };
     assert_eq!(detail("99.995", 4, 2), "A field with precision 4, scale 2 must round to an absolute value less than 10^2.");
     assert_eq!(detail("5", 2, 3), "A field with precision 2, scale 3 must round to an absolute value less than 10^-1.");
@@ -306,7 +306,7 @@ fn recv_validates_as_postgres() {
     }
     let err = |w: &[u8]| {
         let e = Numeric::recv(w).unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     };
     let s = |m: &str| m.to_string();
     assert_eq!(err(&wire(1, 0, 0x1234, 0, &[1])), ("22P03", s("invalid sign in external \"numeric\" value")));

@@ -40,7 +40,7 @@ fn matches_postgres_15() {
         let mut stored = Vec::new();
         let got = match ty.input_text(&input, &mut stored) {
             Ok(()) => format!("OK {} {}", output(ty, &stored), send_hex(ty, &stored)),
-            Err(e) => format!("ERR {} {} {}", e.code, e.message, e.hint.unwrap_or_default()),
+            Err(e) => format!("ERR {} {} {}", e.code, e.message, e.hint.clone().unwrap_or_default()),
         };
         let expected = match cols[2] {
             "OK" => format!("OK {} {}", text(cols[3]), cols[4]),
@@ -83,8 +83,8 @@ fn jsonb_matches_postgres_15() {
                 "ERR {} {} | {} | {}",
                 e.code,
                 e.message,
-                e.detail.unwrap_or_default(),
-                e.context.map(|c| c.to_string()).unwrap_or_default()
+                e.detail.clone().unwrap_or_default(),
+                e.context.clone().map(|c| c.to_string()).unwrap_or_default()
             ),
         };
         let expected = match cols[1] {
@@ -143,7 +143,7 @@ fn arrays_match_postgres_15() {
                 let hex: String = wire.iter().map(|b| format!("{b:02x}")).collect();
                 format!("OK {} {hex}", output(ty, &stored))
             }
-            Err(e) => format!("ERR {} {} {}", e.code, e.message, e.detail.unwrap_or_default()),
+            Err(e) => format!("ERR {} {} {}", e.code, e.message, e.detail.clone().unwrap_or_default()),
         };
         let expected = match cols[2] {
             "OK" => format!("OK {} {}", text(cols[3]), cols[4]),
