@@ -15,7 +15,7 @@
 //! float8_regr_accum, so the same inputs in the same order give the same bits.
 
 use super::sort::{compare_keys, SortKey};
-use super::{key_of, Exec, KeyMap, Node, Row};
+use super::{int_key, key_of, Exec, KeyMap, Node, Row};
 use crate::access::heap::Flow;
 use crate::error::{sqlstate, PgError, Result};
 use crate::sql::expr::{self, coerce, is_int, is_text, type_of, Scalar};
@@ -1168,6 +1168,7 @@ fn aggregate(
 ) -> Result<Flow> {
     let mut groups: Vec<Group> = Vec::new();
     let mut index: KeyMap<usize> = KeyMap::default();
+    let mut ints: std::collections::HashMap<i64, usize, foldhash::fast::RandomState> = Default::default();
     if group.is_empty() {
         // Without GROUP BY there is exactly one group, even over no rows: every row goes to
         // it without a key to build or look up.
@@ -1184,14 +1185,60 @@ fn aggregate(
         let gi = if group.is_empty() {
             0
         } else {
+            // The key straight from the row for a plain column (no copy of its value); other
+            // expressions are evaluated once and kept for a new group. A single integer key
+            // is looked up by value in `ints`, any other by its key_of bytes in `index`
+            // (key_of gives integers of every width one key by value, equal to no other
+            // type's, so which table holds a group follows from its key's value alone).
             keys.clear();
-            for g in group {
-                keys.push(ex.eval(g, row, outer)?);
+            let mut int = None;
+            if let [g] = group {
+                let v = match g {
+                    Scalar::Col(i, _) => &row[*i],
+                    g => {
+                        keys.push(ex.eval(g, row, outer)?);
+                        &keys[0]
+                    }
+                };
+                int = int_key(v);
             }
-            key_of(&keys, &mut key);
-            match index.get(&key) {
-                Some(&i) => i,
+            let found = match int {
+                Some(n) => ints.get(&n).copied(),
                 None => {
+                    key.clear();
+                    match (group, keys.first()) {
+                        // A single key evaluated above.
+                        ([_], Some(v)) => super::key_one(v, &mut key),
+                        _ => {
+                            for g in group {
+                                match g {
+                                    Scalar::Col(i, _) => super::key_one(&row[*i], &mut key),
+                                    g => {
+                                        let v = ex.eval(g, row, outer)?;
+                                        super::key_one(&v, &mut key);
+                                        keys.push(v);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    index.get(&key[..]).copied()
+                }
+            };
+            match found {
+                Some(i) => i,
+                None => {
+                    if int.is_some() {
+                        // The bytes, for spilling's partition and the memory estimate.
+                        key.clear();
+                        super::key_one(
+                            keys.first().unwrap_or_else(|| match &group[0] {
+                                Scalar::Col(i, _) => &row[*i],
+                                _ => unreachable!("an evaluated key is kept"),
+                            }),
+                            &mut key,
+                        );
+                    }
                     if may_spill && mem > ex.work_mem {
                         if parts.is_empty() {
                             for _ in 0..PARTITIONS {
@@ -1201,9 +1248,20 @@ fn aggregate(
                         parts[partition_of(&key, depth)].write_row(row)?;
                         return Ok(Flow::Continue);
                     }
+                    let mut evaluated = keys.iter();
+                    let keys: Row = group
+                        .iter()
+                        .map(|g| match g {
+                            Scalar::Col(i, _) => row[*i].clone(),
+                            _ => evaluated.next().expect("one value per evaluated key").clone(),
+                        })
+                        .collect();
                     mem += super::row_bytes(&keys) + aggs.len() * std::mem::size_of::<Acc>() + key.len() + 64;
-                    groups.push(Group { keys: keys.clone(), accs: aggs.iter().map(fresh).collect() });
-                    index.insert(key.clone(), groups.len() - 1);
+                    groups.push(Group { keys, accs: aggs.iter().map(fresh).collect() });
+                    match int {
+                        Some(n) => ints.insert(n, groups.len() - 1),
+                        None => index.insert(super::Key::new(&key), groups.len() - 1),
+                    };
                     groups.len() - 1
                 }
             }
@@ -1214,6 +1272,11 @@ fn aggregate(
                 if !ex.truth(f, row, outer)? {
                     continue;
                 }
+            }
+            // A plain column argument is stepped with the row's own value (no copy).
+            if let ([Scalar::Col(i, _)], false) = (c.args.as_slice(), matches!(acc, Acc::Collect(_))) {
+                step(c, acc, std::slice::from_ref(&row[*i]))?;
+                continue;
             }
             args.clear();
             for a in &c.args {

@@ -12,10 +12,19 @@
 //! the first partition, where they come out as unmatched rows if the join keeps them.
 
 use super::agg::{partition_of, Source, PARTITIONS};
-use super::{key_of, Exec, JoinKind, JoinNode, KeyMap, Node, Row};
+use super::{int_key, key_of, Exec, JoinKind, JoinNode, KeyMap, Node, Row};
 use crate::access::heap::Flow;
 use crate::error::Result;
 use crate::types::Value;
+use std::collections::HashMap;
+
+/// A table entry as (first row, other rows).
+fn found(e: Option<&(usize, Vec<usize>)>) -> (Option<usize>, &[usize]) {
+    match e {
+        Some((first, more)) => (Some(*first), more),
+        None => (None, &[]),
+    }
+}
 
 fn keys_of(
     ex: &Exec<'_>,
@@ -353,18 +362,42 @@ fn join_batch(
 ) -> Result<Flow> {
     let bl = j.build_left;
     let mut matched = vec![false; build.len()];
-    let mut table: KeyMap<Vec<usize>> = KeyMap::default();
+    // Each key's build rows: the first in the table's slot, any others in a list, so that a
+    // probe of a unique key (a primary key's) reads no memory outside the table but its row.
+    // A single integer key is kept by value in `ints` (key_of gives integers of every width
+    // one key by value, equal to no other type's: so which table a key is in follows from
+    // its value alone); any other key by its key_of bytes in `table`.
+    let mut table: KeyMap<(usize, Vec<usize>)> = KeyMap::default();
+    let mut ints: HashMap<i64, (usize, Vec<usize>), foldhash::fast::RandomState> = HashMap::default();
     let mut key = Vec::new();
     let mut vals = Vec::with_capacity(j.keys.len());
+    let single = j.keys.len() == 1;
     if !j.keys.is_empty() {
         for (i, r) in build.iter().enumerate() {
             if !keys_of(ex, &mut j.keys.iter().map(|k| if bl { &k.0 } else { &k.1 }), r, outer, &mut vals)? {
                 continue; // a NULL key matches nothing
             }
+            if let (true, Some(n)) = (single, int_key(&vals[0])) {
+                ints.entry(n).and_modify(|(_, more)| more.push(i)).or_insert((i, Vec::new()));
+                continue;
+            }
             key_of(&vals, &mut key);
-            table.entry(key.clone()).or_default().push(i);
+            match table.get_mut(&key[..]) {
+                Some((_, more)) => more.push(i),
+                None => {
+                    table.insert(super::Key::new(&key), (i, Vec::new()));
+                }
+            }
         }
     }
+    // The probe side's key expression when it is a single plain column: read in place.
+    let probe_col = match j.keys.as_slice() {
+        [k] => match if bl { &k.1 } else { &k.0 } {
+            crate::sql::expr::Scalar::Col(c, _) => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    };
     // Which unmatched rows a join keeps: of the probe input, and of the build input.
     let (keep_probe, keep_build) = match j.kind {
         JoinKind::Inner => (false, false),
@@ -388,16 +421,23 @@ fn join_batch(
     };
     let mut stopped = false;
     probe(&mut |p| {
-        let candidates: &[usize] = if j.keys.is_empty() {
-            &all
+        let (first, candidates): (Option<usize>, &[usize]) = if j.keys.is_empty() {
+            (None, &all)
+        } else if let Some(n) = probe_col.and_then(|c| int_key(&p[c])) {
+            found(ints.get(&n))
         } else if keys_of(ex, &mut j.keys.iter().map(|k| if bl { &k.1 } else { &k.0 }), p, outer, &mut vals)? {
-            key_of(&vals, &mut key);
-            table.get(&key).map(Vec::as_slice).unwrap_or(&[])
+            match (single, int_key(&vals[0])) {
+                (true, Some(n)) => found(ints.get(&n)),
+                _ => {
+                    key_of(&vals, &mut key);
+                    found(table.get(&key[..]))
+                }
+            }
         } else {
-            &[]
+            (None, &[])
         };
         let mut any = false;
-        for &i in candidates {
+        for i in first.into_iter().chain(candidates.iter().copied()) {
             combine(&mut joined, p, &build[i]);
             if let Some(c) = &j.cond {
                 if !ex.truth(c, &joined, outer)? {

@@ -337,8 +337,65 @@ impl Node {
 
 /// A hash table keyed by [`key_of`] bytes (grouping, hash joins, set operations), with a fast
 /// non-cryptographic hasher seeded per table (std's SipHash costs more than the rest of a
-/// grouped row's work).
-pub type KeyMap<V> = HashMap<Vec<u8>, V, foldhash::fast::RandomState>;
+/// grouped row's work). Look keys up by slice (`map.get(&key[..])`).
+pub type KeyMap<V> = HashMap<Key, V, foldhash::fast::RandomState>;
+
+/// A [`key_of`] key as a hash table stores it: keys of up to [`Key::INLINE`] bytes (one or two
+/// integers, a date, a short string) in the table's own slot, so that comparing a probe with
+/// an entry reads no other memory; longer keys on the heap.
+///
+/// Invariant: equality and hashing are those of the key's bytes (`[u8]`'s), whichever way it
+/// is stored, so a table of `Key`s is looked up with a `&[u8]` ([`Borrow`](std::borrow::Borrow)).
+#[derive(Clone, Debug)]
+pub enum Key {
+    Inline(u8, [u8; Key::INLINE]),
+    Heap(Box<[u8]>),
+}
+
+impl Key {
+    pub const INLINE: usize = 22;
+
+    pub fn new(bytes: &[u8]) -> Key {
+        if bytes.len() <= Key::INLINE {
+            let mut b = [0u8; Key::INLINE];
+            b[..bytes.len()].copy_from_slice(bytes);
+            Key::Inline(bytes.len() as u8, b)
+        } else {
+            Key::Heap(bytes.into())
+        }
+    }
+
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Key::Inline(n, b) => &b[..*n as usize],
+            Key::Heap(b) => b,
+        }
+    }
+}
+
+impl PartialEq for Key {
+    #[inline]
+    fn eq(&self, other: &Key) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bytes().hash(state)
+    }
+}
+
+impl std::borrow::Borrow<[u8]> for Key {
+    #[inline]
+    fn borrow(&self) -> &[u8] {
+        self.bytes()
+    }
+}
 
 /// Encodes values as a byte key that is equal exactly when the values are equal as
 /// PostgreSQL's hashing operators see them: integers by value whatever their width, floats
@@ -348,6 +405,19 @@ pub fn key_of(vals: &[Value], out: &mut Vec<u8>) {
     out.clear();
     for v in vals {
         key_one(v, out);
+    }
+}
+
+/// An integer's [`key_of`] key by value, for tables that keep a single integer key apart
+/// (NULL and other types: None). Two integers have equal key_of keys exactly when these are
+/// equal, and an integer's key equals no other type's.
+#[inline]
+fn int_key(v: &Value) -> Option<i64> {
+    match *v {
+        Value::Int2(n) => Some(n.into()),
+        Value::Int4(n) => Some(n.into()),
+        Value::Int8(n) => Some(n),
+        _ => None,
     }
 }
 
@@ -811,7 +881,7 @@ impl<'a> Exec<'a> {
         let mut take = |row: &[Value], working: &mut Vec<Row>| -> Result<Flow> {
             if !r.all {
                 key_of(row, &mut key);
-                if seen.insert(key.clone(), ()).is_some() {
+                if seen.insert(Key::new(&key), ()).is_some() {
                     return Ok(Flow::Continue);
                 }
             }
@@ -914,13 +984,13 @@ impl<'a> Exec<'a> {
                 let mut counts: KeyMap<i64> = KeyMap::default();
                 self.run(r, outer, &mut |row| {
                     key_of(row, &mut key);
-                    *counts.entry(key.clone()).or_insert(0) += 1;
+                    *counts.entry(Key::new(&key)).or_insert(0) += 1;
                     Ok(Flow::Continue)
                 })?;
                 let mut emitted: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
                 self.run(l, outer, &mut |row| {
                     key_of(row, &mut key);
-                    let c = counts.get_mut(&key);
+                    let c = counts.get_mut(&key[..]);
                     let keep = match (kind, all) {
                         (SetOpKind::Intersect, true) => match c {
                             Some(n) if *n > 0 => {

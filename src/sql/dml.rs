@@ -469,15 +469,35 @@ pub(crate) fn decode_row(pool: &BufferPool, pins: &Pins, t: &[u8], types: &[SqlT
         }
         return Ok(());
     }
-    let mut attrs = Vec::with_capacity(types.len());
-    tuple::deform(t, types, &mut attrs).map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
-    out.clear();
+    // The row is decoded in place: a column not needed is NULL from the first row on and
+    // never written again (it is not decoded), and columns after the last one needed are
+    // not walked.
+    if out.len() != types.len() {
+        out.clear();
+        out.resize(types.len(), Value::Null);
+    }
+    debug_assert!(out.iter().zip(needed).all(|(v, &n)| n || *v == Value::Null), "an unneeded column holds a value");
+    let last = needed.iter().rposition(|&n| n).unwrap_or(0);
     let mut scratch = Vec::new();
-    for (i, a) in attrs.iter().enumerate() {
-        out.push(match a {
-            Some(a) if needed[i] => Value::decode(&types[i], crate::copy::exec::attr_bytes(pool, pins, *a, &mut scratch)?),
-            _ => Value::Null,
-        });
+    let mut failed = None;
+    tuple::deform_each(t, types, |i, a| {
+        if needed[i] {
+            out[i] = match a {
+                Some(a) => match crate::copy::exec::attr_bytes(pool, pins, a, &mut scratch) {
+                    Ok(b) => Value::decode(&types[i], b),
+                    Err(e) => {
+                        failed = Some(e);
+                        return false;
+                    }
+                },
+                None => Value::Null,
+            };
+        }
+        i < last
+    })
+    .map_err(|c| PgError::new(sqlstate::DATA_CORRUPTED, c.0))?;
+    if let Some(e) = failed {
+        return Err(e);
     }
     Ok(())
 }

@@ -1960,11 +1960,38 @@ impl Scalar {
                 },
             },
             Scalar::Arith(op, a, b) => {
-                let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);
-                if x == Value::Null || y == Value::Null {
+                // Column and constant operands are read in place (no copy of their values).
+                let (xa, ya);
+                let x = match &**a {
+                    Scalar::Col(i, _) => &row[*i],
+                    Scalar::Const(v) => v,
+                    a => {
+                        xa = a.eval_cx(row, cx)?;
+                        &xa
+                    }
+                };
+                let y = match &**b {
+                    Scalar::Col(i, _) => &row[*i],
+                    Scalar::Const(v) => v,
+                    b => {
+                        ya = b.eval_cx(row, cx)?;
+                        &ya
+                    }
+                };
+                if *x == Value::Null || *y == Value::Null {
                     return Ok(Value::Null);
                 }
-                arith(*op, &x, &y, type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8))?
+                // The result type is the operands' static types' (type_of); values carry their
+                // static type, so two of one integer or float8 type give it without walking
+                // the operand trees again for every row.
+                let result = match (x, y) {
+                    (Value::Int4(_), Value::Int4(_)) => TypeId::Int4,
+                    (Value::Int8(_), Value::Int8(_)) => TypeId::Int8,
+                    (Value::Float8(_), Value::Float8(_)) => TypeId::Float8,
+                    _ => type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8),
+                };
+                debug_assert_eq!(result, type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8), "{self:?}");
+                arith(*op, x, y, result)?
             }
             Scalar::Concat(a, b) => {
                 let (x, y) = (a.eval_cx(row, cx)?, b.eval_cx(row, cx)?);

@@ -160,6 +160,17 @@ pub struct Corrupt(pub &'static str);
 /// a tuple with fewer attributes (a column added later) reads as NULL for the rest.
 pub fn deform<'a>(t: &'a [u8], types: &[SqlType], out: &mut Vec<Option<Attr<'a>>>) -> Result<(), Corrupt> {
     out.clear();
+    deform_each(t, types, |_, a| {
+        out.push(a);
+        true
+    })
+}
+
+/// Calls `f` with each attribute of the tuple in column order (None = NULL), as [`deform`]
+/// splits them, until `f` returns false (a caller that needs no later column stops there and
+/// the rest of the tuple is not walked).
+#[inline]
+pub fn deform_each<'a>(t: &'a [u8], types: &[SqlType], mut f: impl FnMut(usize, Option<Attr<'a>>) -> bool) -> Result<(), Corrupt> {
     if t.len() < HEADER_SIZE {
         return Err(Corrupt("tuple shorter than its header"));
     }
@@ -172,32 +183,33 @@ pub fn deform<'a>(t: &'a [u8], types: &[SqlType], out: &mut Vec<Option<Attr<'a>>
     let bitmap = &t[HEADER_SIZE..h];
     let mut pos = h;
     for (i, ty) in types.iter().enumerate() {
-        if i >= n || (has_null && bitmap.get(i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0)) {
-            out.push(None);
-            continue;
-        }
-        if let Some(len) = ty.fixed_len() {
+        let a = if i >= n || (has_null && bitmap.get(i / 8).is_none_or(|b| b & (1 << (i % 8)) == 0)) {
+            None
+        } else if let Some(len) = ty.fixed_len() {
             let v = t.get(pos..pos + len).ok_or(Corrupt("fixed attribute past tuple end"))?;
-            out.push(Some(Attr::Inline(v)));
             pos += len;
-            continue;
-        }
-        let b0 = *t.get(pos).ok_or(Corrupt("varlena header past tuple end"))?;
-        if b0 & 0x80 == 0 {
-            let len = b0 as usize;
-            let v = t.get(pos + 1..pos + 1 + len).ok_or(Corrupt("short varlena past tuple end"))?;
-            out.push(Some(Attr::Inline(v)));
-            pos += 1 + len;
-        } else if b0 == VARLENA_EXTERNAL_TAG {
-            let v = t.get(pos + 1..pos + 1 + TOAST_POINTER_SIZE).ok_or(Corrupt("toast pointer past tuple end"))?;
-            out.push(Some(Attr::External(ToastPointer::decode(v))));
-            pos += 1 + TOAST_POINTER_SIZE;
+            Some(Attr::Inline(v))
         } else {
-            let hdr = t.get(pos..pos + 4).ok_or(Corrupt("varlena header past tuple end"))?;
-            let len = (u32::from_be_bytes(hdr.try_into().expect("4")) & 0x3FFF_FFFF) as usize;
-            let v = t.get(pos + 4..pos + 4 + len).ok_or(Corrupt("varlena past tuple end"))?;
-            out.push(Some(Attr::Inline(v)));
-            pos += 4 + len;
+            let b0 = *t.get(pos).ok_or(Corrupt("varlena header past tuple end"))?;
+            if b0 & 0x80 == 0 {
+                let len = b0 as usize;
+                let v = t.get(pos + 1..pos + 1 + len).ok_or(Corrupt("short varlena past tuple end"))?;
+                pos += 1 + len;
+                Some(Attr::Inline(v))
+            } else if b0 == VARLENA_EXTERNAL_TAG {
+                let v = t.get(pos + 1..pos + 1 + TOAST_POINTER_SIZE).ok_or(Corrupt("toast pointer past tuple end"))?;
+                pos += 1 + TOAST_POINTER_SIZE;
+                Some(Attr::External(ToastPointer::decode(v)))
+            } else {
+                let hdr = t.get(pos..pos + 4).ok_or(Corrupt("varlena header past tuple end"))?;
+                let len = (u32::from_be_bytes(hdr.try_into().expect("4")) & 0x3FFF_FFFF) as usize;
+                let v = t.get(pos + 4..pos + 4 + len).ok_or(Corrupt("varlena past tuple end"))?;
+                pos += 4 + len;
+                Some(Attr::Inline(v))
+            }
+        };
+        if !f(i, a) {
+            break;
         }
     }
     Ok(())
