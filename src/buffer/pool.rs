@@ -1330,13 +1330,18 @@ impl BufferPool {
         }
         if !freed.is_empty() {
             let mut free = self.free.lock().expect("buffer free list");
-            // A buffer listed before and taken by the sweep since may be listed again now:
-            // keep each once (the list never holds more than the pool).
-            if free.len() + freed.len() > self.nbuffers as usize {
-                free.sort_unstable();
-                free.dedup();
-            }
             free.extend(freed.into_iter().rev());
+            // A buffer listed before and taken by the sweep since may be listed again now:
+            // past the pool's size, keep each buffer's newest entry only, in order, so the
+            // list never holds more entries than the pool has buffers.
+            if free.len() > self.nbuffers as usize {
+                let mut seen = vec![false; self.nbuffers as usize];
+                let mut kept: Vec<BufferId> =
+                    free.iter().rev().copied().filter(|&id| !std::mem::replace(&mut seen[id as usize], true)).collect();
+                kept.reverse();
+                *free = kept;
+            }
+            debug_assert!(free.len() <= self.nbuffers as usize);
             self.free_len.store(free.len() as u32, Ordering::Relaxed);
         }
     }

@@ -1311,7 +1311,7 @@ fn aggregate(
             return Ok(Flow::Stop);
         }
     }
-    drop(index);
+    drop((index, ints));
     if !parts.is_empty() {
         ex.note_disk(node, parts.iter().map(|p| p.len()).sum());
     }

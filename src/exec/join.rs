@@ -409,14 +409,20 @@ fn join_batch(
     let all: Vec<usize> = (0..build.len()).collect();
     let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
     let nulls_build = vec![Value::Null; build_w];
+    // The joined row is rewritten in place, slot by slot; a text value reuses the buffer the
+    // slot's last text had, so a match costs no allocation.
     let combine = |joined: &mut Row, p: &[Value], b: &[Value]| {
-        joined.clear();
-        if bl {
-            joined.extend_from_slice(b);
-            joined.extend_from_slice(p);
-        } else {
-            joined.extend_from_slice(p);
-            joined.extend_from_slice(b);
+        let (first, second) = if bl { (b, p) } else { (p, b) };
+        let n = first.len() + second.len();
+        if joined.len() != n {
+            joined.clear();
+            joined.resize(n, Value::Null);
+        }
+        for (d, s) in joined.iter_mut().zip(first.iter().chain(second)) {
+            match (d, s) {
+                (Value::Text(d), Value::Text(s)) => d.clone_from(s),
+                (d, s) => *d = s.clone(),
+            }
         }
     };
     let mut stopped = false;

@@ -471,7 +471,7 @@ pub(crate) fn decode_row(pool: &BufferPool, pins: &Pins, t: &[u8], types: &[SqlT
     }
     // The row is decoded in place: a column not needed is NULL from the first row on and
     // never written again (it is not decoded), and columns after the last one needed are
-    // not walked.
+    // not walked (so damage there goes unnoticed, as it does in a column not needed).
     if out.len() != types.len() {
         out.clear();
         out.resize(types.len(), Value::Null);

@@ -1981,16 +1981,37 @@ impl Scalar {
                 if *x == Value::Null || *y == Value::Null {
                     return Ok(Value::Null);
                 }
-                // The result type is the operands' static types' (type_of); values carry their
-                // static type, so two of one integer or float8 type give it without walking
-                // the operand trees again for every row.
-                let result = match (x, y) {
-                    (Value::Int4(_), Value::Int4(_)) => TypeId::Int4,
-                    (Value::Int8(_), Value::Int8(_)) => TypeId::Int8,
-                    (Value::Float8(_), Value::Float8(_)) => TypeId::Float8,
+                // The result type is type_of's, from the operands' static types; for a column
+                // or constant operand of one integer or float8 type on both sides it is read
+                // off the two leaves, without walking the tree again for every row.
+                let leaf = |s: &Scalar| match s {
+                    Scalar::Col(_, t) => Some(t.id),
+                    Scalar::Const(Value::Int4(_)) => Some(TypeId::Int4),
+                    Scalar::Const(Value::Int8(_)) => Some(TypeId::Int8),
+                    Scalar::Const(Value::Float8(_)) => Some(TypeId::Float8),
+                    _ => None,
+                };
+                let result = match (leaf(a), leaf(b)) {
+                    (Some(t @ (TypeId::Int4 | TypeId::Int8 | TypeId::Float8)), Some(u)) if t == u => t,
                     _ => type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8),
                 };
                 debug_assert_eq!(result, type_of(self).map(|t| t.id).unwrap_or(TypeId::Float8), "{self:?}");
+                if let (Value::Int4(p), Value::Int4(q), TypeId::Int4) = (x, y, result) {
+                    // int4 by int4 in i32: the same answers and errors as `arith`'s i64 path
+                    // followed by its range check.
+                    let (p, q) = (*p, *q);
+                    if q == 0 && matches!(op, ArithOp::Div | ArithOp::Mod) {
+                        return Err(PgError::new("22012", "division by zero"));
+                    }
+                    let v = match op {
+                        ArithOp::Add => p.checked_add(q),
+                        ArithOp::Sub => p.checked_sub(q),
+                        ArithOp::Mul => p.checked_mul(q),
+                        ArithOp::Div => p.checked_div(q),
+                        ArithOp::Mod => Some(p.wrapping_rem(q)),
+                    };
+                    return v.map(Value::Int4).ok_or_else(|| out_of_range(TypeId::Int4));
+                }
                 arith(*op, x, y, result)?
             }
             Scalar::Concat(a, b) => {
