@@ -1943,6 +1943,17 @@ impl Scalar {
         self.eval_cx(row, &EvalCx { params, outer: &[], runner: None })
     }
 
+    /// This expression's value as an operand: a column's or constant's own value, else the
+    /// value evaluated into `slot`.
+    #[inline]
+    fn operand<'v>(&'v self, row: &'v [Value], cx: &EvalCx<'_>, slot: &'v mut Option<Value>) -> Result<&'v Value> {
+        Ok(match self {
+            Scalar::Col(i, _) => &row[*i],
+            Scalar::Const(v) => v,
+            e => slot.insert(e.eval_cx(row, cx)?),
+        })
+    }
+
     /// Evaluates against a row with the full context: parameters, the current rows of
     /// enclosing queries (for outer references) and the executor (for subqueries).
     pub fn eval_cx(&self, row: &[Value], cx: &EvalCx<'_>) -> Result<Value> {
@@ -1961,23 +1972,9 @@ impl Scalar {
             },
             Scalar::Arith(op, a, b) => {
                 // Column and constant operands are read in place (no copy of their values).
-                let (xa, ya);
-                let x = match &**a {
-                    Scalar::Col(i, _) => &row[*i],
-                    Scalar::Const(v) => v,
-                    a => {
-                        xa = a.eval_cx(row, cx)?;
-                        &xa
-                    }
-                };
-                let y = match &**b {
-                    Scalar::Col(i, _) => &row[*i],
-                    Scalar::Const(v) => v,
-                    b => {
-                        ya = b.eval_cx(row, cx)?;
-                        &ya
-                    }
-                };
+                let (mut xa, mut ya) = (None, None);
+                let x = a.operand(row, cx, &mut xa)?;
+                let y = b.operand(row, cx, &mut ya)?;
                 if *x == Value::Null || *y == Value::Null {
                     return Ok(Value::Null);
                 }
