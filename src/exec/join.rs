@@ -450,20 +450,22 @@ fn join_batch(
     let all: Vec<usize> = (0..build.len()).collect();
     let mut joined: Row = Vec::with_capacity(j.left_width + j.right_width);
     let nulls_build = vec![Value::Null; build_w];
-    // The joined row is rewritten in place, slot by slot; a text value reuses the buffer the
-    // slot's last text had, so a match costs no allocation.
+    // The joined row is rewritten in place, only in the columns the consumer reads (`used`;
+    // the others stay NULL); a text value reuses the buffer the slot's last text had, so a
+    // match costs no allocation.
+    let width = j.left_width + j.right_width;
+    debug_assert!(j.used.is_empty() || j.used.len() == width, "the join's used columns are its output's");
+    let cols: Vec<usize> = (0..width).filter(|&c| j.used.get(c).copied().unwrap_or(true)).collect();
     let combine = |joined: &mut Row, p: &[Value], b: &[Value]| {
         let (first, second) = if bl { (b, p) } else { (p, b) };
-        let n = first.len() + second.len();
-        if joined.len() != n {
+        debug_assert_eq!(first.len() + second.len(), width, "a joined row is the two inputs' columns");
+        if joined.len() != width {
             joined.clear();
-            joined.resize(n, Value::Null);
+            joined.resize(width, Value::Null);
         }
-        for (d, s) in joined.iter_mut().zip(first.iter().chain(second)) {
-            match (d, s) {
-                (Value::Text(d), Value::Text(s)) => d.clone_from(s),
-                (d, s) => *d = s.clone(),
-            }
+        let split = first.len();
+        for &c in &cols {
+            joined[c].assign_from(if c < split { &first[c] } else { &second[c - split] });
         }
     };
     let mut stopped = false;

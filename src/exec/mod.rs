@@ -156,6 +156,10 @@ pub struct JoinNode {
     /// equality values from each left row (the `eq` expressions of its `Access::Index` are
     /// over the left row's columns); the keys are checked again on every pair.
     pub inner_index: bool,
+    /// Which columns of the joined row its consumer and `cond` read (set by the planner's
+    /// column pruning; empty: all). A hash join writes only these into the rows it emits;
+    /// the others are NULL.
+    pub used: Vec<bool>,
 }
 
 /// UNION / INTERSECT / EXCEPT.

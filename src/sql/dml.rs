@@ -482,16 +482,16 @@ pub(crate) fn decode_row(pool: &BufferPool, pins: &Pins, t: &[u8], types: &[SqlT
     let mut failed = None;
     tuple::deform_each(t, types, |i, a| {
         if needed[i] {
-            out[i] = match a {
+            match a {
                 Some(a) => match crate::copy::exec::attr_bytes(pool, pins, a, &mut scratch) {
-                    Ok(b) => Value::decode(&types[i], b),
+                    Ok(b) => out[i].decode_into(&types[i], b),
                     Err(e) => {
                         failed = Some(e);
                         return false;
                     }
                 },
-                None => Value::Null,
-            };
+                None => out[i] = Value::Null,
+            }
         }
         i < last
     })

@@ -643,6 +643,7 @@ fn plan_tree(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, t
                 build_left: false,
                 merge: false,
                 inner_index: false,
+                used: Vec::new(),
             }));
             let join = match join {
                 Node::Join(mut j) => {
@@ -1061,20 +1062,24 @@ impl<'a> Planner<'a> {
         };
         let mut items: Option<(Rel, Scope)> = None;
         for t in from {
-            let (r, s) = self.bind_from(t, &[], items.as_ref().map(|(_, s)| s)).map_err(|e| names_target(e, lateral(t)))?;
+            let (left, mut is) = match items.take() {
+                Some((rel, is)) => (Some(rel), Some(is)),
+                None => (None, None),
+            };
+            let (r, s) = self.bind_from(t, &[], is.as_ref().zip(left)).map_err(|e| names_target(e, lateral(t)))?;
             for c in &s.cols {
                 if let Some(rn) = &c.rel {
-                    if scope.has_rel(rn) || items.as_ref().is_some_and(|(_, is)| is.has_rel(rn)) {
+                    if scope.has_rel(rn) || is.as_ref().is_some_and(|is| is.has_rel(rn)) {
                         return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
                     }
                 }
             }
-            items = Some(match items {
+            items = Some(match is.take() {
                 // The first item has nothing to its left to read: not a per-row loop.
                 None => (not_lateral(r), s),
-                Some((rel, mut is)) => {
+                Some(mut is) => {
                     is.cols.extend(s.cols);
-                    (Rel::Join(JoinKind::Inner, Box::new(rel), Box::new(r), Vec::new()), is)
+                    (r, is)
                 }
             });
         }
@@ -1755,10 +1760,29 @@ impl<'a> Planner<'a> {
         Ok((Rel::Leaf(Node::Function(Box::new(exec::FunctionScan { calls, ordinality })), width, lateral), scope))
     }
 
-    /// A FROM item with its joins, left to right.
-    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope], left: Option<&Scope>) -> Result<(Rel, Scope)> {
-        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer, left)?;
-        for j in &twj.joins {
+    /// A FROM item with its joins, left to right. `left`: the comma-separated FROM items
+    /// before it, their columns and their tree: its LATERAL items may read them. The answer
+    /// is the tree of `left`'s items and this one's, and this item's own columns (which
+    /// follow `left`'s in the tree's rows).
+    ///
+    /// A LATERAL item inside the joins (`FROM a, b JOIN LATERAL (... a.x ...) s ON ...`)
+    /// that reads `left`'s items runs once per row of `left` × the joins before it: from that
+    /// join on, the tree is `(left × b) JOIN s ...` rather than `left × (b JOIN s ...)`, the
+    /// same rows when the joins from there on are INNER or LEFT (each row of `left` is
+    /// paired with every row of `b`, before and after). The item is first bound as reading
+    /// this item's own columns only (the cheaper tree); only if a name is missing then is it
+    /// bound again with `left`'s columns too. `left`'s columns stay out of reach of the ON
+    /// conditions, as in PostgreSQL.
+    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope], left: Option<(&Scope, Rel)>) -> Result<(Rel, Scope)> {
+        let (left_scope, mut before) = match left {
+            Some((s, r)) => (Some(s), Some(r)),
+            None => (None, None),
+        };
+        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer, left_scope)?;
+        // Once `left`'s tree is joined in below the joins (`before` taken), `rel` holds
+        // `left`'s columns first, then this item's: `xw` of them.
+        let xw = left_scope.map_or(0, |s| s.cols.len());
+        for (jn, j) in twj.joins.iter().enumerate() {
             need(!j.global, "GLOBAL JOIN")?;
             let (kind, constraint) = match &j.join_operator {
                 JoinOperator::Join(c) | JoinOperator::Inner(c) => (JoinKind::Inner, c),
@@ -1768,7 +1792,41 @@ impl<'a> Planner<'a> {
                 JoinOperator::CrossJoin(c) => (JoinKind::Inner, c),
                 other => return Err(refuse(&format!("this join ({other:?})"))),
             };
-            let (r, rscope) = self.bind_from_item(&j.relation, outer, Some(&scope))?;
+            // `left`'s columns then this item's: what a LATERAL item reads once `left` is
+            // joined in below.
+            let wide = |ls: &Scope| Scope { cols: ls.cols.iter().chain(&scope.cols).cloned().collect() };
+            let (r, rscope) = match (left_scope, before.is_some()) {
+                (Some(ls), false) => self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?,
+                _ => match (self.bind_from_item(&j.relation, outer, Some(&scope)), left_scope) {
+                    (Err(e), Some(ls)) if before.is_some() && matches!(e.code, sqlstate::UNDEFINED_TABLE | sqlstate::UNDEFINED_COLUMN) => {
+                        match self.bind_from_item(&j.relation, outer, Some(&wide(ls))) {
+                            Ok(got) => {
+                                // This join and those after it must keep every row of `left`.
+                                let reassociable = twj.joins[jn..].iter().all(|k| match &k.join_operator {
+                                    JoinOperator::Join(c)
+                                    | JoinOperator::Inner(c)
+                                    | JoinOperator::Left(c)
+                                    | JoinOperator::LeftOuter(c)
+                                    | JoinOperator::CrossJoin(c) => {
+                                        matches!(c, JoinConstraint::On(_) | JoinConstraint::None)
+                                    }
+                                    _ => false,
+                                });
+                                if !reassociable {
+                                    return Err(PgError::feature(
+                                    "a LATERAL item that reads an earlier comma-separated FROM item, in a join followed by RIGHT / FULL JOIN, USING or NATURAL, is not supported by heapstore",
+                                ));
+                                }
+                                let l = before.take().expect("checked");
+                                rel = Rel::Join(JoinKind::Inner, Box::new(l), Box::new(rel), Vec::new());
+                                got
+                            }
+                            Err(_) => return Err(e),
+                        }
+                    }
+                    (got, _) => got?,
+                },
+            };
             if r.leftmost_lateral() && matches!(kind, JoinKind::Right | JoinKind::Full) {
                 return Err(PgError::new("42P10", "invalid reference to FROM-clause entry for a LATERAL subquery")
                     .with_detail("The combining JOIN type must be INNER or LEFT for a LATERAL reference."));
@@ -1862,8 +1920,19 @@ impl<'a> Planner<'a> {
                     scope = Scope { cols };
                 }
                 (JoinConstraint::On(e), None) => {
-                    let b = self.binder(&joined, outer, None);
-                    let cond = b.boolean(e, "JOIN/ON").map_err(agg_in("JOIN conditions"))?;
+                    // With `left` joined in below, the condition's row starts with `left`'s
+                    // columns, which it may not name.
+                    let unnamed = ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), SqlType::new(TypeId::Text)) };
+                    let mut on_scope = Scope { cols: Vec::new() };
+                    if before.is_none() {
+                        on_scope.cols.extend(left_scope.iter().flat_map(|ls| &ls.cols).map(|c| ScopeCol { ty: c.ty, ..unnamed.clone() }));
+                    }
+                    on_scope.cols.extend(joined.cols.iter().cloned());
+                    let b = self.binder(&on_scope, outer, None);
+                    let cond = b.boolean(e, "JOIN/ON").map_err(agg_in("JOIN conditions")).map_err(|e| match left_scope {
+                        Some(ls) => out_of_reach(e, ls),
+                        None => e,
+                    })?;
                     let mut on = Vec::new();
                     conjuncts(cond, &mut on);
                     rel = Rel::Join(kind, Box::new(rel), Box::new(r), on);
@@ -1879,7 +1948,11 @@ impl<'a> Planner<'a> {
                 _ => unreachable!("USING and NATURAL are handled above"),
             }
         }
-        Ok((rel, scope))
+        debug_assert_eq!(rel.width(), scope.cols.len() + if before.is_none() { xw } else { 0 }, "the tree's rows are the scope's columns");
+        Ok(match before {
+            Some(l) => (Rel::Join(JoinKind::Inner, Box::new(l), Box::new(rel), Vec::new()), scope),
+            None => (rel, scope),
+        })
     }
 
     /// One SELECT block with the enclosing query's ORDER BY and LIMIT.
@@ -1940,7 +2013,7 @@ impl<'a> Planner<'a> {
             let mut it = from.iter();
             let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer, None)?;
             for t in it {
-                let (r, s) = self.bind_from(t, outer, Some(&scope))?;
+                let (r, s) = self.bind_from(t, outer, Some((&scope, rel)))?;
                 for c in &s.cols {
                     if let Some(rn) = &c.rel {
                         if scope.has_rel(rn) {
@@ -1948,7 +2021,7 @@ impl<'a> Planner<'a> {
                         }
                     }
                 }
-                rel = Rel::Join(JoinKind::Inner, Box::new(rel), Box::new(r), Vec::new());
+                rel = r;
                 scope.cols.extend(s.cols);
             }
             (rel, scope)
@@ -2441,7 +2514,7 @@ fn rename_columns(cols: &mut [OutCol], names: &[sqlparser::ast::TableAliasColumn
 /// its subqueries as outer references.
 fn cols_used(e: &Scalar, used: &mut [bool]) {
     fn in_plan(node: &Node, level: usize, used: &mut [bool]) {
-        visit_exprs(node, &mut |x| {
+        visit_exprs_at(node, level, &mut |x, level| {
             x.visit(&mut |y| match y {
                 Scalar::Outer(d, i, _) if *d == level => {
                     if let Some(u) = used.get_mut(*i) {
@@ -2535,6 +2608,7 @@ fn prune(node: &mut Node, needed: &[bool]) {
                 // The right side reads left columns as outer references: keep them all.
                 ln = vec![true; lw];
             }
+            j.used = all;
             prune(&mut j.left, &ln);
             prune(&mut j.right, &rn);
         }
@@ -2582,7 +2656,7 @@ fn prune(node: &mut Node, needed: &[bool]) {
 /// past `level` subquery levels.
 fn refs_outside(node: &Node, level: usize) -> bool {
     let mut found = false;
-    visit_exprs(node, &mut |e| {
+    visit_exprs_at(node, level, &mut |e, level| {
         e.visit(&mut |x| match x {
             Scalar::Outer(d, ..) if *d >= level => found = true,
             Scalar::SubLink(l) if refs_outside(&l.plan, level + 1) => found = true,
@@ -2594,82 +2668,90 @@ fn refs_outside(node: &Node, level: usize) -> bool {
 
 /// Calls `f` on every expression of `node`'s tree (not inside subqueries).
 pub(crate) fn visit_exprs(node: &Node, f: &mut dyn FnMut(&Scalar)) {
+    visit_exprs_at(node, 0, &mut |e, _| f(e));
+}
+
+/// [`visit_exprs`] with each expression's outer level: how many rows its `Scalar::Outer`
+/// depths count before `node`'s enclosing query. The right input of a LATERAL join is one
+/// level deeper than the join (its nearest outer row is the join's left row), so an outer
+/// reference `Outer(d, ..)` met at level `l` reads the query enclosing `node` when `d >= l`.
+pub(crate) fn visit_exprs_at(node: &Node, level: usize, f: &mut dyn FnMut(&Scalar, usize)) {
     match node {
         Node::Unit => {}
-        Node::Values(rows, _) => rows.iter().flatten().for_each(&mut *f),
+        Node::Values(rows, _) => rows.iter().flatten().for_each(|e| f(e, level)),
         Node::Scan(p) => {
             if let Some(x) = &p.filter {
-                f(x);
+                f(x, level);
             }
         }
         Node::Filter(i, e) => {
-            visit_exprs(i, f);
-            f(e);
+            visit_exprs_at(i, level, f);
+            f(e, level);
         }
         Node::Project(i, es) => {
-            visit_exprs(i, f);
-            es.iter().for_each(&mut *f);
+            visit_exprs_at(i, level, f);
+            es.iter().for_each(|e| f(e, level));
         }
         Node::Join(j) => {
-            visit_exprs(&j.left, f);
-            visit_exprs(&j.right, f);
+            visit_exprs_at(&j.left, level, f);
+            visit_exprs_at(&j.right, level + usize::from(j.lateral), f);
             for (a, b) in &j.keys {
-                f(a);
-                f(b);
+                f(a, level);
+                f(b, level);
             }
             if let Some(c) = &j.cond {
-                f(c);
+                f(c, level);
             }
         }
         Node::Agg(i, g, a) => {
-            visit_exprs(i, f);
-            g.iter().for_each(&mut *f);
+            visit_exprs_at(i, level, f);
+            g.iter().for_each(|e| f(e, level));
             for c in a {
-                c.args.iter().for_each(&mut *f);
+                c.args.iter().for_each(|e| f(e, level));
                 if let Some(x) = &c.filter {
-                    f(x);
+                    f(x, level);
                 }
-                c.order.iter().for_each(|k| f(&k.expr));
+                c.order.iter().for_each(|k| f(&k.expr, level));
             }
         }
         Node::Sort(i, k) => {
-            visit_exprs(i, f);
-            k.iter().for_each(|k| f(&k.expr));
+            visit_exprs_at(i, level, f);
+            k.iter().for_each(|k| f(&k.expr, level));
         }
         Node::Limit(i, l, o, ties) => {
-            visit_exprs(i, f);
-            ties.iter().flatten().for_each(|k| f(&k.expr));
+            visit_exprs_at(i, level, f);
+            ties.iter().flatten().for_each(|k| f(&k.expr, level));
             if let Some(x) = l {
-                f(x);
+                f(x, level);
             }
             if let Some(x) = o {
-                f(x);
+                f(x, level);
             }
         }
-        Node::Distinct(i, _) => visit_exprs(i, f),
+        Node::Distinct(i, _) => visit_exprs_at(i, level, f),
         Node::SetOp(_, _, l, r) => {
-            visit_exprs(l, f);
-            visit_exprs(r, f);
+            visit_exprs_at(l, level, f);
+            visit_exprs_at(r, level, f);
         }
         Node::Window(i, w) => {
-            visit_exprs(i, f);
+            visit_exprs_at(i, level, f);
             for c in w {
-                c.args.iter().for_each(&mut *f);
-                c.partition.iter().for_each(&mut *f);
-                c.filter.iter().for_each(&mut *f);
-                c.order.iter().for_each(|k| f(&k.expr));
+                c.args.iter().for_each(|e| f(e, level));
+                c.partition.iter().for_each(|e| f(e, level));
+                c.filter.iter().for_each(|e| f(e, level));
+                c.order.iter().for_each(|k| f(&k.expr, level));
             }
         }
-        Node::Cte(c) => visit_exprs(&c.node, f),
-        Node::Function(fs) => fs.calls.iter().flat_map(|c| &c.args).for_each(&mut *f),
+        Node::Cte(c) => visit_exprs_at(&c.node, level, f),
+        Node::Function(fs) => fs.calls.iter().flat_map(|c| &c.args).for_each(|e| f(e, level)),
         Node::WorkTable(..) => {}
         Node::RecursiveUnion(r) => {
-            visit_exprs(&r.nonrec, f);
-            visit_exprs(&r.rec, f);
+            visit_exprs_at(&r.nonrec, level, f);
+            visit_exprs_at(&r.rec, level, f);
         }
         Node::ProjectSet(i, calls) => {
-            visit_exprs(i, f);
-            calls.iter().flat_map(|c| &c.args).for_each(&mut *f);
+            visit_exprs_at(i, level, f);
+            calls.iter().flat_map(|c| &c.args).for_each(|e| f(e, level));
         }
     }
 }
@@ -2912,6 +2994,37 @@ fn run_bound_to<'k>(
 
 /// An output column: its name, expression and source (table oid, column number).
 pub(crate) type OutItem = (String, Scalar, Option<(u32, i16)>);
+
+/// A name missing from a JOIN's ON condition that is a column of an earlier comma-separated
+/// FROM item (`ls`), which the condition may not read: PostgreSQL's error and hint.
+fn out_of_reach(e: PgError, ls: &Scope) -> PgError {
+    match e.code {
+        sqlstate::UNDEFINED_TABLE => {
+            let rel =
+                e.message.strip_prefix("missing FROM-clause entry for table \"").and_then(|m| m.strip_suffix('"')).map(str::to_string);
+            match rel.filter(|r| ls.has_rel(r)) {
+                Some(r) => PgError::new(sqlstate::UNDEFINED_TABLE, format!("invalid reference to FROM-clause entry for table \"{r}\""))
+                    .with_hint(format!("There is an entry for table \"{r}\", but it cannot be referenced from this part of the query.")),
+                None => e,
+            }
+        }
+        sqlstate::UNDEFINED_COLUMN => {
+            let col = e.message.strip_prefix("column \"").and_then(|m| m.strip_suffix("\" does not exist"));
+            match col.and_then(|c| ls.cols.iter().find(|s| !s.hidden && s.name == c)) {
+                Some(s) => {
+                    let hint = format!(
+                        "There is a column named \"{}\" in table \"{}\", but it cannot be referenced from this part of the query.",
+                        s.name,
+                        s.rel.as_deref().unwrap_or("")
+                    );
+                    e.with_hint(hint)
+                }
+                None => e,
+            }
+        }
+        _ => e,
+    }
+}
 
 /// A FROM tree whose first item is marked LATERAL with nothing to its left: unmarked.
 fn not_lateral(rel: Rel) -> Rel {

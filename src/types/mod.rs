@@ -864,6 +864,56 @@ pub enum Value {
 }
 
 impl Value {
+    /// `*self = s.clone()`, without a call for the values that own no memory, and reusing
+    /// `self`'s buffer when both are text: the executor's row-assembly loops.
+    #[inline]
+    pub fn assign_from(&mut self, s: &Value) {
+        match (&mut *self, s) {
+            (Value::Text(d), Value::Text(s)) => d.clone_from(s),
+            (Value::Null, Value::Null) => {}
+            (
+                d @ (Value::Null | Value::Bool(_) | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Float8(_) | Value::Date(_)),
+                s @ (Value::Null | Value::Bool(_) | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Float8(_) | Value::Date(_)),
+            ) => {
+                // Neither owns memory: a plain copy of the variant, nothing to drop.
+                *d = match s {
+                    Value::Bool(b) => Value::Bool(*b),
+                    Value::Int2(n) => Value::Int2(*n),
+                    Value::Int4(n) => Value::Int4(*n),
+                    Value::Int8(n) => Value::Int8(*n),
+                    Value::Float8(n) => Value::Float8(*n),
+                    Value::Date(n) => Value::Date(*n),
+                    _ => Value::Null,
+                }
+            }
+            (d, s) => *d = s.clone(),
+        }
+    }
+
+    /// `*self = Value::decode(ty, stored_value)`, writing in place where `self` already holds
+    /// a value of the same kind (a text reuses its buffer): row decoding in scans.
+    #[inline]
+    pub fn decode_into(&mut self, ty: &SqlType, stored_value: &[u8]) {
+        let v = stored_value;
+        if let Value::Text(d) = self {
+            if matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar) {
+                if let Ok(s) = std::str::from_utf8(v) {
+                    d.clear();
+                    d.push_str(s);
+                    return;
+                }
+            }
+        }
+        match (ty.id, self) {
+            (TypeId::Int4, Value::Int4(d)) => *d = i32::from_le_bytes(stored(v)),
+            (TypeId::Int8, Value::Int8(d)) => *d = i64::from_le_bytes(stored(v)),
+            (TypeId::Int2, Value::Int2(d)) => *d = i16::from_le_bytes(stored(v)),
+            (TypeId::Float8, Value::Float8(d)) => *d = f64::from_bits(u64::from_le_bytes(stored(v))),
+            (TypeId::Date, Value::Date(d)) => *d = i32::from_le_bytes(stored(v)),
+            (_, this) => *this = Value::decode(ty, v),
+        }
+    }
+
     /// Decodes a stored value of type `ty`.
     pub fn decode(ty: &SqlType, stored_value: &[u8]) -> Value {
         let v = stored_value;

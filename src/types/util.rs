@@ -59,6 +59,9 @@ pub(crate) fn wire_exact<const N: usize>(wire: &[u8]) -> Result<[u8; N]> {
 #[inline]
 pub(crate) fn stored<const N: usize>(bytes: &[u8]) -> [u8; N] {
     debug_assert_eq!(bytes.len(), N, "stored fixed-width value has the wrong size");
+    if let Ok(a) = bytes.try_into() {
+        return a;
+    }
     let mut a = [0u8; N];
     let n = bytes.len().min(N);
     a[..n].copy_from_slice(&bytes[..n]);
