@@ -854,6 +854,16 @@ impl Binder<'_> {
                     _ => return Err(PgError::feature(format!("{iv} is not supported by heapstore yet"))),
                 }
             }
+            // `ts AT TIME ZONE zone` is PostgreSQL's `timezone(zone, ts)`.
+            Expr::AtTimeZone { timestamp, time_zone } => {
+                let (zone, ts) = (self.bind(time_zone)?, self.bind(timestamp)?);
+                super::func::bind_call("timezone", vec![zone, ts]).map_err(|mut e| {
+                    if e.code == "42883" {
+                        e.message = e.message.replacen("function timezone(", "function pg_catalog.timezone(", 1);
+                    }
+                    e
+                })?
+            }
             Expr::IsNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), false),
             Expr::IsNotNull(x) => Scalar::IsNull(Box::new(self.bind(x)?), true),
             Expr::Between { expr, negated, low, high } => {

@@ -156,6 +156,10 @@ pub enum Func {
     Decode,
     /// `date_bin(stride, source, origin)` over timestamp or timestamptz.
     DateBin,
+    /// `timezone(zone, ts)` / `ts AT TIME ZONE zone`: zone as text or interval; a timestamptz
+    /// gives the wall-clock timestamp there, a timestamp the timestamptz it reads there
+    /// (`types::tz`).
+    Timezone,
     /// `make_timestamp(year, month, mday, hour, min, sec)`.
     MakeTimestamp,
     /// `overlay(s PLACING r FROM n [FOR m])` of text.
@@ -666,6 +670,25 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "decode" => {
             arity(name, &args, 2, 2)?;
             (Func::Decode, each(args, &[text(), text()])?, t(TypeId::Bytea))
+        }
+        "timezone" => {
+            arity(name, &args, 2, 2)?;
+            let mut it = args.into_iter();
+            let (zone, ts) = (it.next().expect("two arguments"), it.next().expect("two arguments"));
+            let zone = match type_of(&zone).map(|t| t.id) {
+                Some(TypeId::Interval) => zone,
+                _ => arg_as(name, &all, zone, text())?,
+            };
+            // timezone(text, timestamptz) is the form an untyped literal, a NULL or a date
+            // resolves to (timestamptz is its category's preferred type).
+            let (ts, ty) = match type_of(&ts).map(|t| t.id) {
+                Some(TypeId::Timestamp) => (ts, t(TypeId::Timestamptz)),
+                Some(TypeId::Timestamptz) => (ts, t(TypeId::Timestamp)),
+                Some(TypeId::Date) => (Scalar::Cast(Box::new(ts), t(TypeId::Timestamptz)), t(TypeId::Timestamp)),
+                None => (coerce(ts, Some(t(TypeId::Timestamptz)))?, t(TypeId::Timestamp)),
+                Some(_) => return Err(no_function(name, &all)),
+            };
+            (Func::Timezone, vec![zone, ts], ty)
         }
         "date_bin" => {
             arity(name, &args, 3, 3)?;
@@ -1248,6 +1271,17 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Bytea(crate::types::bytea::decode(s0(), enc)?)
         }
         Func::DateBin => date_bin(args)?,
+        Func::Timezone => {
+            let zone = match &args[0] {
+                Value::Interval(iv) => crate::types::tz::Zone::interval(iv)?,
+                other => zone_named(text_arg(other))?,
+            };
+            match args[1] {
+                Value::Timestamptz(t) => Value::Timestamp(zone.to_local(t)?),
+                Value::Timestamp(t) => Value::Timestamptz(zone.from_local(t)?),
+                _ => return Err(PgError::internal("timezone() of a non-timestamp")),
+            }
+        }
         Func::MakeTimestamp => make_timestamp(args)?,
         Func::Overlay => {
             let (s, r) = (s0(), text_arg(&args[1]));
@@ -1610,6 +1644,24 @@ fn random_f64() -> Result<f64> {
     s[3] = s[3].rotate_left(45);
     STATE.with(|c| c.set(Some(s)));
     Ok((r >> 11) as f64 * (1.0 / (1u64 << 53) as f64))
+}
+
+/// The zone `name` names, remembered per thread for the next row (a query converts many
+/// values to one zone; reading it from the time zone database each time would dominate).
+fn zone_named(name: &str) -> Result<crate::types::tz::Zone> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, crate::types::tz::Zone)>> = const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|l| {
+        if let Some((n, z)) = &*l.borrow() {
+            if n == name {
+                return Ok(z.clone());
+            }
+        }
+        let z = crate::types::tz::Zone::named(name)?;
+        *l.borrow_mut() = Some((name.to_string(), z.clone()));
+        Ok(z)
+    })
 }
 
 /// `date_bin(stride, source, origin)` (timestamp_bin / timestamptz_bin, which read no time

@@ -63,6 +63,7 @@ mod ryu;
 mod ryu_tables;
 mod strtod;
 pub(crate) mod text;
+pub mod tz;
 mod util;
 pub mod uuid;
 pub use interval::Interval;

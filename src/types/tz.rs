@@ -1,0 +1,479 @@
+//! Time zones for `AT TIME ZONE` and `timezone(zone, timestamp)`: the zone a name or an
+//! interval gives, and the conversions between an instant (timestamptz) and the wall-clock
+//! time (timestamp) there, as PostgreSQL's `timestamptz_zone` / `timestamp_zone` compute them.
+//!
+//! A zone named by text is looked up as PostgreSQL does:
+//! 1. an abbreviation of the default `timezone_abbreviations` set (`Default`), any case:
+//!    most are a fixed offset (`EST` is −05:00 all year, `CET` +01:00 also in summer); a few
+//!    stand for a zone's local abbreviation (`MSK`, Europe/Moscow) and are used where that
+//!    zone used that abbreviation at that time (elsewhere refused, 0A000);
+//! 2. an IANA zone name, any case (`America/New_York`), from the system's time zone
+//!    database (`/usr/share/zoneinfo`);
+//! 3. a POSIX offset without daylight-saving part: an optional name, then
+//!    `[+-]h[h][h][:mm[:ss]]` (hours below 168), **west** of Greenwich when positive
+//!    (`'+05'` and `'UTC+5'` are five hours *behind* UTC), as POSIX and PostgreSQL read it.
+//!
+//! Anything else is 22023 `time zone "..." not recognized`, except a POSIX string with a
+//! daylight-saving part or other forms PostgreSQL's parser also takes (which heapstore does
+//! not read), refused with 0A000. An interval zone is an offset east of UTC
+//! (`INTERVAL '-08:00'`), without months or days (22023).
+//!
+//! Local times in a gap (a spring-forward hour) take the offset from before the transition;
+//! local times in a fold (a fall-back hour) the offset from after it, as PostgreSQL's
+//! `DetermineTimeZoneOffset`. A named zone's rules are known for years 1 to 9999 (UTC);
+//! outside them a named zone is refused (0A000), a fixed offset works over the whole range.
+
+use super::datetime::is_valid_timestamp;
+use super::interval::Interval;
+use crate::error::{sqlstate, PgError, Result};
+
+/// Microseconds from 1970-01-01 to 2000-01-01 (heapstore's timestamps count from the latter).
+const UNIX_TO_PG_US: i64 = 946_684_800_000_000;
+
+/// An abbreviation of the default set.
+#[derive(Clone, Copy)]
+enum Abbrev {
+    /// Seconds east of UTC.
+    Fixed(i32),
+    /// The zone whose local abbreviation it is.
+    Dynamic(&'static str),
+}
+
+/// The default `timezone_abbreviations` set, lower case, sorted.
+const ABBREVS: &[(&str, Abbrev)] = &[
+    ("acdt", Abbrev::Fixed(37800)),
+    ("acsst", Abbrev::Fixed(37800)),
+    ("acst", Abbrev::Fixed(34200)),
+    ("act", Abbrev::Fixed(-18000)),
+    ("acwst", Abbrev::Fixed(31500)),
+    ("adt", Abbrev::Fixed(-10800)),
+    ("aedt", Abbrev::Fixed(39600)),
+    ("aesst", Abbrev::Fixed(39600)),
+    ("aest", Abbrev::Fixed(36000)),
+    ("aft", Abbrev::Fixed(16200)),
+    ("akdt", Abbrev::Fixed(-28800)),
+    ("akst", Abbrev::Fixed(-32400)),
+    ("almst", Abbrev::Fixed(25200)),
+    ("almt", Abbrev::Fixed(21600)),
+    ("amst", Abbrev::Dynamic("Asia/Yerevan")),
+    ("amt", Abbrev::Fixed(-14400)),
+    ("anast", Abbrev::Dynamic("Asia/Anadyr")),
+    ("anat", Abbrev::Dynamic("Asia/Anadyr")),
+    ("arst", Abbrev::Dynamic("America/Argentina/Buenos_Aires")),
+    ("art", Abbrev::Dynamic("America/Argentina/Buenos_Aires")),
+    ("ast", Abbrev::Fixed(-14400)),
+    ("awsst", Abbrev::Fixed(32400)),
+    ("awst", Abbrev::Fixed(28800)),
+    ("azost", Abbrev::Fixed(0)),
+    ("azot", Abbrev::Fixed(-3600)),
+    ("azst", Abbrev::Dynamic("Asia/Baku")),
+    ("azt", Abbrev::Dynamic("Asia/Baku")),
+    ("bdst", Abbrev::Fixed(7200)),
+    ("bdt", Abbrev::Fixed(21600)),
+    ("bnt", Abbrev::Fixed(28800)),
+    ("bort", Abbrev::Fixed(28800)),
+    ("bot", Abbrev::Fixed(-14400)),
+    ("bra", Abbrev::Fixed(-10800)),
+    ("brst", Abbrev::Fixed(-7200)),
+    ("brt", Abbrev::Fixed(-10800)),
+    ("bst", Abbrev::Fixed(3600)),
+    ("btt", Abbrev::Fixed(21600)),
+    ("cadt", Abbrev::Fixed(37800)),
+    ("cast", Abbrev::Fixed(34200)),
+    ("cct", Abbrev::Fixed(28800)),
+    ("cdt", Abbrev::Fixed(-18000)),
+    ("cest", Abbrev::Fixed(7200)),
+    ("cet", Abbrev::Fixed(3600)),
+    ("cetdst", Abbrev::Fixed(7200)),
+    ("chadt", Abbrev::Fixed(49500)),
+    ("chast", Abbrev::Fixed(45900)),
+    ("chut", Abbrev::Fixed(36000)),
+    ("ckt", Abbrev::Dynamic("Pacific/Rarotonga")),
+    ("clst", Abbrev::Fixed(-10800)),
+    ("clt", Abbrev::Dynamic("America/Santiago")),
+    ("cot", Abbrev::Fixed(-18000)),
+    ("cst", Abbrev::Fixed(-21600)),
+    ("cxt", Abbrev::Fixed(25200)),
+    ("davt", Abbrev::Dynamic("Antarctica/Davis")),
+    ("ddut", Abbrev::Fixed(36000)),
+    ("easst", Abbrev::Dynamic("Pacific/Easter")),
+    ("east", Abbrev::Dynamic("Pacific/Easter")),
+    ("eat", Abbrev::Fixed(10800)),
+    ("edt", Abbrev::Fixed(-14400)),
+    ("eest", Abbrev::Fixed(10800)),
+    ("eet", Abbrev::Fixed(7200)),
+    ("eetdst", Abbrev::Fixed(10800)),
+    ("egst", Abbrev::Fixed(0)),
+    ("egt", Abbrev::Fixed(-3600)),
+    ("est", Abbrev::Fixed(-18000)),
+    ("fet", Abbrev::Fixed(10800)),
+    ("fjst", Abbrev::Fixed(46800)),
+    ("fjt", Abbrev::Fixed(43200)),
+    ("fkst", Abbrev::Dynamic("Atlantic/Stanley")),
+    ("fkt", Abbrev::Dynamic("Atlantic/Stanley")),
+    ("fnst", Abbrev::Fixed(-3600)),
+    ("fnt", Abbrev::Fixed(-7200)),
+    ("galt", Abbrev::Fixed(-21600)),
+    ("gamt", Abbrev::Fixed(-32400)),
+    ("gest", Abbrev::Dynamic("Asia/Tbilisi")),
+    ("get", Abbrev::Dynamic("Asia/Tbilisi")),
+    ("gft", Abbrev::Fixed(-10800)),
+    ("gilt", Abbrev::Fixed(43200)),
+    ("gmt", Abbrev::Fixed(0)),
+    ("gyt", Abbrev::Dynamic("America/Guyana")),
+    ("hkt", Abbrev::Fixed(28800)),
+    ("hst", Abbrev::Fixed(-36000)),
+    ("ict", Abbrev::Fixed(25200)),
+    ("idt", Abbrev::Fixed(10800)),
+    ("iot", Abbrev::Dynamic("Indian/Chagos")),
+    ("irkst", Abbrev::Dynamic("Asia/Irkutsk")),
+    ("irkt", Abbrev::Dynamic("Asia/Irkutsk")),
+    ("irt", Abbrev::Fixed(12600)),
+    ("ist", Abbrev::Fixed(7200)),
+    ("jayt", Abbrev::Fixed(32400)),
+    ("jst", Abbrev::Fixed(32400)),
+    ("kdt", Abbrev::Fixed(36000)),
+    ("kgst", Abbrev::Fixed(21600)),
+    ("kgt", Abbrev::Dynamic("Asia/Bishkek")),
+    ("kost", Abbrev::Dynamic("Pacific/Kosrae")),
+    ("krast", Abbrev::Dynamic("Asia/Krasnoyarsk")),
+    ("krat", Abbrev::Dynamic("Asia/Krasnoyarsk")),
+    ("kst", Abbrev::Fixed(32400)),
+    ("lhdt", Abbrev::Dynamic("Australia/Lord_Howe")),
+    ("lhst", Abbrev::Fixed(37800)),
+    ("ligt", Abbrev::Fixed(36000)),
+    ("lint", Abbrev::Dynamic("Pacific/Kiritimati")),
+    ("lkt", Abbrev::Dynamic("Asia/Colombo")),
+    ("magst", Abbrev::Dynamic("Asia/Magadan")),
+    ("magt", Abbrev::Dynamic("Asia/Magadan")),
+    ("mart", Abbrev::Fixed(-34200)),
+    ("mawt", Abbrev::Dynamic("Antarctica/Mawson")),
+    ("mdt", Abbrev::Fixed(-21600)),
+    ("mest", Abbrev::Fixed(7200)),
+    ("mesz", Abbrev::Fixed(7200)),
+    ("met", Abbrev::Fixed(3600)),
+    ("metdst", Abbrev::Fixed(7200)),
+    ("mez", Abbrev::Fixed(3600)),
+    ("mht", Abbrev::Fixed(43200)),
+    ("mmt", Abbrev::Fixed(23400)),
+    ("mpt", Abbrev::Fixed(36000)),
+    ("msd", Abbrev::Fixed(14400)),
+    ("msk", Abbrev::Dynamic("Europe/Moscow")),
+    ("mst", Abbrev::Fixed(-25200)),
+    ("must", Abbrev::Fixed(18000)),
+    ("mut", Abbrev::Fixed(14400)),
+    ("mvt", Abbrev::Fixed(18000)),
+    ("myt", Abbrev::Fixed(28800)),
+    ("ndt", Abbrev::Fixed(-9000)),
+    ("nft", Abbrev::Fixed(-12600)),
+    ("novst", Abbrev::Dynamic("Asia/Novosibirsk")),
+    ("novt", Abbrev::Dynamic("Asia/Novosibirsk")),
+    ("npt", Abbrev::Fixed(20700)),
+    ("nst", Abbrev::Fixed(-12600)),
+    ("nut", Abbrev::Dynamic("Pacific/Niue")),
+    ("nzdt", Abbrev::Fixed(46800)),
+    ("nzst", Abbrev::Fixed(43200)),
+    ("nzt", Abbrev::Fixed(43200)),
+    ("omsst", Abbrev::Dynamic("Asia/Omsk")),
+    ("omst", Abbrev::Dynamic("Asia/Omsk")),
+    ("pdt", Abbrev::Fixed(-25200)),
+    ("pet", Abbrev::Fixed(-18000)),
+    ("petst", Abbrev::Dynamic("Asia/Kamchatka")),
+    ("pett", Abbrev::Dynamic("Asia/Kamchatka")),
+    ("pgt", Abbrev::Fixed(36000)),
+    ("pht", Abbrev::Fixed(28800)),
+    ("pkst", Abbrev::Fixed(21600)),
+    ("pkt", Abbrev::Fixed(18000)),
+    ("pmdt", Abbrev::Fixed(-7200)),
+    ("pmst", Abbrev::Fixed(-10800)),
+    ("pont", Abbrev::Fixed(39600)),
+    ("pst", Abbrev::Fixed(-28800)),
+    ("pwt", Abbrev::Fixed(32400)),
+    ("pyst", Abbrev::Fixed(-10800)),
+    ("pyt", Abbrev::Dynamic("America/Asuncion")),
+    ("ret", Abbrev::Fixed(14400)),
+    ("sadt", Abbrev::Fixed(37800)),
+    ("sast", Abbrev::Fixed(7200)),
+    ("sct", Abbrev::Fixed(14400)),
+    ("sgt", Abbrev::Dynamic("Asia/Singapore")),
+    ("taht", Abbrev::Fixed(-36000)),
+    ("tft", Abbrev::Fixed(18000)),
+    ("tjt", Abbrev::Fixed(18000)),
+    ("tkt", Abbrev::Dynamic("Pacific/Fakaofo")),
+    ("tmt", Abbrev::Dynamic("Asia/Ashgabat")),
+    ("tot", Abbrev::Fixed(46800)),
+    ("trut", Abbrev::Fixed(36000)),
+    ("tvt", Abbrev::Fixed(43200)),
+    ("uct", Abbrev::Fixed(0)),
+    ("ulast", Abbrev::Fixed(32400)),
+    ("ulat", Abbrev::Dynamic("Asia/Ulaanbaatar")),
+    ("ut", Abbrev::Fixed(0)),
+    ("utc", Abbrev::Fixed(0)),
+    ("uyst", Abbrev::Fixed(-7200)),
+    ("uyt", Abbrev::Fixed(-10800)),
+    ("uzst", Abbrev::Fixed(21600)),
+    ("uzt", Abbrev::Fixed(18000)),
+    ("vet", Abbrev::Dynamic("America/Caracas")),
+    ("vlast", Abbrev::Dynamic("Asia/Vladivostok")),
+    ("vlat", Abbrev::Dynamic("Asia/Vladivostok")),
+    ("volt", Abbrev::Dynamic("Europe/Volgograd")),
+    ("vut", Abbrev::Fixed(39600)),
+    ("wadt", Abbrev::Fixed(28800)),
+    ("wakt", Abbrev::Fixed(43200)),
+    ("wast", Abbrev::Fixed(25200)),
+    ("wat", Abbrev::Fixed(3600)),
+    ("wdt", Abbrev::Fixed(32400)),
+    ("wet", Abbrev::Fixed(0)),
+    ("wetdst", Abbrev::Fixed(3600)),
+    ("wft", Abbrev::Fixed(43200)),
+    ("wgst", Abbrev::Fixed(-7200)),
+    ("wgt", Abbrev::Fixed(-10800)),
+    ("xjt", Abbrev::Fixed(21600)),
+    ("yakst", Abbrev::Dynamic("Asia/Yakutsk")),
+    ("yakt", Abbrev::Dynamic("Asia/Yakutsk")),
+    ("yapt", Abbrev::Fixed(36000)),
+    ("yekst", Abbrev::Fixed(21600)),
+    ("yekt", Abbrev::Dynamic("Asia/Yekaterinburg")),
+    ("z", Abbrev::Fixed(0)),
+    ("zulu", Abbrev::Fixed(0)),
+];
+
+/// A time zone resolved from a name or an interval.
+#[derive(Clone, Debug)]
+pub enum Zone {
+    /// Seconds east of UTC.
+    Fixed(i32),
+    Named(jiff::tz::TimeZone),
+    /// A dynamic abbreviation (lower case) and its zone.
+    Dynamic(&'static str, jiff::tz::TimeZone),
+}
+
+fn not_recognized(name: &str) -> PgError {
+    PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("time zone \"{name}\" not recognized"))
+}
+
+impl Zone {
+    /// The zone `name` names (module doc for the rules).
+    pub fn named(name: &str) -> Result<Zone> {
+        let lower = name.to_ascii_lowercase();
+        if let Ok(i) = ABBREVS.binary_search_by(|(a, _)| a.cmp(&lower.as_str())) {
+            return Ok(match ABBREVS[i].1 {
+                Abbrev::Fixed(s) => Zone::Fixed(s),
+                Abbrev::Dynamic(z) => match jiff::tz::db().get(z) {
+                    Ok(tz) => Zone::Dynamic(ABBREVS[i].0, tz),
+                    Err(_) => {
+                        return Err(PgError::feature(format!("time zone \"{name}\" (zone {z}) is not in this system's time zone database")))
+                    }
+                },
+            });
+        }
+        // A file name with a parent reference is no zone (and is not looked up). The
+        // database's `posix/` copies are the zones themselves; its `right/` ones count leap
+        // seconds, which heapstore does not.
+        if !name.is_empty() && !name.split('/').any(|p| p == ".." || p == ".") {
+            let plain = name.strip_prefix("posix/").unwrap_or(name);
+            if let Ok(tz) = jiff::tz::db().get(plain) {
+                return Ok(Zone::Named(tz));
+            }
+            if name.starts_with("right/") {
+                return Err(PgError::feature(format!("time zone \"{name}\" (with leap seconds) is not supported by heapstore")));
+            }
+        }
+        match posix_offset(name) {
+            Some(west) => Ok(Zone::Fixed(-west)),
+            // PostgreSQL's POSIX reader takes more (daylight-saving rules, odd spellings):
+            // a string with a digit in it may be one of those.
+            None if name.bytes().any(|b| b.is_ascii_digit()) => Err(PgError::feature(format!(
+                "time zone \"{name}\" is not supported by heapstore (POSIX time zone strings are read only as a name and an offset, without a daylight-saving part)"
+            ))),
+            None => Err(not_recognized(name)),
+        }
+    }
+
+    /// The zone an interval gives: its offset east of UTC, which must fit in a day.
+    pub fn interval(iv: &Interval) -> Result<Zone> {
+        if iv.months != 0 || iv.days != 0 {
+            return Err(PgError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                format!("interval time zone \"{}\" must not include months or days", iv.to_text()),
+            ));
+        }
+        // PostgreSQL: the seconds, truncated toward zero.
+        let secs = iv.micros / 1_000_000;
+        i32::try_from(secs).map(Zone::Fixed).map_err(|_| PgError::new("22008", "timestamp out of range"))
+    }
+
+    /// The wall-clock time here at instant `utc` (timestamptz AT TIME ZONE): a timestamp.
+    pub fn to_local(&self, utc: i64) -> Result<i64> {
+        if utc == i64::MIN || utc == i64::MAX {
+            return Ok(utc);
+        }
+        let off = match self {
+            Zone::Fixed(s) => *s,
+            Zone::Named(tz) => tz.to_offset(instant(utc)?).seconds(),
+            Zone::Dynamic(abbrev, tz) => {
+                let info = tz.to_offset_info(instant(utc)?);
+                if !info.abbreviation().eq_ignore_ascii_case(abbrev) {
+                    return Err(dynamic_unused(abbrev));
+                }
+                info.offset().seconds()
+            }
+        };
+        shifted(utc, i64::from(off))
+    }
+
+    /// The instant at which the clocks here read `local` (timestamp AT TIME ZONE): a
+    /// timestamptz.
+    pub fn from_local(&self, local: i64) -> Result<i64> {
+        if local == i64::MIN || local == i64::MAX {
+            return Ok(local);
+        }
+        let off = match self {
+            Zone::Fixed(s) => *s,
+            Zone::Named(tz) => pg_offset(tz.to_ambiguous_timestamp(civil(local)?).offset()),
+            Zone::Dynamic(abbrev, tz) => {
+                let [a, b] = match tz.to_ambiguous_timestamp(civil(local)?).offset() {
+                    jiff::tz::AmbiguousOffset::Unambiguous { offset } => [offset, offset],
+                    jiff::tz::AmbiguousOffset::Gap { before, after } | jiff::tz::AmbiguousOffset::Fold { before, after } => [before, after],
+                };
+                // The offsets the local time may have where the abbreviation was in use.
+                let mut fits = Vec::new();
+                for o in [a, b] {
+                    let at = shifted(local, -i64::from(o.seconds()))?;
+                    if tz.to_offset_info(instant(at)?).abbreviation().eq_ignore_ascii_case(abbrev) && !fits.contains(&o) {
+                        fits.push(o);
+                    }
+                }
+                match fits.as_slice() {
+                    [o] => o.seconds(),
+                    _ => return Err(dynamic_unused(abbrev)),
+                }
+            }
+        };
+        shifted(local, -i64::from(off))
+    }
+}
+
+/// PostgreSQL's choice for a local time: in a gap the offset from before the transition,
+/// in a fold the one from after it.
+fn pg_offset(o: jiff::tz::AmbiguousOffset) -> i32 {
+    match o {
+        jiff::tz::AmbiguousOffset::Unambiguous { offset } => offset.seconds(),
+        jiff::tz::AmbiguousOffset::Gap { before, .. } => before.seconds(),
+        jiff::tz::AmbiguousOffset::Fold { after, .. } => after.seconds(),
+    }
+}
+
+fn dynamic_unused(abbrev: &str) -> PgError {
+    PgError::feature(format!("time zone abbreviation \"{abbrev}\" is not supported by heapstore at a time its zone did not use it"))
+}
+
+fn outside_rules() -> PgError {
+    PgError::feature("a named time zone's rules are known to heapstore for the years 1 to 9999 only")
+}
+
+/// `t` moved by `secs` seconds, within timestamp's range (22008 otherwise).
+fn shifted(t: i64, secs: i64) -> Result<i64> {
+    t.checked_add(secs * 1_000_000).filter(|&r| is_valid_timestamp(r)).ok_or_else(|| PgError::new("22008", "timestamp out of range"))
+}
+
+fn instant(t: i64) -> Result<jiff::Timestamp> {
+    t.checked_add(UNIX_TO_PG_US).and_then(|u| jiff::Timestamp::from_microsecond(u).ok()).ok_or_else(outside_rules)
+}
+
+/// The civil date and time a timestamp (without time zone) reads.
+fn civil(t: i64) -> Result<jiff::civil::DateTime> {
+    Ok(jiff::tz::Offset::UTC.to_datetime(instant(t)?))
+}
+
+/// A POSIX time zone of a name and an offset only: the offset's seconds, **west** of UTC
+/// when positive. None for anything else.
+fn posix_offset(s: &str) -> Option<i32> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if b.first() == Some(&b'<') {
+        // `<name>`: letters, digits, + and - between angle brackets.
+        let end = b.iter().position(|&c| c == b'>')?;
+        if end < 2 || !b[1..end].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'-') {
+            return None;
+        }
+        i = end + 1;
+    } else {
+        while i < b.len() && b[i].is_ascii_alphabetic() {
+            i += 1;
+        }
+    }
+    let neg = match b.get(i) {
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        _ => false,
+    };
+    // A number of at most `digits` digits, at most `max`, from `*i` on.
+    let field = |i: &mut usize, max: i32, digits: usize| -> Option<i32> {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() && *i - start < digits {
+            *i += 1;
+        }
+        let v: i32 = s.get(start..*i)?.parse().ok()?;
+        (v <= max).then_some(v)
+    };
+    let h = field(&mut i, 167, 3)?;
+    let mut secs = h * 3600;
+    if b.get(i) == Some(&b':') {
+        i += 1;
+        secs += field(&mut i, 59, 2)? * 60;
+        if b.get(i) == Some(&b':') {
+            i += 1;
+            secs += field(&mut i, 59, 2)?;
+        }
+    }
+    (i == b.len()).then_some(if neg { -secs } else { secs })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_are_sorted_and_unique() {
+        assert!(ABBREVS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(ABBREVS.iter().all(|(a, _)| *a == a.to_ascii_lowercase()));
+    }
+
+    #[test]
+    fn posix_offsets_are_west_positive() {
+        assert_eq!(posix_offset("+05"), Some(5 * 3600));
+        assert_eq!(posix_offset("3"), Some(3 * 3600));
+        assert_eq!(posix_offset("-05:30"), Some(-(5 * 3600 + 1800)));
+        assert_eq!(posix_offset("UTC+3"), Some(3 * 3600));
+        assert_eq!(posix_offset("<+0330>-3:30"), Some(-(3 * 3600 + 1800)));
+        assert_eq!(posix_offset("+03:30:15"), Some(3 * 3600 + 1800 + 15));
+        assert_eq!(posix_offset("+167"), Some(167 * 3600));
+        for bad in ["", "+168", "XYZ", "+3EDT", "EST5EDT4", "+3.5", " +3", "+3 ", "<+05>", "+3:60", "1234"] {
+            assert_eq!(posix_offset(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn fixed_and_named_zones_convert_both_ways() {
+        let t = 646_790_400_000_000; // 2020-06-30 00:00:00 (2000-based microseconds)
+        assert_eq!(Zone::named("EST").unwrap().to_local(t).unwrap(), t - 5 * 3_600_000_000);
+        assert_eq!(Zone::named("+05").unwrap().to_local(t).unwrap(), t - 5 * 3_600_000_000);
+        assert!(Zone::named("Mars/Olympus").unwrap_err().code == sqlstate::INVALID_PARAMETER_VALUE);
+        assert!(
+            Zone::named("EST5EDT,M3.2.0,M11.1.0").is_err_and(|e| e.code == sqlstate::FEATURE_NOT_SUPPORTED)
+                || jiff::tz::db().get("EST5EDT,M3.2.0,M11.1.0").is_ok()
+        );
+        if let Ok(ny) = Zone::named("america/new_york") {
+            // Summer: UTC−4.
+            assert_eq!(ny.to_local(t).unwrap(), t - 4 * 3_600_000_000);
+            assert_eq!(ny.from_local(t - 4 * 3_600_000_000).unwrap(), t);
+        }
+    }
+}
