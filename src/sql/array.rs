@@ -527,7 +527,7 @@ fn equal(a: &Value, b: &Value) -> Result<bool> {
     Ok(expr::compare(a, b)? == Ordering::Equal)
 }
 
-fn build(ty: SqlType, dims: Vec<Dim>, items: Vec<Value>) -> Result<Value> {
+pub(crate) fn build(ty: SqlType, dims: Vec<Dim>, items: Vec<Value>) -> Result<Value> {
     if items.is_empty() {
         return Ok(Value::Array(Box::new(Array::empty(ty))));
     }

@@ -1165,6 +1165,12 @@ pub(super) fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Resu
 
 /// The `regex` crate's form of a PostgreSQL regular expression (see [`regex_match`]).
 fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
+    translate_regex_lazy(pattern, ci).map(|(t, ..)| t)
+}
+
+/// [`translate_regex`], whether the pattern has a non-greedy quantifier, and whether it has
+/// an alternation (`|` outside brackets).
+pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, bool, bool)> {
     let refuse = |what: &str| PgError::feature(format!("regular expression \"{pattern}\": {what} is not supported by heapstore"));
     if ci && !pattern.is_ascii() {
         return Err(refuse("a case-insensitive match of non-ASCII characters"));
@@ -1176,6 +1182,8 @@ fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
     // The last thing emitted outside brackets was a quantifier (and whether a non-greedy one).
     let mut after_quant = false;
     let mut after_lazy = false;
+    let mut any_lazy = false;
+    let mut alternation = false;
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
@@ -1219,6 +1227,7 @@ fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
             return Err(refuse("a quantifier after a quantifier"));
         }
         let lazy = c == '?' && after_quant;
+        alternation |= c == '|';
         match c {
             '\\' => {
                 let Some(n) = next else { return Err(PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence")) };
@@ -1275,11 +1284,12 @@ fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
         }
         after_quant = quant || lazy;
         after_lazy = lazy;
+        any_lazy |= lazy;
     }
     if in_class {
         return Err(PgError::new("2201B", "invalid regular expression: brackets [] not balanced"));
     }
-    Ok(out)
+    Ok((out, any_lazy, alternation))
 }
 
 fn is_bpchar(e: &Scalar) -> bool {

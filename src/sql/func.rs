@@ -156,6 +156,20 @@ pub enum Func {
     Decode,
     /// `date_bin(stride, source, origin)` over timestamp or timestamptz.
     DateBin,
+    /// `regexp_replace(source, pattern, replacement [, flags])` (`sql::regexp`).
+    RegexpReplace,
+    /// `regexp_like(string, pattern [, flags])`.
+    RegexpLike,
+    /// `regexp_count(string, pattern [, start [, flags]])`.
+    RegexpCount,
+    /// `regexp_match(string, pattern [, flags])`: the match as a one-element text[] (a
+    /// pattern without subexpressions).
+    RegexpMatch,
+    /// `regexp_split_to_array(string, pattern [, flags])`.
+    RegexpSplit,
+    /// `substring(string FROM pattern)` / `substring(string, pattern)`: the first match (a
+    /// pattern without subexpressions).
+    RegexpSubstring,
     /// `timezone(zone, ts)` / `ts AT TIME ZONE zone`: zone as text or interval; a timestamptz
     /// gives the wall-clock timestamp there, a timestamp the timestamptz it reads there
     /// (`types::tz`).
@@ -303,6 +317,38 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 _ => Func::Reverse,
             };
             (f, each(args, &[text()])?, text())
+        }
+        // An untyped or text pattern: the regular expression form, as PostgreSQL resolves
+        // `substring(text, unknown)`.
+        "substring" if args.len() == 2 && type_of(&args[1]).is_none_or(|t| is_text(t.id)) => {
+            (Func::RegexpSubstring, each(args, &[text(), text()])?, text())
+        }
+        "substring"
+            if args.len() == 3 && type_of(&args[1]).is_none_or(|t| is_text(t.id)) && type_of(&args[2]).is_none_or(|t| is_text(t.id)) =>
+        {
+            return Err(PgError::feature(
+                "substring(string FROM pattern FOR escape) (SQL regular expressions) is not supported by heapstore yet",
+            ));
+        }
+        "regexp_replace" => {
+            arity(name, &args, 3, 4)?;
+            if args.get(3).is_some_and(|a| type_of(a).is_some_and(|t| is_int(t.id))) {
+                return Err(PgError::feature("regexp_replace with a start position is not supported by heapstore yet"));
+            }
+            (Func::RegexpReplace, each(args, &[text()])?, text())
+        }
+        "regexp_like" => {
+            arity(name, &args, 2, 3)?;
+            (Func::RegexpLike, each(args, &[text()])?, t(TypeId::Bool))
+        }
+        "regexp_count" => {
+            arity(name, &args, 2, 4)?;
+            (Func::RegexpCount, each(args, &[text(), text(), int4, text()])?, int4)
+        }
+        "regexp_match" | "regexp_split_to_array" => {
+            arity(name, &args, 2, 3)?;
+            let f = if name == "regexp_match" { Func::RegexpMatch } else { Func::RegexpSplit };
+            (f, each(args, &[text()])?, text().array_of().expect("text[]"))
         }
         "substr" | "substring" => {
             arity(name, &args, 2, 3)?;
@@ -759,11 +805,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "width_bucket",
     "div",
     "exp",
-    "regexp_replace",
-    "regexp_match",
-    "regexp_matches",
-    "regexp_split_to_table",
-    "regexp_split_to_array",
     "string_to_array",
     "array_agg",
     "array_length",
@@ -1271,6 +1312,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Bytea(crate::types::bytea::decode(s0(), enc)?)
         }
         Func::DateBin => date_bin(args)?,
+        Func::RegexpReplace | Func::RegexpLike | Func::RegexpCount | Func::RegexpMatch | Func::RegexpSplit | Func::RegexpSubstring => {
+            regexp_call(f, args, ty)?
+        }
         Func::Timezone => {
             let zone = match &args[0] {
                 Value::Interval(iv) => crate::types::tz::Zone::interval(iv)?,
@@ -1644,6 +1688,47 @@ fn random_f64() -> Result<f64> {
     s[3] = s[3].rotate_left(45);
     STATE.with(|c| c.set(Some(s)));
     Ok((r >> 11) as f64 * (1.0 / (1u64 << 53) as f64))
+}
+
+/// The regular expression functions (`sql::regexp`), their arguments not NULL.
+fn regexp_call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
+    use super::regexp;
+    let s = text_arg(&args[0]);
+    let (name, flags_at) = match f {
+        Func::RegexpReplace => ("regexp_replace", 3),
+        Func::RegexpLike => ("regexp_like", 2),
+        Func::RegexpCount => ("regexp_count", 3),
+        Func::RegexpMatch => ("regexp_match", 2),
+        Func::RegexpSplit => ("regexp_split_to_array", 2),
+        _ => ("substring", usize::MAX),
+    };
+    let flags = regexp::flags(args.get(flags_at).map_or("", text_arg), (f != Func::RegexpReplace).then_some(name))?;
+    let re = regexp::compiled(text_arg(&args[1]), flags.ci)?;
+    let text_array = |items: Vec<Value>| {
+        let n = items.len() as i32;
+        super::array::build(*ty, vec![crate::types::array::Dim { len: n, lower: 1 }], items)
+    };
+    Ok(match f {
+        Func::RegexpReplace => Value::Text(re.replace(s, text_arg(&args[2]), flags.global)?),
+        Func::RegexpLike => Value::Bool(re.is_match(s)?),
+        Func::RegexpCount => {
+            let start = args.get(2).map_or(1, int_arg);
+            let start = i32::try_from(start).unwrap_or(i32::MAX);
+            match regexp::char_start(s, start)? {
+                Some(from) => Value::Int4(re.matches(s, from, true, false)?.len() as i32),
+                None => Value::Int4(0),
+            }
+        }
+        Func::RegexpMatch => match re.first_match(s, "regexp_match")? {
+            Some(m) => text_array(m.elements(s))?,
+            None => Value::Null,
+        },
+        Func::RegexpSplit => text_array(re.split(s)?.into_iter().map(|p| Value::Text(p.to_string())).collect())?,
+        _ => match re.first_match(s, "substring")?.and_then(|m| m.substring(s)) {
+            Some(m) => Value::Text(m),
+            None => Value::Null,
+        },
+    })
 }
 
 /// The zone `name` names, remembered per thread for the next row (a query converts many
@@ -3024,10 +3109,13 @@ impl Binder<'_> {
                 if let Some(f) = substring_for {
                     args.push(self.bind(f)?);
                 }
-                if matches!(type_of(&args[1]), Some(t) if is_text(t.id)) {
-                    return Err(PgError::feature("SUBSTRING with a regular expression is not supported by heapstore yet"));
+                // A text or untyped pattern: the regular expression forms (`substring`
+                // resolves them), else the positions (`substr`).
+                if substring_from.is_some() && type_of(&args[1]).is_none_or(|t| is_text(t.id)) {
+                    bind_call("substring", args)?
+                } else {
+                    bind_call("substr", args)?
                 }
-                bind_call("substr", args)?
             }
             Expr::Position { expr, r#in } => bind_call("strpos", vec![self.bind(r#in)?, self.bind(expr)?])?,
             Expr::Overlay { expr, overlay_what, overlay_from, overlay_for } => {

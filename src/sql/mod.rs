@@ -39,6 +39,7 @@ pub mod jsonfn;
 pub(crate) mod numfmt;
 pub mod pg_catalog;
 pub mod query;
+pub(crate) mod regexp;
 pub mod sequence;
 pub mod srf;
 pub mod statistics;

@@ -1675,18 +1675,30 @@ impl<'a> Planner<'a> {
         left: Option<&Scope>,
     ) -> Result<(Rel, Scope)> {
         let empty = Scope::default();
-        let b = self.binder(&empty, outer, None);
         // Functions in FROM are implicitly LATERAL: arguments that name a column of an item
-        // to the left read it from the left row.
-        let (args, lateral) = match exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>() {
-            Ok(a) => (a, false),
-            Err(e) if (e.code == sqlstate::UNDEFINED_COLUMN || e.code == sqlstate::UNDEFINED_TABLE) && left.is_some() => {
-                let mut lateral_outer: Vec<&Scope> = vec![left.expect("checked")];
+        // to the left read it from the left row (the nearer one: an enclosing query's column
+        // of the same name is hidden by it). Arguments that read none are bound again
+        // without it: the function then runs once, not per left row.
+        let plain = |outer: &[&Scope]| {
+            let b = self.binder(&empty, outer, None);
+            exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>()
+        };
+        let (args, lateral) = match left {
+            Some(l) => {
+                let mut lateral_outer: Vec<&Scope> = vec![l];
                 lateral_outer.extend_from_slice(outer);
-                let b = self.binder(&empty, &lateral_outer, None);
-                (exprs.iter().map(|e| b.bind(e)).collect::<Result<Vec<_>>>()?, true)
+                let args = plain(&lateral_outer)?;
+                let mut reads = false;
+                for a in &args {
+                    outer_refs_in(a, 0, &mut |_| reads = true);
+                }
+                if reads {
+                    (args, true)
+                } else {
+                    (plain(outer)?, false)
+                }
             }
-            Err(e) => return Err(e),
+            None => (plain(outer)?, false),
         };
         // jsonb_to_record[set]: typed by the alias's column definition list, which no other
         // function in FROM takes.
@@ -1782,6 +1794,21 @@ impl<'a> Planner<'a> {
         // Once `left`'s tree is joined in below the joins (`before` taken), `rel` holds
         // `left`'s columns first, then this item's: `xw` of them.
         let xw = left_scope.map_or(0, |s| s.cols.len());
+        // When the first relation reads `left` (a LATERAL one), this whole item is the right
+        // input of a LATERAL join and runs once per row of `left`, which its parts then see
+        // one outer level out: its LATERAL items may read it there; its ON conditions and
+        // other items are bound with that level present but unnamed, so that their outer
+        // references count it.
+        let per_left_row = left_scope.is_some() && rel.leftmost_lateral();
+        let unnamed = |ty: SqlType| ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), ty) };
+        let left_hidden = Scope { cols: left_scope.iter().flat_map(|ls| &ls.cols).map(|c| unnamed(c.ty)).collect() };
+        let (outer_lateral, outer_other): (Vec<&Scope>, Vec<&Scope>) = match left_scope {
+            Some(ls) if per_left_row => (
+                std::iter::once(ls).chain(outer.iter().copied()).collect(),
+                std::iter::once(&left_hidden).chain(outer.iter().copied()).collect(),
+            ),
+            _ => (outer.to_vec(), outer.to_vec()),
+        };
         for (jn, j) in twj.joins.iter().enumerate() {
             need(!j.global, "GLOBAL JOIN")?;
             let (kind, constraint) = match &j.join_operator {
@@ -1795,37 +1822,40 @@ impl<'a> Planner<'a> {
             // `left`'s columns then this item's: what a LATERAL item reads once `left` is
             // joined in below.
             let wide = |ls: &Scope| Scope { cols: ls.cols.iter().chain(&scope.cols).cloned().collect() };
+            let item_outer = if lateral_factor(&j.relation) { &outer_lateral } else { &outer_other };
             let (r, rscope) = match (left_scope, before.is_some()) {
+                // Joined in below already: LATERAL items read `left`'s columns and this item's.
                 (Some(ls), false) => self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?,
-                _ => match (self.bind_from_item(&j.relation, outer, Some(&scope)), left_scope) {
-                    (Err(e), Some(ls)) if before.is_some() && matches!(e.code, sqlstate::UNDEFINED_TABLE | sqlstate::UNDEFINED_COLUMN) => {
-                        match self.bind_from_item(&j.relation, outer, Some(&wide(ls))) {
-                            Ok(got) => {
-                                // This join and those after it must keep every row of `left`.
-                                let reassociable = twj.joins[jn..].iter().all(|k| match &k.join_operator {
-                                    JoinOperator::Join(c)
-                                    | JoinOperator::Inner(c)
-                                    | JoinOperator::Left(c)
-                                    | JoinOperator::LeftOuter(c)
-                                    | JoinOperator::CrossJoin(c) => {
-                                        matches!(c, JoinConstraint::On(_) | JoinConstraint::None)
-                                    }
-                                    _ => false,
-                                });
-                                if !reassociable {
-                                    return Err(PgError::feature(
-                                    "a LATERAL item that reads an earlier comma-separated FROM item, in a join followed by RIGHT / FULL JOIN, USING or NATURAL, is not supported by heapstore",
-                                ));
-                                }
-                                let l = before.take().expect("checked");
-                                rel = Rel::Join(JoinKind::Inner, Box::new(l), Box::new(rel), Vec::new());
-                                got
+                // A LATERAL item may read `left`'s columns (nearer than an enclosing query's):
+                // bound with them first; one that reads none is bound again without them
+                // (the cheaper tree), one that does makes `left` join in below from here.
+                (Some(ls), true) if !per_left_row && lateral_factor(&j.relation) => {
+                    let got = self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?;
+                    if !reads_left(&got.0, xw) {
+                        self.bind_from_item(&j.relation, outer, Some(&scope))?
+                    } else {
+                        // This join and those after it must keep every row of `left`.
+                        let reassociable = twj.joins[jn..].iter().all(|k| match &k.join_operator {
+                            JoinOperator::Join(c)
+                            | JoinOperator::Inner(c)
+                            | JoinOperator::Left(c)
+                            | JoinOperator::LeftOuter(c)
+                            | JoinOperator::CrossJoin(c) => {
+                                matches!(c, JoinConstraint::On(_) | JoinConstraint::None)
                             }
-                            Err(_) => return Err(e),
+                            _ => false,
+                        });
+                        if !reassociable {
+                            return Err(PgError::feature(
+                                "a LATERAL item that reads an earlier comma-separated FROM item, in a join followed by RIGHT / FULL JOIN, USING or NATURAL, is not supported by heapstore",
+                            ));
                         }
+                        let l = before.take().expect("checked");
+                        rel = Rel::Join(JoinKind::Inner, Box::new(l), Box::new(rel), Vec::new());
+                        got
                     }
-                    (got, _) => got?,
-                },
+                }
+                _ => self.bind_from_item(&j.relation, item_outer, Some(&scope))?,
             };
             if r.leftmost_lateral() && matches!(kind, JoinKind::Right | JoinKind::Full) {
                 return Err(PgError::new("42P10", "invalid reference to FROM-clause entry for a LATERAL subquery")
@@ -1928,7 +1958,7 @@ impl<'a> Planner<'a> {
                         on_scope.cols.extend(left_scope.iter().flat_map(|ls| &ls.cols).map(|c| ScopeCol { ty: c.ty, ..unnamed.clone() }));
                     }
                     on_scope.cols.extend(joined.cols.iter().cloned());
-                    let b = self.binder(&on_scope, outer, None);
+                    let b = self.binder(&on_scope, &outer_other, None);
                     let cond = b.boolean(e, "JOIN/ON").map_err(agg_in("JOIN conditions")).map_err(|e| match left_scope {
                         Some(ls) => out_of_reach(e, ls),
                         None => e,
@@ -2513,28 +2543,60 @@ fn rename_columns(cols: &mut [OutCol], names: &[sqlparser::ast::TableAliasColumn
 /// Marks the columns of the row `e` is evaluated on that it reads, including those read by
 /// its subqueries as outer references.
 fn cols_used(e: &Scalar, used: &mut [bool]) {
-    fn in_plan(node: &Node, level: usize, used: &mut [bool]) {
-        visit_exprs_at(node, level, &mut |x, level| {
-            x.visit(&mut |y| match y {
-                Scalar::Outer(d, i, _) if *d == level => {
-                    if let Some(u) = used.get_mut(*i) {
-                        *u = true;
-                    }
-                }
-                Scalar::SubLink(l) => in_plan(&l.plan, level + 1, used),
-                _ => {}
-            })
-        });
-    }
     e.visit(&mut |x| match x {
         Scalar::Col(i, _) => {
             if let Some(u) = used.get_mut(*i) {
                 *u = true;
             }
         }
-        Scalar::SubLink(l) => in_plan(&l.plan, 0, used),
+        Scalar::SubLink(l) => outer_refs(&l.plan, 0, &mut |i| {
+            if let Some(u) = used.get_mut(i) {
+                *u = true;
+            }
+        }),
         _ => {}
     });
+}
+
+/// Calls `f` with the column of every outer reference in `node` (its subqueries' included)
+/// to the row `level` outer levels out: `Outer(level, i, _)` at `node`'s own level.
+fn outer_refs(node: &Node, level: usize, f: &mut dyn FnMut(usize)) {
+    visit_exprs_at(node, level, &mut |x, level| outer_refs_in(x, level, f));
+}
+
+/// [`outer_refs`] in one expression evaluated `level` levels in.
+fn outer_refs_in(e: &Scalar, level: usize, f: &mut dyn FnMut(usize)) {
+    e.visit(&mut |y| match y {
+        Scalar::Outer(d, i, _) if *d == level => f(*i),
+        Scalar::SubLink(l) => outer_refs(&l.plan, level + 1, f),
+        _ => {}
+    })
+}
+
+/// Whether a FROM item bound as LATERAL reads one of the first `xw` columns of the row to
+/// its left (its nearest outer row).
+fn reads_left(rel: &Rel, xw: usize) -> bool {
+    match rel {
+        Rel::Leaf(node, _, true) => {
+            let mut found = false;
+            outer_refs(node, 0, &mut |i| found |= i < xw);
+            found
+        }
+        Rel::Leaf(..) => false,
+        Rel::Join(_, l, _, _) => reads_left(l, xw),
+    }
+}
+
+/// Whether a FROM item is LATERAL by its syntax: `LATERAL (subquery)`, or a function (which
+/// PostgreSQL makes lateral implicitly).
+fn lateral_factor(f: &TableFactor) -> bool {
+    matches!(
+        f,
+        TableFactor::Derived { lateral: true, .. }
+            | TableFactor::Function { .. }
+            | TableFactor::Table { args: Some(_), .. }
+            | TableFactor::UNNEST { .. }
+    )
 }
 
 /// Tells each table scan which columns the plan above it reads (`needed`: the node's output
@@ -2561,10 +2623,29 @@ fn prune(node: &mut Node, needed: &[bool]) {
             prune(i, &need);
         }
         Node::Project(i, es) => {
+            // An output nobody reads is not computed (its inputs may be NULL now), unless it
+            // calls a volatile function, which runs as in PostgreSQL, which keeps such
+            // outputs.
             let mut n = vec![false; i.width()];
-            for (k, e) in es.iter().enumerate() {
-                if need.get(k).copied().unwrap_or(true) {
+            for (k, e) in es.iter_mut().enumerate() {
+                let volatile = || {
+                    expr::calls_volatile(e) || {
+                        let mut deep = false;
+                        e.visit(&mut |x| {
+                            if let Scalar::SubLink(l) = x {
+                                deep |= plan_calls_volatile(&l.plan);
+                            }
+                        });
+                        deep
+                    }
+                };
+                if need.get(k).copied().unwrap_or(true) || volatile() {
                     cols_used(e, &mut n);
+                } else if !matches!(e, Scalar::Const(_)) {
+                    *e = match type_of(e) {
+                        Some(ty) => Scalar::Cast(Box::new(Scalar::Const(Value::Null)), ty),
+                        None => Scalar::Const(Value::Null),
+                    };
                 }
             }
             prune(i, &n);

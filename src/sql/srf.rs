@@ -44,6 +44,12 @@ pub enum SrfFunc {
     /// list: each the object's value of that key, NULL when absent (PostgreSQL's
     /// populate_record rules, [`record_field`]).
     JsonbToRecord { set: bool },
+    /// regexp_split_to_table(string, pattern [, flags]): the pieces between matches
+    /// (`sql::regexp`).
+    RegexpSplit,
+    /// regexp_matches(string, pattern [, flags]): each match (the first, or all with `g`) as
+    /// a one-element text[] (a pattern without subexpressions).
+    RegexpMatches,
 }
 
 /// A bound call.
@@ -81,6 +87,8 @@ pub fn is_srf(name: &str) -> bool {
             | "jsonb_each_text"
             | "jsonb_to_record"
             | "jsonb_to_recordset"
+            | "regexp_split_to_table"
+            | "regexp_matches"
     )
 }
 
@@ -240,6 +248,26 @@ pub fn bind(name: &str, args: Vec<Scalar>, record: bool) -> Result<SrfCall> {
                 }
             }
         }
+        "regexp_split_to_table" | "regexp_matches" => {
+            if !(2..=3).contains(&args.len()) {
+                return Err(no_function(name, &all));
+            }
+            let text = SqlType::new(TypeId::Text);
+            let args = args
+                .into_iter()
+                .map(|a| match type_of(&a) {
+                    None => coerce(a, Some(text)),
+                    Some(t) if matches!(t.id, TypeId::Text | TypeId::Varchar | TypeId::Name) => Ok(a),
+                    Some(t) if t.id == TypeId::Bpchar => Ok(expr::unpad(a)),
+                    Some(_) => Err(no_function(name, &all)),
+                })
+                .collect::<Result<Vec<_>>>()?;
+            if name == "regexp_split_to_table" {
+                (SrfFunc::RegexpSplit, args, vec![text], "regexp_split_to_table")
+            } else {
+                (SrfFunc::RegexpMatches, args, vec![text.array_of().expect("text[]")], "regexp_matches")
+            }
+        }
         // Typed by a column definition list in FROM (`query::function_scan`); elsewhere
         // PostgreSQL cannot type them either.
         "jsonb_to_record" | "jsonb_to_recordset" => {
@@ -360,6 +388,36 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             Ok(Flow::Continue)
         }
         SrfFunc::PartitionAncestors => Ok(Flow::Continue),
+        SrfFunc::RegexpSplit | SrfFunc::RegexpMatches => {
+            if args.contains(&Value::Null) {
+                return Ok(Flow::Continue);
+            }
+            let text = |v: &Value| match v {
+                Value::Text(s) => s.clone(),
+                _ => String::new(),
+            };
+            let (s, pattern) = (text(&args[0]), text(&args[1]));
+            let split = call.func == SrfFunc::RegexpSplit;
+            let flags = super::regexp::flags(&args.get(2).map(text).unwrap_or_default(), split.then_some("regexp_split_to_table"))?;
+            let re = super::regexp::compiled(&pattern, flags.ci)?;
+            if split {
+                for piece in re.split(&s)? {
+                    if let Flow::Stop = each(vec![Value::Text(piece.to_string())])? {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                return Ok(Flow::Continue);
+            }
+            for (a, b) in re.matches(&s, 0, flags.global, false)? {
+                let groups = re.groups(&s, a, b, "regexp_matches")?;
+                let items = super::regexp::Match { whole: (a, b), groups }.elements(&s);
+                let m = super::array::build(call.types[0], vec![crate::types::array::Dim { len: items.len() as i32, lower: 1 }], items)?;
+                if let Flow::Stop = each(vec![m])? {
+                    return Ok(Flow::Stop);
+                }
+            }
+            Ok(Flow::Continue)
+        }
         SrfFunc::JsonbElements { .. } | SrfFunc::JsonbKeys | SrfFunc::JsonbEach { .. } => jsonb_rows(call, args, record, each),
         SrfFunc::JsonbToRecord { set } => {
             use crate::types::jsonb::{self, Jsonb};
