@@ -1165,12 +1165,23 @@ pub(super) fn regex_match(a: Scalar, b: Scalar, negated: bool, ci: bool) -> Resu
 
 /// The `regex` crate's form of a PostgreSQL regular expression (see [`regex_match`]).
 fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
-    translate_regex_lazy(pattern, ci).map(|(t, ..)| t)
+    translate_regex_lazy(pattern, ci).map(|(t, _)| t)
 }
 
-/// [`translate_regex`], whether the pattern has a non-greedy quantifier, and whether it has
-/// an alternation (`|` outside brackets).
-pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, bool, bool)> {
+/// What a pattern holds that decides which matches PostgreSQL's engine and the `regex`
+/// crate agree on (`sql::regexp`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RegexShape {
+    /// A non-greedy quantifier.
+    pub lazy: bool,
+    /// `|` outside brackets.
+    pub alternation: bool,
+    /// A quantifier on a parenthesized group.
+    pub quantified_group: bool,
+}
+
+/// [`translate_regex`], and the pattern's [`RegexShape`].
+pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, RegexShape)> {
     let refuse = |what: &str| PgError::feature(format!("regular expression \"{pattern}\": {what} is not supported by heapstore"));
     if ci && !pattern.is_ascii() {
         return Err(refuse("a case-insensitive match of non-ASCII characters"));
@@ -1182,8 +1193,9 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, b
     // The last thing emitted outside brackets was a quantifier (and whether a non-greedy one).
     let mut after_quant = false;
     let mut after_lazy = false;
-    let mut any_lazy = false;
-    let mut alternation = false;
+    let mut shape = RegexShape::default();
+    // The last atom emitted outside brackets closed a group.
+    let mut after_group = false;
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
@@ -1227,7 +1239,8 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, b
             return Err(refuse("a quantifier after a quantifier"));
         }
         let lazy = c == '?' && after_quant;
-        alternation |= c == '|';
+        shape.alternation |= c == '|';
+        shape.quantified_group |= quant && after_group;
         match c {
             '\\' => {
                 let Some(n) = next else { return Err(PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence")) };
@@ -1284,12 +1297,13 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, b
         }
         after_quant = quant || lazy;
         after_lazy = lazy;
-        any_lazy |= lazy;
+        shape.lazy |= lazy;
+        after_group = c == ')' || (after_group && (quant || lazy));
     }
     if in_class {
         return Err(PgError::new("2201B", "invalid regular expression: brackets [] not balanced"));
     }
-    Ok((out, any_lazy, alternation))
+    Ok((out, shape))
 }
 
 fn is_bpchar(e: &Scalar) -> bool {

@@ -15,12 +15,13 @@
 //! first quantified atom's preference) is not built.
 //!
 //! Parenthesized subexpressions' matches (`\1` in a replacement, `regexp_match`'s elements,
-//! `substring`'s first group) are computed for patterns without alternation: within the
-//! match's known extent, the `regex` crate's greedy backtracking gives each quantified piece,
-//! left to right, the longest text that still lets the rest match, which is how PostgreSQL
-//! dissects a greedy concatenation. With alternation the two differ (the `regex` crate
-//! prefers the first alternative, PostgreSQL the longer), so those calls are refused
-//! (0A000). Flags: `g` (where
+//! `substring`'s first group) are computed for patterns without alternation and without a
+//! quantified group: within the match's known extent, the `regex` crate's greedy
+//! backtracking gives each quantified piece, left to right, the longest text that still lets
+//! the rest match, which is how PostgreSQL dissects a greedy concatenation. With alternation
+//! the two differ (the `regex` crate prefers the first alternative, PostgreSQL the longer),
+//! and so they do in a repeated group (which iteration a group reports, when one can match
+//! empty text), so those calls are refused (0A000). Flags: `g` (where
 //! PostgreSQL takes it), `i` (ASCII case folding, as PostgreSQL under the C collation; text
 //! with other characters is refused), `c`; PostgreSQL's other flags are refused with 0A000,
 //! unknown ones are 22023.
@@ -50,7 +51,8 @@ pub struct PgRegex {
     /// Capturing groups (PostgreSQL's parenthesized subexpressions).
     groups: usize,
     /// The pattern anchored at both ends, for the groups' matches within a match's extent
-    /// (None: the pattern has alternation, whose groups are not computed).
+    /// (None: the pattern has alternation or a quantified group, whose groups are not
+    /// computed).
     exact: Option<regex::Regex>,
     /// Compiled with ASCII case folding.
     ci: bool,
@@ -111,8 +113,8 @@ pub fn compiled(pattern: &str, ci: bool) -> Result<Arc<PgRegex>> {
 }
 
 fn compile(pattern: &str, ci: bool) -> Result<PgRegex> {
-    let (translated, lazy, alternation) = super::expr::translate_regex_lazy(pattern, ci)?;
-    if lazy {
+    let (translated, shape) = super::expr::translate_regex_lazy(pattern, ci)?;
+    if shape.lazy {
         return Err(PgError::feature(format!(
             "regular expression \"{pattern}\": a non-greedy quantifier is not supported by heapstore where the match's extent matters"
         )));
@@ -123,7 +125,7 @@ fn compile(pattern: &str, ci: bool) -> Result<PgRegex> {
     let longest = DFA::builder().configure(DFA::config().match_kind(MatchKind::All)).build(&translated).map_err(|e| unsupported(&e))?;
     let cache = Mutex::new(longest.create_cache());
     let groups = first.captures_len() - 1;
-    let exact = match (groups, alternation) {
+    let exact = match (groups, shape.alternation || shape.quantified_group) {
         (0, _) | (_, true) => None,
         _ => Some(regex::Regex::new(&format!("^(?:{translated})$")).map_err(|e| unsupported(&e))?),
     };
@@ -194,7 +196,7 @@ impl PgRegex {
         }
         let Some(exact) = &self.exact else {
             return Err(PgError::feature(format!(
-                "{what} of a pattern with both parenthesized subexpressions and alternation (|) is not supported by heapstore"
+                "{what} of a pattern with parenthesized subexpressions and alternation (|) or a quantified group is not supported by heapstore"
             )));
         };
         let caps = exact.captures(&hay[s..e]).ok_or_else(|| PgError::internal("a match's groups were not found within its extent"))?;
@@ -332,7 +334,7 @@ mod tests {
         let re = compile("b+", false).unwrap();
         assert_eq!(re.replace("abbc", "[\\&|\\\\|\\1|\\x]", false).unwrap(), "a[bb|\\||\\x]c");
         assert_eq!(re.replace("abcb", "-", true).unwrap(), "a-c-");
-        assert_eq!(compile("(b)(c)?", false).unwrap().replace("abcbd", "<\\2\\1\\3>", true).unwrap(), "a<cb><b>d");
+        assert_eq!(compile("(b)([c-d]*)", false).unwrap().replace("abcbd", "<\\2\\1\\3>", true).unwrap(), "a<cb><db>");
         assert!(compile("(b|bc)", false).unwrap().replace("abc", "\\1", false).is_err());
     }
 }
