@@ -1174,6 +1174,8 @@ fn translate_regex(pattern: &str, ci: bool) -> Result<String> {
 pub(super) struct RegexShape {
     /// A non-greedy quantifier.
     pub lazy: bool,
+    /// A greedy quantifier.
+    pub greedy: bool,
     /// `|` outside brackets.
     pub alternation: bool,
     /// A quantifier on a parenthesized group.
@@ -1194,6 +1196,7 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, R
     let mut after_quant = false;
     let mut after_lazy = false;
     let mut shape = RegexShape::default();
+    let mut pending_greedy = false;
     // The last atom emitted outside brackets closed a group.
     let mut after_group = false;
     while i < chars.len() {
@@ -1246,7 +1249,14 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, R
                 let Some(n) = next else { return Err(PgError::new("2201B", "invalid regular expression: invalid escape \\ sequence")) };
                 i += 1;
                 match n {
-                    'd' | 'D' | 'w' | 'W' | 's' | 'S' => out.push_str(&format!("(?-u:\\{n})")),
+                    // ASCII classes, as PostgreSQL's under the C collation (a character past
+                    // ASCII is neither a digit, a word character nor a space there).
+                    'd' => out.push_str("[0-9]"),
+                    'D' => out.push_str("[^0-9]"),
+                    'w' => out.push_str("[0-9A-Za-z_]"),
+                    'W' => out.push_str("[^0-9A-Za-z_]"),
+                    's' => out.push_str("[\\t\\n\\x0B\\x0C\\r ]"),
+                    'S' => out.push_str("[^\\t\\n\\x0B\\x0C\\r ]"),
                     'n' | 't' | 'r' | 'f' | 'v' => {
                         out.push('\\');
                         out.push(n);
@@ -1298,11 +1308,21 @@ pub(super) fn translate_regex_lazy(pattern: &str, ci: bool) -> Result<(String, R
         after_quant = quant || lazy;
         after_lazy = lazy;
         shape.lazy |= lazy;
+        // A quantifier is greedy until a `?` after it says otherwise.
+        if quant && !lazy {
+            pending_greedy = true;
+        } else if lazy {
+            pending_greedy = false;
+        } else if pending_greedy {
+            shape.greedy = true;
+            pending_greedy = false;
+        }
         after_group = c == ')' || (after_group && (quant || lazy));
     }
     if in_class {
         return Err(PgError::new("2201B", "invalid regular expression: brackets [] not balanced"));
     }
+    shape.greedy |= pending_greedy;
     Ok((out, shape))
 }
 

@@ -40,9 +40,6 @@ use std::sync::Arc;
 
 use super::check::{need, refuse};
 
-/// No columns: the left of the first FROM item.
-static EMPTY_SCOPE: Scope = Scope { cols: Vec::new() };
-
 /// A WITH query in scope: its name, plan, columns, and how many enclosing query levels the
 /// query that defined it had (a correlated WITH query is read only at that level).
 type CteEntry = (String, Arc<CteDef>, Vec<OutCol>, usize);
@@ -1066,7 +1063,8 @@ impl<'a> Planner<'a> {
                 Some((rel, is)) => (Some(rel), Some(is)),
                 None => (None, None),
             };
-            let (r, s) = self.bind_from(t, &[], is.as_ref().zip(left)).map_err(|e| names_target(e, lateral(t)))?;
+            let (r, s) =
+                self.bind_from(t, &[], is.as_ref().zip(left).map(|(s, r)| (s, Some(r)))).map_err(|e| names_target(e, lateral(t)))?;
             for c in &s.cols {
                 if let Some(rn) = &c.rel {
                     if scope.has_rel(rn) || is.as_ref().is_some_and(|is| is.has_rel(rn)) {
@@ -1639,9 +1637,11 @@ impl<'a> Planner<'a> {
             TableFactor::Derived { lateral, subquery, alias } => {
                 // A subquery in FROM may read enclosing queries' columns; a LATERAL one also
                 // the items to its left (the nearest outer row).
+                // (With nothing to its left, a LATERAL subquery is a plain one.)
+                let lateral = *lateral && left.is_some();
                 let mut lateral_outer: Vec<&Scope> = Vec::with_capacity(outer.len() + 1);
-                if *lateral {
-                    lateral_outer.push(left.unwrap_or(&EMPTY_SCOPE));
+                if let (true, Some(l)) = (lateral, left) {
+                    lateral_outer.push(l);
                 }
                 lateral_outer.extend_from_slice(outer);
                 let sub = self.query(subquery, &lateral_outer)?;
@@ -1651,11 +1651,22 @@ impl<'a> Planner<'a> {
                     rename_columns(&mut cols, &a.columns, rel.as_deref().unwrap_or(""))?;
                 }
                 let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(rel.clone(), c.name.clone(), c.ty)).collect() };
-                Ok((Rel::Leaf(sub.node, cols.len(), *lateral), scope))
+                Ok((Rel::Leaf(sub.node, cols.len(), lateral), scope))
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
                 need(alias.is_none(), "an alias on a parenthesized join")?;
-                self.bind_from(table_with_joins, outer, None)
+                match left {
+                    // LATERAL items inside may read the items to its left: the whole join
+                    // runs once per row of those, bound as such ([`Planner::bind_from`]).
+                    Some(l) if contains_lateral(table_with_joins) => {
+                        let (rel, scope) = self.bind_from(table_with_joins, outer, Some((l, None)))?;
+                        let types: Vec<SqlType> = scope.cols.iter().map(|c| c.ty).collect();
+                        let est = super::cost::Estimator::new(self.s);
+                        let node = plan_rel(&est, rel, Vec::new(), &types);
+                        Ok((Rel::Leaf(node, scope.cols.len(), true), scope))
+                    }
+                    _ => self.bind_from(table_with_joins, outer, None),
+                }
             }
             TableFactor::Function { .. } | TableFactor::TableFunction { .. } => Err(refuse("a function in FROM")),
             _ => Err(refuse("this FROM item")),
@@ -1785,12 +1796,22 @@ impl<'a> Planner<'a> {
     /// this item's own columns only (the cheaper tree); only if a name is missing then is it
     /// bound again with `left`'s columns too. `left`'s columns stay out of reach of the ON
     /// conditions, as in PostgreSQL.
-    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope], left: Option<(&Scope, Rel)>) -> Result<(Rel, Scope)> {
+    ///
+    /// `left` without a tree: a parenthesized join holding a LATERAL item, which the caller
+    /// runs once per row of `left` as a whole (everything inside bound so).
+    fn bind_from(&self, twj: &TableWithJoins, outer: &[&Scope], left: Option<(&Scope, Option<Rel>)>) -> Result<(Rel, Scope)> {
+        let nested = matches!(left, Some((_, None)));
         let (left_scope, mut before) = match left {
-            Some((s, r)) => (Some(s), Some(r)),
+            Some((s, r)) => (Some(s), r),
             None => (None, None),
         };
-        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, outer, left_scope)?;
+        let unnamed = |ty: SqlType| ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), ty) };
+        let left_hidden = Scope { cols: left_scope.iter().flat_map(|ls| &ls.cols).map(|c| unnamed(c.ty)).collect() };
+        let first_outer: Vec<&Scope> = match left_scope {
+            Some(_) if nested && !lateral_factor(&twj.relation) => std::iter::once(&left_hidden).chain(outer.iter().copied()).collect(),
+            _ => outer.to_vec(),
+        };
+        let (mut rel, mut scope) = self.bind_from_item(&twj.relation, &first_outer, left_scope)?;
         // Once `left`'s tree is joined in below the joins (`before` taken), `rel` holds
         // `left`'s columns first, then this item's: `xw` of them.
         let xw = left_scope.map_or(0, |s| s.cols.len());
@@ -1799,9 +1820,7 @@ impl<'a> Planner<'a> {
         // one outer level out: its LATERAL items may read it there; its ON conditions and
         // other items are bound with that level present but unnamed, so that their outer
         // references count it.
-        let per_left_row = left_scope.is_some() && rel.leftmost_lateral();
-        let unnamed = |ty: SqlType| ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), ty) };
-        let left_hidden = Scope { cols: left_scope.iter().flat_map(|ls| &ls.cols).map(|c| unnamed(c.ty)).collect() };
+        let per_left_row = left_scope.is_some() && (nested || rel.leftmost_lateral());
         let (outer_lateral, outer_other): (Vec<&Scope>, Vec<&Scope>) = match left_scope {
             Some(ls) if per_left_row => (
                 std::iter::once(ls).chain(outer.iter().copied()).collect(),
@@ -1825,7 +1844,7 @@ impl<'a> Planner<'a> {
             let item_outer = if lateral_factor(&j.relation) { &outer_lateral } else { &outer_other };
             let (r, rscope) = match (left_scope, before.is_some()) {
                 // Joined in below already: LATERAL items read `left`'s columns and this item's.
-                (Some(ls), false) => self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?,
+                (Some(ls), false) if !nested => self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?,
                 // A LATERAL item may read `left`'s columns (nearer than an enclosing query's):
                 // bound with them first; one that reads none is bound again without them
                 // (the cheaper tree), one that does makes `left` join in below from here.
@@ -1940,13 +1959,16 @@ impl<'a> Planner<'a> {
                     let width = joined.cols.len();
                     let types: Vec<SqlType> = joined.cols.iter().map(|c| c.ty).collect();
                     let est = super::cost::Estimator::new(self.s);
+                    // A first item that reads the items to this one's left keeps the whole
+                    // join reading them (run per row of them).
+                    let lat = rel.leftmost_lateral();
                     let join = plan_rel(&est, Rel::Join(kind, Box::new(rel), Box::new(r), on), Vec::new(), &types);
                     let mut exprs: Vec<Scalar> = merged.iter().map(|(_, e, _)| e.clone()).collect();
                     exprs.extend(joined.cols.iter().enumerate().map(|(i, c)| Scalar::Col(i, c.ty)));
                     let mut cols: Vec<ScopeCol> = merged.iter().map(|(n, _, ty)| ScopeCol::new(None, n.clone(), *ty)).collect();
                     cols.extend(joined.cols);
                     let w = merged.len() + width;
-                    rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w, false);
+                    rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w, lat);
                     scope = Scope { cols };
                 }
                 (JoinConstraint::On(e), None) => {
@@ -1954,7 +1976,7 @@ impl<'a> Planner<'a> {
                     // columns, which it may not name.
                     let unnamed = ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), SqlType::new(TypeId::Text)) };
                     let mut on_scope = Scope { cols: Vec::new() };
-                    if before.is_none() {
+                    if before.is_none() && !nested {
                         on_scope.cols.extend(left_scope.iter().flat_map(|ls| &ls.cols).map(|c| ScopeCol { ty: c.ty, ..unnamed.clone() }));
                     }
                     on_scope.cols.extend(joined.cols.iter().cloned());
@@ -1978,7 +2000,11 @@ impl<'a> Planner<'a> {
                 _ => unreachable!("USING and NATURAL are handled above"),
             }
         }
-        debug_assert_eq!(rel.width(), scope.cols.len() + if before.is_none() { xw } else { 0 }, "the tree's rows are the scope's columns");
+        debug_assert_eq!(
+            rel.width(),
+            scope.cols.len() + if before.is_none() && !nested { xw } else { 0 },
+            "the tree's rows are the scope's columns"
+        );
         Ok(match before {
             Some(l) => (Rel::Join(JoinKind::Inner, Box::new(l), Box::new(rel), Vec::new()), scope),
             None => (rel, scope),
@@ -2043,7 +2069,7 @@ impl<'a> Planner<'a> {
             let mut it = from.iter();
             let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer, None)?;
             for t in it {
-                let (r, s) = self.bind_from(t, outer, Some((&scope, rel)))?;
+                let (r, s) = self.bind_from(t, outer, Some((&scope, Some(rel))))?;
                 for c in &s.cols {
                     if let Some(rn) = &c.rel {
                         if scope.has_rel(rn) {
@@ -2590,13 +2616,21 @@ fn reads_left(rel: &Rel, xw: usize) -> bool {
 /// Whether a FROM item is LATERAL by its syntax: `LATERAL (subquery)`, or a function (which
 /// PostgreSQL makes lateral implicitly).
 fn lateral_factor(f: &TableFactor) -> bool {
-    matches!(
-        f,
-        TableFactor::Derived { lateral: true, .. }
-            | TableFactor::Function { .. }
-            | TableFactor::Table { args: Some(_), .. }
-            | TableFactor::UNNEST { .. }
-    )
+    match f {
+        TableFactor::NestedJoin { table_with_joins, .. } => contains_lateral(table_with_joins),
+        _ => matches!(
+            f,
+            TableFactor::Derived { lateral: true, .. }
+                | TableFactor::Function { .. }
+                | TableFactor::Table { args: Some(_), .. }
+                | TableFactor::UNNEST { .. }
+        ),
+    }
+}
+
+/// Whether a FROM item holds a LATERAL one anywhere (in parenthesized joins too).
+fn contains_lateral(twj: &TableWithJoins) -> bool {
+    lateral_factor(&twj.relation) || twj.joins.iter().any(|j| lateral_factor(&j.relation))
 }
 
 /// Tells each table scan which columns the plan above it reads (`needed`: the node's output

@@ -10,9 +10,11 @@
 //! (leftmost-first); PostgreSQL takes the longest there when the pattern is greedy, and the
 //! whole pattern is greedy when no quantifier in it is non-greedy. So a match is found in two
 //! steps: the leftmost start (the same for both rules), then the longest match anchored
-//! there, from a lazy DFA that reports every match state (`MatchKind::All`). A pattern with
-//! a non-greedy quantifier is refused (0A000): PostgreSQL's rule for it (shortest, or the
-//! first quantified atom's preference) is not built.
+//! there, from a lazy DFA that reports every match state (`MatchKind::All`). A pattern whose
+//! quantifiers are all non-greedy (and which has no alternation) is non-greedy as a whole and
+//! takes the shortest match there instead (the same DFA's earliest match state). A pattern
+//! mixing greedy and non-greedy quantifiers, or one with alternation, is refused (0A000):
+//! PostgreSQL's rule for it (the first quantified atom's preference) is not built.
 //!
 //! Parenthesized subexpressions' matches (`\1` in a replacement, `regexp_match`'s elements,
 //! `substring`'s first group) are computed for patterns without alternation and without a
@@ -56,6 +58,8 @@ pub struct PgRegex {
     exact: Option<regex::Regex>,
     /// Compiled with ASCII case folding.
     ci: bool,
+    /// The pattern is non-greedy (all its quantifiers are): the shortest match is taken.
+    shortest: bool,
 }
 
 /// The flags of a call: case folding and `g`.
@@ -114,9 +118,12 @@ pub fn compiled(pattern: &str, ci: bool) -> Result<Arc<PgRegex>> {
 
 fn compile(pattern: &str, ci: bool) -> Result<PgRegex> {
     let (translated, shape) = super::expr::translate_regex_lazy(pattern, ci)?;
-    if shape.lazy {
+    // Every quantifier non-greedy (and no alternation, which is greedy): the whole pattern
+    // is non-greedy and takes the shortest match. Mixed ones are refused.
+    let shortest = shape.lazy;
+    if shape.lazy && (shape.greedy || shape.alternation) {
         return Err(PgError::feature(format!(
-            "regular expression \"{pattern}\": a non-greedy quantifier is not supported by heapstore where the match's extent matters"
+            "regular expression \"{pattern}\": non-greedy quantifiers beside greedy ones or alternation are not supported by heapstore where the match's extent matters"
         )));
     }
     let unsupported =
@@ -125,11 +132,11 @@ fn compile(pattern: &str, ci: bool) -> Result<PgRegex> {
     let longest = DFA::builder().configure(DFA::config().match_kind(MatchKind::All)).build(&translated).map_err(|e| unsupported(&e))?;
     let cache = Mutex::new(longest.create_cache());
     let groups = first.captures_len() - 1;
-    let exact = match (groups, shape.alternation || shape.quantified_group) {
+    let exact = match (groups, shape.alternation || shape.quantified_group || shortest) {
         (0, _) | (_, true) => None,
         _ => Some(regex::Regex::new(&format!("^(?:{translated})$")).map_err(|e| unsupported(&e))?),
     };
-    Ok(PgRegex { groups, exact, first, longest, cache, ci })
+    Ok(PgRegex { groups, exact, first, longest, cache, ci, shortest })
 }
 
 impl PgRegex {
@@ -150,7 +157,7 @@ impl PgRegex {
     /// PostgreSQL's match at or after byte `from`: its start and end.
     fn find_at(&self, hay: &str, from: usize) -> Result<Option<(usize, usize)>> {
         let Some(m) = self.first.find_at(hay, from) else { return Ok(None) };
-        let input = Input::new(hay).range(m.start()..).anchored(Anchored::Yes);
+        let input = Input::new(hay).range(m.start()..).anchored(Anchored::Yes).earliest(self.shortest);
         let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
         let end = self
             .longest
@@ -158,6 +165,10 @@ impl PgRegex {
             .map_err(|e| PgError::feature(format!("regular expression search gave up: {e}")))?
             .map(|h| h.offset())
             .ok_or_else(|| PgError::internal("the longest-match search found no match where the first one did"))?;
+        if self.shortest {
+            debug_assert!(end <= m.end(), "the shortest match ends at or before the first one");
+            return Ok(Some((m.start(), end.min(m.end()))));
+        }
         debug_assert!(end >= m.end(), "the longest match ends at or after the first one");
         Ok(Some((m.start(), end.max(m.end()))))
     }
@@ -196,7 +207,7 @@ impl PgRegex {
         }
         let Some(exact) = &self.exact else {
             return Err(PgError::feature(format!(
-                "{what} of a pattern with parenthesized subexpressions and alternation (|) or a quantified group is not supported by heapstore"
+                "{what} of a pattern with parenthesized subexpressions and alternation (|), a quantified group or non-greedy quantifiers is not supported by heapstore"
             )));
         };
         let caps = exact.captures(&hay[s..e]).ok_or_else(|| PgError::internal("a match's groups were not found within its extent"))?;
@@ -208,7 +219,14 @@ impl PgRegex {
     /// for one that took no part or does not exist, as in PostgreSQL); any other backslash
     /// is kept as it is.
     pub fn replace(&self, hay: &str, repl: &str, global: bool) -> Result<String> {
-        let group_ref = repl.as_bytes().windows(2).any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]));
+        // Escapes read in pairs (`\\1` is a backslash, then 1).
+        let mut group_ref = false;
+        let mut bytes = repl.bytes();
+        while let Some(b) = bytes.next() {
+            if b == b'\\' {
+                group_ref |= bytes.next().is_some_and(|n| (b'1'..=b'9').contains(&n));
+            }
+        }
         let matches = self.matches(hay, 0, global, false)?;
         let mut out = String::with_capacity(hay.len());
         let mut pos = 0;
@@ -318,7 +336,9 @@ mod tests {
         assert_eq!(ext("a|ab", "ab"), vec![(0, 2)]);
         assert_eq!(ext("(ab)?(abcd)?", "abcd"), vec![(0, 4), (4, 4)]);
         assert_eq!(ext("x*", "axxb"), vec![(0, 0), (1, 3), (3, 3), (4, 4)]);
-        assert!(compile("a+?", false).is_err());
+        assert_eq!(ext("<.+?>", "<b>x</b>"), vec![(0, 3), (4, 8)]);
+        assert!(compile("a+?b*", false).is_err());
+        assert!(compile("a+?|b", false).is_err());
     }
 
     #[test]
