@@ -435,9 +435,27 @@ fn bind_ordered_set(o: OrderedSet, name: &str, args: Vec<Scalar>, filter: Option
         }
     };
     out.push(x);
+    let mut ty = ty;
     if direct == 1 {
-        let f = crate::sql::func::to_type(it.next().expect("the fraction"), Some(t(TypeId::Float8)))?;
-        if type_of(&f).is_some_and(|ft| !expr::is_num(ft.id)) {
+        // An array of fractions gives an array of answers, of the same shape.
+        let raw = it.next().expect("the fraction");
+        let multi = type_of(&raw).is_some_and(|at| at.is_array());
+        let f = if multi {
+            match type_of(&raw).and_then(|at| at.elem()) {
+                Some(e) if expr::is_num(e.id) => {
+                    let float8s = t(TypeId::Float8).array_of().expect("float8[]");
+                    if e.id == TypeId::Float8 {
+                        raw
+                    } else {
+                        Scalar::Cast(Box::new(raw), float8s)
+                    }
+                }
+                _ => return Err(no_agg(name, &[raw])),
+            }
+        } else {
+            crate::sql::func::to_type(raw, Some(t(TypeId::Float8)))?
+        };
+        if !multi && type_of(&f).is_some_and(|ft| !expr::is_num(ft.id)) {
             return Err(no_agg(name, &[f]));
         }
         let mut reads = false;
@@ -448,9 +466,29 @@ fn bind_ordered_set(o: OrderedSet, name: &str, args: Vec<Scalar>, filter: Option
             return Err(PgError::feature(format!("{name}() with a fraction that is not a constant is not supported by heapstore yet")));
         }
         let v = f.eval(&[], &[])?;
+        let as_float = |v: Value| -> Result<Value> {
+            Ok(match v {
+                Value::Null => Value::Null,
+                v => Value::Float8(expr::as_f64(&v).ok_or_else(|| PgError::internal("a fraction that is not a number"))?),
+            })
+        };
         let v = match v {
-            Value::Null => Value::Null,
-            v => Value::Float8(expr::as_f64(&v).ok_or_else(|| PgError::internal("a fraction that is not a number"))?),
+            Value::Array(mut a) if multi => {
+                for item in a.items.iter_mut() {
+                    *item = as_float(std::mem::replace(item, Value::Null))?;
+                }
+                ty = ty.array_of().ok_or_else(|| {
+                    PgError::feature(format!("{name}() of an array of fractions over this type is not supported by heapstore"))
+                })?;
+                Value::Array(a)
+            }
+            v if multi => {
+                ty = ty.array_of().ok_or_else(|| {
+                    PgError::feature(format!("{name}() of an array of fractions over this type is not supported by heapstore"))
+                })?;
+                as_float(v)?
+            }
+            v => as_float(v)?,
         };
         out.push(Scalar::Const(v));
     }
@@ -467,6 +505,32 @@ fn bind_ordered_set(o: OrderedSet, name: &str, args: Vec<Scalar>, filter: Option
 /// (f·(n−1) − floor)`, float8_lerp / interval_lerp), mode's most frequent value (the first of
 /// equally frequent ones in sort order).
 fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<Value> {
+    // An array of fractions (percentile_cont_multi_final / percentile_disc_multi_final): NULL
+    // over no rows or for a NULL array; else every fraction checked, then one answer per
+    // fraction (NULL for a NULL one) in an array of the fractions' shape.
+    if let Some(Scalar::Const(Value::Array(fr))) = c.args.get(1) {
+        if rows.is_empty() {
+            return Ok(Value::Null);
+        }
+        for f in &fr.items {
+            if let Value::Float8(f) = f {
+                if !(0.0..=1.0).contains(f) {
+                    return Err(PgError::new(
+                        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+                        format!("percentile value {} is not between 0 and 1", crate::sql::func::c_format_g(*f)),
+                    ));
+                }
+            }
+        }
+        let mut items = Vec::with_capacity(fr.items.len());
+        for f in &fr.items {
+            items.push(match f {
+                Value::Float8(f) => percentile(o, *f, rows)?,
+                _ => Value::Null,
+            });
+        }
+        return Ok(Value::Array(Box::new(crate::types::array::Array { ty: c.ty, dims: fr.dims.clone(), items })));
+    }
     let fraction = match c.args.get(1) {
         Some(Scalar::Const(Value::Float8(f))) => Some(*f),
         Some(Scalar::Const(Value::Null)) => return Ok(Value::Null),
@@ -483,31 +547,10 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
     if rows.is_empty() {
         return Ok(Value::Null);
     }
-    let n = rows.len();
-    let value = |i: usize| rows[i].0[0].clone();
-    Ok(match o {
-        OrderedSet::PercentileDisc => {
-            let f = fraction.unwrap_or(0.0);
-            let rownum = (f * n as f64).ceil() as usize;
-            value(rownum.max(1).min(n) - 1)
-        }
-        OrderedSet::PercentileCont => {
-            let f = fraction.unwrap_or(0.0);
-            let pos = f * (n - 1) as f64;
-            let (first, second) = (pos.floor() as usize, pos.ceil() as usize);
-            let (lo, hi) = (value(first), value(second.min(n - 1)));
-            if first == second {
-                lo
-            } else {
-                let pct = pos - first as f64;
-                match (lo, hi) {
-                    (Value::Float8(a), Value::Float8(b)) => Value::Float8(a + (b - a) * pct),
-                    (Value::Interval(a), Value::Interval(b)) => Value::Interval(a.add(&b.sub(&a)?.mul(pct)?)?),
-                    _ => return Err(PgError::internal("percentile_cont of another type")),
-                }
-            }
-        }
+    match o {
+        OrderedSet::PercentileDisc | OrderedSet::PercentileCont => percentile(o, fraction.unwrap_or(0.0), rows),
         OrderedSet::Mode => {
+            let value = |i: usize| rows[i].0[0].clone();
             let same = |a: &Value, b: &Value| -> Result<bool> { Ok(bpchar_compare(c, a, b)? == std::cmp::Ordering::Equal) };
             let (mut best, mut best_n) = (value(0), 0usize);
             let (mut cur, mut cur_n) = (value(0), 0usize);
@@ -523,8 +566,37 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
                     best_n = cur_n;
                 }
             }
-            best
+            Ok(best)
         }
+    }
+}
+
+/// percentile_disc / percentile_cont at fraction `f` (in 0..=1) over sorted, non-empty `rows`.
+fn percentile(o: OrderedSet, f: f64, rows: &[(Row, Row)]) -> Result<Value> {
+    let n = rows.len();
+    debug_assert!(n > 0 && (0.0..=1.0).contains(&f), "a percentile of some rows at a fraction in 0..=1");
+    let value = |i: usize| rows[i].0[0].clone();
+    Ok(match o {
+        OrderedSet::PercentileDisc => {
+            let rownum = (f * n as f64).ceil() as usize;
+            value(rownum.max(1).min(n) - 1)
+        }
+        OrderedSet::PercentileCont => {
+            let pos = f * (n - 1) as f64;
+            let (first, second) = (pos.floor() as usize, pos.ceil() as usize);
+            let (lo, hi) = (value(first), value(second.min(n - 1)));
+            if first == second {
+                lo
+            } else {
+                let pct = pos - first as f64;
+                match (lo, hi) {
+                    (Value::Float8(a), Value::Float8(b)) => Value::Float8(a + (b - a) * pct),
+                    (Value::Interval(a), Value::Interval(b)) => Value::Interval(a.add(&b.sub(&a)?.mul(pct)?)?),
+                    _ => return Err(PgError::internal("percentile_cont of another type")),
+                }
+            }
+        }
+        OrderedSet::Mode => return Err(PgError::internal("mode() is not a percentile")),
     })
 }
 
