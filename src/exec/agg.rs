@@ -514,12 +514,7 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
         }
         for f in &fr.items {
             if let Value::Float8(f) = f {
-                if !(0.0..=1.0).contains(f) {
-                    return Err(PgError::new(
-                        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
-                        format!("percentile value {} is not between 0 and 1", crate::sql::func::c_format_g(*f)),
-                    ));
-                }
+                check_fraction(*f)?;
             }
         }
         let mut items = Vec::with_capacity(fr.items.len());
@@ -537,12 +532,7 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
         _ => None,
     };
     if let Some(f) = fraction {
-        if !(0.0..=1.0).contains(&f) {
-            return Err(PgError::new(
-                sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
-                format!("percentile value {} is not between 0 and 1", crate::sql::func::c_format_g(f)),
-            ));
-        }
+        check_fraction(f)?;
     }
     if rows.is_empty() {
         return Ok(Value::Null);
@@ -569,6 +559,17 @@ fn ordered_set_final(c: &AggCall, o: OrderedSet, rows: &[(Row, Row)]) -> Result<
             Ok(best)
         }
     }
+}
+
+/// 22003 for a percentile fraction outside 0..=1.
+fn check_fraction(f: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&f) {
+        return Ok(());
+    }
+    Err(PgError::new(
+        sqlstate::NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("percentile value {} is not between 0 and 1", crate::sql::func::c_format_g(f)),
+    ))
 }
 
 /// percentile_disc / percentile_cont at fraction `f` (in 0..=1) over sorted, non-empty `rows`.

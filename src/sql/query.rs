@@ -2662,18 +2662,7 @@ fn prune(node: &mut Node, needed: &[bool]) {
             // outputs.
             let mut n = vec![false; i.width()];
             for (k, e) in es.iter_mut().enumerate() {
-                let volatile = || {
-                    expr::calls_volatile(e) || {
-                        let mut deep = false;
-                        e.visit(&mut |x| {
-                            if let Scalar::SubLink(l) = x {
-                                deep |= plan_calls_volatile(&l.plan);
-                            }
-                        });
-                        deep
-                    }
-                };
-                if need.get(k).copied().unwrap_or(true) || volatile() {
+                if need.get(k).copied().unwrap_or(true) || scalar_calls_volatile(e) {
                     cols_used(e, &mut n);
                 } else if !matches!(e, Scalar::Const(_)) {
                     *e = match type_of(e) {
@@ -3168,16 +3157,19 @@ impl ChangeJoin {
 /// Whether a plan calls a volatile function anywhere, its subqueries' plans included.
 pub(crate) fn plan_calls_volatile(node: &Node) -> bool {
     let mut found = false;
-    visit_exprs(node, &mut |e| {
-        e.visit(&mut |x| match x {
-            Scalar::SubLink(l) => found |= plan_calls_volatile(&l.plan),
-            other => {
-                found |= matches!(
-                    other,
-                    Scalar::Func(super::func::Func::Seq(_) | super::func::Func::GenRandomUuid | super::func::Func::Random, ..)
-                )
-            }
-        })
+    visit_exprs(node, &mut |e| found |= scalar_calls_volatile(e));
+    found
+}
+
+/// Whether an expression calls a volatile function, its subqueries' plans included.
+fn scalar_calls_volatile(e: &Scalar) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| match x {
+        Scalar::SubLink(l) => found |= plan_calls_volatile(&l.plan),
+        other => {
+            found |=
+                matches!(other, Scalar::Func(super::func::Func::Seq(_) | super::func::Func::GenRandomUuid | super::func::Func::Random, ..))
+        }
     });
     found
 }
