@@ -9,6 +9,10 @@
 //!   └─ statement outside a block: implicit transaction, committed or rolled back at its end
 //! ```
 //!
+//! A block fails at its error the way PostgreSQL's does: with no savepoint open the transaction
+//! is aborted there and then (xid aborted, locks released, settings restored), and the failed
+//! block that remains holds nothing ([`Session::mark_failed`]).
+//!
 //! Invariants:
 //! 1. An xid is assigned at the first write of a transaction only; read-only transactions
 //!    leave no trace in the commit log.
@@ -900,10 +904,33 @@ impl Session {
     }
 
     /// Marks the open explicit transaction failed (after an error inside BEGIN ... COMMIT).
+    ///
+    /// With no savepoint open the transaction is aborted now, as PostgreSQL aborts it at the
+    /// error: its xid is aborted, its locks are released (a session waiting on one of its rows
+    /// or tables goes on, a deadlock victim frees the others), the files it created are
+    /// deleted and its settings are put back. What remains is the failed block: no xid, no
+    /// lock, refusing every statement (25P02) until ROLLBACK or COMMIT ends it. With a
+    /// savepoint open, the changes stay until ROLLBACK TO SAVEPOINT undoes them (invariant 9).
     pub(crate) fn mark_failed(&mut self) {
-        if let Some(t) = &mut self.txn {
-            t.failed = true;
+        let Some(t) = &mut self.txn else { return };
+        t.failed = true;
+        if !t.savepoints.is_empty() {
+            return;
         }
+        let t = self.txn.take().expect("checked");
+        let (isolation, read_only, start_us, explicit) = (t.isolation, t.read_only, t.start_us, t.explicit);
+        self.in_use.clear();
+        self.finish_abort(t);
+        self.txn = Some(Txn {
+            settings_at_start: self.settings(),
+            isolation,
+            read_only,
+            start_us,
+            ran_statement: true,
+            explicit,
+            failed: true,
+            ..Default::default()
+        });
     }
 
     /// Whether pruning `table`'s pages from a read is WAL-logged: as its row changes would be

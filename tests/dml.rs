@@ -232,17 +232,50 @@ fn deadlocks_are_detected() {
     a.execute("INSERT INTO d VALUES (1, 0), (2, 0)").unwrap();
     a.execute("BEGIN; UPDATE d SET n = 1 WHERE k = 1").unwrap();
     b.execute("BEGIN; UPDATE d SET n = 2 WHERE k = 2").unwrap();
-    let h = std::thread::spawn(move || {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
         let r = b.execute("UPDATE d SET n = 2 WHERE k = 1");
         let _ = b.execute("ROLLBACK");
-        r
+        tx.send(r).unwrap();
     });
     std::thread::sleep(std::time::Duration::from_millis(100));
+    // Either may be the victim. If it is `a`, its error aborts its transaction there and then
+    // (as PostgreSQL's does), so `b` goes on before `a` ends its failed block.
     let ra = a.execute("UPDATE d SET n = 1 WHERE k = 2");
-    let rb = h.join().unwrap();
+    let rb = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the survivor was never woken");
     let codes: Vec<String> = [&ra, &rb].iter().filter_map(|r| r.as_ref().err().map(|e| e.code.to_string())).collect();
     assert_eq!(codes, vec!["40P01".to_string()], "exactly one deadlock victim: {ra:?} {rb:?}");
     let _ = a.execute("COMMIT");
+}
+
+/// An error inside a transaction block aborts the transaction at once, as in PostgreSQL: its
+/// row and table locks are released and its changes are dead before the block is ended, and
+/// the failed block refuses statements until ROLLBACK.
+#[test]
+fn a_failed_block_holds_no_locks() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut a = db.session();
+    let mut b = db.session();
+    a.execute("CREATE TABLE f (k int, n int)").unwrap();
+    a.execute("INSERT INTO f VALUES (1, 0)").unwrap();
+    a.execute("CREATE TABLE g (k int)").unwrap();
+    a.execute("BEGIN").unwrap();
+    a.execute("UPDATE f SET n = 1 WHERE k = 1").unwrap();
+    a.execute("ALTER TABLE g ADD COLUMN m int").unwrap();
+    assert_eq!(a.execute("SELECT 1/0").unwrap_err().code, "22012");
+    // `a` is in a failed block; `b` neither waits for its row nor for its table.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let n = one(&mut b, "UPDATE f SET n = n + 10 WHERE k = 1 RETURNING n");
+        let cols = one(&mut b, "SELECT count(*) FROM information_schema.columns WHERE table_name = 'g'");
+        tx.send((n, cols)).unwrap();
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("blocked by a failed transaction block");
+    assert_eq!(got, ("10".to_string(), "1".to_string()));
+    let e = a.execute("SELECT 1").unwrap_err();
+    assert_eq!(e.code, "25P02");
+    a.execute("ROLLBACK").unwrap();
+    assert_eq!(one(&mut a, "SELECT n FROM f"), "10");
 }
 
 #[test]

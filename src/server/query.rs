@@ -575,15 +575,19 @@ mod tests {
         assert_eq!(end(&mut p, &mut s, "ROLLBACK"), app("before"));
         assert_eq!(p.get("application_name"), Some("before"));
 
-        // A failed block: the SET is undone by the ROLLBACK that ends it; a SET in it is refused.
+        // A failed block: as PostgreSQL's, the error aborts the transaction, so the SET is
+        // undone there (and reported before the next ReadyForQuery); a SET in it is refused,
+        // and the ROLLBACK that ends it has nothing left to put back.
         s.execute("BEGIN").unwrap();
         set(&mut p, &mut s, "SET application_name = 'doomed'");
         assert!(s.execute("SELECT 1/0").is_err());
         s.mark_failed();
+        let restored = s.take_restored_client_settings().map(|pairs| p.restore(&pairs)).unwrap_or_default();
+        assert_eq!(restored, app("before"));
         let refused = run(&mut p, &mut s, "SET application_name = 'late'").unwrap().err().unwrap();
         assert_eq!(refused.code, sqlstate::IN_FAILED_SQL_TRANSACTION);
-        assert_eq!(p.get("application_name"), Some("doomed"));
-        assert_eq!(end(&mut p, &mut s, "ROLLBACK"), app("before"));
+        assert_eq!(p.get("application_name"), Some("before"));
+        assert_eq!(end(&mut p, &mut s, "ROLLBACK"), vec![]);
 
         // SET LOCAL lasts to commit; a SET after it is what commit keeps.
         s.execute("BEGIN").unwrap();
