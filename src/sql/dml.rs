@@ -604,7 +604,7 @@ fn identity_always_error(col: &crate::catalog::Column) -> PgError {
 /// Binds a column's DEFAULT expression: untyped literals take the column's type, and the
 /// value must be assignable to it.
 pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64) -> Result<Scalar> {
-    let scope = super::expr::Scope { cols: Vec::new() };
+    let scope = super::expr::Scope { same_query: false, cols: Vec::new() };
     let binder = super::expr::Binder { now_us: Some(now_us), ..super::expr::Binder::new(&scope) };
     let b = bind_untyped_with(&binder, e, col.ty, now_us)?;
     check_assignment(&b, col)?;

@@ -166,6 +166,10 @@ impl ScopeCol {
 /// The columns an expression can name, in the order of the rows it is evaluated on.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
+    /// This level is not an enclosing query but the FROM items to the left of a LATERAL item
+    /// of the same query (it is an outer level only because that item runs once per left
+    /// row). A recursive query's reference to itself may cross such levels, not real ones.
+    pub same_query: bool,
     pub cols: Vec<ScopeCol>,
 }
 
@@ -174,6 +178,7 @@ impl Scope {
     pub fn of_table(table: &Table, alias: Option<&str>) -> Scope {
         let rel = alias.unwrap_or(&table.name).to_string();
         Scope {
+            same_query: false,
             cols: table
                 .columns
                 .iter()

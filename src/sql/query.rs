@@ -57,6 +57,12 @@ pub struct Planner<'a> {
     views: RefCell<Vec<u32>>,
     /// How many times the recursive term being bound named its own query.
     work_refs: std::cell::Cell<usize>,
+    /// How many outer joins' nullable sides the FROM item being bound is inside (within the
+    /// recursive term being bound), where it may not name its own query.
+    nullable: std::cell::Cell<usize>,
+    /// How many times the FROM clause of the SELECT being bound named its recursive query
+    /// itself (not through a subquery), where aggregates are refused.
+    level_refs: std::cell::Cell<usize>,
     /// The next working-table id.
     next_work: std::cell::Cell<usize>,
 }
@@ -65,6 +71,26 @@ pub struct Planner<'a> {
 const WORK_TABLE_MARK: &str = "\u{0}worktable";
 
 /// Whether a WITH query names `name` anywhere in its FROM clauses (it is recursive).
+fn outer_join_recursion(name: &str) -> PgError {
+    PgError::new("42P19", format!("recursive reference to query \"{name}\" must not appear within an outer join"))
+}
+
+/// One more level of a depth counter while it lives.
+struct Depth<'a>(&'a std::cell::Cell<usize>);
+
+impl<'a> Depth<'a> {
+    fn enter(c: &'a std::cell::Cell<usize>) -> Depth<'a> {
+        c.set(c.get() + 1);
+        Depth(c)
+    }
+}
+
+impl Drop for Depth<'_> {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() - 1);
+    }
+}
+
 fn names_itself(q: &Query, name: &str) -> bool {
     use sqlparser::ast::{visit_relations, ObjectName};
     let mut found = false;
@@ -944,6 +970,8 @@ impl<'a> Planner<'a> {
             now_used: std::cell::Cell::new(false),
             views: RefCell::new(Vec::new()),
             work_refs: std::cell::Cell::new(0),
+            nullable: std::cell::Cell::new(0),
+            level_refs: std::cell::Cell::new(0),
             next_work: std::cell::Cell::new(0),
         }
     }
@@ -982,7 +1010,8 @@ impl<'a> Planner<'a> {
         if let Some(a) = alias {
             rename_columns(&mut cols, &a.columns, &rel)?;
         }
-        let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
+        let scope =
+            Scope { same_query: false, cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
         Ok((Rel::Leaf(sub.node, cols.len(), false), scope))
     }
 
@@ -1219,7 +1248,7 @@ impl<'a> Planner<'a> {
     ) -> Result<BoundQuery> {
         let BoundQuery { mut node, columns, correlated } = b;
         if !order.is_empty() {
-            let scope = Scope { cols: columns.iter().map(|c| ScopeCol::new(None, c.name.clone(), c.ty)).collect() };
+            let scope = Scope { same_query: false, cols: columns.iter().map(|c| ScopeCol::new(None, c.name.clone(), c.ty)).collect() };
             let binder = self.binder(&scope, outer, None);
             let mut keys = Vec::new();
             for o in order {
@@ -1255,7 +1284,14 @@ impl<'a> Planner<'a> {
             return Err(PgError::feature("ORDER BY in a recursive query is not implemented"));
         }
         if q.limit_clause.is_some() || q.fetch.is_some() {
-            return Err(PgError::feature("OFFSET/LIMIT in a recursive query is not implemented"));
+            // PostgreSQL names OFFSET first.
+            let offset = match &q.limit_clause {
+                Some(LimitClause::LimitOffset { offset, .. }) => offset.is_some(),
+                Some(LimitClause::OffsetCommaLimit { .. }) => true,
+                None => false,
+            };
+            let what = if offset { "OFFSET" } else { "LIMIT" };
+            return Err(PgError::feature(format!("{what} in a recursive query is not implemented")));
         }
         need(q.with.is_none(), "a WITH clause inside a recursive query")?;
         need(q.locks.is_empty(), "FOR UPDATE in a recursive query")?;
@@ -1294,7 +1330,9 @@ impl<'a> Planner<'a> {
         });
         self.ctes.borrow_mut().push((name.to_string(), work, cols.clone(), outer.len()));
         let saved_refs = self.work_refs.replace(0);
+        let saved_nullable = self.nullable.replace(0);
         let rec = self.set_expr(right, outer);
+        self.nullable.set(saved_nullable);
         let refs = self.work_refs.replace(saved_refs);
         self.ctes.borrow_mut().pop();
         let rec = rec?;
@@ -1529,6 +1567,7 @@ impl<'a> Planner<'a> {
                             rename_columns(&mut cols, &a.columns, &relname)?;
                         }
                         let scope = Scope {
+                            same_query: false,
                             cols: cols
                                 .iter()
                                 .map(|c| ScopeCol {
@@ -1569,7 +1608,13 @@ impl<'a> Planner<'a> {
                         };
                         if matches!(node, Node::WorkTable(..)) {
                             self.work_refs.set(self.work_refs.get() + 1);
-                            if level != outer.len() {
+                            self.level_refs.set(self.level_refs.get() + 1);
+                            // Levels a LATERAL item adds are the same query's (a FROM
+                            // subquery is too, and adds none); any other is a subquery.
+                            if self.nullable.get() > 0 {
+                                return Err(outer_join_recursion(&tname));
+                            }
+                            if outer[..outer.len() - level].iter().any(|l| !l.same_query) {
                                 return Err(PgError::new(
                                     "42P19",
                                     format!("recursive reference to query \"{tname}\" must not appear within a subquery"),
@@ -1581,6 +1626,7 @@ impl<'a> Planner<'a> {
                             rename_columns(&mut cols, &a.columns, &rel)?;
                         }
                         let scope = Scope {
+                            same_query: false,
                             cols: cols
                                 .iter()
                                 .map(|c| ScopeCol {
@@ -1603,7 +1649,10 @@ impl<'a> Planner<'a> {
                     self.now_used.set(true);
                     let (node, cols) = pg_locks(self.s);
                     let rel = alias_name.unwrap_or(tname);
-                    let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect() };
+                    let scope = Scope {
+                        same_query: false,
+                        cols: cols.iter().map(|c| ScopeCol::new(Some(rel.clone()), c.name.clone(), c.ty)).collect(),
+                    };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
                 let table = self.s.relation_for_query(&tname).map_err(|e| match name.0.first().and_then(|p| p.as_ident()) {
@@ -1639,10 +1688,9 @@ impl<'a> Planner<'a> {
                 // the items to its left (the nearest outer row).
                 // (With nothing to its left, a LATERAL subquery is a plain one.)
                 let lateral = *lateral && left.is_some();
+                let left_level = left.filter(|_| lateral).map(|l| Scope { same_query: true, cols: l.cols.clone() });
                 let mut lateral_outer: Vec<&Scope> = Vec::with_capacity(outer.len() + 1);
-                if let (true, Some(l)) = (lateral, left) {
-                    lateral_outer.push(l);
-                }
+                lateral_outer.extend(left_level.as_ref());
                 lateral_outer.extend_from_slice(outer);
                 let sub = self.query(subquery, &lateral_outer)?;
                 let mut cols = sub.columns;
@@ -1650,7 +1698,8 @@ impl<'a> Planner<'a> {
                 if let Some(a) = alias {
                     rename_columns(&mut cols, &a.columns, rel.as_deref().unwrap_or(""))?;
                 }
-                let scope = Scope { cols: cols.iter().map(|c| ScopeCol::new(rel.clone(), c.name.clone(), c.ty)).collect() };
+                let scope =
+                    Scope { same_query: false, cols: cols.iter().map(|c| ScopeCol::new(rel.clone(), c.name.clone(), c.ty)).collect() };
                 Ok((Rel::Leaf(sub.node, cols.len(), lateral), scope))
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
@@ -1765,6 +1814,7 @@ impl<'a> Planner<'a> {
             rename_columns(&mut cols, &a.columns, &rel)?;
         }
         let scope = Scope {
+            same_query: false,
             cols: cols
                 .iter()
                 .map(|c| ScopeCol {
@@ -1806,11 +1856,12 @@ impl<'a> Planner<'a> {
             None => (None, None),
         };
         let unnamed = |ty: SqlType| ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), ty) };
-        let left_hidden = Scope { cols: left_scope.iter().flat_map(|ls| &ls.cols).map(|c| unnamed(c.ty)).collect() };
+        let left_hidden = Scope { same_query: true, cols: left_scope.iter().flat_map(|ls| &ls.cols).map(|c| unnamed(c.ty)).collect() };
         let first_outer: Vec<&Scope> = match left_scope {
             Some(_) if nested && !lateral_factor(&twj.relation) => std::iter::once(&left_hidden).chain(outer.iter().copied()).collect(),
             _ => outer.to_vec(),
         };
+        let refs_at_start = self.work_refs.get();
         let (mut rel, mut scope) = self.bind_from_item(&twj.relation, &first_outer, left_scope)?;
         // Once `left`'s tree is joined in below the joins (`before` taken), `rel` holds
         // `left`'s columns first, then this item's: `xw` of them.
@@ -1821,7 +1872,8 @@ impl<'a> Planner<'a> {
         // other items are bound with that level present but unnamed, so that their outer
         // references count it.
         let per_left_row = left_scope.is_some() && (nested || rel.leftmost_lateral());
-        let (outer_lateral, outer_other): (Vec<&Scope>, Vec<&Scope>) = match left_scope {
+        let left_level = left_scope.map(|ls| Scope { same_query: true, cols: ls.cols.clone() });
+        let (outer_lateral, outer_other): (Vec<&Scope>, Vec<&Scope>) = match &left_level {
             Some(ls) if per_left_row => (
                 std::iter::once(ls).chain(outer.iter().copied()).collect(),
                 std::iter::once(&left_hidden).chain(outer.iter().copied()).collect(),
@@ -1840,8 +1892,17 @@ impl<'a> Planner<'a> {
             };
             // `left`'s columns then this item's: what a LATERAL item reads once `left` is
             // joined in below.
-            let wide = |ls: &Scope| Scope { cols: ls.cols.iter().chain(&scope.cols).cloned().collect() };
+            let wide = |ls: &Scope| Scope { same_query: true, cols: ls.cols.iter().chain(&scope.cols).cloned().collect() };
             let item_outer = if lateral_factor(&j.relation) { &outer_lateral } else { &outer_other };
+            // A recursive query may name itself only where an outer join cannot fill its
+            // rows with NULLs (PostgreSQL's rule): not left of a RIGHT or FULL join, not right
+            // of a LEFT or FULL one.
+            if matches!(kind, JoinKind::Right | JoinKind::Full) && self.work_refs.get() > refs_at_start {
+                let ctes = self.ctes.borrow();
+                let name = ctes.iter().rev().find(|(_, d, ..)| d.name == WORK_TABLE_MARK).map_or("", |(n, ..)| n.as_str());
+                return Err(outer_join_recursion(name));
+            }
+            let _nullable = matches!(kind, JoinKind::Left | JoinKind::Full).then(|| Depth::enter(&self.nullable));
             let (r, rscope) = match (left_scope, before.is_some()) {
                 // Joined in below already: LATERAL items read `left`'s columns and this item's.
                 (Some(ls), false) if !nested => self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?,
@@ -1849,8 +1910,11 @@ impl<'a> Planner<'a> {
                 // bound with them first; one that reads none is bound again without them
                 // (the cheaper tree), one that does makes `left` join in below from here.
                 (Some(ls), true) if !per_left_row && lateral_factor(&j.relation) => {
+                    let refs = self.work_refs.get();
                     let got = self.bind_from_item(&j.relation, outer, Some(&wide(ls)))?;
                     if !reads_left(&got.0, xw) {
+                        // Bound again: its references to a recursive query count once.
+                        self.work_refs.set(refs);
                         self.bind_from_item(&j.relation, outer, Some(&scope))?
                     } else {
                         // This join and those after it must keep every row of `left`.
@@ -1876,6 +1940,7 @@ impl<'a> Planner<'a> {
                 }
                 _ => self.bind_from_item(&j.relation, item_outer, Some(&scope))?,
             };
+            drop(_nullable);
             if r.leftmost_lateral() && matches!(kind, JoinKind::Right | JoinKind::Full) {
                 return Err(PgError::new("42P10", "invalid reference to FROM-clause entry for a LATERAL subquery")
                     .with_detail("The combining JOIN type must be INNER or LEFT for a LATERAL reference."));
@@ -1889,7 +1954,7 @@ impl<'a> Planner<'a> {
                 }
             }
             let lw = scope.cols.len();
-            let mut joined = Scope { cols: scope.cols.clone() };
+            let mut joined = Scope { same_query: false, cols: scope.cols.clone() };
             joined.cols.extend(rscope.cols.iter().cloned());
             // The sides an outer join may fill with NULLs.
             let (left_nulls, right_nulls) = match kind {
@@ -1969,13 +2034,13 @@ impl<'a> Planner<'a> {
                     cols.extend(joined.cols);
                     let w = merged.len() + width;
                     rel = Rel::Leaf(Node::Project(Box::new(join), exprs), w, lat);
-                    scope = Scope { cols };
+                    scope = Scope { same_query: false, cols };
                 }
                 (JoinConstraint::On(e), None) => {
                     // With `left` joined in below, the condition's row starts with `left`'s
                     // columns, which it may not name.
                     let unnamed = ScopeCol { hidden: true, ..ScopeCol::new(None, String::new(), SqlType::new(TypeId::Text)) };
-                    let mut on_scope = Scope { cols: Vec::new() };
+                    let mut on_scope = Scope { same_query: false, cols: Vec::new() };
                     if before.is_none() && !nested {
                         on_scope.cols.extend(left_scope.iter().flat_map(|ls| &ls.cols).map(|c| ScopeCol { ty: c.ty, ..unnamed.clone() }));
                     }
@@ -2012,6 +2077,29 @@ impl<'a> Planner<'a> {
     }
 
     /// One SELECT block with the enclosing query's ORDER BY and LIMIT.
+    /// FROM: a cross join of the comma-separated items.
+    fn select_from(&self, from: &[TableWithJoins], outer: &[&Scope]) -> Result<(Rel, Scope)> {
+        if from.is_empty() {
+            Ok((Rel::Leaf(Node::Unit, 0, false), Scope::default()))
+        } else {
+            let mut it = from.iter();
+            let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer, None)?;
+            for t in it {
+                let (r, s) = self.bind_from(t, outer, Some((&scope, Some(rel))))?;
+                for c in &s.cols {
+                    if let Some(rn) = &c.rel {
+                        if scope.has_rel(rn) {
+                            return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
+                        }
+                    }
+                }
+                rel = r;
+                scope.cols.extend(s.cols);
+            }
+            Ok((rel, scope))
+        }
+    }
+
     fn select(
         &self,
         sel: &Select,
@@ -2062,26 +2150,10 @@ impl<'a> Planner<'a> {
             GroupByExpr::All(_) => return Err(refuse("GROUP BY ALL")),
         };
 
-        // FROM: a cross join of the comma-separated items.
-        let (rel, scope) = if from.is_empty() {
-            (Rel::Leaf(Node::Unit, 0, false), Scope::default())
-        } else {
-            let mut it = from.iter();
-            let (mut rel, mut scope) = self.bind_from(it.next().expect("not empty"), outer, None)?;
-            for t in it {
-                let (r, s) = self.bind_from(t, outer, Some((&scope, Some(rel))))?;
-                for c in &s.cols {
-                    if let Some(rn) = &c.rel {
-                        if scope.has_rel(rn) {
-                            return Err(PgError::new("42712", format!("table name \"{rn}\" specified more than once")));
-                        }
-                    }
-                }
-                rel = r;
-                scope.cols.extend(s.cols);
-            }
-            (rel, scope)
-        };
+        let saved_level_refs = self.level_refs.replace(0);
+        let from_bound = self.select_from(from, outer);
+        let names_itself = self.level_refs.replace(saved_level_refs) > 0;
+        let (rel, scope) = from_bound?;
 
         // WHERE, pushed down into the FROM tree.
         let mut filters = Vec::new();
@@ -2277,6 +2349,9 @@ impl<'a> Planner<'a> {
             groups.push(x);
         }
         let aggs = collect.aggs.take();
+        if names_itself && !aggs.is_empty() {
+            return Err(PgError::new("42P19", "aggregate functions are not allowed in a recursive query's recursive term"));
+        }
         let mut windows = collect.windows.take();
         let grouped = !groups.is_empty() || !aggs.is_empty() || having_s.is_some() || group_sets.is_some();
         for c in &aggs {
