@@ -265,7 +265,7 @@ impl Defaults {
                 Some(Scalar::Cast(Box::new(call), col.ty))
             } else if let Some(text) = &col.default {
                 let e = parse_stored_expr(text)?;
-                Some(crate::sql::dml::bind_default(&e, col, now)?)
+                Some(crate::sql::dml::bind_default(&e, col, now, Some(s))?)
             } else {
                 None
             };

@@ -50,8 +50,11 @@ fn sql_type_text(text: &str) -> Result<SqlType> {
     let text = text.trim().to_string();
     let (name, args) = match text.find('(') {
         Some(i) => {
-            let inner = text[i + 1..].trim_end_matches([')', ' ']);
-            let rest_after = text[i..].find(')').map(|j| text[i + j + 1..].trim().to_string()).unwrap_or_default();
+            // `NAME(args) REST`: `timestamp(3) with time zone` is `timestamp with time zone`
+            // with modifier 3.
+            let close = text[i..].find(')').map_or(text.len(), |j| i + j);
+            let inner = &text[i + 1..close];
+            let rest_after = text.get(close + 1..).map(|r| r.trim().to_string()).unwrap_or_default();
             let args: Vec<i64> = inner
                 .split(',')
                 .map(|a| a.trim().parse::<i64>().map_err(|_| PgError::syntax(format!("invalid type modifier in \"{text}\""))))
@@ -115,7 +118,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let mut owned: Vec<(usize, SqlType, Vec<sqlparser::ast::SequenceOptions>)> = Vec::new();
     let now = s.txn.as_ref().map_or(0, |t| t.start_us);
     for c in &ct.columns {
-        let spec = column_def(&name, c, now)?;
+        let spec = column_def(&name, c, now, s)?;
         if columns.iter().any(|x| x.name == spec.col.name) {
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", spec.col.name)));
         }
@@ -215,7 +218,7 @@ fn constraint_name_taken(t: &Table, n: &str) -> bool {
 
 /// Reads a column definition of table `name` (type, NOT NULL, DEFAULT, CHECK, PRIMARY KEY /
 /// UNIQUE, `serial`, identity), checking it as PostgreSQL does.
-fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<ColumnSpec> {
+fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64, s: &Session) -> Result<ColumnSpec> {
     let mut spec_keys = Vec::new();
     let mut spec_checks = Vec::new();
     let mut spec_fks = Vec::new();
@@ -302,7 +305,8 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<Col
         let mut refs = false;
         let _ = sqlparser::ast::visit_expressions(e, |x| {
             refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
-                && !super::dml::is_default_keyword(x);
+                && !super::dml::is_default_keyword(x)
+                && !super::expr::is_keyword_function(x);
             refs |= matches!(
                 x,
                 sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }
@@ -312,7 +316,7 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64) -> Result<Col
         if refs {
             return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
         }
-        super::dml::bind_default(e, &col, now)?;
+        super::dml::bind_default(e, &col, now, Some(s))?;
         // `DEFAULT NULL` is no default at all, as PostgreSQL stores it.
         if !matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
             col.default = Some(deparse_default(e, ty));
@@ -641,7 +645,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             super::index::add_constraint_index(s, cur, &cols, primary, cname.as_ref().map(fold_ident))
         }
         Op::AddColumn { if_not_exists, column_def: cd, .. } => {
-            let spec = column_def(&cur.name, cd, now)?;
+            let spec = column_def(&cur.name, cd, now, s)?;
             let cname = spec.col.name.clone();
             if cur.column_index(&cname).is_some() {
                 if *if_not_exists {
@@ -892,7 +896,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                         return Err(PgError::syntax(format!("column \"{cname}\" of relation \"{}\" is an identity column", cur.name))
                             .with_hint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."));
                     }
-                    new.columns[i].default = checked_default(value, &new.columns[i], now)?;
+                    new.columns[i].default = checked_default(value, &new.columns[i], now, s)?;
                 }
                 ColOp::DropDefault => new.columns[i].default = None,
                 ColOp::SetDataType { data_type, using, .. } => {
@@ -934,7 +938,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     if let Some(d) = &new.columns[i].default {
                         // The default must still make a value of the new type.
                         let e = crate::exec::rows::parse_stored_expr(d)?;
-                        super::dml::bind_default(&e, &new.columns[i], now).map_err(|_| {
+                        super::dml::bind_default(&e, &new.columns[i], now, Some(s)).map_err(|_| {
                             PgError::new(
                                 sqlstate::DATATYPE_MISMATCH,
                                 format!("default for column \"{cname}\" cannot be cast automatically to type {}", ty.name()),
@@ -958,11 +962,12 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
 
 /// A DEFAULT expression checked as CREATE TABLE checks it (no column references or
 /// subqueries; a value of the column's type), deparsed for the catalog; None for DEFAULT NULL.
-fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64) -> Result<Option<String>> {
+fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64, s: &Session) -> Result<Option<String>> {
     let mut refs = false;
     let _ = sqlparser::ast::visit_expressions(e, |x| {
         refs |= matches!(x, sqlparser::ast::Expr::Identifier(_) | sqlparser::ast::Expr::CompoundIdentifier(_))
-            && !super::dml::is_default_keyword(x);
+            && !super::dml::is_default_keyword(x)
+            && !super::expr::is_keyword_function(x);
         refs |=
             matches!(x, sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. });
         std::ops::ControlFlow::<()>::Continue(())
@@ -970,7 +975,7 @@ fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64) -> Result<O
     if refs {
         return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
     }
-    super::dml::bind_default(e, col, now)?;
+    super::dml::bind_default(e, col, now, Some(s))?;
     if matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
         return Ok(None);
     }
@@ -1222,6 +1227,7 @@ fn deparse_default(e: &sqlparser::ast::Expr, ty: SqlType) -> String {
                 _ => e.to_string(),
             }
         }
+        e if super::expr::is_keyword_function(e) => e.to_string().to_ascii_uppercase(),
         _ => e.to_string(),
     }
 }

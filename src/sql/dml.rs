@@ -602,13 +602,29 @@ fn identity_always_error(col: &crate::catalog::Column) -> PgError {
 }
 
 /// Binds a column's DEFAULT expression: untyped literals take the column's type, and the
-/// value must be assignable to it.
-pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64) -> Result<Scalar> {
+/// value must be assignable to it. With the session, the functions that read it
+/// (`CURRENT_USER`, `CURRENT_SCHEMA`, `current_setting`, ...) are available.
+pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64, s: Option<&Session>) -> Result<Scalar> {
     let scope = super::expr::Scope { same_query: false, cols: Vec::new() };
-    let binder = super::expr::Binder { now_us: Some(now_us), ..super::expr::Binder::new(&scope) };
+    let with_session = s.map(SessionOnly);
+    let queries = with_session.as_ref().map(|q| q as &dyn super::expr::SubqueryBinder);
+    let binder = super::expr::Binder { now_us: Some(now_us), queries, ..super::expr::Binder::new(&scope) };
     let b = bind_untyped_with(&binder, e, col.ty, now_us)?;
     check_assignment(&b, col)?;
     Ok(b)
+}
+
+/// The session, and no subqueries: what a DEFAULT expression binds with.
+struct SessionOnly<'a>(&'a Session);
+
+impl super::expr::SubqueryBinder for SessionOnly<'_> {
+    fn subquery(&self, _: &sqlparser::ast::Query, _: &[&super::expr::Scope]) -> Result<crate::exec::BoundQuery> {
+        Err(PgError::feature("cannot use subquery in DEFAULT expression"))
+    }
+
+    fn session(&self) -> Option<&Session> {
+        Some(self.0)
+    }
 }
 
 /// INSERT INTO t [(cols)] VALUES (...), (...) | query | DEFAULT VALUES [RETURNING ...].

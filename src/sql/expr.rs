@@ -752,6 +752,13 @@ impl Binder<'_> {
                 };
                 self.row_compare(o, left, right)?
             }
+            // Keywords, not columns (PostgreSQL's grammar reads them so even where a column
+            // has the name).
+            e @ Expr::Identifier(id) if is_keyword_function(e) => {
+                let name = fold_ident(id);
+                self.session_function(&name, &[], true)?
+                    .ok_or_else(|| PgError::feature(format!("{} is not supported here", name.to_uppercase())))?
+            }
             Expr::Identifier(id) => self.column(None, &fold_ident(id)).map_err(|e| e.at(id.span.start))?,
             Expr::CompoundIdentifier(ids) if ids.len() == 2 => {
                 self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1])).map_err(|e| e.at(ids[0].span.start))?
@@ -1860,13 +1867,19 @@ pub fn eval_with_session(e: &Scalar, s: &crate::session::Session, row: &[Value],
     e.eval_cx(row, &EvalCx { params, outer: &[], runner: Some(&SessionRunner(s)) })
 }
 
+/// `CURRENT_SCHEMA` and `CURRENT_ROLE` written without parentheses: keywords that call a
+/// function, never column names (sqlparser reads them as identifiers).
+pub(crate) fn is_keyword_function(e: &Expr) -> bool {
+    matches!(e, Expr::Identifier(id) if id.quote_style.is_none()
+        && (id.value.eq_ignore_ascii_case("current_schema") || id.value.eq_ignore_ascii_case("current_role")))
+}
+
 /// Whether `e` calls a volatile function, one whose value may change from call to call
-/// (the sequence functions, `gen_random_uuid`, `random`): such an expression is evaluated for each row,
-/// never once per statement.
+/// (the sequence functions, `gen_random_uuid`, `random`, `clock_timestamp`, `timeofday`):
+/// such an expression is evaluated for each row, never once per statement.
 pub fn calls_volatile(e: &Scalar) -> bool {
-    use super::func::Func;
     let mut found = false;
-    e.visit(&mut |x| found |= matches!(x, Scalar::Func(Func::Seq(_) | Func::GenRandomUuid | Func::Random, ..)));
+    e.visit(&mut |x| found |= matches!(x, Scalar::Func(f, ..) if f.is_volatile()));
     found
 }
 

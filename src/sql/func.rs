@@ -142,6 +142,10 @@ pub enum Func {
     GenRandomUuid,
     /// `random()`: volatile, a double precision in [0, 1) with 53 random bits.
     Random,
+    /// `clock_timestamp()`: volatile, the time when it is called.
+    ClockTimestamp,
+    /// `timeofday()`: volatile, the time when it is called, as text.
+    TimeOfDay,
     /// `num_nulls(...)` (false) / `num_nonnulls(...)` (true): any arguments, not strict.
     NumNulls(bool),
     /// `isfinite(date | timestamp | timestamptz | interval)`.
@@ -193,6 +197,14 @@ pub enum Func {
     Age,
     /// `justify_days` (0), `justify_hours` (1), `justify_interval` (2).
     Justify(u8),
+}
+
+impl Func {
+    /// A volatile function: its value may change from call to call, so a call is evaluated
+    /// for each row, never once per statement (nor folded, nor skipped when unread).
+    pub fn is_volatile(&self) -> bool {
+        matches!(self, Func::Seq(_) | Func::GenRandomUuid | Func::Random | Func::ClockTimestamp | Func::TimeOfDay)
+    }
 }
 
 fn t(id: TypeId) -> SqlType {
@@ -620,6 +632,14 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 0, 0)?;
             (Func::Random, args, t(TypeId::Float8))
         }
+        "clock_timestamp" => {
+            arity(name, &args, 0, 0)?;
+            (Func::ClockTimestamp, args, t(TypeId::Timestamptz))
+        }
+        "timeofday" => {
+            arity(name, &args, 0, 0)?;
+            (Func::TimeOfDay, args, text())
+        }
         "starts_with" => {
             arity(name, &args, 2, 2)?;
             (Func::StartsWith, each(args, &[text(), text()])?, t(TypeId::Bool))
@@ -857,9 +877,7 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "jsonb_path_exists",
     "jsonb_path_match",
     "setseed",
-    "clock_timestamp",
     "statement_timestamp",
-    "timeofday",
     "make_interval",
     "char_length",
     "cardinality",
@@ -1181,6 +1199,12 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if f == Func::Random {
         return Ok(Value::Float8(random_f64()?));
     }
+    if f == Func::ClockTimestamp {
+        return Ok(Value::Timestamptz(crate::types::datetime::now_us()));
+    }
+    if f == Func::TimeOfDay {
+        return Ok(Value::Text(crate::types::datetime::time_of_day()));
+    }
     if let Func::Seq(sf) = f {
         return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
     }
@@ -1258,6 +1282,8 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::JsonBuildArray
         | Func::GenRandomUuid
         | Func::Random
+        | Func::ClockTimestamp
+        | Func::TimeOfDay
         | Func::TsInterval(_)
         | Func::TsDiff
         | Func::IntervalArith(_)
@@ -3502,7 +3528,7 @@ impl Binder<'_> {
     /// `pg_get_userbyid`, `pg_get_indexdef`, `format_type`, `to_regclass`, ...). Their
     /// answers come from the catalog as the planning session sees it, so a plan using a
     /// catalog lookup is not cached. None: not one of them.
-    fn session_function(&self, name: &str, exprs: &[&Expr], bare: bool) -> Result<Option<Scalar>> {
+    pub(super) fn session_function(&self, name: &str, exprs: &[&Expr], bare: bool) -> Result<Option<Scalar>> {
         use crate::sql::pg_catalog as pc;
         use std::collections::HashMap;
         let Some(s) = self.queries.and_then(|q| q.session()) else { return Ok(None) };

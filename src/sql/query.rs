@@ -3241,10 +3241,7 @@ fn scalar_calls_volatile(e: &Scalar) -> bool {
     let mut found = false;
     e.visit(&mut |x| match x {
         Scalar::SubLink(l) => found |= plan_calls_volatile(&l.plan),
-        other => {
-            found |=
-                matches!(other, Scalar::Func(super::func::Func::Seq(_) | super::func::Func::GenRandomUuid | super::func::Func::Random, ..))
-        }
+        other => found |= matches!(other, Scalar::Func(f, ..) if f.is_volatile()),
     });
     found
 }

@@ -362,13 +362,39 @@ pub(crate) fn check_timestamp_recv(t: i64, typmod: i32) -> Result<i64> {
 
 /// The current time (UTC, the only session time zone supported) broken down.
 pub(crate) fn now_tm() -> Tm {
+    timestamp2tm(now_us())
+}
+
+/// The current time: microseconds since 2000-01-01 00:00:00 UTC (`GetCurrentTimestamp`).
+pub(crate) fn now_us() -> i64 {
     use std::time::{SystemTime, UNIX_EPOCH};
     let unix_us = match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_micros()).unwrap_or(i64::MAX),
     };
-    let pg_us = unix_us.saturating_sub((POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
-    timestamp2tm(pg_us)
+    unix_us.saturating_sub((POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+}
+
+/// `timeofday()`: the current time as text, `Sat Nov 28 08:58:06.485302 2026 UTC` (the
+/// session time zone is UTC).
+pub(crate) fn time_of_day() -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let t = now_us();
+    let tm = timestamp2tm(t);
+    // 2000-01-01 was a Saturday.
+    let dow = (t.div_euclid(USECS_PER_DAY) + 6).rem_euclid(7) as usize;
+    format!(
+        "{} {} {:02} {:02}:{:02}:{:02}.{:06} {} UTC",
+        DAYS[dow],
+        MONTHS[(tm.mon - 1) as usize],
+        tm.mday,
+        tm.hour,
+        tm.min,
+        tm.sec,
+        tm.fsec,
+        tm.year
+    )
 }
 
 #[cfg(test)]

@@ -252,7 +252,13 @@ impl SqlType {
                 return Err(PgError::feature(format!("interval fields ({n}) are not supported by heapstore yet")))
             }
             "oidvector" => TypeId::OidVector,
-            _ => return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist"))),
+            n => {
+                // A PostgreSQL type heapstore does not have is not supported, not missing.
+                if let Some(pg) = postgres_only_type(n) {
+                    return Err(PgError::feature(format!("type {pg} is not supported by heapstore")));
+                }
+                return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("type \"{norm}\" does not exist")));
+            }
         };
         let ty = SqlType::new(id);
         if !typmod_args.is_empty() {
@@ -649,6 +655,61 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Array(ArrayElem::Jsonb),
     TypeId::Array(ArrayElem::Interval),
 ];
+
+/// The name (as `format_type` gives it) of a built-in PostgreSQL type heapstore does not
+/// have, for one of the names SQL may write it with.
+fn postgres_only_type(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "time" | "time without time zone" => "time without time zone",
+        "timetz" | "time with time zone" => "time with time zone",
+        "bit" => "bit",
+        "varbit" | "bit varying" => "bit varying",
+        "money" => "money",
+        "inet" => "inet",
+        "cidr" => "cidr",
+        "macaddr" => "macaddr",
+        "macaddr8" => "macaddr8",
+        "point" => "point",
+        "line" => "line",
+        "lseg" => "lseg",
+        "box" => "box",
+        "path" => "path",
+        "polygon" => "polygon",
+        "circle" => "circle",
+        "tsvector" => "tsvector",
+        "tsquery" => "tsquery",
+        "xml" => "xml",
+        "jsonpath" => "jsonpath",
+        "int4range" => "int4range",
+        "int8range" => "int8range",
+        "numrange" => "numrange",
+        "tsrange" => "tsrange",
+        "tstzrange" => "tstzrange",
+        "daterange" => "daterange",
+        "int4multirange" => "int4multirange",
+        "int8multirange" => "int8multirange",
+        "nummultirange" => "nummultirange",
+        "tsmultirange" => "tsmultirange",
+        "tstzmultirange" => "tstzmultirange",
+        "datemultirange" => "datemultirange",
+        "pg_lsn" => "pg_lsn",
+        "pg_snapshot" => "pg_snapshot",
+        "txid_snapshot" => "txid_snapshot",
+        "xid" => "xid",
+        "xid8" => "xid8",
+        "cid" => "cid",
+        "tid" => "tid",
+        "regproc" => "regproc",
+        "regprocedure" => "regprocedure",
+        "regoper" => "regoper",
+        "regoperator" => "regoperator",
+        "regrole" => "regrole",
+        "regcollation" => "regcollation",
+        "regconfig" => "regconfig",
+        "regdictionary" => "regdictionary",
+        _ => return None,
+    })
+}
 
 /// `regtypein`: a type name (`integer`, `int4`, `pg_catalog.int4`, `character varying`,
 /// `"char"`) or a number, to its OID.
