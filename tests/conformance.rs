@@ -126,3 +126,62 @@ fn jsonb_copy_matches_postgres_byte_for_byte() {
     assert_eq!(e.context.as_deref(), Some("JSON data, line 1: {a...\nCOPY cj2, line 2, column j: \"{a}\""));
     assert_eq!(count(&mut s, "cj2"), 20);
 }
+
+/// COPY's CSV FORCE options, as PostgreSQL 15 reads and writes them (outputs taken from it):
+/// FORCE_NOT_NULL, FORCE_NULL (also with a NULL string of its own), the legacy
+/// `CSV FORCE NOT NULL`, FORCE_QUOTE of some columns, of `*` and of a query's output column,
+/// and PostgreSQL's errors for the misuses.
+#[test]
+fn csv_force_options_match_postgres() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE c5 (id int, name text, note text)").unwrap();
+    copy_in(&mut s, "COPY c5 FROM STDIN WITH (FORMAT csv, FORCE_NULL (name), QUOTE '''')", b"1,'',''\n2,,\n3,'x',\n").unwrap();
+    copy_in(&mut s, "COPY c5 FROM STDIN WITH (FORMAT csv, FORCE_NOT_NULL (name, note))", b"4,,\n5,\"\",\"\"\n").unwrap();
+    copy_in(
+        &mut s,
+        "COPY c5 FROM STDIN WITH (FORMAT csv, NULL 'NA', FORCE_NOT_NULL (note), FORCE_NULL (name, note))",
+        b"6,NA,NA\n7,\"NA\",\"NA\"\n",
+    )
+    .unwrap();
+    copy_in(&mut s, "COPY c5 FROM STDIN CSV FORCE NOT NULL name", b"8,,\n").unwrap();
+    let out = |s: &mut heapstore::Session, sql: &str| String::from_utf8(copy_out(s, sql)).unwrap();
+    assert_eq!(
+        out(&mut s, "COPY c5 TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (name))"),
+        "1,,\"\"\n2,,\n3,\"x\",\n4,\"\",\"\"\n5,\"\",\"\"\n6,,NA\n7,,\n8,\"\",\n"
+    );
+    assert_eq!(
+        out(&mut s, "COPY c5 (id, note) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE *, DELIMITER ';')"),
+        "\"1\";\"\"\n\"2\";\n\"3\";\n\"4\";\"\"\n\"5\";\"\"\n\"6\";\"NA\"\n\"7\";\n\"8\";\n"
+    );
+    assert_eq!(
+        out(&mut s, "COPY c5 TO STDOUT CSV HEADER FORCE QUOTE id, note"),
+        "id,name,note\n\"1\",,\"\"\n\"2\",,\n\"3\",x,\n\"4\",\"\",\"\"\n\"5\",\"\",\"\"\n\"6\",,\"NA\"\n\"7\",,\n\"8\",\"\",\n"
+    );
+    assert_eq!(
+        out(&mut s, "COPY (SELECT id, name AS nm FROM c5 WHERE id < 3 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER, FORCE_QUOTE (nm))"),
+        "id,nm\n1,\n2,\n"
+    );
+    let code = |s: &mut heapstore::Session, sql: &str| {
+        let e = copy_in(s, sql, b"").unwrap_err();
+        (e.code, e.message.clone())
+    };
+    let cases = [
+        ("COPY c5 TO STDOUT WITH (FORCE_QUOTE (name))", "0A000", "COPY force quote available only in CSV mode"),
+        ("COPY c5 TO STDOUT WITH (FORMAT csv, FORCE_NOT_NULL (name))", "0A000", "COPY force not null only available using COPY FROM"),
+        ("COPY c5 FROM STDIN WITH (FORMAT csv, FORCE_QUOTE (name))", "0A000", "COPY force quote only available using COPY TO"),
+        ("COPY c5 TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (zz))", "42703", "column \"zz\" of relation \"c5\" does not exist"),
+        ("COPY c5 (id) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (name))", "42P10", "FORCE_QUOTE column \"name\" not referenced by COPY"),
+        ("COPY c5 (id) FROM STDIN WITH (FORMAT csv, FORCE_NULL (name))", "42P10", "FORCE_NULL column \"name\" not referenced by COPY"),
+        (
+            "COPY c5 FROM STDIN WITH (FORMAT csv, FORCE_NOT_NULL *)",
+            "22023",
+            "argument to option \"force_not_null\" must be a list of column names",
+        ),
+        ("COPY c5 TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (name), FORCE_QUOTE (id))", "42601", "conflicting or redundant options"),
+        ("COPY (SELECT 1 AS a) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (zz))", "42703", "column \"zz\" does not exist"),
+    ];
+    for (sql, c, m) in cases {
+        assert_eq!(code(&mut s, sql), (c, m.to_string()), "{sql}");
+    }
+}

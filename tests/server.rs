@@ -229,6 +229,9 @@ fn errors_carry_postgres_sqlstates() {
     c.batch_execute("BEGIN").unwrap();
     assert!(c.batch_execute("SELECT * FROM nosuch").is_err());
     assert_eq!(code(&c.batch_execute("SELECT 1").unwrap_err()), "25P02");
+    // Parse is refused too (it would look up and lock the table), but not of ROLLBACK.
+    assert_eq!(code(&c.prepare("SELECT count(*) FROM t").unwrap_err()), "25P02");
+    c.prepare("ROLLBACK").unwrap();
     c.batch_execute("ROLLBACK").unwrap();
     assert_eq!(simple_rows(&mut c, "SELECT 1").len(), 1);
 }

@@ -5,7 +5,8 @@
 //! the line number counts those inside quotes as PostgreSQL does. Within a field, quoted
 //! parts are taken literally except that the escape character (the quote by default)
 //! escapes a following quote or escape. An unquoted field equal to the null string is
-//! NULL. A field that is one contiguous run of the line borrows it; others are assembled
+//! NULL, unless its column is FORCE_NOT_NULL (then it is that string); a quoted one equal to
+//! it is NULL only if its column is FORCE_NULL. A field that is one contiguous run of the line borrows it; others are assembled
 //! in `attr` from runs of the (already verified) line, so they stay valid UTF-8.
 
 use std::io::Read;
@@ -62,6 +63,7 @@ impl<R: Read> CopyReader<R> {
         let chars = CsvChars { delim: self.opts.delimiter, quote: self.opts.quote, escape: self.opts.escape };
         let null = self.opts.null.as_bytes();
         let line = &self.line[self.line_from..self.line_to];
+        let forced = !self.opts.force_not_null.is_empty() || !self.opts.force_null.is_empty();
         let mut start = 0;
         loop {
             let field = match parse_field(line, start, chars, &mut self.attr) {
@@ -69,12 +71,43 @@ impl<R: Read> CopyReader<R> {
                 Err(e) => return Err(self.row_error(e)),
             };
             let unquoted_null = !field.saw_quote && &line.as_bytes()[start..field.end] == null;
-            self.spans.push(if unquoted_null { Span::Null } else { field.span });
+            let span = if !forced {
+                if unquoted_null {
+                    Span::Null
+                } else {
+                    field.span
+                }
+            } else {
+                // PostgreSQL's NextCopyFrom: FORCE_NOT_NULL first, else FORCE_NULL.
+                let m = self.spans.len();
+                let flag = |f: &[bool]| f.get(m).copied().unwrap_or(false);
+                if unquoted_null {
+                    if flag(&self.opts.force_not_null) {
+                        field.span
+                    } else {
+                        Span::Null
+                    }
+                } else if flag(&self.opts.force_null) && span_bytes(line, &self.attr, field.span) == null {
+                    Span::Null
+                } else {
+                    field.span
+                }
+            };
+            self.spans.push(span);
             match field.next {
                 Some(next) => start = next,
                 None => return Ok(()),
             }
         }
+    }
+}
+
+/// The value a CSV field's span stands for.
+fn span_bytes<'a>(line: &'a str, attr: &'a str, span: Span) -> &'a [u8] {
+    match span {
+        Span::Line(a, b) => &line.as_bytes()[a..b],
+        Span::Attr(a, b) => &attr.as_bytes()[a..b],
+        Span::Null | Span::Raw(..) => &[],
     }
 }
 

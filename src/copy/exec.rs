@@ -40,14 +40,35 @@ const BATCH_BYTES: usize = 64 << 10;
 /// PostgreSQL's limit on each value shown in "Failing row contains (...)".
 const MAX_FIELD_DISPLAY_BYTES: usize = 64;
 
-/// Turns sqlparser's COPY options (new and legacy syntax) into name/value pairs.
-/// The options of a COPY statement, checked.
-pub fn copy_options(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<CopyOptions> {
-    CopyOptions::from_pairs(&option_pairs(options, legacy)?)
+/// The options of a COPY statement, checked for its direction (`from`: COPY FROM), with its
+/// FORCE options still to be resolved against its columns. `force_quote_all`: the statement
+/// said `FORCE_QUOTE *` (taken out of its text, as sqlparser does not read it).
+pub fn copy_options(
+    options: &[CopyOption],
+    legacy: &[CopyLegacyOption],
+    force_quote_all: bool,
+    from: bool,
+) -> Result<(CopyOptions, super::ForceOptions)> {
+    let (pairs, forces) = option_pairs(options, legacy, force_quote_all)?;
+    Ok((CopyOptions::with_forces(&pairs, &forces, from)?, forces))
 }
 
-fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<Vec<(String, Option<String>)>> {
+/// An option's name and value, as [`CopyOptions::from_pairs`] takes them.
+type OptionPair = (String, Option<String>);
+
+/// Turns sqlparser's COPY options (new and legacy syntax) into name/value pairs and the
+/// FORCE options' column lists.
+fn option_pairs(
+    options: &[CopyOption],
+    legacy: &[CopyLegacyOption],
+    force_quote_all: bool,
+) -> Result<(Vec<OptionPair>, super::ForceOptions)> {
     let mut p: Vec<(String, Option<String>)> = Vec::new();
+    let mut forces = super::ForceOptions::default();
+    let names = |cols: &[sqlparser::ast::Ident]| Some(cols.iter().map(fold_ident).collect::<Vec<_>>());
+    if force_quote_all {
+        forces.set("force_quote", None)?;
+    }
     let mut push = |n: &str, v: String| p.push((n.to_string(), Some(v)));
     for o in options {
         match o {
@@ -60,9 +81,9 @@ fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<V
             CopyOption::Quote(c) => push("quote", c.to_string()),
             CopyOption::Escape(c) => push("escape", c.to_string()),
             CopyOption::Encoding(e) => push("encoding", e.clone()),
-            CopyOption::ForceQuote(_) | CopyOption::ForceNotNull(_) | CopyOption::ForceNull(_) => {
-                return Err(PgError::feature("COPY FORCE_QUOTE / FORCE_NOT_NULL / FORCE_NULL are not supported yet"))
-            }
+            CopyOption::ForceQuote(cols) => forces.set("force_quote", names(cols))?,
+            CopyOption::ForceNotNull(cols) => forces.set("force_not_null", names(cols))?,
+            CopyOption::ForceNull(cols) => forces.set("force_null", names(cols))?,
         }
     }
     for o in legacy {
@@ -77,14 +98,15 @@ fn option_pairs(options: &[CopyOption], legacy: &[CopyLegacyOption]) -> Result<V
                         CopyLegacyCsvOption::Header => push("header", "true".into()),
                         CopyLegacyCsvOption::Quote(q) => push("quote", q.to_string()),
                         CopyLegacyCsvOption::Escape(e) => push("escape", e.to_string()),
-                        _ => return Err(PgError::feature("COPY FORCE QUOTE / FORCE NOT NULL are not supported yet")),
+                        CopyLegacyCsvOption::ForceQuote(cols) => forces.set("force_quote", names(cols))?,
+                        CopyLegacyCsvOption::ForceNotNull(cols) => forces.set("force_not_null", names(cols))?,
                     }
                 }
             }
             other => return Err(PgError::syntax(format!("syntax error at or near \"{other}\""))),
         }
     }
-    Ok(p)
+    Ok((p, forces))
 }
 
 /// A COPY statement as parsed, with the `PARALLEL n` option sqlparser does not know.
@@ -95,19 +117,26 @@ pub struct CopyStatement {
     pub options: Vec<CopyOption>,
     pub legacy: Vec<CopyLegacyOption>,
     pub parallel: Option<u32>,
+    /// `FORCE_QUOTE *` (which sqlparser does not read).
+    pub force_quote_all: bool,
 }
 
 /// Runs one COPY statement.
 pub fn run_copy(s: &mut Session, stmt: CopyStatement, io: &mut CopyIo<'_>) -> Result<QueryResult> {
-    let CopyStatement { source, to, target, options, legacy, parallel } = stmt;
+    let CopyStatement { source, to, target, options, legacy, parallel, force_quote_all } = stmt;
     let CopySource::Table { table_name, columns } = source else {
         return Err(PgError::internal("COPY (query) TO runs in the SQL layer"));
     };
     let tname = crate::catalog::table_name(&table_name)?;
     let table = s.table(&tname)?;
-    let opts = CopyOptions::from_pairs(&option_pairs(&options, &legacy)?)?;
+    let (mut opts, forces) = copy_options(&options, &legacy, force_quote_all, !to)?;
     let table = s.lock_table_current(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
     let cols = column_list(&table, &columns)?;
+    let names: Vec<String> = cols.iter().map(|&i| table.columns[i].name.clone()).collect();
+    forces.resolve(&mut opts, &names, |n| match table.column_index(n) {
+        Some(_) => Ok(()),
+        None => Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" of relation \"{}\" does not exist", table.name))),
+    })?;
     if opts.freeze {
         if to {
             return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));

@@ -33,7 +33,7 @@ mod writer;
 #[cfg(test)]
 mod tests;
 
-pub use options::{CopyFormat, CopyOptions};
+pub use options::{CopyFormat, CopyOptions, ForceOptions};
 pub use reader::{CopyReader, ResumePoint, RowRef};
 pub use writer::CopyWriter;
 

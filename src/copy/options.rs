@@ -6,7 +6,10 @@
 //!   or `\n`, and in text format never a backslash, a period, a lower-case letter or a digit;
 //! - in CSV format the delimiter differs from the quote, and the null string contains
 //!   neither the delimiter nor the quote; in text format it does not contain the delimiter;
-//! - the null string contains no `\r` or `\n`.
+//! - the null string contains no `\r` or `\n`;
+//! - FORCE_QUOTE is given only for CSV COPY TO, FORCE_NOT_NULL and FORCE_NULL only for CSV
+//!   COPY FROM; their per-column flags are empty or as long as the COPY's column list
+//!   (`copy::exec` resolves the names).
 
 use crate::error::{sqlstate, PgError, Result};
 
@@ -38,6 +41,75 @@ pub struct CopyOptions {
     /// visible to older snapshots after a TRUNCATE, which the documentation calls a violation
     /// of MVCC; heapstore keeps MVCC).
     pub freeze: bool,
+    /// CSV COPY TO, `FORCE_QUOTE`: for each column of the COPY, whether its non-NULL values
+    /// are always quoted (empty: none is).
+    pub force_quote: Vec<bool>,
+    /// CSV COPY FROM, `FORCE_NOT_NULL`: for each column of the COPY, whether an unquoted
+    /// null string is that string rather than NULL (empty: none).
+    pub force_not_null: Vec<bool>,
+    /// CSV COPY FROM, `FORCE_NULL`: for each column of the COPY, whether a quoted value equal
+    /// to the null string is NULL too (empty: none).
+    pub force_null: Vec<bool>,
+}
+
+/// FORCE_QUOTE / FORCE_NOT_NULL / FORCE_NULL as written: column names, `*` for FORCE_QUOTE.
+#[derive(Clone, Debug, Default)]
+pub struct ForceOptions {
+    /// `Some(None)`: `FORCE_QUOTE *`.
+    pub quote: Option<Option<Vec<String>>>,
+    pub not_null: Option<Vec<String>>,
+    pub null: Option<Vec<String>>,
+}
+
+impl ForceOptions {
+    /// Records one FORCE option (`cols` None: `*`), refusing a repeated one.
+    pub fn set(&mut self, name: &str, cols: Option<Vec<String>>) -> Result<()> {
+        let star =
+            || PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("argument to option \"{name}\" must be a list of column names"));
+        match name {
+            "force_quote" => {
+                check_unset(self.quote.is_some())?;
+                self.quote = Some(cols);
+            }
+            "force_not_null" => {
+                check_unset(self.not_null.is_some())?;
+                self.not_null = Some(cols.ok_or_else(star)?);
+            }
+            _ => {
+                check_unset(self.null.is_some())?;
+                self.null = Some(cols.ok_or_else(star)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The per-column flags for a COPY whose columns are `names` (in COPY order): each name
+    /// must be a column of the relation (`exists`) and one the COPY reads or writes.
+    pub fn resolve(&self, opts: &mut CopyOptions, names: &[String], exists: impl Fn(&str) -> Result<()>) -> Result<()> {
+        let flags = |list: &[String], what: &str| -> Result<Vec<bool>> {
+            let mut f = vec![false; names.len()];
+            for n in list {
+                exists(n)?;
+                let Some(i) = names.iter().position(|c| c == n) else {
+                    return Err(PgError::new("42P10", format!("{what} column \"{n}\" not referenced by COPY")));
+                };
+                f[i] = true;
+            }
+            Ok(f)
+        };
+        match &self.quote {
+            Some(None) => opts.force_quote = vec![true; names.len()],
+            Some(Some(list)) => opts.force_quote = flags(list, "FORCE_QUOTE")?,
+            None => {}
+        }
+        if let Some(list) = &self.not_null {
+            opts.force_not_null = flags(list, "FORCE_NOT_NULL")?;
+        }
+        if let Some(list) = &self.null {
+            opts.force_null = flags(list, "FORCE_NULL")?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for CopyOptions {
@@ -58,6 +130,9 @@ impl CopyOptions {
             quote: b'"',
             escape: b'"',
             freeze: false,
+            force_quote: Vec::new(),
+            force_not_null: Vec::new(),
+            force_null: Vec::new(),
         }
     }
 
@@ -65,14 +140,21 @@ impl CopyOptions {
     /// names lowercased, values as written (`None` when the option had no argument).
     ///
     /// Supported: `format`, `delimiter`, `null`, `header`, `quote`, `escape`, `freeze`,
-    /// `encoding` (only UTF8). `header match`, `force_quote`,
-    /// `force_not_null` and `force_null` are rejected with 0A000.
+    /// `encoding` (only UTF8). `header match` is rejected with 0A000; `force_quote`,
+    /// `force_not_null` and `force_null` take column lists ([`CopyOptions::with_forces`]).
     pub fn from_pairs(pairs: &[(String, Option<String>)]) -> Result<CopyOptions> {
+        CopyOptions::with_forces(pairs, &ForceOptions::default(), true)
+    }
+
+    /// As [`CopyOptions::from_pairs`], with the FORCE options and the direction (`from`:
+    /// COPY FROM) they are checked against; their columns are resolved later
+    /// ([`ForceOptions::resolve`]).
+    pub fn with_forces(pairs: &[(String, Option<String>)], forces: &ForceOptions, from: bool) -> Result<CopyOptions> {
         let mut raw = RawOptions::default();
         for (name, value) in pairs {
             raw.set(name, value.as_deref().map(c_string))?;
         }
-        raw.finish()
+        raw.finish(forces, from)
     }
 }
 
@@ -116,8 +198,12 @@ impl RawOptions {
                 self.encoding = true;
                 check_encoding(def_string(name, value)?)?;
             }
+            // A plain value where a column list belongs.
             "force_quote" | "force_not_null" | "force_null" => {
-                return Err(PgError::feature(format!("COPY {} is not supported", name.to_ascii_uppercase())));
+                return Err(PgError::new(
+                    sqlstate::INVALID_PARAMETER_VALUE,
+                    format!("argument to option \"{name}\" must be a list of column names"),
+                ));
             }
             _ => return Err(PgError::syntax(format!("option \"{name}\" not recognized"))),
         }
@@ -125,7 +211,7 @@ impl RawOptions {
     }
 
     /// Defaults and the cross-option checks, in PostgreSQL's order.
-    fn finish(self) -> Result<CopyOptions> {
+    fn finish(self, forces: &ForceOptions, from: bool) -> Result<CopyOptions> {
         let format = self.format.unwrap_or(CopyFormat::Text);
         let (csv, binary) = (format == CopyFormat::Csv, format == CopyFormat::Binary);
         if binary && self.delimiter.is_some() {
@@ -143,6 +229,7 @@ impl RawOptions {
         }
         let delimiter = delim.as_bytes()[0];
         let (quote, escape) = check_quote_escape(csv, delimiter, self.quote, self.escape)?;
+        check_forces(forces, csv, from)?;
         if null.as_bytes().contains(&delimiter) {
             return Err(PgError::feature("COPY delimiter must not appear in the NULL specification"));
         }
@@ -157,8 +244,30 @@ impl RawOptions {
             quote,
             escape,
             freeze: self.freeze.unwrap_or(false),
+            force_quote: Vec::new(),
+            force_not_null: Vec::new(),
+            force_null: Vec::new(),
         })
     }
+}
+
+/// PostgreSQL's checks of the FORCE options against the format and the direction.
+fn check_forces(f: &ForceOptions, csv: bool, from: bool) -> Result<()> {
+    for (given, what, needs_from) in
+        [(f.quote.is_some(), "force quote", false), (f.not_null.is_some(), "force not null", true), (f.null.is_some(), "force null", true)]
+    {
+        if !given {
+            continue;
+        }
+        if !csv {
+            return Err(PgError::feature(format!("COPY {what} available only in CSV mode")));
+        }
+        if needs_from != from {
+            let using = if needs_from { "COPY FROM" } else { "COPY TO" };
+            return Err(PgError::feature(format!("COPY {what} only available using {using}")));
+        }
+    }
+    Ok(())
 }
 
 fn check_delimiter(delim: &str, null: &str, csv: bool) -> Result<()> {

@@ -57,7 +57,7 @@ impl<W: Write> CopyWriter<W> {
             }
             _ if self.opts.header => {
                 let names: Vec<Option<&[u8]>> = columns.iter().map(|c| Some(c.as_bytes())).collect();
-                self.put_text_like_row(&names);
+                self.put_text_like_row(&names, true);
             }
             _ => {}
         }
@@ -71,7 +71,7 @@ impl<W: Write> CopyWriter<W> {
             self.begin_binary()?;
             self.put_binary_row(fields)?;
         } else {
-            self.put_text_like_row(fields);
+            self.put_text_like_row(fields, false);
         }
         self.flush_if_full()
     }
@@ -105,7 +105,8 @@ impl<W: Write> CopyWriter<W> {
         Ok(())
     }
 
-    fn put_text_like_row(&mut self, fields: &[Option<&[u8]>]) {
+    /// `header`: the header line (FORCE_QUOTE does not apply to it).
+    fn put_text_like_row(&mut self, fields: &[Option<&[u8]>], header: bool) {
         // PostgreSQL quotes a lone `\.` only when the row has a single column.
         let single = fields.len() == 1;
         for (i, field) in fields.iter().enumerate() {
@@ -114,7 +115,10 @@ impl<W: Write> CopyWriter<W> {
             }
             match field {
                 None => self.out.extend_from_slice(self.opts.null.as_bytes()),
-                Some(v) if self.opts.format == CopyFormat::Csv => self.put_csv(v, single),
+                Some(v) if self.opts.format == CopyFormat::Csv => {
+                    let force = !header && self.opts.force_quote.get(i).copied().unwrap_or(false);
+                    self.put_csv(v, single, force)
+                }
                 Some(v) => self.put_text(v),
             }
         }
@@ -143,10 +147,11 @@ impl<W: Write> CopyWriter<W> {
         self.out.extend_from_slice(&v[start..]);
     }
 
-    /// PostgreSQL's CopyAttributeOutCSV (without FORCE_QUOTE).
-    fn put_csv(&mut self, v: &[u8], single: bool) {
+    /// PostgreSQL's CopyAttributeOutCSV; `force`: the column is FORCE_QUOTE.
+    fn put_csv(&mut self, v: &[u8], single: bool, force: bool) {
         let quote = self.opts.quote;
-        let use_quote = v == self.opts.null.as_bytes() || (single && v == b"\\.") || v.iter().any(|&b| self.special[usize::from(b)]);
+        let use_quote =
+            force || v == self.opts.null.as_bytes() || (single && v == b"\\.") || v.iter().any(|&b| self.special[usize::from(b)]);
         if !use_quote {
             self.out.extend_from_slice(v);
             return;

@@ -1417,6 +1417,18 @@ impl<S: Read + Write> Conn<'_, S> {
             crate::sql::declare_param_types(&mut p, &type_oids);
             Some(Arc::new(p))
         };
+        // As PostgreSQL's Parse: in a failed block only COMMIT / ROLLBACK (or an empty query)
+        // may be prepared; anything else would look up, and lock, what it names.
+        if self.session.txn.as_ref().is_some_and(|t| t.failed) {
+            let exit = prepared.as_ref().is_some_and(|p| {
+                p.stmt
+                    .as_ref()
+                    .is_none_or(|st| matches!(st, sqlparser::ast::Statement::Commit { .. } | sqlparser::ast::Statement::Rollback { .. }))
+            });
+            if !exit {
+                return Err(failed_block_error());
+            }
+        }
         // A statement whose table does not exist yet (created later in the same pipeline)
         // infers nothing; its parameters are then text, as Describe reports them.
         let inferred = prepared.as_ref().and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();

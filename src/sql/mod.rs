@@ -766,11 +766,18 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             Err(PgError::feature("COPY PARALLEL cannot be used with COPY TO"))
         }
         Statement::Copy { source: sqlparser::ast::CopySource::Query(q), to: true, target, options, legacy_options, .. } => {
-            query::copy_query_to(s, &q, target, &options, &legacy_options, io)
+            query::copy_query_to(s, &q, target, &options, &legacy_options, extra.copy_force_quote_all, io)
         }
         Statement::Copy { source, to, target, options, legacy_options, .. } => {
-            let stmt =
-                crate::copy::exec::CopyStatement { source, to, target, options, legacy: legacy_options, parallel: extra.copy_parallel };
+            let stmt = crate::copy::exec::CopyStatement {
+                source,
+                to,
+                target,
+                options,
+                legacy: legacy_options,
+                parallel: extra.copy_parallel,
+                force_quote_all: extra.copy_force_quote_all,
+            };
             crate::copy::exec::run_copy(s, stmt, io)
         }
         Statement::Query(q) => query::run_query_to(s, &q, &[], io.rows.as_deref_mut()),
@@ -1621,6 +1628,8 @@ pub(crate) struct Extra {
     pub vacuum_analyze: bool,
     /// `COPY ... WITH (PARALLEL n)`: the option list sqlparser does not know, taken out.
     pub copy_parallel: Option<u32>,
+    /// `COPY ... WITH (FORCE_QUOTE *)` / `CSV FORCE QUOTE *`: taken out likewise.
+    pub copy_force_quote_all: bool,
     /// `ANALYZE VERBOSE`.
     pub analyze_verbose: bool,
 }
@@ -1661,25 +1670,92 @@ impl TextFlags {
 /// Most workers `COPY ... WITH (PARALLEL n)` may ask for.
 const MAX_COPY_PARALLEL: u32 = 1024;
 
-/// The `PARALLEL n` option of the COPY statement whose first word is `words[at]`, blanked out
-/// of the text with its comma (and the whole `WITH ( )` when it was the only option), as
-/// sqlparser does not know it. Only the option list after FROM / TO is searched (a column
-/// named `parallel` in the column list is a column).
-fn copy_parallel_option(
+/// The `PARALLEL n` and `FORCE_QUOTE *` options of the COPY statement whose first word is
+/// `words[at]`, blanked out of the text with their comma (and the whole `WITH ( )` when one
+/// was the only option), as sqlparser does not read them; also the legacy `CSV FORCE QUOTE *`.
+/// Only the option list after FROM / TO is searched (a column named `parallel` in the column
+/// list is a column). Returns (PARALLEL's n, whether FORCE_QUOTE * was given).
+fn copy_text_options(
     toks: &[sqlparser::tokenizer::TokenWithSpan],
     words: &[(usize, String, sqlparser::tokenizer::Location)],
     at: usize,
     blank: &mut Vec<(sqlparser::tokenizer::Location, usize)>,
-) -> Result<Option<u32>> {
+) -> Result<(Option<u32>, bool)> {
     let text = |k: usize| toks[words[k].0].token.to_string();
     let is = |k: usize, t: &Token| words.get(k).is_some_and(|w| &toks[w.0].token == t);
-    let (mut depth, mut past_source, mut found) = (0i32, false, None);
+    // The words of an option of the parenthesized list, `words[k..k + 2]`, and its comma (or
+    // the whole `[WITH] ( )` when it is the only option).
+    let list_item = |k: usize| {
+        let mut gone = vec![k, k + 1];
+        if is(k + 2, &Token::Comma) {
+            gone.push(k + 2);
+        } else if is(k - 1, &Token::Comma) {
+            gone.push(k - 1);
+        } else {
+            gone.push(k - 1);
+            if is(k + 2, &Token::RParen) {
+                gone.push(k + 2);
+            }
+            if k >= 2 && words[k - 2].1 == "WITH" {
+                gone.push(k - 2);
+            }
+        }
+        gone
+    };
+    let (mut depth, mut past_source, mut found, mut quote_all) = (0i32, false, None, false);
     let mut k = at + 1;
     while k < words.len() && !is(k, &Token::SemiColon) {
         match &toks[words[k].0].token {
             Token::LParen => depth += 1,
             Token::RParen => depth -= 1,
             _ if depth == 0 && matches!(words[k].1.as_str(), "FROM" | "TO") => past_source = true,
+            _ if depth == 1
+                && past_source
+                && words[k].1 == "FORCE_QUOTE"
+                && is(k + 1, &Token::Mul)
+                && (is(k - 1, &Token::LParen) || is(k - 1, &Token::Comma)) =>
+            {
+                if quote_all {
+                    return Err(PgError::syntax("conflicting or redundant options"));
+                }
+                quote_all = true;
+                for g in list_item(k) {
+                    blank.push((words[g].2, text(g).chars().count()));
+                }
+                k += 2;
+                continue;
+            }
+            // PostgreSQL reads any argument and then wants a column list (`*` only for
+            // FORCE_QUOTE, taken above); sqlparser would call it a syntax error.
+            _ if depth == 1
+                && past_source
+                && matches!(words[k].1.as_str(), "FORCE_QUOTE" | "FORCE_NOT_NULL" | "FORCE_NULL")
+                && (is(k - 1, &Token::LParen) || is(k - 1, &Token::Comma))
+                && !is(k + 1, &Token::LParen)
+                && !is(k + 1, &Token::Comma)
+                && !is(k + 1, &Token::RParen) =>
+            {
+                return Err(PgError::new(
+                    sqlstate::INVALID_PARAMETER_VALUE,
+                    format!("argument to option \"{}\" must be a list of column names", words[k].1.to_ascii_lowercase()),
+                ));
+            }
+            _ if depth == 0
+                && past_source
+                && words[k].1 == "FORCE"
+                && words.get(k + 1).is_some_and(|w| w.1 == "QUOTE")
+                && is(k + 2, &Token::Mul) =>
+            {
+                if quote_all {
+                    return Err(PgError::syntax("conflicting or redundant options"));
+                }
+                quote_all = true;
+                for (g, w) in words.iter().enumerate().skip(k).take(3) {
+                    blank.push((w.2, text(g).chars().count()));
+                }
+                k += 3;
+                continue;
+            }
             _ if depth == 1 && past_source && words[k].1 == "PARALLEL" && (is(k - 1, &Token::LParen) || is(k - 1, &Token::Comma)) => {
                 if found.is_some() {
                     return Err(PgError::syntax("conflicting or redundant options"));
@@ -1701,22 +1777,7 @@ fn copy_parallel_option(
                     .with_detail(format!("Valid values are between \"1\" and \"{MAX_COPY_PARALLEL}\".")));
                 }
                 found = Some(n as u32);
-                let mut gone = vec![k, k + 1];
-                if is(k + 2, &Token::Comma) {
-                    gone.push(k + 2);
-                } else if is(k - 1, &Token::Comma) {
-                    gone.push(k - 1);
-                } else {
-                    // The only option: `[WITH] ( PARALLEL n )` goes entirely.
-                    gone.push(k - 1);
-                    if is(k + 2, &Token::RParen) {
-                        gone.push(k + 2);
-                    }
-                    if k >= 2 && words[k - 2].1 == "WITH" {
-                        gone.push(k - 2);
-                    }
-                }
-                for g in gone {
+                for g in list_item(k) {
                     blank.push((words[g].2, text(g).chars().count()));
                 }
                 k += 2;
@@ -1726,7 +1787,7 @@ fn copy_parallel_option(
         }
         k += 1;
     }
-    Ok(found)
+    Ok((found, quote_all))
 }
 
 /// PostgreSQL takes `CREATE SEQUENCE`'s options in any order (pg_dump writes `START WITH 1
@@ -1880,8 +1941,8 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
             }
             flags.analyzes.push(Extra { analyze_verbose: verbose, ..Default::default() });
         } else if w.1 == "COPY" && (i == 0 || matches!(toks[words[i - 1].0].token, Token::SemiColon)) {
-            let parallel = copy_parallel_option(&toks, &words, i, &mut blank)?;
-            flags.copies.push(Extra { copy_parallel: parallel, ..Default::default() });
+            let (parallel, quote_all) = copy_text_options(&toks, &words, i, &mut blank)?;
+            flags.copies.push(Extra { copy_parallel: parallel, copy_force_quote_all: quote_all, ..Default::default() });
         }
     }
     if blank.is_empty() {

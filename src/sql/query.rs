@@ -60,6 +60,9 @@ pub struct Planner<'a> {
     /// How many outer joins' nullable sides the FROM item being bound is inside (within the
     /// recursive term being bound), where it may not name its own query.
     nullable: std::cell::Cell<usize>,
+    /// Inside a side of INTERSECT ALL / EXCEPT [ALL] where the recursive term being bound may
+    /// not name its own query: which.
+    setop: std::cell::Cell<Option<&'static str>>,
     /// How many times the FROM clause of the SELECT being bound named its recursive query
     /// itself (not through a subquery), where aggregates are refused.
     level_refs: std::cell::Cell<usize>,
@@ -971,6 +974,7 @@ impl<'a> Planner<'a> {
             views: RefCell::new(Vec::new()),
             work_refs: std::cell::Cell::new(0),
             nullable: std::cell::Cell::new(0),
+            setop: std::cell::Cell::new(None),
             level_refs: std::cell::Cell::new(0),
             next_work: std::cell::Cell::new(0),
         }
@@ -1331,8 +1335,10 @@ impl<'a> Planner<'a> {
         self.ctes.borrow_mut().push((name.to_string(), work, cols.clone(), outer.len()));
         let saved_refs = self.work_refs.replace(0);
         let saved_nullable = self.nullable.replace(0);
+        let saved_setop = self.setop.replace(None);
         let rec = self.set_expr(right, outer);
         self.nullable.set(saved_nullable);
+        self.setop.set(saved_setop);
         let refs = self.work_refs.replace(saved_refs);
         self.ctes.borrow_mut().pop();
         let rec = rec?;
@@ -1388,8 +1394,24 @@ impl<'a> Planner<'a> {
                     SetOpKind::Intersect => "INTERSECT",
                     SetOpKind::Except => "EXCEPT",
                 };
-                let l = self.set_expr(left, outer)?;
-                let r = self.set_expr(right, outer)?;
+                // Where a recursive term may not name its own query (PostgreSQL's rule):
+                // either side of INTERSECT ALL or EXCEPT ALL, the right side of EXCEPT.
+                let (l_ctx, r_ctx) = match (kind, all) {
+                    (SetOpKind::Intersect, true) => (Some("INTERSECT"), Some("INTERSECT")),
+                    (SetOpKind::Except, true) => (Some("EXCEPT"), Some("EXCEPT")),
+                    (SetOpKind::Except, false) => (None, Some("EXCEPT")),
+                    _ => (None, None),
+                };
+                let side = |e: &SetExpr, ctx: Option<&'static str>| {
+                    let saved = ctx.map(|c| self.setop.replace(Some(c)));
+                    let r = self.set_expr(e, outer);
+                    if let Some(s) = saved {
+                        self.setop.set(s);
+                    }
+                    r
+                };
+                let l = side(left, l_ctx)?;
+                let r = side(right, r_ctx)?;
                 if l.columns.len() != r.columns.len() {
                     return Err(PgError::syntax(format!("each {what} query must have the same number of columns")));
                 }
@@ -1613,6 +1635,12 @@ impl<'a> Planner<'a> {
                             // subquery is too, and adds none); any other is a subquery.
                             if self.nullable.get() > 0 {
                                 return Err(outer_join_recursion(&tname));
+                            }
+                            if let Some(op) = self.setop.get() {
+                                return Err(PgError::new(
+                                    "42P19",
+                                    format!("recursive reference to query \"{tname}\" must not appear within {op}"),
+                                ));
                             }
                             if outer[..outer.len() - level].iter().any(|l| !l.same_query) {
                                 return Err(PgError::new(
@@ -3055,11 +3083,12 @@ pub fn copy_query_to(
     target: sqlparser::ast::CopyTarget,
     options: &[sqlparser::ast::CopyOption],
     legacy: &[sqlparser::ast::CopyLegacyOption],
+    force_quote_all: bool,
     io: &mut super::CopyIo<'_>,
 ) -> Result<QueryResult> {
     use crate::copy::{CopyFormat, CopyWriter};
     use sqlparser::ast::CopyTarget;
-    let opts = crate::copy::exec::copy_options(options, legacy)?;
+    let (mut opts, forces) = crate::copy::exec::copy_options(options, legacy, force_quote_all, false)?;
     if opts.freeze {
         return Err(PgError::feature("COPY FREEZE cannot be used with COPY TO"));
     }
@@ -3067,6 +3096,10 @@ pub fn copy_query_to(
     let b = Planner::new(s, now).query(q, &[])?;
     let binary = opts.format == CopyFormat::Binary;
     let names: Vec<String> = b.columns.iter().map(|c| c.name.clone()).collect();
+    forces.resolve(&mut opts, &names, |n| match names.iter().any(|c| c == n) {
+        true => Ok(()),
+        false => Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist"))),
+    })?;
     let types: Vec<SqlType> = b.columns.iter().map(|c| c.ty).collect();
     let werr = |e: std::io::Error| PgError::new(sqlstate::IO_ERROR, format!("could not write COPY data: {e}"));
     let mut file_out;

@@ -50,7 +50,7 @@ fn option_errors_match_postgres() {
         (&[("encoding", Some("LATIN1"))], feature, "COPY ENCODING \"LATIN1\" is not supported"),
         (&[("encoding", Some("klingon"))], invalid, "argument to option \"encoding\" must be a valid encoding name"),
         (&[("freeze", Some("perhaps"))], syntax, "freeze requires a Boolean value"),
-        (&[("force_quote", None)], feature, "COPY FORCE_QUOTE is not supported"),
+        (&[("force_quote", None)], invalid, "argument to option \"force_quote\" must be a list of column names"),
         (&[("oids", Some("true"))], syntax, "option \"oids\" not recognized"),
     ];
     for (pairs, code, message) in cases {
@@ -58,4 +58,30 @@ fn option_errors_match_postgres() {
     }
     // A letter is a fine CSV delimiter.
     assert_eq!(opts(&[("format", Some("csv")), ("delimiter", Some("a"))]).delimiter, b'a');
+}
+
+#[test]
+fn force_options_are_checked_as_postgres_does() {
+    use crate::copy::ForceOptions;
+    let csv = vec![("format".to_string(), Some("csv".to_string()))];
+    let mut f = ForceOptions::default();
+    f.set("force_quote", None).unwrap();
+    assert_eq!(f.set("force_quote", Some(vec![])).unwrap_err().message, "conflicting or redundant options");
+    let msg = |r: crate::error::Result<CopyOptions>| r.unwrap_err().message.clone();
+    assert_eq!(msg(CopyOptions::with_forces(&[], &f, false)), "COPY force quote available only in CSV mode");
+    assert_eq!(msg(CopyOptions::with_forces(&csv, &f, true)), "COPY force quote only available using COPY TO");
+    let mut o = CopyOptions::with_forces(&csv, &f, false).unwrap();
+    f.resolve(&mut o, &["a".into(), "b".into()], |_| Ok(())).unwrap();
+    assert_eq!(o.force_quote, [true, true]);
+
+    let mut g = ForceOptions::default();
+    g.set("force_not_null", Some(vec!["b".into()])).unwrap();
+    let star = g.set("force_null", None).unwrap_err();
+    assert_eq!((star.code, star.message.as_str()), ("22023", "argument to option \"force_null\" must be a list of column names"));
+    assert_eq!(msg(CopyOptions::with_forces(&csv, &g, false)), "COPY force not null only available using COPY FROM");
+    let mut o = CopyOptions::with_forces(&csv, &g, true).unwrap();
+    let e = g.resolve(&mut o, &["a".into()], |_| Ok(())).unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), ("42P10", "FORCE_NOT_NULL column \"b\" not referenced by COPY"));
+    g.resolve(&mut o, &["a".into(), "b".into()], |_| Ok(())).unwrap();
+    assert_eq!((o.force_not_null.as_slice(), o.force_null.as_slice()), (&[false, true][..], &[][..]));
 }

@@ -243,3 +243,19 @@ fn column_context_shows_value_or_null() {
     assert_eq!(reader.column_context(0), "COPY t, line 1, column c0: \"a\"");
     assert_eq!(reader.line_context(), "COPY t, line 1: \"a\t\\N\"");
 }
+
+#[test]
+fn csv_force_not_null_and_force_null() {
+    // PostgreSQL's NextCopyFrom: FORCE_NOT_NULL turns an unquoted null string into that
+    // string; FORCE_NULL turns a quoted value equal to it into NULL; with both, the first
+    // applies to unquoted fields and the second to quoted ones.
+    let mut o = opts(&[("format", Some("csv")), ("null", Some("NA"))]);
+    o.force_not_null = vec![true, false, true];
+    o.force_null = vec![false, true, true];
+    let rows = read(b"NA,NA,NA\n\"NA\",\"NA\",\"NA\"\nx,\"\",\"y\"\n", &o, 3).unwrap();
+    assert_eq!(rows, vec![row(&[Some("NA"), None, Some("NA")]), row(&[Some("NA"), None, None]), row(&[Some("x"), Some(""), Some("y")]),]);
+    // An escaped quote inside: the value compared is the de-quoted one.
+    let mut o = opts(&[("format", Some("csv")), ("null", Some("a\"b")), ("quote", Some("'"))]);
+    o.force_null = vec![true];
+    assert_eq!(read(b"'a\"b'\n", &o, 1).unwrap(), vec![row(&[None])]);
+}

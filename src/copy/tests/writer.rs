@@ -25,6 +25,16 @@ fn csv_writer_quotes_only_when_needed() {
 }
 
 #[test]
+fn csv_force_quote_quotes_non_null_values_but_not_the_header() {
+    let mut o = opts(&[("format", Some("csv")), ("header", Some("on"))]);
+    o.force_quote = vec![true, false, true];
+    assert_eq!(
+        write(&o, &["id", "b", "c"], &[&[Some("1"), Some("x"), None], &[Some(""), Some(""), Some("q\"")]]),
+        b"id,b,c\n\"1\",x,\n\"\",\"\",\"q\"\"\"\n"
+    );
+}
+
+#[test]
 fn header_lines() {
     let o = opts(&[("format", Some("csv")), ("header", Some("on"))]);
     assert_eq!(write(&o, &["id", "a,b"], &[]), b"id,\"a,b\"\n");
