@@ -1715,8 +1715,12 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     fn execute(&mut self, name: String, max_rows: i32) -> Result<()> {
+        let failed = self.session.txn.as_ref().is_some_and(|t| t.failed);
         // One lookup decides the route (this runs once per Execute).
         let streaming = match self.portals.get(&name) {
+            // A portal that already ran (a query suspended before the block failed) would
+            // answer from its rows without the engine's check: refused as PostgreSQL does.
+            Some(p) if failed && (p.held.is_some() || p.result.is_some()) => return Err(failed_block_error()),
             Some(p) if p.held.is_some() => return self.execute_held(&name, max_rows),
             Some(p) if p.result.is_none() => {
                 p.stmt.prepared.as_ref().filter(|x| Self::streams(x)).map(|prep| (prep.clone(), p.params.clone(), p.result_formats.clone()))
