@@ -275,7 +275,9 @@ fn a_failed_block_holds_no_locks() {
     assert_eq!(got, ("10".to_string(), "0".to_string()));
     let e = a.execute("SELECT 1").unwrap_err();
     assert_eq!(e.code, "25P02");
-    a.execute("ROLLBACK").unwrap();
+    // PostgreSQL's ABORT is ROLLBACK.
+    assert_eq!(a.execute("ABORT").unwrap()[0].tag, "ROLLBACK");
+    assert!(!a.in_transaction_block());
     assert_eq!(one(&mut a, "SELECT n FROM f"), "10");
 }
 

@@ -1578,6 +1578,31 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
     Ok(Some(out))
 }
 
+/// PostgreSQL's `ABORT [WORK | TRANSACTION] [AND [NO] CHAIN]` is ROLLBACK, which sqlparser
+/// reads; a statement starting with the word ABORT is rewritten so (None when none does).
+fn abort_as_rollback(sql: &str) -> Option<String> {
+    if !sql.to_ascii_uppercase().contains("ABORT") {
+        return None;
+    }
+    let dialect = Pg;
+    let toks = Tokenizer::new(&dialect, sql).tokenize().ok()?;
+    let mut out = String::with_capacity(sql.len() + 3);
+    let (mut changed, mut at_start) = (false, true);
+    for t in &toks {
+        match t {
+            Token::Word(w) if at_start && w.quote_style.is_none() && w.value.eq_ignore_ascii_case("abort") => {
+                changed = true;
+                out.push_str("ROLLBACK");
+            }
+            _ => out.push_str(&t.to_string()),
+        }
+        if !matches!(t, Token::Whitespace(_)) {
+            at_start = matches!(t, Token::SemiColon);
+        }
+    }
+    changed.then_some(out)
+}
+
 fn copy_booleans(sql: &str) -> Option<String> {
     if !sql.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("copy")) {
         return None;
@@ -1901,6 +1926,8 @@ fn strip_unlogged(sql: &str) -> Result<(String, TextFlags)> {
     let sql = normalized.as_deref().unwrap_or(sql);
     let reordered = sequence_option_order(sql);
     let sql = reordered.as_deref().unwrap_or(sql);
+    let aborted = abort_as_rollback(sql);
+    let sql = aborted.as_deref().unwrap_or(sql);
     let dialect = Pg;
     let toks = Tokenizer::new(&dialect, sql).tokenize_with_location().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let words: Vec<(usize, String, sqlparser::tokenizer::Location)> = toks
