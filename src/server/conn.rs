@@ -1452,6 +1452,18 @@ impl<S: Read + Write> Conn<'_, S> {
             self.stmts.get(&sname).cloned().ok_or_else(|| {
                 PgError::new(sqlstate::INVALID_SQL_STATEMENT_NAME, format!("prepared statement \"{sname}\" does not exist"))
             })?;
+        // As PostgreSQL's Bind: in a failed block only COMMIT / ROLLBACK may be bound, and
+        // without parameters.
+        if self.session.txn.as_ref().is_some_and(|t| t.failed) {
+            let exit = stmt.prepared.as_ref().is_some_and(|p| {
+                p.stmt
+                    .as_ref()
+                    .is_none_or(|st| matches!(st, sqlparser::ast::Statement::Commit { .. } | sqlparser::ast::Statement::Rollback { .. }))
+            });
+            if !exit || !b.parameters.is_empty() {
+                return Err(failed_block_error());
+            }
+        }
         if b.parameters.len() != stmt.nparams() {
             return Err(PgError::new(
                 sqlstate::PROTOCOL_VIOLATION,

@@ -74,6 +74,35 @@ pub struct Planner<'a> {
 const WORK_TABLE_MARK: &str = "\u{0}worktable";
 
 /// Whether a WITH query names `name` anywhere in its FROM clauses (it is recursive).
+/// `(a JOIN b ...) AS j [(c1, ...)]`: the join's output columns are `j`'s (renamed by the
+/// list, in order), and the names inside it are no longer visible outside. The input copies
+/// of USING columns, which the merged ones stand for, become unreachable by any name.
+fn alias_join(scope: &mut Scope, a: &sqlparser::ast::TableAlias) -> Result<()> {
+    need(a.columns.iter().all(|c| c.data_type.is_none()), "a column definition list on a join")?;
+    let name = fold_ident(&a.name);
+    let visible = scope.cols.iter().filter(|c| !c.hidden).count();
+    if a.columns.len() > visible {
+        return Err(PgError::new(
+            "42P10",
+            format!("join expression \"{name}\" has {visible} columns available but {} columns specified", a.columns.len()),
+        ));
+    }
+    let mut k = 0;
+    for c in &mut scope.cols {
+        c.whole_row = false;
+        if c.hidden {
+            c.rel = None;
+            continue;
+        }
+        c.rel = Some(name.clone());
+        if let Some(n) = a.columns.get(k) {
+            c.name = fold_ident(&n.name);
+        }
+        k += 1;
+    }
+    Ok(())
+}
+
 fn outer_join_recursion(name: &str) -> PgError {
     PgError::new("42P19", format!("recursive reference to query \"{name}\" must not appear within an outer join"))
 }
@@ -1731,8 +1760,7 @@ impl<'a> Planner<'a> {
                 Ok((Rel::Leaf(sub.node, cols.len(), lateral), scope))
             }
             TableFactor::NestedJoin { table_with_joins, alias } => {
-                need(alias.is_none(), "an alias on a parenthesized join")?;
-                match left {
+                let (rel, mut scope) = match left {
                     // LATERAL items inside may read the items to its left: the whole join
                     // runs once per row of those, bound as such ([`Planner::bind_from`]).
                     Some(l) if contains_lateral(table_with_joins) => {
@@ -1740,10 +1768,14 @@ impl<'a> Planner<'a> {
                         let types: Vec<SqlType> = scope.cols.iter().map(|c| c.ty).collect();
                         let est = super::cost::Estimator::new(self.s);
                         let node = plan_rel(&est, rel, Vec::new(), &types);
-                        Ok((Rel::Leaf(node, scope.cols.len(), true), scope))
+                        (Rel::Leaf(node, scope.cols.len(), true), scope)
                     }
-                    _ => self.bind_from(table_with_joins, outer, None),
+                    _ => self.bind_from(table_with_joins, outer, None)?,
+                };
+                if let Some(a) = alias {
+                    alias_join(&mut scope, a)?;
                 }
+                Ok((rel, scope))
             }
             TableFactor::Function { .. } | TableFactor::TableFunction { .. } => Err(refuse("a function in FROM")),
             _ => Err(refuse("this FROM item")),
