@@ -1419,15 +1419,8 @@ impl<S: Read + Write> Conn<'_, S> {
         };
         // As PostgreSQL's Parse: in a failed block only COMMIT / ROLLBACK (or an empty query)
         // may be prepared; anything else would look up, and lock, what it names.
-        if self.session.txn.as_ref().is_some_and(|t| t.failed) {
-            let exit = prepared.as_ref().is_some_and(|p| {
-                p.stmt
-                    .as_ref()
-                    .is_none_or(|st| matches!(st, sqlparser::ast::Statement::Commit { .. } | sqlparser::ast::Statement::Rollback { .. }))
-            });
-            if !exit {
-                return Err(failed_block_error());
-            }
+        if self.session.txn.as_ref().is_some_and(|t| t.failed) && !ends_block(prepared.as_deref()) {
+            return Err(failed_block_error());
         }
         // A statement whose table does not exist yet (created later in the same pipeline)
         // infers nothing; its parameters are then text, as Describe reports them.
@@ -1454,15 +1447,8 @@ impl<S: Read + Write> Conn<'_, S> {
             })?;
         // As PostgreSQL's Bind: in a failed block only COMMIT / ROLLBACK may be bound, and
         // without parameters.
-        if self.session.txn.as_ref().is_some_and(|t| t.failed) {
-            let exit = stmt.prepared.as_ref().is_some_and(|p| {
-                p.stmt
-                    .as_ref()
-                    .is_none_or(|st| matches!(st, sqlparser::ast::Statement::Commit { .. } | sqlparser::ast::Statement::Rollback { .. }))
-            });
-            if !exit || !b.parameters.is_empty() {
-                return Err(failed_block_error());
-            }
+        if self.session.txn.as_ref().is_some_and(|t| t.failed) && (!ends_block(stmt.prepared.as_deref()) || !b.parameters.is_empty()) {
+            return Err(failed_block_error());
         }
         if b.parameters.len() != stmt.nparams() {
             return Err(PgError::new(
@@ -1782,6 +1768,15 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         self.complete(&r)
     }
+}
+
+/// Whether a prepared statement may run in a failed block: COMMIT, ROLLBACK (also ROLLBACK TO)
+/// or the empty query (PostgreSQL's `IsTransactionExitStmt`). Statements the server answers
+/// itself (`None`) may not.
+fn ends_block(p: Option<&crate::sql::Prepared>) -> bool {
+    p.is_some_and(|p| {
+        p.stmt.as_ref().is_none_or(|st| matches!(st, sqlparser::ast::Statement::Commit { .. } | sqlparser::ast::Statement::Rollback { .. }))
+    })
 }
 
 fn failed_block_error() -> PgError {
