@@ -474,7 +474,7 @@ pub(crate) fn heapstore_run_measured(db: &Database, sql: &str, n: usize, copies:
 /// they have ended when the run's second sample is taken.)
 fn thread_group(name: &str) -> &'static str {
     match name {
-        "wal writer" | "write-back" | "bgwriter" | "checkpointer" => "writers",
+        "wal writer" | "wal prealloc" | "write-back" | "bgwriter" | "checkpointer" => "writers",
         _ => "other",
     }
 }

@@ -105,6 +105,8 @@ pub struct Report {
     pub parallel_copies: u64,
     /// Pages the pre-extender added ahead of loads (run by loaders that found the FSM empty).
     pub pre_extended_pages: u64,
+    /// WAL segments made ahead of the insert position (the `wal prealloc` thread's work).
+    pub wal_segments_made_ahead: u64,
     /// `nextval` / `setval` calls that succeeded.
     pub sequence_calls: u64,
     /// Heap pages the visibility map marked all-visible after recovery, each checked against
@@ -131,6 +133,7 @@ impl Report {
         self.write_back_pages += o.write_back_pages;
         self.parallel_copies += o.parallel_copies;
         self.pre_extended_pages += o.pre_extended_pages;
+        self.wal_segments_made_ahead += o.wal_segments_made_ahead;
         self.sequence_calls += o.sequence_calls;
         self.all_visible_pages_checked += o.all_visible_pages_checked;
     }
@@ -422,6 +425,7 @@ impl Torture {
         }
         self.report.write_back_pages += db.shared().pool.write_back.pages_written.load(std::sync::atomic::Ordering::Relaxed);
         self.report.pre_extended_pages += db.shared().pre_extend.pages.load(std::sync::atomic::Ordering::Relaxed);
+        self.report.wal_segments_made_ahead += db.shared().wal.stats().segments_created_ahead;
         result?;
         let stopped = self.stopped(&db);
         if clean && !stopped {
@@ -470,6 +474,9 @@ impl Torture {
             }
             15..=27 => sh.wal.write_upto(sh.wal.insert_lsn()),
             28..=31 => sh.wal.flush(sh.wal.insert_lsn()),
+            // The `wal prealloc` thread's round: segments made ahead of the insert position,
+            // so power losses find them complete, half made (a temporary file) or in use.
+            50..=53 => sh.wal.prepare_ahead().map(|_| ()),
             32..=47 => {
                 let mut b = bg.lock().unwrap_or_else(|e| e.into_inner());
                 match b.run.take() {
@@ -942,7 +949,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         "torture: {} seeds, {} generations, {} simulated power losses ({} after a clean shutdown), {} statements, \
          {} acknowledged commits checked after recovery, {} in-doubt commits resolved, {} PANICs, {} injected faults, \
          {} torn and {} lost volatile writes, {} checkpoints, {} rollbacks to savepoints, {} stale free-space-map entries, \
-         {} pages written back off the session, {} parallel COPYs, {} pages pre-extended, {} nextval/setval calls, \
+         {} pages written back off the session, {} parallel COPYs, {} pages pre-extended, {} WAL segments made ahead, {} nextval/setval calls, \
          {} all-visible pages checked; nothing lost ({:.1} s)",
         r.seeds,
         r.generations,
@@ -961,6 +968,7 @@ pub fn summary(r: &Report, took: std::time::Duration) -> String {
         r.write_back_pages,
         r.parallel_copies,
         r.pre_extended_pages,
+        r.wal_segments_made_ahead,
         r.sequence_calls,
         r.all_visible_pages_checked,
         took.as_secs_f64()

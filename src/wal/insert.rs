@@ -246,6 +246,10 @@ impl Wal {
         if wb != 0 && start / wb != end / wb {
             self.kick_writer();
         }
+        // Into a new segment: have the next ones made ahead ([`Wal::prepare_ahead`]).
+        if start / self.seg_size != end / self.seg_size && self.writer_running.load(Ordering::Relaxed) {
+            self.kick_prealloc();
+        }
         Ok(Some((start, end)))
     }
 

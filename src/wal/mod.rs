@@ -278,6 +278,8 @@ pub struct WalStats {
     /// WAL writer rounds woken by write-behind that wrote without syncing.
     pub writer_write_behind: u64,
     pub segments_created: u64,
+    /// Of `segments_created`, those the `wal prealloc` thread made ahead of the writer.
+    pub segments_created_ahead: u64,
     pub segments_recycled: u64,
     pub segments_removed: u64,
 }
@@ -295,6 +297,7 @@ pub(crate) struct Counters {
     pub buffer_full_waits: AtomicU64,
     pub writer_write_behind: AtomicU64,
     pub segments_created: AtomicU64,
+    pub segments_created_ahead: AtomicU64,
     pub segments_recycled: AtomicU64,
     pub segments_removed: AtomicU64,
 }
@@ -346,6 +349,9 @@ pub struct Wal {
     pub(crate) writer: LWLocked<WriterState>,
     /// Serializes creating, renaming and removing segment files.
     pub(crate) install: Mutex<()>,
+    /// Every segment from the current insert segment through this one exists as a file
+    /// (created, recycled or made ahead). Advanced under the install lock, reset at start-up.
+    pub(crate) ready_through: AtomicU64,
     pub(crate) poison: Poison,
     /// Places where tests and the crash torture run code of their own ([`crate::failpoint`]).
     pub failpoints: crate::failpoint::Failpoints,
@@ -398,6 +404,7 @@ impl Wal {
             compression: s.compression,
             writer: LWLocked::new(LWLockClass::WalWrite, WriterState::default()),
             install: Mutex::new(()),
+            ready_through: AtomicU64::new(0),
             poison: Poison::default(),
             failpoints: crate::failpoint::Failpoints::default(),
             flush_wait: FlushWait::default(),
@@ -454,6 +461,7 @@ impl Wal {
             buffer_full_waits: r(&c.buffer_full_waits),
             writer_write_behind: r(&c.writer_write_behind),
             segments_created: r(&c.segments_created),
+            segments_created_ahead: r(&c.segments_created_ahead),
             segments_recycled: r(&c.segments_recycled),
             segments_removed: r(&c.segments_removed),
         };

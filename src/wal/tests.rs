@@ -695,3 +695,59 @@ fn lock_waits() -> (u64, u64) {
         .map(|(_, s)| (s.waits, s.wait_ns))
         .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
+
+/// Segments made ahead by the `wal prealloc` thread and by a racing caller of `prepare_ahead`,
+/// while sessions insert and the writer opens segments: every record reads back, the writer
+/// creates (almost) nothing itself, and start-up removes the files made ahead past the end.
+#[test]
+fn segments_made_ahead_race_the_writer_and_vanish_at_start_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = settings(dir.path(), MB, 256 << 10);
+    let start = s.initial_lsn();
+    let wal = Arc::new(Wal::open(s, start).unwrap());
+    let writer = wal.start_writer(Duration::from_millis(10), 64 << 10, 0);
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let racer = {
+        let (wal, done) = (Arc::clone(&wal), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut made = 0;
+            while !done.load(Ordering::Acquire) {
+                made += wal.prepare_ahead().unwrap();
+            }
+            made
+        })
+    };
+    let threads: Vec<_> = (0..3u32)
+        .map(|t| {
+            let wal = Arc::clone(&wal);
+            std::thread::spawn(move || fill(&wal, t, 2_000, 1_500))
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    done.store(true, Ordering::Release);
+    let by_racer = racer.join().unwrap();
+    assert!(writer.stop().is_none());
+    let end = wal.insert_lsn();
+    assert!(end / MB >= start / MB + 6, "the test crosses several segments");
+    let st = wal.stats();
+    assert!(st.segments_created_ahead >= by_racer as u64 && st.segments_created >= st.segments_created_ahead, "{st:?}");
+    assert!(st.segments_created_ahead > 0, "made ahead: {st:?}");
+    // Every segment through the end's + SEGMENTS_AHEAD exists once prepare_ahead returns.
+    wal.prepare_ahead().unwrap();
+    for segno in end / MB..=end / MB + segment::SEGMENTS_AHEAD {
+        assert!(segment_path(dir.path(), segno * MB, MB).exists(), "segment {segno}");
+    }
+    let (recs, read_end) = read_all(dir.path(), MB, start);
+    assert_eq!((recs.len(), read_end), (6_000, end));
+    let mut k = keys(&recs);
+    k.sort();
+    assert_eq!(k, (0..3u32).flat_map(|t| (0..2_000).map(move |s| (t, s))).collect::<Vec<_>>());
+    drop(wal);
+    // Start-up (invariant 9): nothing after the end's segment survives.
+    let wal = Wal::open(settings(dir.path(), MB, 256 << 10), end).unwrap();
+    assert!(!segment_path(dir.path(), (end / MB + 1) * MB, MB).exists(), "a segment made ahead outlived start-up");
+    drop(wal);
+    reopen_and_continue(dir.path(), MB, start, end, 6_000);
+}

@@ -351,12 +351,19 @@ impl Wal {
     /// writes only if it fills the whole ring before the writer gets there (counted as
     /// `buffer_full_waits`). WAL-before-data is unchanged: a data page's write still flushes
     /// the WAL up to its LSN first ([`Wal::flush`]).
+    ///
+    /// A second thread, `wal prealloc`, creates the segments ahead of the insert position
+    /// ([`Wal::prepare_ahead`]) when an insertion crosses into a new segment (and at least
+    /// every `delay`), so that WALWrite is not held through a segment's zero-fill and fsync.
     pub fn start_writer(self: &Arc<Self>, delay: Duration, write_behind: u64, flush_after: u64) -> WalWriterHandle {
         let shared = Arc::clone(&self.writer_ctl);
         {
             let mut g = shared.state.lock().unwrap_or_else(|e| e.into_inner());
             g.stop = false;
             g.kick = false;
+            let mut p = shared.prealloc.lock().unwrap_or_else(|e| e.into_inner());
+            p.stop = false;
+            p.kick = true;
         }
         let wal = Arc::clone(self);
         let sh = Arc::clone(&shared);
@@ -399,7 +406,45 @@ impl Wal {
                 wal.writer_running.store(false, Ordering::Release);
             })
             .expect("spawn the WAL writer thread");
-        WalWriterHandle { shared, thread: Some(thread) }
+        let wal = Arc::clone(self);
+        let sh = Arc::clone(&shared);
+        let prealloc = std::thread::Builder::new()
+            .name("wal prealloc".into())
+            .spawn(move || {
+                loop {
+                    {
+                        let mut g = sh.prealloc.lock().unwrap_or_else(|e| e.into_inner());
+                        // The timeout also covers a start-up with no insertion yet.
+                        if !g.stop && !g.kick {
+                            g = sh.prealloc_cv.wait_timeout(g, delay.max(Duration::from_millis(10))).unwrap_or_else(|e| e.into_inner()).0;
+                        }
+                        if g.stop {
+                            break;
+                        }
+                        g.kick = false;
+                    }
+                    if wal.poison.is_set() || !wal.wants_segments() {
+                        continue;
+                    }
+                    if let Err(e) = wal.prepare_ahead() {
+                        // The writer creates the segment itself when it needs it, and reports
+                        // the error then (ENOSPC there fails the write, not the WAL).
+                        *sh.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    }
+                }
+            })
+            .expect("spawn the WAL prealloc thread");
+        WalWriterHandle { shared, thread: Some(thread), prealloc: Some(prealloc) }
+    }
+
+    /// Wakes the `wal prealloc` thread to create the segments ahead of the insert position
+    /// ([`Wal::prepare_ahead`]); does nothing if it is not running.
+    pub(crate) fn kick_prealloc(&self) {
+        let mut g = self.writer_ctl.prealloc.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.kick {
+            g.kick = true;
+            self.writer_ctl.prealloc_cv.notify_one();
+        }
     }
 
     /// Wakes the WAL writer for a round now (does nothing if it is not running).
@@ -425,12 +470,16 @@ pub(crate) struct WriterShared {
     cv: Condvar,
     rounds: AtomicU64,
     last_error: Mutex<Option<PgError>>,
+    /// How the `wal prealloc` thread is woken and stopped.
+    prealloc: Mutex<WriterControl>,
+    prealloc_cv: Condvar,
 }
 
 /// The running WAL writer thread. Dropping it stops it.
 pub struct WalWriterHandle {
     shared: Arc<WriterShared>,
     thread: Option<JoinHandle<()>>,
+    prealloc: Option<JoinHandle<()>>,
 }
 
 impl WalWriterHandle {
@@ -460,6 +509,11 @@ impl WalWriterHandle {
         self.shared.state.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
         self.shared.cv.notify_one();
         if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.shared.prealloc.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        self.shared.prealloc_cv.notify_one();
+        if let Some(t) = self.prealloc.take() {
             let _ = t.join();
         }
     }
