@@ -295,9 +295,32 @@ pub struct Session {
     /// How many transactions this session has ended: what a portal opened in one compares
     /// with to know that its transaction is over.
     pub ended_txns: u64,
+    /// When the current client message arrived (microseconds since 2000-01-01):
+    /// `statement_timestamp()`, and the start of a transaction the statement begins. Set by
+    /// [`Session::mark_statement_start`]; `None` before the first statement.
+    stmt_start_us: Option<i64>,
+}
+
+/// The time now in microseconds since PostgreSQL's epoch, 2000-01-01 00:00:00 UTC (946,684,800 s
+/// after the Unix epoch).
+fn pg_now_us() -> i64 {
+    let unix_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+    unix_us - 946_684_800_000_000
 }
 
 impl Session {
+    /// A client message that runs or prepares statements arrived (Query, Parse, Bind, Execute,
+    /// or a library call): `statement_timestamp()` reads this time from now on, as PostgreSQL
+    /// sets it per message, and a transaction the statement starts starts at it.
+    pub fn mark_statement_start(&mut self) {
+        self.stmt_start_us = Some(pg_now_us());
+    }
+
+    /// `statement_timestamp()`: when the current message arrived (the time now if none did).
+    pub fn statement_start_us(&self) -> i64 {
+        self.stmt_start_us.unwrap_or_else(pg_now_us)
+    }
+
     /// 55006 when an open cursor of this session reads `table` (`what`: the command, as
     /// PostgreSQL names it in the message).
     pub(crate) fn check_not_in_use(&self, table: &crate::catalog::Table, what: &str) -> Result<()> {
@@ -337,6 +360,7 @@ impl Session {
             fk_nested: Default::default(),
             in_use: Vec::new(),
             ended_txns: 0,
+            stmt_start_us: None,
         }
     }
 
@@ -517,14 +541,13 @@ impl Session {
     }
 
     fn new_txn(&self, explicit: bool) -> Txn {
-        // PostgreSQL's epoch: 2000-01-01 00:00:00 UTC, 946,684,800 s after the Unix epoch.
-        let unix_us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+        // As PostgreSQL's xactStartTimestamp: the start of the statement that begins it.
         Txn {
             explicit,
             settings_at_start: self.settings(),
             isolation: self.defaults.isolation,
             read_only: self.defaults.read_only,
-            start_us: unix_us - 946_684_800_000_000,
+            start_us: self.statement_start_us(),
             ..Default::default()
         }
     }
@@ -1076,6 +1099,7 @@ impl Session {
 
     /// Runs one or more SQL statements; see [`crate::sql`].
     pub fn execute(&mut self, sql: &str) -> Result<Vec<QueryResult>> {
+        self.mark_statement_start();
         let mut io = crate::sql::CopyIo::default();
         crate::sql::execute(self, sql, &mut io)
     }
@@ -1087,12 +1111,14 @@ impl Session {
 
     /// Runs a prepared statement with text parameters (`None` = NULL).
     pub fn execute_prepared(&mut self, p: &crate::sql::Prepared, params: &[Option<String>]) -> Result<QueryResult> {
+        self.mark_statement_start();
         let mut io = crate::sql::CopyIo::default();
         crate::sql::execute_prepared(self, p, params, &mut io)
     }
 
     /// Runs statements with COPY's STDIN/STDOUT connected to `io`.
     pub fn execute_with_io(&mut self, sql: &str, io: &mut crate::sql::CopyIo<'_>) -> Result<Vec<QueryResult>> {
+        self.mark_statement_start();
         crate::sql::execute(self, sql, io)
     }
 }

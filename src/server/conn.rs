@@ -1128,6 +1128,10 @@ impl<S: Read + Write> Conn<'_, S> {
             if self.ignore_till_sync && !matches!(msg, F::Sync(_) | F::Terminate(_)) {
                 continue;
             }
+            if matches!(msg, F::Query(_) | F::Parse(_) | F::Bind(_) | F::Execute(_)) {
+                // statement_timestamp(), per message as in PostgreSQL.
+                self.session.mark_statement_start();
+            }
             let r = match msg {
                 F::Query(q) => {
                     self.simple_query(&q.query)?;

@@ -608,7 +608,8 @@ pub(crate) fn bind_default(e: &Expr, col: &crate::catalog::Column, now_us: i64, 
     let scope = super::expr::Scope { same_query: false, cols: Vec::new() };
     let with_session = s.map(SessionOnly);
     let queries = with_session.as_ref().map(|q| q as &dyn super::expr::SubqueryBinder);
-    let binder = super::expr::Binder { now_us: Some(now_us), queries, ..super::expr::Binder::new(&scope) };
+    let stmt_us = Some(s.map_or(now_us, |s| s.statement_start_us()));
+    let binder = super::expr::Binder { now_us: Some(now_us), queries, stmt_us, ..super::expr::Binder::new(&scope) };
     let b = bind_untyped_with(&binder, e, col.ty, now_us)?;
     check_assignment(&b, col)?;
     Ok(b)

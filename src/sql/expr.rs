@@ -262,12 +262,14 @@ pub struct Binder<'a> {
     pub now_us: Option<i64>,
     /// Set when the transaction's start was read (a plan that did cannot be cached).
     pub now_used: Option<&'a std::cell::Cell<bool>>,
+    /// The statement's start, for `statement_timestamp()` (read like `now_us`).
+    pub stmt_us: Option<i64>,
 }
 
 impl<'a> Binder<'a> {
     /// A binder over `scope` alone.
     pub fn new(scope: &'a Scope) -> Binder<'a> {
-        Binder { scope, outer: &[], queries: None, collect: None, in_agg: false, now_us: None, now_used: None }
+        Binder { scope, outer: &[], queries: None, collect: None, in_agg: false, now_us: None, now_used: None, stmt_us: None }
     }
 
     /// A column reference.

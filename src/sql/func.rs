@@ -877,7 +877,6 @@ const KNOWN_ELSEWHERE: &[&str] = &[
     "jsonb_path_exists",
     "jsonb_path_match",
     "setseed",
-    "statement_timestamp",
     "make_interval",
     "char_length",
     "cardinality",
@@ -4348,6 +4347,14 @@ impl Binder<'_> {
             ("now" | "transaction_timestamp", 0) if matches!(args, FunctionArguments::List(_)) => {
                 return self.transaction_time(TypeId::Timestamptz, name.as_str());
             }
+            ("statement_timestamp", 0) if matches!(args, FunctionArguments::List(_)) => {
+                let at = self.stmt_us.ok_or_else(|| PgError::feature("statement_timestamp() is not supported here"))?;
+                // A plan that read it is not cached, as one that read now().
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                return Ok(Scalar::Const(Value::Timestamptz(at)));
+            }
             ("current_timestamp", 0) if matches!(args, FunctionArguments::None) => {
                 return self.transaction_time(TypeId::Timestamptz, "CURRENT_TIMESTAMP");
             }
@@ -4433,6 +4440,7 @@ impl Binder<'_> {
             in_agg: true,
             now_us: self.now_us,
             now_used: self.now_used,
+            stmt_us: self.stmt_us,
         };
         let args = exprs.iter().map(|e| inner.bind(e)).collect::<Result<Vec<_>>>()?;
         // An aggregate whose arguments read only an enclosing query's columns belongs to that
@@ -4485,6 +4493,7 @@ impl Binder<'_> {
             in_agg: false,
             now_us: self.now_us,
             now_used: self.now_used,
+            stmt_us: self.stmt_us,
         };
         let args = exprs.iter().map(|e| inner.bind(e)).collect::<Result<Vec<_>>>()?;
         let filter = match filter {

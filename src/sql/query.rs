@@ -1161,7 +1161,16 @@ impl<'a> Planner<'a> {
     }
 
     fn binder<'b>(&'b self, scope: &'b Scope, outer: &'b [&'b Scope], collect: Option<&'b Collect>) -> Binder<'b> {
-        Binder { scope, outer, queries: Some(self), collect, in_agg: false, now_us: self.now_us, now_used: Some(&self.now_used) }
+        Binder {
+            scope,
+            outer,
+            queries: Some(self),
+            collect,
+            in_agg: false,
+            now_us: self.now_us,
+            now_used: Some(&self.now_used),
+            stmt_us: Some(self.s.statement_start_us()),
+        }
     }
 
     /// Binds a whole query (WITH, body, ORDER BY, LIMIT) with `outer` scopes visible.
