@@ -157,8 +157,20 @@ impl Wal {
     }
 
     /// Opens segment `segno` for writing, creating it if missing (caller holds no lock but
-    /// WALWrite; takes the install lock).
+    /// WALWrite). A complete segment is opened without the install lock, so the writer never
+    /// waits for a segment being made ahead of it: nothing renames or removes the segment the
+    /// writer is about to write (recycling takes only segments below the flushed position,
+    /// start-up runs before any writer), and a segment appears under its name only complete
+    /// (invariant 9). A missing or short one is made under the install lock.
     pub(crate) fn open_segment(&self, segno: u64) -> Result<SegmentFile> {
+        let name = segment_name(segno, self.seg_size);
+        let path = self.wal_dir.join(&name);
+        if let Ok(f) = self.vfs.open(&path, self.open_mode()) {
+            if f.len().is_ok_and(|len| len >= self.seg_size) {
+                self.ready_through.fetch_max(segno, Ordering::AcqRel);
+                return Ok(SegmentFile { segno, file: f, rel_path: rel(&name), dirty: false });
+            }
+        }
         let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
         self.open_segment_locked(segno)
     }
@@ -215,6 +227,8 @@ impl Wal {
     /// it, waits for at most one creation. Returns how many it created. Run by the `wal
     /// prealloc` thread; holds neither an insertion slot nor WALWrite (invariant 6).
     pub fn prepare_ahead(&self) -> Result<usize> {
+        // After a PANIC or a failed fsync nothing more is written (invariant 8).
+        self.check_poison()?;
         let current = self.insert_lsn() / self.seg_size;
         let target = current + SEGMENTS_AHEAD;
         let mut made = 0;
@@ -223,6 +237,11 @@ impl Wal {
                 continue;
             }
             let _install = self.install.lock().unwrap_or_else(|e| e.into_inner());
+            // Written past while this waited for the lock: the segment exists or was recycled
+            // already; making it again would only add a file to recycle.
+            if segno < self.written_lsn() / self.seg_size {
+                continue;
+            }
             let path = self.wal_dir.join(segment_name(segno, self.seg_size));
             if !self.vfs.exists(&path) {
                 self.create_segment(&path)?;

@@ -353,8 +353,8 @@ impl Wal {
     /// the WAL up to its LSN first ([`Wal::flush`]).
     ///
     /// A second thread, `wal prealloc`, creates the segments ahead of the insert position
-    /// ([`Wal::prepare_ahead`]) when an insertion crosses into a new segment (and at least
-    /// every `delay`), so that WALWrite is not held through a segment's zero-fill and fsync.
+    /// ([`Wal::prepare_ahead`]) when an insertion crosses into a new segment, so that WALWrite
+    /// is not held through a segment's zero-fill and fsync.
     pub fn start_writer(self: &Arc<Self>, delay: Duration, write_behind: u64, flush_after: u64) -> WalWriterHandle {
         let shared = Arc::clone(&self.writer_ctl);
         {
@@ -363,7 +363,7 @@ impl Wal {
             g.kick = false;
             let mut p = shared.prealloc.lock().unwrap_or_else(|e| e.into_inner());
             p.stop = false;
-            p.kick = true;
+            p.kick = false;
         }
         let wal = Arc::clone(self);
         let sh = Arc::clone(&shared);
@@ -411,26 +411,30 @@ impl Wal {
         let prealloc = std::thread::Builder::new()
             .name("wal prealloc".into())
             .spawn(move || {
+                // After a failure (ENOSPC), the next try waits this long, so that a full disk is
+                // not filled and freed again by every kick.
+                const BACKOFF: Duration = Duration::from_secs(1);
+                let mut failed_at: Option<Instant> = None;
                 loop {
                     {
                         let mut g = sh.prealloc.lock().unwrap_or_else(|e| e.into_inner());
-                        // The timeout also covers a start-up with no insertion yet.
-                        if !g.stop && !g.kick {
-                            g = sh.prealloc_cv.wait_timeout(g, delay.max(Duration::from_millis(10))).unwrap_or_else(|e| e.into_inner()).0;
+                        // Only kicks (an insertion entering a new segment) start work: an idle
+                        // database makes nothing ahead.
+                        while !g.stop && !g.kick {
+                            g = sh.prealloc_cv.wait(g).unwrap_or_else(|e| e.into_inner());
                         }
                         if g.stop {
                             break;
                         }
                         g.kick = false;
                     }
-                    if wal.poison.is_set() || !wal.wants_segments() {
+                    if wal.poison.is_set() || !wal.wants_segments() || failed_at.is_some_and(|t| t.elapsed() < BACKOFF) {
                         continue;
                     }
-                    if let Err(e) = wal.prepare_ahead() {
-                        // The writer creates the segment itself when it needs it, and reports
-                        // the error then (ENOSPC there fails the write, not the WAL).
-                        *sh.last_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                    }
+                    // An error is not reported here: the writer makes a missing segment itself
+                    // when it needs it and reports the error then (ENOSPC there fails that
+                    // write, not the WAL).
+                    failed_at = wal.prepare_ahead().is_err().then(Instant::now);
                 }
             })
             .expect("spawn the WAL prealloc thread");
