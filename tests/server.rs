@@ -326,6 +326,31 @@ fn cancel_request_stops_a_copy() {
     assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
 }
 
+/// A sleeping statement (`pg_sleep`, as drivers' cancellation tests use it) stops at a cancel
+/// request with 57014, and the connection goes on.
+#[test]
+fn cancel_request_stops_pg_sleep() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    let token = c.cancel_token();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Until the statement ends: a request that arrives before it starts is forgotten.
+    let canceler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(200));
+                token.cancel_query(NoTls).unwrap();
+            }
+        })
+    };
+    let e = c.batch_execute("SELECT pg_sleep(600)").unwrap_err();
+    done.store(true, std::sync::atomic::Ordering::Release);
+    canceler.join().unwrap();
+    assert_eq!(code(&e), "57014");
+    assert_eq!(c.query_one("SELECT pg_typeof(pg_sleep(0))::text", &[]).unwrap().get::<_, String>(0), "void");
+}
+
 #[test]
 fn a_parallel_copy_over_the_protocol_loads_and_can_be_canceled() {
     let s = TestServer::default();

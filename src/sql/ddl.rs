@@ -237,6 +237,7 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64, s: &Session) 
     if ty.id == crate::types::TypeId::Regclass {
         return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
     }
+    storable(&cname, &ty)?;
     let mut col = Column::new(cname.clone(), ty, serial.is_some());
     let mut default: Option<&sqlparser::ast::Expr> = None;
     let mut seq_options = Vec::new();
@@ -911,6 +912,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     if ty.id == crate::types::TypeId::Regclass {
                         return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
                     }
+                    storable(&cname, &ty)?;
                     let from = cur.columns[i].ty;
                     let source = match using {
                         Some(e) => e.clone(),
@@ -1242,6 +1244,7 @@ pub fn storable(name: &str, ty: &SqlType) -> Result<()> {
             Err(PgError::feature(format!("column \"{name}\" holds a whole-row value, which heapstore cannot store (it has no row types)")))
         }
         TypeId::Record(_) => Err(PgError::new("42P16", format!("column \"{name}\" has pseudo-type record"))),
+        TypeId::Void => Err(PgError::new("42P16", format!("column \"{name}\" has pseudo-type void"))),
         _ => Ok(()),
     }
 }

@@ -2232,7 +2232,18 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
         let _ = sqlparser::ast::visit_expressions(&c.query, |e| {
             if let Expr::Function(f) = e {
                 let n = f.name.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default();
-                volatile |= matches!(n.as_str(), "nextval" | "setval" | "random" | "gen_random_uuid" | "clock_timestamp" | "timeofday");
+                volatile |= matches!(
+                    n.as_str(),
+                    "nextval"
+                        | "setval"
+                        | "random"
+                        | "gen_random_uuid"
+                        | "clock_timestamp"
+                        | "timeofday"
+                        | "pg_sleep"
+                        | "pg_sleep_for"
+                        | "pg_sleep_until"
+                );
             }
             ControlFlow::<()>::Continue(())
         });

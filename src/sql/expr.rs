@@ -1682,7 +1682,7 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
     }
     let arr = |t: SqlType| if t.is_vector() { t.array_of().expect("vectors have arrays") } else { t };
     // json has no comparison operators (jsonb would).
-    let ok = x.id != TypeId::Json && x.id == y.id
+    let ok = !matches!(x.id, TypeId::Json | TypeId::Void) && x.id == y.id
         || (x.is_array() && y.is_array() && arr(x).id == arr(y).id)
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))

@@ -146,6 +146,9 @@ pub enum Func {
     ClockTimestamp,
     /// `timeofday()`: volatile, the time when it is called, as text.
     TimeOfDay,
+    /// `pg_sleep(seconds)` (0), `pg_sleep_for(interval)` (1), `pg_sleep_until(timestamptz)`
+    /// (2): volatile, return void; the sleep stops with 57014 at a cancel request.
+    PgSleep(u8),
     /// `num_nulls(...)` (false) / `num_nonnulls(...)` (true): any arguments, not strict.
     NumNulls(bool),
     /// `isfinite(date | timestamp | timestamptz | interval)`.
@@ -203,7 +206,7 @@ impl Func {
     /// A volatile function: its value may change from call to call, so a call is evaluated
     /// for each row, never once per statement (nor folded, nor skipped when unread).
     pub fn is_volatile(&self) -> bool {
-        matches!(self, Func::Seq(_) | Func::GenRandomUuid | Func::Random | Func::ClockTimestamp | Func::TimeOfDay)
+        matches!(self, Func::Seq(_) | Func::GenRandomUuid | Func::Random | Func::ClockTimestamp | Func::TimeOfDay | Func::PgSleep(_))
     }
 }
 
@@ -639,6 +642,18 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "timeofday" => {
             arity(name, &args, 0, 0)?;
             (Func::TimeOfDay, args, text())
+        }
+        "pg_sleep" => {
+            arity(name, &args, 1, 1)?;
+            (Func::PgSleep(0), each(args, &[t(TypeId::Float8)])?, t(TypeId::Void))
+        }
+        "pg_sleep_for" => {
+            arity(name, &args, 1, 1)?;
+            (Func::PgSleep(1), each(args, &[t(TypeId::Interval)])?, t(TypeId::Void))
+        }
+        "pg_sleep_until" => {
+            arity(name, &args, 1, 1)?;
+            (Func::PgSleep(2), each(args, &[t(TypeId::Timestamptz)])?, t(TypeId::Void))
         }
         "starts_with" => {
             arity(name, &args, 2, 2)?;
@@ -1224,6 +1239,10 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if let Some(v) = interval_call(f, args)? {
         return Ok(v);
     }
+    if let Func::PgSleep(kind) = f {
+        pg_sleep(kind, &args[0])?;
+        return Ok(Value::Text(String::new()));
+    }
     if f == Func::FormatType {
         let oid = match &args[0] {
             Value::Null => return Ok(Value::Null),
@@ -1283,6 +1302,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::Random
         | Func::ClockTimestamp
         | Func::TimeOfDay
+        | Func::PgSleep(_)
         | Func::TsInterval(_)
         | Func::TsDiff
         | Func::IntervalArith(_)
@@ -2302,6 +2322,49 @@ fn date_part(field: &str, v: &Value) -> Result<Value> {
         return Err(bad_unit(&f, "date"));
     }
     Ok(Value::Float8(val))
+}
+
+/// `pg_sleep(seconds)`, `pg_sleep_for(interval)` (the wait until the clock time now plus the
+/// interval, as PostgreSQL's SQL definition of it), `pg_sleep_until(timestamptz)`: sleeps in
+/// steps of at most 100 ms, checking for a cancel request between them (57014). A duration
+/// that is not positive (or NaN) returns at once, as in PostgreSQL; an infinite one sleeps
+/// until canceled.
+fn pg_sleep(kind: u8, arg: &Value) -> Result<()> {
+    use crate::types::datetime::now_us;
+    let start = now_us();
+    // The end as microseconds since 2000-01-01, or None for "never".
+    let end: Option<i64> = match (kind, arg) {
+        (0, v) => {
+            let secs = expr::as_f64(v).ok_or_else(|| PgError::internal("pg_sleep: a number was expected"))?;
+            if secs.is_nan() || secs <= 0.0 {
+                return Ok(());
+            }
+            if secs >= (i64::MAX / 1_000_000) as f64 {
+                None
+            } else {
+                Some(start.saturating_add((secs * 1e6) as i64))
+            }
+        }
+        (1, Value::Interval(i)) => match crate::types::interval::timestamp_plus(start, i) {
+            Ok(t) if t == i64::MAX => None,
+            Ok(t) => Some(t),
+            Err(_) => None,
+        },
+        (2, Value::Timestamptz(t)) if *t == i64::MAX => None,
+        (2, Value::Timestamptz(t)) => Some(*t),
+        (_, other) => return Err(PgError::internal(format!("pg_sleep: unexpected argument {other:?}"))),
+    };
+    loop {
+        crate::interrupt::check_for_interrupts()?;
+        let left = match end {
+            Some(e) => e.saturating_sub(now_us()),
+            None => i64::MAX,
+        };
+        if left <= 0 {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_micros(left.min(100_000) as u64));
+    }
 }
 
 /// The interval functions and operators (strict: NULLs were answered before).

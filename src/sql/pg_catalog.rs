@@ -840,6 +840,7 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::Uuid, 16, false, 'U', false, 'c', 'p', false),
     (TypeId::Jsonb, -1, false, 'U', false, 'i', 'x', false),
     (TypeId::Interval, 16, false, 'T', true, 'd', 'p', false),
+    (TypeId::Void, 4, true, 'P', false, 'i', 'p', false),
 ];
 
 /// A type's `pg_type.typcategory` (`N` numeric, `S` string, `U` user-defined, `A` array, ...).
@@ -1286,7 +1287,8 @@ fn pg_type() -> Vec<Vec<Value>> {
             Value::Oid(BOOTSTRAP_ROLE),
             Value::Int2(len),
             Value::Bool(byval),
-            ch('b'),
+            // typtype: a pseudo-type (void) is 'p'.
+            ch(if category == 'P' { 'p' } else { 'b' }),
             ch(category),
             Value::Bool(preferred),
             Value::Bool(true),

@@ -366,9 +366,9 @@ pub fn need_operator(t: Option<SqlType>, ordering: bool) -> Result<()> {
             }
             fields.iter().try_for_each(|(_, f)| need_operator(Some(*f), ordering))
         }
-        Some(t) if t.id == TypeId::Json => Err(PgError::new(
+        Some(t) if matches!(t.id, TypeId::Json | TypeId::Void) => Err(PgError::new(
             "42883",
-            format!("could not identify an {} operator for type json", if ordering { "ordering" } else { "equality" }),
+            format!("could not identify an {} operator for type {}", if ordering { "ordering" } else { "equality" }, t.name()),
         )),
         _ => Ok(()),
     }

@@ -133,6 +133,9 @@ pub enum TypeId {
     Jsonb,
     /// interval: months, days and microseconds (`types::interval`).
     Interval,
+    /// void: what a function with no result returns (`pg_sleep`); a pseudo-type, never a
+    /// column type. Its one value prints as the empty string and is sent as zero bytes.
+    Void,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -246,6 +249,7 @@ impl SqlType {
             "json" => TypeId::Json,
             "uuid" => TypeId::Uuid,
             "jsonb" => TypeId::Jsonb,
+            "void" => TypeId::Void,
             "interval" if typmod_args.is_empty() => TypeId::Interval,
             "interval" => return Err(PgError::feature("interval precision (interval(p)) is not supported by heapstore yet")),
             n if n.starts_with("interval ") => {
@@ -287,6 +291,7 @@ impl SqlType {
                 format!("{}[]", elem.name())
             }
             TypeId::Record(_) => "record".to_string(),
+            TypeId::Void => "void".to_string(),
             TypeId::Numeric if n >= 4 => format!("numeric({},{})", numeric::typmod_precision(n), numeric::typmod_scale(n)),
             _ => self.input_name().to_string(),
         }
@@ -322,6 +327,7 @@ impl SqlType {
             TypeId::Int2Vector => "int2vector",
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
+            TypeId::Void => "void",
             TypeId::Json => "json",
             TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
@@ -358,6 +364,7 @@ impl SqlType {
             TypeId::Int2Vector => "int2vector",
             TypeId::OidVector => "oidvector",
             TypeId::Record(_) => "record",
+            TypeId::Void => "void",
             TypeId::Json => "json",
             TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
@@ -394,6 +401,7 @@ impl SqlType {
             TypeId::Int2Vector => 22,
             TypeId::OidVector => 30,
             TypeId::Record(_) => 2249,
+            TypeId::Void => 2278,
             TypeId::Json => 114,
             TypeId::Uuid => 2950,
             TypeId::Jsonb => 3802,
@@ -412,6 +420,7 @@ impl SqlType {
             TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
             TypeId::Uuid => Some(uuid::UUID_LEN),
             TypeId::Interval => Some(interval::INTERVAL_LEN),
+            TypeId::Void => Some(0),
             TypeId::Numeric
             | TypeId::Text
             | TypeId::Varchar
@@ -465,6 +474,8 @@ impl SqlType {
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::parse_text(self, s)?.encode(out),
             TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
+            // void_in: any input is the one value.
+            TypeId::Void => {}
             TypeId::Json => {
                 json::validate(s)?;
                 text::text_in(s.as_bytes(), out)?;
@@ -501,6 +512,7 @@ impl SqlType {
             TypeId::Regclass => push_i64(out, u32::from_le_bytes(stored(v)).into()),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).write_text(out),
             TypeId::Record(_) => Record::decode(self, v).write_text(out),
+            TypeId::Void => {}
             TypeId::Json | TypeId::Jsonb => out.extend_from_slice(v),
             TypeId::Uuid => uuid::format(v, out),
             TypeId::Interval => Interval::decode(v).write_text(out),
@@ -557,6 +569,10 @@ impl SqlType {
             TypeId::NullArray => return Err(PgError::feature(format!("arrays ({}) are not supported by heapstore", self.name()))),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => array::recv(self, wire)?.encode(out),
             TypeId::Record(_) => return Err(PgError::feature("input of anonymous composite types is not implemented")),
+            // void_recv consumes no bytes: any left over are an incorrect binary format.
+            TypeId::Void => {
+                wire_exact::<0>(wire)?;
+            }
             TypeId::Json => {
                 text::verify_utf8(wire)?;
                 let s = std::str::from_utf8(wire).map_err(|_| util::incorrect_binary_format())?;
@@ -590,6 +606,7 @@ impl SqlType {
             TypeId::Char => out.push(v.first().copied().unwrap_or(0)),
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Array::decode(self, v).send(out),
             TypeId::Record(_) => Record::decode(self, v).send(out),
+            TypeId::Void => {}
             TypeId::Json | TypeId::Uuid => out.extend_from_slice(v),
             TypeId::Jsonb => {
                 out.push(jsonb::BINARY_VERSION);
@@ -1003,6 +1020,7 @@ impl Value {
             }
             TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => Value::Array(Box::new(Array::decode(ty, v))),
             TypeId::Record(_) => Value::Record(Box::new(Record::decode(ty, v))),
+            TypeId::Void => Value::Text(String::new()),
             TypeId::Json => Value::Json(String::from_utf8_lossy(v).into_owned()),
             TypeId::Jsonb => Value::Jsonb(String::from_utf8_lossy(v).into_owned()),
             TypeId::Uuid => Value::Uuid(stored(v)),

@@ -121,6 +121,7 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         | TypeId::Char
         | TypeId::PgNodeTree
         | TypeId::NullArray
+        | TypeId::Void
         | TypeId::Json => escape_bytes(out, v),
         TypeId::Array(_) | TypeId::Int2Vector | TypeId::OidVector => encode_array(out, ty, v),
         // Records are never stored in tables, so never index keys; field by field all the same.
