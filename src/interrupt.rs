@@ -2,16 +2,41 @@
 //! a session on behalf of a client registers the flag a cancel request sets; long loops (heap
 //! scans, index fetches) poll it and stop the statement with 57014.
 //!
-//! Invariant: a check is one thread-local read and one relaxed atomic load; loops check at
-//! most once per page (or per few hundred rows), never while holding a content lock.
+//! `statement_timeout` is the other interrupt: the server sets the running statement's
+//! deadline on its thread ([`set_statement_deadline`]) and the same checks stop the statement
+//! past it, with PostgreSQL's "canceling statement due to statement timeout".
+//!
+//! Invariant: a check is one thread-local read and one relaxed atomic load (and a clock read
+//! while a deadline is set); loops check at most once per page (or per few hundred rows), never
+//! while holding a content lock. Waits (lock waits, `pg_sleep`) wake at least every
+//! [`POLL_INTERVAL`] to check.
 
 use crate::error::{sqlstate, PgError, Result};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often a waiting statement wakes to check for a cancel request or its deadline.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 thread_local! {
     static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Sets (or clears) the deadline of the statement this thread runs (`statement_timeout`).
+pub fn set_statement_deadline(deadline: Option<Instant>) {
+    DEADLINE.with(|d| d.set(deadline));
+}
+
+/// How long a wait may sleep before it must check again: [`POLL_INTERVAL`], or less when the
+/// statement's deadline comes sooner.
+pub fn wait_slice() -> Duration {
+    match DEADLINE.with(|d| d.get()) {
+        Some(d) => d.saturating_duration_since(Instant::now()).min(POLL_INTERVAL),
+        None => POLL_INTERVAL,
+    }
 }
 
 /// Makes `flag` this thread's cancel flag (a server connection's, set by CancelRequest).
@@ -25,6 +50,9 @@ pub fn check_for_interrupts() -> Result<()> {
     let canceled = CANCEL.with(|c| c.borrow().as_ref().is_some_and(|f| f.load(Ordering::Relaxed)));
     if canceled {
         return Err(PgError::new(sqlstate::QUERY_CANCELED, "canceling statement due to user request"));
+    }
+    if DEADLINE.with(|d| d.get()).is_some_and(|d| Instant::now() >= d) {
+        return Err(PgError::new(sqlstate::QUERY_CANCELED, "canceling statement due to statement timeout"));
     }
     Ok(())
 }

@@ -351,6 +351,66 @@ fn cancel_request_stops_pg_sleep() {
     assert_eq!(c.query_one("SELECT pg_typeof(pg_sleep(0))::text", &[]).unwrap().get::<_, String>(0), "void");
 }
 
+/// statement_timeout, with PostgreSQL's units, display and errors: a sleep, a long series and
+/// a wait for a row lock stop at it with 57014; a cancel request stops a row-lock wait too.
+#[test]
+fn statement_timeout_stops_statements_and_lock_waits() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    let show = |c: &mut Client| simple_rows(c, "SHOW statement_timeout")[0][0].clone().unwrap();
+    assert_eq!(show(&mut c), "0");
+    for (set, shown) in [("5000", "5s"), ("'1min'", "1min"), ("'1500ms'", "1500ms"), ("'2h'", "2h"), ("0", "0")] {
+        c.batch_execute(&format!("SET statement_timeout = {set}")).unwrap();
+        assert_eq!(show(&mut c), shown, "SET statement_timeout = {set}");
+    }
+    let e = c.batch_execute("SET statement_timeout = '-1'").unwrap_err();
+    assert_eq!(code(&e), "22023");
+    assert_eq!(
+        e.as_db_error().unwrap().message(),
+        "-1 ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)"
+    );
+    assert_eq!(code(&c.batch_execute("SET statement_timeout = 'soon'").unwrap_err()), "22023");
+
+    c.batch_execute("SET statement_timeout = '200ms'").unwrap();
+    for sql in ["SELECT pg_sleep(60)", "SELECT count(*) FROM generate_series(1, 2000000000)"] {
+        let e = c.batch_execute(sql).unwrap_err();
+        assert_eq!(code(&e), "57014", "{sql}");
+        assert_eq!(e.as_db_error().unwrap().message(), "canceling statement due to statement timeout");
+    }
+    // Each statement has its own time: a short one after a timeout runs.
+    assert_eq!(simple_rows(&mut c, "SELECT 1")[0][0].as_deref(), Some("1"));
+
+    // A wait for a row another transaction holds.
+    c.batch_execute("SET statement_timeout = 0; CREATE TABLE lk (a int); INSERT INTO lk VALUES (1)").unwrap();
+    let mut holder = s.tcp();
+    holder.batch_execute("BEGIN; UPDATE lk SET a = 2").unwrap();
+    c.batch_execute("SET statement_timeout = '300ms'").unwrap();
+    let e = c.batch_execute("UPDATE lk SET a = 3").unwrap_err();
+    assert_eq!(e.as_db_error().unwrap().message(), "canceling statement due to statement timeout");
+    // The same wait, stopped by a cancel request (sent until the statement ends: one that
+    // arrives before it starts is forgotten).
+    c.batch_execute("SET statement_timeout = 0").unwrap();
+    let token = c.cancel_token();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let canceler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                std::thread::sleep(Duration::from_millis(200));
+                token.cancel_query(NoTls).unwrap();
+            }
+        })
+    };
+    let e = c.batch_execute("UPDATE lk SET a = 4").unwrap_err();
+    done.store(true, std::sync::atomic::Ordering::Release);
+    canceler.join().unwrap();
+    assert_eq!(e.as_db_error().unwrap().message(), "canceling statement due to user request");
+    holder.batch_execute("COMMIT").unwrap();
+    // The waiter left the lock's queue: the row is free now.
+    c.batch_execute("UPDATE lk SET a = 5").unwrap();
+    assert_eq!(simple_rows(&mut c, "SELECT a FROM lk")[0][0].as_deref(), Some("5"));
+}
+
 #[test]
 fn a_parallel_copy_over_the_protocol_loads_and_can_be_canceled() {
     let s = TestServer::default();

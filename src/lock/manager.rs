@@ -422,13 +422,20 @@ impl Shared {
         let mut next_check = start + interval;
         let mut logged = false;
         let outcome = loop {
-            let until = deadline.map_or(next_check, |d| d.min(next_check));
+            // Wake at least every interrupt poll: a cancel request or the statement's
+            // deadline (statement_timeout) ends the wait as lock_timeout does.
+            let poll = Instant::now() + crate::interrupt::wait_slice().max(Duration::from_millis(1));
+            let until = deadline.map_or(next_check, |d| d.min(next_check)).min(poll);
             if proc.sleep_until(until) == WaitStatus::Granted {
                 break Ok(());
             }
+            if let Err(e) = crate::interrupt::check_for_interrupts() {
+                break self.cancel_wait(proc, req, e);
+            }
             let now = Instant::now();
             if deadline.is_some_and(|d| now >= d) {
-                break self.cancel_wait(proc, req);
+                let e = PgError::new(sqlstate::LOCK_NOT_AVAILABLE, "canceling statement due to lock timeout");
+                break self.cancel_wait(proc, req, e);
             }
             if now < next_check {
                 continue;
@@ -453,14 +460,15 @@ impl Shared {
         outcome
     }
 
-    /// Lock timeout: leave the queue, unless granted meanwhile.
-    fn cancel_wait(&self, proc: &Proc, req: Request) -> Result<()> {
+    /// Lock timeout, a cancel request or statement_timeout (`err`): leave the queue, unless
+    /// granted meanwhile.
+    fn cancel_wait(&self, proc: &Proc, req: Request, err: PgError) -> Result<()> {
         let mut table = self.table(req.part);
         if proc.status() == WaitStatus::Granted {
             return Ok(());
         }
         table.dequeue(req.tag, proc.id);
-        Err(PgError::new(sqlstate::LOCK_NOT_AVAILABLE, "canceling statement due to lock timeout"))
+        Err(err)
     }
 
     /// Looks for a wait-for cycle through `proc` with every partition mutex held (invariant 2);

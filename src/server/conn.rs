@@ -1228,6 +1228,14 @@ impl<S: Read + Write> Conn<'_, S> {
         self.session.in_use = cursors.chain(portals).collect();
     }
 
+    /// A statement starts: an earlier cancel request is forgotten, and `statement_timeout`
+    /// (when not 0) sets its deadline (`crate::interrupt`).
+    fn begin_statement(cancel: &AtomicBool, gucs: &SessionParams) {
+        cancel.store(false, Ordering::SeqCst);
+        let ms = gucs.get("statement_timeout").and_then(crate::config::parse_time_ms).unwrap_or(0);
+        crate::interrupt::set_statement_deadline((ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms)));
+    }
+
     /// Runs one statement of the engine with COPY connected to the client.
     fn run_engine(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>) -> Result<Vec<QueryResult>> {
         self.run_engine_as(sql, prepared, false)
@@ -1236,7 +1244,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// `hold`: a simple-query text runs without ending its implicit transaction (it is one
     /// piece of a Query that [`Conn::simple_query`] ends).
     fn run_engine_as(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>, hold: bool) -> Result<Vec<QueryResult>> {
-        self.cancel.store(false, Ordering::SeqCst);
+        Self::begin_statement(&self.cancel, &self.gucs);
         self.refresh_in_use();
         if !self.superuser {
             match prepared {
@@ -1677,7 +1685,7 @@ impl<S: Read + Write> Conn<'_, S> {
             body: Vec::new(),
             bin: Vec::new(),
         };
-        self.cancel.store(false, Ordering::SeqCst);
+        Self::begin_statement(&self.cancel, &self.gucs);
         {
             // As `refresh_in_use` (inlined: the sink borrows the wire).
             let now = self.session.ended_txns;

@@ -192,12 +192,7 @@ impl SessionParams {
                     ))
                 }
             },
-            "statement_timeout" => {
-                if crate::config::parse_time_ms(value) != Some(0) {
-                    return Err(PgError::feature("statement_timeout is not supported by heapstore (only 0)"));
-                }
-                value.to_string()
-            }
+            "statement_timeout" => time_setting("statement_timeout", value)?,
             "timezone" => {
                 if !matches!(value.to_ascii_uppercase().as_str(), "UTC" | "GMT" | "ETC/UTC" | "Z" | "0" | "+00" | "00:00") {
                     return Err(PgError::new(
@@ -226,6 +221,36 @@ impl SessionParams {
             }
         }
     }
+}
+
+/// A time setting in milliseconds (`statement_timeout`): PostgreSQL's units (a bare number is
+/// ms), 0 .. 2147483647 ms, shown in the largest unit that holds it exactly, as `SHOW` prints
+/// it ("5s", "1min", "1500ms").
+fn time_setting(name: &str, value: &str) -> Result<String> {
+    let invalid = || PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""));
+    let v = value.trim();
+    if let Some(neg) = v.strip_prefix('-') {
+        let ms = crate::config::parse_time_ms(neg).ok_or_else(invalid)?;
+        return Err(PgError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            format!("-{ms} ms is outside the valid range for parameter \"{name}\" (0 .. 2147483647)"),
+        ));
+    }
+    let ms = crate::config::parse_time_ms(v).ok_or_else(invalid)?;
+    if ms > i32::MAX as u64 {
+        return Err(PgError::new(
+            sqlstate::INVALID_PARAMETER_VALUE,
+            format!("{ms} ms is outside the valid range for parameter \"{name}\" (0 .. 2147483647)"),
+        ));
+    }
+    if ms == 0 {
+        return Ok("0".into());
+    }
+    let (n, unit) = [(86_400_000, "d"), (3_600_000, "h"), (60_000, "min"), (1_000, "s"), (1, "ms")]
+        .into_iter()
+        .find(|(u, _)| ms % u == 0)
+        .expect("1 ms divides every value");
+    Ok(format!("{}{unit}", ms / n))
 }
 
 fn cant_change(name: &str) -> PgError {

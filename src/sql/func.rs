@@ -2363,7 +2363,8 @@ fn pg_sleep(kind: u8, arg: &Value) -> Result<()> {
         if left <= 0 {
             return Ok(());
         }
-        std::thread::sleep(std::time::Duration::from_micros(left.min(100_000) as u64));
+        let slice = crate::interrupt::wait_slice().max(std::time::Duration::from_millis(1));
+        std::thread::sleep(std::time::Duration::from_micros(left as u64).min(slice));
     }
 }
 

@@ -373,7 +373,14 @@ pub fn rows(call: &SrfCall, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> 
             }
             let int4 = call.types[0].id == TypeId::Int4;
             let mut cur = start;
+            let mut made = 0u32;
             while (step > 0 && cur <= stop) || (step < 0 && cur >= stop) {
+                // A long series is a long statement: a cancel request or statement_timeout
+                // stops it (checked every 4,096 rows).
+                made = made.wrapping_add(1);
+                if made % 4096 == 0 {
+                    crate::interrupt::check_for_interrupts()?;
+                }
                 let v = if int4 { Value::Int4(cur as i32) } else { Value::Int8(cur) };
                 if let Flow::Stop = each(vec![v])? {
                     return Ok(Flow::Stop);
