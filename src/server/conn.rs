@@ -1171,6 +1171,10 @@ impl<S: Read + Write> Conn<'_, S> {
                 F::CopyData(_) | F::CopyDone(_) | F::CopyFail(_) => Ok(()),
                 _ => return Err(PgError::new(sqlstate::PROTOCOL_VIOLATION, "unexpected message type")),
             };
+            // statement_timeout covers the message whose statement set it: the Sync that
+            // commits afterwards is not timed, as PostgreSQL disables the timeout before it
+            // commits.
+            crate::interrupt::set_statement_deadline(None);
             if let Err(e) = r {
                 if is_disconnect(&e) {
                     return Err(e);
