@@ -326,15 +326,12 @@ fn cancel_request_stops_a_copy() {
     assert_eq!(c.query_one("SELECT count(*) FROM t", &[]).unwrap().get::<_, i64>(0), 0);
 }
 
-/// A sleeping statement (`pg_sleep`, as drivers' cancellation tests use it) stops at a cancel
-/// request with 57014, and the connection goes on.
-#[test]
-fn cancel_request_stops_pg_sleep() {
-    let s = TestServer::default();
-    let mut c = s.tcp();
+/// Runs `sql`, which must fail, while another thread sends cancel requests for `c` every 200 ms
+/// until it has (a request that arrives before the statement starts is forgotten); returns the
+/// error.
+fn run_canceled(c: &mut Client, sql: &str) -> postgres::Error {
     let token = c.cancel_token();
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // Until the statement ends: a request that arrives before it starts is forgotten.
     let canceler = {
         let done = done.clone();
         std::thread::spawn(move || {
@@ -344,9 +341,19 @@ fn cancel_request_stops_pg_sleep() {
             }
         })
     };
-    let e = c.batch_execute("SELECT pg_sleep(600)").unwrap_err();
+    let e = c.batch_execute(sql).unwrap_err();
     done.store(true, std::sync::atomic::Ordering::Release);
     canceler.join().unwrap();
+    e
+}
+
+/// A sleeping statement (`pg_sleep`, as drivers' cancellation tests use it) stops at a cancel
+/// request with 57014, and the connection goes on.
+#[test]
+fn cancel_request_stops_pg_sleep() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    let e = run_canceled(&mut c, "SELECT pg_sleep(600)");
     assert_eq!(code(&e), "57014");
     assert_eq!(c.query_one("SELECT pg_typeof(pg_sleep(0))::text", &[]).unwrap().get::<_, String>(0), "void");
 }
@@ -390,20 +397,7 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     // The same wait, stopped by a cancel request (sent until the statement ends: one that
     // arrives before it starts is forgotten).
     c.batch_execute("SET statement_timeout = 0").unwrap();
-    let token = c.cancel_token();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let canceler = {
-        let done = done.clone();
-        std::thread::spawn(move || {
-            while !done.load(std::sync::atomic::Ordering::Acquire) {
-                std::thread::sleep(Duration::from_millis(200));
-                token.cancel_query(NoTls).unwrap();
-            }
-        })
-    };
-    let e = c.batch_execute("UPDATE lk SET a = 4").unwrap_err();
-    done.store(true, std::sync::atomic::Ordering::Release);
-    canceler.join().unwrap();
+    let e = run_canceled(&mut c, "UPDATE lk SET a = 4");
     assert_eq!(e.as_db_error().unwrap().message(), "canceling statement due to user request");
     holder.batch_execute("COMMIT").unwrap();
     // The waiter left the lock's queue: the row is free now.

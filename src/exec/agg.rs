@@ -349,7 +349,10 @@ impl AggCall {
             AggFunc::Min | AggFunc::Max => match at {
                 // PostgreSQL 15 has no min / max for bytea, boolean, json or uuid.
                 Some(x)
-                    if !matches!(x.id, TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Jsonb | TypeId::Uuid | TypeId::Record(_)) =>
+                    if !matches!(
+                        x.id,
+                        TypeId::Bytea | TypeId::Bool | TypeId::Json | TypeId::Jsonb | TypeId::Uuid | TypeId::Record(_) | TypeId::Void
+                    ) =>
                 {
                     if is_text(x.id) {
                         SqlType::new(if x.id == TypeId::Bpchar { TypeId::Bpchar } else { TypeId::Text })

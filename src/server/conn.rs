@@ -1173,8 +1173,11 @@ impl<S: Read + Write> Conn<'_, S> {
             };
             // statement_timeout covers the message whose statement set it: the Sync that
             // commits afterwards is not timed, as PostgreSQL disables the timeout before it
-            // commits.
+            // commits. A cancel request that arrives between messages is forgotten, as
+            // PostgreSQL forgets one that arrives while it is idle (it would otherwise stop the
+            // next lock wait, even one in a Parse).
             crate::interrupt::set_statement_deadline(None);
+            self.cancel.store(false, Ordering::SeqCst);
             if let Err(e) = r {
                 if is_disconnect(&e) {
                     return Err(e);

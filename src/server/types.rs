@@ -62,6 +62,10 @@ pub fn type_modifier(name: &str) -> i32 {
 
 /// The storage size PostgreSQL reports in RowDescription (-1 for variable length).
 pub fn type_len(name: &str) -> i16 {
+    // void stores nothing but reports pg_type's typlen, 4.
+    if name == "void" {
+        return 4;
+    }
     match sql_type(name).and_then(|t| t.fixed_len()) {
         Some(n) => n as i16,
         None => match type_oid(name) {

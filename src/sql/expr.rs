@@ -1717,8 +1717,8 @@ fn records_comparable(k: crate::types::RecordKind, l: crate::types::RecordKind, 
             }
         }
         // record_eq / record_cmp compare fields of one type only (int4 with int8 is refused).
-        if x.id == TypeId::Json && y.id == TypeId::Json {
-            return Err(PgError::new("42883", "could not identify an equality operator for type json"));
+        if x.id == y.id && matches!(x.id, TypeId::Json | TypeId::Void) {
+            return Err(PgError::new("42883", format!("could not identify an equality operator for type {}", x.name())));
         }
         let same = match (x.id, y.id) {
             (TypeId::Record(p), TypeId::Record(q)) => p.same_field_types(q),

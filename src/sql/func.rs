@@ -2345,10 +2345,9 @@ fn pg_sleep(kind: u8, arg: &Value) -> Result<()> {
                 Some(start.saturating_add((secs * 1e6) as i64))
             }
         }
-        (1, Value::Interval(i)) => match crate::types::interval::timestamp_plus(start, i) {
-            Ok(t) if t == i64::MAX => None,
-            Ok(t) => Some(t),
-            Err(_) => None,
+        (1, Value::Interval(i)) => match crate::types::interval::timestamp_plus(start, i)? {
+            i64::MAX => None,
+            t => Some(t),
         },
         (2, Value::Timestamptz(t)) if *t == i64::MAX => None,
         (2, Value::Timestamptz(t)) => Some(*t),

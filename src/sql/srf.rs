@@ -331,7 +331,12 @@ fn timestamp_series(tz: bool, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -
     if sign == 0 {
         return Err(PgError::new("22023", "step size cannot equal zero"));
     }
+    let mut made = 0u32;
     while (sign > 0 && cur <= stop) || (sign < 0 && cur >= stop) {
+        made = made.wrapping_add(1);
+        if made % 4096 == 0 {
+            crate::interrupt::check_for_interrupts()?;
+        }
         if let Flow::Stop = each(vec![if tz { Value::Timestamptz(cur) } else { Value::Timestamp(cur) }])? {
             return Ok(Flow::Stop);
         }
@@ -567,7 +572,12 @@ fn numeric_series(args: &[Value], each: &mut dyn FnMut(Vec<Value>) -> Result<Flo
         o => o == std::cmp::Ordering::Greater,
     };
     let mut cur = start;
+    let mut made = 0u32;
     while (up && cur <= stop) || (!up && cur >= stop) {
+        made = made.wrapping_add(1);
+        if made % 4096 == 0 {
+            crate::interrupt::check_for_interrupts()?;
+        }
         if let Flow::Stop = each(vec![Value::Numeric(cur.clone())])? {
             return Ok(Flow::Stop);
         }
