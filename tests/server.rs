@@ -405,6 +405,43 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     assert_eq!(simple_rows(&mut c, "SELECT a FROM lk")[0][0].as_deref(), Some("5"));
 }
 
+/// LOCK TABLE: only in a transaction block (a Query of several statements is one), held to
+/// the end of the transaction, modes as the lock manager's, NOWAIT; over the extended
+/// protocol too.
+#[test]
+fn lock_table_holds_its_mode_until_the_transaction_ends() {
+    let s = TestServer::default();
+    let mut a = s.tcp();
+    let mut b = s.tcp();
+    a.batch_execute("CREATE TABLE lk (a int); INSERT INTO lk VALUES (1)").unwrap();
+    assert_eq!(code(&a.batch_execute("LOCK TABLE lk").unwrap_err()), "25P01");
+    a.batch_execute("LOCK TABLE lk IN SHARE MODE; SELECT 1").unwrap();
+    // Extended protocol (Parse / Bind / Execute) inside a block.
+    a.batch_execute("BEGIN").unwrap();
+    a.execute("LOCK TABLE lk IN EXCLUSIVE MODE", &[]).unwrap();
+    // EXCLUSIVE lets readers in and keeps writers out.
+    assert_eq!(simple_rows(&mut b, "SELECT a FROM lk")[0][0].as_deref(), Some("1"));
+    b.batch_execute("BEGIN").unwrap();
+    let e = b.batch_execute("LOCK TABLE lk IN ROW EXCLUSIVE MODE NOWAIT").unwrap_err();
+    assert_eq!(code(&e), "55P03");
+    assert_eq!(e.as_db_error().unwrap().message(), "could not obtain lock on relation \"lk\"");
+    b.batch_execute("ROLLBACK; SET statement_timeout = '200ms'").unwrap();
+    assert_eq!(code(&b.batch_execute("UPDATE lk SET a = 2").unwrap_err()), "57014");
+    a.batch_execute("COMMIT").unwrap();
+    // Released at commit: the writer gets in.
+    b.batch_execute("SET statement_timeout = 0; BEGIN; LOCK lk IN ACCESS EXCLUSIVE MODE NOWAIT; UPDATE lk SET a = 3; COMMIT").unwrap();
+    assert_eq!(simple_rows(&mut a, "SELECT a FROM lk")[0][0].as_deref(), Some("3"));
+    for (sql, want) in [
+        ("BEGIN; LOCK TABLE nosuch; COMMIT", "42P01"),
+        ("BEGIN; LOCK TABLE lk IN SHARE ROW MODE; COMMIT", "42601"),
+        ("CREATE SEQUENCE lks; BEGIN; LOCK lks; COMMIT", "42809"),
+        ("CREATE VIEW lkv AS SELECT * FROM lk; BEGIN; LOCK lkv; COMMIT", "0A000"),
+    ] {
+        assert_eq!(code(&a.batch_execute(sql).unwrap_err()), want, "{sql}");
+        a.batch_execute("ROLLBACK").unwrap();
+    }
+}
+
 #[test]
 fn a_parallel_copy_over_the_protocol_loads_and_can_be_canceled() {
     let s = TestServer::default();

@@ -321,6 +321,7 @@ fn run<S: Read + Write>(
         cursors: HashMap::new(),
         ignore_till_sync: false,
         stream_rows: false,
+        in_pieces: false,
     };
     c.ready()?;
     let r = c.main_loop();
@@ -467,6 +468,9 @@ struct Conn<'w, S: Read + Write> {
     ignore_till_sync: bool,
     /// Set while a simple Query's own statement runs: its rows stream to the client.
     stream_rows: bool,
+    /// While the pieces of a Query of several statements run (PostgreSQL's implicit
+    /// transaction block: LOCK TABLE is allowed there).
+    in_pieces: bool,
 }
 
 /// How a COPY statement talks to the client.
@@ -787,7 +791,7 @@ fn is_move(sql: &str) -> bool {
 
 /// Whether [`Conn::connection_command`] runs `sql`.
 fn is_connection_command(sql: &str) -> bool {
-    connection_statement(sql).is_some() || is_move(sql) || crate::sql::is_checkpoint(sql)
+    connection_statement(sql).is_some() || is_move(sql) || crate::sql::is_checkpoint(sql) || crate::sql::lock::is_lock(sql)
 }
 
 /// Whether a piece of a simple Query must run on its own: a connection command, or a
@@ -809,6 +813,10 @@ impl<S: Read + Write> Conn<'_, S> {
     fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
         if is_move(sql) {
             return Some(self.sql_move(sql));
+        }
+        if let Some(stmt) = crate::sql::lock::parse(sql) {
+            let in_block = self.in_pieces || self.session.in_transaction_block();
+            return Some(stmt.and_then(|stmt| crate::sql::lock::run(&mut self.session, stmt, in_block)));
         }
         if crate::sql::is_checkpoint(sql) {
             // PostgreSQL 15: superusers and members of pg_checkpoint (heapstore has no role
@@ -1327,7 +1335,10 @@ impl<S: Read + Write> Conn<'_, S> {
             let mut results = Vec::new();
             let mut failed = None;
             for p in &pieces {
-                let r = match self.connection_command(p) {
+                self.in_pieces = true;
+                let r = self.connection_command(p);
+                self.in_pieces = false;
+                let r = match r {
                     Some(r) => r.map(|r| vec![r]),
                     None => self.local_or_engine(p, true)?,
                 };

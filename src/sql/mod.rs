@@ -36,6 +36,7 @@ pub(crate) mod fk;
 pub mod func;
 pub mod index;
 pub mod jsonfn;
+pub mod lock;
 pub(crate) mod numfmt;
 pub mod pg_catalog;
 pub mod query;
@@ -140,6 +141,28 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
     s.check_not_stopped()?;
     if is_checkpoint(sql) {
         return Ok(vec![checkpoint(s)?]);
+    }
+    // LOCK (sqlparser has none). `commit` false: a piece of a Query of several statements,
+    // which is a transaction block for it.
+    if let Some(stmt) = lock::parse(sql) {
+        let in_block = s.in_transaction_block() || !commit;
+        let r = stmt.and_then(|stmt| lock::run(s, stmt, in_block));
+        return match r {
+            Ok(r) => {
+                if commit && !s.in_transaction_block() {
+                    s.commit()?;
+                }
+                Ok(vec![r])
+            }
+            Err(e) => {
+                if s.in_transaction_block() {
+                    s.mark_failed();
+                } else {
+                    s.rollback();
+                }
+                Err(e)
+            }
+        };
     }
     // `RESET name` is PostgreSQL's other spelling of `SET name TO DEFAULT` (sqlparser has no
     // RESET); a session's settings have no other value to return to.
