@@ -147,22 +147,7 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
     if let Some(stmt) = lock::parse(sql) {
         let in_block = s.in_transaction_block() || !commit;
         let r = stmt.and_then(|stmt| lock::run(s, stmt, in_block));
-        return match r {
-            Ok(r) => {
-                if commit && !s.in_transaction_block() {
-                    s.commit()?;
-                }
-                Ok(vec![r])
-            }
-            Err(e) => {
-                if s.in_transaction_block() {
-                    s.mark_failed();
-                } else {
-                    s.rollback();
-                }
-                Err(e)
-            }
-        };
+        return end_statement(s, r, commit).map(|r| vec![r]);
     }
     // `RESET name` is PostgreSQL's other spelling of `SET name TO DEFAULT` (sqlparser has no
     // RESET); a session's settings have no other value to return to.
