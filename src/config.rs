@@ -771,6 +771,156 @@ pub fn parse_time_in(v: &str, unit_ms: u64) -> Option<u64> {
     n.checked_mul(mult)
 }
 
+/// The time units of a setting kept in milliseconds, with their size in milliseconds.
+pub const MS_UNITS: &[(&str, f64)] = &[("us", 0.001), ("ms", 1.0), ("s", 1e3), ("min", 6e4), ("h", 3.6e6), ("d", 8.64e7)];
+
+/// An integer setting's value as PostgreSQL's `parse_int` reads it (for `SET`): an integer
+/// in C's `strtol` base-0 syntax (so `0x10` is 16 and `010` is 8), or, when that stops at
+/// `.`, `e` or `E` or overflows, a floating-point number as `strtod` reads it; then blanks,
+/// and an optional unit from `units` (case-sensitive, its size in the setting's base unit),
+/// then blanks. The result is rounded half to even, as `rint`. The error's hint, when
+/// PostgreSQL gives one, names the valid units or the integer range.
+pub fn parse_int_setting(value: &str, units: &[(&str, f64)]) -> std::result::Result<i64, Option<String>> {
+    let b = value.as_bytes();
+    let (int, int_end, overflow) = c_strtol(b);
+    let (mut val, end) = if overflow || matches!(b.get(int_end), Some(b'.' | b'e' | b'E')) {
+        match c_strtod(b) {
+            Some((v, e)) if e > 0 => (v, e),
+            _ => return Err(None),
+        }
+    } else if int_end == 0 {
+        return Err(None);
+    } else {
+        (int as f64, int_end)
+    };
+    let rest = value[end..].trim_start_matches(is_c_space);
+    if !rest.is_empty() {
+        let unit = rest.trim_end_matches(is_c_space);
+        let Some(&(_, size)) = units.iter().find(|(u, _)| *u == unit) else {
+            if units.is_empty() {
+                return Err(None);
+            }
+            let names: Vec<String> = units.iter().map(|(u, _)| format!("\"{u}\"")).collect();
+            let (last, init) = names.split_last().expect("units");
+            return Err(Some(format!("Valid units for this parameter are {}, and {last}.", init.join(", "))));
+        };
+        val = if size < 1.0 { val / (1.0 / size).round() } else { val * size };
+    }
+    let val = val.round_ties_even();
+    if !(i32::MIN as f64..=i32::MAX as f64).contains(&val) {
+        return Err(Some("Value exceeds integer range.".into()));
+    }
+    Ok(val as i64)
+}
+
+/// C's `isspace` in the C locale.
+fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
+/// C's `strtol(s, &end, 0)`: the value, where it ended (0 when no digits were read), and
+/// whether it overflowed a 64-bit long.
+fn c_strtol(b: &[u8]) -> (i64, usize, bool) {
+    let mut i = b.iter().take_while(|c| is_c_space(**c as char)).count();
+    let neg = match b.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let (radix, start) =
+        if b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X')) && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
+            (16, i + 2)
+        } else if b.get(i) == Some(&b'0') {
+            (8, i)
+        } else {
+            (10, i)
+        };
+    let digits = b[start..].iter().take_while(|c| (**c as char).is_digit(radix)).count();
+    if digits == 0 {
+        return (0, 0, false);
+    }
+    let mut v: i128 = 0;
+    let mut overflow = false;
+    for c in &b[start..start + digits] {
+        v = v * radix as i128 + (*c as char).to_digit(radix).expect("digit") as i128;
+        if v > i64::MAX as i128 + 1 {
+            overflow = true;
+            v = i64::MAX as i128 + 1;
+        }
+    }
+    let v = if neg { -v } else { v };
+    if v > i64::MAX as i128 {
+        overflow = true;
+    }
+    (v.clamp(i64::MIN as i128, i64::MAX as i128) as i64, start + digits, overflow)
+}
+
+/// C's `strtod` for decimal and hexadecimal numbers: the value and where it ended, or None
+/// when it is out of range (ERANGE).
+fn c_strtod(b: &[u8]) -> Option<(f64, usize)> {
+    let mut i = b.iter().take_while(|c| is_c_space(**c as char)).count();
+    let neg = matches!(b.get(i), Some(b'-'));
+    if matches!(b.get(i), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let hex = b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X'));
+    let (radix, exp_marks, start) = if hex { (16, [b'p', b'P'], i + 2) } else { (10, [b'e', b'E'], i) };
+    let is_digit = |c: &u8| (*c as char).is_digit(radix);
+    let int_digits = b[start..].iter().take_while(|c| is_digit(c)).count();
+    let mut j = start + int_digits;
+    let mut frac_digits = 0;
+    if b.get(j) == Some(&b'.') {
+        frac_digits = b[j + 1..].iter().take_while(|c| is_digit(c)).count();
+        if int_digits + frac_digits > 0 {
+            j += 1 + frac_digits;
+        }
+    }
+    if int_digits + frac_digits == 0 {
+        return Some((0.0, 0));
+    }
+    let mantissa_end = j;
+    let mut exp: i64 = 0;
+    if b.get(j).is_some_and(|c| exp_marks.contains(c)) {
+        let mut k = j + 1;
+        let eneg = matches!(b.get(k), Some(b'-'));
+        if matches!(b.get(k), Some(b'-' | b'+')) {
+            k += 1;
+        }
+        let ed = b[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if ed > 0 {
+            let e: i64 = std::str::from_utf8(&b[k..k + ed]).ok()?.parse().unwrap_or(i64::MAX / 2);
+            exp = if eneg { -e } else { e };
+            j = k + ed;
+        }
+    }
+    let v = if hex {
+        let mut m = 0f64;
+        let mut scale = 0i64;
+        for c in &b[start..mantissa_end] {
+            if *c == b'.' {
+                continue;
+            }
+            m = m * 16.0 + (*c as char).to_digit(16).expect("digit") as f64;
+        }
+        scale -= 4 * frac_digits as i64;
+        m * 2f64.powi((exp + scale).clamp(-2000, 2000) as i32)
+    } else {
+        let text = std::str::from_utf8(&b[start..j]).ok()?;
+        text.parse::<f64>().ok()?
+    };
+    let nonzero = b[start..mantissa_end].iter().any(|c| is_digit(c) && *c != b'0');
+    if v.is_infinite() || (v == 0.0 && nonzero) {
+        return None;
+    }
+    Some((if neg { -v } else { v }, j))
+}
+
 pub fn parse_bool(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
@@ -782,6 +932,50 @@ pub fn parse_bool(v: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int_settings_parse_as_postgres_does() {
+        let ms = |v: &str| parse_int_setting(v, MS_UNITS);
+        // Each pair was checked against PostgreSQL 15's `SET statement_timeout`.
+        for (v, want) in [
+            ("1.5s", 1500),
+            ("1.5", 2),
+            ("2.5", 2),
+            ("100us", 0),
+            ("1500us", 2),
+            ("1 s", 1000),
+            ("1e3", 1000),
+            ("0x10", 16),
+            ("010", 8),
+            ("0.0001s", 0),
+            ("1.4999", 1),
+            (" 7 min ", 420_000),
+            ("-0.4", 0),
+            ("1.5d", 129_600_000),
+            ("2147483647.4", 2_147_483_647),
+            ("-1", -1),
+            ("-1.5s", -1500),
+            ("1.5e-1s", 150),
+            (".5s", 500),
+            ("5.s", 5000),
+            ("0x1.8", 2),
+            ("+5s", 5000),
+            ("1.25min", 75_000),
+        ] {
+            assert_eq!(ms(v), Ok(want), "{v}");
+        }
+        for v in ["abc", "", "1e400", "nan", "inf", "-.5"] {
+            assert_eq!(ms(v), Err(None), "{v}");
+        }
+        let units = Some("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".".to_string());
+        for v in ["1.5x", "1 ks", "1S", "08"] {
+            assert_eq!(ms(v), Err(units.clone()), "{v}");
+        }
+        let range = Some("Value exceeds integer range.".to_string());
+        for v in ["3000000000", "3000000s", "3000000000.0", "-3000000000", "99999999999999999999s"] {
+            assert_eq!(ms(v), Err(range.clone()), "{v}");
+        }
+    }
 
     #[test]
     fn memory_units() {

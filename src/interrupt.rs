@@ -2,9 +2,12 @@
 //! a session on behalf of a client registers the flag a cancel request sets; long loops (heap
 //! scans, index fetches) poll it and stop the statement with 57014.
 //!
-//! `statement_timeout` is the other interrupt: the server sets the running statement's
-//! deadline on its thread ([`set_statement_deadline`]) and the same checks stop the statement
-//! past it, with PostgreSQL's "canceling statement due to statement timeout".
+//! `statement_timeout` is the other interrupt: the server sets it on its thread when a
+//! statement starts ([`set_statement_timeout`]), which arms that statement's deadline; each
+//! further statement of the same Query text re-arms it ([`restart_statement_timer`]), so the
+//! timeout applies to each statement separately, as in PostgreSQL 13 and later. The same checks
+//! stop a statement past its deadline, with PostgreSQL's "canceling statement due to statement
+//! timeout".
 //!
 //! Invariant: a check is one thread-local read and one relaxed atomic load (and a clock read
 //! while a deadline is set); loops check at most once per page (or per few hundred rows), never
@@ -23,11 +26,22 @@ pub const POLL_INTERVAL: Duration = Duration::from_millis(100);
 thread_local! {
     static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+    static TIMEOUT: Cell<Option<Duration>> = const { Cell::new(None) };
 }
 
-/// Sets (or clears) the deadline of the statement this thread runs (`statement_timeout`).
-pub fn set_statement_deadline(deadline: Option<Instant>) {
-    DEADLINE.with(|d| d.set(deadline));
+/// Sets (or clears, with None) the `statement_timeout` of the statements this thread runs,
+/// and arms the deadline of the one starting now.
+pub fn set_statement_timeout(timeout: Option<Duration>) {
+    TIMEOUT.with(|t| t.set(timeout));
+    DEADLINE.with(|d| d.set(timeout.map(|t| Instant::now() + t)));
+}
+
+/// A further statement of the same text starts: its deadline is `statement_timeout` from now
+/// (nothing when no timeout is set).
+pub fn restart_statement_timer() {
+    if let Some(t) = TIMEOUT.with(|t| t.get()) {
+        DEADLINE.with(|d| d.set(Some(Instant::now() + t)));
+    }
 }
 
 /// How long a wait may sleep before it must check again: [`POLL_INTERVAL`], or less when the
@@ -70,6 +84,20 @@ mod tests {
         f.store(true, Ordering::SeqCst);
         assert_eq!(check_for_interrupts().unwrap_err().code, "57014");
         set_cancel_flag(None);
+        assert!(check_for_interrupts().is_ok());
+    }
+
+    #[test]
+    fn each_statement_gets_its_own_deadline() {
+        set_statement_timeout(Some(Duration::from_millis(30)));
+        assert!(check_for_interrupts().is_ok());
+        std::thread::sleep(Duration::from_millis(40));
+        assert_eq!(check_for_interrupts().unwrap_err().message, "canceling statement due to statement timeout");
+        restart_statement_timer();
+        assert!(check_for_interrupts().is_ok());
+        set_statement_timeout(None);
+        restart_statement_timer();
+        std::thread::sleep(Duration::from_millis(40));
         assert!(check_for_interrupts().is_ok());
     }
 }

@@ -366,7 +366,22 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     let mut c = s.tcp();
     let show = |c: &mut Client| simple_rows(c, "SHOW statement_timeout")[0][0].clone().unwrap();
     assert_eq!(show(&mut c), "0");
-    for (set, shown) in [("5000", "5s"), ("'1min'", "1min"), ("'1500ms'", "1500ms"), ("'2h'", "2h"), ("0", "0")] {
+    // PostgreSQL's reading of a number: fractions rounded half to even, a unit of
+    // microseconds, whitespace before a unit, C's hexadecimal and octal integers.
+    for (set, shown) in [
+        ("5000", "5s"),
+        ("'1min'", "1min"),
+        ("'1500ms'", "1500ms"),
+        ("'2h'", "2h"),
+        ("'1.5s'", "1500ms"),
+        ("2.5", "2ms"),
+        ("'1500us'", "2ms"),
+        ("'1.25 min'", "75s"),
+        ("'0x10'", "16ms"),
+        ("'010'", "8ms"),
+        ("'100us'", "0"),
+        ("0", "0"),
+    ] {
         c.batch_execute(&format!("SET statement_timeout = {set}")).unwrap();
         assert_eq!(show(&mut c), shown, "SET statement_timeout = {set}");
     }
@@ -377,6 +392,18 @@ fn statement_timeout_stops_statements_and_lock_waits() {
         "-1 ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)"
     );
     assert_eq!(code(&c.batch_execute("SET statement_timeout = 'soon'").unwrap_err()), "22023");
+    let e = c.batch_execute("SET statement_timeout = '5 weeks'").unwrap_err();
+    assert_eq!(
+        e.as_db_error().unwrap().hint(),
+        Some("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+    );
+    let e = c.batch_execute("SET statement_timeout = '30d'").unwrap_err();
+    assert_eq!(e.as_db_error().unwrap().hint(), Some("Value exceeds integer range."));
+    let e = c.batch_execute("SET statement_timeout = -1.5").unwrap_err();
+    assert_eq!(
+        e.as_db_error().unwrap().message(),
+        "-2 ms is outside the valid range for parameter \"statement_timeout\" (0 .. 2147483647)"
+    );
 
     c.batch_execute("SET statement_timeout = '200ms'").unwrap();
     for sql in ["SELECT pg_sleep(60)", "SELECT count(*) FROM generate_series(1, 2000000000)"] {
@@ -386,6 +413,9 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     }
     // Each statement has its own time: a short one after a timeout runs.
     assert_eq!(simple_rows(&mut c, "SELECT 1")[0][0].as_deref(), Some("1"));
+    // So has each statement of one Query: together these outlast the timeout.
+    c.batch_execute("SET statement_timeout = '1s'").unwrap();
+    c.batch_execute("SELECT pg_sleep(0.6); SELECT pg_sleep(0.6)").unwrap();
 
     // A wait for a row another transaction holds.
     c.batch_execute("SET statement_timeout = 0; CREATE TABLE lk (a int); INSERT INTO lk VALUES (1)").unwrap();
@@ -604,6 +634,39 @@ fn messages(mut b: &[u8]) -> Vec<(u8, Vec<u8>)> {
         b = &b[(len + 1).min(b.len())..];
     }
     out
+}
+
+/// A simple Query of several statements that fails: the statements before the error send
+/// their rows and CommandCompletes first, as PostgreSQL's do, and their effects are rolled
+/// back with the implicit transaction.
+#[test]
+fn a_failing_query_sends_what_completed_before_its_error() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE mq (a int)").unwrap();
+    for (sql, want) in [
+        ("INSERT INTO mq VALUES (1); SELECT a FROM mq; SELECT 1/0; SELECT 2", "C:INSERT 0 1 T D C:SELECT 1 E:22012"),
+        // One whose pieces run one by one (a SET the connection answers among them).
+        ("SELECT 5; SET statement_timeout = '1s'; INSERT INTO mq VALUES (2); SELECT 1/0", "T D C:SELECT 1 C:SET C:INSERT 0 1 E:22012"),
+        // The COPY TO STDOUT before the error ends its copy-out.
+        ("COPY (SELECT 7) TO STDOUT; SELECT 1/0", "H d c C:COPY 1 E:22012"),
+        ("SELECT 1/0; SELECT 3", "E:22012"),
+    ] {
+        let out = raw_exchange(s.port, true, &[msg(b'Q', &cstr(sql)), msg(b'X', &[])].concat());
+        let msgs = messages(&out);
+        let first_ready = msgs.iter().position(|(t, _)| *t == b'Z').unwrap();
+        let got: Vec<String> = msgs[first_ready + 1..]
+            .iter()
+            .take_while(|(t, _)| *t != b'Z')
+            .map(|(t, body)| match t {
+                b'C' => format!("C:{}", String::from_utf8_lossy(&body[..body.len() - 1])),
+                b'E' => format!("E:{}", first_error_code(&[&[b'E'][..], &((body.len() + 4) as i32).to_be_bytes(), body].concat()).unwrap()),
+                t => (*t as char).to_string(),
+            })
+            .collect();
+        assert_eq!(got.join(" "), want, "{sql}");
+    }
+    assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM mq")[0][0].as_deref(), Some("0"));
 }
 
 #[test]

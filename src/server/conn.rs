@@ -1184,7 +1184,7 @@ impl<S: Read + Write> Conn<'_, S> {
             // commits. A cancel request that arrives between messages is forgotten, as
             // PostgreSQL forgets one that arrives while it is idle (it would otherwise stop the
             // next lock wait, even one in a Parse).
-            crate::interrupt::set_statement_deadline(None);
+            crate::interrupt::set_statement_timeout(None);
             self.cancel.store(false, Ordering::SeqCst);
             if let Err(e) = r {
                 if is_disconnect(&e) {
@@ -1248,7 +1248,7 @@ impl<S: Read + Write> Conn<'_, S> {
     fn begin_statement(cancel: &AtomicBool, gucs: &SessionParams) {
         cancel.store(false, Ordering::SeqCst);
         let ms = gucs.get("statement_timeout").and_then(crate::config::parse_time_ms).unwrap_or(0);
-        crate::interrupt::set_statement_deadline((ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms)));
+        crate::interrupt::set_statement_timeout((ms > 0).then(|| std::time::Duration::from_millis(ms)));
     }
 
     /// Runs one statement of the engine with COPY connected to the client.
@@ -1259,16 +1259,31 @@ impl<S: Read + Write> Conn<'_, S> {
     /// `hold`: a simple-query text runs without ending its implicit transaction (it is one
     /// piece of a Query that [`Conn::simple_query`] ends).
     fn run_engine_as(&mut self, sql: &str, prepared: Option<(&Prepared, &[Option<String>])>, hold: bool) -> Result<Vec<QueryResult>> {
+        let (done, r) = self.run_engine_partial(sql, prepared, hold);
+        r.map(|()| done)
+    }
+
+    /// As [`Conn::run_engine_as`], but an error comes with the results of the statements of
+    /// `sql` that completed before it (see [`crate::sql::execute_partial`]).
+    fn run_engine_partial(
+        &mut self,
+        sql: &str,
+        prepared: Option<(&Prepared, &[Option<String>])>,
+        hold: bool,
+    ) -> (Vec<QueryResult>, Result<()>) {
         Self::begin_statement(&self.cancel, &self.gucs);
         self.refresh_in_use();
         if !self.superuser {
-            match prepared {
-                Some((p, _)) => check_server_file_access(false, p.stmt.as_slice())?,
+            let r = match prepared {
+                Some((p, _)) => check_server_file_access(false, p.stmt.as_slice()),
                 // A text that does not parse fails in the engine the same way, running nothing.
                 None if sql.to_ascii_lowercase().contains("copy") => {
-                    check_server_file_access(false, &crate::sql::statements(sql).unwrap_or_default())?
+                    check_server_file_access(false, &crate::sql::statements(sql).unwrap_or_default())
                 }
-                None => {}
+                None => Ok(()),
+            };
+            if let Err(e) = r {
+                return (Vec::new(), Err(e));
             }
         }
         let shape = match prepared {
@@ -1297,21 +1312,23 @@ impl<S: Read + Write> Conn<'_, S> {
             let sink: Option<&mut dyn crate::sql::RowSink> = if prepared.is_none() && self.stream_rows { Some(&mut rows) } else { None };
             let mut io = CopyIo { stdin: Some(&mut rd), stdout: Some(&mut wr), rows: sink };
             match prepared {
-                Some((p, params)) => crate::sql::execute_prepared_until_sync(&mut self.session, p, params, &mut io).map(|r| vec![r]),
-                None if hold => crate::sql::execute_held(&mut self.session, sql, &mut io),
-                None => crate::sql::execute(&mut self.session, sql, &mut io),
+                Some((p, params)) => match crate::sql::execute_prepared_until_sync(&mut self.session, p, params, &mut io) {
+                    Ok(r) => (vec![r], Ok(())),
+                    Err(e) => (Vec::new(), Err(e)),
+                },
+                None => crate::sql::execute_partial(&mut self.session, sql, &mut io, !hold),
             }
         };
+        let (done, r) = r;
         let mut st = state.into_inner();
-        match r {
-            Ok(results) => {
-                if results.iter().any(|r| r.wrote_to_client) || st.out_started {
-                    st.finish_out()?;
-                }
-                Ok(results)
-            }
+        let r = match r {
+            Ok(()) if done.iter().any(|r| r.wrote_to_client) || st.out_started => st.finish_out(),
+            Ok(()) => Ok(()),
+            // A COPY TO STDOUT that completed before the failing statement ends its copy-out.
+            Err(e) if done.iter().any(|r| r.wrote_to_client) => st.finish_out().and(Err(st.abort.take().unwrap_or(e))),
             Err(e) => Err(st.abort.take().unwrap_or(e)),
-        }
+        };
+        (done, r)
     }
 
     fn simple_query(&mut self, sql: &str) -> Result<()> {
@@ -1338,24 +1355,23 @@ impl<S: Read + Write> Conn<'_, S> {
                 self.in_pieces = true;
                 let r = self.connection_command(p);
                 self.in_pieces = false;
-                let r = match r {
-                    Some(r) => r.map(|r| vec![r]),
+                let (done, r) = match r {
+                    Some(Ok(r)) => (vec![r], Ok(())),
+                    Some(Err(e)) => (Vec::new(), Err(e)),
                     None => self.local_or_engine(p, true)?,
                 };
+                results.extend(done);
                 // Cursors end with their transaction (a COMMIT or ROLLBACK piece).
                 if self.session.txn.is_none() {
                     self.cursors.clear();
                 }
-                match r {
-                    Ok(r) => results.extend(r),
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
+                if let Err(e) = r {
+                    failed = Some(e);
+                    break;
                 }
             }
             let r = match failed {
-                None => crate::sql::end_implicit(&mut self.session).map(|()| results),
+                None => crate::sql::end_implicit(&mut self.session),
                 Some(e) => Err(e),
             };
             if r.is_err() {
@@ -1365,7 +1381,7 @@ impl<S: Read + Write> Conn<'_, S> {
                     self.session.rollback();
                 }
             }
-            return self.send_results(r);
+            return self.send_results(results, r);
         }
         let conn_cmd = self.connection_command(sql).map(|r| {
             // EXECUTE ran in an implicit transaction that ends with the Query, as any
@@ -1379,9 +1395,12 @@ impl<S: Read + Write> Conn<'_, S> {
                     self.session.rollback();
                 }
             }
-            r.map(|r| vec![r])
+            match r {
+                Ok(r) => (vec![r], Ok(())),
+                Err(e) => (Vec::new(), Err(e)),
+            }
         });
-        let results = match conn_cmd {
+        let (done, r) = match conn_cmd {
             Some(r) => r,
             None => {
                 self.stream_rows = true;
@@ -1390,42 +1409,45 @@ impl<S: Read + Write> Conn<'_, S> {
                 r?
             }
         };
-        self.send_results(results)
+        self.send_results(done, r)
     }
 
     /// A statement [`query::local`] answers (its ParameterStatus reports sent), else the
-    /// engine's run of `sql` (`hold`: see [`Conn::run_engine_as`]). The outer error is the
-    /// connection's (a failed send), the inner the statement's.
-    fn local_or_engine(&mut self, sql: &str, hold: bool) -> Result<Result<Vec<QueryResult>>> {
+    /// engine's run of `sql` (`hold`: see [`Conn::run_engine_as`]): the results of the
+    /// statements that completed, and the statement error that stopped the rest. The outer
+    /// error is the connection's (a failed send).
+    fn local_or_engine(&mut self, sql: &str, hold: bool) -> Result<(Vec<QueryResult>, Result<()>)> {
         Ok(match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, sql) {
             Some(Ok(o)) => {
                 for (n, v) in o.report {
                     self.wire.send(B::ParameterStatus(ParameterStatus::new(n, v)))?;
                 }
-                Ok(vec![o.result])
+                (vec![o.result], Ok(()))
             }
-            Some(Err(e)) => Err(e),
-            None => self.run_engine_as(sql, None, hold),
+            Some(Err(e)) => (Vec::new(), Err(e)),
+            None => self.run_engine_partial(sql, None, hold),
         })
     }
 
-    /// A simple Query's results (or its error) to the client.
-    fn send_results(&mut self, results: Result<Vec<QueryResult>>) -> Result<()> {
-        match results {
-            Ok(results) => {
-                for r in &results {
-                    for n in &r.notices {
-                        send_notice(self.wire, n)?;
-                    }
-                    if r.returns_rows {
-                        self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]))?;
-                        self.send_rows(r, 0, usize::MAX, &[])?;
-                    }
-                    self.complete(r)?;
-                }
-                Ok(())
+    /// A simple Query's results to the client: those of the statements that completed, in
+    /// order, then the error that stopped the rest (PostgreSQL sends each statement's
+    /// CommandComplete as it completes, so a client sees them before the error).
+    fn send_results(&mut self, done: Vec<QueryResult>, r: Result<()>) -> Result<()> {
+        if matches!(&r, Err(e) if is_disconnect(e)) {
+            return r;
+        }
+        for r in &done {
+            for n in &r.notices {
+                send_notice(self.wire, n)?;
             }
-            Err(e) if is_disconnect(&e) => Err(e),
+            if r.returns_rows {
+                self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]))?;
+                self.send_rows(r, 0, usize::MAX, &[])?;
+            }
+            self.complete(r)?;
+        }
+        match r {
+            Ok(()) => Ok(()),
             Err(e) => send_error(self.wire, &e, "ERROR"),
         }
     }

@@ -183,13 +183,33 @@ impl SessionParams {
                 }
             },
             k if crate::sql::cost::PLANNER_SETTINGS.contains(&k) => crate::sql::cost::check_setting(k, value)?,
-            "extra_float_digits" => match value.parse::<i32>() {
-                Ok(n) if (-15..=3).contains(&n) => value.to_string(),
-                _ => {
+            "extra_float_digits" => match crate::config::parse_int_setting(value, &[]) {
+                // Any value above 0 prints floats in their shortest exact form, as here; 0 and
+                // below round them to fewer digits, which output does not do.
+                Ok(n) if (1..=3).contains(&n) => n.to_string(),
+                Ok(n) if (-15..=0).contains(&n) => {
+                    return Err(PgError::new(
+                        sqlstate::FEATURE_NOT_SUPPORTED,
+                        format!(
+                        "extra_float_digits = {n} is not supported: float output is always the shortest exact form (any value from 1 to 3)"
+                    ),
+                    ))
+                }
+                Ok(n) => {
                     return Err(PgError::new(
                         sqlstate::INVALID_PARAMETER_VALUE,
-                        format!("invalid value for parameter \"extra_float_digits\": \"{value}\""),
+                        format!("{n} is outside the valid range for parameter \"extra_float_digits\" (-15 .. 3)"),
                     ))
+                }
+                Err(hint) => {
+                    let e = PgError::new(
+                        sqlstate::INVALID_PARAMETER_VALUE,
+                        format!("invalid value for parameter \"extra_float_digits\": \"{value}\""),
+                    );
+                    return Err(match hint {
+                        Some(h) => e.with_hint(h),
+                        None => e,
+                    });
                 }
             },
             "statement_timeout" => time_setting("statement_timeout", value)?,
@@ -227,17 +247,14 @@ impl SessionParams {
 /// ms), 0 .. 2147483647 ms, shown in the largest unit that holds it exactly, as `SHOW` prints
 /// it ("5s", "1min", "1500ms").
 fn time_setting(name: &str, value: &str) -> Result<String> {
-    let invalid = || PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""));
-    let v = value.trim();
-    if let Some(neg) = v.strip_prefix('-') {
-        let ms = crate::config::parse_time_ms(neg).ok_or_else(invalid)?;
-        return Err(PgError::new(
-            sqlstate::INVALID_PARAMETER_VALUE,
-            format!("-{ms} ms is outside the valid range for parameter \"{name}\" (0 .. 2147483647)"),
-        ));
-    }
-    let ms = crate::config::parse_time_ms(v).ok_or_else(invalid)?;
-    if ms > i32::MAX as u64 {
+    let ms = crate::config::parse_int_setting(value, crate::config::MS_UNITS).map_err(|hint| {
+        let e = PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"{name}\": \"{value}\""));
+        match hint {
+            Some(h) => e.with_hint(h),
+            None => e,
+        }
+    })?;
+    if ms < 0 {
         return Err(PgError::new(
             sqlstate::INVALID_PARAMETER_VALUE,
             format!("{ms} ms is outside the valid range for parameter \"{name}\" (0 .. 2147483647)"),
@@ -418,7 +435,18 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
                     _ if name == "timezone" => rest,
                     _ => return None,
                 };
-                let vals: Vec<String> = rest.iter().filter(|t| !matches!(t, Token::Comma)).map(value_text).collect::<Option<_>>()?;
+                // Values, a signed number (`SET x = -1`) being one.
+                let mut vals = Vec::new();
+                let mut it = rest.iter().filter(|t| !matches!(t, Token::Comma)).peekable();
+                while let Some(t) = it.next() {
+                    match (t, it.peek()) {
+                        (Token::Minus | Token::Plus, Some(Token::Number(n, _))) => {
+                            vals.push(if matches!(t, Token::Minus) { format!("-{n}") } else { n.clone() });
+                            it.next();
+                        }
+                        _ => vals.push(value_text(t)?),
+                    }
+                }
                 if vals.is_empty() {
                     return None;
                 }
@@ -549,6 +577,13 @@ mod tests {
         let o = run(&mut p, &mut s, "SET application_name TO 'x y'").unwrap().unwrap();
         assert_eq!(o.result.tag, "SET");
         assert_eq!(o.report, vec![("application_name".to_string(), "x y".to_string())]);
+        // Values at or below 0 would round float output, which it does not do: refused.
+        for (v, code) in [("0", "0A000"), ("-15", "0A000"), ("-16", "22023"), ("4", "22023"), ("'1 x'", "22023")] {
+            let e = run(&mut p, &mut s, &format!("SET extra_float_digits = {v}")).unwrap().err().unwrap();
+            assert_eq!(e.code, code, "{v}");
+        }
+        run(&mut p, &mut s, "SET extra_float_digits = '2.6'").unwrap().unwrap();
+        assert_eq!(show(&mut p, &mut s, "SHOW extra_float_digits"), "3");
         run(&mut p, &mut s, "set session extra_float_digits = 3").unwrap().unwrap();
         assert_eq!(show(&mut p, &mut s, "SHOW extra_float_digits"), "3");
         run(&mut p, &mut s, "SET TIME ZONE 'UTC'").unwrap().unwrap();

@@ -71,6 +71,16 @@ pub fn execute_held(s: &mut Session, sql: &str, io: &mut CopyIo<'_>) -> Result<V
     run_text(s, sql, io, false)
 }
 
+/// As [`execute`] (`commit`) or [`execute_held`], but an error comes with the results of
+/// the statements that ran before it: a simple Query's client gets their rows and
+/// CommandCompletes, then the error, as from PostgreSQL (their effects are rolled back, or
+/// the block has failed, all the same).
+pub fn execute_partial(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> (Vec<QueryResult>, Result<()>) {
+    let mut done = Vec::new();
+    let r = run_text_into(s, sql, io, commit, &mut done);
+    (done, r)
+}
+
 /// The statements of `sql` as texts, split at top-level semicolons (quotes, comments and
 /// dollar quoting respected by the tokenizer); empty pieces dropped.
 pub fn split_statements(sql: &str) -> Result<Vec<String>> {
@@ -138,16 +148,25 @@ pub fn checkpoint(s: &Session) -> Result<QueryResult> {
 }
 
 fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Result<Vec<QueryResult>> {
+    let mut done = Vec::new();
+    run_text_into(s, sql, io, commit, &mut done).map(|()| done)
+}
+
+/// Runs the statements of `sql`, pushing each one's result to `done` as it completes; on an
+/// error `done` holds those before it.
+fn run_text_into(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool, done: &mut Vec<QueryResult>) -> Result<()> {
     s.check_not_stopped()?;
     if is_checkpoint(sql) {
-        return Ok(vec![checkpoint(s)?]);
+        done.push(checkpoint(s)?);
+        return Ok(());
     }
     // LOCK (sqlparser has none). `commit` false: a piece of a Query of several statements,
     // which is a transaction block for it.
     if let Some(stmt) = lock::parse(sql) {
         let in_block = s.in_transaction_block() || !commit;
         let r = stmt.and_then(|stmt| lock::run(s, stmt, in_block));
-        return end_statement(s, r, commit).map(|r| vec![r]);
+        done.push(end_statement(s, r, commit)?);
+        return Ok(());
     }
     // `RESET name` is PostgreSQL's other spelling of `SET name TO DEFAULT` (sqlparser has no
     // RESET); a session's settings have no other value to return to.
@@ -156,7 +175,8 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
         if let Some(first) = r.first_mut() {
             first.tag = "RESET".into();
         }
-        return Ok(r);
+        done.extend(r);
+        return Ok(());
     }
     let (mut text, unlogged) = strip_unlogged(sql)?;
     // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
@@ -168,12 +188,15 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
         // Results of several statements are sent in order after each other: not streamed.
         io.rows = None;
     }
-    let mut results = Vec::with_capacity(stmts.len());
     let mut seen = Seen::default();
-    for stmt in stmts {
+    for (i, stmt) in stmts.into_iter().enumerate() {
+        // `statement_timeout` applies to each statement of the text separately.
+        if i > 0 {
+            crate::interrupt::restart_statement_timer();
+        }
         let extra = unlogged.for_statement(&stmt, &mut seen);
         match check::statement(&stmt).and_then(|()| run_one(s, stmt, extra, io)) {
-            Ok(r) => results.push(r),
+            Ok(r) => done.push(r),
             Err(mut e) => {
                 e.resolve_position(same_layout(&text, sql).then_some(sql));
                 if s.in_transaction_block() {
@@ -188,7 +211,7 @@ fn run_text(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool) -> Re
     if commit && !s.in_transaction_block() {
         s.commit()?;
     }
-    Ok(results)
+    Ok(())
 }
 
 /// A statement parsed once and run many times with parameters `$1`, `$2`, ... (the library's
