@@ -450,6 +450,19 @@ fn flatten(rel: Rel, base: usize, items: &mut Vec<Rel>, conds: &mut Vec<Scalar>)
     }
 }
 
+/// Whether a join condition that [`flatten`] would move to a wider layout (one of a join
+/// that is not leftmost, whose columns do not start the tree's row) cannot be moved: a
+/// subquery's references to the row it runs for are positions in the join's own layout, which
+/// [`remap`] does not rewrite.
+fn shifted_unmovable(rel: &Rel, base: usize) -> bool {
+    match rel {
+        Rel::Join(JoinKind::Inner, l, r, on) if !r.leftmost_lateral() => {
+            (base > 0 && on.iter().any(|c| !movable(c))) || shifted_unmovable(l, base) || shifted_unmovable(r, base + l.width())
+        }
+        _ => false,
+    }
+}
+
 /// How many items [`flatten`] would make, and whether each has only analyzed tables.
 fn flat_items(rel: &Rel, est: &super::cost::Estimator<'_>) -> (usize, bool) {
     match rel {
@@ -477,7 +490,12 @@ fn reorder(
     types: &[SqlType],
 ) -> std::result::Result<Node, Box<(Rel, Vec<Scalar>)>> {
     let (n, known) = flat_items(&rel, est);
-    if !matches!(rel, Rel::Join(JoinKind::Inner, ..)) || !(3..=10).contains(&n) || !known || rel.leftmost_lateral() {
+    if !matches!(rel, Rel::Join(JoinKind::Inner, ..))
+        || !(3..=10).contains(&n)
+        || !known
+        || rel.leftmost_lateral()
+        || shifted_unmovable(&rel, 0)
+    {
         return Err(Box::new((rel, filters)));
     }
     let mut items = Vec::new();
