@@ -196,6 +196,38 @@ impl Dialect for Pg {
     fn parse_infix(&self, parser: &mut Parser, expr: &Expr, _precedence: u8) -> Option<Result<Expr, ParserError>> {
         let [is, second, third, fourth] = parser.peek_tokens::<4>();
         let keyword = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+        // `[NOT] BETWEEN SYMMETRIC low AND high` (sqlparser has neither SYMMETRIC nor
+        // ASYMMETRIC): PostgreSQL's parser makes it `x BETWEEN low AND high OR x BETWEEN high
+        // AND low` (`x NOT BETWEEN low AND high AND x NOT BETWEEN high AND low`), each operand
+        // written twice, and so does this. ASYMMETRIC is plain BETWEEN.
+        let negated = keyword(&is, Keyword::NOT) && keyword(&second, Keyword::BETWEEN);
+        if negated || keyword(&is, Keyword::BETWEEN) {
+            let word = if negated { &third } else { &second };
+            let symmetric = keyword(word, Keyword::SYMMETRIC);
+            if !symmetric && !keyword(word, Keyword::ASYMMETRIC) {
+                return None;
+            }
+            let words: &[Keyword] = match (negated, symmetric) {
+                (true, true) => &[Keyword::NOT, Keyword::BETWEEN, Keyword::SYMMETRIC],
+                (true, false) => &[Keyword::NOT, Keyword::BETWEEN, Keyword::ASYMMETRIC],
+                (false, true) => &[Keyword::BETWEEN, Keyword::SYMMETRIC],
+                (false, false) => &[Keyword::BETWEEN, Keyword::ASYMMETRIC],
+            };
+            let consumed = parser.parse_keywords(words);
+            debug_assert!(consumed, "the peeked [NOT] BETWEEN [A]SYMMETRIC is consumed");
+            let b = match parser.parse_between(expr.clone(), negated) {
+                Ok(b) => b,
+                Err(e) => return Some(Err(e)),
+            };
+            let Expr::Between { expr, negated, low, high } = b else { return Some(Ok(b)) };
+            if !symmetric {
+                return Some(Ok(Expr::Between { expr, negated, low, high }));
+            }
+            let forward = Expr::Between { expr: expr.clone(), negated, low: low.clone(), high: high.clone() };
+            let backward = Expr::Between { expr, negated, low: high, high: low };
+            let op = if negated { sqlparser::ast::BinaryOperator::And } else { sqlparser::ast::BinaryOperator::Or };
+            return Some(Ok(Expr::Nested(Box::new(Expr::BinaryOp { left: Box::new(forward), op, right: Box::new(backward) }))));
+        }
         // Comparisons do not associate in PostgreSQL's grammar: `a = b = c` and `a < b < c`
         // are syntax errors there (sqlparser read them as `(a = b) = c`).
         let comparison = |t: &Token| matches!(t, Token::Eq | Token::Neq | Token::Lt | Token::Gt | Token::LtEq | Token::GtEq);

@@ -1505,6 +1505,12 @@ pub fn is_transaction_timestamp(e: &Expr) -> bool {
 pub fn castable(from: &SqlType, to: &SqlType) -> bool {
     use TypeId::*;
     let (f, t) = (from.id, to.id);
+    // "char" is not a string type: besides its casts with the text types and int4 (byte
+    // values), no cast through its input or output functions.
+    if (f == Char) != (t == Char) {
+        let other = if f == Char { t } else { f };
+        return is_text(other) || other == Int4;
+    }
     if from.is_array() && to.is_array() {
         return match (from.elem(), to.elem()) {
             (Some(a), Some(b)) => castable(&a, &b),
@@ -1547,7 +1553,12 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         return cast_array(a, to);
     }
     Ok(match (&v, to.id) {
-        (Value::Bool(b), t) if is_text(t) => parse_as(to, if *b { "true" } else { "false" })?,
+        (Value::Bool(b), Bool) => Value::Bool(*b),
+        (Value::Oid(o), Oid) => Value::Oid(*o),
+        // boolean's casts to text, varchar and char(n) spell the word (and an explicit cast
+        // cuts it to the length); to name it goes through boolean's output, `t` or `f`.
+        (Value::Bool(b), Name) => parse_as(to, if *b { "t" } else { "f" })?,
+        (Value::Bool(b), t) if is_text(t) => parse_as(to, &explicit_length(if *b { "true" } else { "false" }, to))?,
         (Value::Jsonb(j), Json) => Value::Json(j.clone()),
         (Value::Jsonb(j), t) if is_num(t) || t == Bool => {
             // jsonb to a scalar type: only a jsonb value of that kind (PostgreSQL 11+).
@@ -2099,9 +2110,12 @@ impl Scalar {
             }
             Scalar::Cast(a, ty) => {
                 let v = a.eval_cx(row, cx)?;
-                // char(n) to another type drops its padding first.
+                // char(n) to another text type drops its padding first; to any other type it
+                // goes through its output, padding included (bytea keeps the spaces).
                 let v = match v {
-                    Value::Text(t) if ty.id != TypeId::Bpchar && is_bpchar(a) => Value::Text(t.trim_end_matches(' ').to_string()),
+                    Value::Text(t) if ty.id != TypeId::Bpchar && is_text(ty.id) && is_bpchar(a) => {
+                        Value::Text(t.trim_end_matches(' ').to_string())
+                    }
                     v => v,
                 };
                 cast_value(v, ty)?

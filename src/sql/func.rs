@@ -161,6 +161,10 @@ pub enum Func {
     Encode,
     /// `decode(text, format)`.
     Decode,
+    /// `convert_to(text, encoding)`: the text's bytes in the encoding.
+    ConvertTo,
+    /// `convert_from(bytea, encoding)`: bytes in the encoding read as text.
+    ConvertFrom,
     /// `date_bin(stride, source, origin)` over timestamp or timestamptz.
     DateBin,
     /// `regexp_replace(source, pattern, replacement [, flags])` (`sql::regexp`).
@@ -752,6 +756,14 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 2, 2)?;
             (Func::Decode, each(args, &[text(), text()])?, t(TypeId::Bytea))
         }
+        "convert_to" => {
+            arity(name, &args, 2, 2)?;
+            (Func::ConvertTo, each(args, &[text(), text()])?, t(TypeId::Bytea))
+        }
+        "convert_from" => {
+            arity(name, &args, 2, 2)?;
+            (Func::ConvertFrom, each(args, &[t(TypeId::Bytea), text()])?, text())
+        }
         "timezone" => {
             arity(name, &args, 2, 2)?;
             let mut it = args.into_iter();
@@ -977,15 +989,159 @@ fn trim(s: &str, set: &str, leading: bool, trailing: bool) -> String {
     r.to_string()
 }
 
+/// A character's lower case as PostgreSQL's `lower` finds it under a UTF-8 locale
+/// (`towlower`, one character for one): Unicode's simple mapping, so `İ` becomes `i` (not
+/// `i` and a combining dot) and `Σ` is `σ` wherever it stands (no final-sigma rule).
+pub(crate) fn lower_char(c: char) -> char {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => x,
+        // U+0130 is the one character whose full lower case is longer.
+        _ => 'i',
+    }
+}
+
+/// A character's upper case as PostgreSQL's `upper` finds it (`towupper`): Unicode's simple
+/// mapping, so `ß` and `ŉ` stay as they are (their full upper case is two characters) and the
+/// Greek letters with ypogegrammeni take their one-character capital (`ᾳ` is `ᾼ`).
+pub(crate) fn upper_char(c: char) -> char {
+    let mut u = c.to_uppercase();
+    match (u.next(), u.next()) {
+        (Some(x), None) => x,
+        _ => match c as u32 {
+            0x1F80..=0x1F87 | 0x1F90..=0x1F97 | 0x1FA0..=0x1FA7 => char::from_u32(c as u32 + 8).unwrap_or(c),
+            0x1FB3 | 0x1FC3 | 0x1FF3 => char::from_u32(c as u32 + 9).unwrap_or(c),
+            _ => c,
+        },
+    }
+}
+
+/// `lower(s)`, character by character ([`lower_char`]).
+pub(crate) fn pg_lower(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    s.chars().map(lower_char).collect()
+}
+
+/// `upper(s)`, character by character ([`upper_char`]).
+pub(crate) fn pg_upper(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_uppercase();
+    }
+    s.chars().map(upper_char).collect()
+}
+
+/// A character encoding named as PostgreSQL names them (`pg_char_to_encoding`: case and
+/// punctuation ignored, so `utf-8`, `Latin-1` and `iso_8859_1` are names too).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CharEncoding {
+    Utf8,
+    SqlAscii,
+    Latin1,
+    /// One of PostgreSQL's other encodings, which heapstore does not convert.
+    Other,
+}
+
+fn char_encoding(name: &str) -> Option<CharEncoding> {
+    let clean: String = name.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+    Some(match clean.as_str() {
+        "utf8" | "unicode" => CharEncoding::Utf8,
+        "sqlascii" => CharEncoding::SqlAscii,
+        "latin1" | "iso88591" => CharEncoding::Latin1,
+        "abc" | "alt" | "big5" | "euccn" | "eucjis2004" | "eucjp" | "euckr" | "euctw" | "gb18030" | "gbk" | "johab" | "koi8" | "koi8r"
+        | "koi8u" | "mskanji" | "muleinternal" | "shiftjis" | "shiftjis2004" | "sjis" | "tcvn" | "tcvn5712" | "uhc" | "vscii" | "win"
+        | "win866" | "win874" | "win932" | "win936" | "win949" | "win950" | "windows866" | "windows874" | "windows932" | "windows936"
+        | "windows949" | "windows950" | "iso88595" | "iso88596" | "iso88597" | "iso88598" => CharEncoding::Other,
+        c if ["latin", "iso8859", "win125", "windows125"].iter().any(|p| {
+            c.strip_prefix(p).and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| match *p {
+                "latin" => (2..=10).contains(&n),
+                "iso8859" => (2..=16).contains(&n) && n != 11 && n != 12,
+                _ => n <= 8,
+            })
+        }) =>
+        {
+            CharEncoding::Other
+        }
+        _ => return None,
+    })
+}
+
+fn unconverted(name: &str) -> PgError {
+    PgError::feature(format!(
+        "conversion between UTF8 and encoding \"{name}\" is not supported by heapstore (UTF8, SQL_ASCII and LATIN1 are)"
+    ))
+}
+
+/// `convert_to(text, encoding)`.
+fn convert_to(s: &str, name: &str) -> Result<Vec<u8>> {
+    match char_encoding(name) {
+        None => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid destination encoding name \"{name}\""))),
+        Some(CharEncoding::Utf8 | CharEncoding::SqlAscii) => Ok(s.as_bytes().to_vec()),
+        Some(CharEncoding::Latin1) => s
+            .chars()
+            .map(|c| {
+                u8::try_from(c as u32).map_err(|_| {
+                    let mut buf = [0u8; 4];
+                    let bytes: Vec<String> = c.encode_utf8(&mut buf).bytes().map(|b| format!("0x{b:02x}")).collect();
+                    PgError::new(
+                        "22P05",
+                        format!(
+                            "character with byte sequence {} in encoding \"UTF8\" has no equivalent in encoding \"LATIN1\"",
+                            bytes.join(" ")
+                        ),
+                    )
+                })
+            })
+            .collect(),
+        Some(CharEncoding::Other) => Err(unconverted(name)),
+    }
+}
+
+/// `convert_from(bytea, encoding)`: the bytes must be valid in the encoding (SQL_ASCII's are
+/// checked as UTF8, the database's encoding), and hold no zero byte.
+fn convert_from(b: &[u8], name: &str) -> Result<String> {
+    let invalid = |enc: &str, bad: &[u8]| {
+        let bytes: Vec<String> = bad.iter().map(|b| format!("0x{b:02x}")).collect();
+        PgError::new("22021", format!("invalid byte sequence for encoding \"{enc}\": {}", bytes.join(" ")))
+    };
+    match char_encoding(name) {
+        None => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid source encoding name \"{name}\""))),
+        Some(CharEncoding::Utf8 | CharEncoding::SqlAscii) => {
+            let bad_at = match std::str::from_utf8(b) {
+                Ok(s) => match s.find('\0') {
+                    None => return Ok(s.to_string()),
+                    Some(i) => i,
+                },
+                Err(e) => e.valid_up_to(),
+            };
+            // As PostgreSQL reports it: the bytes of the character that starts there, as long
+            // as its first byte says (and the input holds).
+            let len = match b[bad_at] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            Err(invalid("UTF8", &b[bad_at..(bad_at + len).min(b.len())]))
+        }
+        Some(CharEncoding::Latin1) => match b.iter().position(|&x| x == 0) {
+            Some(i) => Err(invalid("LATIN1", &b[i..i + 1])),
+            None => Ok(b.iter().map(|&x| char::from(x)).collect()),
+        },
+        Some(CharEncoding::Other) => Err(unconverted(name)),
+    }
+}
+
 fn initcap(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut word = false;
     for c in s.chars() {
         if c.is_alphanumeric() {
             if word {
-                out.extend(c.to_lowercase());
+                out.push(lower_char(c));
             } else {
-                out.extend(c.to_uppercase());
+                out.push(upper_char(c));
             }
             word = true;
         } else {
@@ -1317,8 +1473,8 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             Value::Bytea(b) => b.len() as i32,
             v => text_arg(v).len() as i32,
         }),
-        Func::Lower => Value::Text(s0().to_lowercase()),
-        Func::Upper => Value::Text(s0().to_uppercase()),
+        Func::Lower => Value::Text(pg_lower(s0())),
+        Func::Upper => Value::Text(pg_upper(s0())),
         Func::Initcap => Value::Text(initcap(s0())),
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
@@ -1355,6 +1511,11 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Decode => {
             let enc = crate::types::bytea::Encoding::named(text_arg(&args[1]))?;
             Value::Bytea(crate::types::bytea::decode(s0(), enc)?)
+        }
+        Func::ConvertTo => Value::Bytea(convert_to(s0(), text_arg(&args[1]))?),
+        Func::ConvertFrom => {
+            let Value::Bytea(b) = &args[0] else { return Err(PgError::internal("convert_from of a non-bytea")) };
+            Value::Text(convert_from(b, text_arg(&args[1]))?)
         }
         Func::DateBin => date_bin(args)?,
         Func::RegexpReplace | Func::RegexpLike | Func::RegexpCount | Func::RegexpMatch | Func::RegexpSplit | Func::RegexpSubstring => {
@@ -1612,10 +1773,17 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Ascii => Value::Int4(s0().chars().next().map(|c| c as i32).unwrap_or(0)),
         Func::Chr => {
             let n = int_arg(&args[0]);
+            // PostgreSQL's checks, in its order.
+            if n < 0 {
+                return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, "character number must be positive"));
+            }
             match u32::try_from(n).ok().and_then(char::from_u32) {
                 Some('\0') => return Err(PgError::new("54000", "null character not permitted")),
-                Some(c) if n > 0 => Value::Text(c.to_string()),
-                _ => return Err(PgError::new("54000", "requested character too large for encoding: ".to_string() + &n.to_string())),
+                Some(c) => Value::Text(c.to_string()),
+                None if (0xD800..=0xDFFF).contains(&n) => {
+                    return Err(PgError::new("54000", format!("requested character not valid for encoding: {n}")))
+                }
+                None => return Err(PgError::new("54000", format!("requested character too large for encoding: {n}"))),
             }
         }
         Func::SplitPart => {
@@ -2500,9 +2668,12 @@ fn date_trunc(field: &str, v: &Value) -> Result<Value> {
         "month" => day_us(y, mo, 1),
         "quarter" => day_us(y, (mo - 1) / 3 * 3 + 1, 1),
         "year" => day_us(y, 1, 1),
-        "decade" => day_us(if y > 0 { y - y.rem_euclid(10) } else { y }, 1, 1),
-        "century" => day_us(if y > 0 { ((y - 1) / 100) * 100 + 1 } else { y }, 1, 1),
-        "millennium" => day_us(if y > 0 { ((y - 1) / 1000) * 1000 + 1 } else { y }, 1, 1),
+        // PostgreSQL's rules for years before 1 AD (`y` is astronomical: 0 is 1 BC): a
+        // decade, century or millennium BC starts at its earliest year (the 1st century BC
+        // is 100 BC to 1 BC; the decade holding 44 BC starts at 51 BC).
+        "decade" => day_us(if y > 0 { y - y.rem_euclid(10) } else { -((8 - (y - 1)) / 10) * 10 }, 1, 1),
+        "century" => day_us(if y > 0 { ((y - 1) / 100) * 100 + 1 } else { -((99 - (y - 1)) / 100) * 100 + 1 }, 1, 1),
+        "millennium" => day_us(if y > 0 { ((y - 1) / 1000) * 1000 + 1 } else { -((999 - (y - 1)) / 1000) * 1000 + 1 }, 1, 1),
         _ => return Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type timestamp without time zone"))),
     };
     Ok(Value::Timestamp(r))
@@ -2675,7 +2846,7 @@ fn md5_hex(data: &[u8]) -> String {
 /// PostgreSQL.
 pub fn like(x: &str, pattern: &str, ci: bool, esc: Option<char>) -> Result<bool> {
     let (x, p): (Vec<char>, Vec<char>) = if ci {
-        (x.to_lowercase().chars().collect(), pattern.to_lowercase().chars().collect())
+        (x.chars().map(lower_char).collect(), pattern.chars().map(lower_char).collect())
     } else {
         (x.chars().collect(), pattern.chars().collect())
     };
