@@ -13,6 +13,7 @@
 //! 2. `block_size` is fixed at `init`; changing it afterwards is refused.
 
 use crate::error::{sqlstate, PgError, Result};
+use crate::types::util::{is_space, take_sign};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -793,10 +794,10 @@ pub fn parse_int_setting(value: &str, units: &[(&str, f64)]) -> std::result::Res
     } else {
         (int as f64, int_end)
     };
-    let rest = value[end..].trim_start_matches(is_c_space);
+    let rest = value[end..].trim_start_matches(|c: char| c.is_ascii() && is_space(c as u8));
     if !rest.is_empty() {
-        let unit = rest.trim_end_matches(is_c_space);
-        let Some(&(_, size)) = units.iter().find(|(u, _)| *u == unit) else {
+        let unit = rest.trim_end_matches(|c: char| c.is_ascii() && is_space(c as u8));
+        let Some(at) = units.iter().position(|(u, _)| *u == unit) else {
             if units.is_empty() {
                 return Err(None);
             }
@@ -804,7 +805,13 @@ pub fn parse_int_setting(value: &str, units: &[(&str, f64)]) -> std::result::Res
             let (last, init) = names.split_last().expect("units");
             return Err(Some(format!("Valid units for this parameter are {}, and {last}.", init.join(", "))));
         };
+        let size = units[at].1;
         val = if size < 1.0 { val / (1.0 / size).round() } else { val * size };
+        // As PostgreSQL's convert_to_base_unit: a fraction of a unit is rounded to the
+        // nearest multiple of the next smaller unit (`1.0001min` is 1min, not 60006ms).
+        if let Some(&(_, smaller)) = at.checked_sub(1).and_then(|i| units.get(i)) {
+            val = (val / smaller).round_ties_even() * smaller;
+        }
     }
     let val = val.round_ties_even();
     if !(i32::MIN as f64..=i32::MAX as f64).contains(&val) {
@@ -813,26 +820,11 @@ pub fn parse_int_setting(value: &str, units: &[(&str, f64)]) -> std::result::Res
     Ok(val as i64)
 }
 
-/// C's `isspace` in the C locale.
-fn is_c_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
-}
-
 /// C's `strtol(s, &end, 0)`: the value, where it ended (0 when no digits were read), and
 /// whether it overflowed a 64-bit long.
 fn c_strtol(b: &[u8]) -> (i64, usize, bool) {
-    let mut i = b.iter().take_while(|c| is_c_space(**c as char)).count();
-    let neg = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let mut i = b.iter().take_while(|c| is_space(**c)).count();
+    let neg = take_sign(b, &mut i);
     let (radix, start) =
         if b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X')) && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
             (16, i + 2)
@@ -864,11 +856,8 @@ fn c_strtol(b: &[u8]) -> (i64, usize, bool) {
 /// C's `strtod` for decimal and hexadecimal numbers: the value and where it ended, or None
 /// when it is out of range (ERANGE).
 fn c_strtod(b: &[u8]) -> Option<(f64, usize)> {
-    let mut i = b.iter().take_while(|c| is_c_space(**c as char)).count();
-    let neg = matches!(b.get(i), Some(b'-'));
-    if matches!(b.get(i), Some(b'-' | b'+')) {
-        i += 1;
-    }
+    let mut i = b.iter().take_while(|c| is_space(**c)).count();
+    let neg = take_sign(b, &mut i);
     let hex = b.get(i) == Some(&b'0') && matches!(b.get(i + 1), Some(b'x' | b'X'));
     let (radix, exp_marks, start) = if hex { (16, [b'p', b'P'], i + 2) } else { (10, [b'e', b'E'], i) };
     let is_digit = |c: &u8| (*c as char).is_digit(radix);
@@ -915,7 +904,8 @@ fn c_strtod(b: &[u8]) -> Option<(f64, usize)> {
         text.parse::<f64>().ok()?
     };
     let nonzero = b[start..mantissa_end].iter().any(|c| is_digit(c) && *c != b'0');
-    if v.is_infinite() || (v == 0.0 && nonzero) {
+    // glibc's strtod sets ERANGE for an overflow and for an underflow (subnormals included).
+    if v.is_infinite() || (v == 0.0 && nonzero) || (v != 0.0 && v.abs() < f64::MIN_POSITIVE) {
         return None;
     }
     Some((if neg { -v } else { v }, j))
@@ -961,10 +951,17 @@ mod tests {
             ("0x1.8", 2),
             ("+5s", 5000),
             ("1.25min", 75_000),
+            // A fraction of a unit rounds to the next smaller unit first.
+            ("1.0001min", 60_000),
+            ("0.0015min", 0),
+            ("1.001h", 3_600_000),
+            ("1.0004s", 1000),
+            ("1.0006s", 1001),
+            ("0.0005ms", 0),
         ] {
             assert_eq!(ms(v), Ok(want), "{v}");
         }
-        for v in ["abc", "", "1e400", "nan", "inf", "-.5"] {
+        for v in ["abc", "", "1e400", "nan", "inf", "-.5", "1e-310"] {
             assert_eq!(ms(v), Err(None), "{v}");
         }
         let units = Some("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".".to_string());

@@ -648,8 +648,12 @@ fn a_failing_query_sends_what_completed_before_its_error() {
         ("INSERT INTO mq VALUES (1); SELECT a FROM mq; SELECT 1/0; SELECT 2", "C:INSERT 0 1 T D C:SELECT 1 E:22012"),
         // One whose pieces run one by one (a SET the connection answers among them).
         ("SELECT 5; SET statement_timeout = '1s'; INSERT INTO mq VALUES (2); SELECT 1/0", "T D C:SELECT 1 C:SET C:INSERT 0 1 E:22012"),
-        // The COPY TO STDOUT before the error ends its copy-out.
+        // A COPY runs as a piece of its own: what came before it is sent first, and a COPY
+        // that fails sends no CopyDone.
         ("COPY (SELECT 7) TO STDOUT; SELECT 1/0", "H d c C:COPY 1 E:22012"),
+        ("SELECT 1; COPY (SELECT 7) TO STDOUT", "T D C:SELECT 1 H d c C:COPY 1"),
+        ("SELECT 1; COPY (SELECT 1 / (a - 2) FROM (VALUES (1), (2)) v(a)) TO STDOUT", "T D C:SELECT 1 H d E:22012"),
+        ("COPY (SELECT 1) TO STDOUT; COPY (SELECT 1 / (a - 2) FROM (VALUES (1), (2)) v(a)) TO STDOUT", "H d c C:COPY 1 H d E:22012"),
         ("SELECT 1/0; SELECT 3", "E:22012"),
     ] {
         let out = raw_exchange(s.port, true, &[msg(b'Q', &cstr(sql)), msg(b'X', &[])].concat());
@@ -667,6 +671,11 @@ fn a_failing_query_sends_what_completed_before_its_error() {
         assert_eq!(got.join(" "), want, "{sql}");
     }
     assert_eq!(simple_rows(&mut c, "SELECT count(*) FROM mq")[0][0].as_deref(), Some("0"));
+    // A SET among the statements is undone with them.
+    assert!(c.batch_execute("SET statement_timeout = '50ms'; SELECT 1/0").is_err());
+    assert_eq!(simple_rows(&mut c, "SHOW statement_timeout")[0][0].as_deref(), Some("0"));
+    c.batch_execute("SET statement_timeout = '50ms'; SELECT 1").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW statement_timeout")[0][0].as_deref(), Some("50ms"));
 }
 
 #[test]

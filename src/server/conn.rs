@@ -797,7 +797,14 @@ fn is_connection_command(sql: &str) -> bool {
 /// Whether a piece of a simple Query must run on its own: a connection command, or a
 /// statement the engine reads only alone (CHECKPOINT, RESET of an engine setting).
 fn runs_alone(sql: &str) -> bool {
-    is_connection_command(sql) || crate::sql::is_reset(sql)
+    is_connection_command(sql) || crate::sql::is_reset(sql) || is_copy(sql)
+}
+
+/// Whether `sql` is a COPY: in a Query of several statements it runs as a piece of its own,
+/// so that the results of the statements before it are sent before its copy data.
+fn is_copy(sql: &str) -> bool {
+    let t = sql.trim_start();
+    t.len() >= 4 && t[..4].eq_ignore_ascii_case("copy") && !t[4..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
 }
 
 fn no_cursor(name: &str) -> PgError {
@@ -1324,8 +1331,8 @@ impl<S: Read + Write> Conn<'_, S> {
         let r = match r {
             Ok(()) if done.iter().any(|r| r.wrote_to_client) || st.out_started => st.finish_out(),
             Ok(()) => Ok(()),
-            // A COPY TO STDOUT that completed before the failing statement ends its copy-out.
-            Err(e) if done.iter().any(|r| r.wrote_to_client) => st.finish_out().and(Err(st.abort.take().unwrap_or(e))),
+            // (A COPY in a Query of several statements runs as a piece of its own: a failing
+            // statement never follows one here.)
             Err(e) => Err(st.abort.take().unwrap_or(e)),
         };
         (done, r)
@@ -1349,9 +1356,17 @@ impl<S: Read + Write> Conn<'_, S> {
                 }
             });
         if piecewise {
-            let mut results = Vec::new();
+            // The Query's implicit transaction starts before its first piece, so that an
+            // abort also undoes a SET among them, as in PostgreSQL.
+            if !self.session.in_transaction_block() {
+                self.session.begin_implicit();
+            }
+            // Each piece's results go out before the next piece runs (a COPY streams its data
+            // while it runs); the last piece's wait for the Query's commit.
+            let mut pending: Vec<QueryResult> = Vec::new();
             let mut failed = None;
             for p in &pieces {
+                self.send_done(std::mem::take(&mut pending))?;
                 self.in_pieces = true;
                 let r = self.connection_command(p);
                 self.in_pieces = false;
@@ -1360,7 +1375,7 @@ impl<S: Read + Write> Conn<'_, S> {
                     Some(Err(e)) => (Vec::new(), Err(e)),
                     None => self.local_or_engine(p, true)?,
                 };
-                results.extend(done);
+                pending.extend(done);
                 // Cursors end with their transaction (a COMMIT or ROLLBACK piece).
                 if self.session.txn.is_none() {
                     self.cursors.clear();
@@ -1371,7 +1386,11 @@ impl<S: Read + Write> Conn<'_, S> {
                 }
             }
             let r = match failed {
-                None => crate::sql::end_implicit(&mut self.session),
+                None => crate::sql::end_implicit(&mut self.session).inspect_err(|_| {
+                    // PostgreSQL commits before the last statement's CommandComplete: a failed
+                    // commit sends the error instead.
+                    pending.pop();
+                }),
                 Some(e) => Err(e),
             };
             if r.is_err() {
@@ -1381,7 +1400,7 @@ impl<S: Read + Write> Conn<'_, S> {
                     self.session.rollback();
                 }
             }
-            return self.send_results(results, r);
+            return self.send_results(pending, r);
         }
         let conn_cmd = self.connection_command(sql).map(|r| {
             // EXECUTE ran in an implicit transaction that ends with the Query, as any
@@ -1436,6 +1455,15 @@ impl<S: Read + Write> Conn<'_, S> {
         if matches!(&r, Err(e) if is_disconnect(e)) {
             return r;
         }
+        self.send_done(done)?;
+        match r {
+            Ok(()) => Ok(()),
+            Err(e) => send_error(self.wire, &e, "ERROR"),
+        }
+    }
+
+    /// Statements' results to the client, in order: notices, rows, CommandComplete.
+    fn send_done(&mut self, done: Vec<QueryResult>) -> Result<()> {
         for r in &done {
             for n in &r.notices {
                 send_notice(self.wire, n)?;
@@ -1446,10 +1474,7 @@ impl<S: Read + Write> Conn<'_, S> {
             }
             self.complete(r)?;
         }
-        match r {
-            Ok(()) => Ok(()),
-            Err(e) => send_error(self.wire, &e, "ERROR"),
-        }
+        Ok(())
     }
 
     fn parse(&mut self, name: String, sql: String, type_oids: Vec<u32>, reply: bool) -> Result<()> {

@@ -2626,7 +2626,15 @@ fn extract(field: &str, v: &Value) -> Result<Value> {
             "second" | "seconds" | "s" | "sec" | "secs" => return with_scale(of_minute, 6),
             "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" => return with_scale(of_minute, 3),
             "epoch" => return with_scale(u + 946_684_800_000_000, 6),
-            "julian" => return Err(PgError::feature("EXTRACT(JULIAN FROM timestamp) is not supported by heapstore yet")),
+            // PostgreSQL's numeric arithmetic: the Julian day number, plus the time of day
+            // divided by a day's microseconds (numeric division's scale).
+            "julian" => {
+                use crate::types::Numeric;
+                const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
+                let (day, of_day) = (u.div_euclid(USECS_PER_DAY), u.rem_euclid(USECS_PER_DAY));
+                let frac = Numeric::from_i64(of_day).div(&Numeric::from_i64(USECS_PER_DAY))?;
+                return Ok(Value::Numeric(Numeric::from_i64(day + POSTGRES_EPOCH_JDATE).add(&frac)?));
+            }
             _ => {}
         }
     }

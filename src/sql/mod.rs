@@ -209,7 +209,12 @@ fn run_text_into(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool, 
         }
     }
     if commit && !s.in_transaction_block() {
-        s.commit()?;
+        if let Err(e) = s.commit() {
+            // PostgreSQL commits before the last statement's CommandComplete: a failed commit
+            // sends the error instead.
+            done.pop();
+            return Err(e);
+        }
     }
     Ok(())
 }

@@ -404,17 +404,7 @@ pub(super) struct Long {
 /// `strtol(s, &end, 10)`: leading whitespace, optional sign, digits.
 pub(super) fn strtol(s: &[u8]) -> Long {
     let mut i = s.iter().take_while(|&&c| is_space(c)).count();
-    let neg = match s.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = super::util::take_sign(s, &mut i);
     let digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 {
         return Long { value: 0, end: 0, overflow: false };

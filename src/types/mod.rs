@@ -64,7 +64,7 @@ mod ryu_tables;
 mod strtod;
 pub(crate) mod text;
 pub mod tz;
-mod util;
+pub(crate) mod util;
 pub mod uuid;
 pub use interval::Interval;
 

@@ -586,17 +586,7 @@ fn strtol(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
     while i < b.len() && is_space(b[i]) {
         i += 1;
     }
-    let neg = match b.get(i) {
-        Some(b'-') => {
-            i += 1;
-            true
-        }
-        Some(b'+') => {
-            i += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = super::util::take_sign(b, &mut i);
     if !b.get(i).is_some_and(u8::is_ascii_digit) {
         return None;
     }

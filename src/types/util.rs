@@ -10,6 +10,23 @@ pub(crate) fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
+/// An optional `-` or `+` at `b[*i]`, as C's `strtol` / `strtod` read one: true for `-`;
+/// `*i` moves past it.
+#[inline]
+pub(crate) fn take_sign(b: &[u8], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(b'-') => {
+            *i += 1;
+            true
+        }
+        Some(b'+') => {
+            *i += 1;
+            false
+        }
+        _ => false,
+    }
+}
+
 /// Strips C-locale whitespace from both ends.
 #[inline]
 pub(crate) fn trim_space(s: &[u8]) -> &[u8] {
