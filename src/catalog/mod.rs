@@ -394,10 +394,12 @@ pub fn table_name(n: &sqlparser::ast::ObjectName) -> Result<String> {
     }
 }
 
+/// An identifier as PostgreSQL folds it: a quoted one as written, an unquoted one with its
+/// ASCII letters lower-cased (`downcase_identifier` under UTF-8: `ΣΑΣ` stays `ΣΑΣ`).
 pub fn fold_ident(ident: &sqlparser::ast::Ident) -> String {
     if ident.quote_style.is_some() {
         ident.value.clone()
     } else {
-        ident.value.to_lowercase()
+        ident.value.to_ascii_lowercase()
     }
 }

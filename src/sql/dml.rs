@@ -837,12 +837,16 @@ pub(crate) fn insert_select(
     let mut out = RowsOut::new(returning);
     out.snap = Some(snap.clone());
     let mut vals = vec![Value::Null; table.columns.len()];
+    let unpad: Vec<bool> = b.columns.iter().enumerate().map(|(k, oc)| pads_away(Some(oc.ty), table.columns[cols[k]].ty)).collect();
     for r in &rows {
         for (c, v) in vals.iter_mut().enumerate() {
             *v = if given.contains(&c) { Value::Null } else { defaults.value(s, c)? };
         }
         for (k, v) in r.iter().enumerate() {
-            vals[cols[k]] = v.clone();
+            vals[cols[k]] = match v {
+                Value::Text(t) if unpad[k] => Value::Text(t.trim_end_matches(' ').to_string()),
+                v => v.clone(),
+            };
         }
         let done = match conflict {
             Some(oc) => oc.insert_or_resolve(s, table, &vals, (wal, fpw), xid, cid, &checks, params, &snap)?,
@@ -1521,7 +1525,7 @@ fn bind_assigned(s: &Session, value: &Assigned<'_>, scope: &expr::Scope, ty: Sql
     }
     let col = b.columns[k].clone();
     let col_ty = col.ty;
-    let node = Node::Project(Box::new(b.node), vec![Scalar::Col(k, col_ty)]);
+    let node = Node::Project(Box::new(b.node), vec![unpad_for(Scalar::Col(k, col_ty), ty)]);
     let one = BoundQuery { node, columns: vec![col], correlated: b.correlated };
     Ok(Scalar::SubLink(Box::new(SubLink::new(SubKind::Scalar, None, one, Some(col_ty)))))
 }
@@ -1546,8 +1550,24 @@ fn bind_assignment(s: &Session, e: &Expr, scope: &expr::Scope, ty: SqlType, now_
     Ok(match bound {
         Scalar::Unknown(t) => Scalar::Const(expr::parse_as(&ty, &t)?),
         Scalar::Param(n, None) => Scalar::Param(n, Some(ty)),
-        other => other,
+        other => unpad_for(other, ty),
     })
+}
+
+/// A char(n) value assigned to a column of another text type loses its padding, as
+/// PostgreSQL's bpchar-to-text cast drops it.
+fn unpad_for(e: Scalar, ty: SqlType) -> Scalar {
+    if pads_away(expr::type_of(&e), ty) {
+        expr::unpad(e)
+    } else {
+        e
+    }
+}
+
+/// Whether a value of type `from` assigned to a column of type `to` loses char(n)'s padding.
+fn pads_away(from: Option<SqlType>, to: SqlType) -> bool {
+    use crate::types::TypeId;
+    from.is_some_and(|f| f.id == TypeId::Bpchar) && expr::is_text(to.id) && to.id != TypeId::Bpchar
 }
 
 /// The table an UPDATE or DELETE changes, and the alias it is known by (`UPDATE t AS x`: then

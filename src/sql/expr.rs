@@ -1663,10 +1663,20 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
 /// its array type and back), keeping its dimensions.
 fn cast_array(a: &crate::types::Array, to: &SqlType) -> Result<Value> {
     let elem = to.elem().expect("an array type");
+    let from = a.ty.elem();
+    if let Some(from) = from {
+        // As for one value (the binder refuses it there): "char" and integers cast by byte value.
+        if (from.id == TypeId::Char && is_int(elem.id)) || (is_int(from.id) && elem.id == TypeId::Char) {
+            return Err(PgError::feature("casts between \"char\" and integers (byte values) are not supported by heapstore"));
+        }
+    }
+    // char(n) elements lose their padding to another text type, as a char(n) value does.
+    let unpad = from.is_some_and(|f| f.id == TypeId::Bpchar) && is_text(elem.id) && elem.id != TypeId::Bpchar;
     let mut items = Vec::with_capacity(a.items.len());
     for v in &a.items {
         items.push(match v {
             Value::Null => Value::Null,
+            Value::Text(t) if unpad => cast_value(Value::Text(t.trim_end_matches(' ').to_string()), &elem)?,
             v => cast_value(v.clone(), &elem)?,
         });
     }
@@ -2579,8 +2589,15 @@ pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
     }
     // boolean to a text type is `true` / `false` (PostgreSQL's booltext), not its output
     // function's `t` / `f`.
+    // To name it goes through boolean's output (there is no cast): `t` / `f`.
     if let (Value::Bool(b), true) = (v, matches!(ty.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name)) {
-        return ty.input_text(if *b { "true" } else { "false" }, out);
+        let word = match (ty.id, *b) {
+            (TypeId::Name, true) => "t",
+            (TypeId::Name, false) => "f",
+            (_, true) => "true",
+            (_, false) => "false",
+        };
+        return ty.input_text(word, out);
     }
     let text = v.to_text(&value_type(v).unwrap_or(SqlType::new(TypeId::Text))).unwrap_or_default();
     ty.input_text(&text, out)

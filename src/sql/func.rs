@@ -2684,6 +2684,10 @@ fn date_trunc(field: &str, v: &Value) -> Result<Value> {
         "millennium" => day_us(if y > 0 { ((y - 1) / 1000) * 1000 + 1 } else { -((999 - (y - 1)) / 1000) * 1000 + 1 }, 1, 1),
         _ => return Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type timestamp without time zone"))),
     };
+    // A decade, century or millennium BC may start before the first timestamp.
+    if !crate::types::datetime::is_valid_timestamp(r) {
+        return Err(PgError::new("22008", "timestamp out of range"));
+    }
     Ok(Value::Timestamp(r))
 }
 
@@ -2853,11 +2857,11 @@ fn md5_hex(data: &[u8]) -> String {
 /// case-folded for ILIKE). A pattern ending in the escape character is an error, as in
 /// PostgreSQL.
 pub fn like(x: &str, pattern: &str, ci: bool, esc: Option<char>) -> Result<bool> {
-    let (x, p): (Vec<char>, Vec<char>) = if ci {
-        (x.chars().map(lower_char).collect(), pattern.chars().map(lower_char).collect())
-    } else {
-        (x.chars().collect(), pattern.chars().collect())
-    };
+    // The escape character is read before case is folded (PostgreSQL rewrites the pattern
+    // with like_escape first): `'%' ILIKE 'Z%' ESCAPE 'Z'`.
+    let fold = |c: char| if ci { lower_char(c) } else { c };
+    let x: Vec<char> = x.chars().map(fold).collect();
+    let p: Vec<char> = pattern.chars().collect();
     // Tokens: Some(c) literal, None `_`, and `%` as a separate marker.
     #[derive(Clone, Copy, PartialEq)]
     enum Tok {
@@ -2874,13 +2878,13 @@ pub fn like(x: &str, pattern: &str, ci: bool, esc: Option<char>) -> Result<bool>
             let Some(&n) = p.get(i) else {
                 return Err(PgError::new("22025", "LIKE pattern must not end with escape character"));
             };
-            toks.push(Tok::Lit(n));
+            toks.push(Tok::Lit(fold(n)));
         } else if c == '%' {
             toks.push(Tok::Any);
         } else if c == '_' {
             toks.push(Tok::One);
         } else {
-            toks.push(Tok::Lit(c));
+            toks.push(Tok::Lit(fold(c)));
         }
         i += 1;
     }

@@ -82,14 +82,14 @@ fn parse_words(words: &[Token]) -> Result<LockStatement> {
         // name, or schema.name (the schema is public or pg_catalog: the lookup decides).
         let mut name = match words.get(i) {
             Some(Token::Word(w)) if w.quote_style.is_some() => w.value.clone(),
-            Some(Token::Word(w)) if !["in", "nowait"].iter().any(|k| w.value.eq_ignore_ascii_case(k)) => w.value.to_lowercase(),
+            Some(Token::Word(w)) if !["in", "nowait"].iter().any(|k| w.value.eq_ignore_ascii_case(k)) => w.value.to_ascii_lowercase(),
             t => return Err(syntax_at(t)),
         };
         i += 1;
         if matches!(words.get(i), Some(Token::Period)) {
             name = match words.get(i + 1) {
                 Some(Token::Word(w)) if w.quote_style.is_some() => w.value.clone(),
-                Some(Token::Word(w)) => w.value.to_lowercase(),
+                Some(Token::Word(w)) => w.value.to_ascii_lowercase(),
                 t => return Err(syntax_at(t)),
             };
             i += 2;

@@ -1531,7 +1531,7 @@ fn analyze_statements(sql: &str) -> Result<Option<String>> {
             let mut tables: Vec<(String, Vec<String>)> = Vec::new();
             let mut quoted: Vec<(String, Vec<String>)> = Vec::new();
             let quote = |t: &Token| match t {
-                Token::Word(w) if w.quote_style.is_none() => Some(format!("\"{}\"", w.value.to_lowercase())),
+                Token::Word(w) if w.quote_style.is_none() => Some(format!("\"{}\"", w.value.to_ascii_lowercase())),
                 other => ident(other),
             };
             loop {

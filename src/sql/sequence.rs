@@ -249,7 +249,7 @@ fn parse_relation_name(text: &str) -> Result<String> {
             '"' => quoted = !quoted,
             '.' if !quoted => parts.push(std::mem::take(&mut cur)),
             c if quoted => cur.push(c),
-            c => cur.extend(c.to_lowercase()),
+            c => cur.push(c.to_ascii_lowercase()),
         }
     }
     parts.push(cur);
