@@ -270,6 +270,8 @@ pub struct Session {
     /// Session settings the client can see that live outside the engine (the server's
     /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
     client_settings: Arc<Vec<(String, String)>>,
+    /// Their values at the session's start, what RESET returns to (`pg_settings.reset_val`).
+    client_reset: Arc<Vec<(String, String)>>,
     /// The planner settings the session's parameters set (None: the server's), kept with
     /// them so that planning reads them without a lookup.
     planner_costs: Option<crate::sql::cost::Costs>,
@@ -350,6 +352,7 @@ impl Session {
             user: "postgres".into(),
             database: "postgres".into(),
             client_settings: Default::default(),
+            client_reset: Default::default(),
             planner_costs: None,
             client_restored: false,
             seq_values: Default::default(),
@@ -400,6 +403,18 @@ impl Session {
     /// The session's role and database.
     pub fn identity(&self) -> crate::sql::pg_catalog::Identity<'_> {
         crate::sql::pg_catalog::Identity { user: &self.user, database: &self.database }
+    }
+
+    /// The settings kept outside the engine as the session starts: their values now, and what
+    /// RESET returns them to.
+    pub fn start_client_settings(&mut self, settings: Vec<(String, String)>) {
+        self.client_reset = Arc::new(settings.clone());
+        self.set_client_settings(settings);
+    }
+
+    /// The value RESET gives a setting kept outside the engine (None: not one).
+    pub(crate) fn client_reset_value(&self, name: &str) -> Option<String> {
+        self.client_reset.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone())
     }
 
     /// Replaces the settings kept outside the engine that `pg_settings` shows.

@@ -413,6 +413,13 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     }
     // Each statement has its own time: a short one after a timeout runs.
     assert_eq!(simple_rows(&mut c, "SELECT 1")[0][0].as_deref(), Some("1"));
+    // pg_settings shows it as PostgreSQL does: milliseconds, its unit and range, and the
+    // value RESET returns to.
+    c.batch_execute("SET statement_timeout = '5s'").unwrap();
+    let row =
+        simple_rows(&mut c, "SELECT setting, unit, vartype, min_val, max_val, reset_val FROM pg_settings WHERE name = 'statement_timeout'");
+    let want = ["5000", "ms", "integer", "0", "2147483647", "0"];
+    assert_eq!(row[0], want.map(|v| Some(v.to_string())).to_vec());
     // So has each statement of one Query: together these outlast the timeout.
     c.batch_execute("SET statement_timeout = '1s'").unwrap();
     c.batch_execute("SELECT pg_sleep(0.6); SELECT pg_sleep(0.6)").unwrap();

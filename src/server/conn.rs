@@ -302,7 +302,7 @@ fn run<S: Read + Write>(
     gucs.keep_as_defaults();
     let mut session = session;
     session.set_identity(&user, &database);
-    session.set_client_settings(gucs.pairs());
+    session.start_client_settings(gucs.pairs());
     for name in query::REPORTED {
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }

@@ -1819,7 +1819,29 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
     let mut seen = std::collections::BTreeSet::new();
     for (name, value) in s.client_settings() {
         seen.insert(name.to_ascii_lowercase());
-        rows.push(setting_row(&name, (value, None, "string", None), "", "user"));
+        let reset = s.client_reset_value(&name).unwrap_or_else(|| value.clone());
+        // The integer ones in their base unit, with their range, as PostgreSQL shows them
+        // (extra_float_digits' range is the values heapstore takes).
+        let (kind, range): (&str, Option<(&str, &str)>) = match name.as_str() {
+            "statement_timeout" => ("integer", Some(("0", "2147483647"))),
+            "extra_float_digits" => ("integer", Some(("1", "3"))),
+            _ => ("string", None),
+        };
+        let base = |v: &str| {
+            if name == "statement_timeout" {
+                crate::config::parse_time_ms(v).map_or(v.to_string(), |ms| ms.to_string())
+            } else {
+                v.to_string()
+            }
+        };
+        let unit = (name == "statement_timeout").then_some("ms");
+        let mut row = setting_row(&name, (base(&value), unit, kind, None), "", "user");
+        if let Some((min, max)) = range {
+            row[9] = Value::Text(min.into());
+            row[10] = Value::Text(max.into());
+        }
+        row[13] = Value::Text(base(&reset));
+        rows.push(row);
     }
     // PostgreSQL's compile-time limits that heapstore keeps too (drivers read them).
     let max_keys = super::index::MAX_INDEX_KEYS.to_string();
