@@ -239,6 +239,9 @@ pub(crate) struct Savepoint {
     replaces: Vec<(Arc<Table>, Arc<Table>)>,
     new_files: usize,
     dead_files: Vec<RelFileNumber>,
+    /// The transaction's row-lock acquisitions when it was set (`txn::rowlock`): ROLLBACK TO
+    /// releases those after it, as PostgreSQL's aborted subtransaction releases its row locks.
+    row_locks: u64,
     /// The session's settings, and the transaction's settings for commit, when it was set
     /// (invariant 10).
     settings: SessionSettings,
@@ -991,9 +994,12 @@ impl Session {
     pub(crate) fn savepoint(&mut self, name: &str) -> Result<()> {
         self.command_done();
         let settings = self.settings();
+        let shared = self.shared.clone();
         let t = self.txn();
+        let row_locks = shared.txns.row_locks.mark();
         let touched = t.touched.get_or_insert_with(Default::default).clone();
         let sp = Savepoint {
+            row_locks,
             name: name.to_string(),
             cid: t.cid,
             touch_len: touched.mark(),
@@ -1064,7 +1070,7 @@ impl Session {
         let sh = self.shared.clone();
         let t = self.txn.as_mut().expect("in a transaction");
         let sp = &t.savepoints[i];
-        let (from, touch_len) = (sp.cid, sp.touch_len);
+        let (from, touch_len, row_locks) = (sp.cid, sp.touch_len, sp.row_locks);
         // Catalog changes since the savepoint are forgotten; files created since are deleted at
         // transaction end either way (they stay in new_files for an abort, and join
         // dead_files for a commit).
@@ -1086,6 +1092,7 @@ impl Session {
         if me == INVALID_XID {
             return Ok(());
         }
+        sh.txns.row_locks.release_since(me, row_locks);
         let fpw = sh.settings.bool("full_page_writes");
         for (rel, block, logged) in pages {
             if discarded.contains(&rel) {

@@ -21,13 +21,16 @@
 //!    one value for DISTINCT and set operations; they sort last ascending and first
 //!    descending unless NULLS FIRST / LAST says otherwise.
 //! 3. Every table a plan reads is locked (AccessShareLock, to transaction end) before the plan
-//!    runs, and every scan reads with the statement's one snapshot.
+//!    runs, and every scan reads with the statement's one snapshot. A plan that locks rows
+//!    ([`lockrows`]) also takes RowShareLock on their tables and gets its transaction an xid
+//!    first ([`lock_tables`]).
 //! 4. A subquery that reads no column of an enclosing query runs once per statement (its
 //!    result cached); a correlated one runs once per outer row.
 
 pub mod agg;
 pub mod fk;
 mod join;
+pub mod lockrows;
 pub mod rows;
 pub(crate) mod sort;
 pub mod spill;
@@ -206,6 +209,9 @@ pub enum Node {
     /// Set-returning functions in a select list (`sql::srf`): each input row followed by one
     /// column per function, advancing the functions in lockstep.
     ProjectSet(Box<Node>, Vec<crate::sql::srf::SrfCall>),
+    /// `FOR UPDATE` and the other row locks ([`lockrows`]): its input's rows end with a TID
+    /// column, which it drops.
+    LockRows(Box<lockrows::LockRows>),
 }
 
 /// A function scan: the calls, and whether `WITH ORDINALITY` adds a bigint column.
@@ -261,6 +267,7 @@ impl Node {
             Node::WorkTable(_, w) => *w,
             Node::RecursiveUnion(r) => r.width,
             Node::ProjectSet(i, calls) => i.width() + calls.len(),
+            Node::LockRows(l) => l.input.width() - 1,
         }
     }
 
@@ -335,7 +342,72 @@ impl Node {
                 i.tables(out);
                 calls.iter().flat_map(|c| &c.args).for_each(|e| exprs(e, out));
             }
+            Node::LockRows(l) => l.input.tables(out),
         }
+    }
+
+    /// Calls `f` on this node and every node below it, subqueries' plans and WITH queries
+    /// included.
+    pub fn visit_nodes(&self, f: &mut dyn FnMut(&Node)) {
+        self.walk_nodes(f);
+        // The subqueries in the tree's expressions (each visits its own).
+        crate::sql::query::visit_exprs(self, &mut |e| {
+            e.visit(&mut |x| {
+                if let Scalar::SubLink(l) = x {
+                    l.plan.visit_nodes(f);
+                }
+            })
+        });
+    }
+
+    /// Calls `f` on this node and every node of its tree (not inside subqueries).
+    fn walk_nodes(&self, f: &mut dyn FnMut(&Node)) {
+        f(self);
+        self.visit_children(&mut |c| c.walk_nodes(f));
+    }
+
+    /// Calls `f` on each input of this node (a WITH query's plan included; not subqueries).
+    pub fn visit_children(&self, f: &mut dyn FnMut(&Node)) {
+        match self {
+            Node::Unit | Node::Values(..) | Node::Scan(_) | Node::Function(_) | Node::WorkTable(..) => {}
+            Node::Filter(i, _)
+            | Node::Project(i, _)
+            | Node::Agg(i, ..)
+            | Node::Sort(i, _)
+            | Node::Limit(i, ..)
+            | Node::Distinct(i, _)
+            | Node::Window(i, _)
+            | Node::ProjectSet(i, _) => f(i),
+            Node::Join(j) => {
+                f(&j.left);
+                f(&j.right);
+            }
+            Node::SetOp(_, _, l, r) => {
+                f(l);
+                f(r);
+            }
+            Node::Cte(c) => f(&c.node),
+            Node::RecursiveUnion(r) => {
+                f(&r.nonrec);
+                f(&r.rec);
+            }
+            Node::LockRows(l) => f(&l.input),
+        }
+    }
+
+    /// The tables whose rows this plan or a subquery of it locks (its [`Node::LockRows`]),
+    /// with the lock's strength.
+    pub fn row_locked_tables(&self, out: &mut Vec<(Arc<crate::catalog::Table>, crate::txn::rowlock::RowLockMode)>) -> Result<()> {
+        let mut bad = None;
+        self.visit_nodes(&mut |n| {
+            if let Node::LockRows(l) = n {
+                match lockrows::spine(&l.input) {
+                    Ok((p, _)) => out.push((p.table.clone(), l.mode)),
+                    Err(e) => bad = Some(e),
+                }
+            }
+        });
+        bad.map_or(Ok(()), Err)
     }
 }
 
@@ -725,6 +797,7 @@ impl<'a> Exec<'a> {
                 })
             }
             Node::Join(j) => join::run(self, node, j, outer, sink),
+            Node::LockRows(l) => lockrows::run(self, l, outer, sink),
             Node::Agg(input, group, aggs) => agg::run(self, node, input, group, aggs, outer, sink),
             Node::Sort(input, keys) => sort::run(self, node, input, keys, outer, sink),
             Node::Limit(input, limit, offset, ties) => {
@@ -1217,12 +1290,24 @@ pub fn output_text(v: &Value, ty: &SqlType) -> Option<String> {
     }
 }
 
-/// Locks every table `node` reads (invariant 3).
+/// Locks every table `node` reads (invariant 3). A plan that locks rows (`lockrows`) is
+/// refused in a READ ONLY transaction (25006, as PostgreSQL's), takes ROW SHARE on each
+/// table whose rows it locks, and gets the transaction an xid to hold them by.
 pub fn lock_tables(s: &mut Session, node: &Node) -> Result<()> {
     let mut tables = Vec::new();
     node.tables(&mut tables);
     for t in tables {
         s.lock_table(&t, crate::lock::LockMode::AccessShare)?;
+    }
+    let mut locked = Vec::new();
+    node.row_locked_tables(&mut locked)?;
+    if let Some((_, mode)) = locked.first() {
+        crate::sql::query::check_lock_rows_placement(node)?;
+        s.check_writable(&format!("SELECT {}", mode.clause()))?;
+        for (t, _) in &locked {
+            s.lock_table(t, crate::lock::LockMode::RowShare)?;
+        }
+        s.xid();
     }
     Ok(())
 }

@@ -275,6 +275,7 @@ impl<'a> Estimator<'a> {
             Node::Function(_) | Node::RecursiveUnion(_) => 1000.0,
             Node::WorkTable(..) => 100.0,
             Node::ProjectSet(i, _) => self.rows(i) * 10.0,
+            Node::LockRows(l) => self.rows(&l.input),
         };
         r.max(1.0)
     }
@@ -284,6 +285,7 @@ impl<'a> Estimator<'a> {
         match node {
             Node::Scan(p) => Some((&p.table, c)),
             Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) | Node::Window(i, _) => Self::origin(i, c),
+            Node::LockRows(l) => Self::origin(&l.input, c),
             Node::Project(i, exprs) => match exprs.get(c)? {
                 Scalar::Col(k, _) => Self::origin(i, *k),
                 _ => None,
@@ -570,6 +572,7 @@ fn visit_scans(node: &Node, f: &mut dyn FnMut(&Table)) {
         | Node::Window(i, _)
         | Node::Agg(i, ..)
         | Node::ProjectSet(i, _) => visit_scans(i, f),
+        Node::LockRows(l) => visit_scans(&l.input, f),
         Node::Join(j) => {
             visit_scans(&j.left, f);
             visit_scans(&j.right, f);
@@ -655,6 +658,7 @@ fn order_by_index(est: &Estimator<'_>, node: &mut Node, limit: Option<f64>) {
         Node::Filter(i, _) | Node::Project(i, _) | Node::Distinct(i, _) | Node::Window(i, _) | Node::ProjectSet(i, _) => {
             order_by_index(est, i, None)
         }
+        Node::LockRows(l) => order_by_index(est, &mut l.input, limit),
         Node::SetOp(_, _, l, r) => {
             order_by_index(est, l, None);
             order_by_index(est, r, None);
@@ -840,6 +844,7 @@ fn walk_scans(node: &mut Node, probed: bool, f: &mut dyn FnMut(&mut super::dml::
         | Node::Window(i, _)
         | Node::Agg(i, ..)
         | Node::ProjectSet(i, _) => walk_scans(i, probed, f),
+        Node::LockRows(l) => walk_scans(&mut l.input, probed, f),
         Node::Join(j) => {
             walk_scans(&mut j.left, probed, f);
             walk_scans(&mut j.right, probed, f);

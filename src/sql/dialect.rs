@@ -529,6 +529,119 @@ pub(crate) fn check_nesting(tokens: &[TokenWithSpan]) -> crate::error::Result<()
         ))
 }
 
+/// The marker [`rewrite_locking_clauses`] puts first in a locking clause's `OF` name for the
+/// weaker strength of its word: `FOR NO KEY UPDATE`, `FOR KEY SHARE` (not an identifier a
+/// user can write unquoted; `sql::query` reads it back).
+pub(crate) const LOCK_MARKER_WEAKER: &str = "\u{1}weaker";
+
+/// Spells PostgreSQL's locking clauses in the words sqlparser reads: `FOR NO KEY UPDATE` as
+/// `FOR UPDATE OF "<marker>"`, `FOR KEY SHARE` as `FOR SHARE OF "<marker>"` (with a
+/// relation: `OF "<marker>".t`), and `OF a, b` as one clause per relation, each with the
+/// clause's NOWAIT or SKIP LOCKED. Other text is left as it is.
+pub(crate) fn rewrite_locking_clauses(tokens: &mut Vec<TokenWithSpan>) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let mut i = 0;
+    while i < tokens.len() {
+        if !is_kw(&tokens[i], Keyword::FOR) {
+            i += 1;
+            continue;
+        }
+        let span = tokens[i].span;
+        // Positions of the significant tokens after FOR.
+        let sig: Vec<usize> = (i + 1..tokens.len()).filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).take(4096).collect();
+        let at = |k: usize, kw: Keyword| sig.get(k).is_some_and(|&j| is_kw(&tokens[j], kw));
+        let (word, weaker, mut k) = if at(0, Keyword::NO) && at(1, Keyword::KEY) && at(2, Keyword::UPDATE) {
+            (Keyword::UPDATE, true, 3)
+        } else if at(0, Keyword::KEY) && at(1, Keyword::SHARE) {
+            (Keyword::SHARE, true, 2)
+        } else if at(0, Keyword::UPDATE) {
+            (Keyword::UPDATE, false, 1)
+        } else if at(0, Keyword::SHARE) {
+            (Keyword::SHARE, false, 1)
+        } else {
+            i += 1;
+            continue;
+        };
+        // OF name [, name ...], each name words joined by periods.
+        let mut names: Vec<Vec<Token>> = Vec::new();
+        let mut malformed = false;
+        if at(k, Keyword::OF) {
+            k += 1;
+            loop {
+                let mut name = Vec::new();
+                while let Some(&j) = sig.get(k) {
+                    match &tokens[j].token {
+                        Token::Word(_) if name.last().is_none_or(|t| *t == Token::Period) => name.push(tokens[j].token.clone()),
+                        Token::Period if matches!(name.last(), Some(Token::Word(_))) => name.push(Token::Period),
+                        _ => break,
+                    }
+                    k += 1;
+                }
+                // OF with no name, a comma with none after it, or a name ending in a period:
+                // left for the parser to refuse.
+                if name.is_empty() || name.last() == Some(&Token::Period) {
+                    malformed = true;
+                    break;
+                }
+                names.push(name);
+                if sig.get(k).is_some_and(|&j| tokens[j].token == Token::Comma) {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        let mut nonblock = Vec::new();
+        if at(k, Keyword::NOWAIT) {
+            nonblock.push(Token::make_keyword("NOWAIT"));
+            k += 1;
+        } else if at(k, Keyword::SKIP) && at(k + 1, Keyword::LOCKED) {
+            nonblock.push(Token::make_keyword("SKIP"));
+            nonblock.push(Token::make_keyword("LOCKED"));
+            k += 2;
+        }
+        if malformed || (!weaker && names.len() <= 1) {
+            i = sig.get(k.saturating_sub(1)).map_or(i + 1, |&j| j + 1);
+            continue;
+        }
+        let end = sig.get(k.saturating_sub(1)).map_or(tokens.len(), |&j| j + 1);
+        let marker = || {
+            Token::Word(sqlparser::tokenizer::Word {
+                value: LOCK_MARKER_WEAKER.into(),
+                quote_style: Some('"'),
+                keyword: Keyword::NoKeyword,
+            })
+        };
+        let word_tok = Token::make_keyword(if word == Keyword::UPDATE { "UPDATE" } else { "SHARE" });
+        let mut out: Vec<Token> = Vec::new();
+        let clauses: Vec<Option<Vec<Token>>> = if names.is_empty() { vec![None] } else { names.into_iter().map(Some).collect() };
+        for name in clauses {
+            out.extend([Token::make_keyword("FOR"), Token::Whitespace(sqlparser::tokenizer::Whitespace::Space), word_tok.clone()]);
+            if weaker || name.is_some() {
+                out.extend([
+                    Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                    Token::make_keyword("OF"),
+                    Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+                ]);
+                if weaker {
+                    out.push(marker());
+                    if name.is_some() {
+                        out.push(Token::Period);
+                    }
+                }
+                out.extend(name.into_iter().flatten());
+            }
+            for t in &nonblock {
+                out.extend([Token::Whitespace(sqlparser::tokenizer::Whitespace::Space), t.clone()]);
+            }
+            out.push(Token::Whitespace(sqlparser::tokenizer::Whitespace::Space));
+        }
+        let n = out.len();
+        tokens.splice(i..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
+        i += n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1348,6 +1348,7 @@ fn update_one(
     let stored = store_row(table, new_vals)?;
     let indexed = indexed_columns(table);
     let hot_ok = same_index_columns(table, &indexed, old, &stored)?;
+    let keys_kept = hot_ok || same_index_columns(table, &key_columns(table), old, &stored)?;
     let mut t = form_checked_tuple(s, table, &stored, checks)?;
     let shared = s.shared.clone();
     let touched = s.touch_log();
@@ -1359,7 +1360,7 @@ fn update_one(
         full_page_writes: fpw,
         touched: touched.as_deref(),
     };
-    let outcome = heap.update(&shared.txns, tid, &mut t, xid, cid, hot_ok)?;
+    let outcome = heap.update(&shared.txns, tid, &mut t, xid, cid, hot_ok, keys_kept)?;
     if let (ChangeOutcome::Done(_) | ChangeOutcome::DoneHot(_), Some(trel)) = (outcome, table.toast_relfile) {
         let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
         let pointers = heap.fetch_any(tid, |t| heap::toast::pointers_of(t, &types))?.transpose()?.unwrap_or_default();
@@ -1780,17 +1781,18 @@ fn bind_change(s: &Session, now_us: Option<i64>, e: &Expr, table: &Table, alias:
 
 /// ACCESS SHARE on every table the subqueries of `exprs` read, held to transaction end, as a
 /// query takes it (a concurrent DROP or TRUNCATE of one waits for the statement).
+/// A subquery that locks rows (`FOR UPDATE`) takes its locks as `exec::lock_tables` does.
 fn lock_subquery_tables<'e>(s: &mut Session, exprs: impl Iterator<Item = &'e Scalar>) -> Result<()> {
-    let mut tables = Vec::new();
+    let mut plans = Vec::new();
     for e in exprs {
         e.visit(&mut |x| {
             if let Scalar::SubLink(l) = x {
-                l.plan.tables(&mut tables);
+                plans.push(l.plan.clone());
             }
         });
     }
-    for t in tables {
-        s.lock_table(&t, LockMode::AccessShare)?;
+    for p in &plans {
+        crate::exec::lock_tables(s, p)?;
     }
     Ok(())
 }
@@ -1918,6 +1920,7 @@ fn change_rows(
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let all = vec![true; types.len()];
     let indexed = indexed_columns(table);
+    let keys = key_columns(table);
     let checks = crate::exec::rows::Checks::new(table)?;
     let mut n = 0u64;
     for (first_tid, first_row, mut pre) in targets {
@@ -1929,7 +1932,7 @@ fn change_rows(
         for _ in 0..1_000_000u32 {
             let shared = s.shared.clone();
             let mut new_version = None;
-            let mut hot_ok = false;
+            let (mut hot_ok, mut keys_kept) = (false, false);
             if let Some(sets) = sets {
                 let mut vals = row[..width].to_vec();
                 for (k, (c, e)) in sets.iter().enumerate() {
@@ -1941,6 +1944,7 @@ fn change_rows(
                 }
                 let stored = store_row(table, &vals)?;
                 hot_ok = same_index_columns(table, &indexed, &row[..width], &stored)?;
+                keys_kept = hot_ok || same_index_columns(table, &keys, &row[..width], &stored)?;
                 let t = form_checked_tuple(s, table, &stored, &checks)?;
                 new_version = Some((t, stored));
             }
@@ -1954,7 +1958,7 @@ fn change_rows(
                 touched: touched.as_deref(),
             };
             let outcome = match &mut new_version {
-                Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid, hot_ok)?,
+                Some((t, _)) => heap.update(&shared.txns, tid, t, xid, cid, hot_ok, keys_kept)?,
                 None => heap.delete(&shared.txns, tid, xid, cid)?,
             };
             if let (ChangeOutcome::Done(_) | ChangeOutcome::DoneHot(_), Some(trel)) = (outcome, table.toast_relfile) {
@@ -2084,6 +2088,15 @@ fn joined_rows_of(
         Ok(Flow::Continue)
     })?;
     Ok(out)
+}
+
+/// The columns of `table`'s unique indexes: PostgreSQL's "key" columns, whose change makes an
+/// UPDATE conflict with FOR KEY SHARE row locks (`txn::rowlock`).
+fn key_columns(table: &Table) -> Vec<usize> {
+    let mut cols: Vec<usize> = table.indexes.iter().filter(|ix| ix.unique).flat_map(|ix| ix.columns.iter().copied()).collect();
+    cols.sort_unstable();
+    cols.dedup();
+    cols
 }
 
 /// The columns any index of `table` covers.
@@ -2221,6 +2234,24 @@ pub(crate) fn cached_select<'k>(
 /// gives them; what could differ is refused with 0A000: a WITH query that changes rows, a
 /// volatile function in a WITH query read more than once, and an inner WITH reusing a name.
 /// Other statements are returned as they are.
+/// Whether a query or one nested in it has a locking clause (`FOR UPDATE` ...).
+fn query_locks_rows(q: &sqlparser::ast::Query) -> bool {
+    use sqlparser::ast::{Visit, Visitor};
+    use std::ops::ControlFlow;
+    struct Locks;
+    impl Visitor for Locks {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &sqlparser::ast::Query) -> ControlFlow<()> {
+            if q.locks.is_empty() {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        }
+    }
+    q.visit(&mut Locks).is_break()
+}
+
 pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::ast::Statement> {
     use sqlparser::ast::{Statement, VisitMut, VisitorMut};
     use sqlparser::parser::Parser;
@@ -2246,6 +2277,9 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
     let names: Vec<String> = with.cte_tables.iter().map(|c| fold_ident(&c.alias.name)).collect();
     let mut volatile = false;
     for c in &with.cte_tables {
+        // A WITH query that locks rows runs once in PostgreSQL: read twice, inlined, it
+        // would lock twice, with what other sessions did in between.
+        volatile |= query_locks_rows(&c.query);
         if matches!(*c.query.body, SetExpr::Update(_) | SetExpr::Delete(_) | SetExpr::Insert(_) | SetExpr::Merge(_)) {
             return Err(PgError::feature("a data-modifying statement in WITH is not supported by heapstore yet"));
         }
@@ -2373,7 +2407,7 @@ pub(crate) fn inline_with(st: sqlparser::ast::Statement) -> Result<sqlparser::as
     }
     if volatile && v.refs.iter().sum::<usize>() > 1 {
         return Err(PgError::feature(
-            "a WITH query calling a volatile function read more than once by UPDATE, DELETE or INSERT is not supported by heapstore yet",
+            "a WITH query calling a volatile function or locking rows read more than once by UPDATE, DELETE or INSERT is not supported by heapstore yet",
         ));
     }
     Ok(inner)

@@ -176,6 +176,11 @@ fn names(node: &Node) -> Vec<String> {
             n
         }
         Node::Filter(i, _) | Node::Sort(i, _) | Node::Limit(i, ..) | Node::Distinct(i, _) => names(i),
+        Node::LockRows(l) => {
+            let mut n = names(&l.input);
+            n.pop();
+            n
+        }
         Node::Project(i, es) => {
             let n = names(i);
             es.iter().map(|e| show(e, &n)).collect()
@@ -543,6 +548,10 @@ impl Render<'_> {
             Node::Limit(i, ..) => {
                 self.push(depth, format!("Limit{act}"), extra);
                 self.node(i, depth + 1, Vec::new())?;
+            }
+            Node::LockRows(l) => {
+                self.push(depth, format!("LockRows{act}"), extra);
+                self.node(&l.input, depth + 1, Vec::new())?;
             }
             Node::Distinct(i, k) => {
                 let n = names(i);

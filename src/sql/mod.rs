@@ -1194,8 +1194,9 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
     refuse_uescape(sql)?;
     let tokens = Tokenizer::new(&Pg, sql).with_unescape(true).tokenize_with_location();
     let parsed = match tokens {
-        Ok(tokens) => {
+        Ok(mut tokens) => {
             dialect::check_nesting(&tokens)?;
+            dialect::rewrite_locking_clauses(&mut tokens);
             Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
         }
         Err(e) => Err(e.into()),
@@ -1389,8 +1390,9 @@ pub(crate) fn internal_statements(sql: &str) -> Result<Vec<Statement>> {
     if !text.trim_end().ends_with(';') {
         text.push(';');
     }
-    let tokens = tokens_without_locations(&text)?;
+    let mut tokens = tokens_without_locations(&text)?;
     dialect::check_nesting(&tokens)?;
+    dialect::rewrite_locking_clauses(&mut tokens);
     Parser::new(&Pg)
         .with_recursion_limit(dialect::RECURSION_LIMIT)
         .with_tokens_with_locations(tokens)

@@ -28,8 +28,10 @@ use super::func::{common_type, to_type};
 use crate::access::heap::Flow;
 use crate::catalog::fold_ident;
 use crate::error::{sqlstate, PgError, Result};
+use crate::exec::lockrows::LockWait;
 use crate::exec::{self, BoundQuery, CteDef, JoinKind, JoinNode, Node, OutCol, SetOpKind, SortKey};
 use crate::session::{QueryResult, Session};
+use crate::txn::rowlock::RowLockMode;
 use crate::types::{SqlType, TypeId, Value};
 use sqlparser::ast::{
     Distinct, Expr, GroupByExpr, JoinConstraint, JoinOperator, LimitClause, OrderByKind, Query, Select, SelectFlavor, SelectItem, SetExpr,
@@ -278,6 +280,166 @@ fn conjuncts(e: Scalar, out: &mut Vec<Scalar>) {
 fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
     let first = cs.pop()?;
     Some(cs.into_iter().rev().fold(first, |acc, c| Scalar::And(Box::new(c), Box::new(acc))))
+}
+
+/// The strength a locking clause asks for and the relation it names (`OF`). The front end
+/// spells `FOR NO KEY UPDATE` and `FOR KEY SHARE`, which sqlparser does not know, as `FOR
+/// UPDATE` / `FOR SHARE` with a marker first in the `OF` name (`dialect::LOCK_MARKER_*`).
+fn lock_strength(l: &sqlparser::ast::LockClause) -> (RowLockMode, Option<String>) {
+    let mut parts: Vec<sqlparser::ast::Ident> =
+        l.of.iter()
+            .flat_map(|n| n.0.iter())
+            .map(|p| p.as_ident().cloned().unwrap_or_else(|| sqlparser::ast::Ident::new(p.to_string())))
+            .collect();
+    let weaker = parts.first().is_some_and(|p| p.value == super::dialect::LOCK_MARKER_WEAKER && p.quote_style.is_some());
+    if weaker {
+        parts.remove(0);
+    }
+    let mode = match (&l.lock_type, weaker) {
+        (sqlparser::ast::LockType::Update, false) => RowLockMode::Update,
+        (sqlparser::ast::LockType::Update, true) => RowLockMode::NoKeyUpdate,
+        (sqlparser::ast::LockType::Share, false) => RowLockMode::Share,
+        (sqlparser::ast::LockType::Share, true) => RowLockMode::KeyShare,
+    };
+    // More than one part: a qualified name, which PostgreSQL refuses (the caller's 42601).
+    let of = match parts.len() {
+        0 => None,
+        1 => Some(fold_ident(&parts[0])),
+        _ => Some(String::new()),
+    };
+    (mode, of)
+}
+
+/// A query's locking clauses as [`Planner::locking_clause`] reads them.
+struct LockingClause {
+    /// The strongest strength named, and the wait policy.
+    mode: RowLockMode,
+    wait: LockWait,
+    /// The first clause's words (`FOR UPDATE`, ...), as PostgreSQL's errors name it.
+    what: &'static str,
+    /// Whether there are rows to lock (false: FROM names nothing lockable; only the checks
+    /// on the query's shape apply).
+    lock: bool,
+}
+
+/// Why a plan cannot take a LockRows node, in PostgreSQL's words where it has them.
+enum NoLock {
+    Agg,
+    Window,
+    Srf,
+    Other,
+}
+
+/// Refuses a plan with a LockRows node anywhere but where the planner puts one: at the top of
+/// a query (under its LIMIT and final projection), of a WITH query or of a subquery in an
+/// expression. Elsewhere (a join's input, a set operation's arm) other nodes could filter or
+/// repeat rows below it, and the rows locked would not be the rows returned.
+pub(crate) fn check_lock_rows_placement(node: &Node) -> Result<()> {
+    fn walk(node: &Node, top: bool, bad: &mut bool) {
+        match node {
+            Node::LockRows(l) => {
+                *bad |= !top;
+                walk(&l.input, false, bad);
+            }
+            Node::Project(i, _) | Node::Limit(i, ..) | Node::Filter(i, _) | Node::Sort(i, _) => walk(i, top, bad),
+            Node::Cte(c) => walk(&c.node, true, bad),
+            other => other.visit_children(&mut |k| walk(k, false, bad)),
+        }
+    }
+    let mut bad = false;
+    walk(node, true, &mut bad);
+    visit_exprs(node, &mut |e| {
+        e.visit(&mut |x| {
+            if let Scalar::SubLink(l) = x {
+                bad |= check_lock_rows_placement(&l.plan).is_err();
+            }
+        })
+    });
+    if bad {
+        return Err(PgError::feature("FOR UPDATE / FOR SHARE inside a join, a set operation or a subquery in FROM is not supported"));
+    }
+    Ok(())
+}
+
+fn refuse_lock(what: &str, n: NoLock) -> Option<PgError> {
+    let why = match n {
+        NoLock::Agg => "aggregate functions",
+        NoLock::Window => "window functions",
+        NoLock::Srf => "set-returning functions in the target list",
+        NoLock::Other => return None,
+    };
+    Some(PgError::feature(format!("{what} is not allowed with {why}")))
+}
+
+/// The aggregate, window function or set-returning function under the top of a plan that
+/// PostgreSQL's locking clause refuses, if any (checked also where nothing is locked).
+fn lock_shape_error(node: &Node) -> Option<NoLock> {
+    let mut n = node;
+    loop {
+        match n {
+            Node::Limit(i, ..) | Node::Project(i, _) | Node::Filter(i, _) | Node::Sort(i, _) => n = i,
+            Node::Agg(..) => return Some(NoLock::Agg),
+            Node::Window(..) => return Some(NoLock::Window),
+            Node::ProjectSet(..) => return Some(NoLock::Srf),
+            _ => return None,
+        }
+    }
+}
+
+/// Puts a LockRows node (`exec::lockrows`) into a one-table plan: right below its (top) LIMIT,
+/// as PostgreSQL does, so only the rows returned are locked, with the scan's TID carried up
+/// to it through the projections on the way. Between it and the scan there may be only
+/// projections, filters and sorts (a view's own LIMIT there is refused).
+fn lock_rows(node: Node, mode: RowLockMode, wait: LockWait) -> std::result::Result<Node, NoLock> {
+    if let Some(e) = lock_shape_error(&node) {
+        return Err(e);
+    }
+    let mut limits = 0;
+    let mut n = &node;
+    loop {
+        match n {
+            Node::Limit(i, ..) if limits == 0 => {
+                limits = 1;
+                n = i;
+            }
+            Node::Project(i, _) | Node::Filter(i, _) | Node::Sort(i, _) => n = i,
+            Node::Scan(_) => break,
+            _ => return Err(NoLock::Other),
+        }
+    }
+    /// Carries the TID from the scan up through `node` as its last column.
+    fn carry_tid(node: Node) -> Node {
+        match node {
+            Node::Scan(mut p) => {
+                p.tid_col = true;
+                p.index_only = false;
+                Node::Scan(p)
+            }
+            Node::Project(i, mut es) => {
+                let i = carry_tid(*i);
+                es.push(Scalar::Col(i.width() - 1, SqlType::new(TypeId::Int8)));
+                Node::Project(Box::new(i), es)
+            }
+            Node::Filter(i, c) => Node::Filter(Box::new(carry_tid(*i)), c),
+            Node::Sort(i, k) => Node::Sort(Box::new(carry_tid(*i)), k),
+            other => unreachable!("checked above: {other:?}"),
+        }
+    }
+    fn place(node: Node, limits: usize, mode: RowLockMode, wait: LockWait) -> Node {
+        if limits == 0 {
+            return Node::LockRows(Box::new(exec::lockrows::LockRows { input: carry_tid(node), mode, wait }));
+        }
+        match node {
+            Node::Limit(i, l, o, t) => {
+                Node::Limit(Box::new(Node::LockRows(Box::new(exec::lockrows::LockRows { input: carry_tid(*i), mode, wait }))), l, o, t)
+            }
+            Node::Project(i, es) => Node::Project(Box::new(place(*i, limits, mode, wait)), es),
+            Node::Filter(i, c) => Node::Filter(Box::new(place(*i, limits, mode, wait)), c),
+            Node::Sort(i, k) => Node::Sort(Box::new(place(*i, limits, mode, wait)), k),
+            other => unreachable!("checked above: {other:?}"),
+        }
+    }
+    Ok(place(node, limits, mode, wait))
 }
 
 /// `FETCH FIRST n ROWS WITH TIES`: the limit takes the ORDER BY keys of the sort beneath it
@@ -1194,7 +1356,6 @@ impl<'a> Planner<'a> {
     /// Binds a whole query (WITH, body, ORDER BY, LIMIT) with `outer` scopes visible.
     pub fn query(&self, q: &Query, outer: &[&Scope]) -> Result<BoundQuery> {
         let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = q;
-        need(locks.is_empty(), "FOR UPDATE / FOR SHARE")?;
         need(for_clause.is_none() && settings.is_none() && format_clause.is_none() && pipe_operators.is_empty(), "this query clause")?;
         let saved = self.ctes.borrow().len();
         let r = (|| {
@@ -1288,13 +1449,119 @@ impl<'a> Planner<'a> {
             }
             Ok(b)
         })();
+        let row_locks = match r {
+            Ok(_) if !locks.is_empty() => self.locking_clause(q),
+            _ => Ok(None),
+        };
         self.ctes.borrow_mut().truncate(saved);
         let mut r = r?;
+        let row_locks = row_locks?;
         r.correlated = refs_outside(&r.node, 0);
         let width = r.node.width();
         prune(&mut r.node, &vec![true; width]);
         super::cost::choose_access(self.s, &mut r.node);
+        if let Some(LockingClause { mode, wait, what, lock }) = row_locks {
+            let refused =
+                |n: NoLock| refuse_lock(what, n).unwrap_or_else(|| PgError::feature(format!("{what} on this query is not supported")));
+            if lock {
+                r.node = lock_rows(std::mem::replace(&mut r.node, Node::Unit), mode, wait).map_err(refused)?;
+            } else if let Some(n) = lock_shape_error(&r.node) {
+                return Err(refused(n));
+            }
+        }
         Ok(r)
+    }
+
+    /// The row locks a query's locking clauses ask for (`FOR UPDATE` ...: `exec::lockrows`),
+    /// checked as PostgreSQL checks them: the strongest strength named, NOWAIT if any clause
+    /// says it, else SKIP LOCKED if any does. None when the query has no FROM (nothing to
+    /// lock, as in PostgreSQL). heapstore locks the rows of a query over one table (or a
+    /// view over one table); a join or a subquery in FROM is refused with 0A000. Runs while
+    /// the query's WITH names are in scope.
+    fn locking_clause(&self, q: &Query) -> Result<Option<LockingClause>> {
+        let mut mode = RowLockMode::KeyShare;
+        let mut wait = LockWait::Block;
+        let mut of_names = Vec::new();
+        for l in &q.locks {
+            let (m, of) = lock_strength(l);
+            mode = mode.max(m);
+            wait = match (wait, &l.nonblock) {
+                (LockWait::NoWait, _) | (_, Some(sqlparser::ast::NonBlock::Nowait)) => LockWait::NoWait,
+                (LockWait::SkipLocked, _) | (_, Some(sqlparser::ast::NonBlock::SkipLocked)) => LockWait::SkipLocked,
+                _ => LockWait::Block,
+            };
+            of_names.extend(of);
+        }
+        let what = q.locks.iter().map(|l| lock_strength(l).0).next().unwrap_or(mode).clause();
+        let sel = match &*q.body {
+            SetExpr::Select(sel) => sel,
+            SetExpr::SetOperation { .. } => {
+                return Err(PgError::feature(format!("{what} is not allowed with UNION/INTERSECT/EXCEPT")));
+            }
+            SetExpr::Values(_) => return Err(PgError::feature(format!("{what} cannot be applied to VALUES"))),
+            _ => return Err(PgError::feature(format!("{what} on this query is not supported"))),
+        };
+        if sel.distinct.is_some() {
+            return Err(PgError::feature(format!("{what} is not allowed with DISTINCT clause")));
+        }
+        if !matches!(&sel.group_by, sqlparser::ast::GroupByExpr::Expressions(v, m) if v.is_empty() && m.is_empty()) {
+            return Err(PgError::feature(format!("{what} is not allowed with GROUP BY clause")));
+        }
+        if sel.having.is_some() {
+            return Err(PgError::feature(format!("{what} is not allowed with HAVING clause")));
+        }
+        let names: Vec<(String, Option<String>)> = sel
+            .from
+            .iter()
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+            .map(|f| match f {
+                TableFactor::Table { name, alias, .. } => (
+                    name.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default(),
+                    alias.as_ref().map(|a| fold_ident(&a.name)),
+                ),
+                _ => (String::new(), None),
+            })
+            .collect();
+        for of in &of_names {
+            if of.is_empty() {
+                return Err(PgError::syntax(format!("{what} must specify unqualified relation names")));
+            }
+            let found = names.iter().any(|(n, a)| a.as_deref().unwrap_or(n) == of);
+            if !found {
+                return Err(PgError::new(
+                    sqlstate::UNDEFINED_TABLE,
+                    format!("relation \"{of}\" in {what} clause not found in FROM clause"),
+                ));
+            }
+        }
+        let nothing = Ok(Some(LockingClause { mode, wait, what, lock: false }));
+        if sel.from.is_empty() {
+            return nothing;
+        }
+        if sel.from.len() > 1 || !sel.from[0].joins.is_empty() {
+            return Err(PgError::feature(format!("{what} on a query that reads more than one FROM item is not supported")));
+        }
+        // Without OF, a clause applies to the tables in FROM, and a WITH query's or a
+        // function's rows are not locked (as PostgreSQL); named in OF, they are refused.
+        match &sel.from[0].relation {
+            TableFactor::Table { name, args: None, .. } => {
+                let n = names[0].0.clone();
+                if name.0.len() == 1 && self.ctes.borrow().iter().any(|(c, ..)| *c == n) {
+                    if of_names.is_empty() {
+                        return nothing;
+                    }
+                    return Err(PgError::feature(format!("{what} cannot be applied to a WITH query")));
+                }
+            }
+            TableFactor::Table { .. } | TableFactor::Function { .. } | TableFactor::TableFunction { .. } | TableFactor::UNNEST { .. } => {
+                if of_names.is_empty() {
+                    return nothing;
+                }
+                return Err(PgError::feature(format!("{what} cannot be applied to a function")));
+            }
+            _ => return Err(PgError::feature(format!("{what} on a subquery or join in FROM is not supported"))),
+        }
+        Ok(Some(LockingClause { mode, wait, what, lock: true }))
     }
 
     /// ORDER BY / LIMIT over a set operation's (or VALUES') output columns.
@@ -1776,6 +2043,7 @@ impl<'a> Planner<'a> {
                 let mut lateral_outer: Vec<&Scope> = Vec::with_capacity(outer.len() + 1);
                 lateral_outer.extend(left_level.as_ref());
                 lateral_outer.extend_from_slice(outer);
+                need(subquery.locks.is_empty(), "FOR UPDATE / FOR SHARE in a subquery in FROM")?;
                 let sub = self.query(subquery, &lateral_outer)?;
                 let mut cols = sub.columns;
                 let rel = alias.as_ref().map(|a| fold_ident(&a.name));
@@ -2915,6 +3183,11 @@ fn prune(node: &mut Node, needed: &[bool]) {
             calls.iter().flat_map(|c| &c.args).for_each(|e| cols_used(e, &mut n));
             prune(i, &n);
         }
+        Node::LockRows(l) => {
+            // The TID column is always read.
+            need.push(true);
+            prune(&mut l.input, &need);
+        }
     }
 }
 
@@ -3019,6 +3292,7 @@ pub(crate) fn visit_exprs_at(node: &Node, level: usize, f: &mut dyn FnMut(&Scala
             visit_exprs_at(i, level, f);
             calls.iter().flat_map(|c| &c.args).for_each(|e| f(e, level));
         }
+        Node::LockRows(l) => visit_exprs_at(&l.input, level, f),
     }
 }
 

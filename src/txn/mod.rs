@@ -24,6 +24,8 @@
 //!    lock shared, so no transaction is seen as neither running nor committed.
 //! 3. After a crash, every xid with no mark is treated as aborted (it was in progress).
 
+pub mod rowlock;
+
 use crate::error::{PgError, Result};
 use crate::lock::{LWLockClass, LWLocked};
 use std::collections::BTreeSet;
@@ -172,6 +174,8 @@ pub struct TxnManager {
     /// computed under its write lock, so no snapshot is taken unseen while a horizon is made.
     snapshot_xmins: std::sync::RwLock<Vec<Arc<AtomicU64>>>,
     pub clog: Clog,
+    /// Row locks (`SELECT ... FOR UPDATE`), released by [`TxnManager::finish`].
+    pub row_locks: rowlock::RowLocks,
     dir: PathBuf,
     vfs: Arc<dyn crate::storage::Vfs>,
 }
@@ -196,6 +200,7 @@ impl TxnManager {
             running: LWLocked::new(LWLockClass::ProcArray, BTreeSet::new()),
             snapshot_xmins: std::sync::RwLock::new(Vec::new()),
             clog,
+            row_locks: Default::default(),
             dir,
             vfs,
         })
@@ -214,7 +219,9 @@ impl TxnManager {
     }
 
     /// Marks `xid` committed or aborted, then removes it from the running set (invariant 2).
+    /// Its row locks are released first (`rowlock` invariant 2).
     pub fn finish(&self, xid: Xid, committed: bool) {
+        self.row_locks.release_all(xid);
         let mut r = self.running.write();
         self.clog.set(xid, if committed { XidStatus::Committed } else { XidStatus::Aborted });
         r.remove(&xid);

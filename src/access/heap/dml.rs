@@ -19,7 +19,9 @@
 //!    xmax: the check and the set are one critical section, so two updaters never both claim a
 //!    version). A caller that finds xmax set by a running transaction waits for it on its
 //!    transaction lock (`LockTag::Transaction`, ShareLock against the owner's ExclusiveLock,
-//!    so deadlocks are found by the lock manager) and tries again.
+//!    so deadlocks are found by the lock manager) and tries again. Under the same exclusive
+//!    lock, before setting xmax, a change looks for another transaction's conflicting row
+//!    lock (`txn::rowlock` invariant 1) and waits for that transaction the same way.
 //! 2. An update locks both pages in block order (lower first) — the only place two heap page
 //!    locks are held at once — and re-checks the old version's xmax after locking, since the
 //!    lock on the old page was dropped while a page for the new version was found.
@@ -50,14 +52,16 @@
 //! and tuples it deleted or updated get xmax cleared and ctid pointing at themselves again.
 //! This is sound because a tuple's xmin/cmin and xmax/cmax are stored separately, a version is
 //! claimed only when its xmax is empty, aborted or this transaction's (invariant 1), and
-//! heapstore has no row locks other than xmax: an xmax equal to the transaction's xid with a
-//! cmax at or after the savepoint was set after it.
+//! xmax only ever records a change (row locks live in memory, `txn::rowlock`, and never mark
+//! a tuple): an xmax equal to the transaction's xid with a cmax at or after the savepoint was
+//! set after it.
 
 use super::tuple;
 use crate::access::fsm;
 use crate::buffer::{BufferPool, PageMut, Pins};
 use crate::error::{sqlstate, PgError, Result};
 use crate::storage::{page, BlockNumber, ForkNumber, RelFileNumber};
+use crate::txn::rowlock::RowLockMode;
 use crate::txn::{CommandId, Snapshot, TxnManager, VisCache, Xid, XidStatus, INVALID_XID};
 
 /// A heap tuple's address: (block, line pointer offset).
@@ -505,9 +509,20 @@ impl HeapRel<'_> {
         Err(PgError::internal(format!("could not find a page with room for a tuple of {} bytes", t.len())))
     }
 
-    /// Decides whether `me` may claim the version `t` (invariant 1): None if it may, else the
-    /// outcome to report.
-    fn claim_check(txns: &TxnManager, t: &[u8], tid: Tid, me: Xid, cid: CommandId) -> Option<ChangeOutcome> {
+    /// Decides whether `me` may claim the version `t` (invariant 1) with a change that
+    /// counts as a row lock of `mode` (`txn::rowlock`): None if it may, else the outcome to
+    /// report. The caller holds the page's exclusive content lock.
+    fn claim_check(&self, txns: &TxnManager, t: &[u8], tid: Tid, me: Xid, mode: RowLockMode) -> Option<ChangeOutcome> {
+        if let Some(o) = Self::xmax_check(txns, t, tid, me) {
+            return Some(o);
+        }
+        // Another transaction's row lock (`rowlock` invariant 1): wait for it to end.
+        txns.row_locks.conflicting(self.rel, tid, tuple::xmin(t), me, mode).map(ChangeOutcome::Wait)
+    }
+
+    /// The version's xmax as a change or a row lock meets it: None when it is empty or
+    /// aborted (the version is free), else the outcome to report.
+    fn xmax_check(txns: &TxnManager, t: &[u8], tid: Tid, me: Xid) -> Option<ChangeOutcome> {
         let xmax = tuple::xmax(t);
         if xmax == INVALID_XID {
             return None;
@@ -515,7 +530,6 @@ impl HeapRel<'_> {
         if xmax == me {
             // Changed by this transaction: by this command (skip), or by an earlier one, in
             // which case the caller's snapshot did not see the row at all.
-            let _ = cid;
             return Some(ChangeOutcome::Gone);
         }
         match xid_state(txns, xmax) {
@@ -528,6 +542,26 @@ impl HeapRel<'_> {
         }
     }
 
+    /// Locks the version at `tid` for `me` in `mode` (`SELECT ... FOR UPDATE`; `txn::rowlock`
+    /// invariant 1): [`ChangeOutcome::Done`] when locked (or already held), else what a row
+    /// change would meet there — a running transaction changing it or holding a conflicting
+    /// lock (`Wait`), a committed update or delete, or a version gone.
+    pub fn lock_row(&self, txns: &TxnManager, tid: Tid, me: Xid, mode: RowLockMode) -> Result<ChangeOutcome> {
+        let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
+        let pg = buf.lock_shared();
+        if page::is_new(&pg) || tid.1 == 0 || tid.1 > page::max_offset(&pg) {
+            return Ok(ChangeOutcome::Gone);
+        }
+        let Some(t) = page::item(&pg, tid.1) else { return Ok(ChangeOutcome::Gone) };
+        if let Some(o) = Self::xmax_check(txns, t, tid, me) {
+            return Ok(o);
+        }
+        Ok(match txns.row_locks.acquire(self.rel, tid, tuple::xmin(t), me, mode) {
+            Ok(()) => ChangeOutcome::Done(tid),
+            Err(holder) => ChangeOutcome::Wait(holder),
+        })
+    }
+
     /// Deletes the version at `tid` for transaction `xid` at command `cid`.
     pub fn delete(&self, txns: &TxnManager, tid: Tid, xid: Xid, cid: CommandId) -> Result<ChangeOutcome> {
         let buf = self.pool.read_buffer(self.pins, self.rel, ForkNumber::Main, tid.0, None)?;
@@ -535,7 +569,7 @@ impl HeapRel<'_> {
         let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item(&pg, tid.1)).flatten() else {
             return Ok(ChangeOutcome::Gone);
         };
-        if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+        if let Some(o) = self.claim_check(txns, t, tid, xid, RowLockMode::Update) {
             return Ok(o);
         }
         self.touch(tid.0);
@@ -595,7 +629,20 @@ impl HeapRel<'_> {
     /// Replaces the version at `tid` with `new` (a formed tuple) for `xid` at `cid`. `hot_ok`:
     /// no indexed column changed, so a new version on the same page is heap-only and needs no
     /// index entry (`prune` invariant 1); the outcome is then [`ChangeOutcome::DoneHot`].
-    pub fn update(&self, txns: &TxnManager, tid: Tid, new: &mut [u8], xid: Xid, cid: CommandId, hot_ok: bool) -> Result<ChangeOutcome> {
+    /// `keys_kept`: no column of a unique index changed, so the update waits only for row
+    /// locks that conflict with FOR NO KEY UPDATE (`txn::rowlock`), else with FOR UPDATE.
+    #[allow(clippy::too_many_arguments)]
+    pub fn update(
+        &self,
+        txns: &TxnManager,
+        tid: Tid,
+        new: &mut [u8],
+        xid: Xid,
+        cid: CommandId,
+        hot_ok: bool,
+        keys_kept: bool,
+    ) -> Result<ChangeOutcome> {
+        let mode = if keys_kept { RowLockMode::NoKeyUpdate } else { RowLockMode::Update };
         let bs = self.pool.block_size();
         if new.len() > super::max_tuple_size(bs) {
             return Err(super::row_too_big(new.len(), bs));
@@ -610,9 +657,10 @@ impl HeapRel<'_> {
             let Some(t) = (tid.1 >= 1 && tid.1 <= page::max_offset(&pg)).then(|| page::item(&pg, tid.1)).flatten() else {
                 return Ok(ChangeOutcome::Gone);
             };
-            if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+            if let Some(o) = self.claim_check(txns, t, tid, xid, mode) {
                 return Ok(o);
             }
+            let old_xmin = tuple::xmin(t);
             if page::free_space(&pg) < new.len() && super::prune::worth_pruning(&pg, txns.oldest_running()) {
                 // The old version is live to us, so pruning keeps it (and its line pointer).
                 self.prune_locked(txns, tid.0, &mut pg)?;
@@ -627,6 +675,7 @@ impl HeapRel<'_> {
                 push_set_xmax_as(&mut data, tid.1, xid, cid, (tid.0, off), hot_ok);
                 self.clear_vm(tid.0, &pg)?;
                 apply_ops(&mut pg, &data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
+                txns.row_locks.carry(self.rel, tid, old_xmin, (tid.0, off), xid);
                 self.log(
                     crate::recovery::HEAP_UPDATE,
                     xid,
@@ -652,9 +701,10 @@ impl HeapRel<'_> {
                 (o, new_buf.lock_exclusive())
             };
             let Some(t) = page::item(&old_pg, tid.1) else { return Ok(ChangeOutcome::Gone) };
-            if let Some(o) = Self::claim_check(txns, t, tid, xid, cid) {
+            if let Some(o) = self.claim_check(txns, t, tid, xid, mode) {
                 return Ok(o);
             }
+            let old_xmin = tuple::xmin(t);
             let will_init = page::is_new(&new_pg);
             if will_init {
                 page::init(&mut new_pg, 0);
@@ -674,6 +724,7 @@ impl HeapRel<'_> {
             self.clear_vm(tid.0, &old_pg)?;
             apply_ops(&mut new_pg, &new_data).map_err(|why| PgError::internal(format!("update on block {nb}: {why}")))?;
             apply_ops(&mut old_pg, &old_data).map_err(|why| PgError::internal(format!("update on block {}: {why}", tid.0)))?;
+            txns.row_locks.carry(self.rel, tid, old_xmin, (nb, off), xid);
             self.log(
                 crate::recovery::HEAP_UPDATE,
                 xid,
