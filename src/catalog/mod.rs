@@ -212,9 +212,24 @@ pub struct Index {
     /// cannot find through the index, and must not use it for scans (`sql::index` invariant 5).
     #[serde(default)]
     pub check_xmin: Option<u64>,
+    /// Each key column's order, PostgreSQL's `pg_index.indoption` bits: [`INDOPTION_DESC`],
+    /// [`INDOPTION_NULLS_FIRST`]. Missing entries (and an index made before DESC columns
+    /// existed) are 0: ASC NULLS LAST.
+    #[serde(default)]
+    pub options: Vec<u8>,
 }
 
+/// `indoption` bit: the column is in descending order.
+pub const INDOPTION_DESC: u8 = 1;
+/// `indoption` bit: NULLs sort before the values.
+pub const INDOPTION_NULLS_FIRST: u8 = 2;
+
 impl Index {
+    /// Key column `k`'s `indoption` bits.
+    pub fn option(&self, k: usize) -> u8 {
+        self.options.get(k).copied().unwrap_or(0)
+    }
+
     /// Whether a scan with this snapshot may use the index (see `check_xmin`).
     pub fn usable_by(&self, snapshot_xmin: u64) -> bool {
         self.check_xmin.is_none_or(|x| snapshot_xmin > x)

@@ -60,7 +60,7 @@ pub fn index_wal(s: &mut Session, table: &Table) -> bool {
 pub fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut Vec<u8>) -> bool {
     out.clear();
     let vals: Vec<(SqlType, Option<&[u8]>)> = ix.columns.iter().map(|&c| (table.columns[c].ty, stored[c].as_deref())).collect();
-    keycode::encode_key(out, &vals)
+    keycode::encode_key_opts(out, &vals, &ix.options)
 }
 
 /// Stored column values of a heap tuple (TOASTed values fetched).

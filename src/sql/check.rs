@@ -240,14 +240,17 @@ fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
     Ok(())
 }
 
-fn index_columns(cols: &[sqlparser::ast::IndexColumn]) -> Result<()> {
+/// The key columns of an index (`ordered`: CREATE INDEX, which reads ASC / DESC and NULLS
+/// FIRST / LAST) or of a constraint (where PostgreSQL's grammar has no order).
+fn index_columns(cols: &[sqlparser::ast::IndexColumn], ordered: bool) -> Result<()> {
     for c in cols {
         let sqlparser::ast::IndexColumn { column, operator_class } = c;
         need(operator_class.is_none(), "operator classes")?;
         let sqlparser::ast::OrderByExpr { expr, options, with_fill } = column;
         need(matches!(expr, Expr::Identifier(_)), "index expressions")?;
-        need(options.asc.is_none() || options.asc == Some(true), "DESC index columns")?;
-        need(options.nulls_first.is_none(), "NULLS FIRST / LAST in an index")?;
+        if !ordered && (options.asc.is_some() || options.nulls_first.is_some()) {
+            return Err(PgError::syntax("syntax error: a constraint's columns take no ASC, DESC or NULLS FIRST / LAST"));
+        }
         need(with_fill.is_none(), "WITH FILL")?;
     }
     Ok(())
@@ -259,7 +262,7 @@ pub(crate) fn table_constraint(c: &sqlparser::ast::TableConstraint) -> Result<()
         TableConstraint::PrimaryKey { name: _, index_name, index_type, columns, index_options, characteristics } => {
             need(index_name.is_none() && index_type.is_none() && index_options.is_empty(), "index options of a constraint")?;
             need(characteristics.is_none(), "DEFERRABLE constraints")?;
-            index_columns(columns)
+            index_columns(columns, false)
         }
         TableConstraint::Unique {
             name: _,
@@ -274,7 +277,7 @@ pub(crate) fn table_constraint(c: &sqlparser::ast::TableConstraint) -> Result<()
             need(index_name.is_none() && index_type.is_none() && index_options.is_empty(), "index options of a constraint")?;
             need(characteristics.is_none(), "DEFERRABLE constraints")?;
             need(!matches!(nulls_distinct, NullsDistinctOption::NotDistinct), "UNIQUE NULLS NOT DISTINCT")?;
-            index_columns(columns)
+            index_columns(columns, false)
         }
         // The runner refuses the other constraint kinds (CHECK, FOREIGN KEY, ...).
         _ => Ok(()),
@@ -302,7 +305,7 @@ fn create_index(ci: &sqlparser::ast::CreateIndex) -> Result<()> {
     need(nulls_distinct != &Some(false), "NULLS NOT DISTINCT")?;
     need(with.is_empty(), "index storage parameters")?;
     need(index_options.is_empty() && alter_options.is_empty(), "these index options")?;
-    index_columns(columns)
+    index_columns(columns, true)
 }
 
 fn statement_inner(st: &Statement) -> Result<()> {

@@ -678,9 +678,10 @@ fn order_by_index(est: &Estimator<'_>, node: &mut Node, limit: Option<f64>) {
 fn min_max_by_index(est: &Estimator<'_>, input: &mut Node, aggs: &[crate::exec::AggCall]) -> bool {
     use crate::exec::AggFunc;
     let [a] = aggs else { return false };
-    let dir = match a.func {
-        AggFunc::Min => super::dml::ScanDirection::Forward,
-        AggFunc::Max => super::dml::ScanDirection::Backward,
+    // min: ascending, max: descending; NULLs are filtered out, so their place is free.
+    let desc = match a.func {
+        AggFunc::Min => false,
+        AggFunc::Max => true,
         _ => return false,
     };
     let [Scalar::Col(c, ty)] = &a.args[..] else { return false };
@@ -700,7 +701,7 @@ fn min_max_by_index(est: &Estimator<'_>, input: &mut Node, aggs: &[crate::exec::
         Some(f) => Scalar::And(Box::new(f), Box::new(not_null)),
         None => not_null,
     });
-    if !order_scan(est, &mut q, &[*c], dir, limit) {
+    if !order_scan(est, &mut q, &[(*c, desc, None)], limit) {
         return false;
     }
     **p = q;
@@ -712,7 +713,6 @@ fn min_max_by_index(est: &Estimator<'_>, input: &mut Node, aggs: &[crate::exec::
 /// Whether the scan under `input` (a projection over filters over a table scan) can give
 /// `keys`' order; if so, sets the scan up for it (see [`order_by_index`]).
 fn index_order(est: &Estimator<'_>, input: &mut Node, keys: &[crate::exec::SortKey], limit: Option<f64>) -> bool {
-    use super::dml::ScanDirection;
     let Node::Project(x, exprs) = input else { return false };
     let mut cur: &mut Node = x;
     // Conditions above the scan (with subqueries or outer columns) are not estimated: under
@@ -724,46 +724,61 @@ fn index_order(est: &Estimator<'_>, input: &mut Node, keys: &[crate::exec::SortK
         limit = None;
     }
     let Node::Scan(p) = cur else { return false };
-    // The table columns the keys sort by.
+    // The table columns the keys sort by, each with its order.
     let mut cols = Vec::with_capacity(keys.len());
     for k in keys {
         let Scalar::Col(i, _) = &k.expr else { return false };
         let Some(Scalar::Col(c, _)) = exprs.get(*i) else { return false };
-        cols.push(*c);
+        cols.push((*c, k.desc, Some(k.nulls_first)));
     }
-    let dir = if keys.iter().all(|k| !k.desc && !k.nulls_first) {
-        ScanDirection::Forward
-    } else if keys.iter().all(|k| k.desc && k.nulls_first) {
-        ScanDirection::Backward
-    } else {
-        return false;
-    };
-    order_scan(est, p, &cols, dir, limit)
+    order_scan(est, p, &cols, limit)
 }
 
-/// Sets scan `p` up to give its rows ordered by table columns `cols` in direction `dir`, if
-/// an index can (see [`order_by_index`]; `limit`: the rows wanted, when known).
-fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[usize], dir: super::dml::ScanDirection, limit: Option<f64>) -> bool {
-    use super::dml::Access;
+/// Sets scan `p` up to give its rows ordered by `cols` (table column, descending, NULLS FIRST
+/// or None when the NULLs' place does not matter), if an index can, read forward or backward
+/// (see [`order_by_index`]; `limit`: the rows wanted, when known).
+fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[(usize, bool, Option<bool>)], limit: Option<f64>) -> bool {
+    use super::dml::{Access, ScanDirection};
     if p.ordered.is_some() || cols.is_empty() {
         return false;
     }
-    // Whether reading index `idx` with `eq` fixing its leading columns gives the order: the
-    // keys the equalities do not fix are the next index columns, in order. Not an index
-    // built over HOT chains whose versions differ in its columns (`check_xmin`): an older
-    // snapshot cannot use it and would have to sort. Not char(n) keys: the index orders
-    // them without their trailing blanks, the sort node with them.
-    let gives_order = |idx: usize, neq: usize| {
+    // The direction reading index `idx` with `eq` fixing its leading columns gives the order
+    // in: the keys the equalities do not fix are the next index columns, in order, each in
+    // the index's own order (forward) or each in its reverse (backward). Not an index built
+    // over HOT chains whose versions differ in its columns (`check_xmin`): an older snapshot
+    // cannot use it and would have to sort. Not char(n) keys: the index orders them without
+    // their trailing blanks, the sort node with them.
+    let gives_order = |idx: usize, neq: usize| -> Option<ScanDirection> {
         let ix = &p.table.indexes[idx];
         let fixed = &ix.columns[..neq];
-        let rest: Vec<usize> = cols.iter().copied().filter(|c| !fixed.contains(c)).collect();
-        ix.check_xmin.is_none()
-            && ix.columns[neq..].starts_with(&rest)
-            && rest.iter().all(|&c| p.table.columns[c].ty.id != crate::types::TypeId::Bpchar)
+        let rest: Vec<(usize, bool, Option<bool>)> = cols.iter().copied().filter(|(c, ..)| !fixed.contains(c)).collect();
+        let rest_cols: Vec<usize> = rest.iter().map(|&(c, ..)| c).collect();
+        if ix.check_xmin.is_some()
+            || !ix.columns[neq..].starts_with(&rest_cols)
+            || rest_cols.iter().any(|&c| p.table.columns[c].ty.id == crate::types::TypeId::Bpchar)
+        {
+            return None;
+        }
+        // Per key: does the index read forward (its own order) or backward give it?
+        let fits = |flip: bool| {
+            rest.iter().enumerate().all(|(k, &(_, desc, nulls_first))| {
+                let opt = ix.option(neq + k);
+                let ix_desc = opt & crate::catalog::INDOPTION_DESC != 0;
+                let ix_nf = opt & crate::catalog::INDOPTION_NULLS_FIRST != 0;
+                (desc == (ix_desc != flip)) && nulls_first.is_none_or(|nf| nf == (ix_nf != flip))
+            })
+        };
+        if fits(false) {
+            Some(ScanDirection::Forward)
+        } else if fits(true) {
+            Some(ScanDirection::Backward)
+        } else {
+            None
+        }
     };
     match &p.access {
         Access::Index { idx, eq, .. } => {
-            if gives_order(*idx, eq.len()) {
+            if let Some(dir) = gives_order(*idx, eq.len()) {
                 p.ordered = Some(dir);
                 return true;
             }
@@ -777,7 +792,7 @@ fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[usize], dir
         return false;
     }
     // The index that gives the order with the most conditions bounding it.
-    let Some((_, access)) = (0..p.table.indexes.len())
+    let Some((_, (access, dir))) = (0..p.table.indexes.len())
         .filter_map(|i| {
             let a = match &p.filter {
                 Some(f) => super::dml::Plan::index_access(f, i, &p.table.indexes[i].columns),
@@ -785,7 +800,7 @@ fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[usize], dir
             };
             let Access::Index { eq, lo, hi, .. } = &a else { return None };
             let score = eq.len() * 4 + usize::from(lo.is_some()) + usize::from(hi.is_some());
-            gives_order(i, eq.len()).then_some((score, a))
+            gives_order(i, eq.len()).map(|dir| (score, (a, dir)))
         })
         .rev()
         .max_by_key(|(score, _)| *score)

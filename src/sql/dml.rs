@@ -60,8 +60,8 @@ pub enum Access {
     },
 }
 
-/// The order an ordered index scan returns rows in: the index's (ASC NULLS LAST), or its
-/// reverse (DESC NULLS FIRST).
+/// The order an ordered index scan returns rows in: the index's (each column ASC NULLS LAST
+/// unless the index says DESC / NULLS FIRST), or its reverse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanDirection {
     Forward,
@@ -377,7 +377,7 @@ impl Plan {
             }
             let tid = if all_visible {
                 if decode {
-                    crate::access::btree::keycode::decode_key(key, &key_types, &mut stored).ok_or_else(|| {
+                    crate::access::btree::keycode::decode_key(key, &key_types, &ix.options, &mut stored).ok_or_else(|| {
                         PgError::new(sqlstate::INDEX_CORRUPTED, format!("index \"{}\" has a key that does not parse", ix.name))
                     })?;
                     for (k, v) in stored.iter().enumerate() {

@@ -61,10 +61,11 @@ fn search_value(v: &Value, ty: &SqlType) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Appends the encoded key column `c` for value `v` (not NULL). None: no exact conversion.
-fn push_key(out: &mut Vec<u8>, ty: &SqlType, v: &Value) -> Option<()> {
+/// Appends the encoded key column for value `v` (not NULL) in the column's order (`option`:
+/// its `indoption` bits). None: no exact conversion.
+fn push_key(out: &mut Vec<u8>, ty: &SqlType, v: &Value, option: u8) -> Option<()> {
     let st = search_value(v, ty)?;
-    keycode::encode_key(out, &[(*ty, Some(&st))]);
+    keycode::encode_key_opts(out, &[(*ty, Some(&st))], &[option]);
     Some(())
 }
 
@@ -153,7 +154,7 @@ pub(crate) fn scan_entries(
 
 /// The range an index scan reads on the column after its equalities: the lower and upper
 /// bounds (value, inclusive), and whether the column's NULL entries are left out (`IS NOT
-/// NULL`: they sort after every value).
+/// NULL`; they sort after every value, or before with NULLS FIRST).
 pub(crate) type RangeBounds<'a> = (Option<&'a (Scalar, bool)>, Option<&'a (Scalar, bool)>, bool);
 
 /// What an index scan reads: nothing, the entries equal to one whole key, or a key range.
@@ -178,19 +179,31 @@ fn scan_bounds(
         if v == Value::Null {
             return Ok(Some(ScanBounds::Empty)); // col = NULL is never true
         }
-        if push_key(&mut prefix, &table.columns[ix.columns[k]].ty, &v).is_none() {
+        if push_key(&mut prefix, &table.columns[ix.columns[k]].ty, &v, ix.option(k)).is_none() {
             return Ok(None);
         }
     }
     if eq.len() == ix.columns.len() {
         return Ok(Some(ScanBounds::Equal(prefix)));
     }
+    // The range column's order: DESC keys run from the upper value bound down to the lower,
+    // and its NULLs sit before or after every value.
+    let option = ix.option(eq.len());
+    let desc = option & crate::catalog::INDOPTION_DESC != 0;
+    let nulls_first = option & crate::catalog::INDOPTION_NULLS_FIRST != 0;
+    let (lo, hi) = if desc { (hi, lo) } else { (lo, hi) };
+    // `upper`: the bound is the key range's upper end.
     let bound = |b: Option<&(Scalar, bool)>, upper: bool| -> Result<Option<Bound<Vec<u8>>>> {
         let Some((e, incl)) = b else {
             let mut k = prefix.clone();
             return Ok(Some(if upper {
-                k.push(if not_null { keycode::TAG_NULL } else { PREFIX_END });
+                // Up to the NULLs when they come last and are left out.
+                k.push(if not_null && !nulls_first { keycode::TAG_NULL } else { PREFIX_END });
                 Bound::Excluded(k)
+            } else if not_null && nulls_first {
+                // From the first value, past the NULLs.
+                k.push(keycode::TAG_VALUE);
+                Bound::Included(k)
             } else if k.is_empty() {
                 Bound::Unbounded
             } else {
@@ -202,7 +215,7 @@ fn scan_bounds(
             return Ok(Some(Bound::Excluded(Vec::new()))); // col < NULL: nothing
         }
         let mut k = prefix.clone();
-        if push_key(&mut k, &table.columns[ix.columns[eq.len()]].ty, &v).is_none() {
+        if push_key(&mut k, &table.columns[ix.columns[eq.len()]].ty, &v, option).is_none() {
             return Ok(None);
         }
         Ok(Some(match (upper, *incl) {
@@ -350,11 +363,13 @@ fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
 
 /// Adds an index on `cols` to `table` (already locked) and builds it. Returns the new table
 /// definition (also recorded in the transaction).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn add_index(
     s: &mut Session,
     table: &Arc<Table>,
     name: String,
     cols: Vec<usize>,
+    options: Vec<u8>,
     unique: bool,
     primary: bool,
     constraint: bool,
@@ -376,6 +391,7 @@ pub(crate) fn add_index(
         relfile,
         constraint,
         check_xmin: None,
+        options,
     };
     let mut new = (**table).clone();
     if primary {
@@ -469,14 +485,21 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     }
     let table = s.table(&super::ddl_table_name(&ci.table_name)?)?;
     let mut names = Vec::new();
+    let mut options = Vec::new();
     for c in &ci.columns {
         match &c.column.expr {
             sqlparser::ast::Expr::Identifier(id) => names.push(fold_ident(id)),
             other => return Err(PgError::feature(format!("index expressions are not supported: {other}"))),
         }
-        if c.column.options.asc == Some(false) {
-            return Err(PgError::feature("DESC index columns are not supported"));
-        }
+        // PostgreSQL's indoption: DESC, and NULLS FIRST (the default with DESC).
+        let desc = c.column.options.asc == Some(false);
+        let nulls_first = c.column.options.nulls_first.unwrap_or(desc);
+        options.push(
+            if desc { crate::catalog::INDOPTION_DESC } else { 0 } | if nulls_first { crate::catalog::INDOPTION_NULLS_FIRST } else { 0 },
+        );
+    }
+    if options.iter().all(|&o| o == 0) {
+        options.clear();
     }
     let cols = index_columns(&table, &names)?;
     s.lock_table(&table, LockMode::Share)?;
@@ -491,7 +514,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    add_index(s, &table, name, cols, ci.unique, false, false)?;
+    add_index(s, &table, name, cols, options, ci.unique, false, false)?;
     Ok(super::tag("CREATE INDEX"))
 }
 
@@ -517,7 +540,7 @@ pub(crate) fn add_constraint_index(
             }
         }
     };
-    add_index(s, table, name, cols, true, primary, true)
+    add_index(s, table, name, cols, Vec::new(), true, primary, true)
 }
 
 /// DROP INDEX [IF EXISTS] name [, ...].

@@ -1423,8 +1423,8 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 vector(TypeId::Int2Vector, ix.columns.iter().map(|&c| Value::Int2(c as i16 + 1)).collect()),
                 vector(TypeId::OidVector, cols().map(|ty| Value::Oid(collation_of(ty.id, type_facts(ty.id).6))).collect()),
                 vector(TypeId::OidVector, cols().map(|ty| Value::Oid(default_opclass(ty.id).map_or(0, |o| o.0))).collect()),
-                // heapstore's index columns are all ASC NULLS LAST (DESC is refused).
-                vector(TypeId::Int2Vector, ix.columns.iter().map(|_| Value::Int2(0)).collect()),
+                // Each column's order: DESC 1, NULLS FIRST 2, as PostgreSQL's indoption.
+                vector(TypeId::Int2Vector, (0..ix.columns.len()).map(|k| Value::Int2(i16::from(ix.option(k)))).collect()),
                 Value::Null,
                 Value::Null,
             ]);
@@ -2128,7 +2128,24 @@ pub fn relation_name_of_oid(s: &Session, oid: u32) -> Option<String> {
 pub fn index_def(s: &Session, oid: u32) -> Option<String> {
     for t in s.visible_tables() {
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
-            let cols: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
+            // PostgreSQL's words: DESC, and NULLS FIRST / LAST where not the default for it.
+            let cols: Vec<String> = ix
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| {
+                    let opt = ix.option(k);
+                    let desc = opt & crate::catalog::INDOPTION_DESC != 0;
+                    let nf = opt & crate::catalog::INDOPTION_NULLS_FIRST != 0;
+                    let order = match (desc, nf) {
+                        (false, false) => "",
+                        (false, true) => " NULLS FIRST",
+                        (true, true) => " DESC",
+                        (true, false) => " DESC NULLS LAST",
+                    };
+                    format!("{}{order}", t.columns[c].name)
+                })
+                .collect();
             return Some(format!(
                 "CREATE {}INDEX {} ON public.{} USING btree ({})",
                 if ix.unique { "UNIQUE " } else { "" },

@@ -16,6 +16,11 @@
 //! A NULL is the tag [`TAG_NULL`] alone; it is greater than [`TAG_VALUE`], so NULLs sort after
 //! every value (PostgreSQL's default `ASC NULLS LAST`).
 //!
+//! A column the index keeps in another order ([`encode_key_opts`], PostgreSQL's `indoption`
+//! bits): DESC writes the value's bytes complemented (every encoding is self-delimiting, so
+//! complemented encodings compare in the reverse order), and NULLS FIRST writes a NULL as
+//! [`TAG_NULL_FIRST`], below [`TAG_VALUE`]. Tags stay at most [`TAG_NULL`] in every order.
+//!
 //! Text is compared byte by byte: this is the **C collation** order (PostgreSQL's `COLLATE
 //! "C"`), not a linguistic one. Every encoding is self-delimiting, so a multi-column key never
 //! is a proper prefix of another key with the same column types, and the key of `(a, b)` orders
@@ -27,6 +32,11 @@ use crate::types::{SqlType, TypeId, Value};
 pub const TAG_VALUE: u8 = 0x01;
 /// Tag byte of a NULL column (sorts after [`TAG_VALUE`]: NULLS LAST).
 pub const TAG_NULL: u8 = 0x02;
+/// Tag byte of a NULL in a NULLS FIRST column (sorts before [`TAG_VALUE`]).
+pub const TAG_NULL_FIRST: u8 = 0x00;
+/// `indoption` bits (as `catalog::INDOPTION_*`).
+const OPT_DESC: u8 = 1;
+const OPT_NULLS_FIRST: u8 = 2;
 
 /// Appends the key of one row to `out`: for each index column its type and its value in
 /// heapstore's storage form (as `tuple::deform` gives it, a varlena's payload without its
@@ -43,16 +53,27 @@ pub const TAG_NULL: u8 = 0x02;
 /// assert!(a < b);
 /// ```
 pub fn encode_key(out: &mut Vec<u8>, values: &[(SqlType, Option<&[u8]>)]) -> bool {
+    encode_key_opts(out, values, &[])
+}
+
+/// [`encode_key`] with each column's order: `options[i]` holds column i's `indoption` bits
+/// (DESC = 1, NULLS FIRST = 2; a missing entry is 0, ASC NULLS LAST).
+pub fn encode_key_opts(out: &mut Vec<u8>, values: &[(SqlType, Option<&[u8]>)], options: &[u8]) -> bool {
     let mut any_null = false;
-    for (ty, v) in values {
+    for (i, (ty, v)) in values.iter().enumerate() {
+        let opt = options.get(i).copied().unwrap_or(0);
         match v {
             None => {
-                out.push(TAG_NULL);
+                out.push(if opt & OPT_NULLS_FIRST != 0 { TAG_NULL_FIRST } else { TAG_NULL });
                 any_null = true;
             }
             Some(v) => {
                 out.push(TAG_VALUE);
+                let start = out.len();
                 encode_stored(out, ty, v);
+                if opt & OPT_DESC != 0 {
+                    out[start..].iter_mut().for_each(|b| *b = !*b);
+                }
             }
         }
     }
@@ -244,19 +265,43 @@ pub fn returnable(ty: &SqlType) -> bool {
 }
 
 /// Reads a key of columns `types` (each [`returnable`]) back into their stored forms (`None`
-/// for NULL), as [`encode_key`] was given them. None if the key does not parse.
-pub fn decode_key(mut key: &[u8], types: &[SqlType], out: &mut Vec<Option<Vec<u8>>>) -> Option<()> {
+/// for NULL), as [`encode_key_opts`] was given them with `options`. None if the key does not
+/// parse.
+pub fn decode_key(mut key: &[u8], types: &[SqlType], options: &[u8], out: &mut Vec<Option<Vec<u8>>>) -> Option<()> {
     out.clear();
-    for ty in types {
+    let mut inverted = Vec::new();
+    for (i, ty) in types.iter().enumerate() {
+        let opt = options.get(i).copied().unwrap_or(0);
         let (&tag, rest) = key.split_first()?;
         key = rest;
-        if tag == TAG_NULL {
+        if tag == if opt & OPT_NULLS_FIRST != 0 { TAG_NULL_FIRST } else { TAG_NULL } {
             out.push(None);
             continue;
         }
         if tag != TAG_VALUE {
             return None;
         }
+        if opt & OPT_DESC != 0 {
+            // The value's bytes complemented: read it from a complemented copy of the rest,
+            // then skip as many bytes here.
+            inverted.clear();
+            inverted.extend(key.iter().map(|b| !b));
+            let mut k: &[u8] = &inverted;
+            let mut one = Vec::with_capacity(1);
+            decode_value(&mut k, ty, &mut one)?;
+            key = &key[inverted.len() - k.len()..];
+            out.extend(one);
+            continue;
+        }
+        decode_value(&mut key, ty, out)?;
+    }
+    key.is_empty().then_some(())
+}
+
+/// Reads one non-NULL value of type `ty` (its tag already read) from the front of `key`.
+fn decode_value(at: &mut &[u8], ty: &SqlType, out: &mut Vec<Option<Vec<u8>>>) -> Option<()> {
+    let mut key: &[u8] = at;
+    {
         let take = |key: &mut &[u8], n: usize| -> Option<Vec<u8>> {
             let (v, rest) = (key.get(..n)?, key.get(n..)?);
             *key = rest;
@@ -296,7 +341,8 @@ pub fn decode_key(mut key: &[u8], types: &[SqlType], out: &mut Vec<Option<Vec<u8
         };
         out.push(Some(v));
     }
-    key.is_empty().then_some(())
+    *at = key;
+    Some(())
 }
 
 #[cfg(test)]
@@ -318,17 +364,50 @@ mod tests {
             ],
             vec![None, Some(Vec::new()), None, Some(vec![0]), Some(i16::MIN.to_le_bytes().to_vec()), None],
         ];
-        for row in rows {
-            let pairs: Vec<(SqlType, Option<&[u8]>)> = types.iter().zip(&row).map(|(ty, v)| (*ty, v.as_deref())).collect();
-            let mut key = Vec::new();
-            encode_key(&mut key, &pairs);
-            let mut back = Vec::new();
-            decode_key(&key, &types, &mut back).expect("decodes");
-            assert_eq!(back, row);
-            assert!(decode_key(&key[..key.len() - 1], &types, &mut back).is_none(), "a truncated key does not parse");
+        // Every order: ASC / DESC, NULLS LAST / FIRST, mixed across the columns.
+        for options in [vec![], vec![1, 3, 2, 1, 0, 3], vec![3; 6], vec![1; 6]] {
+            for row in &rows {
+                let pairs: Vec<(SqlType, Option<&[u8]>)> = types.iter().zip(row).map(|(ty, v)| (*ty, v.as_deref())).collect();
+                let mut key = Vec::new();
+                encode_key_opts(&mut key, &pairs, &options);
+                let mut back = Vec::new();
+                decode_key(&key, &types, &options, &mut back).expect("decodes");
+                assert_eq!(&back, row, "{options:?}");
+                assert!(decode_key(&key[..key.len() - 1], &types, &options, &mut back).is_none(), "a truncated key does not parse");
+            }
         }
         assert!(!returnable(&t(TypeId::Float8)) && !returnable(&t(TypeId::Numeric)) && !returnable(&t(TypeId::Bpchar)));
     }
+    /// DESC reverses the order of the values; NULLS FIRST puts NULL before them; a
+    /// multi-column key orders column by column in each column's order.
+    #[test]
+    fn column_orders() {
+        let int4 = SqlType::new(TypeId::Int4);
+        let text = SqlType::new(TypeId::Text);
+        let k = |vals: &[(SqlType, Option<Vec<u8>>)], opts: &[u8]| {
+            let pairs: Vec<(SqlType, Option<&[u8]>)> = vals.iter().map(|(t, v)| (*t, v.as_deref())).collect();
+            let mut out = Vec::new();
+            encode_key_opts(&mut out, &pairs, opts);
+            out
+        };
+        let i = |n: i32| Some(n.to_le_bytes().to_vec());
+        let s = |x: &str| Some(x.as_bytes().to_vec());
+        // -5 (0), 7 (1) and NULL (2) in key order under each option.
+        for (opt, expect) in [(0u8, [0, 1, 2]), (1, [1, 0, 2]), (2, [2, 0, 1]), (3, [2, 1, 0])] {
+            let mut keys: Vec<(Vec<u8>, usize)> =
+                [i(-5), i(7), None].into_iter().enumerate().map(|(n, v)| (k(&[(int4, v)], &[opt]), n)).collect();
+            keys.sort();
+            let order: Vec<usize> = keys.iter().map(|(_, n)| *n).collect();
+            assert_eq!(order, expect, "option {opt}");
+        }
+        // Text DESC: a value before its extensions ascending, after them descending.
+        assert!(k(&[(text, s("ab"))], &[1]) > k(&[(text, s("abc"))], &[1]));
+        assert!(k(&[(text, s("b"))], &[1]) < k(&[(text, s("a"))], &[1]));
+        // (a ASC, b DESC): a first, then b reversed; keys stay self-delimiting.
+        let ab = |a: &str, b: i32| k(&[(text, s(a)), (int4, i(b))], &[0, 1]);
+        assert!(ab("a", 9) < ab("a", 1) && ab("a", 1) < ab("ab", 9) && ab("ab", 9) < ab("b", 100));
+    }
+
     use crate::types::Numeric;
     use proptest::prelude::*;
     use std::cmp::Ordering;
