@@ -618,10 +618,10 @@ fn const_count(e: &Option<Scalar>) -> Option<f64> {
 }
 
 /// ORDER BY from an index (PostgreSQL's pathkeys, for a sort directly over one table's scan):
-/// a `Sort` whose keys are the table's columns in an index's column order, all ascending
-/// with NULLs last or all descending with NULLs first, is dropped and the scan reads the
-/// index in that order ([`dml::Plan::ordered`](super::dml::Plan::ordered), backward for
-/// descending). Free where the scan already reads that index (columns its equality
+/// a `Sort` whose keys are the table's columns in an index's column order, each in the index
+/// column's order (ASC / DESC, NULLS FIRST / LAST) or each in its reverse, is dropped and the
+/// scan reads the index in that order ([`dml::Plan::ordered`](super::dml::Plan::ordered),
+/// backward for the reverse). Free where the scan already reads that index (columns its equality
 /// conditions fix may appear anywhere in the keys). A sequential scan under a constant
 /// `LIMIT` becomes such an index scan when reading the first LIMIT + OFFSET rows through the
 /// index costs less than reading the whole table and keeping the top rows. `limit`: the rows

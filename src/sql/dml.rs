@@ -50,7 +50,8 @@ pub enum Access {
     Seq,
     /// Index `idx` of the table: equality on its first `eq.len()` columns, then optionally a
     /// range on the next one (bound, inclusive); `not_null`: the filter says the next column
-    /// `IS NOT NULL`, so the scan stops before its NULL entries (they sort last).
+    /// `IS NOT NULL`, so the scan leaves out its NULL entries (at the end of the column's
+    /// range, or at its start for a NULLS FIRST column).
     Index {
         idx: usize,
         eq: Vec<Scalar>,

@@ -56,8 +56,11 @@ fn search_value(v: &Value, ty: &SqlType) -> Option<Vec<u8>> {
     if !ok {
         return None;
     }
+    // Stored without the column's type modifier: a bound must keep its exact value (2.25
+    // against a numeric(5,1) column is not 2.3, '10:00:00.6' against a timestamp(0) column
+    // not '10:00:01'); no key encoding depends on the modifier.
     let mut out = Vec::new();
-    expr::store(v, ty, &mut out).ok()?;
+    expr::store(v, &SqlType { typmod: -1, ..*ty }, &mut out).ok()?;
     Some(out)
 }
 

@@ -1519,6 +1519,9 @@ impl<'a> Planner<'a> {
                     name.0.last().and_then(|p| p.as_ident()).map(fold_ident).unwrap_or_default(),
                     alias.as_ref().map(|a| fold_ident(&a.name)),
                 ),
+                TableFactor::Derived { alias, .. } | TableFactor::Function { alias, .. } | TableFactor::UNNEST { alias, .. } => {
+                    (String::new(), alias.as_ref().map(|a| fold_ident(&a.name)))
+                }
                 _ => (String::new(), None),
             })
             .collect();
@@ -1559,6 +1562,9 @@ impl<'a> Planner<'a> {
                 }
                 return Err(PgError::feature(format!("{what} cannot be applied to a function")));
             }
+            // VALUES in FROM: nothing to lock (PostgreSQL pushes the clause into the
+            // subquery, whose VALUES list it skips), named in OF or not.
+            TableFactor::Derived { subquery, .. } if matches!(&*subquery.body, SetExpr::Values(_)) => return nothing,
             _ => return Err(PgError::feature(format!("{what} on a subquery or join in FROM is not supported"))),
         }
         Ok(Some(LockingClause { mode, wait, what, lock: true }))

@@ -1,6 +1,6 @@
 //! Order-preserving key encoding: a row's index columns become one byte string whose `memcmp`
-//! order is the SQL order of the values (ASC, NULLS LAST), so the tree never needs to know the
-//! column types.
+//! order is the SQL order of the values (ASC NULLS LAST, or each column's own order: see
+//! [`encode_key_opts`]), so the tree never needs to know the column types.
 //!
 //! Each column is a tag byte followed by the value:
 //!
