@@ -513,11 +513,14 @@ const DEFS: &[Def] = &[
 #[derive(Clone, Debug)]
 pub struct Settings {
     values: BTreeMap<&'static str, String>,
+    /// Where each value set at start came from (`pg_settings.source`): "configuration file"
+    /// or "command line"; absent: the built-in default.
+    sources: BTreeMap<&'static str, &'static str>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { values: DEFS.iter().map(|d| (d.name, d.default.to_string())).collect() }
+        Settings { values: DEFS.iter().map(|d| (d.name, d.default.to_string())).collect(), sources: BTreeMap::new() }
     }
 }
 
@@ -541,12 +544,30 @@ impl Settings {
         Ok(())
     }
 
-    /// Applies a `name=value` string as given to `--set`.
+    /// Applies a `name=value` string as given to `--set` (or to `Database::open`): its source
+    /// is "command line", as for PostgreSQL's `postgres -c`.
     pub fn set_pair(&mut self, pair: &str) -> Result<()> {
         let (n, v) = pair
             .split_once('=')
             .ok_or_else(|| PgError::new(sqlstate::SYNTAX_ERROR, format!("invalid setting \"{pair}\": expected name=value")))?;
-        self.set(n.trim(), v.trim())
+        self.set_from(n.trim(), v.trim(), "command line")
+    }
+
+    /// [`Settings::set`], noting where the value came from (`pg_settings.source`).
+    pub fn set_from(&mut self, name: &str, value: &str, source: &'static str) -> Result<()> {
+        self.set(name, value)?;
+        self.sources.insert(def(name)?.name, source);
+        Ok(())
+    }
+
+    /// Where the value came from: "default", "configuration file" or "command line".
+    pub fn source(&self, name: &str) -> &'static str {
+        def(name).ok().and_then(|d| self.sources.get(d.name).copied()).unwrap_or("default")
+    }
+
+    /// The built-in default (`pg_settings.boot_val`, as written).
+    pub fn boot_value(name: &str) -> Option<&'static str> {
+        def(name).ok().map(|d| d.default)
     }
 
     /// The value as written, e.g. `"128MB"`.
@@ -659,7 +680,8 @@ impl Settings {
                 PgError::new(sqlstate::SYNTAX_ERROR, format!("syntax error in file \"{}\" line {}", path.display(), i + 1))
             })?;
             let v = v.trim().trim_matches('\'');
-            self.set(n.trim(), v).map_err(|e| e.with_context(format!("line {} of configuration file \"{}\"", i + 1, path.display())))?;
+            self.set_from(n.trim(), v, "configuration file")
+                .map_err(|e| e.with_context(format!("line {} of configuration file \"{}\"", i + 1, path.display())))?;
         }
         Ok(())
     }

@@ -275,6 +275,9 @@ pub struct Session {
     client_settings: Arc<Vec<(String, String)>>,
     /// Their values at the session's start, what RESET returns to (`pg_settings.reset_val`).
     client_reset: Arc<Vec<(String, String)>>,
+    /// The settings the client gave at connection (startup packet, `options`): their
+    /// `pg_settings.source` is "client".
+    client_given: Arc<Vec<String>>,
     /// The planner settings the session's parameters set (None: the server's), kept with
     /// them so that planning reads them without a lookup.
     planner_costs: Option<crate::sql::cost::Costs>,
@@ -356,6 +359,7 @@ impl Session {
             database: "postgres".into(),
             client_settings: Default::default(),
             client_reset: Default::default(),
+            client_given: Default::default(),
             planner_costs: None,
             client_restored: false,
             seq_values: Default::default(),
@@ -413,6 +417,16 @@ impl Session {
     pub fn start_client_settings(&mut self, settings: Vec<(String, String)>) {
         self.client_reset = Arc::new(settings.clone());
         self.set_client_settings(settings);
+    }
+
+    /// Notes the settings the client gave at connection (`pg_settings.source` "client").
+    pub fn set_client_given(&mut self, names: Vec<String>) {
+        self.client_given = Arc::new(names);
+    }
+
+    /// Whether the client gave setting `name` at connection.
+    pub(crate) fn client_gave(&self, name: &str) -> bool {
+        self.client_given.iter().any(|n| n.eq_ignore_ascii_case(name))
     }
 
     /// The value RESET gives a setting kept outside the engine (None: not one).

@@ -300,3 +300,30 @@ fn pg_settings_has_units_types_and_enum_values() {
     drop(s);
     db.close().unwrap();
 }
+
+/// pg_settings says where each value came from (never an invented source): the built-in
+/// default, the configuration file (`init --set`), the command line (`--set`, or the
+/// settings given to `Database::open`), or the session's SET; with the built-in value and
+/// the one RESET returns to.
+#[test]
+fn pg_settings_sources_are_true() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("data");
+    heapstore::Database::init(&dir, &["checkpoint_timeout=10min".to_string()]).unwrap();
+    let db = heapstore::Database::open(&dir, &["deadlock_timeout=50ms".to_string()]).unwrap();
+    let mut s = db.session();
+    let q = |s: &mut Session, name: &str| {
+        one(s, &format!("SELECT context, source, setting, boot_val, reset_val FROM pg_settings WHERE name = '{name}'"))
+    };
+    assert_eq!(q(&mut s, "checkpoint_timeout"), "postmaster|configuration file|600|300|600");
+    assert_eq!(q(&mut s, "deadlock_timeout"), "postmaster|command line|50|1000|50");
+    assert_eq!(q(&mut s, "shared_buffers"), "postmaster|default|16384|16384|16384");
+    assert_eq!(q(&mut s, "work_mem"), "user|default|4096|4096|4096");
+    s.execute("SET work_mem = '8MB'").unwrap();
+    assert_eq!(q(&mut s, "work_mem"), "user|session|8192|4096|4096");
+    s.execute("RESET work_mem").unwrap();
+    assert_eq!(q(&mut s, "work_mem"), "user|default|4096|4096|4096");
+    assert_eq!(q(&mut s, "max_index_keys"), "internal|default|32|32|32");
+    drop(s);
+    db.close().unwrap();
+}

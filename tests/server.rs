@@ -416,9 +416,11 @@ fn statement_timeout_stops_statements_and_lock_waits() {
     // pg_settings shows it as PostgreSQL does: milliseconds, its unit and range, and the
     // value RESET returns to.
     c.batch_execute("SET statement_timeout = '5s'").unwrap();
-    let row =
-        simple_rows(&mut c, "SELECT setting, unit, vartype, min_val, max_val, reset_val FROM pg_settings WHERE name = 'statement_timeout'");
-    let want = ["5000", "ms", "integer", "0", "2147483647", "0"];
+    let row = simple_rows(
+        &mut c,
+        "SELECT setting, unit, vartype, min_val, max_val, reset_val, source FROM pg_settings WHERE name = 'statement_timeout'",
+    );
+    let want = ["5000", "ms", "integer", "0", "2147483647", "0", "session"];
     assert_eq!(row[0], want.map(|v| Some(v.to_string())).to_vec());
     // So has each statement of one Query: together these outlast the timeout.
     c.batch_execute("SET statement_timeout = '1s'").unwrap();

@@ -279,9 +279,15 @@ fn run<S: Read + Write>(
     // Parameters in the startup packet (DateStyle, client_encoding, ...) apply as SET would; one
     // heapstore cannot honour keeps its value (reported below), rather than refusing the
     // connection (psql under a C locale asks for SQL_ASCII, for example).
+    let mut given = Vec::new();
+    if param("application_name").is_some() {
+        given.push("application_name".to_string());
+    }
     for (k, v) in &params {
-        if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication") {
-            let _ = gucs.set(k, v, &sh.db.shared().settings);
+        if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication")
+            && gucs.set(k, v, &sh.db.shared().settings).is_ok()
+        {
+            given.push(k.clone());
         }
     }
     // `options` (libpq's PGOPTIONS): `-c name=value` / `--name=value` settings, applied as SET
@@ -297,12 +303,14 @@ fn run<S: Read + Write>(
                 )));
             }
             gucs.set(&k, &v, &sh.db.shared().settings)?;
+            given.push(k);
         }
     }
     gucs.keep_as_defaults();
     let mut session = session;
     session.set_identity(&user, &database);
     session.start_client_settings(gucs.pairs());
+    session.set_client_given(given);
     for name in query::REPORTED {
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }

@@ -1835,28 +1835,62 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
             }
         };
         let unit = (name == "statement_timeout").then_some("ms");
-        let mut row = setting_row(&name, (base(&value), unit, kind, None), "", "user");
+        // Changed in the session (its value is not what RESET gives), given by the client at
+        // connection, or the server's (the planner settings copy the server's value).
+        let source = if value != reset {
+            "session"
+        } else if s.client_gave(&name) {
+            "client"
+        } else {
+            s.shared().settings.source(&name)
+        };
+        let mut row = setting_row(&name, (base(&value), unit, kind, None), "", "user", source);
         if let Some((min, max)) = range {
             row[9] = Value::Text(min.into());
             row[10] = Value::Text(max.into());
         }
         row[13] = Value::Text(base(&reset));
+        // The planner settings are the server's: their built-in default.
+        if let Some(boot) = crate::config::Settings::boot_value(&name) {
+            row[12] = Value::Text(s.shared().settings.describe(&name, boot).map_or(boot.to_string(), |d| d.0));
+        }
         rows.push(row);
     }
     // PostgreSQL's compile-time limits that heapstore keeps too (drivers read them).
     let max_keys = super::index::MAX_INDEX_KEYS.to_string();
-    rows.push(setting_row("max_index_keys", (max_keys, None, "integer", None), "Shows the maximum number of index keys.", "internal"));
+    let mut row = setting_row(
+        "max_index_keys",
+        (max_keys.clone(), None, "integer", None),
+        "Shows the maximum number of index keys.",
+        "internal",
+        "default",
+    );
+    row[12] = Value::Text(max_keys);
+    rows.push(row);
     seen.insert("max_index_keys".to_string());
     let settings = &s.shared().settings;
     for (name, value, doc) in settings.all() {
         if seen.insert(name.to_ascii_lowercase()) {
-            let value = match name {
+            // work_mem and temp_file_limit are SET per session; the others are the server's,
+            // fixed until it restarts.
+            let per_session = matches!(name, "work_mem" | "temp_file_limit");
+            let changed = match name {
+                "work_mem" => s.work_mem_kb.is_some(),
+                "temp_file_limit" => s.temp_file_limit_kb.is_some(),
+                _ => false,
+            };
+            let current = match name {
                 "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
                 "temp_file_limit" => s.temp_file_limit_kb().to_string(),
-                _ => value,
+                _ => value.clone(),
             };
-            let shown = settings.describe(name, &value).unwrap_or((value, None, "string", None));
-            rows.push(setting_row(name, shown, doc, "postmaster"));
+            let base = |v: &str| settings.describe(name, v).map_or(v.to_string(), |d| d.0);
+            let shown = settings.describe(name, &current).unwrap_or((current, None, "string", None));
+            let source = if changed { "session" } else { settings.source(name) };
+            let mut row = setting_row(name, shown, doc, if per_session { "user" } else { "postmaster" }, source);
+            row[12] = crate::config::Settings::boot_value(name).map_or(Value::Null, |b| Value::Text(base(b)));
+            row[13] = Value::Text(base(&value));
+            rows.push(row);
         }
     }
     rows.sort_by(|a, b| crate::sql::expr::compare(&a[0], &b[0]).unwrap_or(std::cmp::Ordering::Equal));
@@ -1867,7 +1901,7 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
 /// unit, the unit, vartype, enum values).
 type Shown = (String, Option<&'static str>, &'static str, Option<&'static [&'static str]>);
 
-fn setting_row(name: &str, (value, unit, vartype, enumvals): Shown, doc: &str, context: &str) -> Vec<Value> {
+fn setting_row(name: &str, (value, unit, vartype, enumvals): Shown, doc: &str, context: &str, source: &str) -> Vec<Value> {
     let t = |x: &str| Value::Text(x.to_string());
     let enumvals = match enumvals {
         Some(vals) => Value::Array(Box::new(crate::types::Array::from_items(
@@ -1885,7 +1919,7 @@ fn setting_row(name: &str, (value, unit, vartype, enumvals): Shown, doc: &str, c
         Value::Null,
         t(context),
         t(vartype),
-        t(if context == "user" { "session" } else { "configuration file" }),
+        t(source),
         Value::Null,
         Value::Null,
         enumvals,
