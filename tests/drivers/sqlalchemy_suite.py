@@ -437,6 +437,35 @@ def s_asyncpg():
     asyncio.run(run())
 
 
+def s_row_locks():
+    # with_for_update(): a worker per session taking the next row with SKIP LOCKED, NOWAIT on a
+    # taken row (55P03), FOR NO KEY UPDATE (key_share) letting FOR KEY SHARE through, OF.
+    with Session(engine) as s:
+        for i in range(80, 84):
+            s.add(Author(id=i, name=f"job{i}"))
+        s.commit()
+    q = select(Author).where(Author.id >= 80).order_by(Author.id).limit(1)
+    with Session(engine) as s1, Session(engine) as s2:
+        a = s1.scalars(q.with_for_update(key_share=True, skip_locked=True)).one()
+        b = s2.scalars(q.with_for_update(skip_locked=True)).one()
+        check((a.id, b.id) == (80, 81), f"SKIP LOCKED gave {a.id}, {b.id}")
+        try:
+            s2.scalars(select(Author).where(Author.id == 80).with_for_update(of=Author, nowait=True)).all()
+            check(False, "NOWAIT on a locked row returned")
+        except DBAPIError as e:
+            check(sqlstate(e) == "55P03", f"NOWAIT sqlstate {sqlstate(e)}")
+        s2.rollback()
+        got = s2.scalars(select(Author.id).where(Author.id == 80).with_for_update(read=True, key_share=True, nowait=True)).all()
+        check(got == [80], f"FOR KEY SHARE beside FOR NO KEY UPDATE {got!r}")
+        a.name = "taken"
+        s1.commit()
+        s2.commit()
+    with Session(engine) as s:
+        check(s.scalar(select(Author.name).where(Author.id == 80)) == "taken", "update under the lock")
+        s.execute(delete(Author).where(Author.id >= 80))
+        s.commit()
+
+
 SCENARIOS = [
     ("psycopg: connect (dialect initialisation)", s_connect),
     ("psycopg: CREATE TABLE; metadata.create_all(checkfirst) (has_table)", s_create),
@@ -453,6 +482,7 @@ SCENARIOS = [
     ("psycopg: uuid primary key from gen_random_uuid(), Uuid columns, reflection", s_uuid),
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
     ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
+    ("psycopg: row locks: with_for_update(skip_locked, nowait, key_share, read, of)", s_row_locks),
     ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
 ]
 
