@@ -250,6 +250,13 @@ const DEFS: &[Def] = &[
         doc: "partitions of the buffer mapping table (a power of two)",
     },
     Def {
+        name: "heapstore.max_row_locks",
+        kind: Kind::Int,
+        default: "1000000",
+        init_only: false,
+        doc: "row locks (SELECT ... FOR UPDATE) all transactions may hold at once, in memory (about 200 bytes each); past it a locking query fails with 53200",
+    },
+    Def {
         name: "heapstore.clock_sweep_max_examined",
         kind: Kind::Int,
         default: "1024",

@@ -382,6 +382,7 @@ impl Database {
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
         let txns = TxnManager::open(vfs.clone(), dir, control.next_xid)?;
+        txns.row_locks.set_limit(settings.int("heapstore.max_row_locks").max(0) as usize);
         if crashed {
             // Unlogged tables are not in the WAL: after a crash they are reset to empty.
             for t in catalog.tables().iter().filter(|t| t.persistence == crate::catalog::Persistence::Unlogged) {

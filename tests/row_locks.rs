@@ -335,3 +335,21 @@ fn a_locking_with_query_runs_once() {
     );
     assert_eq!(got, ["1", "2"]);
 }
+
+/// Row locks live in memory: past `heapstore.max_row_locks` a locking query fails with 53200
+/// and a hint, instead of growing until the server runs out of memory; the locks it took are
+/// released with its transaction.
+#[test]
+fn too_many_row_locks_is_an_error_not_a_crash() {
+    let (_t, _dir, db) = new_db(&["heapstore.max_row_locks=50"]);
+    let mut a = db.session();
+    a.execute("CREATE TABLE many (id int)").unwrap();
+    a.execute("INSERT INTO many SELECT g FROM generate_series(1, 80) g").unwrap();
+    a.execute("BEGIN").unwrap();
+    assert_eq!(rows(&mut a, "SELECT id FROM many WHERE id <= 50 FOR UPDATE").len(), 50);
+    let e = err(&mut a, "SELECT id FROM many WHERE id > 50 FOR SHARE");
+    assert_eq!((e.code, e.message.as_str()), ("53200", "out of shared memory"));
+    assert!(e.hint.as_deref().is_some_and(|h| h.contains("heapstore.max_row_locks")), "{e:?}");
+    a.execute("ROLLBACK").unwrap();
+    assert_eq!(rows(&mut a, "SELECT id FROM many WHERE id > 50 FOR SHARE").len(), 30, "released with the transaction");
+}

@@ -39,6 +39,10 @@
 //!    that reads 0 under its page's exclusive lock skips the table: a lock added before that
 //!    page lock was taken was added under the page's shared lock (invariant 1), whose release
 //!    makes the count visible.
+//! 4. At most `limit` entries exist (`heapstore.max_row_locks`): a lock past it is refused
+//!    ([`Acquired::Full`], 53200) rather than grow the table until memory runs out. Carried
+//!    locks (invariant 2's copies for a new version) are never refused: an update must not
+//!    fail for another transaction's locks, so the table may exceed the limit by those.
 
 use super::Xid;
 use crate::storage::{BlockNumber, RelFileNumber};
@@ -104,6 +108,19 @@ pub struct RowLocks {
     held: AtomicUsize,
     /// The next acquisition's sequence number (savepoint marks compare with it).
     seq: AtomicU64,
+    /// Invariant 4's bound on `held`.
+    limit: AtomicUsize,
+}
+
+/// What [`RowLocks::acquire`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acquired {
+    /// Taken (or held already in that strength or a stronger one).
+    Locked,
+    /// Another transaction (this xid) holds a conflicting lock.
+    Conflict(Xid),
+    /// The table is full (invariant 4).
+    Full,
 }
 
 impl Default for RowLocks {
@@ -113,6 +130,7 @@ impl Default for RowLocks {
             owned: Mutex::new(HashMap::new()),
             held: AtomicUsize::new(0),
             seq: AtomicU64::new(1),
+            limit: AtomicUsize::new(usize::MAX),
         }
     }
 }
@@ -142,23 +160,39 @@ impl RowLocks {
         self.shard(&key).get(&key)?.iter().find(|&&(x, m)| x != me && m.conflicts(mode)).map(|&(x, _)| x)
     }
 
+    /// The most entries the table may hold (invariant 4).
+    pub fn set_limit(&self, limit: usize) {
+        self.limit.store(limit, Ordering::Release);
+    }
+
+    /// Invariant 4's bound.
+    pub fn limit(&self) -> usize {
+        self.limit.load(Ordering::Acquire)
+    }
+
     /// Takes a lock of `mode` on the version for `me` (the caller holds the page's content
     /// lock and saw the version with no live xmax: invariant 1), or names a transaction
     /// holding a conflicting one. Holding an equal or stronger lock already is success.
-    pub fn acquire(&self, rel: RelFileNumber, tid: (BlockNumber, u16), xmin: Xid, me: Xid, mode: RowLockMode) -> Result<(), Xid> {
+    pub fn acquire(&self, rel: RelFileNumber, tid: (BlockNumber, u16), xmin: Xid, me: Xid, mode: RowLockMode) -> Acquired {
         debug_assert_ne!(me, super::INVALID_XID, "a row lock is held by a transaction's xid");
         let key = (rel, tid, xmin);
         let mut shard = self.shard(&key);
         let holders = shard.entry(key).or_default();
         if let Some(&(x, _)) = holders.iter().find(|&&(x, m)| x != me && m.conflicts(mode)) {
-            return Err(x);
+            return Acquired::Conflict(x);
         }
         match holders.iter_mut().find(|(x, _)| *x == me) {
-            Some((_, m)) if *m >= mode => return Ok(()),
+            Some((_, m)) if *m >= mode => return Acquired::Locked,
             Some((_, m)) => *m = mode,
             None => {
+                let limit = self.limit.load(Ordering::Acquire);
+                if self.held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |h| (h < limit).then_some(h + 1)).is_err() {
+                    if holders.is_empty() {
+                        shard.remove(&key);
+                    }
+                    return Acquired::Full;
+                }
                 holders.push((me, mode));
-                self.held.fetch_add(1, Ordering::AcqRel);
             }
         }
         // Noted after the shard's mutex is released (lock order); `carry` cannot run between
@@ -169,7 +203,7 @@ impl RowLocks {
         let o = owned.entry(me).or_default();
         o.list.push((key, mode, seq));
         o.first.entry(key).or_insert(seq);
-        Ok(())
+        Acquired::Locked
     }
 
     /// Gives the new version (`to`, created by `me`) of a row the locks other transactions
@@ -287,34 +321,34 @@ mod tests {
     fn locks_conflict_upgrade_and_release() {
         let l = RowLocks::default();
         let r = RelFileNumber(7);
-        assert_eq!(l.acquire(r, (0, 1), 0, 10, Share), Ok(()));
-        assert_eq!(l.acquire(r, (0, 1), 0, 11, KeyShare), Ok(()));
-        assert_eq!(l.acquire(r, (0, 1), 0, 12, NoKeyUpdate), Err(10));
+        assert_eq!(l.acquire(r, (0, 1), 0, 10, Share), Acquired::Locked);
+        assert_eq!(l.acquire(r, (0, 1), 0, 11, KeyShare), Acquired::Locked);
+        assert_eq!(l.acquire(r, (0, 1), 0, 12, NoKeyUpdate), Acquired::Conflict(10));
         assert_eq!(l.conflicting(r, (0, 1), 0, 12, NoKeyUpdate), Some(10));
         assert_eq!(l.conflicting(r, (0, 1), 0, 10, Update), Some(11), "another holder's KEY SHARE blocks a key change");
         assert_eq!(l.conflicting(r, (0, 2), 0, 12, Update), None);
         assert_eq!(l.held(), 2);
         let mark = l.mark();
-        assert_eq!(l.acquire(r, (0, 1), 0, 10, Share), Ok(()), "held already");
+        assert_eq!(l.acquire(r, (0, 1), 0, 10, Share), Acquired::Locked, "held already");
         assert_eq!(l.mark(), mark);
-        assert_eq!(l.acquire(r, (0, 3), 0, 10, Update), Ok(()));
-        assert_eq!(l.acquire(r, (0, 3), 0, 11, KeyShare), Err(10));
+        assert_eq!(l.acquire(r, (0, 3), 0, 10, Update), Acquired::Locked);
+        assert_eq!(l.acquire(r, (0, 3), 0, 11, KeyShare), Acquired::Conflict(10));
         l.release_since(10, mark);
-        assert_eq!(l.acquire(r, (0, 3), 0, 11, KeyShare), Ok(()), "released by the rollback to the mark");
+        assert_eq!(l.acquire(r, (0, 3), 0, 11, KeyShare), Acquired::Locked, "released by the rollback to the mark");
         assert_eq!(l.conflicting(r, (0, 1), 0, 12, NoKeyUpdate), Some(10), "the lock before the mark stays");
         l.release_all(10);
         l.release_all(11);
         assert_eq!(l.held(), 0);
-        assert_eq!(l.acquire(r, (0, 1), 0, 12, Update), Ok(()));
+        assert_eq!(l.acquire(r, (0, 1), 0, 12, Update), Acquired::Locked);
     }
 
     #[test]
     fn an_upgrade_rolled_back_returns_to_the_earlier_mode() {
         let l = RowLocks::default();
         let r = RelFileNumber(1);
-        l.acquire(r, (3, 4), 0, 20, KeyShare).unwrap();
+        assert_eq!(l.acquire(r, (3, 4), 0, 20, KeyShare), Acquired::Locked);
         let mark = l.mark();
-        l.acquire(r, (3, 4), 0, 20, Update).unwrap();
+        assert_eq!(l.acquire(r, (3, 4), 0, 20, Update), Acquired::Locked);
         assert_eq!(l.conflicting(r, (3, 4), 0, 21, KeyShare), Some(20));
         l.release_since(20, mark);
         assert_eq!(l.conflicting(r, (3, 4), 0, 21, KeyShare), None);
@@ -327,9 +361,9 @@ mod tests {
     fn carried_locks_follow_the_row_and_its_savepoint() {
         let l = RowLocks::default();
         let r = RelFileNumber(1);
-        l.acquire(r, (0, 1), 0, 30, KeyShare).unwrap();
+        assert_eq!(l.acquire(r, (0, 1), 0, 30, KeyShare), Acquired::Locked);
         let mark = l.mark();
-        l.acquire(r, (0, 2), 0, 30, KeyShare).unwrap();
+        assert_eq!(l.acquire(r, (0, 2), 0, 30, KeyShare), Acquired::Locked);
         // 31's non-key update of both rows: 30's locks go to the new versions.
         l.carry(r, (0, 1), 0, (0, 5), 31);
         l.carry(r, (0, 2), 0, (0, 6), 31);
@@ -348,10 +382,10 @@ mod tests {
     fn a_lock_on_a_dead_version_does_not_lock_a_new_tuple_in_its_place() {
         let l = RowLocks::default();
         let r = RelFileNumber(1);
-        l.acquire(r, (0, 1), 5, 40, KeyShare).unwrap();
+        assert_eq!(l.acquire(r, (0, 1), 5, 40, KeyShare), Acquired::Locked);
         assert_eq!(l.conflicting(r, (0, 1), 5, 41, Update), Some(40));
         assert_eq!(l.conflicting(r, (0, 1), 9, 41, Update), None, "another tuple (xmin 9) in the same line pointer");
-        assert_eq!(l.acquire(r, (0, 1), 9, 41, Update), Ok(()));
+        assert_eq!(l.acquire(r, (0, 1), 9, 41, Update), Acquired::Locked);
         l.release_all(40);
         l.release_all(41);
         assert_eq!(l.held(), 0);
@@ -361,10 +395,27 @@ mod tests {
     fn a_holder_whose_release_began_is_not_carried() {
         let l = RowLocks::default();
         let r = RelFileNumber(1);
-        l.acquire(r, (0, 1), 0, 50, KeyShare).unwrap();
+        assert_eq!(l.acquire(r, (0, 1), 0, 50, KeyShare), Acquired::Locked);
         l.release_all(50);
         l.carry(r, (0, 1), 0, (0, 2), 51);
         assert_eq!(l.held(), 0);
         assert_eq!(l.conflicting(r, (0, 2), 51, 52, Update), None);
+    }
+
+    #[test]
+    fn a_full_table_refuses_new_locks_only() {
+        let l = RowLocks::default();
+        let r = RelFileNumber(1);
+        l.set_limit(2);
+        assert_eq!(l.acquire(r, (0, 1), 0, 60, KeyShare), Acquired::Locked);
+        assert_eq!(l.acquire(r, (0, 2), 0, 60, KeyShare), Acquired::Locked);
+        assert_eq!(l.acquire(r, (0, 3), 0, 60, KeyShare), Acquired::Full);
+        assert_eq!(l.acquire(r, (0, 1), 0, 60, Update), Acquired::Locked, "an upgrade takes no entry");
+        assert_eq!(l.acquire(r, (0, 2), 0, 61, Update), Acquired::Conflict(60), "a conflict is still a conflict");
+        assert_eq!(l.held(), 2);
+        l.release_all(60);
+        assert_eq!(l.acquire(r, (0, 3), 0, 61, KeyShare), Acquired::Locked);
+        l.release_all(61);
+        assert_eq!(l.held(), 0);
     }
 }

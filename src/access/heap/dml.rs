@@ -556,10 +556,14 @@ impl HeapRel<'_> {
         if let Some(o) = Self::xmax_check(txns, t, tid, me) {
             return Ok(o);
         }
-        Ok(match txns.row_locks.acquire(self.rel, tid, tuple::xmin(t), me, mode) {
-            Ok(()) => ChangeOutcome::Done(tid),
-            Err(holder) => ChangeOutcome::Wait(holder),
-        })
+        use crate::txn::rowlock::Acquired;
+        match txns.row_locks.acquire(self.rel, tid, tuple::xmin(t), me, mode) {
+            Acquired::Locked => Ok(ChangeOutcome::Done(tid)),
+            Acquired::Conflict(holder) => Ok(ChangeOutcome::Wait(holder)),
+            Acquired::Full => Err(PgError::new(sqlstate::OUT_OF_MEMORY, "out of shared memory")
+                .with_detail(format!("{} row locks are held, the most heapstore.max_row_locks allows.", txns.row_locks.limit()))
+                .with_hint("heapstore keeps row locks in memory: lock fewer rows in one transaction, or raise heapstore.max_row_locks.")),
+        }
     }
 
     /// Deletes the version at `tid` for transaction `xid` at command `cid`.
