@@ -78,3 +78,30 @@ fn opposite_order_deadlock_is_detected() {
     let detail = e.detail.as_deref().unwrap_or("");
     assert!(detail.contains("AccessExclusiveLock on relation"), "{detail}");
 }
+
+/// LOCK TABLE on a view locks the view and, recursively, the relations its query reads, in the
+/// same mode (PostgreSQL 11 and later): a reader of a base table waits (here: times out).
+#[test]
+fn locking_a_view_locks_its_base_tables() {
+    let (_t, _dir, db) = new_db(&["lock_timeout=300ms"]);
+    let mut a = db.session();
+    let mut b = db.session();
+    a.execute("CREATE TABLE base1 (x int); CREATE TABLE base2 (y int); CREATE TABLE other (z int)").unwrap();
+    a.execute("CREATE VIEW v1 AS SELECT x FROM base1").unwrap();
+    a.execute("CREATE VIEW v2 AS SELECT v1.x, base2.y FROM v1, base2").unwrap();
+    a.execute("BEGIN").unwrap();
+    a.execute("LOCK TABLE v2 IN ACCESS EXCLUSIVE MODE").unwrap();
+    for t in ["base1", "base2", "v1", "v2"] {
+        let e = b.execute(&format!("SELECT * FROM {t}")).unwrap_err();
+        assert_eq!(e.code, "55P03", "{t} was not locked: {e:?}");
+    }
+    b.execute("SELECT * FROM other").unwrap();
+    b.execute("BEGIN").unwrap();
+    let e = b.execute("LOCK TABLE v1 IN SHARE MODE NOWAIT").unwrap_err();
+    assert_eq!((e.code, e.message.as_str()), ("55P03", "could not obtain lock on relation \"v1\""));
+    b.execute("ROLLBACK").unwrap();
+    a.execute("COMMIT").unwrap();
+    b.execute("BEGIN").unwrap();
+    b.execute("LOCK TABLE v2 IN SHARE MODE NOWAIT").unwrap();
+    b.execute("COMMIT").unwrap();
+}

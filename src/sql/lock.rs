@@ -9,8 +9,9 @@
 //! - NOWAIT fails with 55P03 ("could not obtain lock on relation") instead of waiting;
 //! - the relations are locked in the order named; a missing one is 42P01, a sequence 42809.
 //!
-//! A view is refused (0A000): PostgreSQL locks a view's base tables too, which heapstore does
-//! not do. `ONLY` and `*` change nothing: heapstore has no inheritance.
+//! A view is locked, then every relation its query reads, recursively through the views it
+//! reads, in the same mode, as PostgreSQL (11 and later) does. `ONLY` and `*` change nothing:
+//! heapstore has no inheritance.
 
 use sqlparser::tokenizer::{Token, Tokenizer};
 
@@ -184,21 +185,47 @@ pub fn run(s: &mut Session, stmt: LockStatement, in_block: bool) -> Result<Query
     for name in &stmt.tables {
         let t = s.table_any(name)?;
         if matches!(t.kind, crate::catalog::RelKind::View(_)) {
-            return Err(PgError::feature(format!("LOCK TABLE on view \"{name}\" is not supported by heapstore")));
+            lock_view(s, &t, &stmt, &mut Vec::new())?;
+            continue;
         }
         if !t.is_table() {
             return Err(PgError::new("42809", format!("cannot lock relation \"{name}\""))
                 .with_detail(format!("This operation is not supported for {}s.", t.kind_name())));
         }
-        if stmt.nowait {
-            if !s.try_lock_table(&t, stmt.mode) {
-                return Err(PgError::new(sqlstate::LOCK_NOT_AVAILABLE, format!("could not obtain lock on relation \"{name}\"")));
-            }
-        } else {
-            s.lock_table(&t, stmt.mode)?;
-        }
+        lock_one(s, &t, &stmt)?;
     }
     Ok(QueryResult::tagged("LOCK TABLE"))
+}
+
+fn lock_one(s: &mut Session, t: &crate::catalog::Table, stmt: &LockStatement) -> Result<()> {
+    if stmt.nowait {
+        if !s.try_lock_table(t, stmt.mode) {
+            return Err(PgError::new(sqlstate::LOCK_NOT_AVAILABLE, format!("could not obtain lock on relation \"{}\"", t.name)));
+        }
+        Ok(())
+    } else {
+        s.lock_table(t, stmt.mode)
+    }
+}
+
+/// Locks view `v`, then the relations its query reads (`ViewDef::deps`), recursing into the
+/// views among them (`seen`: the views locked so far, against a cycle).
+fn lock_view(s: &mut Session, v: &crate::catalog::Table, stmt: &LockStatement, seen: &mut Vec<u32>) -> Result<()> {
+    let crate::catalog::RelKind::View(def) = &v.kind else { return lock_one(s, v, stmt) };
+    if seen.contains(&v.oid) {
+        return Ok(());
+    }
+    seen.push(v.oid);
+    lock_one(s, v, stmt)?;
+    let all = s.visible_tables();
+    for dep in &def.deps {
+        let Some(t) = all.iter().find(|t| t.oid == *dep) else { continue };
+        match &t.kind {
+            crate::catalog::RelKind::View(_) => lock_view(s, t, stmt, seen)?,
+            _ => lock_one(s, t, stmt)?,
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
