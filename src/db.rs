@@ -382,7 +382,14 @@ impl Database {
         let mut messages = Vec::new();
         let crashed = control.state == DbState::InProduction;
         let txns = TxnManager::open(vfs.clone(), dir, control.next_xid)?;
-        txns.row_locks.set_limit(settings.int("heapstore.max_row_locks").max(0) as usize);
+        let max_row_locks = settings.int("heapstore.max_row_locks");
+        if max_row_locks < 1 {
+            return Err(PgError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                format!("{max_row_locks} is outside the valid range for parameter \"heapstore.max_row_locks\" (1 .. 9223372036854775807)"),
+            ));
+        }
+        txns.row_locks.set_limit(max_row_locks as usize);
         if crashed {
             // Unlogged tables are not in the WAL: after a crash they are reset to empty.
             for t in catalog.tables().iter().filter(|t| t.persistence == crate::catalog::Persistence::Unlogged) {

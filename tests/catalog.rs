@@ -324,6 +324,11 @@ fn pg_settings_sources_are_true() {
     s.execute("RESET work_mem").unwrap();
     assert_eq!(q(&mut s, "work_mem"), "user|default|4096|4096|4096");
     assert_eq!(q(&mut s, "max_index_keys"), "internal|default|32|32|32");
+    // A planner setting SET in the session, and one fixed at init.
+    assert_eq!(q(&mut s, "enable_seqscan"), "user|default|on|on|on");
+    s.execute("SET enable_seqscan = off").unwrap();
+    assert_eq!(q(&mut s, "enable_seqscan"), "user|session|off|on|on");
+    assert_eq!(one(&mut s, "SELECT context FROM pg_settings WHERE name = 'block_size'"), "internal");
     drop(s);
     db.close().unwrap();
 }

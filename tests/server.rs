@@ -474,11 +474,12 @@ fn lock_table_holds_its_mode_until_the_transaction_ends() {
         ("BEGIN; LOCK TABLE nosuch; COMMIT", "42P01"),
         ("BEGIN; LOCK TABLE lk IN SHARE ROW MODE; COMMIT", "42601"),
         ("CREATE SEQUENCE lks; BEGIN; LOCK lks; COMMIT", "42809"),
-        ("CREATE VIEW lkv AS SELECT * FROM lk; BEGIN; LOCK lkv; COMMIT", "0A000"),
     ] {
         assert_eq!(code(&a.batch_execute(sql).unwrap_err()), want, "{sql}");
         a.batch_execute("ROLLBACK").unwrap();
     }
+    // A view is locked with the relations it reads.
+    a.batch_execute("CREATE VIEW lkv AS SELECT * FROM lk; BEGIN; LOCK lkv; COMMIT").unwrap();
 }
 
 #[test]

@@ -300,6 +300,10 @@ impl Node {
             Node::Join(j) => {
                 j.left.tables(out);
                 j.right.tables(out);
+                for (a, b) in &j.keys {
+                    exprs(a, out);
+                    exprs(b, out);
+                }
                 if let Some(c) = &j.cond {
                     exprs(c, out);
                 }
@@ -317,7 +321,12 @@ impl Node {
                 i.tables(out);
                 k.iter().for_each(|k| exprs(&k.expr, out));
             }
-            Node::Limit(i, ..) | Node::Distinct(i, _) => i.tables(out),
+            Node::Limit(i, l, o, ties) => {
+                i.tables(out);
+                l.iter().chain(o.iter()).for_each(|e| exprs(e, out));
+                ties.iter().flatten().for_each(|k| exprs(&k.expr, out));
+            }
+            Node::Distinct(i, _) => i.tables(out),
             Node::SetOp(_, _, l, r) => {
                 l.tables(out);
                 r.tables(out);

@@ -211,18 +211,25 @@ fn lock_one(s: &mut Session, t: &crate::catalog::Table, stmt: &LockStatement) ->
 /// Locks view `v`, then the relations its query reads (`ViewDef::deps`), recursing into the
 /// views among them (`seen`: the views locked so far, against a cycle).
 fn lock_view(s: &mut Session, v: &crate::catalog::Table, stmt: &LockStatement, seen: &mut Vec<u32>) -> Result<()> {
-    let crate::catalog::RelKind::View(def) = &v.kind else { return lock_one(s, v, stmt) };
     if seen.contains(&v.oid) {
         return Ok(());
     }
     seen.push(v.oid);
     lock_one(s, v, stmt)?;
+    // The definition as of now: a CREATE OR REPLACE VIEW that committed while the lock was
+    // waited for may read other relations.
     let all = s.visible_tables();
+    let Some(now) = all.iter().find(|t| t.oid == v.oid) else {
+        return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" was dropped while LOCK waited for it", v.name)));
+    };
+    let crate::catalog::RelKind::View(def) = &now.kind else { return Ok(()) };
     for dep in &def.deps {
         let Some(t) = all.iter().find(|t| t.oid == *dep) else { continue };
         match &t.kind {
             crate::catalog::RelKind::View(_) => lock_view(s, t, stmt, seen)?,
-            _ => lock_one(s, t, stmt)?,
+            // PostgreSQL's recursion locks tables and views only.
+            _ if t.is_table() => lock_one(s, t, stmt)?,
+            _ => {}
         }
     }
     Ok(())

@@ -1819,7 +1819,12 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
     let mut seen = std::collections::BTreeSet::new();
     for (name, value) in s.client_settings() {
         seen.insert(name.to_ascii_lowercase());
-        let reset = s.client_reset_value(&name).unwrap_or_else(|| value.clone());
+        // What RESET gives: the value at connection, else (an embedded session's SET of a
+        // planner setting) the server's.
+        let reset = s
+            .client_reset_value(&name)
+            .or_else(|| s.shared().settings.get(&name).ok().map(|v| v.to_string()))
+            .unwrap_or_else(|| value.clone());
         // The integer ones in their base unit, with their range, as PostgreSQL shows them
         // (extra_float_digits' range is the values heapstore takes).
         let (kind, range): (&str, Option<(&str, &str)>) = match name.as_str() {
@@ -1844,7 +1849,10 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
         } else {
             s.shared().settings.source(&name)
         };
-        let mut row = setting_row(&name, (base(&value), unit, kind, None), "", "user", source);
+        // Reported by the server, never SET: PostgreSQL's internal settings.
+        let internal =
+            matches!(name.as_str(), "server_version" | "server_version_num" | "server_encoding" | "integer_datetimes" | "is_superuser");
+        let mut row = setting_row(&name, (base(&value), unit, kind, None), "", if internal { "internal" } else { "user" }, source);
         if let Some((min, max)) = range {
             row[9] = Value::Text(min.into());
             row[10] = Value::Text(max.into());
@@ -1873,7 +1881,7 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
         if seen.insert(name.to_ascii_lowercase()) {
             // work_mem and temp_file_limit are SET per session; the others are the server's,
             // fixed until it restarts.
-            let per_session = matches!(name, "work_mem" | "temp_file_limit");
+            let per_session = matches!(name, "work_mem" | "temp_file_limit") || crate::sql::cost::PLANNER_SETTINGS.contains(&name);
             let changed = match name {
                 "work_mem" => s.work_mem_kb.is_some(),
                 "temp_file_limit" => s.temp_file_limit_kb.is_some(),
@@ -1887,7 +1895,14 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
             let base = |v: &str| settings.describe(name, v).map_or(v.to_string(), |d| d.0);
             let shown = settings.describe(name, &current).unwrap_or((current, None, "string", None));
             let source = if changed { "session" } else { settings.source(name) };
-            let mut row = setting_row(name, shown, doc, if per_session { "user" } else { "postmaster" }, source);
+            let context = if crate::config::Settings::is_init_only(name) {
+                "internal"
+            } else if per_session {
+                "user"
+            } else {
+                "postmaster"
+            };
+            let mut row = setting_row(name, shown, doc, context, source);
             row[12] = crate::config::Settings::boot_value(name).map_or(Value::Null, |b| Value::Text(base(b)));
             row[13] = Value::Text(base(&value));
             rows.push(row);

@@ -5,7 +5,7 @@
 //! version (relation, TID, xmin), each held by a transaction (its xid) until it ends. Nothing on
 //! disk changes, so a row lock writes no WAL and dirties no page; a crash ends every
 //! transaction, and with it every row lock, so none needs to survive one. The cost is memory
-//! per locked row (about 100 bytes), where PostgreSQL's costs a page write.
+//! per locked row (about 200 bytes), where PostgreSQL's costs a page write.
 //!
 //! The four strengths conflict as PostgreSQL's do (its documentation's table 13.3):
 //!

@@ -561,7 +561,7 @@ impl HeapRel<'_> {
             Acquired::Locked => Ok(ChangeOutcome::Done(tid)),
             Acquired::Conflict(holder) => Ok(ChangeOutcome::Wait(holder)),
             Acquired::Full => Err(PgError::new(sqlstate::OUT_OF_MEMORY, "out of shared memory")
-                .with_detail(format!("{} row locks are held, the most heapstore.max_row_locks allows.", txns.row_locks.limit()))
+                .with_detail(format!("heapstore.max_row_locks ({}) row locks are held.", txns.row_locks.limit()))
                 .with_hint("heapstore keeps row locks in memory: lock fewer rows in one transaction, or raise heapstore.max_row_locks.")),
         }
     }
