@@ -126,6 +126,10 @@ pub struct Shared {
     /// a checkpoint while it takes its REDO pointer: so a DDL commit before the REDO pointer is
     /// always in the saved catalog.
     pub(crate) ddl_lock: Mutex<()>,
+    /// The names of every session's committed temporary relations and their indexes, with
+    /// the ids of the sessions holding each (`Session`'s invariant 11). Changed only by a
+    /// committing transaction holding `ddl_lock`, and by a session's end.
+    pub(crate) temp_names: Mutex<std::collections::HashMap<String, Vec<u64>>>,
     /// Held shared by a committing transaction from its COMMIT record to its commit-log
     /// update; a checkpoint takes it exclusively (briefly) after choosing its REDO pointer and
     /// before saving the commit log (session invariant 5, PostgreSQL's DELAY_CHKPT_START).
@@ -492,6 +496,7 @@ impl Database {
                 autovacuum: Mutex::new(None),
                 checkpoint_stats: crate::checkpoint::CheckpointStats::default(),
                 ddl_lock: Mutex::new(()),
+                temp_names: Mutex::new(Default::default()),
                 delay_checkpoint: std::sync::RwLock::new(()),
                 checkpoint_slot: Arc::default(),
                 last_redo: AtomicU64::new(redo),

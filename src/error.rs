@@ -230,11 +230,12 @@ fn skip_to_operator(s: &[char]) -> usize {
 }
 
 impl PgError {
-    /// Names the table (and its schema, `public`) the error is about.
-    pub fn with_table(mut self, table: &str) -> Self {
+    /// Names the table the error is about, and its schema: `public`, or none for a session's
+    /// temporary table (whose schema, `pg_temp_N`, only its session knows).
+    pub fn with_table(mut self, table: &crate::catalog::Table) -> Self {
         let o = self.objects.get_or_insert_with(Default::default);
-        o.schema = Some("public".into());
-        o.table = Some(table.to_string());
+        o.schema = (!table.is_temp()).then(|| "public".into());
+        o.table = Some(table.name.clone());
         self
     }
 

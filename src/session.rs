@@ -56,6 +56,25 @@
 //!     Settings the server keeps (DateStyle, application_name, ...) are restored here as
 //!     `client` pairs; the server takes them back ([`Session::take_restored_client_settings`])
 //!     before its next ReadyForQuery and reports the changed ones.
+//! 11. Temporary relations (`CREATE TEMP TABLE`, the sequences their `serial` columns own)
+//!     are the session's own: their committed definitions live in [`Session`]'s `temp` map,
+//!     never in the shared catalog or the WAL, and a transaction changes them through the same
+//!     pending lists as permanent ones (so a rollback undoes them), applied to the map instead
+//!     of the catalog at commit. A name the session looks up finds its temporary relation
+//!     before a permanent one (PostgreSQL's `pg_temp` first in the search path); `public.t`
+//!     and `pg_temp.t` look in one place only. No name is both a permanent relation (or
+//!     index) and any session's committed temporary relation (or index): a statement making
+//!     one of the other's name is refused (0A000), and so, checked again under `ddl_lock`
+//!     before its COMMIT record, is a commit that would (two transactions that made them at
+//!     once: the second to commit fails). `Shared::temp_names` holds every session's
+//!     temporary names for that check. So a name means one relation in a session, and
+//!     statements built from names (foreign keys' checks and actions, stored defaults, view
+//!     queries) cannot reach a temporary table instead of a permanent one. Before a commit, `ON COMMIT DELETE ROWS` tables the transaction wrote are
+//!     truncated and `ON COMMIT DROP` tables dropped, in the committing transaction (refused,
+//!     as PostgreSQL, where a foreign key of a table keeping its rows references one losing
+//!     them). When the session ends, its temporary relations' buffers and files are deleted;
+//!     after a crash their files are orphans, deleted at start-up. No change to a temporary
+//!     relation is WAL-logged (`exec::rows::wal_for`), nor its files in a commit's record.
 
 use crate::access::heap::dml::TouchLog;
 use crate::buffer::Pins;
@@ -307,6 +326,35 @@ pub struct Session {
     /// `statement_timestamp()`, and the start of a transaction the statement begins. Set by
     /// [`Session::mark_statement_start`]; `None` before the first statement.
     stmt_start_us: Option<i64>,
+    /// The statement being planned has bound a C-like `COLLATE`
+    /// (`SubqueryBinder::c_collation_seen`); reset before each statement.
+    pub(crate) c_collate: std::cell::Cell<bool>,
+    /// The session's committed temporary relations, by name (invariant 11).
+    temp: std::collections::BTreeMap<String, Arc<Table>>,
+    /// The `ON COMMIT` action of temporary tables, by oid (entries of relations that no
+    /// longer exist are ignored and pruned at commit).
+    on_commit: std::collections::HashMap<u32, crate::catalog::OnCommit>,
+    /// The oid of the session's temporary schema (`pg_temp_N`), from its first temporary
+    /// relation on, as PostgreSQL makes it on first use.
+    temp_namespace: std::cell::Cell<Option<u32>>,
+}
+
+/// The temporary or the permanent relations of `all` (those committed) as transaction `txn`
+/// sees them (its pending creates, drops and replaces applied).
+fn visible_with(txn: Option<&Txn>, temp: bool, mut all: Vec<Arc<Table>>) -> Vec<Arc<Table>> {
+    if let Some(t) = txn {
+        let mine = |x: &Arc<Table>| x.is_temp() == temp;
+        all.retain(|x| {
+            !t.drops.iter().filter(|d| mine(d)).any(|d| d.name == x.name)
+                && !t.replaces.iter().filter(|(n, _)| mine(n)).any(|(n, _)| n.name == x.name)
+        });
+        all.extend(t.replaces.iter().map(|(n, _)| n).filter(|n| mine(n)).cloned());
+        let created: Vec<Arc<Table>> = t.creates.iter().filter(|c| mine(c) && !all.iter().any(|x| x.name == c.name)).cloned().collect();
+        all.extend(created);
+    }
+    all.sort_by(|a, b| a.name.cmp(&b.name));
+    all.dedup_by(|a, b| a.name == b.name);
+    all
 }
 
 /// The time now in microseconds since PostgreSQL's epoch, 2000-01-01 00:00:00 UTC (946,684,800 s
@@ -321,6 +369,7 @@ impl Session {
     /// or a library call): `statement_timestamp()` reads this time from now on, as PostgreSQL
     /// sets it per message, and a transaction the statement starts starts at it.
     pub fn mark_statement_start(&mut self) {
+        self.c_collate.set(false);
         self.stmt_start_us = Some(pg_now_us());
     }
 
@@ -371,6 +420,10 @@ impl Session {
             in_use: Vec::new(),
             ended_txns: 0,
             stmt_start_us: None,
+            c_collate: Default::default(),
+            temp: Default::default(),
+            on_commit: Default::default(),
+            temp_namespace: Default::default(),
         }
     }
 
@@ -385,6 +438,12 @@ impl Session {
     pub(crate) fn note_seq_value(&self, oid: u32, v: i64) {
         self.seq_values.borrow_mut().insert(oid, v);
         self.seq_last.set(Some(oid));
+    }
+
+    /// `DISCARD SEQUENCES`: `currval` and `lastval` know no value until the next `nextval`.
+    pub(crate) fn forget_sequence_values(&self) {
+        self.seq_values.borrow_mut().clear();
+        self.seq_last.set(None);
     }
 
     pub(crate) fn seq_value(&self, oid: u32) -> Option<i64> {
@@ -508,17 +567,49 @@ impl Session {
         }
     }
 
-    /// Every table as this transaction sees it (its own uncommitted DDL included), by name.
+    /// Every relation as this transaction sees it (its own uncommitted DDL included), by name;
+    /// the session's temporary relations (invariant 11) before a permanent one of the same
+    /// name.
     pub fn visible_tables(&self) -> Vec<Arc<Table>> {
-        let mut all = self.shared.catalog.tables();
-        if let Some(t) = &self.txn {
-            all.retain(|x| !t.drops.iter().any(|d| d.name == x.name) && !t.replaces.iter().any(|(n, _)| n.name == x.name));
-            all.extend(t.replaces.iter().map(|(n, _)| n.clone()));
-            all.extend(t.creates.iter().filter(|c| !all.iter().any(|x| x.name == c.name)).cloned().collect::<Vec<_>>());
-        }
-        all.sort_by(|a, b| a.name.cmp(&b.name));
-        all.dedup_by(|a, b| a.name == b.name);
+        let mut all = self.visible_in(false, self.shared.catalog.tables());
+        all.extend(self.visible_in(true, self.temp.values().cloned().collect()));
+        all.sort_by(|a, b| a.name.cmp(&b.name).then(b.is_temp().cmp(&a.is_temp())));
         all
+    }
+
+    /// The temporary or the permanent relations (`committed`: those committed) as this
+    /// transaction sees them.
+    fn visible_in(&self, temp: bool, all: Vec<Arc<Table>>) -> Vec<Arc<Table>> {
+        visible_with(self.txn.as_ref(), temp, all)
+    }
+
+    /// The session's temporary relations as this transaction sees them.
+    pub(crate) fn temp_tables(&self) -> Vec<Arc<Table>> {
+        self.visible_in(true, self.temp.values().cloned().collect())
+    }
+
+    /// The oid of the session's temporary schema (`pg_temp_N`), made on first use.
+    pub(crate) fn temp_namespace(&self) -> u32 {
+        if let Some(o) = self.temp_namespace.get() {
+            return o;
+        }
+        let o = self.shared.catalog.new_oid();
+        self.temp_namespace.set(Some(o));
+        o
+    }
+
+    /// The session's temporary schema's oid if it has one (`pg_namespace`).
+    pub(crate) fn temp_namespace_if_any(&self) -> Option<u32> {
+        self.temp_namespace.get()
+    }
+
+    /// Notes the `ON COMMIT` action of temporary table `oid`.
+    pub(crate) fn set_on_commit(&mut self, oid: u32, action: crate::catalog::OnCommit) {
+        if action == crate::catalog::OnCommit::PreserveRows {
+            self.on_commit.remove(&oid);
+        } else {
+            self.on_commit.insert(oid, action);
+        }
     }
 
     /// Waits until transaction `xid` has ended (`heap::dml::wait_for_xid`).
@@ -712,26 +803,47 @@ impl Session {
         }
     }
 
-    /// Looks a table up as this transaction sees it (its own uncommitted DDL included).
-    pub fn lookup_table(&self, name: &str) -> Option<Arc<Table>> {
+    /// Looks a relation up as this transaction sees it (its own uncommitted DDL included).
+    /// `key` is a name, or a [`crate::catalog::relation_key`] naming the schema too: an
+    /// unqualified name finds the session's temporary relation first (invariant 11).
+    pub fn lookup_table(&self, key: &str) -> Option<Arc<Table>> {
+        use crate::catalog::Schema;
+        match crate::catalog::split_key(key) {
+            (None, name) => self.lookup_in(true, name).or_else(|| self.lookup_in(false, name)),
+            (Some(Schema::Temp), name) => self.lookup_in(true, name),
+            (Some(Schema::Public), name) => self.lookup_in(false, name),
+        }
+    }
+
+    /// Looks a temporary or a permanent relation up by name.
+    fn lookup_in(&self, temp: bool, name: &str) -> Option<Arc<Table>> {
+        if temp && self.temp.is_empty() && !self.txn.as_ref().is_some_and(|t| t.creates.iter().any(|c| c.is_temp())) {
+            return None;
+        }
         if let Some(t) = &self.txn {
-            if let Some(x) = t.replaces.iter().rev().find(|(n, _)| n.name == name) {
+            let mine = |x: &Arc<Table>| x.is_temp() == temp && x.name == name;
+            if let Some(x) = t.replaces.iter().rev().find(|(n, _)| mine(n)) {
                 return Some(x.0.clone());
             }
-            if let Some(x) = t.creates.iter().rev().find(|x| x.name == name) {
+            if let Some(x) = t.creates.iter().rev().find(|x| mine(x)) {
                 return Some(x.clone());
             }
-            if t.drops.iter().any(|d| d.name == name) {
+            if t.drops.iter().any(mine) {
                 return None;
             }
         }
-        self.shared.catalog.get(name)
+        if temp {
+            self.temp.get(name).cloned()
+        } else {
+            self.shared.catalog.get(name)
+        }
     }
 
     /// Looks up an ordinary table or fails: 42P01 if there is no relation of that name,
     /// 42809 if it is a sequence or a view (row statements, COPY, TRUNCATE, indexes).
     pub fn table(&self, name: &str) -> Result<Arc<Table>> {
         let t = self.table_any(name)?;
+        let name = crate::catalog::key_display(name);
         if matches!(t.kind, crate::catalog::RelKind::View(_)) {
             return Err(PgError::feature(format!("cannot change view \"{name}\""))
                 .with_detail("Automatically updatable views are not supported by heapstore: change the view's table."));
@@ -745,7 +857,9 @@ impl Session {
 
     /// Looks up a relation of any kind (table, sequence, view) or fails with 42P01.
     pub fn table_any(&self, name: &str) -> Result<Arc<Table>> {
-        self.lookup_table(name).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist")))
+        self.lookup_table(name).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", crate::catalog::key_display(name)))
+        })
     }
 
     /// Locks a table in `mode` until transaction end (AccessShare for SELECT and COPY TO,
@@ -760,7 +874,7 @@ impl Session {
     /// is an error.
     pub(crate) fn lock_table_current(&mut self, t: &Arc<Table>, mode: LockMode) -> Result<Arc<Table>> {
         self.lock_table(t, mode)?;
-        match self.lookup_table(&t.name) {
+        match self.lookup_in(t.is_temp(), &t.name) {
             Some(now) if now.oid == t.oid => Ok(now),
             _ => Err(PgError::new(
                 sqlstate::UNDEFINED_TABLE,
@@ -787,7 +901,12 @@ impl Session {
             match self.lookup_table(name) {
                 Some(now) if now.oid == t.oid => return Ok(now),
                 Some(now) => t = now,
-                None => return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{name}\" does not exist"))),
+                None => {
+                    return Err(PgError::new(
+                        sqlstate::UNDEFINED_TABLE,
+                        format!("relation \"{}\" does not exist", crate::catalog::key_display(name)),
+                    ))
+                }
             }
         }
     }
@@ -826,6 +945,12 @@ impl Session {
 
     /// Commits the current transaction (if any).
     pub(crate) fn commit(&mut self) -> Result<()> {
+        if self.txn.as_ref().is_some_and(|t| !t.failed) && !self.on_commit.is_empty() {
+            if let Err(e) = self.on_commit_actions() {
+                self.rollback();
+                return Err(e);
+            }
+        }
         // Cursors and portals end with their transaction (none is WITH HOLD).
         self.in_use.clear();
         self.ended_txns += 1;
@@ -837,6 +962,7 @@ impl Session {
         }
         match self.commit_durably(&t) {
             Ok(()) => {
+                self.apply_temp(&t);
                 self.release_locks(&t);
                 if let Some(at_commit) = t.settings_at_commit {
                     self.restore_settings(at_commit);
@@ -875,14 +1001,33 @@ impl Session {
             sh.pool.flush_all(&self.pins, Some(rel))?;
             sh.smgr.fsync(rel, ForkNumber::Main)?;
         }
+        // Temporary relations' changes go to the session, not the catalog, nor do their dead
+        // files go into the WAL record: after a crash they are orphans (invariant 11). Files
+        // made by this transaction and dead at its end need no record either: no committed
+        // catalog references them, so start-up deletes them as orphans.
+        let temp_ddl = t.creates.iter().chain(&t.drops).chain(t.replaces.iter().map(|(n, _)| n)).any(|x| x.is_temp());
+        let unlogged_dead: std::collections::HashSet<RelFileNumber> = if temp_ddl || !t.new_files.is_empty() {
+            self.temp
+                .values()
+                .chain(t.drops.iter().filter(|d| d.is_temp()))
+                .chain(t.replaces.iter().flat_map(|(n, o)| [n, o]).filter(|x| x.is_temp()))
+                .flat_map(|x| x.files())
+                .chain(t.new_files.iter().copied())
+                .collect()
+        } else {
+            Default::default()
+        };
         let ddl = crate::recovery::DdlChange {
-            creates: t.creates.iter().map(|x| (**x).clone()).collect(),
-            drops: t.drops.iter().map(|d| d.name.clone()).collect(),
-            replaces: t.replaces.iter().map(|(n, _)| (**n).clone()).collect(),
-            dead_files: t.dead_files.clone(),
+            creates: t.creates.iter().filter(|x| !x.is_temp()).map(|x| (**x).clone()).collect(),
+            drops: t.drops.iter().filter(|x| !x.is_temp()).map(|d| d.name.clone()).collect(),
+            replaces: t.replaces.iter().filter(|(n, _)| !n.is_temp()).map(|(n, _)| (**n).clone()).collect(),
+            dead_files: t.dead_files.iter().copied().filter(|f| !unlogged_dead.contains(f)).collect(),
         };
         let has_ddl = !ddl.creates.is_empty() || !ddl.drops.is_empty() || !ddl.replaces.is_empty() || !ddl.dead_files.is_empty();
-        let _ddl_guard = has_ddl.then(|| sh.ddl_lock.lock().expect("poisoned"));
+        let _ddl_guard = (has_ddl || temp_ddl).then(|| sh.ddl_lock.lock().expect("poisoned"));
+        // Invariant 11: no name is both a permanent relation and a session's temporary one.
+        let temp_after = if temp_ddl { Some(visible_with(Some(t), true, self.temp.values().cloned().collect())) } else { None };
+        self.check_names_apart(t, &ddl, temp_after.as_deref())?;
         let mut rec = crate::wal::RecordBuilder::new();
         if has_ddl {
             rec.begin(crate::recovery::RM_CATALOG, crate::recovery::CATALOG_DDL, t.xid);
@@ -901,9 +1046,12 @@ impl Session {
             sh.wal.flush(end).map_err(critical)?;
         }
         if has_ddl {
-            let creates: Vec<Arc<Table>> = t.creates.clone();
-            let replaces: Vec<Arc<Table>> = t.replaces.iter().map(|(n, _)| n.clone()).collect();
+            let creates: Vec<Arc<Table>> = t.creates.iter().filter(|x| !x.is_temp()).cloned().collect();
+            let replaces: Vec<Arc<Table>> = t.replaces.iter().filter(|(n, _)| !n.is_temp()).map(|(n, _)| n.clone()).collect();
             sh.catalog.apply(&creates, &ddl.drops, &replaces).map_err(critical)?;
+        }
+        if let Some(after) = &temp_after {
+            self.register_temp_names(after);
         }
         sh.txns.finish(t.xid, true);
         drop(_delay);
@@ -920,6 +1068,176 @@ impl Session {
             let _ = sh.smgr.unlink(*rel);
         }
         Ok(())
+    }
+
+    /// Invariant 11, checked by a committing transaction holding `ddl_lock` before its COMMIT
+    /// record: the permanent relations (and indexes) it makes carry no name of another
+    /// session's committed temporary relation, and its temporary ones (`temp_after`: the
+    /// session's temporary relations as they will be) no name of a permanent relation as the
+    /// transaction leaves them.
+    fn check_names_apart(&self, t: &Txn, ddl: &crate::recovery::DdlChange, temp_after: Option<&[Arc<Table>]>) -> Result<()> {
+        let names =
+            |x: &Table| -> Vec<String> { std::iter::once(x.name.clone()).chain(x.indexes.iter().map(|i| i.name.clone())).collect() };
+        let refuse = |name: &str, what: &str| {
+            Err(PgError::feature(format!("cannot commit relation \"{name}\": {what} relation of that name exists"))
+                .with_detail("heapstore does not let a temporary relation and a permanent one share a name."))
+        };
+        if !ddl.creates.is_empty() || !ddl.replaces.is_empty() {
+            let reg = self.shared.temp_names.lock().unwrap_or_else(|e| e.into_inner());
+            for x in ddl.creates.iter().chain(&ddl.replaces) {
+                for n in names(x) {
+                    if reg.get(&n).is_some_and(|ids| ids.iter().any(|&id| id != self.id)) {
+                        return refuse(&n, "another session's temporary");
+                    }
+                }
+            }
+        }
+        if let Some(after) = temp_after {
+            let perm = visible_with(Some(t), false, self.shared.catalog.tables());
+            let taken: std::collections::HashSet<String> = perm.iter().flat_map(|x| names(x)).collect();
+            for x in after {
+                for n in names(x) {
+                    if taken.contains(&n) {
+                        return refuse(&n, "a permanent");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Records the names of the session's temporary relations (`after`) in the shared
+    /// registry (invariant 11), under `ddl_lock`.
+    fn register_temp_names(&self, after: &[Arc<Table>]) {
+        let mut reg = self.shared.temp_names.lock().unwrap_or_else(|e| e.into_inner());
+        reg.retain(|_, ids| {
+            ids.retain(|&id| id != self.id);
+            !ids.is_empty()
+        });
+        for x in after {
+            for n in std::iter::once(&x.name).chain(x.indexes.iter().map(|i| &i.name)) {
+                reg.entry(n.clone()).or_default().push(self.id);
+            }
+        }
+    }
+
+    /// `ON COMMIT` actions before a commit (invariant 11): `DELETE ROWS` tables this
+    /// transaction wrote are truncated, `DROP` tables dropped.
+    fn on_commit_actions(&mut self) -> Result<()> {
+        use crate::catalog::OnCommit;
+        let temps = self.temp_tables();
+        self.on_commit.retain(|oid, _| temps.iter().any(|t| t.oid == *oid));
+        let written = |s: &Session, oid: u32| {
+            s.txn
+                .as_ref()
+                .is_some_and(|x| x.counts.iter().any(|(o, p)| *o == oid && p.inserted + p.updated + p.hot_updated + p.deleted > 0))
+        };
+        let drop: Vec<Arc<Table>> = temps.iter().filter(|t| self.on_commit.get(&t.oid) == Some(&OnCommit::Drop)).cloned().collect();
+        let empty: Vec<Arc<Table>> =
+            temps.iter().filter(|t| self.on_commit.get(&t.oid) == Some(&OnCommit::DeleteRows) && written(self, t.oid)).cloned().collect();
+        // As PostgreSQL, whose check runs at every commit of a transaction that used a
+        // temporary relation: every ON COMMIT DELETE ROWS table is checked, those written
+        // are emptied (the others are empty already).
+        let touched = self.txn.as_ref().is_some_and(|x| {
+            x.creates.iter().chain(&x.drops).chain(x.replaces.iter().map(|(n, _)| n)).any(|t| t.is_temp())
+                || x.counts.iter().any(|(o, _)| temps.iter().any(|t| t.oid == *o))
+        });
+        let checked: Vec<Arc<Table>> = if touched {
+            temps.iter().filter(|t| self.on_commit.get(&t.oid) == Some(&OnCommit::DeleteRows)).cloned().collect()
+        } else {
+            Vec::new()
+        };
+        // A table keeping its rows (or its existence) may not reference one losing them, as
+        // PostgreSQL's heap_truncate_check_FKs; PostgreSQL drops the constraint of a table
+        // referencing an ON COMMIT DROP one, which heapstore refuses.
+        for (set, dropping) in [(&checked, false), (&drop, true)] {
+            for p in set.iter() {
+                for (c, _) in crate::exec::fk::referencing(self, p.oid) {
+                    // A referencing table dropped too, or (for emptied ones) emptied at every
+                    // commit that writes it, keeps no row pointing at what goes.
+                    let fine = match self.on_commit.get(&c.oid) {
+                        Some(OnCommit::Drop) => true,
+                        Some(OnCommit::DeleteRows) => !dropping,
+                        _ => c.oid == p.oid,
+                    };
+                    if fine {
+                        continue;
+                    }
+                    return Err(if dropping {
+                        PgError::feature(format!(
+                            "ON COMMIT DROP of table \"{}\", which table \"{}\" references, is not supported by heapstore",
+                            p.name, c.name
+                        ))
+                    } else {
+                        PgError::feature("unsupported ON COMMIT and foreign key combination").with_detail(format!(
+                            "Table \"{}\" references \"{}\", but they do not have the same ON COMMIT setting.",
+                            c.name, p.name
+                        ))
+                    });
+                }
+            }
+        }
+        for t in drop {
+            crate::sql::ddl::drop_with_owned(self, t)?;
+        }
+        for t in empty {
+            crate::sql::ddl::truncate_relation(self, &t)?;
+        }
+        Ok(())
+    }
+
+    /// Installs a committed transaction's changes to temporary relations (invariant 11).
+    fn apply_temp(&mut self, t: &Txn) {
+        for d in t.drops.iter().filter(|d| d.is_temp()) {
+            if self.temp.get(&d.name).is_some_and(|x| x.oid == d.oid) {
+                self.temp.remove(&d.name);
+            }
+            self.on_commit.remove(&d.oid);
+        }
+        for x in t.creates.iter().chain(t.replaces.iter().map(|(n, _)| n)).filter(|x| x.is_temp()) {
+            self.temp.insert(x.name.clone(), x.clone());
+        }
+        debug_assert!(self.temp.iter().all(|(n, x)| *n == x.name && x.is_temp()));
+    }
+
+    /// Drops every temporary relation of the session in the current transaction (`DISCARD
+    /// TEMP`, `DISCARD ALL`).
+    pub(crate) fn discard_temp(&mut self) -> Result<()> {
+        let temps = self.temp_tables();
+        if !temps.is_empty() {
+            // Dropping needs an xid, which a READ ONLY transaction never gets (invariant 8);
+            // PostgreSQL allows it, heapstore refuses.
+            self.check_writable("DISCARD TEMP")?;
+        }
+        for t in temps {
+            if t.sequence().is_some_and(|d| d.owned_by.is_some()) {
+                continue; // goes with its table
+            }
+            self.check_not_in_use(&t, "DROP TABLE")?;
+            crate::sql::ddl::drop_with_owned(self, t)?;
+        }
+        Ok(())
+    }
+
+    /// Deletes the session's temporary relations' buffers and files (at session end; no
+    /// transaction is open). After the database stopped or closed (a PANIC, a simulated
+    /// crash, a close with sessions still open) nothing is touched: the files are orphans the
+    /// next start-up deletes.
+    fn delete_temp_files(&mut self) {
+        let temp = std::mem::take(&mut self.temp);
+        if !temp.is_empty() {
+            self.register_temp_names(&[]);
+        }
+        if self.check_not_stopped().is_err() || self.shared.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
+        for (_, t) in temp {
+            for rel in t.files() {
+                self.shared.pool.drop_relation_buffers(rel);
+                let _ = self.shared.smgr.unlink(rel);
+            }
+            self.shared.table_stats.forget(t.oid);
+        }
     }
 
     /// Rolls back the current transaction (if any).
@@ -1164,6 +1482,7 @@ impl Drop for Session {
         if self.txn.is_some() {
             self.rollback();
         }
+        self.delete_temp_files();
         self.shared.txns.unregister_snapshot_slot(&self.snapshot_xmin);
     }
 }

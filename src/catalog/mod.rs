@@ -109,6 +109,26 @@ pub struct Check {
 pub enum Persistence {
     Permanent,
     Unlogged,
+    /// A session's temporary relation (`CREATE TEMP TABLE`): never in the shared catalog nor
+    /// in the WAL, seen only by the session that made it (`Session`'s temporary relations),
+    /// its files deleted when the session ends (or, after a crash, as orphans at start-up).
+    Temporary,
+}
+
+/// What a temporary table's `ON COMMIT` clause does at each commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnCommit {
+    PreserveRows,
+    DeleteRows,
+    Drop,
+}
+
+/// A relation name's schema as a statement wrote it: the session's temporary schema
+/// (`pg_temp`) or `public`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schema {
+    Temp,
+    Public,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -258,6 +278,28 @@ impl Table {
         matches!(self.kind, RelKind::Table)
     }
 
+    /// The [`relation_key`] naming this relation in its schema.
+    pub fn key(&self) -> String {
+        if self.is_temp() {
+            format!("\0pg_temp\0{}", self.name)
+        } else {
+            format!("\0public\0{}", self.name)
+        }
+    }
+
+    /// A session's temporary relation.
+    pub fn is_temp(&self) -> bool {
+        self.persistence == Persistence::Temporary
+    }
+
+    /// Every file of the relation: heap, TOAST, indexes (none for a view).
+    pub fn files(&self) -> Vec<RelFileNumber> {
+        if matches!(self.kind, RelKind::View(_)) {
+            return Vec::new();
+        }
+        std::iter::once(self.relfile).chain(self.toast_relfile).chain(self.indexes.iter().map(|i| i.relfile)).collect()
+    }
+
     pub fn sequence(&self) -> Option<&SequenceDef> {
         match &self.kind {
             RelKind::Sequence(d) => Some(d),
@@ -397,15 +439,55 @@ impl Catalog {
     }
 }
 
-/// Folds an identifier as PostgreSQL does: unquoted names to lower case.
-/// The last part of a possibly qualified name (`public.t` → `t`); other schemas are refused.
+/// The last part of a possibly qualified name (`public.t` → `t`, `pg_temp.t` → `t`); other
+/// schemas are refused. Where the schema decides which relation is meant, use
+/// [`relation_key`].
 pub fn table_name(n: &sqlparser::ast::ObjectName) -> Result<String> {
+    Ok(qualified_name(n)?.1)
+}
+
+/// A possibly qualified relation name: its schema if written (`public` or the session's
+/// temporary schema, `pg_temp`), and the name.
+pub fn qualified_name(n: &sqlparser::ast::ObjectName) -> Result<(Option<Schema>, String)> {
     let parts: Vec<String> = n.0.iter().filter_map(|p| p.as_ident().map(fold_ident)).collect();
     match parts.as_slice() {
-        [t] => Ok(t.clone()),
-        [schema, t] if schema == "public" => Ok(t.clone()),
+        [t] => Ok((None, t.clone())),
+        [schema, t] if schema == "public" => Ok((Some(Schema::Public), t.clone())),
+        [schema, t] if schema == "pg_temp" => Ok((Some(Schema::Temp), t.clone())),
         [schema, _] => Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{schema}\" does not exist"))),
         _ => Err(PgError::syntax(format!("improper relation name (too many dotted names): {n}"))),
+    }
+}
+
+/// What `Session::lookup_table` takes for a relation a statement names: the bare name when
+/// unqualified (the session's temporary relations first, then `public`, as PostgreSQL's
+/// default search path), else the schema and name joined by NUL bytes, which no identifier
+/// holds ([`split_key`]).
+pub fn relation_key(n: &sqlparser::ast::ObjectName) -> Result<String> {
+    Ok(match qualified_name(n)? {
+        (None, t) => t,
+        (Some(Schema::Temp), t) => format!("\0pg_temp\0{t}"),
+        (Some(Schema::Public), t) => format!("\0public\0{t}"),
+    })
+}
+
+/// A [`relation_key`] taken apart: the schema if one was written, and the name.
+pub fn split_key(key: &str) -> (Option<Schema>, &str) {
+    if let Some(t) = key.strip_prefix("\0pg_temp\0") {
+        (Some(Schema::Temp), t)
+    } else if let Some(t) = key.strip_prefix("\0public\0") {
+        (Some(Schema::Public), t)
+    } else {
+        (None, key)
+    }
+}
+
+/// A [`relation_key`] as PostgreSQL writes the name in messages (`pg_temp.t`, `public.t`).
+pub fn key_display(key: &str) -> String {
+    match split_key(key) {
+        (Some(Schema::Temp), t) => format!("pg_temp.{t}"),
+        (Some(Schema::Public), t) => format!("public.{t}"),
+        (None, t) => t.to_string(),
     }
 }
 

@@ -127,7 +127,7 @@ pub fn run_copy(s: &mut Session, stmt: CopyStatement, io: &mut CopyIo<'_>) -> Re
     let CopySource::Table { table_name, columns } = source else {
         return Err(PgError::internal("COPY (query) TO runs in the SQL layer"));
     };
-    let tname = crate::catalog::table_name(&table_name)?;
+    let tname = crate::catalog::relation_key(&table_name)?;
     let table = s.table(&tname)?;
     let (mut opts, forces) = copy_options(&options, &legacy, force_quote_all, !to)?;
     let table = s.lock_table_current(&table, if to { LockMode::AccessShare } else { LockMode::RowExclusive })?;
@@ -400,7 +400,7 @@ impl<'a> RowLoader<'a> {
                 )
                 .with_detail(detail)
                 .with_context(row.line_context())
-                .with_table(&table.name)
+                .with_table(table)
                 .with_column(&col.name));
             }
         }

@@ -351,7 +351,7 @@ impl Tracker {
                     format!("insert or update on table \"{}\" violates foreign key constraint \"{}\"", self.table.name, fk.name),
                 )
                 .with_detail(format!("Key {} is not present in table \"{}\".", key_text(&self.table, &fk.columns, row), parent.name))
-                .with_table(&self.table.name)
+                .with_table(&self.table)
                 .with_constraint(&fk.name));
             }
         }
@@ -392,7 +392,7 @@ impl Tracker {
                         key_text(&self.table, &fk.ref_columns, &r.old),
                         child.name
                     ))
-                    .with_table(&child.name)
+                    .with_table(&child)
                     .with_constraint(&fk.name)
                 };
                 // A referencing row this REPEATABLE READ transaction cannot see was committed
@@ -466,12 +466,18 @@ fn condition(col: &crate::catalog::Column, n: usize, ty: &SqlType) -> String {
     }
 }
 
+/// A table's name qualified by its schema (`public` or the session's `pg_temp`), quoted as
+/// needed, for the statements foreign keys run.
+fn qualified(t: &Table) -> String {
+    format!("{}.{}", if t.is_temp() { "pg_temp" } else { "public" }, crate::sql::func::quote_ident(&t.name))
+}
+
 impl Probe {
     /// A probe of table `t` (named as it is in `t`; planned against its current definition,
     /// locked ACCESS SHARE as planning it would) on columns `cols` in `types`.
     pub(crate) fn new(s: &Session, t: &Table, cols: &[usize], types: &[SqlType]) -> Result<Probe> {
         let names: Vec<String> = cols.iter().map(|&c| t.columns[c].name.clone()).collect();
-        let current = s.relation_for_query(&t.name)?;
+        let current = s.relation_for_query(&t.key())?;
         let key = (current.oid, names, types.to_vec());
         if let Some((def, node)) = s.fk_probes.borrow().get(&key) {
             if Arc::ptr_eq(def, &current) {
@@ -485,7 +491,7 @@ impl Probe {
             })?;
             conds.push(condition(&current.columns[c], i + 1, ty));
         }
-        let sql = format!("SELECT 1 FROM {} WHERE {} LIMIT 1", crate::sql::func::quote_ident(&current.name), conds.join(" AND "));
+        let sql = format!("SELECT 1 FROM {} WHERE {} LIMIT 1", qualified(&current), conds.join(" AND "));
         let q = crate::sql::view::parse_query(&sql)?;
         let now = s.txn.as_ref().map(|x| x.start_us);
         let node = Arc::new(crate::sql::query::Planner::new(s, now).query(&q, &[])?.node);
@@ -541,9 +547,9 @@ fn run_action(
         sets.push(format!("{} = {value}", q(&child.columns[c].name)));
     }
     let sql = match (act, &r.new) {
-        (FkAction::Cascade, None) => format!("DELETE FROM {} WHERE {}", q(&child.name), conds.join(" AND ")),
+        (FkAction::Cascade, None) => format!("DELETE FROM {} WHERE {}", qualified(child), conds.join(" AND ")),
         (FkAction::Cascade | FkAction::SetNull | FkAction::SetDefault, _) => {
-            format!("UPDATE {} SET {} WHERE {}", q(&child.name), sets.join(", "), conds.join(" AND "))
+            format!("UPDATE {} SET {} WHERE {}", qualified(child), sets.join(", "), conds.join(" AND "))
         }
         _ => unreachable!("NO ACTION and RESTRICT run no statement"),
     };

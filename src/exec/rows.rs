@@ -20,11 +20,12 @@ use crate::session::Session;
 use crate::txn::{TxnManager, Xid, INVALID_XID};
 use crate::types::SqlType;
 
-/// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED tables, and
-/// not (with wal_level = minimal) for a table created or truncated in this same transaction,
-/// whose files are synced at commit instead. Records the choice in the transaction.
+/// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED and
+/// temporary tables, and not (with wal_level = minimal) for a table created or truncated in
+/// this same transaction, whose files are synced at commit instead. Records the choice in the
+/// transaction.
 pub fn wal_for(s: &mut Session, table: &Table) -> bool {
-    if table.persistence == crate::catalog::Persistence::Unlogged {
+    if table.persistence != crate::catalog::Persistence::Permanent {
         return false;
     }
     let minimal = s.shared.settings.get("wal_level").map(|v| v == "minimal").unwrap_or(false);
@@ -205,7 +206,7 @@ impl Maintainer<'_> {
                         format!("duplicate key value violates unique constraint \"{}\"", ix.name),
                     )
                     .with_detail(format!("Key ({names})=({vals}) already exists."))
-                    .with_table(&table.name)
+                    .with_table(table)
                     .with_constraint(&ix.name));
                 }
                 return Err(e);
@@ -352,7 +353,7 @@ impl Checks {
                     format!("new row for relation \"{}\" violates check constraint \"{name}\"", table.name),
                 )
                 .with_detail(format!("Failing row contains ({}).", vals.join(", ")))
-                .with_table(&table.name)
+                .with_table(table)
                 .with_constraint(name));
             }
         }

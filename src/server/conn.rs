@@ -746,7 +746,7 @@ fn copy_shape(s: &Session, p: &Prepared) -> Option<CopyShape> {
         || legacy_options.iter().any(|o| matches!(o, CopyLegacyOption::Binary));
     let columns = match source {
         CopySource::Table { table_name, columns } if columns.is_empty() => {
-            crate::sql::ddl_table_name(table_name).ok().and_then(|n| s.lookup_table(&n)).map_or(0, |t| t.columns.len())
+            crate::catalog::relation_key(table_name).ok().and_then(|n| s.lookup_table(&n)).map_or(0, |t| t.columns.len())
         }
         CopySource::Table { columns, .. } => columns.len(),
         CopySource::Query(q) => crate::sql::query_width(s, q).unwrap_or(0),
@@ -823,8 +823,9 @@ impl<S: Read + Write> Conn<'_, S> {
     /// Runs a [`connection_statement`]. DEALLOCATE ALL drops every prepared statement, the
     /// protocol's named ones included, as PostgreSQL; DISCARD ALL also closes portals and
     /// resets the session's parameters and transaction characteristics (and, like
-    /// PostgreSQL, refuses to run inside a transaction block). heapstore has no temporary
-    /// tables or sequences, so DISCARD TEMP / SEQUENCES have nothing to drop.
+    /// PostgreSQL, refuses to run inside a transaction block). DISCARD TEMP (and ALL) drops
+    /// the session's temporary relations in the current transaction. DISCARD SEQUENCES forgets
+    /// what `currval` / `lastval` would return.
     fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
         if is_move(sql) {
             return Some(self.sql_move(sql));
@@ -880,6 +881,11 @@ impl<S: Read + Write> Conn<'_, S> {
                                 "DISCARD ALL cannot run inside a transaction block",
                             )));
                         }
+                        self.session.begin_implicit();
+                        if let Err(e) = self.session.discard_temp() {
+                            return Some(Err(e));
+                        }
+                        self.session.forget_sequence_values();
                         self.stmts.clear();
                         self.portals.clear();
                         self.gucs.reset_all();
@@ -897,8 +903,14 @@ impl<S: Read + Write> Conn<'_, S> {
                         }
                         Ok(crate::sql::tag("DISCARD PLANS"))
                     }
-                    DiscardObject::TEMP => Ok(crate::sql::tag("DISCARD TEMP")),
-                    DiscardObject::SEQUENCES => Ok(crate::sql::tag("DISCARD SEQUENCES")),
+                    DiscardObject::TEMP => {
+                        self.session.begin_implicit();
+                        self.session.discard_temp().map(|()| crate::sql::tag("DISCARD TEMP"))
+                    }
+                    DiscardObject::SEQUENCES => {
+                        self.session.forget_sequence_values();
+                        Ok(crate::sql::tag("DISCARD SEQUENCES"))
+                    }
                 }
             }
             Statement::Prepare { name, data_types, statement } => self.sql_prepare(&name, &data_types, &statement),

@@ -734,6 +734,10 @@ pub fn eval(f: ArrayFunc, args: &[Value], ty: &SqlType) -> Result<Value> {
             let implicit = args[0] == Value::Bool(true);
             let mut items = Vec::new();
             if implicit {
+                // The session's temporary schema, when it has one (`func`'s binding adds it).
+                if let Some(Value::Text(t)) = args.get(1) {
+                    items.push(Value::Text(t.clone()));
+                }
                 items.push(Value::Text("pg_catalog".into()));
             }
             items.push(Value::Text("public".into()));

@@ -122,7 +122,8 @@ fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
         temporary: _,
         external,
         dynamic,
-        global,
+        // GLOBAL / LOCAL TEMPORARY and ON COMMIT: `ddl::create_table`.
+        global: _,
         if_not_exists: _,
         transient,
         volatile,
@@ -141,7 +142,7 @@ fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
         clone: _,
         version,
         comment,
-        on_commit,
+        on_commit: _,
         on_cluster,
         primary_key,
         order_by,
@@ -173,11 +174,9 @@ fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
     need(!or_replace, "CREATE OR REPLACE TABLE")?;
     need(partition_by.is_none(), "PARTITION BY")?;
     need(inherits.is_none(), "INHERITS")?;
-    need(on_commit.is_none(), "ON COMMIT")?;
     need(
         !external
             && !dynamic
-            && global.is_none()
             && !transient
             && !volatile
             && !iceberg

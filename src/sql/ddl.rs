@@ -68,17 +68,34 @@ fn sql_type_text(text: &str) -> Result<SqlType> {
 }
 
 pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<QueryResult> {
-    let name = table_name(&ct.name)?;
+    let (schema, name) = crate::catalog::qualified_name(&ct.name)?;
+    let mut notices = Vec::new();
+    let temp = ct.temporary || schema == Some(crate::catalog::Schema::Temp);
+    if ct.temporary && schema == Some(crate::catalog::Schema::Public) {
+        return Err(PgError::new("42P16", "cannot create temporary relation in non-temporary schema"));
+    }
+    if unlogged && schema == Some(crate::catalog::Schema::Temp) {
+        return Err(PgError::new("42P16", "only temporary relations may be created in temporary schemas"));
+    }
+    if ct.global == Some(true) {
+        notices.push("WARNING:  GLOBAL is deprecated in temporary table creation".to_string());
+    }
+    if ct.on_commit.is_some() && !temp {
+        return Err(PgError::new("42P16", "ON COMMIT can only be used on temporary tables"));
+    }
+    let on_commit = match ct.on_commit {
+        None | Some(sqlparser::ast::OnCommit::PreserveRows) => crate::catalog::OnCommit::PreserveRows,
+        Some(sqlparser::ast::OnCommit::DeleteRows) => crate::catalog::OnCommit::DeleteRows,
+        Some(sqlparser::ast::OnCommit::Drop) => crate::catalog::OnCommit::Drop,
+    };
     if ct.like.is_some() || ct.clone.is_some() {
         return Err(PgError::feature("CREATE TABLE LIKE / CLONE is not supported"));
     }
     if ct.query.is_some() && (!ct.columns.is_empty() || !ct.constraints.is_empty()) {
         return Err(PgError::feature("a column list in CREATE TABLE AS is not supported by heapstore yet"));
     }
-    if ct.temporary {
-        return Err(PgError::feature("temporary tables are not supported yet"));
-    }
-    if s.lookup_table(&name).is_some() {
+    let key = if temp { format!("\0pg_temp\0{name}") } else { format!("\0public\0{name}") };
+    if s.lookup_table(&key).is_some() {
         if ct.if_not_exists {
             let mut r = tag("CREATE TABLE");
             r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
@@ -86,6 +103,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         }
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
+    check_temp_name(s, &name, temp)?;
     // PRIMARY KEY / UNIQUE (column or table constraints): (columns, primary, name).
     let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
     // CHECK constraints: (name given, expression, the column it was written on).
@@ -119,6 +137,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let now = s.txn.as_ref().map_or(0, |t| t.start_us);
     for c in &ct.columns {
         let spec = column_def(&name, c, now, s)?;
+        permanent_default(s, temp, &spec.col)?;
         if columns.iter().any(|x| x.name == spec.col.name) {
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", spec.col.name)));
         }
@@ -135,6 +154,11 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         Some(q) => {
             let now = s.txn.as_ref().map(|t| t.start_us);
             let b = super::query::Planner::new(s, now).query(q, &[])?;
+            if s.c_collate.get() {
+                // PostgreSQL gives a column the collation of its query's output; heapstore's
+                // columns have only the default one.
+                return Err(PgError::feature("CREATE TABLE AS of a query with a COLLATE clause is not supported by heapstore"));
+            }
             for c in &b.columns {
                 storable(&c.name, &c.ty)?;
                 if columns.iter().any(|x| x.name == c.name) {
@@ -156,7 +180,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         let cname = columns[*c].name.clone();
         let seq_name = choose_sequence_name(s, &name, &cname);
         let def = super::sequence::sequence_def(*ty, options, Some((oid, cname)))?;
-        super::sequence::make_sequence(s, &seq_name, def)?;
+        super::sequence::make_sequence(s, &seq_name, def, temp)?;
         if columns[*c].identity.is_none() {
             columns[*c].default = Some(format!("nextval('{}'::regclass)", seq_name.replace('\'', "''")));
         }
@@ -167,7 +191,13 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         columns,
         relfile,
         toast_relfile,
-        persistence: if unlogged { Persistence::Unlogged } else { Persistence::Permanent },
+        persistence: if temp {
+            Persistence::Temporary
+        } else if unlogged {
+            Persistence::Unlogged
+        } else {
+            Persistence::Permanent
+        },
         indexes: Vec::new(),
         kind: crate::catalog::RelKind::Table,
         checks: Vec::new(),
@@ -176,6 +206,10 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     let t = Table { checks: bind_checks(s, &t, checks)?, ..t };
     let mut t = Arc::new(t);
     s.txn().creates.push(t.clone());
+    if temp {
+        s.temp_namespace();
+        s.set_on_commit(t.oid, on_commit);
+    }
     for (cols, primary, name) in keys {
         t = super::index::add_constraint_index(s, &t, &cols, primary, name)?;
     }
@@ -191,9 +225,28 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         let cols: Vec<usize> = (0..t.columns.len()).collect();
         let r = super::dml::insert_select(s, &t, &cols, q, &[], None, None)?;
         // PostgreSQL tags CREATE TABLE AS with the rows it selected.
-        return Ok(tag(&r.tag.replacen("INSERT 0", "SELECT", 1)));
+        let mut r = tag(&r.tag.replacen("INSERT 0", "SELECT", 1));
+        r.notices = notices;
+        return Ok(r);
     }
-    Ok(tag("CREATE TABLE"))
+    let mut r = tag("CREATE TABLE");
+    r.notices = notices;
+    Ok(r)
+}
+
+/// A session never has a temporary and a permanent relation of the same name (`Session`'s
+/// invariant 11): PostgreSQL allows it (the temporary one hides the other), heapstore refuses
+/// it with 0A000 rather than keep two relations under one name in a transaction's pending
+/// catalog changes.
+pub(crate) fn check_temp_name(s: &Session, name: &str, temp: bool) -> Result<()> {
+    let other = if temp { format!("\0public\0{name}") } else { format!("\0pg_temp\0{name}") };
+    if s.lookup_table(&other).is_some() {
+        let (what, other) = if temp { ("temporary", "permanent") } else { ("permanent", "temporary") };
+        return Err(PgError::feature(format!("cannot create {what} relation \"{name}\": a {other} relation of that name exists"))
+            .with_detail("heapstore does not let a temporary relation hide a permanent one of the same name.")
+            .with_hint("Choose another name."));
+    }
+    Ok(())
 }
 
 /// One column of a CREATE TABLE or ALTER TABLE ... ADD COLUMN, with what it brings along.
@@ -345,7 +398,8 @@ pub fn drop_tables(
     let mut r = tag(&format!("DROP {}", kind.to_uppercase()));
     for n in &names {
         let name = table_name(n)?;
-        let Some(t) = s.lookup_table(&name) else {
+        let Some(t) = s.lookup_table(&crate::catalog::relation_key(n)?) else {
+            let name = crate::catalog::key_display(&crate::catalog::relation_key(n)?);
             if if_exists {
                 r.notices.push(format!("NOTICE:  {kind} \"{name}\" does not exist, skipping"));
                 continue;
@@ -397,17 +451,22 @@ fn dependent_view(s: &Session, t: &Table, view: &str) -> bool {
     s.lookup_table(view).is_some_and(|v| matches!(&v.kind, crate::catalog::RelKind::View(d) if d.deps.contains(&t.oid)))
 }
 
+/// Drops a table and the sequences its columns own in this transaction (`ON COMMIT DROP`,
+/// `DISCARD TEMP`).
+pub(crate) fn drop_with_owned(s: &mut Session, t: Arc<Table>) -> Result<()> {
+    let owned = if t.is_table() { super::sequence::owned_sequences(s, &t) } else { Vec::new() };
+    for x in std::iter::once(t).chain(owned) {
+        drop_relation(s, x)?;
+    }
+    Ok(())
+}
+
 /// Drops one relation in this transaction (its files are deleted at commit).
 fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
     s.lock_table(&t, LockMode::AccessExclusive)?;
     s.xid();
     let txn = s.txn();
-    let files = |t: &Table| -> Vec<RelFileNumber> {
-        if matches!(t.kind, crate::catalog::RelKind::View(_)) {
-            return Vec::new();
-        }
-        std::iter::once(t.relfile).chain(t.toast_relfile).chain(t.indexes.iter().map(|i| i.relfile)).collect()
-    };
+    let files = |t: &Table| -> Vec<RelFileNumber> { t.files() };
     // Created (or renamed: its old name is already in `drops`) in this transaction.
     if let Some(i) = txn.creates.iter().position(|c| c.oid == t.oid) {
         txn.dead_files.extend(files(&t));
@@ -418,7 +477,7 @@ fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
         return Ok(());
     }
     txn.dead_files.extend(files(&t));
-    let original = match txn.replaces.iter().position(|(nw, _)| nw.name == t.name) {
+    let original = match txn.replaces.iter().position(|(nw, _)| nw.oid == t.oid) {
         Some(i) => txn.replaces.remove(i).1,
         None => t.clone(),
     };
@@ -427,34 +486,43 @@ fn drop_relation(s: &mut Session, t: Arc<Table>) -> Result<()> {
 }
 
 pub fn truncate(s: &mut Session, targets: Vec<TruncateTableTarget>) -> Result<QueryResult> {
+    let keys: Vec<String> = targets.iter().map(|t| crate::catalog::relation_key(&t.name)).collect::<Result<_>>()?;
     let names: Vec<String> = targets.iter().map(|t| table_name(&t.name)).collect::<Result<_>>()?;
-    for name in &names {
-        let t = s.table(name)?;
+    let mut tables = Vec::new();
+    for key in &keys {
+        let t = s.table(key)?;
         let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
         s.check_not_in_use(&t, "TRUNCATE")?;
         super::fk::check_not_referenced(s, &t, &names, true)?;
+        tables.push(t);
     }
-    for name in &names {
-        let name = name.clone();
-        let t = s.table(&name)?;
-        s.xid();
-        let relfile = s.create_files()?;
-        let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
-        let mut new = Table { relfile, toast_relfile, ..(*t).clone() };
-        super::index::truncate_indexes(s, &mut new)?;
-        let new = Arc::new(new);
-        s.count_changes(t.oid, |p| p.truncated = true);
-        let txn = s.txn();
-        txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
-        if let Some(c) = txn.creates.iter_mut().find(|c| c.name == name) {
-            *c = new;
-        } else if let Some(rp) = txn.replaces.iter_mut().find(|(nw, _)| nw.name == name) {
-            rp.0 = new;
-        } else {
-            txn.replaces.push((new, t));
-        }
+    for t in tables {
+        let t = s.lookup_table(&format!("{}{}", if t.is_temp() { "\0pg_temp\0" } else { "\0public\0" }, t.name)).unwrap_or(t);
+        truncate_relation(s, &t)?;
     }
     Ok(tag("TRUNCATE TABLE"))
+}
+
+/// Gives table `t` new, empty files in this transaction (TRUNCATE, `ON COMMIT DELETE ROWS`);
+/// the old ones are deleted at commit.
+pub(crate) fn truncate_relation(s: &mut Session, t: &Arc<Table>) -> Result<()> {
+    s.xid();
+    let relfile = s.create_files()?;
+    let toast_relfile = if t.toast_relfile.is_some() { Some(s.create_files()?) } else { None };
+    let mut new = Table { relfile, toast_relfile, ..(**t).clone() };
+    super::index::truncate_indexes(s, &mut new)?;
+    let new = Arc::new(new);
+    s.count_changes(t.oid, |p| p.truncated = true);
+    let txn = s.txn();
+    txn.dead_files.extend(std::iter::once(t.relfile).chain(t.toast_relfile));
+    if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == t.oid) {
+        *c = new;
+    } else if let Some(rp) = txn.replaces.iter_mut().find(|(nw, _)| nw.oid == t.oid) {
+        rp.0 = new;
+    } else {
+        txn.replaces.push((new, t.clone()));
+    }
+    Ok(())
 }
 
 /// `ALTER TABLE [IF EXISTS] [ONLY] t action [, ...]`, under an ACCESS EXCLUSIVE lock as in
@@ -485,8 +553,9 @@ pub fn alter_table(
     operations: &[sqlparser::ast::AlterTableOperation],
 ) -> Result<QueryResult> {
     use sqlparser::ast::{AlterColumnOperation as ColOp, AlterTableOperation as Op, DropBehavior, TableConstraint};
-    let tname = table_name(name)?;
-    let Some(t) = s.lookup_table(&tname) else {
+    let key = crate::catalog::relation_key(name)?;
+    let tname = crate::catalog::key_display(&key);
+    let Some(t) = s.lookup_table(&key) else {
         if if_exists {
             let mut r = tag("ALTER TABLE");
             r.notices.push(format!("NOTICE:  relation \"{tname}\" does not exist, skipping"));
@@ -544,7 +613,7 @@ pub fn alter_table(
     let t = s.lock_table_current(&t, LockMode::AccessExclusive)?;
     s.check_not_in_use(&t, "ALTER TABLE")?;
     if !t.is_table() {
-        s.table(&tname)?; // the error for a view or sequence
+        s.table(&key)?; // the error for a view or sequence
     }
     if changes_columns {
         if let Some(v) = dependent_views(s, &t).first() {
@@ -626,7 +695,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     sqlstate::CHECK_VIOLATION,
                     format!("check constraint \"{}\" of relation \"{}\" is violated by some row", added.name, cur.name),
                 )
-                .with_table(&cur.name)
+                .with_table(cur)
                 .with_constraint(&added.name));
             }
             Ok(install(s, cur, Table { checks, ..(**cur).clone() }))
@@ -647,6 +716,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
         }
         Op::AddColumn { if_not_exists, column_def: cd, .. } => {
             let spec = column_def(&cur.name, cd, now, s)?;
+            permanent_default(s, cur.is_temp(), &spec.col)?;
             let cname = spec.col.name.clone();
             if cur.column_index(&cname).is_some() {
                 if *if_not_exists {
@@ -667,7 +737,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             if let Some((ty, options)) = &spec.owned {
                 let seq_name = choose_sequence_name(s, &cur.name, &cname);
                 let def = super::sequence::sequence_def(*ty, options, Some((cur.oid, cname.clone())))?;
-                super::sequence::make_sequence(s, &seq_name, def)?;
+                super::sequence::make_sequence(s, &seq_name, def, cur.is_temp())?;
                 if new.columns[c].identity.is_none() {
                     new.columns[c].default = Some(format!("nextval('{}'::regclass)", seq_name.replace('\'', "''")));
                 }
@@ -804,7 +874,11 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             let to = match to {
                 sqlparser::ast::RenameTableNameKind::To(n) | sqlparser::ast::RenameTableNameKind::As(n) => table_name(n)?,
             };
-            if s.lookup_table(&to).is_some() || cur.indexes.iter().any(|i| i.name == to) || super::index::relation_name_taken(s, &to) {
+            let same = format!("{}{to}", if cur.is_temp() { "\0pg_temp\0" } else { "\0public\0" });
+            if s.lookup_table(&same).is_none() {
+                check_temp_name(s, &to, cur.is_temp())?;
+            }
+            if s.lookup_table(&same).is_some() || cur.indexes.iter().any(|i| i.name == to) || super::index::relation_name_taken(s, &to) {
                 return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{to}\" already exists")));
             }
             Ok(install(s, cur, Table { name: to, ..(**cur).clone() }))
@@ -874,7 +948,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                                 sqlstate::NOT_NULL_VIOLATION,
                                 format!("column \"{cname}\" of relation \"{}\" contains null values", cur.name),
                             )
-                            .with_table(&cur.name)
+                            .with_table(cur)
                             .with_column(&cname));
                         }
                         new.columns[i].not_null = true;
@@ -898,6 +972,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                             .with_hint("Use ALTER TABLE ... ALTER COLUMN ... DROP IDENTITY instead."));
                     }
                     new.columns[i].default = checked_default(value, &new.columns[i], now, s)?;
+                    permanent_default(s, new.is_temp(), &new.columns[i])?;
                 }
                 ColOp::DropDefault => new.columns[i].default = None,
                 ColOp::SetDataType { data_type, using, .. } => {
@@ -982,6 +1057,35 @@ fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64, s: &Session
         return Ok(None);
     }
     Ok(Some(deparse_default(e, col.ty)))
+}
+
+/// Refuses a permanent table's DEFAULT naming a temporary relation (`nextval('s')` of a
+/// temporary sequence): PostgreSQL drops such a default with the session's temporary
+/// relations; heapstore stores defaults as text, so it would name whatever relation has that
+/// name later. Any string constant of the expression that names a temporary relation counts.
+fn permanent_default(s: &Session, table_is_temp: bool, col: &Column) -> Result<()> {
+    let Some(text) = col.default.as_deref().filter(|_| !table_is_temp) else { return Ok(()) };
+    let e = crate::exec::rows::parse_stored_expr(text)?;
+    let mut found = None;
+    let _ = sqlparser::ast::visit_expressions(&e, |x| {
+        if let sqlparser::ast::Expr::Value(v) = x {
+            if let sqlparser::ast::Value::SingleQuotedString(name) = &v.value {
+                let key = super::sequence::parse_relation_name(name, &super::pg_catalog::temp_schema_name(s));
+                if key.is_ok_and(|k| s.lookup_table(&k).is_some_and(|t| t.is_temp())) {
+                    found = Some(name.clone());
+                }
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    match found {
+        Some(name) => Err(PgError::feature(format!(
+            "the DEFAULT of column \"{}\" of a permanent table cannot name temporary relation \"{name}\"",
+            col.name
+        ))
+        .with_detail("PostgreSQL drops such a default when the session ends; heapstore does not.")),
+        None => Ok(()),
+    }
 }
 
 /// Whether a stored expression (a CHECK constraint) names column `col`.
@@ -1116,7 +1220,7 @@ fn rewrite(s: &mut Session, old: &Arc<Table>, mut new: Table, sources: Vec<Sourc
                     sqlstate::NOT_NULL_VIOLATION,
                     format!("column \"{}\" of relation \"{}\" contains null values", col.name, new.name),
                 )
-                .with_table(&new.name)
+                .with_table(&new)
                 .with_column(&col.name));
             }
         }
@@ -1126,7 +1230,7 @@ fn rewrite(s: &mut Session, old: &Arc<Table>, mut new: Table, sources: Vec<Sourc
                     sqlstate::CHECK_VIOLATION,
                     format!("check constraint \"{c}\" of relation \"{}\" is violated by some row", new.name),
                 )
-                .with_table(&new.name)
+                .with_table(&new)
                 .with_constraint(&c),
                 _ => e,
             }

@@ -525,7 +525,7 @@ pub(crate) fn form_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8
                 format!("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name, table.name),
             )
             .with_detail(detail)
-            .with_table(&table.name)
+            .with_table(table)
             .with_column(&col.name));
         }
     }
@@ -634,7 +634,7 @@ pub fn insert(s: &mut Session, ins: Insert, params: &[Option<String>]) -> Result
     let TableObject::TableName(name) = &ins.table else { return Err(PgError::feature("INSERT into a function is not supported")) };
     // Locked before anything is bound to its columns: an ALTER TABLE that commits while the
     // lock is waited for is seen (as PostgreSQL locks while it parses).
-    let table = s.table(&super::ddl_table_name(name)?)?;
+    let table = s.table(&crate::catalog::relation_key(name)?)?;
     let table = s.lock_table_current(&table, LockMode::RowExclusive)?;
     let cols = insert_columns(&table, &ins.columns)?;
     let alias = ins.table_alias.as_ref().map(fold_ident);
@@ -1199,7 +1199,7 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
     match st {
         Statement::Insert(ins) => {
             let TableObject::TableName(name) = &ins.table else { return Ok(()) };
-            let table = s.table(&super::ddl_table_name(name)?)?;
+            let table = s.table(&crate::catalog::relation_key(name)?)?;
             let cols: Vec<usize> = if ins.columns.is_empty() {
                 (0..table.columns.len()).collect()
             } else {
@@ -1572,7 +1572,7 @@ fn pads_away(from: Option<SqlType>, to: SqlType) -> bool {
     from.is_some_and(|f| f.id == TypeId::Bpchar) && expr::is_text(to.id) && to.id != TypeId::Bpchar
 }
 
-/// The table an UPDATE or DELETE changes, and the alias it is known by (`UPDATE t AS x`: then
+/// The table an UPDATE or DELETE changes (as `catalog::relation_key` gives it), and the alias it is known by (`UPDATE t AS x`: then
 /// `x`, not `t`, names it in SET, WHERE and RETURNING, as in PostgreSQL).
 pub(crate) fn target_table(t: &TableWithJoins) -> Result<(String, Option<String>)> {
     if !t.joins.is_empty() {
@@ -1585,7 +1585,7 @@ pub(crate) fn target_table(t: &TableWithJoins) -> Result<(String, Option<String>
         // PostgreSQL's grammar has no column list here.
         Some(_) => return Err(PgError::syntax("syntax error at or near \"(\"")),
     };
-    Ok((super::ddl_table_name(name)?, alias))
+    Ok((crate::catalog::relation_key(name)?, alias))
 }
 
 /// Where an UPDATE's or DELETE's rows come from, bound: the target table alone, or joined
@@ -2140,7 +2140,7 @@ pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::a
     let fresh = cached.filter(|c| {
         c.stats_generation == stats
             && c.costs == costs
-            && c.tables.iter().all(|t| s.lookup_table(&t.name).is_some_and(|now| Arc::ptr_eq(&now, t)))
+            && c.tables.iter().all(|t| s.lookup_table(&t.key()).is_some_and(|now| Arc::ptr_eq(&now, t)))
     });
     if let Some(c) = fresh {
         return Ok(c);
@@ -2196,6 +2196,7 @@ pub(crate) fn cached_select<'k>(
             )));
         }
         s.begin_implicit();
+        s.c_collate.set(false);
         if let Some(c) = super::write_command(st) {
             if let Err(e) = s.check_writable(c) {
                 return Some(Err(e));
@@ -2220,6 +2221,7 @@ pub(crate) fn cached_select<'k>(
         super::query::run_bound_sink(s, &plan.bound, params, sink)
     };
     s.begin_implicit();
+    s.c_collate.set(false);
     let r = run(s);
     if r.is_ok() {
         s.command_done();

@@ -233,6 +233,12 @@ pub trait SubqueryBinder {
     fn session(&self) -> Option<&crate::session::Session> {
         None
     }
+    /// Set once the statement binds a C-like `COLLATE` (`func::explicit_collation`) that is
+    /// not directly the argument of a case mapping: a column of a subquery, WITH query or
+    /// view may then carry that collation, which case mapping would have to follow.
+    fn c_collation_seen(&self) -> Option<&std::cell::Cell<bool>> {
+        self.session().map(|s| &s.c_collate)
+    }
 }
 
 /// Where an aggregate or window call is allowed, and the lists they are collected into.
@@ -766,7 +772,7 @@ impl Binder<'_> {
                 self.column(Some(&fold_ident(&ids[0])), &fold_ident(&ids[1])).map_err(|e| e.at(ids[0].span.start))?
             }
             Expr::CompoundIdentifier(ids)
-                if ids.len() == 3 && matches!(fold_ident(&ids[0]).as_str(), "public" | "pg_catalog" | "information_schema") =>
+                if ids.len() == 3 && matches!(fold_ident(&ids[0]).as_str(), "public" | "pg_temp" | "pg_catalog" | "information_schema") =>
             {
                 self.column(Some(&fold_ident(&ids[1])), &fold_ident(&ids[2]))?
             }
@@ -1096,7 +1102,11 @@ impl Binder<'_> {
             | BinaryOperator::PGNotILikeMatch => {
                 let negated = matches!(op, BinaryOperator::PGNotLikeMatch | BinaryOperator::PGNotILikeMatch);
                 let ci = matches!(op, BinaryOperator::PGILikeMatch | BinaryOperator::PGNotILikeMatch);
-                super::func::like_scalar(a, b, negated, ci, Some('\\'))?
+                let c = if ci { super::func::ilike_in_c(left, right)? } else { false };
+                if ci && !c {
+                    self.collation_unknown("ILIKE", &[left, right])?;
+                }
+                super::func::like_scalar_c(a, b, negated, ci, Some('\\'), c)?
             }
             BinaryOperator::PGExp => super::func::bind_call("power", vec![a, b])?,
             BinaryOperator::BitwiseAnd => super::func::bind_bitwise(0, "&", vec![a, b])?,

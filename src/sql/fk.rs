@@ -20,6 +20,7 @@ use std::sync::Arc;
 pub(crate) struct FkSpec {
     pub name: Option<String>,
     pub columns: Vec<String>,
+    /// The referenced table as `catalog::relation_key` gives it.
     pub ref_table: String,
     pub ref_columns: Vec<String>,
     pub on_delete: Option<sqlparser::ast::ReferentialAction>,
@@ -49,7 +50,7 @@ impl FkSpec {
         Ok(Some(FkSpec {
             name: name.as_ref().map(fold_ident),
             columns: columns.iter().map(fold_ident).collect(),
-            ref_table: super::ddl_table_name(foreign_table)?,
+            ref_table: crate::catalog::relation_key(foreign_table)?,
             ref_columns: referred_columns.iter().map(fold_ident).collect(),
             on_delete: *on_delete,
             on_update: *on_update,
@@ -70,7 +71,7 @@ impl FkSpec {
         Ok(FkSpec {
             name,
             columns: vec![column.to_string()],
-            ref_table: super::ddl_table_name(foreign_table)?,
+            ref_table: crate::catalog::relation_key(foreign_table)?,
             ref_columns: referred_columns.iter().map(fold_ident).collect(),
             on_delete,
             on_update,
@@ -126,12 +127,14 @@ pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn F
             return Err(PgError::syntax("syntax error at or near \"ENFORCED\""));
         }
     }
-    let parent: Arc<Table> = if spec.ref_table == table.name {
+    let (ref_schema, ref_name) = crate::catalog::split_key(&spec.ref_table);
+    let itself = ref_name == table.name && ref_schema.is_none_or(|sc| (sc == crate::catalog::Schema::Temp) == table.is_temp());
+    let parent: Arc<Table> = if itself {
         Arc::new(table.clone())
     } else {
-        let p = s
-            .lookup_table(&spec.ref_table)
-            .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", spec.ref_table)))?;
+        let p = s.lookup_table(&spec.ref_table).ok_or_else(|| {
+            PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", crate::catalog::key_display(&spec.ref_table)))
+        })?;
         // As PostgreSQL: SHARE ROW EXCLUSIVE on the referenced table until the transaction
         // ends, so no row of it changes before the new constraint is visible to all.
         s.lock_table_current(&p, crate::lock::LockMode::ShareRowExclusive)?
@@ -139,8 +142,20 @@ pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn F
     if !parent.is_table() {
         return Err(PgError::new("42809", format!("referenced relation \"{}\" is not a table", parent.name)));
     }
-    if table.persistence == crate::catalog::Persistence::Permanent && parent.persistence != crate::catalog::Persistence::Permanent {
-        return Err(PgError::new("42P16", "constraints on permanent tables may reference only permanent tables"));
+    {
+        use crate::catalog::Persistence::*;
+        match (table.persistence, parent.persistence) {
+            (Permanent, Unlogged | Temporary) => {
+                return Err(PgError::new("42P16", "constraints on permanent tables may reference only permanent tables"))
+            }
+            (Unlogged, Temporary) => {
+                return Err(PgError::new("42P16", "constraints on unlogged tables may reference only permanent or unlogged tables"))
+            }
+            (Temporary, Permanent | Unlogged) => {
+                return Err(PgError::new("42P16", "constraints on temporary tables may reference only temporary tables"))
+            }
+            _ => {}
+        }
     }
     let mut columns = Vec::with_capacity(spec.columns.len());
     for c in &spec.columns {
@@ -256,7 +271,7 @@ pub(crate) fn validate(s: &mut Session, table: &Arc<Table>, fk: &ForeignKey) -> 
                 format!("insert or update on table \"{}\" violates foreign key constraint \"{}\"", table.name, fk.name),
             )
             .with_detail(format!("Key {} is not present in table \"{}\".", key_text(table, &fk.columns, row), parent.name))
-            .with_table(&table.name)
+            .with_table(table)
             .with_constraint(&fk.name));
         }
     }

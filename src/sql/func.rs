@@ -36,6 +36,11 @@ pub enum Func {
     Lower,
     Upper,
     Initcap,
+    /// `lower`, `upper`, `initcap` under the C collation (`x COLLATE "C"`, also "POSIX" and
+    /// "ucs_basic"): ASCII letters only, as PostgreSQL's `asc_tolower` / `asc_initcap`.
+    LowerC,
+    UpperC,
+    InitcapC,
     Substr,
     StrPos,
     Replace,
@@ -1133,6 +1138,61 @@ fn convert_from(b: &[u8], name: &str) -> Result<String> {
     }
 }
 
+/// `initcap` under the C collation: words are runs of ASCII letters and digits (any other
+/// character, non-ASCII ones included, separates them), and only ASCII letters change.
+fn initcap_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut word = false;
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(if word { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() });
+            word = true;
+        } else {
+            out.push(c);
+            word = false;
+        }
+    }
+    out
+}
+
+/// The collation written with `COLLATE` directly on an argument (parentheses aside), folded
+/// (`c`, `posix`, `ucs_basic`, `default`), or None. A C-like collation written deeper inside
+/// the argument (`lower(a || b COLLATE "C")`) is refused (0A000): heapstore does not derive
+/// collations through expressions, and case mapping depends on them.
+pub(super) fn explicit_collation(e: &Expr) -> Result<Option<String>> {
+    let fold = |c: &sqlparser::ast::ObjectName| {
+        let c = c.to_string().to_ascii_lowercase().replace('"', "");
+        c.strip_prefix("pg_catalog.").unwrap_or(&c).to_string()
+    };
+    let mut inner = e;
+    while let Expr::Nested(x) = inner {
+        inner = x;
+    }
+    let (direct, rest) = match inner {
+        Expr::Collate { expr, collation } => (Some(fold(collation)), &**expr),
+        other => (None, other),
+    };
+    let mut deeper = false;
+    let _ = sqlparser::ast::visit_expressions(rest, |x| {
+        if let Expr::Collate { collation, .. } = x {
+            deeper |= fold(collation) != "default";
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    if deeper {
+        return Err(PgError::feature(
+            "a COLLATE clause inside the argument of a case-insensitive operation or case-mapping function is not supported by heapstore",
+        )
+        .with_hint("Write COLLATE directly on the argument: lower(x COLLATE \"C\")."));
+    }
+    Ok(direct)
+}
+
+/// Whether a folded collation name maps case as the C locale does (ASCII only).
+pub(super) fn c_like(collation: Option<&str>) -> bool {
+    matches!(collation, Some("c" | "posix" | "ucs_basic"))
+}
+
 fn initcap(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut word = false;
@@ -1476,6 +1536,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::Lower => Value::Text(pg_lower(s0())),
         Func::Upper => Value::Text(pg_upper(s0())),
         Func::Initcap => Value::Text(initcap(s0())),
+        Func::LowerC => Value::Text(s0().to_ascii_lowercase()),
+        Func::UpperC => Value::Text(s0().to_ascii_uppercase()),
+        Func::InitcapC => Value::Text(initcap_c(s0())),
         Func::Reverse => Value::Text(s0().chars().rev().collect()),
         Func::Md5 => Value::Text(md5_hex(s0().as_bytes())),
         Func::NumNulls(_) | Func::Format => unreachable!("handled above"),
@@ -3273,6 +3336,43 @@ fn in_operand(l: Scalar, rt: Option<SqlType>, op: &str) -> Result<Scalar> {
 /// `x LIKE p` (`~~`; `ILIKE`, `~~*`): both sides text (an untyped literal is read as text;
 /// a char(n) operand keeps its padding, a char(n) pattern does not, as in PostgreSQL);
 /// another type is 42883 naming the operands' types as written.
+/// Whether `x ILIKE p` runs under the C collation (an explicit C-like COLLATE on either side;
+/// two different explicit collations are PostgreSQL's 42P21).
+pub(super) fn ilike_in_c(x: &Expr, p: &Expr) -> Result<bool> {
+    let (a, b) = (explicit_collation(x)?, explicit_collation(p)?);
+    if let (Some(a), Some(b)) = (&a, &b) {
+        if a != b {
+            let shown = |c: &str| match c {
+                "c" => "C".to_string(),
+                "posix" => "POSIX".to_string(),
+                other => other.to_string(),
+            };
+            return Err(PgError::new(
+                "42P21",
+                format!("collation mismatch between explicit collations \"{}\" and \"{}\"", shown(a), shown(b)),
+            )
+            .with_hint("Use the COLLATE clause to set the collation explicitly."));
+        }
+    }
+    Ok(c_like(a.or(b).as_deref()))
+}
+
+/// As [`like_scalar`]; `c`: ILIKE under the C collation, which folds ASCII letters only
+/// (PostgreSQL lowers both sides with the collation, then matches case-sensitively).
+pub(super) fn like_scalar_c(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Option<char>, c: bool) -> Result<Scalar> {
+    if !(ci && c) {
+        return like_scalar(x, p, negated, ci, esc);
+    }
+    if esc.is_some_and(|e| e.is_ascii_alphabetic()) {
+        return Err(PgError::feature("ILIKE under the C collation with a letter as ESCAPE is not supported by heapstore"));
+    }
+    let low = |s: Scalar| -> Result<Scalar> { Ok(Scalar::Func(Func::LowerC, vec![coerce(s, Some(text()))?], text())) };
+    match like_scalar(x, p, negated, true, esc)? {
+        Scalar::Like(x, p, negated, _, esc) => Ok(Scalar::Like(Box::new(low(*x)?), Box::new(low(*p)?), negated, false, esc)),
+        other => Ok(other),
+    }
+}
+
 pub(super) fn like_scalar(x: Scalar, p: Scalar, negated: bool, ci: bool, esc: Option<char>) -> Result<Scalar> {
     let (tx, tp) = (type_of(&x), type_of(&p));
     if tx.is_some_and(|t| !is_text(t.id)) || tp.is_some_and(|t| !is_text(t.id)) {
@@ -3460,6 +3560,13 @@ impl Binder<'_> {
                     )));
                 }
                 let x = self.bind(expr)?;
+                // Set after the operand is bound: `lower(x) COLLATE "C"` maps case by the
+                // default collation, and only later case mappings could meet a C value.
+                if c_like(Some(c)) {
+                    if let Some(seen) = self.queries.and_then(|q| q.c_collation_seen()) {
+                        seen.set(true);
+                    }
+                }
                 match type_of(&x) {
                     Some(ty) if !is_text(ty.id) => {
                         return Err(PgError::new("42804", format!("collations are not supported by type {}", ty.name())))
@@ -3570,8 +3677,13 @@ impl Binder<'_> {
     }
 
     fn like(&self, x: &Expr, p: &Expr, negated: bool, ci: bool, esc: &Option<sqlparser::ast::Value>) -> Result<Scalar> {
-        let (xs, ps) = (self.bind(x)?, self.bind(p)?);
-        like_scalar(xs, ps, negated, ci, escape_char(esc)?).map_err(|e| expr::at_operator(e, x))
+        let c = if ci { ilike_in_c(x, p)? } else { false };
+        // ILIKE's result is boolean: a C collation written on its operands goes no further.
+        let (xs, ps) = if c { (self.bind_direct_collate(x)?, self.bind_direct_collate(p)?) } else { (self.bind(x)?, self.bind(p)?) };
+        if ci && !c {
+            self.collation_unknown("ILIKE", &[x, p])?;
+        }
+        like_scalar_c(xs, ps, negated, ci, escape_char(esc)?, c).map_err(|e| expr::at_operator(e, x))
     }
 
     /// A set-returning function in a select list: collected for the `ProjectSet` node and
@@ -3804,6 +3916,28 @@ impl Binder<'_> {
             ("current_user" | "session_user" | "user" | "current_role", 0, true) => Scalar::Const(Value::Text(who.user.to_string())),
             ("current_schema", 0, _) => Scalar::Const(Value::Text("public".into())),
             ("pg_backend_pid", 0, false) => Scalar::Const(Value::Int4(s.id() as i32)),
+            ("current_schemas", 1, false) if s.temp_namespace_if_any().is_some() => {
+                // The session's temporary schema leads the implicit part of the search path.
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let arg = self.bind(exprs[0])?;
+                match crate::sql::array::bind_call("current_schemas", vec![arg]) {
+                    Some(Ok(Scalar::Func(f, mut args, ty))) => {
+                        args.push(txt(&pc::temp_schema_name(s)));
+                        Scalar::Func(f, args, ty)
+                    }
+                    Some(r) => r?,
+                    None => return Ok(None),
+                }
+            }
+            ("pg_my_temp_schema", 0, false) => {
+                // The session's temporary schema, 0 before it has one (as PostgreSQL).
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                Scalar::Const(Value::Oid(s.temp_namespace_if_any().unwrap_or(0)))
+            }
             ("version", 0, false) => txt(&crate::server_version_string()),
             ("current_setting", 1 | 2, false) => {
                 let name_arg = self.bind(exprs[0])?;
@@ -3924,9 +4058,12 @@ impl Binder<'_> {
                         if let Some((owner, col)) = &seq.owned_by {
                             if let Some(owner) = s.visible_tables().iter().find(|o| o.oid == *owner) {
                                 let col_name = col;
-                                let v = Value::Text(format!("public.{}", quote_ident(&tb.name)));
-                                by_text.insert(format!("{}\u{1}{col_name}", owner.name), v.clone());
-                                by_text.insert(format!("public.{}\u{1}{col_name}", owner.name), v);
+                                // PostgreSQL names the temporary schema `pg_temp` here.
+                                let schema = if owner.is_temp() { "pg_temp" } else { "public" };
+                                let v =
+                                    Value::Text(format!("{}.{}", if tb.is_temp() { "pg_temp" } else { "public" }, quote_ident(&tb.name)));
+                                by_text.entry(format!("{}\u{1}{col_name}", owner.name)).or_insert(v.clone());
+                                by_text.insert(format!("{schema}.{}\u{1}{col_name}", owner.name), v);
                             }
                         }
                     }
@@ -4274,9 +4411,17 @@ impl Binder<'_> {
                 }
                 let a = coerce(self.bind(exprs[0])?, Some(text()))?;
                 let mut by_text = HashMap::new();
-                for (o, nm) in relations().into_iter().chain(pc::catalog_relations()) {
-                    by_text.insert(nm.clone(), Value::Regclass(o, nm.clone()));
-                    by_text.insert(format!("public.{nm}"), Value::Regclass(o, nm));
+                // A session's temporary relation comes first in `visible_tables` and wins a
+                // bare name.
+                for tb in s.visible_tables() {
+                    let schema = if tb.is_temp() { "pg_temp" } else { "public" };
+                    for (o, nm) in std::iter::once((tb.oid, &tb.name)).chain(tb.indexes.iter().map(|i| (i.oid, &i.name))) {
+                        by_text.entry(nm.clone()).or_insert(Value::Regclass(o, nm.clone()));
+                        by_text.insert(format!("{schema}.{nm}"), Value::Regclass(o, nm.clone()));
+                    }
+                }
+                for (o, nm) in pc::catalog_relations() {
+                    by_text.entry(nm.clone()).or_insert(Value::Regclass(o, nm));
                 }
                 for (o, nm) in pc::catalog_relations() {
                     by_text.insert(format!("pg_catalog.{nm}"), Value::Regclass(o, nm));
@@ -4334,6 +4479,45 @@ impl Binder<'_> {
         Ok(Scalar::Func(Func::Seq(f), args, t(TypeId::Int8)))
     }
 
+    /// Binds an argument whose C-like COLLATE is written directly on it, without marking the
+    /// statement as having a collation its columns could carry
+    /// (`SubqueryBinder::c_collation_seen`).
+    fn bind_direct_collate(&self, e: &Expr) -> Result<Scalar> {
+        let seen = self.queries.and_then(|q| q.c_collation_seen());
+        let before = seen.map(|s| s.get());
+        let r = self.bind(e);
+        if let (Some(s), Some(b)) = (seen, before) {
+            s.set(b);
+        }
+        r
+    }
+
+    /// A case mapping (or ILIKE) whose arguments carry no explicit collation, checked after
+    /// they are bound: refused (0A000) when the statement has bound a C-like COLLATE (in an
+    /// earlier clause, a view, a subquery of the argument) and an argument reads a column,
+    /// which may come from a subquery, WITH query or view whose output has that collation
+    /// (heapstore does not derive collations through queries).
+    pub(super) fn collation_unknown(&self, what: &str, args: &[&Expr]) -> Result<()> {
+        if !self.queries.and_then(|q| q.c_collation_seen()).is_some_and(|s| s.get()) {
+            return Ok(());
+        }
+        let mut reads = false;
+        for a in args {
+            let _ = sqlparser::ast::visit_expressions(*a, |x| {
+                reads |= matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_));
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+        }
+        if reads {
+            return Err(PgError::feature(format!(
+                "{what} of a column in a statement that also uses COLLATE \"C\" elsewhere is not supported by heapstore"
+            ))
+            .with_detail("The column may carry the C collation from a subquery, and heapstore does not derive collations through queries.")
+            .with_hint("Write COLLATE directly on the argument."));
+        }
+        Ok(())
+    }
+
     pub(super) fn regclass_cast(&self, x: Scalar) -> Result<Scalar> {
         use crate::sql::pg_catalog as pc;
         let Some(s) = self.queries.and_then(|q| q.session()) else {
@@ -4356,14 +4540,16 @@ impl Binder<'_> {
         }
         let mut map = std::collections::HashMap::new();
         let mut by_text = std::collections::HashMap::new();
+        // A session's temporary relation comes first in `visible_tables` and wins a bare name.
         for tb in s.visible_tables() {
+            let schema = if tb.is_temp() { "pg_temp" } else { "public" };
             map.insert(i64::from(tb.oid), Value::Regclass(tb.oid, tb.name.clone()));
-            by_text.insert(tb.name.clone(), Value::Regclass(tb.oid, tb.name.clone()));
-            by_text.insert(format!("public.{}", tb.name), Value::Regclass(tb.oid, tb.name.clone()));
+            by_text.entry(tb.name.clone()).or_insert(Value::Regclass(tb.oid, tb.name.clone()));
+            by_text.insert(format!("{schema}.{}", tb.name), Value::Regclass(tb.oid, tb.name.clone()));
             for ix in &tb.indexes {
                 map.insert(i64::from(ix.oid), Value::Regclass(ix.oid, ix.name.clone()));
-                by_text.insert(ix.name.clone(), Value::Regclass(ix.oid, ix.name.clone()));
-                by_text.insert(format!("public.{}", ix.name), Value::Regclass(ix.oid, ix.name.clone()));
+                by_text.entry(ix.name.clone()).or_insert(Value::Regclass(ix.oid, ix.name.clone()));
+                by_text.insert(format!("{schema}.{}", ix.name), Value::Regclass(ix.oid, ix.name.clone()));
             }
         }
         for (o, nm) in pc::catalog_relations() {
@@ -4569,6 +4755,24 @@ impl Binder<'_> {
         }
         if let Some(r) = self.session_function(&name, &exprs, matches!(args, FunctionArguments::None))? {
             return Ok(r);
+        }
+        // Case mapping under the C collation: ASCII letters only.
+        if matches!(name.as_str(), "lower" | "upper" | "initcap") && exprs.len() == 1 {
+            let c = c_like(explicit_collation(exprs[0])?.as_deref());
+            // The argument is bound first: a view or subquery it reads is bound with it, and
+            // may bring a C collation (`collation_unknown`). The result keeps the collation
+            // of the argument, so a C one stays noted for later case mappings.
+            let arg = self.bind(exprs[0])?;
+            if !c {
+                self.collation_unknown(&name, &exprs)?;
+            }
+            let r = bind_call(&name, vec![arg]).map_err(|e| at_name(e, f, &name))?;
+            return Ok(match r {
+                Scalar::Func(Func::Lower, a, ty) if c => Scalar::Func(Func::LowerC, a, ty),
+                Scalar::Func(Func::Upper, a, ty) if c => Scalar::Func(Func::UpperC, a, ty),
+                Scalar::Func(Func::Initcap, a, ty) if c => Scalar::Func(Func::InitcapC, a, ty),
+                other => other,
+            });
         }
         // Functions of the transaction and session, evaluated when bound.
         match (name.as_str(), exprs.len()) {

@@ -325,7 +325,7 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
                         format!("could not create unique index \"{}\"", ix.name),
                     )
                     .with_detail(format!("Key ({names})=({vals}) is duplicated."))
-                    .with_table(&table.name)
+                    .with_table(table)
                     .with_constraint(&ix.name));
                 }
                 last_live = Some(i);
@@ -339,26 +339,18 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
 
 /// Whether any table (as this transaction sees the catalog) has an index or is named `name`.
 pub(crate) fn relation_name_taken(s: &Session, name: &str) -> bool {
-    if s.lookup_table(name).is_some() {
-        return true;
-    }
-    let mut tables = s.shared.catalog.tables();
-    if let Some(t) = &s.txn {
-        tables.extend(t.creates.iter().cloned());
-        tables.extend(t.replaces.iter().map(|(n, _)| n.clone()));
-    }
-    tables.iter().filter_map(|t| s.lookup_table(&t.name)).any(|t| t.indexes.iter().any(|i| i.name == name))
+    s.visible_tables().iter().any(|t| t.name == name || t.indexes.iter().any(|i| i.name == name))
 }
 
 /// Replaces `old` by `new` in the transaction's pending catalog change.
 fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
     let new = Arc::new(new);
     let txn = s.txn();
-    if let Some(c) = txn.creates.iter_mut().find(|c| c.name == old.name) {
+    if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == old.oid) {
         *c = new;
         return;
     }
-    match txn.replaces.iter_mut().find(|(n, _)| n.name == old.name) {
+    match txn.replaces.iter_mut().find(|(n, _)| n.oid == old.oid) {
         Some(r) => r.0 = new,
         None => txn.replaces.push((new, old.clone())),
     }
@@ -419,7 +411,7 @@ pub(crate) fn add_index(
                 sqlstate::NOT_NULL_VIOLATION,
                 format!("column \"{}\" of relation \"{}\" contains null values", table.columns[c].name, table.name),
             )
-            .with_table(&table.name)
+            .with_table(table)
             .with_column(&table.columns[c].name));
         }
     }
@@ -428,7 +420,7 @@ pub(crate) fn add_index(
     }
     new.indexes.push(ix);
     replace_table(s, table, new);
-    Ok(s.lookup_table(&table.name).expect("just replaced"))
+    Ok(s.lookup_table(&table.key()).expect("just replaced"))
 }
 
 /// Resolves index column names.
@@ -486,7 +478,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
             ));
         }
     }
-    let table = s.table(&super::ddl_table_name(&ci.table_name)?)?;
+    let table = s.table(&crate::catalog::relation_key(&ci.table_name)?)?;
     let mut names = Vec::new();
     let mut options = Vec::new();
     for c in &ci.columns {
@@ -506,7 +498,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     }
     let cols = index_columns(&table, &names)?;
     s.lock_table(&table, LockMode::Share)?;
-    let table = s.table(&table.name)?;
+    let table = s.table(&table.key())?;
     s.check_not_in_use(&table, "CREATE INDEX")?;
     let name = match &ci.name {
         Some(n) => super::ddl_table_name(n)?,
@@ -551,11 +543,7 @@ pub fn drop_indexes(s: &mut Session, if_exists: bool, names: Vec<sqlparser::ast:
     let mut r = super::tag("DROP INDEX");
     for n in &names {
         let name = super::ddl_table_name(n)?;
-        let mut tables = s.shared.catalog.tables();
-        if let Some(t) = &s.txn {
-            tables.extend(t.creates.iter().cloned());
-        }
-        let owner = tables.iter().filter_map(|t| s.lookup_table(&t.name)).find(|t| t.indexes.iter().any(|i| i.name == name));
+        let owner = s.visible_tables().into_iter().find(|t| t.indexes.iter().any(|i| i.name == name));
         let Some(table) = owner else {
             if if_exists {
                 r.notices.push(format!("NOTICE:  index \"{name}\" does not exist, skipping"));
@@ -564,7 +552,7 @@ pub fn drop_indexes(s: &mut Session, if_exists: bool, names: Vec<sqlparser::ast:
             return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("index \"{name}\" does not exist")));
         };
         s.lock_table(&table, LockMode::AccessExclusive)?;
-        let table = s.table(&table.name)?;
+        let table = s.table(&table.key())?;
         let Some(pos) = table.indexes.iter().position(|i| i.name == name) else { continue };
         super::ddl::index_not_referenced(s, &table, &table.indexes[pos], "index")?;
         if table.indexes[pos].constraint {

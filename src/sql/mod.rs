@@ -502,6 +502,7 @@ pub(crate) fn run_query_values(s: &mut Session, p: &Prepared, params: &[Option<S
         ));
     }
     s.begin_implicit();
+    s.c_collate.set(false);
     let mut run = |s: &mut Session| -> Result<u64> {
         let now = s.txn.as_ref().map(|t| t.start_us);
         let b = query::Planner::new(s, now).query(q, &[])?;
@@ -617,7 +618,7 @@ fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
                     table_alias,
                     returning: Some(r),
                     ..
-                }) => (ddl_table_name(n)?, table_alias.as_ref().map(crate::catalog::fold_ident), None, r),
+                }) => (crate::catalog::relation_key(n)?, table_alias.as_ref().map(crate::catalog::fold_ident), None, r),
                 Statement::Update { table, from, returning: Some(r), .. } => {
                     let (name, alias) = dml::target_table(table)?;
                     (name, alias, dml::update_from(from.as_ref())?, r)
@@ -751,6 +752,7 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         ));
     }
     s.begin_implicit();
+    s.c_collate.set(false);
     if let Some(r) = transaction_setting(s, &stmt)? {
         return Ok(r);
     }
@@ -852,7 +854,7 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             }
             // Every table is found before any is analyzed, as in PostgreSQL.
             for (name, _) in &more {
-                s.table_any(&ddl_table_name(name)?)?;
+                s.table_any(&crate::catalog::relation_key(name)?)?;
             }
             let mut r = vacuum::analyze(s, (!all).then_some(&table_name), &columns, extra.analyze_verbose)?;
             for (name, cols) in &more {
@@ -865,6 +867,14 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
             ddl::alter_table(s, &name, if_exists, &operations)
         }
         st @ Statement::Explain { .. } => explain::explain(s, st),
+        Statement::Discard { object_type: sqlparser::ast::DiscardObject::TEMP } => {
+            s.discard_temp()?;
+            Ok(tag("DISCARD TEMP"))
+        }
+        Statement::Discard { object_type: sqlparser::ast::DiscardObject::SEQUENCES } => {
+            s.forget_sequence_values();
+            Ok(tag("DISCARD SEQUENCES"))
+        }
         Statement::Deallocate { .. } | Statement::Discard { .. } => {
             Err(PgError::feature("DEALLOCATE and DISCARD are run by heapstore's server, sent alone in a query or prepared statement"))
         }

@@ -42,6 +42,30 @@ use std::sync::Arc;
 
 /// `pg_catalog`'s namespace OID.
 pub const PG_CATALOG: u32 = 11;
+
+/// The namespace of relation `t`: `public`, or the session's temporary schema.
+fn ns_oid(s: &Session, t: &Table) -> u32 {
+    if t.is_temp() {
+        s.temp_namespace()
+    } else {
+        PUBLIC
+    }
+}
+
+/// The name of the session's temporary schema (`pg_temp_N`, N the session's number, as
+/// PostgreSQL numbers it by backend).
+pub(crate) fn temp_schema_name(s: &Session) -> String {
+    format!("pg_temp_{}", s.id())
+}
+
+/// The schema name of relation `t`.
+pub(crate) fn ns_name(s: &Session, t: &Table) -> String {
+    if t.is_temp() {
+        temp_schema_name(s)
+    } else {
+        "public".to_string()
+    }
+}
 /// `public`'s namespace OID.
 pub const PUBLIC: u32 = 2200;
 const PG_TOAST: u32 = 99;
@@ -947,16 +971,25 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
     let who = s.identity();
     let mut rows = match d.name {
         "pg_class" => pg_class(s, &tables),
-        "pg_namespace" => vec![
-            vec![Value::Oid(PG_TOAST), name_v("pg_toast"), Value::Oid(BOOTSTRAP_ROLE)],
-            vec![Value::Oid(PG_CATALOG), name_v("pg_catalog"), Value::Oid(BOOTSTRAP_ROLE)],
-            vec![Value::Oid(PUBLIC), name_v("public"), Value::Oid(BOOTSTRAP_ROLE)],
-            vec![Value::Oid(INFORMATION_SCHEMA), name_v("information_schema"), Value::Oid(BOOTSTRAP_ROLE)],
-        ],
+        "pg_namespace" => {
+            let mut v = vec![
+                vec![Value::Oid(PG_TOAST), name_v("pg_toast"), Value::Oid(BOOTSTRAP_ROLE)],
+                vec![Value::Oid(PG_CATALOG), name_v("pg_catalog"), Value::Oid(BOOTSTRAP_ROLE)],
+                vec![Value::Oid(PUBLIC), name_v("public"), Value::Oid(BOOTSTRAP_ROLE)],
+                vec![Value::Oid(INFORMATION_SCHEMA), name_v("information_schema"), Value::Oid(BOOTSTRAP_ROLE)],
+            ];
+            // The session's temporary schema once it has made a temporary relation. Other
+            // sessions' temporary schemas and relations are not listed (heapstore keeps them
+            // in their sessions only).
+            if let Some(o) = s.temp_namespace_if_any() {
+                v.push(vec![Value::Oid(o), name_v(&temp_schema_name(s)), Value::Oid(BOOTSTRAP_ROLE)]);
+            }
+            v
+        }
         "pg_attribute" => pg_attribute(&tables),
         "pg_type" => pg_type(),
         "pg_index" => pg_index(&tables),
-        "pg_constraint" => pg_constraint(&tables),
+        "pg_constraint" => pg_constraint(s, &tables),
         "pg_database" => vec![vec![
             Value::Oid(DATABASE_OID),
             name_v(who.database),
@@ -1030,8 +1063,8 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
             vec![Value::Oid(1663), name_v("pg_default"), Value::Oid(BOOTSTRAP_ROLE)],
             vec![Value::Oid(1664), name_v("pg_global"), Value::Oid(BOOTSTRAP_ROLE)],
         ],
-        "tables" => info_tables(&tables, who.database),
-        "columns" => info_columns(&tables, who.database),
+        "tables" => info_tables(s, &tables, who.database),
+        "columns" => info_columns(s, &tables, who.database),
         other => unreachable!("catalog relation {other} without rows"),
     };
     // Rows are built with the typed columns; the always-NULL arrays go in here and the
@@ -1118,7 +1151,7 @@ fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             Value::Bool(false),
             Value::Bool(true),
             // User tables: DEFAULT; the system catalogs and everything else: NOTHING.
-            ch(if kind == 'r' && ns == PUBLIC { 'd' } else { 'n' }),
+            ch(if kind == 'r' && !matches!(ns, PG_CATALOG | INFORMATION_SCHEMA | PG_TOAST) { 'd' } else { 'n' }),
             Value::Bool(false),
             Value::Oid(0),
             Value::Null,
@@ -1132,11 +1165,16 @@ fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     }
     let referenced: std::collections::HashSet<u32> = tables.iter().flat_map(|t| t.foreign_keys.iter().map(|f| f.ref_table)).collect();
     for t in tables {
-        let p = if t.persistence == crate::catalog::Persistence::Unlogged { 'u' } else { 'p' };
+        let p = match t.persistence {
+            crate::catalog::Persistence::Permanent => 'p',
+            crate::catalog::Persistence::Unlogged => 'u',
+            crate::catalog::Persistence::Temporary => 't',
+        };
+        let ns = ns_oid(s, t);
         let kind = t.relkind();
         let am = if kind == 'r' { HEAP_AM } else { 0 };
         let triggers = !t.foreign_keys.is_empty() || referenced.contains(&t.oid);
-        out.push(row(t.oid, &t.name, PUBLIC, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len(), triggers));
+        out.push(row(t.oid, &t.name, ns, am, t.relfile.0, p, kind, t.columns.len(), !t.indexes.is_empty(), t.checks.len(), triggers));
         // relpages, reltuples and relallvisible as the last ANALYZE found them (-1: never
         // analyzed).
         if let Some(st) = s.shared().planner_stats.get(t.oid) {
@@ -1146,7 +1184,7 @@ fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             r[11] = Value::Int4(st.relallvisible.min(i32::MAX as u64) as i32);
         }
         for ix in &t.indexes {
-            out.push(row(ix.oid, &ix.name, PUBLIC, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));
+            out.push(row(ix.oid, &ix.name, ns, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));
         }
     }
     out
@@ -1598,15 +1636,16 @@ fn check_columns(t: &Table, expr: &str) -> Vec<i16> {
     cols.into_iter().collect()
 }
 
-fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+fn pg_constraint(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for t in tables {
+        let ns = ns_oid(s, t);
         for (k, c) in t.checks.iter().enumerate() {
             let b = Value::Bool;
             out.push(vec![
                 Value::Oid(check_oid(t.oid, k)),
                 name_v(&c.name),
-                Value::Oid(PUBLIC),
+                Value::Oid(ns),
                 ch('c'),
                 b(false),
                 b(false),
@@ -1632,7 +1671,7 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             out.push(vec![
                 Value::Oid(fk.oid),
                 name_v(&fk.name),
-                Value::Oid(PUBLIC),
+                Value::Oid(ns),
                 ch('f'),
                 b(false),
                 b(false),
@@ -1658,7 +1697,7 @@ fn pg_constraint(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             out.push(vec![
                 Value::Oid(ix.oid),
                 name_v(&ix.name),
-                Value::Oid(PUBLIC),
+                Value::Oid(ns),
                 ch(if ix.primary { 'p' } else { 'u' }),
                 b(false),
                 b(false),
@@ -1761,7 +1800,7 @@ fn stat_user_tables(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             let time = |us: i64| if us == crate::stats::tables::NEVER { Value::Null } else { Value::Timestamptz(us) };
             vec![
                 Value::Oid(t.oid),
-                name_v("public"),
+                name_v(&ns_name(s, t)),
                 name_v(&t.name),
                 i8(c.n_tup_ins.load(Relaxed)),
                 i8(c.n_tup_upd.load(Relaxed)),
@@ -1799,7 +1838,7 @@ fn pg_stats(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 )))
             });
             out.push(vec![
-                name_v("public"),
+                name_v(&ns_name(s, t)),
                 name_v(&t.name),
                 name_v(&col.name),
                 Value::Bool(false),
@@ -1947,7 +1986,7 @@ fn setting_row(name: &str, (value, unit, vartype, enumvals): Shown, doc: &str, c
 }
 
 /// `information_schema.tables`: user tables (schema public) and the catalogs.
-fn info_tables(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
+fn info_tables(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
     let v = |x: &str| Value::Text(x.to_string());
     let row = |schema: &str, name: &str, kind: &str, insertable: bool| {
         vec![
@@ -1975,13 +2014,20 @@ fn info_tables(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
     // Sequences are not in information_schema.tables (PostgreSQL lists them elsewhere).
     out.extend(tables.iter().filter(|t| t.sequence().is_none()).map(|t| {
         let view = !t.is_table();
-        row("public", &t.name, if view { "VIEW" } else { "BASE TABLE" }, !view)
+        let kind = if view {
+            "VIEW"
+        } else if t.is_temp() {
+            "LOCAL TEMPORARY"
+        } else {
+            "BASE TABLE"
+        };
+        row(&ns_name(s, t), &t.name, kind, !view)
     }));
     out
 }
 
 /// `information_schema.columns` for user tables.
-fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
+fn info_columns(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
     let v = |x: &str| Value::Text(x.to_string());
     let i = |x: Option<i32>| x.map_or(Value::Null, Value::Int4);
     let mut out = Vec::new();
@@ -2020,7 +2066,7 @@ fn info_columns(tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>> {
             };
             let mut row = vec![
                 name_v(db),
-                name_v("public"),
+                name_v(&ns_name(s, t)),
                 name_v(&t.name),
                 name_v(&c.name),
                 Value::Int4(k as i32 + 1),
@@ -2103,10 +2149,18 @@ pub fn relation_oid_of_name(s: &Session, name: &str) -> Option<u32> {
     if let Some(d) = find(schema, rel) {
         return Some(d.oid);
     }
-    if !matches!(schema, None | Some("public")) {
-        return None;
-    }
+    // Which relations the schema allows: None any (temporary ones first), Some(true) the
+    // session's temporary ones, Some(false) `public`'s.
+    let temp = match schema {
+        None => None,
+        Some("public") => Some(false),
+        Some(sc) if sc == "pg_temp" || sc == temp_schema_name(s) => Some(true),
+        Some(_) => return None,
+    };
     for t in s.visible_tables() {
+        if temp.is_some_and(|x| x != t.is_temp()) {
+            continue;
+        }
         if t.name == rel {
             return Some(t.oid);
         }
@@ -2173,7 +2227,8 @@ pub fn relation_name_of_oid(s: &Session, oid: u32) -> Option<String> {
     None
 }
 
-/// `pg_get_indexdef(oid)`: `CREATE [UNIQUE] INDEX name ON public.table USING btree (cols)`.
+/// `pg_get_indexdef(oid)`: `CREATE [UNIQUE] INDEX name ON public.table USING btree (cols)`
+/// (`pg_temp.table` for a temporary table's index).
 pub fn index_def(s: &Session, oid: u32) -> Option<String> {
     for t in s.visible_tables() {
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
@@ -2196,9 +2251,11 @@ pub fn index_def(s: &Session, oid: u32) -> Option<String> {
                 })
                 .collect();
             return Some(format!(
-                "CREATE {}INDEX {} ON public.{} USING btree ({})",
+                "CREATE {}INDEX {} ON {}.{} USING btree ({})",
                 if ix.unique { "UNIQUE " } else { "" },
                 ix.name,
+                // PostgreSQL names the session's temporary schema `pg_temp` here.
+                if t.is_temp() { "pg_temp" } else { "public" },
                 t.name,
                 cols.join(", ")
             ));

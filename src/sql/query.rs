@@ -57,6 +57,10 @@ pub struct Planner<'a> {
     now_used: std::cell::Cell<bool>,
     /// The views the statement named (their oids), expanded as subqueries.
     views: RefCell<Vec<u32>>,
+    /// How many views' stored queries are being bound: their relation names mean permanent
+    /// relations only (a view never reads a temporary one, so a session's temporary table of
+    /// the same name does not stand in for it).
+    in_view: std::cell::Cell<usize>,
     /// How many times the recursive term being bound named its own query.
     work_refs: std::cell::Cell<usize>,
     /// How many outer joins' nullable sides the FROM item being bound is inside (within the
@@ -1181,6 +1185,7 @@ impl<'a> Planner<'a> {
             now_us,
             now_used: std::cell::Cell::new(false),
             views: RefCell::new(Vec::new()),
+            in_view: std::cell::Cell::new(0),
             work_refs: std::cell::Cell::new(0),
             nullable: std::cell::Cell::new(0),
             setop: std::cell::Cell::new(None),
@@ -1209,7 +1214,9 @@ impl<'a> Planner<'a> {
         let q = super::view::parse_query(&def.query)?;
         // The view's query sees no WITH query of the statement naming it.
         let saved = std::mem::take(&mut *self.ctes.borrow_mut());
+        self.in_view.set(self.in_view.get() + 1);
         let sub = self.query(&q, &[]);
+        self.in_view.set(self.in_view.get() - 1);
         *self.ctes.borrow_mut() = saved;
         let sub = sub?;
         let mut cols = sub.columns;
@@ -2012,7 +2019,11 @@ impl<'a> Planner<'a> {
                     };
                     return Ok((Rel::Leaf(node, cols.len(), false), scope));
                 }
-                let table = self.s.relation_for_query(&tname).map_err(|e| match name.0.first().and_then(|p| p.as_ident()) {
+                let mut key = crate::catalog::relation_key(name)?;
+                if self.in_view.get() > 0 && crate::catalog::split_key(&key).0.is_none() {
+                    key = format!("\0public\0{key}");
+                }
+                let table = self.s.relation_for_query(&key).map_err(|e| match name.0.first().and_then(|p| p.as_ident()) {
                     Some(id) if e.code == sqlstate::UNDEFINED_TABLE => e.at(id.span.start),
                     _ => e,
                 })?;

@@ -121,14 +121,18 @@ pub(crate) fn sequence_def(ty: SqlType, options: &[SequenceOptions], owned_by: O
 }
 
 /// Creates sequence `name` in the current transaction (files, first page, catalog entry).
-pub(crate) fn make_sequence(s: &mut Session, name: &str, def: SequenceDef) -> Result<Arc<Table>> {
-    if s.lookup_table(name).is_some() {
+/// A temporary sequence (`temp`) is not WAL-logged (`Session`'s invariant 11).
+pub(crate) fn make_sequence(s: &mut Session, name: &str, def: SequenceDef, temp: bool) -> Result<Arc<Table>> {
+    let key = format!("{}{name}", if temp { "\0pg_temp\0" } else { "\0public\0" });
+    if s.lookup_table(&key).is_some() {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
+    super::ddl::check_temp_name(s, name, temp)?;
     s.xid();
     let relfile = s.create_files()?;
     let shared = s.shared.clone();
-    let seq = SeqRel { pool: &shared.pool, pins: &s.pins, rel: relfile, wal: Some(&*shared.wal), full_page_writes: true };
+    let wal = (!temp).then_some(&*shared.wal);
+    let seq = SeqRel { pool: &shared.pool, pins: &s.pins, rel: relfile, wal, full_page_writes: true };
     let end = seq.init(def.start)?;
     s.note_seq_lsn(end);
     let int8 = SqlType::new(TypeId::Int8);
@@ -142,13 +146,16 @@ pub(crate) fn make_sequence(s: &mut Session, name: &str, def: SequenceDef) -> Re
         ],
         relfile,
         toast_relfile: None,
-        persistence: crate::catalog::Persistence::Permanent,
+        persistence: if temp { crate::catalog::Persistence::Temporary } else { crate::catalog::Persistence::Permanent },
         indexes: Vec::new(),
         kind: RelKind::Sequence(def),
         checks: Vec::new(),
         foreign_keys: Vec::new(),
     });
     s.txn().creates.push(t.clone());
+    if temp {
+        s.temp_namespace();
+    }
     Ok(t)
 }
 
@@ -162,11 +169,13 @@ pub fn create_sequence(
     options: &[SequenceOptions],
     owned_by: Option<&sqlparser::ast::ObjectName>,
 ) -> Result<QueryResult> {
-    if temporary {
-        return Err(PgError::feature("temporary sequences are not supported by heapstore"));
+    let (schema, name) = crate::catalog::qualified_name(name)?;
+    if temporary && schema == Some(crate::catalog::Schema::Public) {
+        return Err(PgError::new("42P16", "cannot create temporary relation in non-temporary schema"));
     }
-    let name = super::ddl_table_name(name)?;
-    if s.lookup_table(&name).is_some() && if_not_exists {
+    let temporary = temporary || schema == Some(crate::catalog::Schema::Temp);
+    let key = format!("{}{name}", if temporary { "\0pg_temp\0" } else { "\0public\0" });
+    if s.lookup_table(&key).is_some() && if_not_exists {
         let mut r = super::tag("CREATE SEQUENCE");
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
@@ -187,11 +196,14 @@ pub fn create_sequence(
             if table.column_index(c).is_none() {
                 return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{c}\" of relation \"{t}\" does not exist")));
             }
+            if table.is_temp() != temporary {
+                return Err(PgError::new("55000", "sequence must be in same schema as table it is linked to"));
+            }
             Some((table.oid, c.clone()))
         }
     };
     let def = sequence_def(ty, options, owner)?;
-    make_sequence(s, &name, def)?;
+    make_sequence(s, &name, def, temporary)?;
     Ok(super::tag("CREATE SEQUENCE"))
 }
 
@@ -216,7 +228,7 @@ pub(crate) fn identity_sequence(s: &Session, table: &Table, column: &str) -> Res
 fn resolve(s: &Session, v: &Value) -> Result<Arc<Table>> {
     let t = match v {
         Value::Text(name) => {
-            let name = parse_relation_name(name)?;
+            let name = parse_relation_name(name, &crate::sql::pg_catalog::temp_schema_name(s))?;
             s.table_any(&name)?
         }
         Value::Regclass(o, _) | Value::Oid(o) => s
@@ -235,8 +247,10 @@ fn resolve(s: &Session, v: &Value) -> Result<Arc<Table>> {
     Ok(t)
 }
 
-/// A relation name as `regclass` input reads it: unquoted parts folded to lower case.
-fn parse_relation_name(text: &str) -> Result<String> {
+/// A relation name as `regclass` input reads it (unquoted parts folded to lower case), as
+/// `catalog::relation_key` gives it.
+/// `temp_schema`: the session's temporary schema's name (`pg_temp_N`).
+pub(crate) fn parse_relation_name(text: &str, temp_schema: &str) -> Result<String> {
     let mut parts = Vec::new();
     let mut cur = String::new();
     let (mut chars, mut quoted) = (text.trim().chars().peekable(), false);
@@ -255,7 +269,8 @@ fn parse_relation_name(text: &str) -> Result<String> {
     parts.push(cur);
     match parts.as_slice() {
         [t] => Ok(t.clone()),
-        [schema, t] if schema == "public" => Ok(t.clone()),
+        [schema, t] if schema == "public" => Ok(format!("\0public\0{t}")),
+        [schema, t] if schema == "pg_temp" || schema == temp_schema => Ok(format!("\0pg_temp\0{t}")),
         [schema, _] => Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("schema \"{schema}\" does not exist"))),
         _ => Err(PgError::new("42602", format!("invalid name syntax: \"{text}\""))),
     }
@@ -277,12 +292,13 @@ fn read_only_check(s: &Session, f: SeqFunc) -> Result<()> {
 fn with_page<R>(s: &Session, seq: &Table, op: impl FnOnce(&SeqRel<'_>) -> Result<R>) -> Result<R> {
     let shared = s.shared.clone();
     let _guard = shared.ddl_lock.lock().unwrap_or_else(|e| e.into_inner());
-    if s.lookup_table(&seq.name).is_none_or(|now| now.relfile != seq.relfile)
+    if s.lookup_table(&seq.key()).is_none_or(|now| now.relfile != seq.relfile)
         || !shared.smgr.exists(seq.relfile, crate::storage::ForkNumber::Main)
     {
         return Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", seq.name)));
     }
-    let rel = SeqRel { pool: &shared.pool, pins: &s.pins, rel: seq.relfile, wal: Some(&*shared.wal), full_page_writes: true };
+    let wal = (!seq.is_temp()).then_some(&*shared.wal);
+    let rel = SeqRel { pool: &shared.pool, pins: &s.pins, rel: seq.relfile, wal, full_page_writes: true };
     op(&rel)
 }
 
@@ -359,9 +375,11 @@ mod tests {
 
     #[test]
     fn relation_names_fold_like_regclass_input() {
-        assert_eq!(parse_relation_name("Public.My_Seq").unwrap(), "my_seq");
-        assert_eq!(parse_relation_name("\"My\"\"Seq\"").unwrap(), "My\"Seq");
-        assert!(parse_relation_name("other.s").is_err());
+        assert_eq!(parse_relation_name("Public.My_Seq", "pg_temp_1").unwrap(), "\0public\0my_seq");
+        assert_eq!(parse_relation_name("pg_temp_1.s", "pg_temp_1").unwrap(), "\0pg_temp\0s");
+        assert_eq!(parse_relation_name("\"My\"\"Seq\"", "pg_temp_1").unwrap(), "My\"Seq");
+        assert!(parse_relation_name("other.s", "pg_temp_1").is_err());
+        assert!(parse_relation_name("pg_temp_2.s", "pg_temp_1").is_err());
     }
 
     #[test]

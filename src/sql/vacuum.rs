@@ -33,7 +33,7 @@ pub fn autovacuum_table(s: &mut Session, table: &Table) -> Result<Option<VacuumS
         return Ok(None);
     }
     // The table may have been dropped or replaced (TRUNCATE) since the catalog was read.
-    let r = match s.lookup_table(&table.name) {
+    let r = match s.lookup_table(&table.key()) {
         Some(now) if now.oid == table.oid => vacuum_locked(s, &now).map(Some),
         _ => Ok(None),
     };
@@ -46,7 +46,7 @@ pub fn autovacuum_table(s: &mut Session, table: &Table) -> Result<Option<VacuumS
 
 /// VACUUM of a table locked ShareUpdateExclusive.
 fn vacuum_locked(s: &mut Session, table: &Table) -> Result<VacuumStats> {
-    let table = s.table(&table.name)?;
+    let table = s.table(&table.key())?;
     let sh = s.shared.clone();
     let horizon = sh.txns.vacuum_horizon();
     let mut st = VacuumStats::default();
@@ -106,7 +106,7 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, a
     let mut r = super::tag("VACUUM");
     let tables: Vec<std::sync::Arc<Table>> = match &v.table_name {
         Some(n) => {
-            let t = s.table_any(&super::ddl_table_name(n)?)?;
+            let t = s.table_any(&crate::catalog::relation_key(n)?)?;
             match &t.kind {
                 crate::catalog::RelKind::Table => vec![t],
                 // A sequence's one page holds one frozen tuple: nothing to do.
@@ -117,7 +117,7 @@ pub fn run(s: &mut Session, v: sqlparser::ast::VacuumStatement, verbose: bool, a
                 }
             }
         }
-        _ => s.shared.catalog.tables().into_iter().filter(|t| t.is_table()).collect(),
+        _ => s.visible_tables().into_iter().filter(|t| t.is_table()).collect(),
     };
     for t in tables {
         let st = vacuum_table(s, &t)?;
@@ -160,7 +160,7 @@ pub fn analyze(
     let mut r = super::tag("ANALYZE");
     let tables: Vec<std::sync::Arc<Table>> = match table {
         Some(n) => {
-            let t = s.table_any(&super::ddl_table_name(n)?)?;
+            let t = s.table_any(&crate::catalog::relation_key(n)?)?;
             match &t.kind {
                 crate::catalog::RelKind::Table => vec![t],
                 _ => {
@@ -221,7 +221,7 @@ pub fn autoanalyze_table(s: &mut Session, table: &Table) -> Result<()> {
         s.rollback();
         return Ok(());
     }
-    let r = match s.lookup_table(&table.name) {
+    let r = match s.lookup_table(&table.key()) {
         Some(now) if now.oid == table.oid => analyze_locked(s, &now, &[]).map(|_| ()),
         _ => Ok(()),
     };
@@ -234,7 +234,7 @@ pub fn autoanalyze_table(s: &mut Session, table: &Table) -> Result<()> {
 
 /// ANALYZE of a table locked ShareUpdateExclusive.
 fn analyze_locked(s: &mut Session, table: &Table, cols: &[usize]) -> Result<(usize, u64)> {
-    let table = s.table(&table.name)?;
+    let table = s.table(&table.key())?;
     let sh = s.shared.clone();
     let target = sh.settings.int("default_statistics_target").clamp(1, 10_000) as usize;
     let all: Vec<usize> = if cols.is_empty() { (0..table.columns.len()).collect() } else { cols.to_vec() };

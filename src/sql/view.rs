@@ -34,7 +34,10 @@ pub fn create_view(
     columns: &[sqlparser::ast::ViewColumnDef],
     query: &sqlparser::ast::Query,
 ) -> Result<QueryResult> {
-    let name = super::ddl_table_name(name)?;
+    let (schema, name) = crate::catalog::qualified_name(name)?;
+    if schema == Some(crate::catalog::Schema::Temp) {
+        return Err(PgError::feature("temporary views are not supported by heapstore"));
+    }
     super::check::query(query)?;
     let now = s.txn.as_ref().map(|t| t.start_us);
     let planner = super::query::Planner::new(s, now);
@@ -42,6 +45,11 @@ pub fn create_view(
     let mut deps = Vec::new();
     let mut tables = Vec::new();
     b.node.tables(&mut tables);
+    if let Some(t) = tables.iter().find(|t| t.is_temp()) {
+        // PostgreSQL makes such a view temporary itself; heapstore has no temporary views.
+        return Err(PgError::feature(format!("a view reading temporary table \"{}\" is not supported by heapstore", t.name))
+            .with_detail("PostgreSQL would make the view temporary; heapstore has no temporary views."));
+    }
     deps.extend(tables.iter().map(|t| t.oid));
     deps.extend(planner.views_used());
     deps.sort_unstable();
@@ -61,7 +69,8 @@ pub fn create_view(
         }
         cols.push(Column::new(cname, oc.ty, false));
     }
-    let existing = s.lookup_table(&name);
+    let existing = s.lookup_table(&format!("\0public\0{name}"));
+    super::ddl::check_temp_name(s, &name, false)?;
     if let Some(old) = &existing {
         if !or_replace || !matches!(old.kind, RelKind::View(_)) {
             return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
@@ -89,9 +98,9 @@ pub fn create_view(
             s.lock_table(&old, crate::lock::LockMode::AccessExclusive)?;
             let new = Arc::new(Table { columns: cols, kind: RelKind::View(def), ..(*old).clone() });
             let txn = s.txn();
-            if let Some(c) = txn.creates.iter_mut().find(|c| c.name == name) {
+            if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == new.oid) {
                 *c = new;
-            } else if let Some(rp) = txn.replaces.iter_mut().find(|(nw, _)| nw.name == name) {
+            } else if let Some(rp) = txn.replaces.iter_mut().find(|(nw, _)| nw.oid == new.oid) {
                 rp.0 = new;
             } else {
                 txn.replaces.push((new, old));

@@ -10,7 +10,8 @@
 //!   │    and files agree
 //!   │    run 20..200 statements from 3 interleaved sessions: COPY text/csv/binary (good and
 //!   │    bad input; a third of them with PARALLEL 2..4, whose workers take turns on the
-//!   │    one thread), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
+//!   │    one thread; a quarter staged through a temporary table and moved with INSERT ...
+//!   │    SELECT), INSERT/UPDATE/DELETE by primary key, BEGIN/COMMIT/ROLLBACK, SAVEPOINT /
 //!   │    ROLLBACK TO / RELEASE (also to recover a failed block), TOAST-sized
 //!   │    values, VACUUM (half of them with ANALYZE), TRUNCATE, ALTER TABLE rewrites and renames, CREATE/DROP TABLE and INDEX, `nextval` / `setval` of a
 //!   │    sequence (after recovery a `nextval` must exceed every value an acknowledged
@@ -775,6 +776,9 @@ impl Torture {
                 let input = workload::copy_input(format, &rows, bad);
                 let mut reader: &[u8] = &input;
                 let parallel = (self.rng.below(3) == 0).then(|| 2 + self.rng.below(3));
+                if self.rng.below(4) == 0 {
+                    return self.staged_copy(db, sess, &table, format, parallel, &input, rows, bad.is_some());
+                }
                 let sql = workload::copy_sql(&table, format, parallel);
                 trace(|| format!("session {}: COPY {table} ids {}..={}", sess.s.id(), rows[0].0, rows[n - 1].0));
                 let r = sess
@@ -857,6 +861,62 @@ impl Torture {
         };
         let r = sess.s.execute(&sql).map(|_| ());
         self.finish(db, sess, r, vec![change], false, &sql)
+    }
+
+    /// A load staged through a temporary table: COPY into it, then `INSERT INTO table SELECT`
+    /// from it (the rows reach the table in that one statement), then DROP it (in a block,
+    /// `ON COMMIT DROP` does).
+    #[allow(clippy::too_many_arguments)]
+    fn staged_copy(
+        &mut self,
+        db: &Database,
+        sess: &mut Sess,
+        table: &str,
+        format: Format,
+        parallel: Option<u64>,
+        input: &[u8],
+        rows: Vec<(i64, Row)>,
+        bad: bool,
+    ) -> Result<bool, String> {
+        let stage = format!("stage{}", self.next_table);
+        self.next_table += 1;
+        let n = rows.len();
+        let create = format!("CREATE TEMP TABLE {stage} (id bigint, v bigint, pad text){}", if sess.open { " ON COMMIT DROP" } else { "" });
+        trace(|| format!("session {}: staged COPY {table} through {stage} ids {}..={}", sess.s.id(), rows[0].0, rows[n - 1].0));
+        let r = sess.s.execute(&create).map(|_| ());
+        let ok = r.is_ok();
+        if !self.finish(db, sess, r, Vec::new(), false, &create)? {
+            return Ok(false);
+        }
+        if !ok {
+            return Ok(true);
+        }
+        let mut reader: &[u8] = input;
+        let sql = workload::copy_sql(&stage, format, parallel);
+        let r = sess
+            .s
+            .execute_with_io(&sql, &mut CopyIo { stdin: Some(&mut reader), stdout: None, rows: None })
+            .and_then(|res| expect_tag(&res, &format!("COPY {n}")));
+        let ok = r.is_ok();
+        if !self.finish(db, sess, r, Vec::new(), bad, &sql)? {
+            return Ok(false);
+        }
+        if !ok {
+            return Ok(true);
+        }
+        let sql = format!("INSERT INTO {table} SELECT * FROM {stage}");
+        let r = sess.s.execute(&sql).and_then(|res| expect_tag(&res, &format!("INSERT 0 {n}")));
+        let ok = r.is_ok();
+        let changes = rows.into_iter().map(|(id, row)| Change::Insert { table: table.to_string(), id, row }).collect();
+        if !self.finish(db, sess, r, changes, false, &sql)? {
+            return Ok(false);
+        }
+        if ok && !sess.open {
+            let sql = format!("DROP TABLE {stage}");
+            let r = sess.s.execute(&sql).map(|_| ());
+            return self.finish(db, sess, r, Vec::new(), false, &sql);
+        }
+        Ok(true)
     }
 
     fn new_id(&mut self) -> i64 {

@@ -466,6 +466,28 @@ def s_row_locks():
         s.commit()
 
 
+def s_temp_tables():
+    # A staging table made with prefixes=['TEMPORARY'], seen by inspect() as temporary and
+    # only by its own connection, dropped by DISCARD TEMP.
+    md = MetaData()
+    stage = Table("sa_stage", md, Column("id", Integer, primary_key=True), Column("v", String(20)), prefixes=["TEMPORARY"])
+    with engine.connect() as c:
+        md.create_all(c)
+        c.execute(stage.insert(), [{"id": i, "v": f"v{i}"} for i in range(1, 6)])
+        insp = sqlalchemy.inspect(c)
+        check(insp.get_temp_table_names() == ["sa_stage"], f"temp tables {insp.get_temp_table_names()!r}")
+        check("sa_stage" not in insp.get_table_names(), "a temporary table among the permanent ones")
+        check([x["name"] for x in insp.get_columns("sa_stage")] == ["id", "v"], "temp table columns")
+        check(c.execute(select(func.count()).select_from(stage)).scalar() == 5, "rows in the temp table")
+        with engine.connect() as other:
+            check(not sqlalchemy.inspect(other).has_table("sa_stage"), "another connection sees the temp table")
+        c.commit()
+        check(c.execute(select(func.count()).select_from(stage)).scalar() == 5, "rows after commit")
+        c.exec_driver_sql("DISCARD TEMP")
+        c.commit()
+        check(not sqlalchemy.inspect(c).has_table("sa_stage"), "DISCARD TEMP kept the temp table")
+
+
 SCENARIOS = [
     ("psycopg: connect (dialect initialisation)", s_connect),
     ("psycopg: CREATE TABLE; metadata.create_all(checkfirst) (has_table)", s_create),
@@ -483,6 +505,7 @@ SCENARIOS = [
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
     ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
     ("psycopg: row locks: with_for_update(skip_locked, nowait, key_share, read, of)", s_row_locks),
+    ("psycopg: temporary tables: prefixes=['TEMPORARY'], get_temp_table_names, DISCARD TEMP", s_temp_tables),
     ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
 ]
 
