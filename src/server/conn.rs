@@ -1711,7 +1711,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// Whether a prepared statement's rows stream at Execute (a query: its rows are produced
     /// by the executor one at a time).
     fn streams(p: &Prepared) -> bool {
-        matches!(p.stmt, Some(sqlparser::ast::Statement::Query(_)))
+        matches!(&p.stmt, Some(sqlparser::ast::Statement::Query(q)) if !crate::sql::has_select_into(q))
     }
 
     /// Sends up to `max_rows` (0: all) of a suspended portal's held rows, then

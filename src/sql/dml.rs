@@ -2210,6 +2210,9 @@ pub(crate) fn cached_select<'k>(
         return Some(r);
     }
     let Some(Statement::Query(q)) = &p.stmt else { return None };
+    if super::has_select_into(q) {
+        return None; // CREATE TABLE AS (`sql::run_one`)
+    }
     if s.txn.as_ref().is_some_and(|t| t.failed) {
         return Some(Err(PgError::new(
             sqlstate::IN_FAILED_SQL_TRANSACTION,

@@ -251,7 +251,8 @@ impl Prepared {
     /// Whether running it returns rows.
     pub fn returns_rows(&self) -> bool {
         match &self.stmt {
-            Some(Statement::Query(_) | Statement::Explain { .. } | Statement::ShowVariable { .. }) => true,
+            Some(Statement::Query(q)) => !has_select_into(q),
+            Some(Statement::Explain { .. } | Statement::ShowVariable { .. }) => true,
             // Row statements with RETURNING (Describe must announce their columns).
             Some(Statement::Insert(i)) => i.returning.is_some(),
             Some(Statement::Update { returning, .. }) => returning.is_some(),
@@ -593,6 +594,8 @@ pub fn describe(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
 
 fn describe_inner(s: &mut Session, p: &Prepared) -> Result<QueryResult> {
     match &p.stmt {
+        // SELECT ... INTO t: CREATE TABLE AS, which returns no rows.
+        Some(Statement::Query(q)) if has_select_into(q) => Ok(QueryResult::default()),
         Some(Statement::Query(q)) => {
             // The plan Execute will run (cached in the statement), so Describe plans at most
             // once.
@@ -756,6 +759,22 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
     if let Some(r) = transaction_setting(s, &stmt)? {
         return Ok(r);
     }
+    // `SELECT ... INTO [TEMP | UNLOGGED] [TABLE] t ...` is CREATE TABLE t AS SELECT ..., as
+    // PostgreSQL runs it.
+    let (stmt, extra) = match stmt {
+        Statement::Query(mut q) => match take_select_into(&mut q) {
+            Some(into) => {
+                s.check_writable("SELECT INTO")?;
+                let ct = sqlparser::ast::helpers::stmt_create_table::CreateTableBuilder::new(into.name)
+                    .temporary(into.temporary)
+                    .query(Some(q))
+                    .build();
+                (ct, Extra { unlogged: into.unlogged, ..extra })
+            }
+            None => (Statement::Query(q), extra),
+        },
+        other => (other, extra),
+    };
     if let Some(c) = write_command(&stmt) {
         s.check_writable(c)?;
     }
@@ -889,6 +908,31 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
 fn chain_transaction(s: &mut Session, chars: crate::session::TxnCharacteristics) -> Result<()> {
     s.begin_explicit();
     s.set_transaction_modes(Some(chars.isolation), Some(chars.read_only))
+}
+
+/// Takes the INTO clause of a query's first SELECT (`SELECT ... INTO t`), if it has one; an
+/// INTO anywhere else stays and is refused when the query is planned, as PostgreSQL does.
+/// Whether a query's first SELECT has an INTO clause ([`take_select_into`]).
+pub(crate) fn has_select_into(q: &sqlparser::ast::Query) -> bool {
+    let mut body = &*q.body;
+    loop {
+        match body {
+            sqlparser::ast::SetExpr::Select(sel) => return sel.into.is_some(),
+            sqlparser::ast::SetExpr::SetOperation { left, .. } => body = left,
+            _ => return false,
+        }
+    }
+}
+
+fn take_select_into(q: &mut sqlparser::ast::Query) -> Option<sqlparser::ast::SelectInto> {
+    let mut body = &mut *q.body;
+    loop {
+        match body {
+            sqlparser::ast::SetExpr::Select(sel) => return sel.into.take(),
+            sqlparser::ast::SetExpr::SetOperation { left, .. } => body = left,
+            _ => return None,
+        }
+    }
 }
 
 /// The command a statement that writes is refused as in a READ ONLY transaction (25006,

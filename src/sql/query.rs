@@ -2505,7 +2505,11 @@ impl<'a> Planner<'a> {
             flavor,
         } = sel;
         need(top.is_none(), "TOP")?;
-        need(into.is_none(), "SELECT INTO")?;
+        if into.is_some() {
+            // A statement's own first SELECT ... INTO runs as CREATE TABLE AS (`sql::run_one`);
+            // anywhere else PostgreSQL refuses it so.
+            return Err(PgError::syntax("SELECT ... INTO is not allowed here"));
+        }
         need(exclude.is_none(), "EXCLUDE")?;
         need(lateral_views.is_empty(), "LATERAL VIEW")?;
         need(prewhere.is_none(), "PREWHERE")?;
