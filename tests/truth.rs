@@ -77,6 +77,10 @@ fn every_clause_is_handled_or_refused() {
     for (sql, want) in handled {
         assert_eq!(&rows(&mut s, sql), want, "{sql}");
     }
+    // SELECT ... INTO runs as CREATE TABLE AS; an INTO anywhere else is PostgreSQL's 42601.
+    assert_eq!(s.execute("SELECT * INTO TEMP emp2 FROM emp WHERE id > 1").unwrap()[0].tag, "SELECT 2");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM emp2"), v(&["2"]));
+    assert_eq!(code(&mut s, "SELECT * FROM (SELECT * INTO emp3 FROM emp) s"), "42601");
     // Handled clauses that change rows: run in a transaction rolled back at the end.
     s.execute("BEGIN").unwrap();
     let changing: &[(&str, Vec<Vec<Option<String>>>)] = &[
@@ -107,7 +111,6 @@ fn every_clause_is_handled_or_refused() {
         "SELECT * FROM emp TABLESAMPLE SYSTEM (50)",
         "SELECT * FROM emp a JOIN emp b USING (id) FOR UPDATE",
         "SELECT * FROM (SELECT * FROM emp FOR SHARE) s",
-        "SELECT * INTO emp2 FROM emp",
         "SELECT id FROM emp ORDER BY id FETCH FIRST 50 PERCENT ROWS ONLY",
         "EXPLAIN ANALYZE UPDATE emp SET name = 'q'",
         "UPDATE emp SET (id, name) = (SELECT random()::int, 'x')",
