@@ -292,6 +292,13 @@ pub struct Session {
     /// Session settings the client can see that live outside the engine (the server's
     /// TimeZone, DateStyle, application_name, ...), for `pg_settings`.
     client_settings: Arc<Vec<(String, String)>>,
+    /// The zone `TimeZone` in `client_settings` names (`None`: UTC), installed on the thread
+    /// whenever it changes (`types::tz` invariant).
+    time_zone: Option<crate::types::tz::SessionZone>,
+    /// Bumped whenever `TimeZone` changes (cached plans hold constants of the old zone).
+    zone_generation: u64,
+    /// The `TimeZone` text `time_zone` was made from.
+    time_zone_name: Option<String>,
     /// Their values at the session's start, what RESET returns to (`pg_settings.reset_val`).
     client_reset: Arc<Vec<(String, String)>>,
     /// The settings the client gave at connection (startup packet, `options`): their
@@ -370,6 +377,8 @@ impl Session {
     /// sets it per message, and a transaction the statement starts starts at it.
     pub fn mark_statement_start(&mut self) {
         self.c_collate.set(false);
+        // This session's time zone on the thread running its statement (`types::tz`).
+        crate::types::tz::set_session(self.time_zone.clone());
         self.stmt_start_us = Some(pg_now_us());
     }
 
@@ -407,6 +416,9 @@ impl Session {
             user: "postgres".into(),
             database: "postgres".into(),
             client_settings: Default::default(),
+            time_zone: None,
+            zone_generation: 0,
+            time_zone_name: None,
             client_reset: Default::default(),
             client_given: Default::default(),
             planner_costs: None,
@@ -497,6 +509,34 @@ impl Session {
     pub fn set_client_settings(&mut self, settings: Vec<(String, String)>) {
         self.client_settings = Arc::new(settings);
         self.planner_costs = crate::sql::cost::Costs::of_session(self);
+        self.install_time_zone();
+    }
+
+    /// Reads `TimeZone` from the client settings (already checked when set) and installs it
+    /// on this thread.
+    fn install_time_zone(&mut self) {
+        let name = self.client_setting("TimeZone").map(str::to_string);
+        if name != self.time_zone_name {
+            self.zone_generation += 1;
+        }
+        let zone = match &name {
+            Some(v) => crate::types::tz::setting(v).ok().and_then(|(_, z)| z),
+            None => None,
+        };
+        self.time_zone_name = name;
+        crate::types::tz::set_session(zone.clone());
+        self.time_zone = zone;
+    }
+
+    /// Changes whenever the session's `TimeZone` changes.
+    pub(crate) fn zone_generation(&self) -> u64 {
+        self.zone_generation
+    }
+
+    /// The session's time zone (`None`: UTC), for threads and entry points that install it
+    /// (`types::tz::scope`).
+    pub fn time_zone(&self) -> Option<crate::types::tz::SessionZone> {
+        self.time_zone.clone()
     }
 
     /// The planner settings in force (`sql::cost`).
@@ -538,6 +578,7 @@ impl Session {
         self.temp_file_limit_kb = s.temp_file_limit_kb;
         self.client_settings = s.client;
         self.planner_costs = crate::sql::cost::Costs::of_session(self);
+        self.install_time_zone();
     }
 
     /// Before a SET (`local`: SET LOCAL) of any setting (invariant 10). Returns false for a SET

@@ -221,10 +221,12 @@ pub(super) fn copy_from(
         };
     }
     ctx.shared.parallel_workers_launched.fetch_add(n as u64, Ordering::Relaxed);
+    // The workers parse timestamptz text in the session's time zone (`types::tz` invariant).
+    let zone = crate::types::tz::session();
     let (ended, canceled) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
-                let (st, opts) = (&st, opts.clone());
+                let (st, opts, zone) = (&st, opts.clone(), zone.clone());
                 std::thread::Builder::new()
                     .name(format!("copy worker {i}"))
                     // Evaluates the table's DEFAULT and CHECK expressions, as deep as the
@@ -232,6 +234,7 @@ pub(super) fn copy_from(
                     .stack_size(crate::server::CONN_STACK_SIZE)
                     .spawn_scoped(scope, move || {
                         let _unblock = OnPanic(st);
+                        let _zone = crate::types::tz::scope(zone);
                         let r = worker(st, ctx, opts, names);
                         WORKER_CPU_NS.fetch_add(this_thread_cpu_ns(), Ordering::Relaxed);
                         r

@@ -490,7 +490,8 @@ fn in_range(val: &Value, base: &Value, offset: &Value, sub: bool, less: bool) ->
                 })
             };
             let (v, b) = (ts(val)?, ts(base)?);
-            let sum = if sub { crate::types::interval::timestamp_minus(b, iv)? } else { crate::types::interval::timestamp_plus(b, iv)? };
+            let tz = matches!(base, Value::Timestamptz(_));
+            let sum = if sub { crate::types::interval::minus(b, iv, tz)? } else { crate::types::interval::plus(b, iv, tz)? };
             Ok(holds(v.cmp(&sum)))
         }
         _ => Err(PgError::internal("a RANGE offset of a type without in_range")),

@@ -213,16 +213,7 @@ impl SessionParams {
                 }
             },
             "statement_timeout" => time_setting("statement_timeout", value)?,
-            "timezone" => {
-                if !matches!(value.to_ascii_uppercase().as_str(), "UTC" | "GMT" | "ETC/UTC" | "Z" | "0" | "+00" | "00:00") {
-                    return Err(PgError::new(
-                        sqlstate::INVALID_PARAMETER_VALUE,
-                        format!("invalid value for parameter \"TimeZone\": \"{value}\""),
-                    )
-                    .with_detail("heapstore has no time zone support: only UTC."));
-                }
-                value.to_string()
-            }
+            "timezone" => crate::types::tz::setting(value)?.0,
             _ => value.to_string(),
         };
         let reported = REPORTED.contains(&display);
@@ -395,7 +386,9 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
                 Some(v) => Ok(v.to_string()),
                 None => engine.get(&name).map(str::to_string),
             };
-            Some(v.map(|v| LocalOutcome { result: one_row(&name, "text", "SHOW", Some(v)), report: vec![] }))
+            // The column is named as the parameter is spelled (`TimeZone`, `DateStyle`).
+            let column = params.values.get(&name.to_ascii_lowercase()).map_or(name.as_str(), |v| v.0);
+            Some(v.map(|v| LocalOutcome { result: one_row(column, "text", "SHOW", Some(v)), report: vec![] }))
         }
         "set" | "reset" => {
             let mut i = 1;
@@ -405,11 +398,8 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
             }
             let name = word(toks.get(i)?)?;
             // SET TIME ZONE x
-            let (name, rest) = if name == "time" && toks.get(i + 1).and_then(word).as_deref() == Some("zone") {
-                ("timezone".to_string(), &toks[i + 2..])
-            } else {
-                (name, &toks[i + 1..])
-            };
+            let time_zone_syntax = name == "time" && toks.get(i + 1).and_then(word).as_deref() == Some("zone");
+            let (name, rest) = if time_zone_syntax { ("timezone".to_string(), &toks[i + 2..]) } else { (name, &toks[i + 1..]) };
             // Only a statement this module answers gets this far: now it may change things.
             if first == "reset" && !rest.is_empty() {
                 return None;
@@ -450,8 +440,22 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
                 if vals.is_empty() {
                     return None;
                 }
-                if vals.len() == 1 && vals[0].eq_ignore_ascii_case("default") {
+                // SET TIME ZONE LOCAL is SET TIME ZONE DEFAULT; SET TIME ZONE INTERVAL '-08:00'
+                // [HOUR TO MINUTE] is a fixed offset east of UTC.
+                let interval_zone = name == "timezone" && vals.len() >= 2 && vals[0].eq_ignore_ascii_case("interval");
+                if vals.len() == 1 && (vals[0].eq_ignore_ascii_case("default") || time_zone_syntax && vals[0].eq_ignore_ascii_case("local"))
+                {
                     params.reset(&name, &engine)
+                } else if interval_zone {
+                    let qualifier: Vec<String> = vals[2..].iter().map(|v| v.to_ascii_lowercase()).collect();
+                    if !(qualifier.is_empty() || qualifier == ["hour", "to", "minute"]) {
+                        return Some(Err(PgError::feature("SET TIME ZONE INTERVAL takes only HOUR TO MINUTE as its qualifier")));
+                    }
+                    match crate::types::interval::parse(&vals[1]).and_then(|iv| crate::types::tz::Zone::interval(&iv)) {
+                        Ok(crate::types::tz::Zone::Fixed(east)) => params.set(&name, &crate::types::tz::fixed_name(east), &engine),
+                        Ok(_) => return None,
+                        Err(e) => return Some(Err(e)),
+                    }
                 } else {
                     params.set(&name, &vals.join(", "), &engine)
                 }

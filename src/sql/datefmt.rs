@@ -11,8 +11,9 @@
 //!
 //! Invariants:
 //! * Every template PostgreSQL 15 accepts yields byte-identical output to
-//!   PostgreSQL 15 running with `lc_time = C`, the C collation and
-//!   `TimeZone = UTC` (so `TM` gives the English names), or an error.  Errors
+//!   PostgreSQL 15 running with `lc_time = C` (so `TM` gives the English
+//!   names), the C collation and the session's `TimeZone` (given to
+//!   [`format_zoned`] as the offset and abbreviation), or an error.  Errors
 //!   carry PostgreSQL's SQLSTATE, message, DETAIL and HINT.  Where we do not
 //!   reproduce PostgreSQL the error is SQLSTATE `0A000` ("... is not supported
 //!   by heapstore"); we never return a different answer.  (PostgreSQL 15
@@ -83,8 +84,8 @@ pub struct DateTime {
 }
 
 /// What kind of value is formatted: Date, Timestamp (no zone), or Timestamptz
-/// (heapstore only supports TimeZone = UTC, so the zone is always UTC, offset
-/// 0, abbreviation "UTC").
+/// (whose fields are the session time zone's wall clock, with its offset and
+/// abbreviation: [`format_zoned`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Date,
@@ -580,7 +581,7 @@ struct Tm {
     wday: i32,
     yday: i32,
     gmtoff: i32,
-    tzn: Option<&'static str>,
+    tzn: Option<String>,
     /// An interval's fields (`interval2itm`): years and months apart, each field may be
     /// negative, years are not adjusted for BC, and calendar names are refused.
     interval: bool,
@@ -682,7 +683,15 @@ fn apply_case(name: &str, case: Case) -> String {
 /// date to `timestamptz` at midnight (so `TZ` prints "UTC" and `HH24` "00").
 /// An empty `fmt` is refused with `0A000`: PostgreSQL returns NULL for it, so
 /// the caller must check for an empty template first.
+#[cfg(test)]
 pub fn format(v: &DateTime, kind: Kind, fmt: &str) -> Result<String, FmtError> {
+    format_zoned(v, kind, fmt, 0, "UTC")
+}
+
+/// to_char(value, fmt) of a timestamptz (or a date, as one at midnight) whose wall-clock
+/// fields `v` are those of a zone `gmtoff` seconds east of UTC, abbreviated `abbrev` there
+/// (`TZ`, `TZH`, `TZM`, `OF`).
+pub fn format_zoned(v: &DateTime, kind: Kind, fmt: &str, gmtoff: i32, abbrev: &str) -> Result<String, FmtError> {
     if fmt.is_empty() {
         return Err(FmtError::new(
             FEATURE_NOT_SUPPORTED,
@@ -693,10 +702,10 @@ pub fn format(v: &DateTime, kind: Kind, fmt: &str) -> Result<String, FmtError> {
     if fmt.contains('\0') {
         return Err(FmtError::new(CHARACTER_NOT_IN_REPERTOIRE, "invalid byte sequence for encoding \"UTF8\": 0x00"));
     }
-    render(fmt, &to_tm(v, kind)?)
+    render(fmt, &to_tm(v, kind, gmtoff, abbrev)?)
 }
 
-fn to_tm(v: &DateTime, kind: Kind) -> Result<Tm, FmtError> {
+fn to_tm(v: &DateTime, kind: Kind, gmtoff: i32, abbrev: &str) -> Result<Tm, FmtError> {
     let out_of_range = || {
         FmtError::new(DATETIME_OUT_OF_RANGE, if kind == Kind::Date { "date out of range for timestamp" } else { "timestamp out of range" })
     };
@@ -727,8 +736,8 @@ fn to_tm(v: &DateTime, kind: Kind) -> Result<Tm, FmtError> {
         fsec: time(v.usec),
         wday: (thisdate + 1) % 7,
         yday: thisdate - date2j(year, 1, 1) + 1,
-        gmtoff: 0,
-        tzn: if kind == Kind::Timestamp { None } else { Some("UTC") },
+        gmtoff: if kind == Kind::Timestamp { 0 } else { gmtoff },
+        tzn: if kind == Kind::Timestamp { None } else { Some(abbrev.to_string()) },
         interval: false,
     })
 }
@@ -819,7 +828,7 @@ fn format_action(out: &mut String, key: &KeyWord, suffix: u8, tm: &Tm) -> Result
         Id::Us => num(pad_num(tm.fsec, 6)),
         Id::Ssss => num((tm.hour * 3600 + i64::from(tm.min) * 60 + i64::from(tm.sec)).to_string()),
         Id::Tz(lower) => {
-            if let Some(zone) = tm.tzn {
+            if let Some(zone) = &tm.tzn {
                 out.push_str(&if lower { zone.to_ascii_lowercase() } else { zone.to_string() });
             }
         }

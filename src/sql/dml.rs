@@ -120,6 +120,9 @@ pub(crate) struct CachedQuery {
     /// The planner statistics' generation and the planner settings it was made with.
     pub stats_generation: u64,
     pub costs: super::cost::Costs,
+    /// The session's time zone generation: constants folded when planning (a date or text
+    /// cast to timestamptz) hold that zone's instants.
+    pub zone_generation: u64,
 }
 
 pub(crate) fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
@@ -1249,7 +1252,7 @@ pub(crate) fn param_types(s: &Session, st: &sqlparser::ast::Statement, out: &mut
 /// Binds `e`; an untyped literal or parameter takes `ty` (the target column's type).
 /// `CURRENT_TIMESTAMP`, `now()`, `transaction_timestamp()` and `LOCALTIMESTAMP` assigned to a
 /// `timestamp` or `date` column are the transaction's start time (`now_us`, microseconds since
-/// 2000-01-01 UTC; the session time zone is UTC), as PostgreSQL assigns them.
+/// 2000-01-01 UTC) on the session's clocks, as PostgreSQL assigns them.
 /// Checks a row's CHECK constraints (on its stored values) and forms its tuple.
 fn form_checked_tuple(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>], checks: &crate::exec::rows::Checks) -> Result<Vec<u8>> {
     if !checks.is_empty() {
@@ -1410,7 +1413,8 @@ fn check_assignment(e: &Scalar, col: &crate::catalog::Column) -> Result<()> {
 /// As [`bind_untyped`] with a given binder (a scope other than one table's).
 fn bind_untyped_with(b: &super::expr::Binder<'_>, e: &Expr, ty: SqlType, now_us: i64) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
-        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
+        // The instant, on the session's clocks for a timestamp or date column.
+        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamptz(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }
     Ok(match b.bind(e)? {
@@ -1537,7 +1541,8 @@ fn bind_assigned(s: &Session, value: &Assigned<'_>, scope: &expr::Scope, ty: Sql
 /// the clause in errors (`UPDATE`, `VALUES`).
 fn bind_assignment(s: &Session, e: &Expr, scope: &expr::Scope, ty: SqlType, now_us: i64, what: &str) -> Result<Scalar> {
     if expr::is_transaction_timestamp(e) && expr::is_datetime(ty.id) {
-        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamp(now_us))), ty);
+        // The instant, on the session's clocks for a timestamp or date column.
+        let ts = Scalar::Cast(Box::new(Scalar::Const(Value::Timestamptz(now_us))), ty);
         return Ok(Scalar::Const(ts.eval(&[], &[])?));
     }
     let bound = super::query::Planner::new(s, Some(now_us)).bind_for_change(e, scope).map_err(|e| match e.code {
@@ -2132,7 +2137,7 @@ fn same_index_columns(table: &Table, indexed: &[usize], old: &[Value], new: &[Op
 /// The plan of prepared query `q` (the statement of `p`): the one cached in `p` while it is
 /// fresh, else a new one, cached unless it read the transaction's time (`now()`, which is
 /// bound as a constant). Stale once a table it reads is redefined, ANALYZE ran, or a planner
-/// setting changed. Execute runs it; Describe reads its columns.
+/// setting or the time zone changed. Execute runs it; Describe reads its columns.
 pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::ast::Query) -> Result<Arc<CachedQuery>> {
     let cached = p.plan.lock().expect("poisoned").clone();
     let stats = s.shared.planner_stats.generation();
@@ -2140,6 +2145,7 @@ pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::a
     let fresh = cached.filter(|c| {
         c.stats_generation == stats
             && c.costs == costs
+            && c.zone_generation == s.zone_generation()
             && c.tables.iter().all(|t| s.lookup_table(&t.key()).is_some_and(|now| Arc::ptr_eq(&now, t)))
     });
     if let Some(c) = fresh {
@@ -2150,7 +2156,7 @@ pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::a
     let bound = planner.query(q, &[])?;
     let mut tables = Vec::new();
     bound.node.tables(&mut tables);
-    let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs });
+    let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs, zone_generation: s.zone_generation() });
     if !planner.used_now() {
         *p.plan.lock().expect("poisoned") = Some(c.clone());
     }

@@ -472,8 +472,8 @@ pub fn is_num(t: TypeId) -> bool {
 pub fn is_text(t: TypeId) -> bool {
     matches!(t, TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Name | TypeId::Char)
 }
-/// date, timestamp and timestamp with time zone (compared and cast among each other; the
-/// session time zone is UTC, so a timestamp is a timestamptz with the same number).
+/// date, timestamp and timestamp with time zone (compared and cast among each other: a
+/// timestamp or date beside a timestamptz is the instant the session's clocks read it).
 /// oid, regtype and regclass: OIDs (compared as numbers, cast among each other).
 pub fn is_oid_like(t: TypeId) -> bool {
     matches!(t, TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass)
@@ -1613,12 +1613,13 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
             if to.id == Timestamp {
                 Value::Timestamp(u)
             } else {
-                Value::Timestamptz(u)
+                // Midnight of that day in the session's time zone.
+                Value::Timestamptz(crate::types::tz::utc_of(u)?)
             }
         }
-        // The session time zone is UTC: the same instant, the same number.
-        (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(*u, to.typmod)?),
-        (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(*u, to.typmod)?),
+        // The session's time zone turns a wall-clock time into an instant and back.
+        (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(crate::types::tz::utc_of(*u)?, to.typmod)?),
+        (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(crate::types::tz::local_of(*u)?, to.typmod)?),
         (Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
         (Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _), Regnamespace) => Value::Regnamespace(*o),
         (Value::Oid(o) | Value::Regclass(o, _), Regtype) => Value::Regtype(*o),
@@ -1642,7 +1643,11 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         (Value::Timestamp(u) | Value::Timestamptz(u), Date) => Value::Date(match *u {
             i64::MIN => i32::MIN,
             i64::MAX => i32::MAX,
-            u => i32::try_from(u.div_euclid(USECS_PER_DAY)).map_err(|_| PgError::new("22008", "date out of range"))?,
+            u => {
+                // A timestamptz's date is the session's wall-clock date.
+                let u = if matches!(v, Value::Timestamptz(_)) { crate::types::tz::local_of(u)? } else { u };
+                i32::try_from(u.div_euclid(USECS_PER_DAY)).map_err(|_| PgError::new("22008", "date out of range"))?
+            }
         }),
         (_, t) if is_int(t) => match as_i64(&v) {
             Some(i) => int_value(t, i)?,
@@ -1983,6 +1988,16 @@ pub fn float_cmp(x: f64, y: f64) -> Ordering {
     }
 }
 
+/// The instant at which the session's clocks read `local` (a timestamp, or a date's
+/// midnight, possibly past timestamp's range), for comparing with a timestamptz. Past the
+/// range it stays where it is (beyond every timestamptz), as PostgreSQL's overflow rule.
+fn local_as_instant(local: i128) -> i128 {
+    match i64::try_from(local) {
+        Ok(l) if l != i64::MIN && l != i64::MAX => crate::types::tz::utc_of(l).map(i128::from).unwrap_or(local),
+        _ => local,
+    }
+}
+
 /// Compares two non-NULL values of comparable types.
 pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
     Ok(match (a, b) {
@@ -1997,9 +2012,14 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
         }
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
-        (Value::Timestamp(x) | Value::Timestamptz(x), Value::Timestamp(y) | Value::Timestamptz(y)) => x.cmp(y),
-        (Value::Date(d), Value::Timestamp(t) | Value::Timestamptz(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
-        (Value::Timestamp(t) | Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
+        (Value::Timestamp(x), Value::Timestamp(y)) | (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
+        // Across the two, the timestamp is the instant the session's clocks read it.
+        (Value::Timestamp(x), Value::Timestamptz(y)) => local_as_instant(i128::from(*x)).cmp(&i128::from(*y)),
+        (Value::Timestamptz(x), Value::Timestamp(y)) => i128::from(*x).cmp(&local_as_instant(i128::from(*y))),
+        (Value::Date(d), Value::Timestamp(t)) => date_as_timestamp(*d).cmp(&i128::from(*t)),
+        (Value::Timestamp(t), Value::Date(d)) => i128::from(*t).cmp(&date_as_timestamp(*d)),
+        (Value::Date(d), Value::Timestamptz(t)) => local_as_instant(date_as_timestamp(*d)).cmp(&i128::from(*t)),
+        (Value::Timestamptz(t), Value::Date(d)) => i128::from(*t).cmp(&local_as_instant(date_as_timestamp(*d))),
         (
             Value::Oid(x) | Value::Regtype(x) | Value::Regnamespace(x) | Value::Regclass(x, _),
             Value::Oid(y) | Value::Regtype(y) | Value::Regnamespace(y) | Value::Regclass(y, _),

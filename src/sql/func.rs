@@ -496,9 +496,8 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
             let x = match type_of(&x) {
-                Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Interval) => x,
-                // The session time zone is UTC: the fields of the same timestamp.
-                Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
+                // A timestamptz's fields are the session's wall clock (`timestamptz_part`).
+                Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => x,
                 None => coerce(x, Some(t(TypeId::Timestamp)))?,
                 Some(_) => return Err(no_function(name, &all)),
             };
@@ -512,12 +511,12 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
             if type_of(&x).is_some_and(|t| matches!(t.id, TypeId::Timestamptz | TypeId::Date)) {
-                // In UTC, truncating the timestamptz is truncating the same timestamp. A date
-                // is read as timestamptz (midnight UTC), as PostgreSQL resolves date_trunc(text,
-                // date), so the result is a timestamptz.
-                let x = Scalar::Cast(Box::new(x), t(TypeId::Timestamp));
-                let f = Scalar::Func(Func::DateTrunc, vec![arg_as(name, &all, field, text())?, x], t(TypeId::Timestamp));
-                return Ok(Scalar::Cast(Box::new(f), t(TypeId::Timestamptz)));
+                // A timestamptz is truncated on the session's wall clock (`date_trunc`). A date
+                // is read as timestamptz (midnight there), as PostgreSQL resolves
+                // date_trunc(text, date), so the result is a timestamptz.
+                let x =
+                    if type_of(&x).is_some_and(|t| t.id == TypeId::Date) { Scalar::Cast(Box::new(x), t(TypeId::Timestamptz)) } else { x };
+                return Ok(Scalar::Func(Func::DateTrunc, vec![arg_as(name, &all, field, text())?, x], t(TypeId::Timestamptz)));
             }
             match type_of(&x).map(|t| t.id) {
                 Some(TypeId::Timestamp) | None => {}
@@ -722,6 +721,18 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 6, 6)?;
             (Func::MakeTimestamp, each(args, &[int4, int4, int4, int4, int4, t(TypeId::Float8)])?, t(TypeId::Timestamp))
         }
+        // make_timestamptz(...): that wall-clock time in the session's time zone, or in the
+        // zone a seventh argument names (as `timestamp AT TIME ZONE zone`).
+        "make_timestamptz" => {
+            arity(name, &args, 6, 7)?;
+            let zone = if args.len() == 7 { args.pop() } else { None };
+            let ts =
+                Scalar::Func(Func::MakeTimestamp, each(args, &[int4, int4, int4, int4, int4, t(TypeId::Float8)])?, t(TypeId::Timestamp));
+            return match zone {
+                None => Ok(Scalar::Cast(Box::new(ts), t(TypeId::Timestamptz))),
+                Some(z) => bind_call("timezone", vec![arg_as(name, &all, z, text())?, ts]),
+            };
+        }
         "num_nulls" | "num_nonnulls" => {
             if args.is_empty() {
                 return Err(no_function(name, &args));
@@ -824,7 +835,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 .into_iter()
                 .map(|a| match type_of(&a).map(|t| t.id) {
                     None => coerce(a, Some(ty)),
-                    Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz) => Ok(a),
+                    // Both arguments of the one type (a timestamp beside a timestamptz is the
+                    // instant the session's clocks read it).
+                    Some(id) if id == ty.id => Ok(a),
+                    Some(TypeId::Date | TypeId::Timestamp) => Ok(Scalar::Cast(Box::new(a), ty)),
                     Some(_) => Err(no_function(name, &all)),
                 })
                 .collect::<Result<Vec<_>>>()?;
@@ -2463,9 +2477,54 @@ fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Res
     }
 }
 
+/// The parts of a timestamptz (`timestamptz_part`): the epoch counts from the instant, the
+/// `timezone` fields are the session zone's offset there, the other fields are the session's
+/// wall-clock ones. `numeric`: EXTRACT's result type.
+fn timestamptz_part(field: &str, t: i64, numeric: bool) -> Result<Value> {
+    let f = field.to_ascii_lowercase();
+    let finite = t != i64::MIN && t != i64::MAX;
+    let of_zone = match f.as_str() {
+        "timezone" => Some(1),
+        "timezone_hour" => Some(3600),
+        "timezone_minute" => Some(60),
+        _ => None,
+    };
+    let r = match of_zone {
+        Some(_) if !finite => Ok(Value::Null),
+        Some(unit) => {
+            let east = crate::types::tz::offset_of(t)?;
+            // PostgreSQL: timezone_minute is the minutes past the hour, with the sign.
+            let v = if unit == 60 { i64::from(east / 60 % 60) } else { i64::from(east / unit) };
+            Ok(if numeric { Value::Numeric(crate::types::Numeric::from_i64(v)) } else { Value::Float8(v as f64) })
+        }
+        None if f == "epoch" || !finite => {
+            if numeric {
+                extract(&f, &Value::Timestamp(t))
+            } else {
+                date_part(&f, &Value::Timestamp(t))
+            }
+        }
+        None => {
+            let local = Value::Timestamp(crate::types::tz::local_of(t)?);
+            if numeric {
+                extract(&f, &local)
+            } else {
+                date_part(&f, &local)
+            }
+        }
+    };
+    r.map_err(|mut e| {
+        e.message = e.message.replace("timestamp without time zone", "timestamp with time zone");
+        e
+    })
+}
+
 fn date_part(field: &str, v: &Value) -> Result<Value> {
     if let Value::Interval(iv) = v {
         return interval_part(field, iv, false);
+    }
+    if let Value::Timestamptz(t) = v {
+        return timestamptz_part(field, *t, false);
     }
     let f = field.to_ascii_lowercase();
     let tyname = if matches!(v, Value::Date(_)) { "date" } else { "timestamp without time zone" };
@@ -2576,7 +2635,7 @@ fn pg_sleep(kind: u8, arg: &Value) -> Result<()> {
                 Some(start.saturating_add((secs * 1e6) as i64))
             }
         }
-        (1, Value::Interval(i)) => match crate::types::interval::timestamp_plus(start, i)? {
+        (1, Value::Interval(i)) => match crate::types::interval::timestamptz_plus(start, i)? {
             i64::MAX => None,
             t => Some(t),
         },
@@ -2624,15 +2683,24 @@ fn interval_call(f: Func, args: &[Value]) -> Result<Option<Value>> {
         Func::TsInterval(minus) => {
             let (t, tz) = ts(&args[0])?;
             let span = iv(&args[1])?;
-            let r = if minus { interval::timestamp_minus(t, &span)? } else { interval::timestamp_plus(t, &span)? };
+            let r = if minus { interval::minus(t, &span, tz)? } else { interval::plus(t, &span, tz)? };
             if tz {
                 Value::Timestamptz(r)
             } else {
                 Value::Timestamp(r)
             }
         }
-        Func::TsDiff => Value::Interval(interval::timestamp_diff(ts(&args[0])?.0, ts(&args[1])?.0)?),
-        Func::Age => Value::Interval(interval::age(ts(&args[0])?.0, ts(&args[1])?.0)?),
+        Func::TsDiff => {
+            // Beside a timestamptz, a date or timestamp is the instant the session's clocks
+            // read it.
+            let ((a, a_tz), (b, b_tz)) = (ts(&args[0])?, ts(&args[1])?);
+            let instant = |t: i64, tz: bool| if tz || !(a_tz || b_tz) { Ok(t) } else { crate::types::tz::utc_of(t) };
+            Value::Interval(interval::timestamp_diff(instant(a, a_tz)?, instant(b, b_tz)?)?)
+        }
+        Func::Age => {
+            let ((a, tz), (b, _)) = (ts(&args[0])?, ts(&args[1])?);
+            Value::Interval(interval::age_of(a, b, tz)?)
+        }
         Func::IntervalArith(op) => {
             let a = iv(&args[0])?;
             Value::Interval(match op {
@@ -2665,6 +2733,9 @@ fn interval_call(f: Func, args: &[Value]) -> Result<Option<Value>> {
 fn extract(field: &str, v: &Value) -> Result<Value> {
     if let Value::Interval(iv) = v {
         return interval_part(field, iv, true);
+    }
+    if let Value::Timestamptz(t) = v {
+        return timestamptz_part(field, *t, true);
     }
     let f = field.to_ascii_lowercase();
     let micros = |v: &Value| match *v {
@@ -2721,6 +2792,23 @@ fn iso_week(y: i64, m: u32, d: u32) -> (i64, i64) {
 }
 
 fn date_trunc(field: &str, v: &Value) -> Result<Value> {
+    if let Value::Timestamptz(t) = *v {
+        // `timestamptz_trunc`: truncated on the session's wall clock; to a day or more the
+        // zone's offset at the result applies, to less the offset the input had.
+        if t == i64::MIN || t == i64::MAX {
+            return Ok(v.clone());
+        }
+        let local = crate::types::tz::local_of(t)?;
+        let Value::Timestamp(r) = date_trunc(field, &Value::Timestamp(local)).map_err(|mut e| {
+            e.message = e.message.replace("timestamp without time zone", "timestamp with time zone");
+            e
+        })?
+        else {
+            return Err(PgError::internal("date_trunc of a timestamp gave no timestamp"));
+        };
+        let redo = !matches!(field.to_ascii_lowercase().as_str(), "microseconds" | "milliseconds" | "second" | "minute" | "hour");
+        return Ok(Value::Timestamptz(if redo { crate::types::tz::utc_of(r)? } else { r - (local - t) }));
+    }
     let f = field.to_ascii_lowercase();
     let Some((y, mo, d, h, mi, s, us)) = civil(v) else { return Ok(v.clone()) };
     let day_us = |yy: i64, mm: u32, dd: u32| (days_from_civil(yy, mm, dd) - 10957) * USECS_PER_DAY;
@@ -2844,20 +2932,35 @@ fn to_char(v: &Value, fmt: &str) -> Result<Value> {
         Value::Timestamptz(_) => super::datefmt::Kind::Timestamptz,
         _ => return Err(PgError::internal("to_char of a value it was not bound for")),
     };
-    let at = match *v {
-        Value::Timestamptz(t) => Value::Timestamp(t),
-        ref other => other.clone(),
+    // A timestamptz (and a date, as the timestamptz of its midnight) on the session's
+    // clocks, with the zone's offset and abbreviation at that instant.
+    let instant = match *v {
+        Value::Timestamptz(t) => Some(t),
+        Value::Date(d) if d != i32::MIN && d != i32::MAX && !crate::types::tz::session_is_utc() => {
+            Some(crate::types::tz::utc_of(i64::from(d) * USECS_PER_DAY)?)
+        }
+        _ => None,
+    };
+    let at = match (v, instant) {
+        (Value::Timestamptz(_), Some(t)) => Value::Timestamp(crate::types::tz::local_of(t)?),
+        (other, _) => other.clone(),
     };
     let Some((year, month, day, hour, minute, second, usec)) = civil(&at) else { return Ok(Value::Null) };
     if fmt.is_empty() {
         return Ok(Value::Null);
     }
     let dt = super::datefmt::DateTime { year, month, day, hour, minute, second, usec };
-    super::datefmt::format(&dt, kind, fmt).map(Value::Text).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))
+    let (gmtoff, abbrev) = match instant {
+        Some(t) => (crate::types::tz::offset_of(t)?, crate::types::tz::abbreviation_of(t)?),
+        None => (0, "UTC".to_string()),
+    };
+    super::datefmt::format_zoned(&dt, kind, fmt, gmtoff, &abbrev)
+        .map(Value::Text)
+        .map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))
 }
 
-/// `to_date(text, format)` (date) and `to_timestamp(text, format)` (timestamptz, the
-/// session zone being UTC: a zone the input gives is subtracted).
+/// `to_date(text, format)` (date) and `to_timestamp(text, format)` (timestamptz: a zone the
+/// input gives is subtracted, else the fields are the session time zone's wall clock).
 fn parse_datetime(input: &str, fmt: &str, for_date: bool) -> Result<Value> {
     let p = super::datefmt::parse(input, fmt, for_date).map_err(|e| fmt_error(e.code, e.message, e.detail, e.hint))?;
     let d = p.dt;
@@ -2871,11 +2974,14 @@ fn parse_datetime(input: &str, fmt: &str, for_date: bool) -> Result<Value> {
         + i128::from(d.second) * 1_000_000
         + i128::from(d.usec)
         - i128::from(p.tz_offset_secs.unwrap_or(0)) * 1_000_000;
-    i64::try_from(us)
+    let us = i64::try_from(us)
         .ok()
         .filter(|&u| u != i64::MIN && u != i64::MAX)
-        .map(Value::Timestamptz)
-        .ok_or_else(|| PgError::new("22008", "timestamp out of range"))
+        .ok_or_else(|| PgError::new("22008", "timestamp out of range"))?;
+    match p.tz_offset_secs {
+        Some(_) => Ok(Value::Timestamptz(us)),
+        None => crate::types::tz::utc_of(us).map(Value::Timestamptz),
+    }
 }
 
 /// MD5 of `data` as 32 hex digits (RFC 1321).
@@ -3515,8 +3621,7 @@ impl Binder<'_> {
                 let field = field.to_string().to_lowercase().trim_matches('\'').to_string();
                 let x = self.bind(expr)?;
                 let x = match type_of(&x) {
-                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Interval) => x,
-                    Some(tz) if tz.id == TypeId::Timestamptz => Scalar::Cast(Box::new(x), t(TypeId::Timestamp)),
+                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => x,
                     None => coerce(x, Some(t(TypeId::Timestamp)))?,
                     Some(other) => {
                         return Err(PgError::new("42883", format!("function extract(unknown, {}) does not exist", other.name())));
@@ -4575,15 +4680,19 @@ impl Binder<'_> {
         Ok(Scalar::Coalesce(vec![known, Scalar::Cast(Box::new(x), ty)], Some(ty)))
     }
 
-    /// `now()`, `CURRENT_TIMESTAMP` (timestamptz) and `LOCALTIMESTAMP` (timestamp): the
-    /// transaction's start, the same value for every call in the transaction (the session
-    /// time zone is UTC, so both hold the same number).
+    /// `now()`, `CURRENT_TIMESTAMP` (timestamptz) and `LOCALTIMESTAMP` (timestamp, the
+    /// session's clocks then): the transaction's start, the same value for every call in the
+    /// transaction.
     fn transaction_time(&self, id: TypeId, what: &str) -> Result<Scalar> {
         let now = self.now_us.ok_or_else(|| PgError::feature(format!("{what} is not supported here")))?;
         if let Some(u) = self.now_used {
             u.set(true);
         }
-        Ok(Scalar::Const(if id == TypeId::Timestamptz { Value::Timestamptz(now) } else { Value::Timestamp(now) }))
+        Ok(Scalar::Const(if id == TypeId::Timestamptz {
+            Value::Timestamptz(now)
+        } else {
+            Value::Timestamp(crate::types::tz::local_of(now)?)
+        }))
     }
 
     fn function(&self, f: &sqlparser::ast::Function) -> Result<Scalar> {
@@ -4781,6 +4890,8 @@ impl Binder<'_> {
                 if let Some(u) = self.now_used {
                     u.set(true);
                 }
+                // The date on the session's clocks.
+                let now = crate::types::tz::local_of(now)?;
                 return Ok(Scalar::Const(Value::Date(now.div_euclid(USECS_PER_DAY) as i32)));
             }
             // age(x): from midnight of the transaction's date (PostgreSQL's
@@ -4790,7 +4901,7 @@ impl Binder<'_> {
                 if let Some(u) = self.now_used {
                     u.set(true);
                 }
-                let midnight = now.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
+                let midnight = crate::types::tz::local_of(now)?.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
                 let x = self.bind(exprs[0])?;
                 return bind_call("age", vec![Scalar::Const(Value::Timestamp(midnight)), x]);
             }

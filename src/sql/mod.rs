@@ -1042,6 +1042,7 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 "transaction_read_only" => show("transaction_read_only", on_off(cur.read_only)),
                 "default_transaction_read_only" => show("default_transaction_read_only", on_off(def.read_only)),
                 "work_mem" => show("work_mem", &memory_text(s.work_mem_bytes() / 1024)),
+                "timezone" | "time zone" => show("TimeZone", s.client_setting("TimeZone").unwrap_or("UTC")),
                 n if cost::PLANNER_SETTINGS.contains(&n) => {
                     let v = s.client_setting(n).map(str::to_string).unwrap_or_else(|| s.shared.settings.get(n).unwrap_or("").to_string());
                     show(n, &v)
@@ -1074,6 +1075,15 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
             set_session_setting(s, &name, &v)?;
             s.end_setting(Some(&name), local);
             Ok(Some(tag("SET")))
+        }
+        // The library's session sets its time zone here (a server's sessions SET it as a
+        // session parameter).
+        Statement::Set(Set::SetTimeZone { local, value }) => set_time_zone(s, *local, value, true),
+        Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values })
+            if values.len() == 1 && variable.to_string().eq_ignore_ascii_case("timezone") =>
+        {
+            let local = scope.as_ref().is_some_and(|sc| matches!(sc, sqlparser::ast::ContextModifier::Local));
+            set_time_zone(s, local, &values[0], false)
         }
         Statement::Set(Set::SingleAssignment { scope, hivevar: false, variable, values })
             if values.len() == 1 && cost::PLANNER_SETTINGS.contains(&variable.to_string().to_ascii_lowercase().as_str()) =>
@@ -1175,6 +1185,41 @@ fn set_value_text(e: &Expr) -> String {
         Expr::Identifier(i) => i.value.clone(),
         other => other.to_string(),
     }
+}
+
+/// `SET [LOCAL] TIME ZONE x` (`time_zone_syntax`, where LOCAL and DEFAULT reset it and an
+/// interval is an offset east of UTC) and `SET timezone = x` in the library's session.
+fn set_time_zone(s: &mut Session, local: bool, value: &Expr, time_zone_syntax: bool) -> Result<Option<QueryResult>> {
+    let text = set_value_text(value);
+    let reset = matches!(value, Expr::Identifier(i) if i.quote_style.is_none()
+        && (i.value.eq_ignore_ascii_case("default") || time_zone_syntax && i.value.eq_ignore_ascii_case("local")));
+    let shown = if reset {
+        "UTC".to_string()
+    } else if let Expr::Interval(iv) = value {
+        if iv.leading_field.is_some()
+            && !(matches!(iv.leading_field, Some(sqlparser::ast::DateTimeField::Hour))
+                && matches!(iv.last_field, Some(sqlparser::ast::DateTimeField::Minute)))
+        {
+            return Err(PgError::feature("SET TIME ZONE INTERVAL takes only HOUR TO MINUTE as its qualifier"));
+        }
+        match crate::types::tz::Zone::interval(&crate::types::interval::parse(&set_value_text(&iv.value))?)? {
+            crate::types::tz::Zone::Fixed(east) => crate::types::tz::fixed_name(east),
+            _ => return Err(PgError::internal("an interval time zone that is not an offset")),
+        }
+    } else {
+        crate::types::tz::setting(&text)?.0
+    };
+    if !s.begin_setting(local) {
+        return Ok(Some(set_local_outside_block()));
+    }
+    let mut all = s.client_settings();
+    match all.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case("TimeZone")) {
+        Some(e) => e.1 = shown,
+        None => all.push(("TimeZone".to_string(), shown)),
+    }
+    s.set_client_settings(all);
+    s.end_setting(Some("timezone"), local);
+    Ok(Some(tag("SET")))
 }
 
 /// What SET LOCAL outside a transaction block answers: PostgreSQL's warning, nothing changed.

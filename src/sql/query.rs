@@ -547,7 +547,10 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
         TypeId::Text | TypeId::Varchar | TypeId::Name | TypeId::Char => 2,
         TypeId::Bool => 3,
         TypeId::Date => 4,
-        TypeId::Timestamp | TypeId::Timestamptz => 5,
+        // A timestamp equals a timestamptz as the instant the session's clocks read it: not
+        // the same number, so the two never share a hash key.
+        TypeId::Timestamp => 5,
+        TypeId::Timestamptz => 12,
         TypeId::Oid => 8,
         TypeId::Bytea => 6,
         TypeId::Numeric => 7,
@@ -1043,8 +1046,12 @@ fn choose_join(est: &super::cost::Estimator<'_>, j: &mut JoinNode) {
 
 /// PostgreSQL's internal name of a type (what it names a cast's column).
 pub(crate) fn pg_type_name(sql_name: &str) -> String {
-    let base = sql_name.split('(').next().unwrap_or(sql_name).trim();
-    match base {
+    // The type without its modifier: `timestamp(0) with time zone` is timestamptz.
+    let base = match (sql_name.find('('), sql_name.find(')')) {
+        (Some(open), Some(close)) if close > open => format!("{}{}", &sql_name[..open], &sql_name[close + 1..]),
+        _ => sql_name.to_string(),
+    };
+    match base.trim() {
         "integer" => "int4",
         "smallint" => "int2",
         "bigint" => "int8",
@@ -1093,6 +1100,8 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
         },
         Expr::TypedString(ts) => (pg_type_name(&super::ddl::sql_type(&ts.data_type).map(|t| t.name()).unwrap_or_default()), 1),
         Expr::Nested(inner) => return figure(inner),
+        // `x AT TIME ZONE z` is the function timezone(z, x).
+        Expr::AtTimeZone { .. } => ("timezone".into(), 2),
         Expr::Case { .. } => ("case".into(), 1),
         Expr::Interval(_) => ("interval".into(), 1),
         Expr::Exists { .. } => ("exists".into(), 2),

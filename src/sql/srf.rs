@@ -340,7 +340,7 @@ fn timestamp_series(tz: bool, args: &[Value], each: &mut dyn FnMut(Vec<Value>) -
         if let Flow::Stop = each(vec![if tz { Value::Timestamptz(cur) } else { Value::Timestamp(cur) }])? {
             return Ok(Flow::Stop);
         }
-        cur = crate::types::interval::timestamp_plus(cur, &step)?;
+        cur = crate::types::interval::plus(cur, &step, tz)?;
     }
     Ok(Flow::Continue)
 }

@@ -119,12 +119,12 @@ fn parse_timestamp_general(s: &str) -> Result<i64> {
     }
 }
 
-/// `timestamptz_in` with the session time zone UTC (the only one heapstore supports): a
-/// numeric offset or UTC's names in the input are applied; another zone abbreviation is
-/// refused (0A000) rather than guessed. Then rounding to the column's precision.
+/// `timestamptz_in`: a numeric offset or UTC's names in the input are applied, a time without
+/// one is the session time zone's (`tz::utc_of`); another zone abbreviation is refused
+/// (0A000) rather than guessed. Then rounding to the column's precision.
 pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
     let t = match fast_timestamp(s.as_bytes()) {
-        Some(t) => t,
+        Some(t) => super::tz::utc_of(t).map_err(|e| in_zone_error(e, s))?,
         None => {
             let (dtype, tm) = decode(s.as_bytes(), TIMESTAMP_WORKBUF).map_err(|e| dt_error(e, s, "timestamp with time zone"))?;
             match dtype {
@@ -135,11 +135,14 @@ pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
                         ))
                         .with_hint("Write the offset instead, as in 2024-01-01 12:00:00-05."));
                     }
-                    let east = i64::from(tm.tz.unwrap_or(0));
-                    tm2timestamp(&tm)
-                        .and_then(|local| local.checked_sub(east * USECS_PER_SEC))
-                        .filter(|&t| is_valid_timestamp(t))
-                        .ok_or_else(|| PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("timestamp out of range: \"{s}\"")))?
+                    let overflow = || PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("timestamp out of range: \"{s}\""));
+                    match tm.tz {
+                        Some(east) => tm2timestamp(&tm)
+                            .and_then(|local| local.checked_sub(i64::from(east) * USECS_PER_SEC))
+                            .filter(|&t| is_valid_timestamp(t))
+                            .ok_or_else(overflow)?,
+                        None => super::tz::utc_of(tm2timestamp(&tm).ok_or_else(overflow)?).map_err(|e| in_zone_error(e, s))?,
+                    }
                 }
                 DType::Epoch => EPOCH_TIMESTAMP,
                 DType::Late => i64::MAX,
@@ -263,18 +266,49 @@ pub(crate) fn format_timestamp(t: i64, out: &mut Vec<u8>) {
     }
 }
 
-/// `timestamptz_out` with DateStyle ISO and the session time zone UTC: `+00` after the time.
+/// A conversion to the session's zone that failed on a text input `s`: a timestamp out of
+/// range names the input, as PostgreSQL's.
+#[cold]
+fn in_zone_error(e: PgError, s: &str) -> PgError {
+    if e.code == "22008" {
+        PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("timestamp out of range: \"{s}\""))
+    } else {
+        e
+    }
+}
+
+/// `timestamptz_out` with DateStyle ISO: the wall-clock time in the session's time zone and
+/// its offset there (`+00` in UTC; `xsd`: `+00:00`, as JSON writes it).
 pub(crate) fn format_timestamptz(t: i64, out: &mut Vec<u8>) {
+    format_timestamptz_as(t, false, out)
+}
+
+pub(crate) fn format_timestamptz_as(t: i64, xsd: bool, out: &mut Vec<u8>) {
     match t {
         i64::MIN => out.extend_from_slice(b"-infinity"),
         i64::MAX => out.extend_from_slice(b"infinity"),
         _ => {
+            // An instant whose wall-clock time the zone cannot give (beyond the named zone's
+            // rules, or past timestamp's range there) is written in UTC: the same instant.
+            let (local, east) = match super::tz::offset_of(t) {
+                Ok(east) => match t.checked_add(i64::from(east) * USECS_PER_SEC).filter(|&l| is_valid_timestamp(l)) {
+                    Some(l) => (l, east),
+                    None => (t, 0),
+                },
+                Err(_) => (t, 0),
+            };
             let before = out.len();
-            format_timestamp(t, out);
+            format_timestamp(local, out);
             // The zone goes before a trailing " BC".
-            let at = if out.ends_with(b" BC") { out.len() - 3 } else { out.len() };
-            debug_assert!(at > before);
-            out.splice(at..at, *b"+00");
+            if out.ends_with(b" BC") {
+                let at = out.len() - 3;
+                debug_assert!(at > before);
+                let mut zone = Vec::with_capacity(10);
+                super::tz::push_offset(east, xsd, &mut zone);
+                out.splice(at..at, zone);
+            } else {
+                super::tz::push_offset(east, xsd, out);
+            }
         }
     }
 }
@@ -375,17 +409,21 @@ pub(crate) fn now_us() -> i64 {
     unix_us.saturating_sub((POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 }
 
-/// `timeofday()`: the current time as text, `Sat Nov 28 08:58:06.485302 2026 UTC` (the
-/// session time zone is UTC).
+/// `timeofday()`: the current time as text on the session's clocks,
+/// `Sat Nov 28 08:58:06.485302 2026 UTC`, with the zone's abbreviation.
 pub(crate) fn time_of_day() -> String {
     const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
     const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let t = now_us();
+    let now = now_us();
+    let (t, zone) = match (super::tz::local_of(now), super::tz::abbreviation_of(now)) {
+        (Ok(t), Ok(z)) => (t, z),
+        _ => (now, "UTC".to_string()),
+    };
     let tm = timestamp2tm(t);
     // 2000-01-01 was a Saturday.
     let dow = (t.div_euclid(USECS_PER_DAY) + 6).rem_euclid(7) as usize;
     format!(
-        "{} {} {:02} {:02}:{:02}:{:02}.{:06} {} UTC",
+        "{} {} {:02} {:02}:{:02}:{:02}.{:06} {} {zone}",
         DAYS[dow],
         MONTHS[(tm.mon - 1) as usize],
         tm.mday,

@@ -1,5 +1,6 @@
 //! The general date/time input decoder: PostgreSQL 15's `DecodeDateTime` over the fields
-//! of [`super::dt_lex`], for DateStyle `ISO, MDY` and session time zone UTC.
+//! of [`super::dt_lex`], for DateStyle `ISO, MDY` (a timestamptz without a zone in its text is
+//! the session time zone's wall clock, applied by the caller).
 //!
 //! Everything happens in fixed stack buffers (no heap allocation on success). Time zones in
 //! the input are validated and then ignored, as `date` and `timestamp without time zone`

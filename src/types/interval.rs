@@ -844,8 +844,8 @@ fn is_finite(t: i64) -> bool {
     t != i64::MIN && t != i64::MAX
 }
 
-/// `timestamp_pl_interval` (and timestamptz's, the session zone being UTC): months first
-/// (clamped to the month's last day), then days, then the time.
+/// `timestamp_pl_interval`: months first (clamped to the month's last day), then days, then
+/// the time.
 pub fn timestamp_plus(t: i64, span: &Interval) -> Result<i64> {
     if !is_finite(t) {
         return Ok(t);
@@ -887,6 +887,46 @@ pub fn timestamp_plus(t: i64, span: &Interval) -> Result<i64> {
     Ok(t)
 }
 
+/// `timestamptz_pl_interval`: months, then days, on the session time zone's wall clock (so
+/// `+ '1 day'` keeps the time of day across a daylight-saving change), each step turned back
+/// into an instant there; then the time, as elapsed time.
+pub fn timestamptz_plus(t: i64, span: &Interval) -> Result<i64> {
+    if !is_finite(t) || crate::types::tz::session_is_utc() {
+        return timestamp_plus(t, span);
+    }
+    let mut t = t;
+    for part in [Interval { months: span.months, days: 0, micros: 0 }, Interval { months: 0, days: span.days, micros: 0 }] {
+        if part.months != 0 || part.days != 0 {
+            let local = timestamp_plus(crate::types::tz::local_of(t)?, &part)?;
+            t = crate::types::tz::utc_of(local)?;
+        }
+    }
+    timestamp_plus(t, &Interval { months: 0, days: 0, micros: span.micros })
+}
+
+/// `timestamptz_mi_interval`.
+pub fn timestamptz_minus(t: i64, span: &Interval) -> Result<i64> {
+    timestamptz_plus(t, &span.neg()?)
+}
+
+/// `timestamp_pl_interval` or, for a timestamptz (`tz`), `timestamptz_pl_interval`.
+pub fn plus(t: i64, span: &Interval, tz: bool) -> Result<i64> {
+    if tz {
+        timestamptz_plus(t, span)
+    } else {
+        timestamp_plus(t, span)
+    }
+}
+
+/// `timestamp_mi_interval` or, for a timestamptz (`tz`), `timestamptz_mi_interval`.
+pub fn minus(t: i64, span: &Interval, tz: bool) -> Result<i64> {
+    if tz {
+        timestamptz_minus(t, span)
+    } else {
+        timestamp_minus(t, span)
+    }
+}
+
 /// `timestamp_mi_interval`.
 pub fn timestamp_minus(t: i64, span: &Interval) -> Result<i64> {
     // PostgreSQL negates each field without an overflow check; the minimum values have no
@@ -905,10 +945,17 @@ pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval> {
 
 /// `timestamp_age`: the symbolic difference in years, months, days and time.
 pub fn age(a: i64, b: i64) -> Result<Interval> {
+    age_of(a, b, false)
+}
+
+/// `timestamp_age`, or for timestamptz values (`tz`) `timestamptz_age`: the fields are the
+/// session time zone's wall-clock ones.
+pub fn age_of(a: i64, b: i64, tz: bool) -> Result<Interval> {
     if !is_finite(a) || !is_finite(b) {
         return Err(timestamp_out_of_range());
     }
-    let (t1, t2): (Tm, Tm) = (datetime::timestamp2tm(a), datetime::timestamp2tm(b));
+    let local = |t: i64| if tz { crate::types::tz::local_of(t) } else { Ok(t) };
+    let (t1, t2): (Tm, Tm) = (datetime::timestamp2tm(local(a)?), datetime::timestamp2tm(local(b)?));
     // The symbolic difference, field by field: [usec, sec, min, hour, mday, mon, year].
     let mut f: [i64; 7] = [
         i64::from(t1.fsec) - i64::from(t2.fsec),

@@ -641,8 +641,15 @@ pub fn to_json(v: &Value, ty: &SqlType, out: &mut String) {
             i64::MAX => quote("infinity", out),
             _ => {
                 // ISO 8601 (XSD): a T between date and time; timestamptz with its offset.
-                let s = text(v).replacen(' ', "T", 1);
-                let s = if matches!(v, Value::Timestamptz(_)) && s.ends_with("+00") { format!("{s}:00") } else { s };
+                let s = match v {
+                    Value::Timestamptz(t) => {
+                        let mut b = Vec::new();
+                        super::datetime::format_timestamptz_as(*t, true, &mut b);
+                        String::from_utf8_lossy(&b).into_owned()
+                    }
+                    _ => text(v),
+                };
+                let s = s.replacen(' ', "T", 1);
                 quote(&s, out);
             }
         },

@@ -7,7 +7,7 @@
 //! * the **text** form (COPY text/CSV, SQL literals, query output), byte-for-byte what
 //!   PostgreSQL's `*in`/`*out` functions accept and produce with the default settings
 //!   (`DateStyle = 'ISO, MDY'`, `extra_float_digits = 1`, `bytea_output = 'hex'`, UTF-8,
-//!   session time zone UTC);
+//!   session time zone UTC; a timestamptz's text is in the session's zone, `tz`);
 //! * the **binary** form (COPY BINARY, wire protocol), PostgreSQL's `*send`/`*recv`;
 //! * the **storage** form kept in heap tuples.
 //!

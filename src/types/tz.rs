@@ -21,7 +21,24 @@
 //! Local times in a gap (a spring-forward hour) take the offset from before the transition;
 //! local times in a fold (a fall-back hour) the offset from after it, as PostgreSQL's
 //! `DetermineTimeZoneOffset`. A named zone's rules are known for years 1 to 9999 (UTC);
-//! outside them a named zone is refused (0A000), a fixed offset works over the whole range.
+//! A named zone's rules past 9999 are its rules 400 years earlier: the rule of its last
+//! transition (a POSIX rule such as "last Sunday of March") repeats with the Gregorian
+//! calendar, whose weekdays repeat every 400 years; before year 1 a named zone is refused
+//! (0A000), a fixed offset works over the whole range.
+//!
+//! ## The session's time zone (`TimeZone`)
+//! [`setting`] reads a `TimeZone` value as PostgreSQL's `check_timezone`: a plain number is
+//! hours **east** of UTC (`-7`, `5.5`), shown as the POSIX name `<-07>+07`; anything else is an
+//! IANA zone name (any case, shown in the database's spelling) or a POSIX offset (`UTC+5`,
+//! five hours west). Zone abbreviations are no `TimeZone` (`PST`), as in PostgreSQL.
+//!
+//! The zone in force is per thread ([`set_session`], [`scope`]), as PostgreSQL's
+//! `session_timezone` is per backend. Invariant: every thread that converts between an instant
+//! and the wall clock for a session (parsing or printing a timestamptz, casts between
+//! timestamptz and timestamp or date, date and time fields and arithmetic of a timestamptz)
+//! has that session's zone installed: the session installs it on its thread whenever its
+//! settings change, the library's entry points enter a [`scope`] with it, and threads a
+//! statement starts (parallel COPY's workers) enter one too. `None` is UTC.
 
 use super::datetime::is_valid_timestamp;
 use super::interval::Interval;
@@ -310,7 +327,7 @@ impl Zone {
         }
         let off = match self {
             Zone::Fixed(s) => *s,
-            Zone::Named(tz) => tz.to_offset(instant(utc)?).seconds(),
+            Zone::Named(tz) => tz.to_offset(instant(within_rules(utc).0)?).seconds(),
             Zone::Dynamic(abbrev, tz) => {
                 let info = tz.to_offset_info(instant(utc)?);
                 if !info.abbreviation().eq_ignore_ascii_case(abbrev) {
@@ -330,7 +347,7 @@ impl Zone {
         }
         let off = match self {
             Zone::Fixed(s) => *s,
-            Zone::Named(tz) => pg_offset(tz.to_ambiguous_timestamp(civil(local)?).offset()),
+            Zone::Named(tz) => pg_offset(tz.to_ambiguous_timestamp(civil(within_rules(local).0)?).offset()),
             Zone::Dynamic(abbrev, tz) => {
                 let [a, b] = match tz.to_ambiguous_timestamp(civil(local)?).offset() {
                     jiff::tz::AmbiguousOffset::Unambiguous { offset } => [offset, offset],
@@ -352,6 +369,24 @@ impl Zone {
         };
         shifted(local, -i64::from(off))
     }
+}
+
+/// 400 Gregorian years in microseconds: the calendar (and so a POSIX daylight-saving rule)
+/// repeats after them.
+const CYCLE_US: i64 = 146_097 * 86_400 * 1_000_000;
+
+/// 9999-01-01 00:00 (2000-based microseconds): the last year a named zone's rules are
+/// computed for directly.
+const RULES_END: i64 = 252_424_080_000_000_000;
+
+/// `t`, moved back by whole 400-year cycles until it is before [`RULES_END`], and the
+/// shift applied.
+fn within_rules(t: i64) -> (i64, i64) {
+    if t < RULES_END {
+        return (t, 0);
+    }
+    let k = (t - RULES_END) / CYCLE_US + 1;
+    (t - k * CYCLE_US, k * CYCLE_US)
 }
 
 /// PostgreSQL's choice for a local time: in a gap the offset from before the transition,
@@ -394,7 +429,7 @@ fn posix_offset(s: &str) -> Option<i32> {
     if b.first() == Some(&b'<') {
         // `<name>`: letters, digits, + and - between angle brackets.
         let end = b.iter().position(|&c| c == b'>')?;
-        if end < 2 || !b[1..end].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'+' || *c == b'-') {
+        if end < 2 || !b[1..end].iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b':')) {
             return None;
         }
         i = end + 1;
@@ -434,6 +469,172 @@ fn posix_offset(s: &str) -> Option<i32> {
         }
     }
     (i == b.len()).then_some(if neg { -secs } else { secs })
+}
+
+// ---------------------------------------------------------------------------------------
+// The session's time zone
+
+thread_local! {
+    /// The zone of the session this thread works for (module doc); `None` is UTC.
+    static SESSION: std::cell::RefCell<Option<SessionZone>> = const { std::cell::RefCell::new(None) };
+}
+
+/// A session's time zone other than UTC.
+#[derive(Clone, Debug)]
+pub struct SessionZone {
+    pub zone: Zone,
+    /// A fixed offset's abbreviation (`to_char`'s `TZ`): the name part of its POSIX string.
+    abbrev: Option<std::sync::Arc<str>>,
+}
+
+/// A `TimeZone` value read as PostgreSQL's `check_timezone` (module doc): the value as
+/// `SHOW` prints it, and the zone (`None` for UTC).
+pub fn setting(value: &str) -> Result<(String, Option<SessionZone>)> {
+    let invalid = || PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("invalid value for parameter \"TimeZone\": \"{value}\""));
+    let v = value.trim();
+    let fixed = |east: i32, name: &str| {
+        let abbrev = match name.strip_prefix('<') {
+            Some(r) => r.split('>').next().unwrap_or(""),
+            None => name.trim_end_matches(|c: char| !c.is_ascii_alphabetic()),
+        };
+        Some(SessionZone { zone: Zone::Fixed(east), abbrev: Some(std::sync::Arc::from(abbrev)) })
+    };
+    // A plain number: hours east of UTC.
+    let numeric =
+        !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.')) && v.bytes().any(|b| b.is_ascii_digit());
+    if numeric {
+        let hours: f64 = v.parse().map_err(|_| invalid())?;
+        let secs = (hours * 3600.0).round();
+        if secs.is_nan() || secs.abs() >= 168.0 * 3600.0 {
+            return Err(invalid());
+        }
+        let east = secs as i32;
+        let name = fixed_name(east);
+        let zone = fixed(east, &name);
+        return Ok((name, zone));
+    }
+    if !v.is_empty() && !v.split('/').any(|p| p == ".." || p == ".") {
+        let plain = v.strip_prefix("posix/").unwrap_or(v);
+        if let Ok(tz) = jiff::tz::db().get(plain) {
+            // The database's spelling of the name, as PostgreSQL shows it.
+            let shown = match tz.iana_name() {
+                Some(n) if n.eq_ignore_ascii_case(plain) && plain.len() == v.len() => n.to_string(),
+                _ => v.to_string(),
+            };
+            let utc = tz.to_fixed_offset().is_ok_and(|o| o.seconds() == 0)
+                && tz.to_offset_info(jiff::Timestamp::UNIX_EPOCH).abbreviation() == "UTC";
+            return Ok((shown, (!utc).then_some(SessionZone { zone: Zone::Named(tz), abbrev: None })));
+        }
+        if v.starts_with("right/") {
+            return Err(PgError::feature(format!("time zone \"{v}\" (with leap seconds) is not supported by heapstore")));
+        }
+    }
+    match posix_offset(v) {
+        Some(west) => Ok((v.to_string(), fixed(-west, v))),
+        None if v.bytes().any(|b| b.is_ascii_digit()) && v.bytes().any(|b| b.is_ascii_alphabetic()) => Err(PgError::feature(format!(
+            "time zone \"{v}\" is not supported by heapstore (POSIX time zone strings are read only as a name and an offset, without a daylight-saving part)"
+        ))),
+        None => Err(invalid()),
+    }
+}
+
+/// The POSIX name PostgreSQL gives a fixed offset `east` seconds east of UTC: `<+05:30>-05:30`.
+pub fn fixed_name(east: i32) -> String {
+    let mut iso = Vec::new();
+    push_offset(east, false, &mut iso);
+    let mut posix = Vec::new();
+    push_offset(-east, false, &mut posix);
+    format!("<{}>{}", String::from_utf8_lossy(&iso), String::from_utf8_lossy(&posix))
+}
+
+/// `EncodeTimezone`: `+hh`, `+hh:mm` or `+hh:mm:ss` for an offset `east` seconds east of UTC
+/// (`xsd`: minutes always, as JSON's timestamps).
+pub fn push_offset(east: i32, xsd: bool, out: &mut Vec<u8>) {
+    let a = east.unsigned_abs();
+    let (h, m, s) = (a / 3600, a / 60 % 60, a % 60);
+    out.push(if east >= 0 { b'+' } else { b'-' });
+    super::util::push_padded(out, u64::from(h), 2);
+    if m != 0 || s != 0 || xsd {
+        out.push(b':');
+        super::util::push_padded(out, u64::from(m), 2);
+    }
+    if s != 0 {
+        out.push(b':');
+        super::util::push_padded(out, u64::from(s), 2);
+    }
+}
+
+/// Installs `zone` as this thread's session zone (until changed again).
+pub fn set_session(zone: Option<SessionZone>) {
+    SESSION.with(|z| *z.borrow_mut() = zone);
+}
+
+/// The session zone installed on this thread (`None`: UTC).
+pub fn session() -> Option<SessionZone> {
+    SESSION.with(|z| z.borrow().clone())
+}
+
+/// While alive, a zone is this thread's session zone; then the one before comes back.
+#[must_use]
+pub struct Scope(Option<SessionZone>);
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        set_session(self.0.take());
+    }
+}
+
+/// Installs `zone` on this thread until the returned guard drops.
+pub fn scope(zone: Option<SessionZone>) -> Scope {
+    Scope(SESSION.with(|z| std::mem::replace(&mut *z.borrow_mut(), zone)))
+}
+
+/// Whether the session zone is UTC (the conversions are then the identity).
+#[inline]
+pub fn session_is_utc() -> bool {
+    SESSION.with(|z| z.borrow().is_none())
+}
+
+/// The session's wall-clock time at instant `utc` (timestamptz → timestamp).
+#[inline]
+pub fn local_of(utc: i64) -> Result<i64> {
+    SESSION.with(|z| match &*z.borrow() {
+        None => Ok(utc),
+        Some(s) => s.zone.to_local(utc),
+    })
+}
+
+/// The instant at which the session's clocks read `local` (timestamp → timestamptz).
+#[inline]
+pub fn utc_of(local: i64) -> Result<i64> {
+    SESSION.with(|z| match &*z.borrow() {
+        None => Ok(local),
+        Some(s) => s.zone.from_local(local),
+    })
+}
+
+/// The session zone's offset east of UTC at instant `utc`, in seconds.
+pub fn offset_of(utc: i64) -> Result<i32> {
+    if utc == i64::MIN || utc == i64::MAX {
+        return Ok(0);
+    }
+    SESSION.with(|z| match &*z.borrow() {
+        None => Ok(0),
+        Some(s) => Ok(((s.zone.to_local(utc)? - utc) / 1_000_000) as i32),
+    })
+}
+
+/// The session zone's abbreviation at instant `utc` (`to_char`'s `TZ`): the zone's own
+/// (`CET`, `EDT`, `+0530` where the database has none), or a fixed offset's POSIX name.
+pub fn abbreviation_of(utc: i64) -> Result<String> {
+    SESSION.with(|z| match &*z.borrow() {
+        None => Ok("UTC".to_string()),
+        Some(SessionZone { abbrev: Some(a), .. }) => Ok(a.to_string()),
+        Some(SessionZone { zone: Zone::Named(tz), .. }) if utc != i64::MIN && utc != i64::MAX => {
+            Ok(tz.to_offset_info(instant(within_rules(utc).0)?).abbreviation().to_string())
+        }
+        Some(_) => Ok(String::new()),
+    })
 }
 
 #[cfg(test)]

@@ -347,8 +347,55 @@ def jsonbs():
     print("   psycopg / psycopg2 jsonb passed")
 
 
+def time_zones():
+    """TimeZone other than UTC: psycopg 3 sets it from the connection string (`options`) and
+    reads timestamptz text with the zone's offsets; an aware datetime goes in as the same
+    instant in text and binary; SET TIME ZONE changes what the server prints, not the instants;
+    psycopg2 parses the offsets into fixed-offset datetimes."""
+    from zoneinfo import ZoneInfo
+    ny = ZoneInfo("America/New_York")
+    summer = datetime.datetime(2024, 7, 1, 12, 0, tzinfo=datetime.timezone.utc)
+    winter = datetime.datetime(2024, 1, 15, 12, 0, tzinfo=datetime.timezone.utc)
+    with psycopg.connect(DSN + " options='-c TimeZone=America/New_York'", autocommit=True) as c:
+        check(c.execute("SHOW TimeZone").fetchone() == ("America/New_York",), "TimeZone from options")
+        check(str(c.info.timezone) == "America/New_York", f"psycopg's connection time zone {c.info.timezone}")
+        c.execute("DROP TABLE IF EXISTS ptz")
+        c.execute("CREATE TABLE ptz (id int PRIMARY KEY, t timestamptz, l timestamp)")
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                cur.execute("INSERT INTO ptz VALUES (1, %s, %s), (2, %s, %s)", (summer, datetime.datetime(2024, 7, 1, 8, 0), winter, None))
+                cur.execute("SELECT t, t::text, l::timestamptz = t, t::date, extract(hour from t) FROM ptz ORDER BY id")
+                got = cur.fetchall()
+                check(got[0][0] == summer and got[0][0].utcoffset() == datetime.timedelta(hours=-4)
+                      and got[0][1] == "2024-07-01 08:00:00-04" and got[0][2] is True and got[0][3] == datetime.date(2024, 7, 1)
+                      and got[0][4] == 8 and got[1][1] == "2024-01-15 07:00:00-05", f"timestamptz in New York (binary={binary}) {got!r}")
+                cur.execute("DELETE FROM ptz")
+        with c.cursor() as cur:
+            with cur.copy("COPY ptz (id, t) FROM STDIN") as cp:
+                cp.write(b"1\t2024-03-10 01:30\n2\t2024-03-10 03:30\n")
+            cur.execute("SELECT t FROM ptz ORDER BY id")
+            got = [r[0] for r in cur.fetchall()]
+            check(got == [datetime.datetime(2024, 3, 10, 6, 30, tzinfo=datetime.timezone.utc),
+                          datetime.datetime(2024, 3, 10, 7, 30, tzinfo=datetime.timezone.utc)], f"COPY text across the DST change {got!r}")
+            cur.execute("SELECT t + interval '1 day', date_trunc('day', t) FROM ptz WHERE id = 1")
+            a, b = cur.fetchone()
+            check(a.astimezone(ny).hour == 1 and b == datetime.datetime(2024, 3, 10, 0, 0, tzinfo=ny), f"interval and date_trunc on local time {a!r} {b!r}")
+        c.execute("SET TIME ZONE 'Asia/Kolkata'")
+        check(c.execute("SELECT t::text FROM ptz WHERE id = 1").fetchone() == ("2024-03-10 12:00:00+05:30",), "SET TIME ZONE")
+        c.execute("DROP TABLE ptz")
+    c2 = psycopg2.connect(DSN)
+    cur = c2.cursor()
+    cur.execute("SET TIME ZONE 'Europe/Paris'")
+    cur.execute("SELECT %s::timestamptz, now() - now()", (summer,))
+    a, b = cur.fetchone()
+    check(a == summer and a.utcoffset() == datetime.timedelta(hours=2), f"psycopg2 timestamptz in Paris {a!r}")
+    c2.close()
+    print("   psycopg / psycopg2 time zones passed")
+
+
 psycopg3()
 psycopg2_suite()
 uuids()
 intervals()
 jsonbs()
+time_zones()

@@ -775,6 +775,52 @@ public final class JdbcSuite {
         exec(c, "DROP TABLE jd_jsonb");
     }
 
+    /**
+     * A JVM outside UTC: pgjdbc sends the JVM's zone as TimeZone in the startup packet (a
+     * connection used to be refused). Instants in and out (OffsetDateTime, Timestamp, text and
+     * binary after the prepare threshold), the server's text in that zone, and casts and fields
+     * on its wall clock.
+     */
+    static void timeZones(Connection ignored) throws Exception {
+        java.util.TimeZone before = java.util.TimeZone.getDefault();
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("America/New_York"));
+        try (Connection c = connect()) {
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SHOW TimeZone")) {
+                check(r.next() && "America/New_York".equals(r.getString(1)), "TimeZone from the JVM's zone");
+            }
+            exec(c, "DROP TABLE IF EXISTS jd_tz");
+            exec(c, "CREATE TABLE jd_tz (id int PRIMARY KEY, t timestamptz, l timestamp)");
+            java.time.OffsetDateTime summer = java.time.OffsetDateTime.parse("2024-07-01T12:00:00Z");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_tz VALUES (?, ?, ?)")) {
+                for (int i = 1; i <= 7; i++) {
+                    ps.setInt(1, i);
+                    ps.setObject(2, summer);
+                    ps.setTimestamp(3, java.sql.Timestamp.valueOf("2024-07-01 08:00:00"));
+                    ps.executeUpdate();
+                }
+            }
+            for (int i = 0; i < 7; i++) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT t, t::text, l::timestamptz = t, extract(hour from t), t::date, l FROM jd_tz WHERE id = ?")) {
+                    ps.setInt(1, i + 1);
+                    try (ResultSet r = ps.executeQuery()) {
+                        check(r.next(), "time zone row");
+                        java.time.OffsetDateTime got = r.getObject(1, java.time.OffsetDateTime.class);
+                        check(got.toInstant().equals(summer.toInstant()), "timestamptz instant " + got);
+                        check(r.getTimestamp(1).toInstant().equals(summer.toInstant()), "getTimestamp instant " + r.getTimestamp(1));
+                        check("2024-07-01 08:00:00-04".equals(r.getString(2)), "timestamptz text in New York " + r.getString(2));
+                        check(r.getBoolean(3), "timestamp to timestamptz on the session's clocks");
+                        check(r.getInt(4) == 8, "extract(hour) on the session's clocks " + r.getInt(4));
+                        check(LocalDate.of(2024, 7, 1).equals(r.getObject(5, LocalDate.class)), "timestamptz::date " + r.getObject(5));
+                        check(LocalDateTime.of(2024, 7, 1, 8, 0).equals(r.getObject(6, LocalDateTime.class)), "setTimestamp into timestamp " + r.getObject(6));
+                    }
+                }
+            }
+            exec(c, "DROP TABLE jd_tz");
+        } finally {
+            java.util.TimeZone.setDefault(before);
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         boolean keepGoing = "1".equals(System.getenv("HEAPSTORE_KEEP_GOING"));
         Object[][] scenarios = {
@@ -795,6 +841,7 @@ public final class JdbcSuite {
             {"fetch size (portal in pieces)", (Scenario) JdbcSuite::fetchSize},
             {"savepoints: setSavepoint, rollback(savepoint), releaseSavepoint", (Scenario) JdbcSuite::savepoints},
             {"uuid: setObject(UUID) / getObject, DEFAULT gen_random_uuid(), RETURNING; interval: PGInterval; jsonb", (Scenario) JdbcSuite::uuids},
+            {"a JVM in America/New_York: TimeZone at startup, timestamptz instants and text", (Scenario) JdbcSuite::timeZones},
         };
         int failed = 0;
         Connection c = connect();
@@ -825,7 +872,7 @@ public final class JdbcSuite {
                 c = connect();
             }
         }
-        for (String t : new String[] {"jd_types", "jd_prep", "jd_tx", "jd_batch", "jd_copy", "jd_uniq", "jd_emp", "jd_dept", "jd_fetch", "jd_sp", "jd_uuid"}) {
+        for (String t : new String[] {"jd_types", "jd_prep", "jd_tx", "jd_batch", "jd_copy", "jd_uniq", "jd_emp", "jd_dept", "jd_fetch", "jd_sp", "jd_uuid", "jd_tz"}) {
             try {
                 exec(c, "DROP TABLE IF EXISTS " + t);
             } catch (SQLException ignored) {

@@ -1,0 +1,154 @@
+//! The session's `TimeZone`: a timestamptz is read and written on that zone's clocks, casts,
+//! fields and calendar arithmetic use it, each session keeps its own zone (also two sessions
+//! driven from one thread, and COPY's parallel workers), and SET / SET LOCAL / ROLLBACK treat it
+//! as PostgreSQL treats a setting. The answers were checked against PostgreSQL 15 (the corpus
+//! file `50_time_zones.slt` compares many more with it).
+
+mod common;
+use common::*;
+use heapstore::Session;
+
+fn one(s: &mut Session, sql: &str) -> String {
+    rows(s, sql).pop().unwrap_or_else(|| panic!("{sql}: no row"))
+}
+
+#[test]
+fn timestamptz_text_casts_and_arithmetic_follow_the_session_zone() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "SHOW TimeZone"), "UTC");
+    assert_eq!(one(&mut s, "SELECT '2024-07-01 10:00'::timestamptz"), "2024-07-01 10:00:00+00");
+    ok(&mut s, "SET TIME ZONE 'america/new_york'");
+    assert_eq!(one(&mut s, "SHOW TIME ZONE"), "America/New_York");
+    ok(&mut s, "CREATE TABLE e (id int PRIMARY KEY, t timestamptz, l timestamp, d date DEFAULT CURRENT_DATE)");
+    ok(&mut s, "INSERT INTO e (id, t, l) VALUES (1, '2024-07-01 08:00', '2024-07-01 08:00'), (2, '2024-03-10 02:30', '2024-03-10 02:30'), (3, '2024-11-03 01:30', NULL)");
+    // Text without an offset is New York's wall clock; a gap's time takes the offset before
+    // it (02:30 EST is 03:30 EDT), a fold's the offset after it.
+    assert_eq!(
+        rows(&mut s, "SELECT id, t, t AT TIME ZONE 'UTC', l::timestamptz = t, t::date, extract(hour FROM t) FROM e ORDER BY id"),
+        [
+            "1|2024-07-01 08:00:00-04|2024-07-01 12:00:00|t|2024-07-01|8",
+            "2|2024-03-10 03:30:00-04|2024-03-10 07:30:00|t|2024-03-10|3",
+            "3|2024-11-03 01:30:00-05|2024-11-03 06:30:00|NULL|2024-11-03|1",
+        ]
+    );
+    // A day is a calendar day on the session's clocks (23 hours across the spring change);
+    // date_trunc to a day is local midnight.
+    assert_eq!(
+        one(
+            &mut s,
+            "SELECT t + interval '1 day', t + interval '24 hours', date_trunc('day', t), age(t + interval '1 day', t) FROM e WHERE id = 2"
+        ),
+        "2024-03-11 03:30:00-04|2024-03-11 03:30:00-04|2024-03-10 00:00:00-05|1 day"
+    );
+    assert_eq!(
+        one(&mut s, "SELECT '2024-03-09 12:00'::timestamptz + interval '1 day', '2024-03-09 12:00'::timestamptz + interval '24 hours'"),
+        "2024-03-10 12:00:00-04|2024-03-10 13:00:00-04"
+    );
+    assert_eq!(
+        one(&mut s, "SELECT extract(epoch FROM t), extract(timezone FROM t), to_char(t, 'HH24:MI TZ OF'), to_json(t) FROM e WHERE id = 1"),
+        "1719835200.000000|-14400|08:00 EDT -04|\"2024-07-01T08:00:00-04:00\""
+    );
+    // A date or timestamp beside a timestamptz is the instant New York's clocks read it.
+    assert_eq!(one(&mut s, "SELECT count(*) FROM e WHERE t >= '2024-07-01'::date AND t < '2024-07-01 09:00'::timestamp"), "1");
+    // CURRENT_DATE and LOCALTIMESTAMP are the session's clocks now.
+    assert_eq!(one(&mut s, "SELECT d = (now() AT TIME ZONE 'America/New_York')::date, localtimestamp = now() AT TIME ZONE 'America/New_York' FROM e WHERE id = 1"), "t|t");
+    // The stored instants do not change with the zone; only their text does.
+    ok(&mut s, "SET TIME ZONE 'Asia/Kolkata'");
+    assert_eq!(one(&mut s, "SELECT t FROM e WHERE id = 1"), "2024-07-01 17:30:00+05:30");
+    assert_eq!(
+        String::from_utf8(copy_out(&mut s, "COPY (SELECT t FROM e WHERE id = 1) TO STDOUT")).unwrap(),
+        "2024-07-01 17:30:00+05:30\n"
+    );
+    ok(&mut s, "SET TIME ZONE DEFAULT");
+    assert_eq!(one(&mut s, "SELECT t FROM e WHERE id = 1"), "2024-07-01 12:00:00+00");
+}
+
+#[test]
+fn time_zone_values_are_read_as_postgresql_reads_them() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    // A number is hours east; a POSIX string's offset is hours west; an interval is east.
+    for (set, shown, text) in [
+        ("SET TIME ZONE -7", "<-07>+07", "2024-01-01 10:00:00-07"),
+        ("SET timezone = '5.5'", "<+05:30>-05:30", "2024-01-01 10:00:00+05:30"),
+        ("SET timezone = 'UTC+5'", "UTC+5", "2024-01-01 10:00:00-05"),
+        ("SET TIME ZONE INTERVAL '-08:00' HOUR TO MINUTE", "<-08>+08", "2024-01-01 10:00:00-08"),
+        ("SET TIME ZONE 'Europe/London'", "Europe/London", "2024-01-01 10:00:00+00"),
+    ] {
+        ok(&mut s, set);
+        assert_eq!(one(&mut s, "SELECT current_setting('TimeZone'), '2024-01-01 10:00'::timestamptz"), format!("{shown}|{text}"), "{set}");
+    }
+    // Local mean time before the zone's first rule, as PostgreSQL prints it.
+    assert_eq!(one(&mut s, "SELECT '1800-01-01 12:00'::timestamptz"), "1800-01-01 12:00:00-00:01:15");
+    assert_eq!(err(&mut s, "SET TIME ZONE 'PST'").code, "22023");
+    assert_eq!(
+        err(&mut s, "SET timezone = 'Mars/Olympus_Mons'").message,
+        "invalid value for parameter \"TimeZone\": \"Mars/Olympus_Mons\""
+    );
+    // A POSIX string with daylight-saving rules is refused, not read as something else.
+    assert_eq!(err(&mut s, "SET TIME ZONE 'EST5EDT,M3.2.0,M11.1.0'").code, "0A000");
+    assert_eq!(one(&mut s, "SHOW TimeZone"), "Europe/London");
+    // SET LOCAL ends with the transaction; a rolled-back SET is undone.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "SET LOCAL TIME ZONE 'Asia/Tokyo'");
+    assert_eq!(one(&mut s, "SELECT '2024-07-01 10:00'::timestamptz"), "2024-07-01 10:00:00+09");
+    ok(&mut s, "COMMIT");
+    assert_eq!(one(&mut s, "SELECT '2024-07-01 10:00'::timestamptz"), "2024-07-01 10:00:00+01");
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "SET TIME ZONE 'Asia/Tokyo'");
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(one(&mut s, "SHOW TimeZone"), "Europe/London");
+    assert_eq!(one(&mut s, "SELECT '2024-07-01 10:00'::timestamptz"), "2024-07-01 10:00:00+01");
+}
+
+#[test]
+fn sessions_driven_from_one_thread_keep_their_own_zones() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut paris = db.session();
+    let mut tokyo = db.session();
+    ok(&mut paris, "SET TIME ZONE 'Europe/Paris'");
+    ok(&mut tokyo, "SET TIME ZONE 'Asia/Tokyo'");
+    ok(&mut paris, "CREATE TABLE t (id int PRIMARY KEY, at timestamptz)");
+    for round in 0..3 {
+        // Each writes its own wall-clock time; each reads both rows on its own clocks.
+        ok(&mut paris, &format!("INSERT INTO t VALUES ({}, '2024-07-01 12:00')", round * 2));
+        ok(&mut tokyo, &format!("INSERT INTO t VALUES ({}, '2024-07-01 12:00')", round * 2 + 1));
+        let want_paris: Vec<String> = (0..=round * 2 + 1)
+            .map(|i| format!("{i}|{}", if i % 2 == 0 { "2024-07-01 12:00:00+02" } else { "2024-07-01 05:00:00+02" }))
+            .collect();
+        let want_tokyo: Vec<String> = (0..=round * 2 + 1)
+            .map(|i| format!("{i}|{}", if i % 2 == 0 { "2024-07-01 19:00:00+09" } else { "2024-07-01 12:00:00+09" }))
+            .collect();
+        assert_eq!(rows(&mut paris, "SELECT id, at FROM t ORDER BY id"), want_paris);
+        assert_eq!(rows(&mut tokyo, "SELECT id, at FROM t ORDER BY id"), want_tokyo);
+        // The library's typed API reads the same instants.
+        let r = tokyo.query("SELECT at::text FROM t WHERE id = 0", &[]).unwrap();
+        assert_eq!(r[0].get::<String>(0).unwrap(), "2024-07-01 19:00:00+09");
+    }
+}
+
+#[test]
+fn parallel_copy_workers_read_local_times_in_the_session_zone() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "SET TIME ZONE 'America/Sao_Paulo'");
+    let mut data = String::new();
+    for i in 0..40_000 {
+        // Times across years with and without daylight saving there.
+        data.push_str(&format!("{i}\t{}-{:02}-{:02} {:02}:{:02}:00\n", 1990 + i % 30, 1 + i % 12, 1 + i % 28, i % 24, i % 60));
+    }
+    let mut loaded = Vec::new();
+    for parallel in [1, 4] {
+        ok(&mut s, "DROP TABLE IF EXISTS p");
+        ok(&mut s, "CREATE TABLE p (id int PRIMARY KEY, t timestamptz)");
+        copy_in(&mut s, &format!("COPY p FROM STDIN WITH (PARALLEL {parallel})"), data.as_bytes()).unwrap();
+        // Every row reads back as the wall-clock time it was written as.
+        assert_eq!(one(&mut s, "SELECT count(*) FROM p WHERE to_char(t, 'YYYY-MM-DD HH24:MI:SS') <> to_char(t AT TIME ZONE 'America/Sao_Paulo', 'YYYY-MM-DD HH24:MI:SS')"), "0");
+        loaded.push(rows(&mut s, "SELECT id, extract(epoch FROM t) FROM p ORDER BY id"));
+    }
+    assert_eq!(loaded[0].len(), 40_000);
+    assert!(loaded[0] == loaded[1], "the parallel load stored other instants than the serial one");
+    // Against the zone's own rules: row 1 is 1991-02-02 01:01 in Sao Paulo's summer time (-02).
+    assert_eq!(one(&mut s, "SELECT t AT TIME ZONE 'UTC' FROM p WHERE id = 1"), "1991-02-02 03:01:00");
+}
