@@ -295,8 +295,6 @@ pub struct Session {
     /// The zone `TimeZone` in `client_settings` names (`None`: UTC), installed on the thread
     /// whenever it changes (`types::tz` invariant).
     time_zone: Option<crate::types::tz::SessionZone>,
-    /// Bumped whenever `TimeZone` changes (cached plans hold constants of the old zone).
-    zone_generation: u64,
     /// The `TimeZone` text `time_zone` was made from.
     time_zone_name: Option<String>,
     /// Their values at the session's start, what RESET returns to (`pg_settings.reset_val`).
@@ -417,7 +415,6 @@ impl Session {
             database: "postgres".into(),
             client_settings: Default::default(),
             time_zone: None,
-            zone_generation: 0,
             time_zone_name: None,
             client_reset: Default::default(),
             client_given: Default::default(),
@@ -515,22 +512,21 @@ impl Session {
     /// Reads `TimeZone` from the client settings (already checked when set) and installs it
     /// on this thread.
     fn install_time_zone(&mut self) {
-        let name = self.client_setting("TimeZone").map(str::to_string);
-        if name != self.time_zone_name {
-            self.zone_generation += 1;
+        let name = self.client_setting("TimeZone");
+        if name != self.time_zone_name.as_deref() {
+            let zone = match name {
+                Some(v) => crate::types::tz::setting(v).ok().and_then(|(_, z)| z),
+                None => None,
+            };
+            self.time_zone_name = name.map(str::to_string);
+            self.time_zone = zone;
         }
-        let zone = match &name {
-            Some(v) => crate::types::tz::setting(v).ok().and_then(|(_, z)| z),
-            None => None,
-        };
-        self.time_zone_name = name;
-        crate::types::tz::set_session(zone.clone());
-        self.time_zone = zone;
+        crate::types::tz::set_session(self.time_zone.clone());
     }
 
-    /// Changes whenever the session's `TimeZone` changes.
-    pub(crate) fn zone_generation(&self) -> u64 {
-        self.zone_generation
+    /// The session's `TimeZone` as set (None: never set, UTC).
+    pub(crate) fn time_zone_name(&self) -> Option<&str> {
+        self.time_zone_name.as_deref()
     }
 
     /// The session's time zone (`None`: UTC), for threads and entry points that install it

@@ -30,13 +30,23 @@ fn column_types(s: &mut Session, sql: &str) -> Vec<String> {
 fn timestamptz_oid_name_char_and_reg_types() {
     let (_d, _p, db) = common::new_db(&[]);
     let mut s = db.session();
-    // timestamptz: offsets applied, printed in UTC (the only session time zone).
+    // timestamptz: offsets applied, printed in the session's zone (UTC by default).
     assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00:00+05'::timestamptz"), "2024-02-29 07:00:00+00");
     assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00:00.5-03:30'::timestamptz"), "2024-02-29 15:30:00.5+00");
     assert_eq!(one(&mut s, "SELECT '2024-02-29 12:00 UTC'::timestamptz"), "2024-02-29 12:00:00+00");
     assert_eq!(one(&mut s, "SELECT '0001-01-01 00:00:00 BC'::timestamptz"), "0001-01-01 00:00:00+00 BC");
     assert_eq!(one(&mut s, "SELECT 'infinity'::timestamptz"), "infinity");
-    assert_eq!(code(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamptz"), "0A000", "an abbreviation is refused, not guessed");
+    // A fixed abbreviation is its offset; DST after it moves it an hour east; an abbreviation
+    // whose offset depends on the date is refused, not guessed.
+    assert_eq!(
+        one(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamptz, '2024-01-01 12:00 cest'::timestamptz"),
+        "2024-01-01 17:00:00+00|2024-01-01 10:00:00+00"
+    );
+    assert_eq!(
+        one(&mut s, "SELECT '2024-01-01 10:00 UTC DST'::timestamptz, '2024-01-01 10:00 EST DST'::timestamptz"),
+        "2024-01-01 09:00:00+00|2024-01-01 14:00:00+00"
+    );
+    assert_eq!(code(&mut s, "SELECT '2024-07-01 10:00 MSK'::timestamptz"), "0A000", "a dynamic abbreviation is refused, not guessed");
     assert_eq!(one(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamp"), "2024-01-01 12:00:00", "timestamp ignores zones");
     assert_eq!(one(&mut s, "SELECT '2024-01-01'::date < '2024-01-01 00:00:01+00'::timestamptz"), "t");
     assert_eq!(one(&mut s, "SELECT '2024-05-01 10:00+02'::timestamptz::timestamp"), "2024-05-01 08:00:00");

@@ -152,3 +152,69 @@ fn parallel_copy_workers_read_local_times_in_the_session_zone() {
     // Against the zone's own rules: row 1 is 1991-02-02 01:01 in Sao Paulo's summer time (-02).
     assert_eq!(one(&mut s, "SELECT t AT TIME ZONE 'UTC' FROM p WHERE id = 1"), "1991-02-02 03:01:00");
 }
+
+#[test]
+fn stored_definitions_keep_the_instants_they_were_made_with() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    // Made in UTC: the literals are UTC instants, whoever reads them later.
+    ok(
+        &mut s,
+        "CREATE TABLE c (id int, t timestamptz CHECK (t >= '2024-01-01'), u timestamptz DEFAULT '2024-01-01', d date DEFAULT CURRENT_DATE)",
+    );
+    ok(&mut s, "CREATE VIEW v AS SELECT id FROM c WHERE t >= '2024-01-01 00:00'");
+    ok(&mut s, "SET TIME ZONE 'America/New_York'");
+    ok(&mut s, "INSERT INTO c (id, t) VALUES (1, '2024-01-01 02:00+00')");
+    assert_eq!(err(&mut s, "INSERT INTO c (id, t) VALUES (2, '2023-12-31 23:00+00')").code, "23514");
+    // CURRENT_DATE in a DEFAULT is still the session's date as it runs.
+    assert_eq!(one(&mut s, "SELECT t, u, d = current_date FROM c"), "2023-12-31 21:00:00-05|2023-12-31 19:00:00-05|t");
+    assert_eq!(rows(&mut s, "SELECT id FROM v"), ["1"]);
+    // Made outside UTC, such a literal would be another instant to PostgreSQL: refused.
+    for sql in [
+        "CREATE TABLE c2 (t timestamptz DEFAULT '2024-01-01')",
+        "CREATE TABLE c2 (t timestamptz CHECK (t > '2024-01-01'::timestamptz))",
+        "CREATE VIEW v2 AS SELECT id FROM c WHERE t > '2024-01-01'",
+        "ALTER TABLE c ALTER COLUMN u SET DEFAULT '2024-06-01'",
+        "ALTER TABLE c ADD CONSTRAINT later CHECK (u < '2030-01-01')",
+    ] {
+        assert_eq!(err(&mut s, sql).code, "0A000", "{sql}");
+    }
+    // With an offset, or without a timestamptz literal, they are made.
+    ok(&mut s, "CREATE TABLE c2 (t timestamptz DEFAULT '2024-01-01 00:00+00' CHECK (t::date > '2000-01-01'::date), x timestamp DEFAULT '2024-01-01')");
+    ok(&mut s, "CREATE VIEW v2 AS SELECT id FROM c WHERE t > '2024-01-01 00:00:00-05'");
+    ok(&mut s, "INSERT INTO c2 DEFAULT VALUES");
+    assert_eq!(one(&mut s, "SELECT t, x FROM c2"), "2023-12-31 19:00:00-05|2024-01-01 00:00:00");
+    assert_eq!(rows(&mut s, "SELECT id FROM v2"), Vec::<String>::new());
+}
+
+#[test]
+fn special_words_and_make_timestamptz_follow_postgresql() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "SET TIME ZONE 'Pacific/Kiritimati'"); // +14: the local date is rarely UTC's
+    assert_eq!(
+        one(&mut s, "SELECT abs(extract(epoch FROM 'now'::timestamptz - now())) < 60, 'today'::date = current_date, 'tomorrow'::date - 'yesterday'::date, 'now'::timestamp - localtimestamp < interval '1 minute'"),
+        "t|t|2|t"
+    );
+    assert_eq!(one(&mut s, "SELECT '2024-01-01 allballs'::timestamptz"), "2024-01-01 14:00:00+14");
+    // make_timestamptz's zone reads `+2` as two hours east (PostgreSQL's own regression test).
+    assert_eq!(one(&mut s, "SELECT make_timestamptz(1973, 7, 15, 8, 15, 55.33, '+2') = '1973-07-15 08:15:55.33+02'::timestamptz"), "t");
+    assert_eq!(err(&mut s, "SELECT make_timestamptz(2024, 1, 1, 10, 0, 0, '2')").code, "22023");
+    assert_eq!(one(&mut s, "SELECT make_timestamptz(2024, 1, 1, 10, 0, 0) AT TIME ZONE 'UTC'"), "2023-12-31 20:00:00");
+}
+
+#[test]
+fn a_plan_cached_in_one_zone_is_not_reused_in_another() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut paris = db.session();
+    let mut tokyo = db.session();
+    ok(&mut paris, "CREATE TABLE t (id int PRIMARY KEY, at timestamptz)");
+    ok(&mut paris, "INSERT INTO t VALUES (1, '2024-07-01 08:00+00')");
+    ok(&mut paris, "SET TIME ZONE 'Europe/Paris'");
+    ok(&mut tokyo, "SET TIME ZONE 'Asia/Tokyo'");
+    // One prepared statement, planned with its literal folded in the zone it ran in first.
+    let p = paris.prepare("SELECT count(*) FROM t WHERE at < '2024-07-01 12:00'").unwrap();
+    assert_eq!(paris.execute_prepared(&p, &[]).unwrap().rows[0][0].as_deref(), Some("1")); // 10:00 UTC
+    assert_eq!(tokyo.execute_prepared(&p, &[]).unwrap().rows[0][0].as_deref(), Some("0")); // 03:00 UTC
+    assert_eq!(paris.execute_prepared(&p, &[]).unwrap().rows[0][0].as_deref(), Some("1"));
+}

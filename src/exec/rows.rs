@@ -266,6 +266,7 @@ impl Defaults {
                 Some(Scalar::Cast(Box::new(call), col.ty))
             } else if let Some(text) = &col.default {
                 let e = parse_stored_expr(text)?;
+                let _stored = crate::types::tz::stored_definition();
                 Some(crate::sql::dml::bind_default(&e, col, now, Some(s))?)
             } else {
                 None
@@ -325,6 +326,7 @@ impl Checks {
         let mut list = Vec::with_capacity(table.checks.len());
         for c in &table.checks {
             let e = parse_stored_expr(&c.expr)?;
+            let _stored = crate::types::tz::stored_definition();
             list.push((c.name.clone(), crate::sql::expr::bind(&e, table)?));
         }
         // PostgreSQL checks them in name order (its catalog index on the constraint name).

@@ -284,10 +284,16 @@ fn run<S: Read + Write>(
         given.push("application_name".to_string());
     }
     for (k, v) in &params {
-        if !matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication")
-            && gucs.set(k, v, &sh.db.shared().settings).is_ok()
-        {
-            given.push(k.clone());
+        if matches!(k.as_str(), "user" | "database" | "application_name" | "options" | "replication") {
+            continue;
+        }
+        match gucs.set(k, v, &sh.db.shared().settings) {
+            Ok(_) => given.push(k.clone()),
+            // A time zone heapstore cannot take would leave the session in UTC, every
+            // timestamptz shown and read on the wrong clocks: the connection is refused, as
+            // PostgreSQL refuses it.
+            Err(e) if k.eq_ignore_ascii_case("TimeZone") => return Err(e),
+            Err(_) => {}
         }
     }
     // `options` (libpq's PGOPTIONS): `-c name=value` / `--name=value` settings, applied as SET

@@ -370,7 +370,7 @@ fn column_def(name: &str, c: &sqlparser::ast::ColumnDef, now: i64, s: &Session) 
         if refs {
             return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
         }
-        super::dml::bind_default(e, &col, now, Some(s))?;
+        crate::types::tz::check_stored_definition("a DEFAULT", || super::dml::bind_default(e, &col, now, Some(s)))?;
         // `DEFAULT NULL` is no default at all, as PostgreSQL stores it.
         if !matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
             col.default = Some(deparse_default(e, ty));
@@ -1015,6 +1015,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     if let Some(d) = &new.columns[i].default {
                         // The default must still make a value of the new type.
                         let e = crate::exec::rows::parse_stored_expr(d)?;
+                        let _stored = crate::types::tz::stored_definition();
                         super::dml::bind_default(&e, &new.columns[i], now, Some(s)).map_err(|_| {
                             PgError::new(
                                 sqlstate::DATATYPE_MISMATCH,
@@ -1052,7 +1053,7 @@ fn checked_default(e: &sqlparser::ast::Expr, col: &Column, now: i64, s: &Session
     if refs {
         return Err(PgError::feature("cannot use column reference or subquery in DEFAULT expression"));
     }
-    super::dml::bind_default(e, col, now, Some(s))?;
+    crate::types::tz::check_stored_definition("a DEFAULT", || super::dml::bind_default(e, col, now, Some(s)))?;
     if matches!(e, sqlparser::ast::Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)) {
         return Ok(None);
     }
@@ -1274,7 +1275,7 @@ pub(crate) fn bind_checks(
         if sub {
             return Err(PgError::feature("cannot use subquery in check constraint"));
         }
-        let b = super::expr::bind(&e, t)?;
+        let b = crate::types::tz::check_stored_definition("a CHECK constraint", || super::expr::bind(&e, t))?;
         if super::expr::type_of(&b).is_some_and(|ty| ty.id != crate::types::TypeId::Bool) {
             return Err(PgError::new(
                 "42804",

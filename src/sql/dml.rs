@@ -120,9 +120,10 @@ pub(crate) struct CachedQuery {
     /// The planner statistics' generation and the planner settings it was made with.
     pub stats_generation: u64,
     pub costs: super::cost::Costs,
-    /// The session's time zone generation: constants folded when planning (a date or text
-    /// cast to timestamptz) hold that zone's instants.
-    pub zone_generation: u64,
+    /// The `TimeZone` it was planned in: constants folded when planning (a date or text cast
+    /// to timestamptz) hold that zone's instants. (A prepared statement may be shared by
+    /// sessions, so this is the zone's name, not a per-session counter.)
+    pub zone: Option<String>,
 }
 
 pub(crate) fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
@@ -2145,7 +2146,7 @@ pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::a
     let fresh = cached.filter(|c| {
         c.stats_generation == stats
             && c.costs == costs
-            && c.zone_generation == s.zone_generation()
+            && c.zone.as_deref() == s.time_zone_name()
             && c.tables.iter().all(|t| s.lookup_table(&t.key()).is_some_and(|now| Arc::ptr_eq(&now, t)))
     });
     if let Some(c) = fresh {
@@ -2156,7 +2157,7 @@ pub(crate) fn cached_plan(s: &mut Session, p: &super::Prepared, q: &sqlparser::a
     let bound = planner.query(q, &[])?;
     let mut tables = Vec::new();
     bound.node.tables(&mut tables);
-    let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs, zone_generation: s.zone_generation() });
+    let c = Arc::new(CachedQuery { bound, tables, stats_generation: stats, costs, zone: s.time_zone_name().map(str::to_string) });
     if !planner.used_now() {
         *p.plan.lock().expect("poisoned") = Some(c.clone());
     }

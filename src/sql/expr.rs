@@ -1608,7 +1608,11 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
             let u = match *d {
                 i32::MIN => i64::MIN,
                 i32::MAX => i64::MAX,
-                d => i64::from(d) * USECS_PER_DAY,
+                // date2timestamp: a date past timestamp's range is an error.
+                d => i64::from(d)
+                    .checked_mul(USECS_PER_DAY)
+                    .filter(|t| (-211_813_488_000_000_000..9_223_371_331_200_000_000).contains(t))
+                    .ok_or_else(|| PgError::new("22008", "date out of range for timestamp"))?,
             };
             if to.id == Timestamp {
                 Value::Timestamp(u)

@@ -186,6 +186,10 @@ pub enum Func {
     /// `substring(string FROM pattern)` / `substring(string, pattern)`: the first match (a
     /// pattern without subexpressions).
     RegexpSubstring,
+    /// `make_timestamptz(..., zone)`: the timestamp (second argument) at the wall clock of
+    /// the zone named by the first, read as PostgreSQL's `parse_sane_timezone` (`+2` is two
+    /// hours east).
+    TimestampAtSaneZone,
     /// `timezone(zone, ts)` / `ts AT TIME ZONE zone`: zone as text or interval; a timestamptz
     /// gives the wall-clock timestamp there, a timestamp the timestamptz it reads there
     /// (`types::tz`).
@@ -506,7 +510,18 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "date_trunc" => {
             arity(name, &args, 2, 3)?;
             if args.len() == 3 {
-                return Err(PgError::feature("date_trunc with a time zone is not supported by heapstore yet"));
+                // date_trunc(unit, timestamptz, zone): truncated on that zone's clocks.
+                let zone = args.pop().expect("three arguments");
+                let x = args.pop().expect("three arguments");
+                let field = args.pop().expect("three arguments");
+                let x = match type_of(&x).map(|t| t.id) {
+                    Some(TypeId::Timestamptz) => x,
+                    None => coerce(x, Some(t(TypeId::Timestamptz)))?,
+                    Some(TypeId::Date | TypeId::Timestamp) => Scalar::Cast(Box::new(x), t(TypeId::Timestamptz)),
+                    Some(_) => return Err(no_function(name, &all)),
+                };
+                let args = vec![arg_as(name, &all, field, text())?, x, arg_as(name, &all, zone, text())?];
+                return Ok(Scalar::Func(Func::DateTrunc, args, t(TypeId::Timestamptz)));
             }
             let x = args.pop().expect("two arguments");
             let field = args.pop().expect("two arguments");
@@ -730,7 +745,7 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 Scalar::Func(Func::MakeTimestamp, each(args, &[int4, int4, int4, int4, int4, t(TypeId::Float8)])?, t(TypeId::Timestamp));
             return match zone {
                 None => Ok(Scalar::Cast(Box::new(ts), t(TypeId::Timestamptz))),
-                Some(z) => bind_call("timezone", vec![arg_as(name, &all, z, text())?, ts]),
+                Some(z) => Ok(Scalar::Func(Func::TimestampAtSaneZone, vec![arg_as(name, &all, z, text())?, ts], t(TypeId::Timestamptz))),
             };
         }
         "num_nulls" | "num_nonnulls" => {
@@ -1598,6 +1613,10 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         Func::RegexpReplace | Func::RegexpLike | Func::RegexpCount | Func::RegexpMatch | Func::RegexpSplit | Func::RegexpSubstring => {
             regexp_call(f, args, ty)?
         }
+        Func::TimestampAtSaneZone => match args[1] {
+            Value::Timestamp(t) => Value::Timestamptz(crate::types::tz::Zone::sane(text_arg(&args[0]))?.from_local(t)?),
+            _ => return Err(PgError::internal("make_timestamptz without a timestamp")),
+        },
         Func::Timezone => {
             let zone = match &args[0] {
                 Value::Interval(iv) => crate::types::tz::Zone::interval(iv)?,
@@ -1734,8 +1753,27 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             }
             expr::int_value(ty.id, a.wrapping_rem(b))?
         }
-        Func::DatePart => date_part(text_arg(&args[0]), &args[1])?,
+        Func::DatePart => {
+            // date_part(text, date) is date_part(text, date::timestamp) in PostgreSQL: a date
+            // past timestamp's range is an error there (EXTRACT reads dates natively).
+            if let Value::Date(d) = args[1] {
+                let in_range = d == i32::MIN
+                    || d == i32::MAX
+                    || i64::from(d)
+                        .checked_mul(USECS_PER_DAY)
+                        .is_some_and(|t| (-211_813_488_000_000_000..9_223_371_331_200_000_000).contains(&t));
+                if !in_range {
+                    return Err(PgError::new("22008", "date out of range for timestamp"));
+                }
+            }
+            date_part(text_arg(&args[0]), &args[1])?
+        }
         Func::Extract => extract(text_arg(&args[0]), &args[1])?,
+        Func::DateTrunc if args.len() == 3 => {
+            let zone = crate::types::tz::SessionZone::new(zone_named(text_arg(&args[2]))?);
+            let _in_zone = crate::types::tz::scope(Some(zone));
+            date_trunc(text_arg(&args[0]), &args[1])?
+        }
         Func::DateTrunc => date_trunc(text_arg(&args[0]), &args[1])?,
         Func::ToChar => to_char(&args[0], text_arg(&args[1]))?,
         Func::ToNumber => {
@@ -2371,13 +2409,12 @@ fn format_type(oid: u32, typmod: Option<i32>) -> String {
 
 /// (year, month, day, hour, minute, second, microsecond) of a timestamp; None for infinities.
 fn civil(v: &Value) -> Option<(i64, u32, u32, u32, u32, u32, u32)> {
-    let us = match *v {
-        Value::Timestamp(u) if u != i64::MIN && u != i64::MAX => u,
-        Value::Date(d) if d != i32::MIN && d != i32::MAX => i64::from(d) * USECS_PER_DAY,
+    // A date counts days (its microseconds may pass i64's range).
+    let (days, rem) = match *v {
+        Value::Timestamp(u) if u != i64::MIN && u != i64::MAX => (u.div_euclid(USECS_PER_DAY), u.rem_euclid(USECS_PER_DAY)),
+        Value::Date(d) if d != i32::MIN && d != i32::MAX => (i64::from(d), 0),
         _ => return None,
     };
-    let days = us.div_euclid(USECS_PER_DAY);
-    let rem = us.rem_euclid(USECS_PER_DAY);
     let (y, m, d) = civil_from_days(days + 10957);
     let secs = rem / 1_000_000;
     Some((y, m, d, (secs / 3600) as u32, (secs / 60 % 60) as u32, (secs % 60) as u32, (rem % 1_000_000) as u32))
@@ -2937,7 +2974,9 @@ fn to_char(v: &Value, fmt: &str) -> Result<Value> {
     let instant = match *v {
         Value::Timestamptz(t) => Some(t),
         Value::Date(d) if d != i32::MIN && d != i32::MAX && !crate::types::tz::session_is_utc() => {
-            Some(crate::types::tz::utc_of(i64::from(d) * USECS_PER_DAY)?)
+            let midnight =
+                i64::from(d).checked_mul(USECS_PER_DAY).ok_or_else(|| PgError::new("22008", "date out of range for timestamp"))?;
+            Some(crate::types::tz::utc_of(midnight)?)
         }
         _ => None,
     };

@@ -1224,7 +1224,10 @@ impl<'a> Planner<'a> {
         // The view's query sees no WITH query of the statement naming it.
         let saved = std::mem::take(&mut *self.ctes.borrow_mut());
         self.in_view.set(self.in_view.get() + 1);
-        let sub = self.query(&q, &[]);
+        let sub = {
+            let _stored = crate::types::tz::stored_definition();
+            self.query(&q, &[])
+        };
         self.in_view.set(self.in_view.get() - 1);
         *self.ctes.borrow_mut() = saved;
         let sub = sub?;

@@ -41,7 +41,7 @@ pub fn create_view(
     super::check::query(query)?;
     let now = s.txn.as_ref().map(|t| t.start_us);
     let planner = super::query::Planner::new(s, now);
-    let b = planner.query(query, &[])?;
+    let b = crate::types::tz::check_stored_definition("a view", || planner.query(query, &[]))?;
     let mut deps = Vec::new();
     let mut tables = Vec::new();
     b.node.tables(&mut tables);

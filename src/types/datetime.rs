@@ -119,21 +119,22 @@ fn parse_timestamp_general(s: &str) -> Result<i64> {
     }
 }
 
-/// `timestamptz_in`: a numeric offset or UTC's names in the input are applied, a time without
-/// one is the session time zone's (`tz::utc_of`); another zone abbreviation is refused
-/// (0A000) rather than guessed. Then rounding to the column's precision.
+/// `timestamptz_in`: a numeric offset or a fixed zone abbreviation (`EST`, `CEST`) in the
+/// input is applied, a time without one is the session time zone's (`tz::utc_of`); an
+/// abbreviation whose offset depends on the date (`MSK`) is refused (0A000) rather than
+/// guessed. Then rounding to the column's precision.
 pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
     let t = match fast_timestamp(s.as_bytes()) {
-        Some(t) => super::tz::utc_of(t).map_err(|e| in_zone_error(e, s))?,
+        Some(t) => super::tz::utc_of_text(t).map_err(|e| in_zone_error(e, s))?,
         None => {
             let (dtype, tm) = decode(s.as_bytes(), TIMESTAMP_WORKBUF).map_err(|e| dt_error(e, s, "timestamp with time zone"))?;
             match dtype {
                 DType::Date => {
                     if tm.tz_abbrev {
                         return Err(PgError::feature(format!(
-                            "time zone abbreviations other than UTC are not supported by heapstore in timestamp with time zone input: \"{s}\""
+                            "time zone abbreviations whose offset depends on the date (such as MSK) are not supported by heapstore in timestamp with time zone input: \"{s}\""
                         ))
-                        .with_hint("Write the offset instead, as in 2024-01-01 12:00:00-05."));
+                        .with_hint("Write the offset instead, as in 2024-01-01 12:00:00+03."));
                     }
                     let overflow = || PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("timestamp out of range: \"{s}\""));
                     match tm.tz {
@@ -141,7 +142,7 @@ pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
                             .and_then(|local| local.checked_sub(i64::from(east) * USECS_PER_SEC))
                             .filter(|&t| is_valid_timestamp(t))
                             .ok_or_else(overflow)?,
-                        None => super::tz::utc_of(tm2timestamp(&tm).ok_or_else(overflow)?).map_err(|e| in_zone_error(e, s))?,
+                        None => super::tz::utc_of_text(tm2timestamp(&tm).ok_or_else(overflow)?).map_err(|e| in_zone_error(e, s))?,
                     }
                 }
                 DType::Epoch => EPOCH_TIMESTAMP,
@@ -395,8 +396,14 @@ pub(crate) fn check_timestamp_recv(t: i64, typmod: i32) -> Result<i64> {
 }
 
 /// The current time (UTC, the only session time zone supported) broken down.
-pub(crate) fn now_tm() -> Tm {
-    timestamp2tm(now_us())
+/// The current time's fields on the session's clocks, and the zone's offset east of UTC
+/// then, in seconds (`GetCurrentTimeUsec`).
+pub(crate) fn now_local_tm() -> (Tm, i32) {
+    let now = now_us();
+    match super::tz::offset_of(now) {
+        Ok(east) => (timestamp2tm(now + i64::from(east) * USECS_PER_SEC), east),
+        Err(_) => (timestamp2tm(now), 0),
+    }
 }
 
 /// The current time: microseconds since 2000-01-01 00:00:00 UTC (`GetCurrentTimestamp`).

@@ -7,7 +7,7 @@
 //! do. Not ported: full zone names and POSIX zone specs (`America/New_York`, `EST5EDT`),
 //! which PostgreSQL looks up in its zone database; they are rejected.
 
-use super::datetime::{date2j, dt2time, j2date, now_tm, USECS_PER_DAY};
+use super::datetime::{date2j, dt2time, j2date, now_local_tm, USECS_PER_DAY};
 use super::dt_fields::{
     decode_date, decode_number, decode_number_field, decode_time, decode_timezone, parse_fraction, parse_fractional_second, strtol,
     time_overflows, validate_date, DtResult, NumberCtx, ADBC, ALL_SECS, AMPM, DATE_M, DAY, DOW, DTZ, DTZMOD, DYNTZ, HOUR, MINUTE, MONTH,
@@ -276,10 +276,11 @@ impl Decoder {
     /// Words: zone abbreviations first, then `datetktbl`. `Ok(None)` means "ignore".
     fn word_field(&mut self, t: &[u8], next: Option<Kind>) -> DtResult<Option<u32>> {
         if let Some(z) = zone_abbrev(t) {
-            if matches!(t.to_ascii_lowercase().as_slice(), b"utc" | b"ut" | b"z" | b"gmt" | b"zulu") {
-                self.tm.tz = Some(0);
-            } else {
-                self.tm.tz_abbrev = true;
+            // A fixed abbreviation is its offset (`EST` -05, `CEST` +02); one whose offset
+            // depends on the date (`MSK`) is refused by the caller.
+            match super::tz::abbreviation_offset(&t.to_ascii_lowercase()) {
+                Some(east) => self.tm.tz = Some(east),
+                None => self.tm.tz_abbrev = true,
             }
             return Ok(Some(match z {
                 ZoneAbbrev::Standard => TZ,
@@ -295,7 +296,14 @@ impl Decoder {
             Keyword::Ignore => return Ok(None),
             Keyword::Reserved(r) => self.reserved(r),
             Keyword::Month(v) => self.text_month(v),
-            Keyword::DstModifier => DTZMOD | DTZ,
+            // `DST` after a zone moves it an hour east (PostgreSQL's DTZMOD); a zone after it
+            // replaces it.
+            Keyword::DstModifier => {
+                if let Some(east) = self.tm.tz {
+                    self.tm.tz = Some(east + 3600);
+                }
+                DTZMOD | DTZ
+            }
             Keyword::Am => {
                 self.mer = Meridian::Am;
                 AMPM
@@ -324,7 +332,8 @@ impl Decoder {
         }))
     }
 
-    /// Special words; `now`, `today`, ... use the current time in UTC. `epoch`,
+    /// Special words; `now`, `today`, ... use the current time on the session's clocks
+    /// (`now` with the zone's offset then, `allballs` with UTC's). `epoch`,
     /// `infinity` and `-infinity` only claim their own mask bit (PostgreSQL 15), so other
     /// fields may accompany them and are still checked.
     fn reserved(&mut self, r: Reserved) -> u32 {
@@ -334,11 +343,13 @@ impl Decoder {
             Reserved::Late => self.dtype = DType::Late,
             Reserved::Early => self.dtype = DType::Early,
             Reserved::Now => {
-                self.tm = Tm { yday: self.tm.yday, ..now_tm() };
+                let (now, east) = now_local_tm();
+                self.tm = Tm { yday: self.tm.yday, tz: Some(east), ..now };
                 return DATE_M | TIME_M | TZ;
             }
             Reserved::Zulu => {
                 (self.tm.hour, self.tm.min, self.tm.sec) = (0, 0, 0);
+                self.tm.tz = Some(0);
                 return TIME_M | TZ;
             }
             Reserved::Yesterday => return self.relative_day(-1),
@@ -350,7 +361,7 @@ impl Decoder {
 
     /// `today` plus `offset` days (the time fields are left alone).
     fn relative_day(&mut self, offset: i64) -> u32 {
-        let now = now_tm();
+        let now = now_local_tm().0;
         let jd = date2j(now.year, now.mon, now.mday) + offset;
         (self.tm.year, self.tm.mon, self.tm.mday) = j2date(jd as i32);
         DATE_M

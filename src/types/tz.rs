@@ -39,6 +39,15 @@
 //! has that session's zone installed: the session installs it on its thread whenever its
 //! settings change, the library's entry points enter a [`scope`] with it, and threads a
 //! statement starts (parallel COPY's workers) enter one too. `None` is UTC.
+//!
+//! ## Stored definitions
+//! PostgreSQL turns a literal into a timestamptz once, when a DEFAULT, CHECK constraint or
+//! view is created, in the creator's zone. heapstore keeps those definitions as SQL text and
+//! binds them again at each use, so it reads their literals without an offset in UTC
+//! ([`stored_definition`]), whatever the reading session's zone; and where such a literal
+//! would mean another instant to PostgreSQL (a definition made in a session outside UTC), it
+//! refuses the definition with 0A000 ([`check_stored_definition`]). Everything else in them
+//! (casts of columns, `CURRENT_DATE`) follows the session's zone as it runs.
 
 use super::datetime::is_valid_timestamp;
 use super::interval::Interval;
@@ -255,6 +264,16 @@ const ABBREVS: &[(&str, Abbrev)] = &[
     ("zulu", Abbrev::Fixed(0)),
 ];
 
+/// The offset east of UTC, in seconds, of a fixed abbreviation of the default set (lower
+/// case: `est`, `cest`, `utc`); None for another word or a dynamic one (`msk`).
+pub fn abbreviation_offset(lower: &[u8]) -> Option<i32> {
+    let i = ABBREVS.binary_search_by(|(a, _)| a.as_bytes().cmp(lower)).ok()?;
+    match ABBREVS[i].1 {
+        Abbrev::Fixed(s) => Some(s),
+        Abbrev::Dynamic(_) => None,
+    }
+}
+
 /// A time zone resolved from a name or an interval.
 #[derive(Clone, Debug)]
 pub enum Zone {
@@ -305,6 +324,30 @@ impl Zone {
             ))),
             None => Err(not_recognized(name)),
         }
+    }
+
+    /// The zone of `make_timestamptz(..., zone)` (PostgreSQL's `parse_sane_timezone`): a
+    /// numeric offset first, ISO's sign (`+2` is two hours **east**; a leading digit is
+    /// refused), else an abbreviation or a name as [`Zone::named`].
+    pub fn sane(name: &str) -> Result<Zone> {
+        if name.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            return Err(PgError::new(
+                sqlstate::INVALID_PARAMETER_VALUE,
+                format!("invalid input syntax for type numeric time zone: \"{name}\""),
+            )
+            .with_hint("Numeric time zones must have \"-\" or \"+\" as first character."));
+        }
+        if name.starts_with(['+', '-']) {
+            match super::dt_fields::decode_timezone(name.as_bytes()) {
+                Ok(east) => return Ok(Zone::Fixed(east)),
+                Err(super::dt_fields::DtErr::TzDispOverflow) => {
+                    return Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("numeric time zone \"{name}\" out of range")))
+                }
+                Err(super::dt_fields::DtErr::BadFormat) => {}
+                Err(_) => return Err(not_recognized(name)),
+            }
+        }
+        Zone::named(name)
     }
 
     /// The zone an interval gives: its offset east of UTC, which must fit in a day.
@@ -487,6 +530,13 @@ pub struct SessionZone {
     abbrev: Option<std::sync::Arc<str>>,
 }
 
+impl SessionZone {
+    /// A zone to work in for a while (`date_trunc(unit, t, zone)`): no fixed-offset name.
+    pub fn new(zone: Zone) -> SessionZone {
+        SessionZone { zone, abbrev: None }
+    }
+}
+
 /// A `TimeZone` value read as PostgreSQL's `check_timezone` (module doc): the value as
 /// `SHOW` prints it, and the zone (`None` for UTC).
 pub fn setting(value: &str) -> Result<(String, Option<SessionZone>)> {
@@ -529,6 +579,12 @@ pub fn setting(value: &str) -> Result<(String, Option<SessionZone>)> {
             return Err(PgError::feature(format!("time zone \"{v}\" (with leap seconds) is not supported by heapstore")));
         }
     }
+    // UTC's names work without the system's time zone database too.
+    match v.to_ascii_lowercase().as_str() {
+        "utc" => return Ok(("UTC".to_string(), None)),
+        "etc/utc" | "gmt" | "etc/gmt" | "zulu" | "etc/zulu" | "universal" | "etc/universal" => return Ok((v.to_string(), None)),
+        _ => {}
+    }
     match posix_offset(v) {
         Some(west) => Ok((v.to_string(), fixed(-west, v))),
         None if v.bytes().any(|b| b.is_ascii_digit()) && v.bytes().any(|b| b.is_ascii_alphabetic()) => Err(PgError::feature(format!(
@@ -562,6 +618,56 @@ pub fn push_offset(east: i32, xsd: bool, out: &mut Vec<u8>) {
         out.push(b':');
         super::util::push_padded(out, u64::from(s), 2);
     }
+}
+
+thread_local! {
+    /// Whether a stored definition is being bound (its literals are read in UTC).
+    static STORED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many timestamptz literals without an offset a stored definition's binding read.
+    static ZONELESS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// While alive, timestamptz text without an offset is read in UTC (and counted): a stored
+/// definition is being bound (module doc).
+#[must_use]
+pub struct StoredScope(bool);
+
+impl Drop for StoredScope {
+    fn drop(&mut self) {
+        STORED.with(|s| s.set(self.0));
+    }
+}
+
+/// Binds what follows as a stored definition's text (module doc).
+pub fn stored_definition() -> StoredScope {
+    StoredScope(STORED.with(|s| s.replace(true)))
+}
+
+/// Runs `bind` (binding a DEFAULT, CHECK constraint or view as it is created) as a stored
+/// definition; refuses it (0A000) if it read a timestamptz literal without an offset while
+/// the session's zone is not UTC, where PostgreSQL would fix another instant.
+pub fn check_stored_definition<T>(what: &str, bind: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _stored = stored_definition();
+    let before = ZONELESS.with(|z| z.get());
+    let r = bind()?;
+    if ZONELESS.with(|z| z.get()) != before && !session_is_utc() {
+        return Err(PgError::feature(format!(
+            "a timestamp with time zone literal without an offset in {what} is not supported by heapstore outside TimeZone UTC"
+        ))
+        .with_detail("PostgreSQL fixes such a literal in the creating session's time zone; heapstore reads stored definitions in UTC.")
+        .with_hint("Write the offset, as in '2024-01-01 00:00:00+01', or create it with TimeZone set to UTC."));
+    }
+    Ok(r)
+}
+
+/// The instant of a wall-clock time read from timestamptz text without an offset: the
+/// session's clocks, or UTC's while a stored definition is bound (module doc).
+pub fn utc_of_text(local: i64) -> Result<i64> {
+    if STORED.with(|s| s.get()) {
+        ZONELESS.with(|z| z.set(z.get() + 1));
+        return Ok(local);
+    }
+    utc_of(local)
 }
 
 /// Installs `zone` as this thread's session zone (until changed again).
