@@ -230,6 +230,7 @@ impl crate::Session {
     pub fn query_for_each(&mut self, sql: &str, params: &[&dyn ToSql], mut f: impl FnMut(&Row) -> Result<()>) -> Result<u64> {
         let p = crate::sql::prepare(sql)?;
         crate::types::tz::set_session(self.time_zone());
+        crate::types::tz::set_transaction_start(self.transaction_start_us());
         let text: Vec<Option<String>> = params.iter().map(|p| p.to_sql()).collect();
         let mut columns: Option<Arc<Vec<(String, SqlType)>>> = None;
         crate::sql::run_query_values(self, &p, &text, &mut |cols, values| {

@@ -377,7 +377,16 @@ impl Session {
         self.c_collate.set(false);
         // This session's time zone on the thread running its statement (`types::tz`).
         crate::types::tz::set_session(self.time_zone.clone());
-        self.stmt_start_us = Some(pg_now_us());
+        let now = pg_now_us();
+        self.stmt_start_us = Some(now);
+        // `'now'` in input text is the transaction's start: an open one's, or this
+        // statement's, which starts the next (`new_txn`).
+        crate::types::tz::set_transaction_start(Some(self.txn.as_ref().map_or(now, |t| t.start_us)));
+    }
+
+    /// When the open transaction started (None: none is open).
+    pub(crate) fn transaction_start_us(&self) -> Option<i64> {
+        self.txn.as_ref().map(|t| t.start_us)
     }
 
     /// `statement_timestamp()`: when the current message arrived (the time now if none did).

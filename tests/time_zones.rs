@@ -163,12 +163,22 @@ fn stored_definitions_keep_the_instants_they_were_made_with() {
         "CREATE TABLE c (id int, t timestamptz CHECK (t >= '2024-01-01'), u timestamptz DEFAULT '2024-01-01', d date DEFAULT CURRENT_DATE)",
     );
     ok(&mut s, "CREATE VIEW v AS SELECT id FROM c WHERE t >= '2024-01-01 00:00'");
+    ok(&mut s, "CREATE VIEW u AS SELECT t FROM c UNION ALL SELECT '2024-01-01 00:00'");
     ok(&mut s, "SET TIME ZONE 'America/New_York'");
+    // A view over such a view is no literal of its own.
+    ok(&mut s, "CREATE VIEW vv AS SELECT * FROM v");
+    // A set operation makes the literal a timestamptz as the rows run: refused outside UTC,
+    // rather than read on New York's clocks.
+    assert_eq!(err(&mut s, "SELECT * FROM u").code, "0A000");
     ok(&mut s, "INSERT INTO c (id, t) VALUES (1, '2024-01-01 02:00+00')");
     assert_eq!(err(&mut s, "INSERT INTO c (id, t) VALUES (2, '2023-12-31 23:00+00')").code, "23514");
     // CURRENT_DATE in a DEFAULT is still the session's date as it runs.
     assert_eq!(one(&mut s, "SELECT t, u, d = current_date FROM c"), "2023-12-31 21:00:00-05|2023-12-31 19:00:00-05|t");
     assert_eq!(rows(&mut s, "SELECT id FROM v"), ["1"]);
+    assert_eq!(rows(&mut s, "SELECT id FROM vv"), ["1"]);
+    // 'now' and 'today' would be read at each use, where PostgreSQL fixes them: refused.
+    assert_eq!(err(&mut s, "CREATE TABLE c3 (t timestamptz DEFAULT 'now')").code, "0A000");
+    assert_eq!(err(&mut s, "CREATE TABLE c3 (d date CHECK (d <= 'today'))").code, "0A000");
     // Made outside UTC, such a literal would be another instant to PostgreSQL: refused.
     for sql in [
         "CREATE TABLE c2 (t timestamptz DEFAULT '2024-01-01')",
@@ -185,6 +195,9 @@ fn stored_definitions_keep_the_instants_they_were_made_with() {
     ok(&mut s, "INSERT INTO c2 DEFAULT VALUES");
     assert_eq!(one(&mut s, "SELECT t, x FROM c2"), "2023-12-31 19:00:00-05|2024-01-01 00:00:00");
     assert_eq!(rows(&mut s, "SELECT id FROM v2"), Vec::<String>::new());
+    // A zone that is UTC under another name reads the literal as UTC does.
+    ok(&mut s, "SET TIME ZONE 'GMT'");
+    ok(&mut s, "CREATE TABLE c4 (t timestamptz DEFAULT '2024-01-01')");
 }
 
 #[test]
@@ -197,6 +210,11 @@ fn special_words_and_make_timestamptz_follow_postgresql() {
         "t|t|2|t"
     );
     assert_eq!(one(&mut s, "SELECT '2024-01-01 allballs'::timestamptz"), "2024-01-01 14:00:00+14");
+    // 'now' is the transaction's start, as now() is.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "SELECT pg_sleep(0.05)");
+    assert_eq!(one(&mut s, "SELECT 'now'::timestamptz = now(), 'now'::timestamp = localtimestamp"), "t|t");
+    ok(&mut s, "COMMIT");
     // make_timestamptz's zone reads `+2` as two hours east (PostgreSQL's own regression test).
     assert_eq!(one(&mut s, "SELECT make_timestamptz(1973, 7, 15, 8, 15, 55.33, '+2') = '1973-07-15 08:15:55.33+02'::timestamptz"), "t");
     assert_eq!(err(&mut s, "SELECT make_timestamptz(2024, 1, 1, 10, 0, 0, '2')").code, "22023");

@@ -222,7 +222,7 @@ pub(super) fn copy_from(
     }
     ctx.shared.parallel_workers_launched.fetch_add(n as u64, Ordering::Relaxed);
     // The workers parse timestamptz text in the session's time zone (`types::tz` invariant).
-    let zone = crate::types::tz::session();
+    let (zone, txn_start) = (crate::types::tz::session(), crate::types::tz::transaction_start());
     let (ended, canceled) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..n)
             .map(|i| {
@@ -235,6 +235,7 @@ pub(super) fn copy_from(
                     .spawn_scoped(scope, move || {
                         let _unblock = OnPanic(st);
                         let _zone = crate::types::tz::scope(zone);
+                        crate::types::tz::set_transaction_start(txn_start);
                         let r = worker(st, ctx, opts, names);
                         WORKER_CPU_NS.fetch_add(this_thread_cpu_ns(), Ordering::Relaxed);
                         r

@@ -1769,6 +1769,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             date_part(text_arg(&args[0]), &args[1])?
         }
         Func::Extract => extract(text_arg(&args[0]), &args[1])?,
+        Func::DateTrunc if args.len() == 3 && matches!(args[1], Value::Timestamptz(i64::MIN | i64::MAX)) => args[1].clone(),
         Func::DateTrunc if args.len() == 3 => {
             let zone = crate::types::tz::SessionZone::new(zone_named(text_arg(&args[2]))?);
             let _in_zone = crate::types::tz::scope(Some(zone));

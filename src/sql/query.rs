@@ -1782,6 +1782,19 @@ impl<'a> Planner<'a> {
                         return Err(refuse(&format!("{what} of char columns of different lengths")));
                     }
                     let ty = if a.ty.id == ty.id && b.ty.id == ty.id && a.ty.typmod == b.ty.typmod { a.ty } else { SqlType::new(ty.id) };
+                    // Such a literal becomes a timestamptz as the rows run, on the session's
+                    // clocks: in a view, PostgreSQL fixed it in the zone the view was made in
+                    // (UTC for heapstore, which keeps the view as text).
+                    let lit = lu.get(i).copied().unwrap_or(false) || ru.get(i).copied().unwrap_or(false);
+                    if ty.id == TypeId::Timestamptz
+                        && lit
+                        && crate::types::tz::in_stored_definition()
+                        && !crate::types::tz::session_is_utc()
+                    {
+                        return Err(refuse(
+                            "an untyped literal read as timestamp with time zone by a set operation in a view, outside TimeZone UTC",
+                        ));
+                    }
                     lcast |= a.ty != ty;
                     rcast |= b.ty != ty;
                     lx.push(to_type(Scalar::Col(i, a.ty), Some(ty))?);

@@ -396,10 +396,11 @@ pub(crate) fn check_timestamp_recv(t: i64, typmod: i32) -> Result<i64> {
 }
 
 /// The current time (UTC, the only session time zone supported) broken down.
-/// The current time's fields on the session's clocks, and the zone's offset east of UTC
-/// then, in seconds (`GetCurrentTimeUsec`).
+/// The current transaction's start (the clock where none is installed) as fields on the
+/// session's clocks, and the zone's offset east of UTC then, in seconds
+/// (`GetCurrentTimeUsec`).
 pub(crate) fn now_local_tm() -> (Tm, i32) {
-    let now = now_us();
+    let now = super::tz::transaction_start().unwrap_or_else(now_us);
     match super::tz::offset_of(now) {
         Ok(east) => (timestamp2tm(now + i64::from(east) * USECS_PER_SEC), east),
         Err(_) => (timestamp2tm(now), 0),

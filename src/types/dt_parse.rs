@@ -343,6 +343,7 @@ impl Decoder {
             Reserved::Late => self.dtype = DType::Late,
             Reserved::Early => self.dtype = DType::Early,
             Reserved::Now => {
+                super::tz::note_now_word();
                 let (now, east) = now_local_tm();
                 self.tm = Tm { yday: self.tm.yday, tz: Some(east), ..now };
                 return DATE_M | TIME_M | TZ;
@@ -361,6 +362,7 @@ impl Decoder {
 
     /// `today` plus `offset` days (the time fields are left alone).
     fn relative_day(&mut self, offset: i64) -> u32 {
+        super::tz::note_now_word();
         let now = now_local_tm().0;
         let jd = date2j(now.year, now.mon, now.mday) + offset;
         (self.tm.year, self.tm.mon, self.tm.mday) = j2date(jd as i32);

@@ -623,34 +623,61 @@ pub fn push_offset(east: i32, xsd: bool, out: &mut Vec<u8>) {
 thread_local! {
     /// Whether a stored definition is being bound (its literals are read in UTC).
     static STORED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// How many timestamptz literals without an offset a stored definition's binding read.
+    /// How many timestamptz literals without an offset a stored definition's binding read
+    /// that the session's clocks would read as another instant.
     static ZONELESS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// How many of the input words `now`, `today`, `tomorrow`, `yesterday` it read.
+    static NOW_WORDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// While alive, timestamptz text without an offset is read in UTC (and counted): a stored
-/// definition is being bound (module doc).
+/// definition is being bound (module doc). The counts come back to what they were when it
+/// drops, so a view read by the definition being made counts nothing.
 #[must_use]
-pub struct StoredScope(bool);
+pub struct StoredScope {
+    was_stored: bool,
+    counts: (u64, u64),
+}
 
 impl Drop for StoredScope {
     fn drop(&mut self) {
-        STORED.with(|s| s.set(self.0));
+        STORED.with(|s| s.set(self.was_stored));
+        ZONELESS.with(|z| z.set(self.counts.0));
+        NOW_WORDS.with(|z| z.set(self.counts.1));
     }
+}
+
+fn counts() -> (u64, u64) {
+    (ZONELESS.with(|z| z.get()), NOW_WORDS.with(|z| z.get()))
 }
 
 /// Binds what follows as a stored definition's text (module doc).
 pub fn stored_definition() -> StoredScope {
-    StoredScope(STORED.with(|s| s.replace(true)))
+    StoredScope { was_stored: STORED.with(|s| s.replace(true)), counts: counts() }
+}
+
+/// Whether a stored definition is being bound.
+pub fn in_stored_definition() -> bool {
+    STORED.with(|s| s.get())
 }
 
 /// Runs `bind` (binding a DEFAULT, CHECK constraint or view as it is created) as a stored
-/// definition; refuses it (0A000) if it read a timestamptz literal without an offset while
-/// the session's zone is not UTC, where PostgreSQL would fix another instant.
+/// definition; refuses it (0A000) if it read a timestamptz literal without an offset that
+/// the session's zone reads as another instant than UTC (PostgreSQL would fix that other
+/// instant), or one of the words `now`, `today`, `tomorrow`, `yesterday` (which PostgreSQL
+/// fixes when the definition is made, where heapstore would read them at each use).
 pub fn check_stored_definition<T>(what: &str, bind: impl FnOnce() -> Result<T>) -> Result<T> {
-    let _stored = stored_definition();
-    let before = ZONELESS.with(|z| z.get());
+    let stored = stored_definition();
     let r = bind()?;
-    if ZONELESS.with(|z| z.get()) != before && !session_is_utc() {
+    let (zoneless, now_words) = counts();
+    if now_words != stored.counts.1 {
+        return Err(PgError::feature(format!(
+            "the input words 'now', 'today', 'tomorrow' and 'yesterday' in {what} are not supported by heapstore"
+        ))
+        .with_detail("PostgreSQL reads them once, when the definition is made; heapstore would read them at each use.")
+        .with_hint("Use now(), CURRENT_TIMESTAMP or CURRENT_DATE (read at each use), or write the value."));
+    }
+    if zoneless != stored.counts.0 {
         return Err(PgError::feature(format!(
             "a timestamp with time zone literal without an offset in {what} is not supported by heapstore outside TimeZone UTC"
         ))
@@ -660,14 +687,41 @@ pub fn check_stored_definition<T>(what: &str, bind: impl FnOnce() -> Result<T>) 
     Ok(r)
 }
 
+/// Notes an input word read for the current time (`now`, `today`, ...) while a stored
+/// definition is bound.
+pub(crate) fn note_now_word() {
+    if in_stored_definition() {
+        NOW_WORDS.with(|z| z.set(z.get() + 1));
+    }
+}
+
 /// The instant of a wall-clock time read from timestamptz text without an offset: the
 /// session's clocks, or UTC's while a stored definition is bound (module doc).
 pub fn utc_of_text(local: i64) -> Result<i64> {
-    if STORED.with(|s| s.get()) {
-        ZONELESS.with(|z| z.set(z.get() + 1));
+    if in_stored_definition() {
+        // Counted where the session's clocks would make it another instant.
+        if utc_of(local).ok() != Some(local) {
+            ZONELESS.with(|z| z.set(z.get() + 1));
+        }
         return Ok(local);
     }
     utc_of(local)
+}
+
+thread_local! {
+    /// When the transaction of the statement this thread runs started (`'now'` in input
+    /// text, as PostgreSQL's `GetCurrentTransactionStartTimestamp`); None: the clock.
+    static TXN_START: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Installs the start of the transaction this thread's statement runs in.
+pub fn set_transaction_start(at: Option<i64>) {
+    TXN_START.with(|t| t.set(at));
+}
+
+/// The start of the transaction this thread's statement runs in, if one was installed.
+pub fn transaction_start() -> Option<i64> {
+    TXN_START.with(|t| t.get())
 }
 
 /// Installs `zone` as this thread's session zone (until changed again).
