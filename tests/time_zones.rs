@@ -236,3 +236,29 @@ fn a_plan_cached_in_one_zone_is_not_reused_in_another() {
     assert_eq!(tokyo.execute_prepared(&p, &[]).unwrap().rows[0][0].as_deref(), Some("0")); // 03:00 UTC
     assert_eq!(paris.execute_prepared(&p, &[]).unwrap().rows[0][0].as_deref(), Some("1"));
 }
+
+#[test]
+fn joins_of_timestamp_and_timestamptz_pair_instants() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "SET TIME ZONE 'Europe/Paris'");
+    ok(&mut s, "CREATE TABLE ja (id int, ts timestamp, d date)");
+    ok(&mut s, "CREATE TABLE jb (id int, t timestamptz)");
+    ok(&mut s, "INSERT INTO ja SELECT i, '2024-07-01'::timestamp + i * interval '1 hour', '2024-07-01'::date + i / 24 FROM generate_series(1, 2000) i");
+    ok(&mut s, "INSERT INTO jb SELECT i, '2024-07-01 00:00+00'::timestamptz + i * interval '1 hour' FROM generate_series(1, 2000) i");
+    ok(&mut s, "ANALYZE ja");
+    ok(&mut s, "ANALYZE jb");
+    // Paris is two hours ahead in July: local hour i is UTC hour i - 2 (PostgreSQL: 1998, 2, 2).
+    for enable in ["on", "off"] {
+        ok(&mut s, &format!("SET enable_hashjoin = {enable}"));
+        assert_eq!(
+            one(&mut s, "SELECT count(*), min(ja.id - jb.id), max(ja.id - jb.id) FROM ja JOIN jb ON ja.ts = jb.t"),
+            "1998|2|2",
+            "enable_hashjoin={enable}"
+        );
+        assert_eq!(one(&mut s, "SELECT count(*) FROM ja JOIN jb ON jb.t = ja.d"), "1977", "enable_hashjoin={enable}");
+    }
+    ok(&mut s, "SET enable_hashjoin = on");
+    let plan = rows(&mut s, "EXPLAIN (COSTS OFF) SELECT count(*) FROM ja JOIN jb ON ja.ts = jb.t").join("\n");
+    assert!(plan.contains("Hash Cond: ((ts)::timestamp with time zone = t)"), "{plan}");
+}

@@ -561,6 +561,20 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
     })
 }
 
+/// The two sides of an equality as hash keys of one type: a date or timestamp beside a
+/// timestamptz becomes the instant the session's clocks read it, a date beside a timestamp
+/// its midnight (as the comparison itself reads them).
+fn datetime_keys(a: &Scalar, b: &Scalar) -> (Scalar, Scalar) {
+    let cast = |x: &Scalar, id: TypeId| Scalar::Cast(Box::new(x.clone()), SqlType::new(id));
+    match (type_of(a).map(|t| t.id), type_of(b).map(|t| t.id)) {
+        (Some(TypeId::Date | TypeId::Timestamp), Some(TypeId::Timestamptz)) => (cast(a, TypeId::Timestamptz), b.clone()),
+        (Some(TypeId::Timestamptz), Some(TypeId::Date | TypeId::Timestamp)) => (a.clone(), cast(b, TypeId::Timestamptz)),
+        (Some(TypeId::Date), Some(TypeId::Timestamp)) => (cast(a, TypeId::Timestamp), b.clone()),
+        (Some(TypeId::Timestamp), Some(TypeId::Date)) => (a.clone(), cast(b, TypeId::Timestamp)),
+        _ => (a.clone(), b.clone()),
+    }
+}
+
 /// Applies `filters` (in the leaf's own layout) to a planned leaf: merged into a table scan
 /// (where an index may serve them), else a filter node.
 fn filter_leaf(node: Node, filters: Vec<Scalar>) -> Node {
@@ -859,14 +873,16 @@ fn plan_tree(est: &super::cost::Estimator<'_>, rel: Rel, filters: Vec<Scalar>, t
                 if let Scalar::Cmp(expr::CmpOp::Eq, a, b) = &c {
                     if movable(&c) {
                         let (sa, sb) = (side(a, lw), side(b, lw));
+                        let (a, b) = datetime_keys(a, b);
+                        let (a, b) = (&a, &b);
                         // A LATERAL right side depends on the left row: a nested loop, no hash.
                         let same = !lateral && hash_family(type_of(a)).is_some() && hash_family(type_of(a)) == hash_family(type_of(b));
                         if same && sa == Side::Left && sb == Side::Right {
-                            keys.push(((**a).clone(), shift(b)));
+                            keys.push((a.clone(), shift(b)));
                             continue;
                         }
                         if same && sa == Side::Right && sb == Side::Left {
-                            keys.push(((**b).clone(), shift(a)));
+                            keys.push((b.clone(), shift(a)));
                             continue;
                         }
                     }

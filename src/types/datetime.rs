@@ -395,7 +395,6 @@ pub(crate) fn check_timestamp_recv(t: i64, typmod: i32) -> Result<i64> {
     adjust_timestamp_for_typmod(t, typmod)
 }
 
-/// The current time (UTC, the only session time zone supported) broken down.
 /// The current transaction's start (the clock where none is installed) as fields on the
 /// session's clocks, and the zone's offset east of UTC then, in seconds
 /// (`GetCurrentTimeUsec`).
