@@ -262,3 +262,26 @@ fn joins_of_timestamp_and_timestamptz_pair_instants() {
     let plan = rows(&mut s, "EXPLAIN (COSTS OFF) SELECT count(*) FROM ja JOIN jb ON ja.ts = jb.t").join("\n");
     assert!(plan.contains("Hash Cond: ((ts)::timestamp with time zone = t)"), "{plan}");
 }
+
+#[test]
+fn zones_work_without_the_systems_time_zone_database() {
+    // The system's database hidden (an empty directory mounted over it in a mount namespace of
+    // this process's own; where that cannot be made, e.g. not as root, the test says so and
+    // checks nothing): the zones come from the copy built into heapstore.
+    let t = tempfile::tempdir().unwrap();
+    let (dir, empty) = (t.path().join("data"), t.path().join("empty"));
+    std::fs::create_dir(&empty).unwrap();
+    heapstore::Database::init(&dir, &[]).unwrap();
+    let sql = "SET TIME ZONE 'Asia/Kolkata'; SELECT '2024-07-01 10:00'::timestamptz, '2024-01-01 12:00'::timestamptz AT TIME ZONE 'America/New_York'";
+    let probe = std::process::Command::new("unshare")
+        .args(["-m", "sh", "-c", &format!("mount --bind {} /usr/share/zoneinfo && test ! -e /usr/share/zoneinfo/UTC", empty.display())])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("zones_work_without_the_systems_time_zone_database: cannot hide /usr/share/zoneinfo here (needs unshare -m as root); not checked");
+        return;
+    }
+    let script = format!("mount --bind {} /usr/share/zoneinfo && exec \"$0\" -D \"$1\" -At -c \"$2\"", empty.display());
+    let out = std::process::Command::new("unshare").args(["-m", "sh", "-c", &script, bin(), dir.to_str().unwrap(), sql]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2024-07-01 10:00:00+05:30|2024-01-01 01:30:00");
+}

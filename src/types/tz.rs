@@ -8,7 +8,8 @@
 //!    stand for a zone's local abbreviation (`MSK`, Europe/Moscow) and are used where that
 //!    zone used that abbreviation at that time (elsewhere refused, 0A000);
 //! 2. an IANA zone name, any case (`America/New_York`), from the system's time zone
-//!    database (`/usr/share/zoneinfo`);
+//!    database (`/usr/share/zoneinfo`, or `$TZDIR`), else from the copy built into heapstore
+//!    (jiff's bundled database) where the system has none;
 //! 3. a POSIX offset without daylight-saving part: an optional name, then
 //!    `[+-]h[h][h][:mm[:ss]]` (hours below 168), **west** of Greenwich when positive
 //!    (`'+05'` and `'UTC+5'` are five hours *behind* UTC), as POSIX and PostgreSQL read it.
@@ -20,11 +21,11 @@
 //!
 //! Local times in a gap (a spring-forward hour) take the offset from before the transition;
 //! local times in a fold (a fall-back hour) the offset from after it, as PostgreSQL's
-//! `DetermineTimeZoneOffset`. A named zone's rules are known for years 1 to 9999 (UTC);
-//! A named zone's rules past 9999 are its rules 400 years earlier: the rule of its last
-//! transition (a POSIX rule such as "last Sunday of March") repeats with the Gregorian
-//! calendar, whose weekdays repeat every 400 years; before year 1 a named zone is refused
-//! (0A000), a fixed offset works over the whole range.
+//! `DetermineTimeZoneOffset`. A named zone's rules are read from the database for the years
+//! 1 to 9999 (UTC); past 9999 they are its rules 400 years earlier (the rule after its last
+//! transition, such as "last Sunday of March", repeats with the Gregorian calendar, whose
+//! weekdays repeat every 400 years); before year 1 a named zone is refused (0A000), a fixed
+//! offset works over the whole range.
 //!
 //! ## The session's time zone (`TimeZone`)
 //! [`setting`] reads a `TimeZone` value as PostgreSQL's `check_timezone`: a plain number is
@@ -37,8 +38,10 @@
 //! and the wall clock for a session (parsing or printing a timestamptz, casts between
 //! timestamptz and timestamp or date, date and time fields and arithmetic of a timestamptz)
 //! has that session's zone installed: the session installs it on its thread whenever its
-//! settings change, the library's entry points enter a [`scope`] with it, and threads a
-//! statement starts (parallel COPY's workers) enter one too. `None` is UTC.
+//! settings change and at each statement (`Session::mark_statement_start`, and the library's
+//! `Session::query`), and threads a statement starts (parallel COPY's workers) enter a
+//! [`scope`] with it. `None` is UTC. The same holds for the transaction's start, which `'now'`
+//! in input text reads.
 //!
 //! ## Stored definitions
 //! PostgreSQL turns a literal into a timestamptz once, when a DEFAULT, CHECK constraint or
