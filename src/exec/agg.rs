@@ -317,6 +317,11 @@ impl AggCall {
         if let Some(Scalar::Const(Value::Null)) = args.first() {
             args[0] = Scalar::Cast(Box::new(Scalar::Const(Value::Null)), t(lit_ty));
         }
+        if matches!(func, AggFunc::Sum | AggFunc::Avg) && type_of(&args[0]).is_some_and(|t| t.id == TypeId::Time) {
+            // sum / avg of a time is of an interval (PostgreSQL's implicit cast).
+            let a = std::mem::replace(&mut args[0], Scalar::Const(Value::Null));
+            args[0] = Scalar::Cast(Box::new(a), t(TypeId::Interval));
+        }
         let at = type_of(&args[0]);
         let id = at.map(|t| t.id);
         // DISTINCT needs equality of the argument, ORDER BY ordering of its keys (json has

@@ -472,6 +472,23 @@ fn in_range(val: &Value, base: &Value, offset: &Value, sub: bool, less: bool) ->
             let sum = if sub { b.sub(o)? } else { b.add(o)? };
             Ok(holds(v.cmp(&sum)))
         }
+        // in_range_time_interval / in_range_timetz_interval: the offset's time part alone,
+        // added without wrapping at midnight.
+        Value::Interval(iv) if matches!(base, Value::Time(_) | Value::TimeTz(_)) => {
+            if iv.micros < 0 {
+                return Err(bad());
+            }
+            let o = i128::from(iv.micros);
+            let sum = |b: i64| if sub { i128::from(b) - o } else { i128::from(b) + o };
+            Ok(match (val, base) {
+                (Value::Time(v), Value::Time(b)) => holds(i128::from(*v).cmp(&sum(*b))),
+                (Value::TimeTz(v), Value::TimeTz(b)) => {
+                    let key = |time: i128, zone: i32| (time + i128::from(zone) * 1_000_000, zone);
+                    holds(key(i128::from(v.time), v.zone).cmp(&key(sum(b.time), b.zone)))
+                }
+                _ => return Err(PgError::internal("an interval RANGE offset over times of two kinds")),
+            })
+        }
         Value::Interval(iv) => {
             if iv.span() < 0 {
                 return Err(bad());

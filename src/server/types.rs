@@ -53,7 +53,17 @@ pub fn type_modifier(name: &str) -> i32 {
     let base = base.strip_suffix("[]").map_or(base.clone(), str::to_string);
     match (base.as_str(), args.as_slice()) {
         ("character varying" | "varchar" | "character" | "char" | "bpchar", [n]) => *n as i32 + 4,
-        ("timestamp without time zone" | "timestamp" | "timestamp with time zone" | "timestamptz", [p]) => *p as i32,
+        (
+            "timestamp without time zone"
+            | "timestamp"
+            | "timestamp with time zone"
+            | "timestamptz"
+            | "time without time zone"
+            | "time"
+            | "time with time zone"
+            | "timetz",
+            [p],
+        ) => *p as i32,
         ("numeric" | "decimal", [p]) => ((*p as i32) << 16) + 4,
         ("numeric" | "decimal", [p, sc]) => (((*p as i32) << 16) | (*sc as i32 & 0x7ff)) + 4,
         _ => -1,
@@ -104,6 +114,8 @@ fn type_for_oid(oid: u32) -> Option<SqlType> {
         Jsonb,
         Uuid,
         Interval,
+        Time,
+        TimeTz,
     ]
     .into_iter()
     .map(SqlType::new)

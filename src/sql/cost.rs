@@ -532,7 +532,7 @@ fn as_f64(v: &Value) -> Option<f64> {
         Value::Float4(x) => *x as f64,
         Value::Float8(x) => *x,
         Value::Date(x) => *x as f64,
-        Value::Timestamp(x) | Value::Timestamptz(x) => *x as f64,
+        Value::Timestamp(x) | Value::Timestamptz(x) | Value::Time(x) => *x as f64,
         _ => return None,
     })
 }

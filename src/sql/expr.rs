@@ -788,6 +788,10 @@ impl Binder<'_> {
                 }
                 Scalar::Const(Value::Float8(v)) => Scalar::Const(Value::Float8(-v)),
                 Scalar::Const(Value::Numeric(n)) => Scalar::Const(Value::Numeric(n.neg())),
+                // A time negates as an interval (PostgreSQL's implicit cast).
+                other if type_of(&other).is_some_and(|t| t.id == TypeId::Time) => {
+                    Scalar::Neg(Box::new(Scalar::Cast(Box::new(other), SqlType::new(TypeId::Interval))))
+                }
                 other => Scalar::Neg(Box::new(other)),
             },
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
@@ -1000,6 +1004,9 @@ impl Binder<'_> {
             Ok(Scalar::Cmp(o, Box::new(a), Box::new(b)))
         };
         let arith = |o: ArithOp, sym: &str| -> Result<Scalar> {
+            if let Some(r) = time_arith(o, &a, &b, sym)? {
+                return Ok(r);
+            }
             if let Some(r) = interval_arith(o, &a, &b, sym)? {
                 return Ok(r);
             }
@@ -1462,6 +1469,63 @@ fn interval_arith(o: ArithOp, a: &Scalar, b: &Scalar, sym: &str) -> Result<Optio
     }))
 }
 
+/// Time arithmetic (PostgreSQL 15's operators): time or timetz ± interval (wrapping within
+/// the day), time - time (an interval), date + time (a timestamp), date + timetz (a
+/// timestamptz). Elsewhere a time is an interval (an implicit cast in PostgreSQL: `time * 2`,
+/// `timestamp - time`). An untyped operand reads as PostgreSQL resolves it: an interval
+/// after `time +` / `timetz -` or before `+ time`, a time after `time -`. None: no time is
+/// involved.
+fn time_arith(o: ArithOp, a: &Scalar, b: &Scalar, sym: &str) -> Result<Option<Scalar>> {
+    use super::func::Func;
+    use TypeId::{Date, Interval, Time, TimeTz};
+    let (ta, tb) = (type_of(a), type_of(b));
+    let (ia, ib) = (ta.map(|t| t.id), tb.map(|t| t.id));
+    let timeish = |t: Option<TypeId>| matches!(t, Some(Time | TimeTz));
+    if !timeish(ia) && !timeish(ib) {
+        return Ok(None);
+    }
+    let iv = SqlType::new(Interval);
+    let not_unique = || {
+        let n = |t: Option<SqlType>| t.map_or("unknown".into(), |t| t.name());
+        PgError::new("42725", format!("operator is not unique: {} {sym} {}", n(ta), n(tb)))
+            .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+    };
+    let (a, b) = match (o, ia, ib) {
+        (ArithOp::Add, Some(Time), None) | (ArithOp::Sub, Some(TimeTz), None) => (a.clone(), coerce(b.clone(), Some(iv))?),
+        (ArithOp::Add, None, Some(Time)) => (coerce(a.clone(), Some(iv))?, b.clone()),
+        (ArithOp::Sub, Some(Time), None) => (a.clone(), coerce(b.clone(), Some(SqlType::new(Time)))?),
+        (ArithOp::Sub, None, Some(Time)) => (coerce(a.clone(), Some(SqlType::new(Time)))?, b.clone()),
+        (ArithOp::Add, Some(TimeTz), None) | (ArithOp::Add, None, Some(TimeTz)) => return Err(not_unique()),
+        _ => (a.clone(), b.clone()),
+    };
+    let (ta, tb) = (type_of(&a), type_of(&b));
+    let (ia, ib) = (ta.map(|t| t.id), tb.map(|t| t.id));
+    let own = |t: Option<SqlType>| t.map_or(SqlType::new(Time), |t| SqlType::new(t.id));
+    Ok(Some(match (o, ia, ib) {
+        (ArithOp::Add, Some(Time | TimeTz), Some(Interval)) => Scalar::Func(Func::TimeArith(0), vec![a, b], own(ta)),
+        (ArithOp::Add, Some(Interval), Some(Time | TimeTz)) => Scalar::Func(Func::TimeArith(0), vec![b, a], own(tb)),
+        (ArithOp::Sub, Some(Time | TimeTz), Some(Interval)) => Scalar::Func(Func::TimeArith(1), vec![a, b], own(ta)),
+        (ArithOp::Sub, Some(Time), Some(Time)) => Scalar::Func(Func::TimeArith(2), vec![a, b], iv),
+        (ArithOp::Add, Some(Date), Some(t @ (Time | TimeTz))) => Scalar::Func(Func::TimeArith(3), vec![a, b], date_time_result(t)),
+        (ArithOp::Add, Some(t @ (Time | TimeTz)), Some(Date)) => Scalar::Func(Func::TimeArith(3), vec![b, a], date_time_result(t)),
+        (ArithOp::Add, Some(Time), Some(Time)) => return Err(not_unique()),
+        // A time elsewhere is an interval (time * 2, timestamp - time, time + timestamp).
+        (_, x, y) if (x == Some(Time) || y == Some(Time)) && x != Some(TimeTz) && y != Some(TimeTz) => {
+            let as_iv = |e: Scalar, t: Option<TypeId>| if t == Some(Time) { Scalar::Cast(Box::new(e), iv) } else { e };
+            let (ca, cb) = (as_iv(a, ia), as_iv(b, ib));
+            match interval_arith(o, &ca, &cb, sym) {
+                Ok(Some(r)) => r,
+                _ => return Err(no_operator(sym, ta, tb)),
+            }
+        }
+        _ => return Err(no_operator(sym, ta, tb)),
+    }))
+}
+
+fn date_time_result(t: TypeId) -> SqlType {
+    SqlType::new(if t == TypeId::TimeTz { TypeId::Timestamptz } else { TypeId::Timestamp })
+}
+
 /// Date arithmetic: date ± integer is a date, date - date the days between (integer),
 /// timestamp - timestamp an interval.
 fn date_arith(o: ArithOp, a: &Scalar, b: &Scalar, ta: Option<SqlType>, tb: Option<SqlType>, sym: &str) -> Result<Option<Scalar>> {
@@ -1536,6 +1600,10 @@ pub fn castable(from: &SqlType, to: &SqlType) -> bool {
         || (is_oid_like(f) && is_oid_like(t))
         || (is_int(f) && matches!(t, Regtype | Regclass))
         || (is_datetime(f) && is_datetime(t))
+        || matches!(
+            (f, t),
+            (Timestamp | Timestamptz, Time) | (Timestamptz, TimeTz) | (Time, TimeTz) | (TimeTz, Time) | (Time, Interval) | (Interval, Time)
+        )
         || matches!((f, t), (Json, Jsonb) | (Jsonb, Json))
         || (f == Jsonb && (is_num(t) || t == Bool))
         || is_text(f)
@@ -1624,6 +1692,24 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
         // The session's time zone turns a wall-clock time into an instant and back.
         (Value::Timestamp(u), Timestamptz) => Value::Timestamptz(crate::types::adjust_timestamp(crate::types::tz::utc_of(*u)?, to.typmod)?),
         (Value::Timestamptz(u), Timestamp) => Value::Timestamp(crate::types::adjust_timestamp(crate::types::tz::local_of(*u)?, to.typmod)?),
+        // The time of day (NULL for an infinity, as PostgreSQL's timestamp_time).
+        (Value::Timestamp(u), Time) => crate::types::time::of_timestamp(*u).map_or(Value::Null, |t| Value::Time(adjust_time(t, to))),
+        (Value::Timestamptz(u), Time) => match crate::types::time::timetz_of_instant(*u)? {
+            Some(t) => Value::Time(adjust_time(t.time, to)),
+            None => Value::Null,
+        },
+        (Value::Timestamptz(u), TimeTz) => match crate::types::time::timetz_of_instant(*u)? {
+            Some(t) => Value::TimeTz(crate::types::TimeTz { time: adjust_time(t.time, to), ..t }),
+            None => Value::Null,
+        },
+        // time_timetz: the session zone's offset on the transaction's date.
+        (Value::Time(t), TimeTz) => {
+            let z = crate::types::time::timetz_of_time(*t)?;
+            Value::TimeTz(crate::types::TimeTz { time: adjust_time(z.time, to), ..z })
+        }
+        (Value::TimeTz(t), Time) => Value::Time(adjust_time(t.time, to)),
+        (Value::Time(t), Interval) => Value::Interval(crate::types::Interval { months: 0, days: 0, micros: *t }),
+        (Value::Interval(iv), Time) => Value::Time(adjust_time(crate::types::time::of_interval(iv), to)),
         (Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _), Oid) => Value::Oid(*o),
         (Value::Oid(o) | Value::Regtype(o) | Value::Regclass(o, _), Regnamespace) => Value::Regnamespace(*o),
         (Value::Oid(o) | Value::Regclass(o, _), Regtype) => Value::Regtype(*o),
@@ -1678,6 +1764,10 @@ pub fn cast_value(v: Value, to: &SqlType) -> Result<Value> {
     })
 }
 
+fn adjust_time(t: i64, to: &SqlType) -> i64 {
+    crate::types::time::adjust_time(t, to.typmod)
+}
+
 /// An array cast element by element (`int4[]` to `int8[]`, `text[]` to `int[]`, a vector to
 /// its array type and back), keeping its dimensions.
 fn cast_array(a: &crate::types::Array, to: &SqlType) -> Result<Value> {
@@ -1727,6 +1817,12 @@ pub fn check_comparable(a: &Scalar, b: &Scalar, sym: &str) -> Result<()> {
         || (is_num(x.id) && is_num(y.id))
         || (is_text(x.id) && is_text(y.id))
         || (is_datetime(x.id) && is_datetime(y.id))
+        // A time beside a timetz is cast to timetz, beside an interval to interval (implicit
+        // casts in PostgreSQL).
+        || matches!(
+            (x.id, y.id),
+            (TypeId::Time, TypeId::TimeTz | TypeId::Interval) | (TypeId::TimeTz | TypeId::Interval, TypeId::Time)
+        )
         || (is_oid_like(x.id) && (is_int(y.id) || is_oid_like(y.id)))
         || (is_int(x.id) && is_oid_like(y.id));
     if ok {
@@ -2015,6 +2111,12 @@ pub fn compare(a: &Value, b: &Value) -> Result<Ordering> {
             crate::types::jsonb::compare(&crate::types::jsonb::parse_stored(x), &crate::types::jsonb::parse_stored(y))
         }
         (Value::Interval(x), Value::Interval(y)) => x.span().cmp(&y.span()),
+        (Value::Time(x), Value::Time(y)) => x.cmp(y),
+        (Value::TimeTz(x), Value::TimeTz(y)) => x.order_key().cmp(&y.order_key()),
+        (Value::Time(x), Value::TimeTz(y)) => crate::types::time::timetz_of_time(*x)?.order_key().cmp(&y.order_key()),
+        (Value::TimeTz(x), Value::Time(y)) => x.order_key().cmp(&crate::types::time::timetz_of_time(*y)?.order_key()),
+        (Value::Time(x), Value::Interval(y)) => i128::from(*x).cmp(&y.span()),
+        (Value::Interval(x), Value::Time(y)) => x.span().cmp(&i128::from(*y)),
         (Value::Date(x), Value::Date(y)) => x.cmp(y),
         (Value::Timestamp(x), Value::Timestamp(y)) | (Value::Timestamptz(x), Value::Timestamptz(y)) => x.cmp(y),
         // Across the two, the timestamp is the instant the session's clocks read it.

@@ -196,6 +196,11 @@ pub enum Func {
     Timezone,
     /// `make_timestamp(year, month, mday, hour, min, sec)`.
     MakeTimestamp,
+    /// `make_time(hour, min, sec)`.
+    MakeTime,
+    /// time / timetz plus (0) or minus (1) an interval, time minus time (2), date plus time
+    /// or timetz (3): `types::time`.
+    TimeArith(u8),
     /// `overlay(s PLACING r FROM n [FOR m])` of text.
     Overlay,
     /// `format(fmt, args...)` (`sql::strformat`; not strict).
@@ -273,6 +278,8 @@ fn arg_as(name: &str, all: &[Scalar], a: Scalar, ty: SqlType) -> Result<Scalar> 
         // Integers widen implicitly (smallint to integer to bigint), never narrow.
         Some(at) if is_int(at.id) && is_int(ty.id) && int_rank(at.id) <= int_rank(ty.id) => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(at) if at.id == TypeId::Date && ty.id == TypeId::Timestamp => Ok(Scalar::Cast(Box::new(a), ty)),
+        // time converts to interval implicitly (justify_hours(time) is an interval).
+        Some(at) if at.id == TypeId::Time && ty.id == TypeId::Interval => Ok(Scalar::Cast(Box::new(a), ty)),
         Some(_) => Err(no_function(name, all)),
     }
 }
@@ -501,7 +508,14 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             let field = args.pop().expect("two arguments");
             let x = match type_of(&x) {
                 // A timestamptz's fields are the session's wall clock (`timestamptz_part`).
-                Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => x,
+                Some(t)
+                    if matches!(
+                        t.id,
+                        TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval | TypeId::Time | TypeId::TimeTz
+                    ) =>
+                {
+                    x
+                }
                 None => coerce(x, Some(t(TypeId::Timestamp)))?,
                 Some(_) => return Err(no_function(name, &all)),
             };
@@ -535,6 +549,13 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             }
             match type_of(&x).map(|t| t.id) {
                 Some(TypeId::Timestamp) | None => {}
+                // date_trunc(text, interval); a time is read as an interval (PostgreSQL's
+                // implicit cast), so the result is an interval.
+                Some(TypeId::Interval | TypeId::Time) => {
+                    let x =
+                        if type_of(&x).is_some_and(|t| t.id == TypeId::Time) { Scalar::Cast(Box::new(x), t(TypeId::Interval)) } else { x };
+                    return Ok(Scalar::Func(Func::DateTrunc, vec![arg_as(name, &all, field, text())?, x], t(TypeId::Interval)));
+                }
                 Some(_) => return Err(no_function(name, &all)),
             }
             let x = coerce(x, Some(t(TypeId::Timestamp)))?;
@@ -557,6 +578,11 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                     | TypeId::Numeric
                     | TypeId::Interval,
                 ) => {}
+                // time converts to interval implicitly: to_char(time) is to_char(interval).
+                Some(TypeId::Time) => {
+                    let fmt = arg_as(name, &all, fmt, text())?;
+                    return Ok(Scalar::Func(Func::ToChar, vec![Scalar::Cast(Box::new(x), t(TypeId::Interval)), fmt], text()));
+                }
                 None => return Err(PgError::new("42725", "function to_char(unknown, unknown) is not unique")),
                 Some(_) => return Err(no_function(name, &all)),
             }
@@ -732,6 +758,10 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             }
             (Func::Overlay, each(args, &[text(), text(), int4, int4])?, text())
         }
+        "make_time" => {
+            arity(name, &args, 3, 3)?;
+            (Func::MakeTime, each(args, &[int4, int4, t(TypeId::Float8)])?, t(TypeId::Time))
+        }
         "make_timestamp" => {
             arity(name, &args, 6, 6)?;
             (Func::MakeTimestamp, each(args, &[int4, int4, int4, int4, int4, t(TypeId::Float8)])?, t(TypeId::Timestamp))
@@ -760,6 +790,8 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
             arity(name, &args, 1, 1)?;
             match type_of(&args[0]).map(|t| t.id) {
                 Some(TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => (Func::IsFinite, args, t(TypeId::Bool)),
+                // isfinite(interval) of a time (the implicit cast): true.
+                Some(TypeId::Time) => (Func::IsFinite, vec![Scalar::Cast(Box::new(args[0].clone()), t(TypeId::Interval))], t(TypeId::Bool)),
                 None if matches!(args[0], Scalar::Unknown(_) | Scalar::Const(Value::Null) | Scalar::Param(_, None)) => {
                     return Err(PgError::new("42725", format!("function {name}(unknown) is not unique"))
                         .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
@@ -809,6 +841,9 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
                 Some(TypeId::Timestamp) => (ts, t(TypeId::Timestamptz)),
                 Some(TypeId::Timestamptz) => (ts, t(TypeId::Timestamp)),
                 Some(TypeId::Date) => (Scalar::Cast(Box::new(ts), t(TypeId::Timestamptz)), t(TypeId::Timestamp)),
+                // timezone(zone, timetz); a time is read as a timetz (the session's zone).
+                Some(TypeId::TimeTz) => (ts, t(TypeId::TimeTz)),
+                Some(TypeId::Time) => (Scalar::Cast(Box::new(ts), t(TypeId::TimeTz)), t(TypeId::TimeTz)),
                 None => (coerce(ts, Some(t(TypeId::Timestamptz)))?, t(TypeId::Timestamp)),
                 Some(_) => return Err(no_function(name, &all)),
             };
@@ -1549,6 +1584,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
         | Func::TimeOfDay
         | Func::PgSleep(_)
         | Func::TsInterval(_)
+        | Func::TimeArith(_)
         | Func::TsDiff
         | Func::IntervalArith(_)
         | Func::Age
@@ -1625,10 +1661,22 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
             match args[1] {
                 Value::Timestamptz(t) => Value::Timestamp(zone.to_local(t)?),
                 Value::Timestamp(t) => Value::Timestamptz(zone.from_local(t)?),
+                // timetz_zone / timetz_izone: the same instant of the day in the zone, at the
+                // zone's offset when the transaction started.
+                Value::TimeTz(t) => {
+                    let now = crate::types::tz::transaction_start().unwrap_or_else(crate::types::datetime::now_us);
+                    let east = ((zone.to_local(now)? - now) / 1_000_000) as i32;
+                    let time = (t.time + (i64::from(t.zone) + i64::from(east)) * 1_000_000).rem_euclid(USECS_PER_DAY);
+                    Value::TimeTz(crate::types::TimeTz { time, zone: -east })
+                }
                 _ => return Err(PgError::internal("timezone() of a non-timestamp")),
             }
         }
         Func::MakeTimestamp => make_timestamp(args)?,
+        Func::MakeTime => {
+            let [h, mi] = [0, 1].map(|i| int_arg(&args[i]));
+            Value::Time(time_of_fields(h, mi, float_arg(&args[2]))?)
+        }
         Func::Overlay => {
             let (s, r) = (s0(), text_arg(&args[1]));
             let start = int_arg(&args[2]);
@@ -2138,8 +2186,18 @@ fn make_timestamp(args: &[Value]) -> Result<Value> {
         CivilErr::Field => PgError::new("22008", format!("date field value out of range: {y}-{m:02}-{d:02}")),
         CivilErr::Range => PgError::new("22008", format!("date out of range: {y}-{m:02}-{d:02}")),
     })?;
+    let time = time_of_fields(h, mi, sec)?;
+    let date = days - 10957;
+    let r = date.checked_mul(USECS_PER_DAY).and_then(|x| x.checked_add(time)).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
+    r.map(Value::Timestamp)
+        .ok_or_else(|| PgError::new("22008", format!("timestamp out of range: {y}-{m:02}-{d:02} {h}:{mi:02}:{}", c_g2(sec))))
+}
+
+/// A time of day from its fields (`make_time`, the time of `make_timestamp`): up to 24:00:00
+/// (22008 `time field value out of range` otherwise, PostgreSQL's `float_time_overflows`),
+/// the seconds rounded to microseconds half to even first.
+fn time_of_fields(h: i64, mi: i64, sec: f64) -> Result<i64> {
     let time_err = || PgError::new("22008", format!("time field value out of range: {h}:{mi:02}:{}", c_g2(sec)));
-    // float_time_overflows: the seconds are rounded to microseconds before the range check.
     if !(0..=24).contains(&h) || !(0..60).contains(&mi) || sec.is_nan() || !(-1.0..=61.0).contains(&sec) {
         return Err(time_err());
     }
@@ -2147,11 +2205,7 @@ fn make_timestamp(args: &[Value]) -> Result<Value> {
     if !(0..=60_000_000).contains(&us) || (h == 24 && (mi > 0 || us > 0)) {
         return Err(time_err());
     }
-    let time = (h * 60 + mi) * 60 * 1_000_000 + us;
-    let date = days - 10957;
-    let r = date.checked_mul(USECS_PER_DAY).and_then(|x| x.checked_add(time)).filter(|&r| crate::types::datetime::is_valid_timestamp(r));
-    r.map(Value::Timestamp)
-        .ok_or_else(|| PgError::new("22008", format!("timestamp out of range: {y}-{m:02}-{d:02} {h}:{mi:02}:{}", c_g2(sec))))
+    Ok((h * 60 + mi) * 60 * 1_000_000 + us)
 }
 
 /// Why a date's fields are refused: ValidateDate's field check, or IS_VALID_JULIAN's range.
@@ -2515,6 +2569,62 @@ fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Res
     }
 }
 
+/// `units` as a number of `10^-scale`: numeric (EXTRACT) or float8 (date_part).
+fn scaled_part(units: i128, scale: u32, numeric: bool) -> Result<Value> {
+    if !numeric {
+        return Ok(Value::Float8(units as f64 / 10f64.powi(scale as i32)));
+    }
+    let neg = units < 0;
+    let a = units.unsigned_abs();
+    let p = 10u128.pow(scale);
+    let text = if scale == 0 {
+        format!("{}{}", if neg { "-" } else { "" }, a)
+    } else {
+        format!("{}{}.{:0w$}", if neg { "-" } else { "" }, a / p, a % p, w = scale as usize)
+    };
+    Ok(Value::Numeric(crate::types::Numeric::parse(&text)?))
+}
+
+/// EXTRACT / date_part of a time, or of a timetz (`zone`: seconds west of UTC) as PostgreSQL
+/// 15's `time_part_common` / `timetz_part_common`: numeric with its scales for EXTRACT,
+/// float8 for date_part.
+fn time_part(field: &str, time: i64, zone: Option<i32>, numeric: bool) -> Result<Value> {
+    let f = field.to_ascii_lowercase();
+    let tyname = if zone.is_some() { "time with time zone" } else { "time without time zone" };
+    let (_, min, sec, usec) = crate::types::time::fields(time);
+    let hour = time / 3_600_000_000;
+    let (sec, usec) = (i64::from(sec), i64::from(usec));
+    let int = |v: i64| scaled_part(i128::from(v), 0, numeric);
+    let east = zone.map(|z| -i64::from(z));
+    match (f.as_str(), east) {
+        ("microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds", _) => int(sec * 1_000_000 + usec),
+        ("millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) if !numeric => {
+            Ok(Value::Float8(sec as f64 * 1000.0 + usec as f64 / 1000.0))
+        }
+        ("millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) => {
+            scaled_part(i128::from(sec * 1_000_000 + usec), 3, true)
+        }
+        ("second" | "seconds" | "s" | "sec" | "secs", _) if !numeric => Ok(Value::Float8(sec as f64 + usec as f64 / 1_000_000.0)),
+        ("second" | "seconds" | "s" | "sec" | "secs", _) => scaled_part(i128::from(sec * 1_000_000 + usec), 6, true),
+        ("minute" | "minutes" | "m" | "min" | "mins", _) => int(i64::from(min)),
+        ("hour" | "hours" | "h" | "hr" | "hrs", _) => int(hour),
+        ("timezone", Some(e)) => int(e),
+        ("timezone_hour", Some(e)) => int(e / 3600),
+        ("timezone_minute", Some(e)) => int(e / 60 % 60),
+        // The epoch of a timetz counts from its instant (the zone's offset taken away).
+        ("epoch", e) if !numeric => Ok(Value::Float8(time as f64 / 1_000_000.0 - e.unwrap_or(0) as f64)),
+        ("epoch", e) => scaled_part(i128::from(time) - i128::from(e.unwrap_or(0)) * 1_000_000, 6, true),
+        (
+            "day" | "days" | "d" | "month" | "months" | "mon" | "mons" | "quarter" | "qtr" | "year" | "years" | "y" | "yr" | "yrs"
+            | "decade" | "decades" | "dec" | "decs" | "century" | "centuries" | "c" | "cent" | "millennium" | "millennia" | "mil" | "mils"
+            | "week" | "weeks" | "w" | "dow" | "isodow" | "doy" | "isoyear" | "julian" | "j" | "jd" | "timezone" | "timezone_hour"
+            | "timezone_minute",
+            _,
+        ) => Err(bad_unit(&f, tyname)),
+        _ => Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type {tyname}"))),
+    }
+}
+
 /// The parts of a timestamptz (`timestamptz_part`): the epoch counts from the instant, the
 /// `timezone` fields are the session zone's offset there, the other fields are the session's
 /// wall-clock ones. `numeric`: EXTRACT's result type.
@@ -2560,6 +2670,11 @@ fn timestamptz_part(field: &str, t: i64, numeric: bool) -> Result<Value> {
 fn date_part(field: &str, v: &Value) -> Result<Value> {
     if let Value::Interval(iv) = v {
         return interval_part(field, iv, false);
+    }
+    match v {
+        Value::Time(t) => return time_part(field, *t, None, false),
+        Value::TimeTz(t) => return time_part(field, t.time, Some(t.zone), false),
+        _ => {}
     }
     if let Value::Timestamptz(t) = v {
         return timestamptz_part(field, *t, false);
@@ -2718,6 +2833,23 @@ fn interval_call(f: Func, args: &[Value]) -> Result<Option<Value>> {
         }
     };
     Ok(Some(match f {
+        Func::TimeArith(k) => {
+            use crate::types::time;
+            match (k, &args[0], &args[1]) {
+                (0, Value::Time(t), Value::Interval(span)) => Value::Time(time::plus_interval(*t, span)),
+                (1, Value::Time(t), Value::Interval(span)) => Value::Time(time::minus_interval(*t, span)),
+                (0, Value::TimeTz(t), Value::Interval(span)) => {
+                    Value::TimeTz(crate::types::TimeTz { time: time::plus_interval(t.time, span), zone: t.zone })
+                }
+                (1, Value::TimeTz(t), Value::Interval(span)) => {
+                    Value::TimeTz(crate::types::TimeTz { time: time::minus_interval(t.time, span), zone: t.zone })
+                }
+                (2, Value::Time(a), Value::Time(b)) => Value::Interval(crate::types::Interval { months: 0, days: 0, micros: a - b }),
+                (3, Value::Date(d), Value::Time(t)) => Value::Timestamp(time::date_plus_time(*d, *t)?),
+                (3, Value::Date(d), Value::TimeTz(t)) => Value::Timestamptz(time::date_plus_timetz(*d, t)?),
+                (_, a, b) => return Err(PgError::internal(format!("time arithmetic over {a:?} and {b:?}"))),
+            }
+        }
         Func::TsInterval(minus) => {
             let (t, tz) = ts(&args[0])?;
             let span = iv(&args[1])?;
@@ -2771,6 +2903,11 @@ fn interval_call(f: Func, args: &[Value]) -> Result<Option<Value>> {
 fn extract(field: &str, v: &Value) -> Result<Value> {
     if let Value::Interval(iv) = v {
         return interval_part(field, iv, true);
+    }
+    match v {
+        Value::Time(t) => return time_part(field, *t, None, true),
+        Value::TimeTz(t) => return time_part(field, t.time, Some(t.zone), true),
+        _ => {}
     }
     if let Value::Timestamptz(t) = v {
         return timestamptz_part(field, *t, true);
@@ -2830,6 +2967,9 @@ fn iso_week(y: i64, m: u32, d: u32) -> (i64, i64) {
 }
 
 fn date_trunc(field: &str, v: &Value) -> Result<Value> {
+    if let Value::Interval(iv) = v {
+        return interval_trunc(field, iv);
+    }
     if let Value::Timestamptz(t) = *v {
         // `timestamptz_trunc`: truncated on the session's wall clock; to a day or more the
         // zone's offset at the result applies, to less the offset the input had.
@@ -2878,6 +3018,72 @@ fn date_trunc(field: &str, v: &Value) -> Result<Value> {
         return Err(PgError::new("22008", "timestamp out of range"));
     }
     Ok(Value::Timestamp(r))
+}
+
+/// `date_trunc(unit, interval)` (`interval_trunc`): the fields below the unit zeroed (each
+/// truncated toward zero, as the interval's fields are signed); weeks are refused, as
+/// PostgreSQL refuses them (months have fractional weeks).
+fn interval_trunc(field: &str, iv: &crate::types::Interval) -> Result<Value> {
+    let f = field.to_ascii_lowercase();
+    let unit = match f.as_str() {
+        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => 0,
+        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => 1,
+        "second" | "seconds" | "s" | "sec" | "secs" => 2,
+        "minute" | "minutes" | "m" | "min" | "mins" => 3,
+        "hour" | "hours" | "h" | "hr" | "hrs" => 4,
+        "day" | "days" | "d" => 5,
+        "month" | "months" | "mon" | "mons" => 6,
+        "quarter" | "qtr" => 7,
+        "year" | "years" | "y" | "yr" | "yrs" => 8,
+        "decade" | "decades" | "dec" | "decs" => 9,
+        "century" | "centuries" | "c" | "cent" => 10,
+        "millennium" | "millennia" | "mil" | "mils" => 11,
+        "week" | "weeks" | "w" => {
+            return Err(bad_unit(&f, "interval").with_detail("Months usually have fractional weeks."));
+        }
+        // Units of PostgreSQL's unit table only (dow, epoch and the like are not recognized).
+        "timezone" | "timezone_hour" | "timezone_minute" => return Err(bad_unit(&f, "interval")),
+        _ => return Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type interval"))),
+    };
+    let (mut year, mut mon, mut mday, mut hour, mut min, mut sec, mut usec) = iv.fields();
+    // PostgreSQL's fall-through: each unit truncates its field, then every smaller one.
+    if unit >= 11 {
+        year = year / 1000 * 1000;
+    }
+    if unit >= 10 {
+        year = year / 100 * 100;
+    }
+    if unit >= 9 {
+        year = year / 10 * 10;
+    }
+    if unit >= 8 {
+        mon = 0;
+    }
+    if unit >= 7 {
+        mon = 3 * (mon / 3);
+    }
+    if unit >= 6 {
+        mday = 0;
+    }
+    if unit >= 5 {
+        hour = 0;
+    }
+    if unit >= 4 {
+        min = 0;
+    }
+    if unit >= 3 {
+        sec = 0;
+    }
+    if unit >= 2 {
+        usec = 0;
+    } else if unit == 1 {
+        usec = usec / 1000 * 1000;
+    }
+    Ok(Value::Interval(crate::types::Interval {
+        months: year * 12 + mon,
+        days: mday,
+        micros: ((hour * 60 + min) * 60 + sec) * 1_000_000 + usec,
+    }))
 }
 
 /// `to_timestamp(double precision)` (PostgreSQL's float8_timestamptz): microseconds since
@@ -3219,7 +3425,7 @@ fn similar_to_regex(pattern: &str, esc: Option<char>) -> Result<String> {
 /// A RANGE frame's `offset PRECEDING / FOLLOWING`, bound to the offset type of the ORDER BY
 /// column's type (`ty`), as PostgreSQL's in_range support functions take it: an integer
 /// column an integer offset (bigint for a bigint column), a float column float8, numeric
-/// numeric, and date / timestamp / timestamptz an interval. An untyped literal takes that
+/// numeric, and date / timestamp / timestamptz / time / timetz an interval. An untyped literal takes that
 /// type. The offset must not read a column.
 fn range_offset(b: &Binder<'_>, ty: Option<SqlType>, n: &Expr) -> Result<Scalar> {
     // The parser reads a quoted string in a frame bound as an interval literal: it is an
@@ -3273,7 +3479,7 @@ fn range_offset(b: &Binder<'_>, ty: Option<SqlType>, n: &Expr) -> Result<Scalar>
             Some(x) if is_int(x.id) || x.id == TypeId::Numeric => numeric(),
             Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
         },
-        TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz => match type_of(&o) {
+        TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz => match type_of(&o) {
             None => t(TypeId::Interval),
             Some(x) if x.id == TypeId::Interval => x,
             Some(x) => return Err(range_offset_unsupported(&name, Some(&x.name()))),
@@ -3377,6 +3583,10 @@ fn common_type_of(types: &[Option<SqlType>], what: &str) -> Result<Option<SqlTyp
                 } else {
                     TypeId::Timestamp
                 })
+            }
+            // time converts to timetz implicitly, not back.
+            Some(c) if matches!((c.id, t.id), (TypeId::Time, TypeId::TimeTz) | (TypeId::TimeTz, TypeId::Time)) => {
+                SqlType::new(TypeId::TimeTz)
             }
             // Arrays convert as their elements do (int[] with bigint[] is bigint[]).
             Some(c)
@@ -3661,7 +3871,14 @@ impl Binder<'_> {
                 let field = field.to_string().to_lowercase().trim_matches('\'').to_string();
                 let x = self.bind(expr)?;
                 let x = match type_of(&x) {
-                    Some(t) if matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval) => x,
+                    Some(t)
+                        if matches!(
+                            t.id,
+                            TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Interval | TypeId::Time | TypeId::TimeTz
+                        ) =>
+                    {
+                        x
+                    }
                     None => coerce(x, Some(t(TypeId::Timestamp)))?,
                     Some(other) => {
                         return Err(PgError::new("42883", format!("function extract(unknown, {}) does not exist", other.name())));
@@ -4961,6 +5178,37 @@ impl Binder<'_> {
             }
             ("localtimestamp", 0) if matches!(args, FunctionArguments::None) => {
                 return self.transaction_time(TypeId::Timestamp, "LOCALTIMESTAMP");
+            }
+            // CURRENT_TIME and LOCALTIME [ (p) ]: the transaction's start on the session's
+            // clocks (with the zone's offset then, for CURRENT_TIME), rounded to p digits.
+            ("current_time" | "localtime", n @ (0 | 1))
+                if matches!((n, args), (0, FunctionArguments::None) | (1, FunctionArguments::List(_))) =>
+            {
+                let precision = match exprs.first() {
+                    None => None,
+                    Some(e) => match self.bind(e)? {
+                        Scalar::Const(Value::Int4(p)) if p >= 0 => Some(p.min(6)),
+                        _ => return Err(PgError::syntax(format!("syntax error at or near \"{}\"", e))),
+                    },
+                };
+                let what = if name == "current_time" { "CURRENT_TIME" } else { "LOCALTIME" };
+                let now = self.now_us.ok_or_else(|| PgError::feature(format!("{what} is not supported here")))?;
+                if let Some(u) = self.now_used {
+                    u.set(true);
+                }
+                let Some(t) = crate::types::time::timetz_of_instant(now)? else {
+                    return Err(PgError::internal("the transaction's start is not a finite time"));
+                };
+                let time = crate::types::time::adjust_time(t.time, precision.unwrap_or(-1));
+                let typmod = precision.unwrap_or(-1);
+                return Ok(Scalar::Cast(
+                    Box::new(Scalar::Const(if name == "current_time" {
+                        Value::TimeTz(crate::types::TimeTz { time, zone: t.zone })
+                    } else {
+                        Value::Time(time)
+                    })),
+                    SqlType::with_typmod(if name == "current_time" { TypeId::TimeTz } else { TypeId::Time }, typmod),
+                ));
             }
             ("current_timestamp" | "localtimestamp", 1) => {
                 return Err(PgError::feature(format!("{} with a precision is not supported by heapstore yet", name.to_uppercase())));

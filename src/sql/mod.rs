@@ -278,6 +278,8 @@ fn declared_param_type(oid: u32) -> Option<&'static str> {
         700 => "real",
         701 => "double precision",
         1082 => "date",
+        1083 => "time",
+        1266 => "timetz",
         1114 => "timestamp",
         1184 => "timestamptz",
         1186 => "interval",

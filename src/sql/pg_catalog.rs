@@ -864,6 +864,8 @@ const TYPES: &[TypeFacts] = &[
     (TypeId::Uuid, 16, false, 'U', false, 'c', 'p', false),
     (TypeId::Jsonb, -1, false, 'U', false, 'i', 'x', false),
     (TypeId::Interval, 16, false, 'T', true, 'd', 'p', false),
+    (TypeId::Time, 8, true, 'D', false, 'd', 'p', false),
+    (TypeId::TimeTz, 12, false, 'D', false, 'd', 'p', false),
     (TypeId::Void, 4, true, 'P', false, 'i', 'p', false),
 ];
 
@@ -1396,6 +1398,8 @@ const OPCLASSES: &[(TypeId, u32, &str, u32, u32)] = &[
     (TypeId::Timestamp, 3128, "timestamp_ops", 434, 1114),
     (TypeId::Timestamptz, 3127, "timestamptz_ops", 434, 1184),
     (TypeId::Numeric, 3125, "numeric_ops", 1988, 1700),
+    (TypeId::Time, 10038, "time_ops", 1996, 1083),
+    (TypeId::TimeTz, 10041, "timetz_ops", 2000, 1266),
 ];
 
 /// `array_ops` (any array type).
@@ -2052,7 +2056,7 @@ fn info_columns(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>>
             };
             let dt_prec = match ty.id {
                 TypeId::Date => Some(0),
-                TypeId::Timestamp | TypeId::Timestamptz => Some(if n >= 0 { n } else { 6 }),
+                TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz => Some(if n >= 0 { n } else { 6 }),
                 _ => None,
             };
             let data_type = match ty.id {
@@ -2061,6 +2065,8 @@ fn info_columns(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>>
                 TypeId::Numeric => "numeric".to_string(),
                 TypeId::Timestamp => "timestamp without time zone".to_string(),
                 TypeId::Timestamptz => "timestamp with time zone".to_string(),
+                TypeId::Time => "time without time zone".to_string(),
+                TypeId::TimeTz => "time with time zone".to_string(),
                 TypeId::Char => "\"char\"".to_string(),
                 _ => ty.name(),
             };

@@ -557,6 +557,8 @@ fn hash_family(t: Option<SqlType>) -> Option<u8> {
         TypeId::Uuid => 9,
         TypeId::Interval => 10,
         TypeId::Jsonb => 11,
+        TypeId::Time => 13,
+        TypeId::TimeTz => 14,
         _ => return None,
     })
 }
@@ -571,6 +573,9 @@ fn datetime_keys(a: &Scalar, b: &Scalar) -> (Scalar, Scalar) {
         (Some(TypeId::Timestamptz), Some(TypeId::Date | TypeId::Timestamp)) => (a.clone(), cast(b, TypeId::Timestamptz)),
         (Some(TypeId::Date), Some(TypeId::Timestamp)) => (cast(a, TypeId::Timestamp), b.clone()),
         (Some(TypeId::Timestamp), Some(TypeId::Date)) => (a.clone(), cast(b, TypeId::Timestamp)),
+        // A time beside a timetz or an interval is cast to that type, as it compares.
+        (Some(TypeId::Time), Some(other @ (TypeId::TimeTz | TypeId::Interval))) => (cast(a, other), b.clone()),
+        (Some(other @ (TypeId::TimeTz | TypeId::Interval)), Some(TypeId::Time)) => (a.clone(), cast(b, other)),
         _ => (a.clone(), b.clone()),
     }
 }
@@ -1078,6 +1083,8 @@ pub(crate) fn pg_type_name(sql_name: &str) -> String {
         "character" => "bpchar",
         "timestamp without time zone" => "timestamp",
         "timestamp with time zone" => "timestamptz",
+        "time without time zone" => "time",
+        "time with time zone" => "timetz",
         "\"char\"" => "char",
         other => other,
     }

@@ -56,6 +56,8 @@ pub enum ArrayElem {
     Uuid,
     Jsonb,
     Interval,
+    Time,
+    TimeTz,
 }
 
 /// (element, its array type's OID, the array type's `typname`).
@@ -81,6 +83,8 @@ const ARRAYS: &[(ArrayElem, TypeId, u32, &str)] = &[
     (ArrayElem::Uuid, TypeId::Uuid, 2951, "_uuid"),
     (ArrayElem::Jsonb, TypeId::Jsonb, 3807, "_jsonb"),
     (ArrayElem::Interval, TypeId::Interval, 1187, "_interval"),
+    (ArrayElem::Time, TypeId::Time, 1183, "_time"),
+    (ArrayElem::TimeTz, TypeId::TimeTz, 1270, "_timetz"),
 ];
 
 impl ArrayElem {

@@ -167,7 +167,7 @@ pub(crate) fn tm2timestamp(tm: &Tm) -> Option<i64> {
 
 /// `DateTimeParseError`.
 #[cold]
-fn dt_error(e: DtErr, s: &str, type_name: &str) -> PgError {
+pub(crate) fn dt_error(e: DtErr, s: &str, type_name: &str) -> PgError {
     match e {
         DtErr::BadFormat => PgError::new(sqlstate::INVALID_DATETIME_FORMAT, format!("invalid input syntax for type {type_name}: \"{s}\"")),
         DtErr::FieldOverflow => PgError::new(sqlstate::DATETIME_FIELD_OVERFLOW, format!("date/time field value out of range: \"{s}\"")),
@@ -177,6 +177,7 @@ fn dt_error(e: DtErr, s: &str, type_name: &str) -> PgError {
             PgError::new(sqlstate::INVALID_TIME_ZONE_DISPLACEMENT_VALUE, format!("time zone displacement out of range: \"{s}\""))
         }
         DtErr::TzNotRecognized(name) => PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("time zone \"{name}\" not recognized")),
+        DtErr::Refused(code, message) => PgError::new(code, message),
     }
 }
 
@@ -361,7 +362,7 @@ fn push_bc(y: i32, out: &mut Vec<u8>) {
 }
 
 /// `.ffffff` with trailing zeros removed; nothing for whole seconds.
-fn push_fraction(fsec: i32, out: &mut Vec<u8>) {
+pub(crate) fn push_fraction(fsec: i32, out: &mut Vec<u8>) {
     if fsec == 0 {
         return;
     }

@@ -20,6 +20,9 @@ pub(crate) enum DtErr {
     TzDispOverflow,
     /// A zone name PostgreSQL would look up in its database (not supported here).
     TzNotRecognized(String),
+    /// An error already in PostgreSQL's words (its SQLSTATE and message): a zone heapstore
+    /// cannot use, a time out of the zone's range.
+    Refused(&'static str, String),
 }
 
 pub(crate) type DtResult<T> = Result<T, DtErr>;

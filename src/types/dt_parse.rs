@@ -2,10 +2,14 @@
 //! of [`super::dt_lex`], for DateStyle `ISO, MDY` (a timestamptz without a zone in its text is
 //! the session time zone's wall clock, applied by the caller).
 //!
-//! Everything happens in fixed stack buffers (no heap allocation on success). Time zones in
-//! the input are validated and then ignored, as `date` and `timestamp without time zone`
-//! do. Not ported: full zone names and POSIX zone specs (`America/New_York`, `EST5EDT`),
-//! which PostgreSQL looks up in its zone database; they are rejected.
+//! Also `DecodeTimeOnly` ([`decode_time_only`]: `time` and `timetz` input).
+//!
+//! Everything happens in fixed stack buffers (no heap allocation on success, but for a zone
+//! name). Time zones in the input are validated and then ignored, as `date` and `timestamp
+//! without time zone` do. A full zone name (`America/New_York`, `Japan`) is looked up as
+//! `SET TIME ZONE` looks it up (`types::tz::Zone::named`) and its offset taken when its clocks
+//! read the input's date and time; POSIX zone strings with a daylight-saving part are refused
+//! (0A000), as there.
 
 use super::datetime::{date2j, dt2time, j2date, now_local_tm, USECS_PER_DAY};
 use super::dt_fields::{
@@ -59,9 +63,177 @@ struct Decoder {
     dynamic_tz: bool,
     dtype: DType,
     tm: Tm,
+    /// A full zone name in the input (`America/New_York`), resolved once the date is known.
+    named: Option<super::tz::Zone>,
+}
+
+/// Parses a time of day with an optional date and zone, as `time_in` and `timetz_in` do
+/// (PostgreSQL 15's `DecodeTimeOnly`). The result's `tz` is the zone's offset east of UTC,
+/// in seconds: the input's, else the session zone's on the input's date (today's without one).
+pub(crate) fn decode_time_only(s: &[u8]) -> DtResult<Tm> {
+    let fields = Fields::parse(s, DATE_WORKBUF)?;
+    Decoder::default().run_time_only(&fields)
 }
 
 impl Decoder {
+    /// `DecodeTimeOnly`'s walk over the fields.
+    fn run_time_only(mut self, f: &Fields) -> DtResult<Tm> {
+        let n = f.count;
+        for i in 0..n {
+            let t = f.text(i);
+            let tmask = match f.kind(i) {
+                // A date only first, and only with a time after it or a date last.
+                Kind::Date if i == 0 && n >= 2 && (f.kind(n - 1) == Kind::Date || f.kind(1) == Kind::Time) => {
+                    decode_date(t, self.fmask, &mut self.is2digits, &mut self.tm)?
+                }
+                Kind::Date if t.first().is_some_and(u8::is_ascii_digit) => {
+                    // A run-together time with its zone (`040506-08`).
+                    if self.fmask & TIME_M == TIME_M {
+                        return Err(DtErr::BadFormat);
+                    }
+                    let dash = t.iter().position(|&c| c == b'-').ok_or(DtErr::BadFormat)?;
+                    self.tm.tz = Some(decode_timezone(&t[dash..])?);
+                    self.run_together(&t[..dash], self.fmask | DATE_M)? | TZ
+                }
+                Kind::Date => {
+                    self.named = Some(named_zone(t, true)?);
+                    TZ
+                }
+                Kind::Time => {
+                    decode_time(t, &mut self.tm)?;
+                    TIME_M
+                }
+                Kind::Tz => {
+                    self.tm.tz = Some(decode_timezone(t)?);
+                    TZ
+                }
+                Kind::Number => match self.ptype.take() {
+                    Some(p) => {
+                        let tmask = self.prefixed_number(p, t)?;
+                        self.dtype = DType::Date;
+                        tmask
+                    }
+                    None => {
+                        let dot = t.iter().position(|&c| c == b'.');
+                        match dot {
+                            Some(_) if i == 0 && n >= 2 && f.kind(n - 1) == Kind::Date => {
+                                decode_date(t, self.fmask, &mut self.is2digits, &mut self.tm)?
+                            }
+                            Some(d) if d > 2 => self.run_together(t, self.fmask | DATE_M)?,
+                            Some(_) => return Err(DtErr::BadFormat),
+                            None if t.len() > 4 => self.run_together(t, self.fmask | DATE_M)?,
+                            None => {
+                                let ctx = NumberCtx { have_text_month: false, fmask: self.fmask | DATE_M };
+                                let mut fsec = self.tm.fsec;
+                                let r = decode_number(t, ctx, &mut self.tm, &mut fsec, &mut self.is2digits);
+                                self.tm.fsec = fsec;
+                                r?
+                            }
+                        }
+                    }
+                },
+                Kind::String | Kind::Special => {
+                    let next = (i + 1 < n).then(|| f.kind(i + 1));
+                    match self.time_word(t, next)? {
+                        Some(mask) => mask,
+                        None => continue,
+                    }
+                }
+            };
+            if tmask & self.fmask != 0 {
+                return Err(DtErr::BadFormat);
+            }
+            self.fmask |= tmask;
+        }
+        self.finish_time_only()
+    }
+
+    /// `DecodeTimeOnly`'s words: zone abbreviations, then `datetktbl`, then a zone name.
+    fn time_word(&mut self, t: &[u8], next: Option<Kind>) -> DtResult<Option<u32>> {
+        if zone_abbrev(t).is_some() {
+            return self.word_field(t, next);
+        }
+        let Some(kw) = keyword(t) else {
+            self.named = Some(named_zone(t, false)?);
+            return Ok(Some(TZ));
+        };
+        Ok(Some(match kw {
+            Keyword::Reserved(Reserved::Now) => {
+                super::tz::note_now_word();
+                let now = now_local_tm().0;
+                (self.tm.hour, self.tm.min, self.tm.sec, self.tm.fsec) = (now.hour, now.min, now.sec, now.fsec);
+                self.dtype = DType::Date;
+                TIME_M
+            }
+            Keyword::Reserved(Reserved::Zulu) => {
+                (self.tm.hour, self.tm.min, self.tm.sec) = (0, 0, 0);
+                self.tm.tz = Some(0);
+                self.dtype = DType::Date;
+                TIME_M | TZ
+            }
+            Keyword::Reserved(_) | Keyword::Month(_) | Keyword::DayOfWeek => return Err(DtErr::BadFormat),
+            Keyword::IsoTime => {
+                if !matches!(next, Some(Kind::Number | Kind::Time | Kind::Date)) {
+                    return Err(DtErr::BadFormat);
+                }
+                self.ptype = Some(Prefix::Time);
+                0
+            }
+            Keyword::Ignore | Keyword::Am | Keyword::Pm | Keyword::Ad | Keyword::Bc | Keyword::Units(_) | Keyword::DstModifier => {
+                return self.word_field(t, next)
+            }
+        }))
+    }
+
+    /// `DecodeTimeOnly`'s final checks, then the zone's offset.
+    fn finish_time_only(mut self) -> DtResult<Tm> {
+        validate_date(self.fmask, self.isjulian, self.is2digits, self.bc, &mut self.tm)?;
+        if self.mer != Meridian::Hr24 && self.tm.hour > 12 {
+            return Err(DtErr::FieldOverflow);
+        }
+        match self.mer {
+            Meridian::Am if self.tm.hour == 12 => self.tm.hour = 0,
+            Meridian::Pm if self.tm.hour != 12 => self.tm.hour += 12,
+            _ => {}
+        }
+        if time_overflows(&self.tm) {
+            return Err(DtErr::FieldOverflow);
+        }
+        if self.fmask & TIME_M != TIME_M {
+            return Err(DtErr::BadFormat);
+        }
+        let dst_modifier = self.fmask & DTZMOD != 0;
+        if let Some(zone) = self.named.take() {
+            if dst_modifier {
+                return Err(DtErr::BadFormat);
+            }
+            let east = match zone.fixed_offset() {
+                Some(east) => east,
+                None if self.fmask & DATE_M != DATE_M => return Err(DtErr::BadFormat),
+                None => zone_offset_at(&zone, &self.tm)?,
+            };
+            self.tm.tz = Some(east);
+        } else if self.dynamic_tz {
+            // A date-dependent abbreviation (MSK): refused by the caller (`tz_abbrev`).
+            if dst_modifier || (self.fmask & DATE_M != 0 && self.fmask & DATE_M != DATE_M) {
+                return Err(DtErr::BadFormat);
+            }
+        } else if self.fmask & TZ == 0 {
+            if dst_modifier {
+                return Err(DtErr::BadFormat);
+            }
+            let mut at = self.tm;
+            if self.fmask & DATE_M == 0 {
+                let today = now_local_tm().0;
+                (at.year, at.mon, at.mday) = (today.year, today.mon, today.mday);
+            } else if self.fmask & DATE_M != DATE_M {
+                return Err(DtErr::BadFormat);
+            }
+            self.tm.tz = Some(super::tz::offset_of_text_local(local_timestamp(&at)).map_err(refused)?);
+        }
+        Ok(self.tm)
+    }
+
     fn run(mut self, f: &Fields) -> DtResult<(DType, Tm)> {
         for i in 0..f.count {
             let t = f.text(i);
@@ -111,6 +283,14 @@ impl Decoder {
             return Err(DtErr::BadFormat);
         }
         let dst_modifier = self.fmask & DTZMOD != 0;
+        if let Some(zone) = self.named.take() {
+            // The zone's offset when its clocks read the input (`DetermineTimeZoneOffset`).
+            if dst_modifier {
+                return Err(DtErr::BadFormat);
+            }
+            self.tm.tz = Some(zone_offset_at(&zone, &self.tm)?);
+            return Ok((self.dtype, self.tm));
+        }
         if dst_modifier && (self.dynamic_tz || self.fmask & TZ == 0) {
             return Err(DtErr::BadFormat);
         }
@@ -135,7 +315,9 @@ impl Decoder {
             return decode_date(t, self.fmask, &mut self.is2digits, &mut self.tm);
         }
         if !(t.first().is_some_and(u8::is_ascii_digit) || self.ptype.is_some()) {
-            return Err(DtErr::TzNotRecognized(String::from_utf8_lossy(t).into_owned()));
+            // A zone name (`America/New_York`), resolved once the date is known.
+            self.named = Some(named_zone(t, true)?);
+            return Ok(TZ);
         }
         if self.ptype.take().is_some_and(|p| p != Prefix::Time) {
             return Err(DtErr::BadFormat);
@@ -291,7 +473,11 @@ impl Decoder {
                 }
             }));
         }
-        let kw = keyword(t).ok_or(DtErr::BadFormat)?;
+        let Some(kw) = keyword(t) else {
+            // An all-letters zone name (`Japan`, `UTC`).
+            self.named = Some(named_zone(t, false)?);
+            return Ok(Some(TZ));
+        };
         Ok(Some(match kw {
             Keyword::Ignore => return Ok(None),
             Keyword::Reserved(r) => self.reserved(r),
@@ -381,6 +567,36 @@ impl Decoder {
         self.tm.mon = v;
         tmask
     }
+}
+
+/// The wall-clock time of `tm`'s fields as a timestamp (microseconds since 2000-01-01).
+fn local_timestamp(tm: &Tm) -> i64 {
+    let date = date2j(tm.year, tm.mon, tm.mday) - super::datetime::POSTGRES_EPOCH_JDATE;
+    let time = ((i64::from(tm.hour) * 60 + i64::from(tm.min)) * 60 + i64::from(tm.sec)) * 1_000_000 + i64::from(tm.fsec);
+    date.saturating_mul(USECS_PER_DAY).saturating_add(time)
+}
+
+/// `DetermineTimeZoneOffset`: zone's offset east of UTC when its clocks read `tm`.
+fn zone_offset_at(zone: &super::tz::Zone, tm: &Tm) -> DtResult<i32> {
+    let local = local_timestamp(tm);
+    let utc = zone.from_local(local).map_err(refused)?;
+    Ok(((local - utc) / 1_000_000) as i32)
+}
+
+/// A full zone name in date/time input (`pg_tzset`): in a field with a `/` not found, 22023
+/// (`time zone "x" not recognized`); as a word, bad format; one heapstore cannot use, 0A000.
+fn named_zone(t: &[u8], slashed: bool) -> DtResult<super::tz::Zone> {
+    let name = String::from_utf8_lossy(t);
+    match super::tz::Zone::named(&name) {
+        Ok(z) => Ok(z),
+        Err(e) if e.code == crate::error::sqlstate::FEATURE_NOT_SUPPORTED => Err(refused(e)),
+        Err(_) if slashed => Err(DtErr::TzNotRecognized(name.into_owned())),
+        Err(_) => Err(DtErr::BadFormat),
+    }
+}
+
+fn refused(e: crate::error::PgError) -> DtErr {
+    DtErr::Refused(e.code, e.message.clone())
 }
 
 #[cfg(test)]

@@ -63,10 +63,12 @@ mod ryu;
 mod ryu_tables;
 mod strtod;
 pub(crate) mod text;
+pub mod time;
 pub mod tz;
 pub(crate) mod util;
 pub mod uuid;
 pub use interval::Interval;
+pub use time::TimeTz;
 
 #[cfg(test)]
 mod tests;
@@ -136,6 +138,10 @@ pub enum TypeId {
     /// void: what a function with no result returns (`pg_sleep`); a pseudo-type, never a
     /// column type. Its one value prints as the empty string and is sent as zero bytes.
     Void,
+    /// time [without time zone]: microseconds since midnight (`types::time`).
+    Time,
+    /// time with time zone: a time and its zone (`types::time`).
+    TimeTz,
 }
 
 /// A type with its modifier: the maximum length in characters for varchar/char, the
@@ -238,6 +244,8 @@ impl SqlType {
             "date" => TypeId::Date,
             "timestamp" | "timestamp without time zone" => return timestamp_type(TypeId::Timestamp, typmod_args),
             "timestamptz" | "timestamp with time zone" => return timestamp_type(TypeId::Timestamptz, typmod_args),
+            "time" | "time without time zone" => return timestamp_type(TypeId::Time, typmod_args),
+            "timetz" | "time with time zone" => return timestamp_type(TypeId::TimeTz, typmod_args),
             "oid" => TypeId::Oid,
             "name" => TypeId::Name,
             "\"char\"" => TypeId::Char,
@@ -284,6 +292,8 @@ impl SqlType {
             TypeId::Timestamp => "timestamp without time zone".to_string(),
             TypeId::Timestamptz if n >= 0 => format!("timestamp({n}) with time zone"),
             TypeId::Timestamptz => "timestamp with time zone".to_string(),
+            TypeId::Time if n >= 0 => format!("time({n}) without time zone"),
+            TypeId::TimeTz if n >= 0 => format!("time({n}) with time zone"),
             TypeId::NullArray => null_array_name(n as u32).to_string(),
             TypeId::Array(e) => {
                 let elem = SqlType::with_typmod(e.id(), n);
@@ -332,6 +342,8 @@ impl SqlType {
             TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
             TypeId::Interval => "interval",
+            TypeId::Time => "time without time zone",
+            TypeId::TimeTz => "time with time zone",
         }
     }
 
@@ -369,6 +381,8 @@ impl SqlType {
             TypeId::Jsonb => "jsonb",
             TypeId::Uuid => "uuid",
             TypeId::Interval => "interval",
+            TypeId::Time => "time",
+            TypeId::TimeTz => "timetz",
         }
     }
 
@@ -406,6 +420,8 @@ impl SqlType {
             TypeId::Uuid => 2950,
             TypeId::Jsonb => 3802,
             TypeId::Interval => 1186,
+            TypeId::Time => 1083,
+            TypeId::TimeTz => 1266,
         }
     }
 
@@ -417,7 +433,8 @@ impl SqlType {
             TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
                 Some(4)
             }
-            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => Some(8),
+            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time => Some(8),
+            TypeId::TimeTz => Some(time::TIMETZ_LEN),
             TypeId::Uuid => Some(uuid::UUID_LEN),
             TypeId::Interval => Some(interval::INTERVAL_LEN),
             TypeId::Void => Some(0),
@@ -483,6 +500,8 @@ impl SqlType {
             TypeId::Uuid => out.extend_from_slice(&uuid::parse(s)?),
             TypeId::Jsonb => out.extend_from_slice(jsonb::parse(s)?.to_text().as_bytes()),
             TypeId::Interval => interval::parse(s)?.encode(out),
+            TypeId::Time => out.extend_from_slice(&time::parse_time(s, self.typmod)?.to_le_bytes()),
+            TypeId::TimeTz => time::parse_timetz(s, self.typmod)?.encode(out),
         }
         Ok(())
     }
@@ -516,6 +535,8 @@ impl SqlType {
             TypeId::Json | TypeId::Jsonb => out.extend_from_slice(v),
             TypeId::Uuid => uuid::format(v, out),
             TypeId::Interval => Interval::decode(v).write_text(out),
+            TypeId::Time => time::format_time(i64::from_le_bytes(stored(v)), out),
+            TypeId::TimeTz => TimeTz::decode(v).write_text(out),
         }
     }
 
@@ -582,6 +603,10 @@ impl SqlType {
             TypeId::Uuid => out.extend_from_slice(&wire_exact::<{ uuid::UUID_LEN }>(wire)?),
             TypeId::Jsonb => out.extend_from_slice(jsonb::recv(wire)?.to_text().as_bytes()),
             TypeId::Interval => Interval::recv(wire)?.encode(out),
+            TypeId::Time => {
+                out.extend_from_slice(&time::check_time_recv(i64::from_be_bytes(wire_exact(wire)?), self.typmod)?.to_le_bytes())
+            }
+            TypeId::TimeTz => TimeTz::recv(wire, self.typmod)?.encode(out),
         }
         Ok(())
     }
@@ -595,9 +620,10 @@ impl SqlType {
             TypeId::Int4 | TypeId::Float4 | TypeId::Date | TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
                 out.extend_from_slice(&u32::from_le_bytes(stored(v)).to_be_bytes())
             }
-            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz => {
+            TypeId::Int8 | TypeId::Float8 | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time => {
                 out.extend_from_slice(&u64::from_le_bytes(stored(v)).to_be_bytes())
             }
+            TypeId::TimeTz => TimeTz::decode(v).send(out),
             TypeId::Numeric => Numeric::decode_stored(v).send(out),
             TypeId::Text | TypeId::Varchar | TypeId::Bpchar | TypeId::Bytea | TypeId::Name | TypeId::PgNodeTree | TypeId::NullArray => {
                 out.extend_from_slice(v)
@@ -648,6 +674,8 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Uuid,
     TypeId::Jsonb,
     TypeId::Interval,
+    TypeId::Time,
+    TypeId::TimeTz,
     TypeId::Int2Vector,
     TypeId::OidVector,
     TypeId::Array(ArrayElem::Bool),
@@ -671,14 +699,14 @@ pub const BUILTIN: &[TypeId] = &[
     TypeId::Array(ArrayElem::Uuid),
     TypeId::Array(ArrayElem::Jsonb),
     TypeId::Array(ArrayElem::Interval),
+    TypeId::Array(ArrayElem::Time),
+    TypeId::Array(ArrayElem::TimeTz),
 ];
 
 /// The name (as `format_type` gives it) of a built-in PostgreSQL type heapstore does not
 /// have, for one of the names SQL may write it with.
 fn postgres_only_type(name: &str) -> Option<&'static str> {
     Some(match name {
-        "time" | "time without time zone" => "time without time zone",
-        "timetz" | "time with time zone" => "time with time zone",
         "bit" => "bit",
         "varbit" | "bit varying" => "bit varying",
         "money" => "money",
@@ -891,11 +919,14 @@ fn char_type(id: TypeId, typname: &str, args: &[i64], default: i32) -> Result<Sq
 }
 
 /// timestamp(p) / timestamptz(p): `anytimestamp_typmod_check`.
+/// timestamp(p), timestamptz(p), time(p), timetz(p): `anytimestamp_typmod_check` and
+/// `anytime_typmod_check` (p > 6 is 6).
 fn timestamp_type(id: TypeId, args: &[i64]) -> Result<SqlType> {
-    let tz = if id == TypeId::Timestamptz { " WITH TIME ZONE" } else { "" };
+    let tz = if matches!(id, TypeId::Timestamptz | TypeId::TimeTz) { " WITH TIME ZONE" } else { "" };
+    let kind = if matches!(id, TypeId::Time | TypeId::TimeTz) { "TIME" } else { "TIMESTAMP" };
     match args {
         [] => Ok(SqlType::new(id)),
-        [p] if *p < 0 => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("TIMESTAMP({p}){tz} precision must not be negative"))),
+        [p] if *p < 0 => Err(PgError::new(sqlstate::INVALID_PARAMETER_VALUE, format!("{kind}({p}){tz} precision must not be negative"))),
         [p] => Ok(SqlType::with_typmod(id, (*p).min(6) as i32)),
         _ => Err(invalid_type_modifier()),
     }
@@ -940,6 +971,9 @@ pub enum Value {
     Jsonb(String),
     Uuid([u8; uuid::UUID_LEN]),
     Interval(Interval),
+    /// Microseconds since midnight, `0..=86_400_000_000`.
+    Time(i64),
+    TimeTz(TimeTz),
 }
 
 impl Value {
@@ -1025,6 +1059,8 @@ impl Value {
             TypeId::Jsonb => Value::Jsonb(String::from_utf8_lossy(v).into_owned()),
             TypeId::Uuid => Value::Uuid(stored(v)),
             TypeId::Interval => Value::Interval(Interval::decode(v)),
+            TypeId::Time => Value::Time(i64::from_le_bytes(stored(v))),
+            TypeId::TimeTz => Value::TimeTz(TimeTz::decode(v)),
         }
     }
 
@@ -1043,7 +1079,8 @@ impl Value {
             Value::Text(s) => out.extend_from_slice(s.as_bytes()),
             Value::Bytea(b) => out.extend_from_slice(b),
             Value::Date(d) => out.extend_from_slice(&d.to_le_bytes()),
-            Value::Timestamp(t) | Value::Timestamptz(t) => out.extend_from_slice(&t.to_le_bytes()),
+            Value::Timestamp(t) | Value::Timestamptz(t) | Value::Time(t) => out.extend_from_slice(&t.to_le_bytes()),
+            Value::TimeTz(t) => t.encode(out),
             Value::Oid(o) | Value::Regtype(o) | Value::Regnamespace(o) | Value::Regclass(o, _) => out.extend_from_slice(&o.to_le_bytes()),
             Value::Array(a) => a.encode(out),
             Value::Record(r) => r.encode(out),
@@ -1110,6 +1147,8 @@ impl Value {
             Value::Jsonb(_) => TypeId::Jsonb,
             Value::Uuid(_) => TypeId::Uuid,
             Value::Interval(_) => TypeId::Interval,
+            Value::Time(_) => TypeId::Time,
+            Value::TimeTz(_) => TypeId::TimeTz,
         };
         Some(SqlType::new(id))
     }

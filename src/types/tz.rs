@@ -366,6 +366,22 @@ impl Zone {
         i32::try_from(secs).map(Zone::Fixed).map_err(|_| PgError::new("22008", "timestamp out of range"))
     }
 
+    /// The zone's offset east of UTC if it never changes (`pg_get_timezone_offset`).
+    pub fn fixed_offset(&self) -> Option<i32> {
+        match self {
+            Zone::Fixed(s) => Some(*s),
+            Zone::Named(tz) => {
+                // Every offset the zone has used is one (its abbreviations may differ), as
+                // PostgreSQL checks its types; a zone with daylight-saving rules runs on forever.
+                let first = tz.to_offset(jiff::Timestamp::MIN);
+                let mut transitions = tz.following(jiff::Timestamp::MIN).take(1000);
+                let all_same = transitions.by_ref().all(|t| t.offset() == first);
+                (all_same && transitions.next().is_none()).then(|| first.seconds())
+            }
+            Zone::Dynamic(..) => None,
+        }
+    }
+
     /// The wall-clock time here at instant `utc` (timestamptz AT TIME ZONE): a timestamp.
     pub fn to_local(&self, utc: i64) -> Result<i64> {
         if utc == i64::MIN || utc == i64::MAX {
@@ -709,6 +725,20 @@ pub fn utc_of_text(local: i64) -> Result<i64> {
         return Ok(local);
     }
     utc_of(local)
+}
+
+/// The session zone's offset east of UTC, in seconds, when its clocks read `local`: the zone
+/// of `time with time zone` text without one. UTC's while a stored definition is bound
+/// (counted where the session's would differ, as [`utc_of_text`]).
+pub fn offset_of_text_local(local: i64) -> Result<i32> {
+    let east = ((local - utc_of(local)?) / 1_000_000) as i32;
+    if in_stored_definition() {
+        if east != 0 {
+            ZONELESS.with(|z| z.set(z.get() + 1));
+        }
+        return Ok(0);
+    }
+    Ok(east)
 }
 
 thread_local! {

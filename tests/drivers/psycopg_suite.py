@@ -393,9 +393,55 @@ def time_zones():
     print("   psycopg / psycopg2 time zones passed")
 
 
+def times():
+    """time and timetz: datetime.time values in (text and binary parameters) and out (binary
+    and text results), with their offsets; 24:00:00, which Python cannot hold, as text; COPY
+    binary out; psycopg2's parsing."""
+    plus2 = datetime.timezone(datetime.timedelta(hours=2))
+    minus0330 = datetime.timezone(-datetime.timedelta(hours=3, minutes=30))
+    with psycopg.connect(DSN, autocommit=True) as c:
+        c.execute("DROP TABLE IF EXISTS ptimes")
+        c.execute("CREATE TABLE ptimes (id int PRIMARY KEY, t time, tz timetz, t0 time(0))")
+        for binary in (False, True):
+            with c.cursor(binary=binary) as cur:
+                cur.execute("INSERT INTO ptimes VALUES (1, %s, %s, %s), (2, %s, %s, %s)",
+                            (datetime.time(10, 30, 15, 123456), datetime.time(10, 30, tzinfo=plus2), datetime.time(10, 30, 15, 500000),
+                             datetime.time(0, 0), datetime.time(23, 59, 59, 999999, tzinfo=minus0330), None))
+                cur.execute("SELECT t, tz, t0, t::text, tz::text, t + interval '90 minutes', extract(epoch FROM tz) FROM ptimes ORDER BY id")
+                got = cur.fetchall()
+                check(got[0][0] == datetime.time(10, 30, 15, 123456) and got[0][1] == datetime.time(10, 30, tzinfo=plus2)
+                      and got[0][2] == datetime.time(10, 30, 16) and got[0][3] == "10:30:15.123456" and got[0][4] == "10:30:00+02"
+                      and got[0][5] == datetime.time(12, 0, 15, 123456) and float(got[0][6]) == 30600.0
+                      and got[1][1] == datetime.time(23, 59, 59, 999999, tzinfo=minus0330) and got[1][1].utcoffset() == -datetime.timedelta(hours=3, minutes=30)
+                      and got[1][2] is None, f"time and timetz round trip (binary={binary}) {got!r}")
+                cur.execute("SELECT '24:00'::time::text, %s::time < '12:00', pg_typeof(%s)::text", (datetime.time(11, 0), datetime.time(1, 2)))
+                got = cur.fetchone()
+                check(got == ("24:00:00", True, "time without time zone"), f"24:00 and typed parameters (binary={binary}) {got!r}")
+                cur.execute("DELETE FROM ptimes")
+        with c.cursor() as cur:
+            cur.execute("INSERT INTO ptimes VALUES (1, '04:05:06.789', '04:05:06-08', '04:05:06')")
+            out = b""
+            with cur.copy("COPY ptimes TO STDOUT (FORMAT binary)") as cp:
+                for chunk in cp:
+                    out += bytes(chunk)
+            want = (bytes.fromhex("00000008") + (((4 * 60 + 5) * 60 + 6) * 1_000_000 + 789_000).to_bytes(8, "big"))
+            want_tz = bytes.fromhex("0000000c") + (((4 * 60 + 5) * 60 + 6) * 1_000_000).to_bytes(8, "big") + (8 * 3600).to_bytes(4, "big")
+            check(want in out and want_tz in out, f"COPY binary time / timetz {out.hex()}")
+        c.execute("DROP TABLE ptimes")
+    c2 = psycopg2.connect(DSN)
+    cur = c2.cursor()
+    cur.execute("SELECT '10:30:15.5'::time, '10:30+05:30'::timetz, %s::time", (datetime.time(1, 2, 3),))
+    a, b, d = cur.fetchone()
+    check(a == datetime.time(10, 30, 15, 500000) and b.utcoffset() == datetime.timedelta(hours=5, minutes=30) and d == datetime.time(1, 2, 3),
+          f"psycopg2 time / timetz {a!r} {b!r} {d!r}")
+    c2.close()
+    print("   psycopg / psycopg2 time and timetz passed")
+
+
 psycopg3()
 psycopg2_suite()
 uuids()
 intervals()
 jsonbs()
 time_zones()
+times()

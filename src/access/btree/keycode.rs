@@ -118,8 +118,15 @@ fn encode_stored(out: &mut Vec<u8>, ty: &SqlType, v: &[u8]) {
         TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
             out.extend_from_slice(&u32::from_le_bytes(fixed(v)).to_be_bytes())
         }
-        TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz => {
+        TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time => {
             out.extend_from_slice(&((i64::from_le_bytes(fixed(v)) as u64) ^ (1 << 63)).to_be_bytes())
+        }
+        // timetz_cmp: the instant (time plus zone), then the zone; one-to-one, so equal keys
+        // are equal values.
+        TypeId::TimeTz => {
+            let (instant, zone) = crate::types::TimeTz::decode(v).order_key();
+            out.extend_from_slice(&((instant as u64) ^ (1 << 63)).to_be_bytes());
+            out.extend_from_slice(&((zone as u32) ^ 0x8000_0000).to_be_bytes());
         }
         TypeId::Float4 => out.extend_from_slice(&float4_bits(f32::from_bits(u32::from_le_bytes(fixed(v)))).to_be_bytes()),
         TypeId::Float8 => out.extend_from_slice(&float8_bits(f64::from_bits(u64::from_le_bytes(fixed(v)))).to_be_bytes()),
@@ -251,6 +258,8 @@ pub fn returnable(ty: &SqlType) -> bool {
             | TypeId::Date
             | TypeId::Timestamp
             | TypeId::Timestamptz
+            | TypeId::Time
+            | TypeId::TimeTz
             | TypeId::Oid
             | TypeId::Regtype
             | TypeId::Regnamespace
@@ -314,8 +323,15 @@ fn decode_value(at: &mut &[u8], ty: &SqlType, out: &mut Vec<Option<Vec<u8>>>) ->
             TypeId::Oid | TypeId::Regtype | TypeId::Regnamespace | TypeId::Regclass => {
                 u32::from_be_bytes(take(&mut key, 4)?.try_into().ok()?).to_le_bytes().to_vec()
             }
-            TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz => {
+            TypeId::Int8 | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time => {
                 (u64::from_be_bytes(take(&mut key, 8)?.try_into().ok()?) ^ (1 << 63)).to_le_bytes().to_vec()
+            }
+            TypeId::TimeTz => {
+                let instant = (u64::from_be_bytes(take(&mut key, 8)?.try_into().ok()?) ^ (1 << 63)) as i64;
+                let zone = (u32::from_be_bytes(take(&mut key, 4)?.try_into().ok()?) ^ 0x8000_0000) as i32;
+                let mut v = Vec::with_capacity(crate::types::time::TIMETZ_LEN);
+                crate::types::TimeTz { time: instant.checked_sub(i64::from(zone) * 1_000_000)?, zone }.encode(&mut v);
+                v
             }
             TypeId::Uuid => take(&mut key, 16)?,
             TypeId::Text | TypeId::Varchar | TypeId::Bytea | TypeId::Name | TypeId::Char => {

@@ -35,6 +35,10 @@ fn resolves_sql_names() {
         ("timestamp", &[], TypeId::Timestamp, -1, "timestamp without time zone"),
         ("timestamp without time zone", &[3], TypeId::Timestamp, 3, "timestamp(3) without time zone"),
         ("timestamp", &[9], TypeId::Timestamp, 6, "timestamp(6) without time zone"),
+        ("time", &[], TypeId::Time, -1, "time without time zone"),
+        ("time without time zone", &[0], TypeId::Time, 0, "time(0) without time zone"),
+        ("timetz", &[7], TypeId::TimeTz, 6, "time(6) with time zone"),
+        ("time with time zone", &[], TypeId::TimeTz, -1, "time with time zone"),
         ("numeric", &[], TypeId::Numeric, -1, "numeric"),
         ("decimal", &[10, 2], TypeId::Numeric, (10 << 16 | 2) + 4, "numeric(10,2)"),
         ("NUMERIC", &[5], TypeId::Numeric, (5 << 16) + 4, "numeric(5,0)"),
@@ -57,6 +61,8 @@ fn rejects_bad_names_and_modifiers() {
     assert_eq!(error("int4", &[5]), ("42601", s("type modifier is not allowed for type \"int4\"")));
     assert_eq!(error("text", &[5]), ("42601", s("type modifier is not allowed for type \"text\"")));
     assert_eq!(error("float", &[0]), ("22023", s("precision for type float must be at least 1 bit")));
+    assert_eq!(error("time", &[-1]), ("22023", s("TIME(-1) precision must not be negative")));
+    assert_eq!(error("timetz", &[-2]), ("22023", s("TIME(-2) WITH TIME ZONE precision must not be negative")));
     assert_eq!(error("float", &[54]), ("22023", s("precision for type float must be less than 54 bits")));
     assert_eq!(error("timestamp", &[-1]), ("22023", s("TIMESTAMP(-1) precision must not be negative")));
 }

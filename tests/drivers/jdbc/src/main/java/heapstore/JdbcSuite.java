@@ -821,6 +821,49 @@ public final class JdbcSuite {
         }
     }
 
+    /**
+     * time and timetz: setTime / setObject(LocalTime / OffsetTime) in, getTime /
+     * getObject(LocalTime / OffsetTime) and text out, before and after the prepare threshold
+     * (binary results then), and the column type names.
+     */
+    static void times(Connection c) throws Exception {
+        exec(c, "DROP TABLE IF EXISTS jd_time");
+        exec(c, "CREATE TABLE jd_time (id int PRIMARY KEY, t time, tz timetz)");
+        java.time.LocalTime lt = java.time.LocalTime.of(10, 30, 15, 123456000);
+        java.time.OffsetTime ot = java.time.OffsetTime.of(23, 59, 59, 999999000, java.time.ZoneOffset.ofHoursMinutes(-3, -30));
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd_time VALUES (?, ?, ?)")) {
+            for (int i = 1; i <= 7; i++) {
+                ps.setInt(1, i);
+                if (i % 2 == 0) {
+                    ps.setTime(2, java.sql.Time.valueOf("10:30:15"));
+                } else {
+                    ps.setObject(2, lt);
+                }
+                ps.setObject(3, ot);
+                ps.executeUpdate();
+            }
+        }
+        for (int i = 1; i <= 7; i++) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT t, tz, t::text, tz::text, t + interval '1 hour', extract(timezone_hour FROM tz) FROM jd_time WHERE id = ?")) {
+                ps.setInt(1, i);
+                try (ResultSet r = ps.executeQuery()) {
+                    check(r.next(), "time row");
+                    java.time.LocalTime want = i % 2 == 0 ? java.time.LocalTime.of(10, 30, 15) : lt;
+                    check(want.equals(r.getObject(1, java.time.LocalTime.class)), "getObject(LocalTime) " + r.getObject(1, java.time.LocalTime.class));
+                    check(ot.equals(r.getObject(2, java.time.OffsetTime.class)), "getObject(OffsetTime) " + r.getObject(2, java.time.OffsetTime.class));
+                    check((i % 2 == 0 ? "10:30:15" : "10:30:15.123456").equals(r.getString(3)), "time text " + r.getString(3));
+                    check("23:59:59.999999-03:30".equals(r.getString(4)), "timetz text " + r.getString(4));
+                    check(want.plusHours(1).equals(r.getObject(5, java.time.LocalTime.class)), "time + interval " + r.getObject(5));
+                    check(r.getInt(6) == -3, "timezone_hour " + r.getInt(6));
+                    check("time".equals(r.getMetaData().getColumnTypeName(1)) && "timetz".equals(r.getMetaData().getColumnTypeName(2)),
+                        "type names " + r.getMetaData().getColumnTypeName(1) + " " + r.getMetaData().getColumnTypeName(2));
+                    check(r.getMetaData().getColumnType(1) == Types.TIME, "java.sql.Types.TIME " + r.getMetaData().getColumnType(1));
+                }
+            }
+        }
+        exec(c, "DROP TABLE jd_time");
+    }
+
     public static void main(String[] args) throws Exception {
         boolean keepGoing = "1".equals(System.getenv("HEAPSTORE_KEEP_GOING"));
         Object[][] scenarios = {
@@ -842,6 +885,7 @@ public final class JdbcSuite {
             {"savepoints: setSavepoint, rollback(savepoint), releaseSavepoint", (Scenario) JdbcSuite::savepoints},
             {"uuid: setObject(UUID) / getObject, DEFAULT gen_random_uuid(), RETURNING; interval: PGInterval; jsonb", (Scenario) JdbcSuite::uuids},
             {"a JVM in America/New_York: TimeZone at startup, timestamptz instants and text", (Scenario) JdbcSuite::timeZones},
+            {"time and timetz: LocalTime / OffsetTime / java.sql.Time in and out, text and binary", (Scenario) JdbcSuite::times},
         };
         int failed = 0;
         Connection c = connect();
