@@ -471,6 +471,13 @@ const DEFS: &[Def] = &[
     },
     Def { name: "effective_io_concurrency", kind: Kind::Int, default: "16", init_only: false, doc: "reads a stream keeps in flight" },
     Def {
+        name: "TimeZone",
+        kind: Kind::Str,
+        default: "UTC",
+        init_only: false,
+        doc: "the time zone sessions start in (read as SET TIME ZONE reads it; a client's startup packet, options or SET change its own session's)",
+    },
+    Def {
         name: "io_method",
         kind: Kind::Enum(&["sync", "worker", "io_uring"]),
         default: "worker",
@@ -534,7 +541,7 @@ impl Default for Settings {
 fn def(name: &str) -> Result<&'static Def> {
     let lname = name.to_ascii_lowercase();
     DEFS.iter()
-        .find(|d| d.name == lname)
+        .find(|d| d.name.eq_ignore_ascii_case(&lname))
         .ok_or_else(|| PgError::new(sqlstate::UNDEFINED_OBJECT, format!("unrecognized configuration parameter \"{name}\"")))
 }
 
@@ -570,6 +577,13 @@ impl Settings {
     /// Where the value came from: "default", "configuration file" or "command line".
     pub fn source(&self, name: &str) -> &'static str {
         def(name).ok().and_then(|d| self.sources.get(d.name).copied()).unwrap_or("default")
+    }
+
+    /// The `TimeZone` sessions start in, in PostgreSQL's spelling (`europe/paris` is
+    /// `Europe/Paris`, `+5` is `<+05>-05`).
+    pub fn time_zone(&self) -> String {
+        let v = self.get("TimeZone").unwrap_or("UTC");
+        crate::types::tz::setting(v).map(|(shown, _)| shown).unwrap_or_else(|_| v.to_string())
     }
 
     /// The built-in default (`pg_settings.boot_val`, as written).
@@ -753,6 +767,10 @@ fn validate(d: &Def, value: &str) -> Result<()> {
     }
     if d.name == "max_parallel_workers" && !(0..=1024).contains(&v.parse::<i64>().unwrap_or(-1)) {
         return Err(invalid(d.name, value, "must be between 0 and 1024."));
+    }
+    if d.name == "TimeZone" {
+        // Read as SET TIME ZONE reads it, with its errors (22023 naming the value, 0A000).
+        crate::types::tz::setting(v)?;
     }
     if d.name == "max_connections" && v.parse::<i64>().unwrap_or(0) < 1 {
         return Err(invalid(d.name, value, "must be at least 1."));

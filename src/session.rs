@@ -297,6 +297,9 @@ pub struct Session {
     time_zone: Option<crate::types::tz::SessionZone>,
     /// The `TimeZone` text `time_zone` was made from.
     time_zone_name: Option<String>,
+    /// The server's `TimeZone` (heapstore.conf or --set; None: UTC), what a session that never
+    /// set its own runs in: read once, when the session starts.
+    server_time_zone: Option<String>,
     /// Their values at the session's start, what RESET returns to (`pg_settings.reset_val`).
     client_reset: Arc<Vec<(String, String)>>,
     /// The settings the client gave at connection (startup packet, `options`): their
@@ -410,6 +413,8 @@ impl Session {
         let pins = shared.pool.new_pins();
         let locks = shared.locks.register(id);
         let snapshot_xmin = shared.txns.register_snapshot_slot();
+        let server_time_zone = Some(shared.settings.time_zone()).filter(|z| z != "UTC");
+        let time_zone = server_time_zone.as_deref().and_then(|n| crate::types::tz::setting(n).ok()).and_then(|(_, z)| z);
         Session {
             shared,
             pins,
@@ -423,8 +428,9 @@ impl Session {
             user: "postgres".into(),
             database: "postgres".into(),
             client_settings: Default::default(),
-            time_zone: None,
-            time_zone_name: None,
+            time_zone,
+            time_zone_name: server_time_zone.clone(),
+            server_time_zone,
             client_reset: Default::default(),
             client_given: Default::default(),
             planner_costs: None,
@@ -521,7 +527,8 @@ impl Session {
     /// Reads `TimeZone` from the client settings (already checked when set) and installs it
     /// on this thread.
     fn install_time_zone(&mut self) {
-        let name = self.client_setting("TimeZone");
+        // Not set in the session: the server's (`TimeZone` in heapstore.conf or --set).
+        let name = self.client_setting("TimeZone").or(self.server_time_zone.as_deref());
         if name != self.time_zone_name.as_deref() {
             let zone = match name {
                 Some(v) => crate::types::tz::setting(v).ok().and_then(|(_, z)| z),
@@ -531,6 +538,11 @@ impl Session {
             self.time_zone = zone;
         }
         crate::types::tz::set_session(self.time_zone.clone());
+    }
+
+    /// The session's `TimeZone`: as set, else the server's.
+    pub(crate) fn time_zone_setting(&self) -> String {
+        self.client_setting("TimeZone").or(self.server_time_zone.as_deref()).unwrap_or("UTC").to_string()
     }
 
     /// The session's `TimeZone` as set (None: never set, UTC).

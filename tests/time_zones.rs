@@ -285,3 +285,73 @@ fn zones_work_without_the_systems_time_zone_database() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2024-07-01 10:00:00+05:30|2024-01-01 01:30:00");
 }
+
+/// The server's `TimeZone` (heapstore.conf, `--set`): where sessions start, embedded and over
+/// the protocol, what RESET and `SET TIME ZONE DEFAULT` return to and what `pg_settings`
+/// shows; a client's own zone (startup packet) still wins for its session; a value
+/// PostgreSQL would refuse is refused when the server starts.
+#[test]
+fn the_servers_time_zone_is_where_sessions_start() {
+    let (_t, dir, db) = new_db(&["TimeZone=europe/paris"]);
+    let mut s = db.session();
+    assert_eq!(one(&mut s, "SHOW TimeZone"), "Europe/Paris");
+    assert_eq!(
+        one(&mut s, "SELECT '2024-07-01 12:00'::timestamptz, '12:00'::time::timetz = '12:00'::time::timetz"),
+        "2024-07-01 12:00:00+02|t"
+    );
+    ok(&mut s, "SET TIME ZONE 'Asia/Tokyo'");
+    assert_eq!(one(&mut s, "SELECT '2024-07-01 12:00'::timestamptz"), "2024-07-01 12:00:00+09");
+    ok(&mut s, "RESET TimeZone");
+    assert_eq!(one(&mut s, "SHOW TimeZone"), "Europe/Paris");
+    ok(&mut s, "SET TIME ZONE UTC");
+    ok(&mut s, "SET TIME ZONE DEFAULT");
+    assert_eq!(one(&mut s, "SELECT current_setting('TimeZone'), '2024-01-01 12:00'::timestamptz"), "Europe/Paris|2024-01-01 12:00:00+01");
+    drop(s);
+    let db = std::sync::Arc::new(db);
+    let cfg = heapstore::server::ServerConfig {
+        listen_addresses: vec!["127.0.0.1".into()],
+        port: 0,
+        socket_dir: Some(dir.clone()),
+        hba: heapstore::auth::Hba::parse("host all all 127.0.0.1/32 trust").unwrap(),
+        max_connections: 4,
+        tls: None,
+    };
+    let server = heapstore::server::Server::start(db, cfg).unwrap();
+    let port = server.tcp_addrs()[0].port();
+    let connect = |options: Option<&str>| {
+        let mut c = postgres::Config::new();
+        c.host("127.0.0.1").port(port).user("postgres").dbname("postgres");
+        if let Some(o) = options {
+            c.options(o);
+        }
+        c.connect(postgres::NoTls).unwrap()
+    };
+    let text = |c: &mut postgres::Client, sql: &str| -> String {
+        match c.simple_query(sql).unwrap().into_iter().find_map(|m| match m {
+            postgres::SimpleQueryMessage::Row(r) => Some(r.get(0).unwrap_or("NULL").to_string()),
+            _ => None,
+        }) {
+            Some(v) => v,
+            None => panic!("{sql}: no row"),
+        }
+    };
+    let mut c = connect(None);
+    assert_eq!(text(&mut c, "SHOW TimeZone"), "Europe/Paris");
+    assert_eq!(text(&mut c, "SELECT '2024-07-01 12:00'::timestamptz::text"), "2024-07-01 12:00:00+02");
+    assert_eq!(
+        text(&mut c, "SELECT concat_ws('|', setting, source, boot_val, reset_val) FROM pg_settings WHERE name = 'TimeZone'"),
+        "Europe/Paris|command line|UTC|Europe/Paris"
+    );
+    c.simple_query("SET TIME ZONE 'Asia/Tokyo'; RESET TimeZone").unwrap();
+    assert_eq!(text(&mut c, "SHOW TimeZone"), "Europe/Paris");
+    let mut own = connect(Some("-c TimeZone=America/New_York"));
+    assert_eq!(
+        text(&mut own, "SELECT current_setting('TimeZone') || ' ' || '2024-07-01 12:00'::timestamptz::text"),
+        "America/New_York 2024-07-01 12:00:00-04"
+    );
+    drop((c, own));
+    let db = server.shutdown(std::time::Duration::from_secs(2));
+    std::sync::Arc::try_unwrap(db).ok().expect("no session holds the database").close().unwrap();
+    let refused = heapstore::Database::open(&dir, &["TimeZone=PST".to_string()]).err().expect("PST is not a TimeZone");
+    assert_eq!((refused.code, refused.message.as_str()), ("22023", "invalid value for parameter \"TimeZone\": \"PST\""));
+}

@@ -426,6 +426,8 @@ fn bind_ordered_set(o: OrderedSet, name: &str, args: Vec<Scalar>, filter: Option
     let (x, ty) = match o {
         OrderedSet::PercentileCont => match type_of(&x).map(|t| t.id) {
             Some(TypeId::Interval) => (x, t(TypeId::Interval)),
+            // A time is an interval here (PostgreSQL's implicit cast).
+            Some(TypeId::Time) => (Scalar::Cast(Box::new(x), t(TypeId::Interval)), t(TypeId::Interval)),
             Some(id) if expr::is_num(id) => (Scalar::Cast(Box::new(x), t(TypeId::Float8)), t(TypeId::Float8)),
             None => (coerce(x, Some(t(TypeId::Float8)))?, t(TypeId::Float8)),
             Some(_) => {

@@ -276,6 +276,7 @@ fn run<S: Read + Write>(
     let mut gucs = SessionParams::new(&user, superuser, &app);
     gucs.database = database.clone();
     gucs.add_planner_settings(&sh.db.shared().settings);
+    gucs.use_server_time_zone(&sh.db.shared().settings);
     // Parameters in the startup packet (DateStyle, client_encoding, ...) apply as SET would; one
     // heapstore cannot honour keeps its value (reported below), rather than refusing the
     // connection (psql under a C locale asks for SQL_ASCII, for example).

@@ -83,6 +83,16 @@ impl SessionParams {
         SessionParams { values, defaults, database: String::new(), probe: false }
     }
 
+    /// The server's `TimeZone` (`heapstore.conf` or `--set`) as what a session starts in and
+    /// RESET returns to, before the startup packet's parameters apply.
+    pub fn use_server_time_zone(&mut self, engine: &crate::config::Settings) {
+        let zone = engine.time_zone();
+        if let Some(e) = self.values.get_mut("timezone") {
+            e.1 = zone.clone();
+        }
+        self.defaults.insert("timezone".to_string(), zone);
+    }
+
     /// The planner's settings (`enable_*`, the cost constants), settable per session, starting
     /// from the server's values.
     pub fn add_planner_settings(&mut self, engine: &crate::config::Settings) {

@@ -770,6 +770,10 @@ pub(crate) fn assignable(from: &SqlType, to: &SqlType) -> bool {
         || text(to.id)
         || (expr::is_datetime(from.id) && expr::is_datetime(to.id))
         || matches!((from.id, to.id), (Int2 | Int4 | Int8, Oid) | (Oid, Int4 | Int8) | (Json, Jsonb) | (Jsonb, Json))
+        || matches!(
+            (from.id, to.id),
+            (Timestamp | Timestamptz, Time) | (Timestamptz, TimeTz) | (TimeTz, Time) | (Time, TimeTz) | (Interval, Time) | (Time, Interval)
+        )
 }
 
 /// `INSERT INTO t [(cols)] SELECT ...` (any query): the query runs to completion first, with

@@ -794,7 +794,15 @@ impl Binder<'_> {
                 }
                 other => Scalar::Neg(Box::new(other)),
             },
-            Expr::UnaryOp { op: UnaryOperator::Plus, expr } => self.bind(expr)?,
+            // Prefix + is a number's (int2up ... numeric_uplus): of another type, 42883.
+            Expr::UnaryOp { op: UnaryOperator::Plus, expr } => match self.bind(expr)? {
+                x if type_of(&x).is_some_and(|t| !is_num(t.id)) => {
+                    let t = type_of(&x).map(|t| t.name()).unwrap_or_default();
+                    return Err(PgError::new("42883", format!("operator does not exist: + {t}"))
+                        .with_hint("No operator matches the given name and argument type. You might need to add an explicit type cast."));
+                }
+                x => x,
+            },
             Expr::UnaryOp { op: UnaryOperator::PGBitwiseNot, expr } => super::func::bind_bitwise(5, "~", vec![self.bind(expr)?])?,
             // `@ x`: PostgreSQL's prefix absolute value (int2abs, int4abs, ..., numeric_abs).
             Expr::UnaryOp { op: UnaryOperator::PGAbs, expr } => {
@@ -1491,6 +1499,9 @@ fn time_arith(o: ArithOp, a: &Scalar, b: &Scalar, sym: &str) -> Result<Option<Sc
             .with_hint("Could not choose a best candidate operator. You might need to add explicit type casts.")
     };
     let (a, b) = match (o, ia, ib) {
+        // Beside a timetz a time is an interval (timetz ± time).
+        (ArithOp::Add | ArithOp::Sub, Some(TimeTz), Some(Time)) => (a.clone(), Scalar::Cast(Box::new(b.clone()), iv)),
+        (ArithOp::Add, Some(Time), Some(TimeTz)) => (Scalar::Cast(Box::new(a.clone()), iv), b.clone()),
         (ArithOp::Add, Some(Time), None) | (ArithOp::Sub, Some(TimeTz), None) => (a.clone(), coerce(b.clone(), Some(iv))?),
         (ArithOp::Add, None, Some(Time)) => (coerce(a.clone(), Some(iv))?, b.clone()),
         (ArithOp::Sub, Some(Time), None) => (a.clone(), coerce(b.clone(), Some(SqlType::new(Time)))?),
@@ -2688,6 +2699,25 @@ fn float_range(overflow: bool, underflow: bool) -> Result<()> {
 /// input function on the value's text form.
 pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
     out.clear();
+    // The assignment casts into and out of time and timetz are casts, not text round trips
+    // (an interval's text is no time's).
+    let timeish = |t: TypeId| matches!(t, TypeId::Time | TypeId::TimeTz);
+    if let Some(from) = value_type(v).filter(|f| f.id != ty.id && (timeish(f.id) || timeish(ty.id))) {
+        if castable(&from, ty) && !is_text(from.id) && !is_text(ty.id) {
+            return match cast_value(v.clone(), ty)? {
+                // PostgreSQL stores NULL for an infinite timestamp given to a time column.
+                Value::Null => Err(PgError::feature(format!(
+                    "storing an infinite {} in a column of type {} (NULL in PostgreSQL) is not supported by heapstore",
+                    from.name(),
+                    ty.name()
+                ))),
+                c => {
+                    c.encode(out);
+                    Ok(())
+                }
+            };
+        }
+    }
     if matches!(v, Value::Numeric(_)) && (is_num(ty.id) || ty.id == TypeId::Numeric) {
         cast_value(v.clone(), ty)?.encode(out);
         return Ok(());

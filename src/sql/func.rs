@@ -2569,6 +2569,13 @@ fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Res
     }
 }
 
+/// A unit name as PostgreSQL's unit tables match it (`DecodeUnits`): its first 10 characters
+/// (`TOKMAXLEN`), so `microseconds` is the table's `microsecon` and `timezone_hour` its
+/// `timezone_h`.
+fn unit_token(lower: &str) -> String {
+    lower.chars().take(10).collect()
+}
+
 /// `units` as a number of `10^-scale`: numeric (EXTRACT) or float8 (date_part).
 fn scaled_part(units: i128, scale: u32, numeric: bool) -> Result<Value> {
     if !numeric {
@@ -2590,35 +2597,34 @@ fn scaled_part(units: i128, scale: u32, numeric: bool) -> Result<Value> {
 /// float8 for date_part.
 fn time_part(field: &str, time: i64, zone: Option<i32>, numeric: bool) -> Result<Value> {
     let f = field.to_ascii_lowercase();
+    let key = unit_token(&f);
     let tyname = if zone.is_some() { "time with time zone" } else { "time without time zone" };
     let (_, min, sec, usec) = crate::types::time::fields(time);
     let hour = time / 3_600_000_000;
     let (sec, usec) = (i64::from(sec), i64::from(usec));
     let int = |v: i64| scaled_part(i128::from(v), 0, numeric);
     let east = zone.map(|z| -i64::from(z));
-    match (f.as_str(), east) {
-        ("microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds", _) => int(sec * 1_000_000 + usec),
-        ("millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) if !numeric => {
+    match (key.as_str(), east) {
+        ("microsecon" | "us" | "usec" | "usecs" | "usecond" | "useconds", _) => int(sec * 1_000_000 + usec),
+        ("millisecon" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) if !numeric => {
             Ok(Value::Float8(sec as f64 * 1000.0 + usec as f64 / 1000.0))
         }
-        ("millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) => {
-            scaled_part(i128::from(sec * 1_000_000 + usec), 3, true)
-        }
+        ("millisecon" | "ms" | "msec" | "msecs" | "msecond" | "mseconds", _) => scaled_part(i128::from(sec * 1_000_000 + usec), 3, true),
         ("second" | "seconds" | "s" | "sec" | "secs", _) if !numeric => Ok(Value::Float8(sec as f64 + usec as f64 / 1_000_000.0)),
         ("second" | "seconds" | "s" | "sec" | "secs", _) => scaled_part(i128::from(sec * 1_000_000 + usec), 6, true),
         ("minute" | "minutes" | "m" | "min" | "mins", _) => int(i64::from(min)),
         ("hour" | "hours" | "h" | "hr" | "hrs", _) => int(hour),
         ("timezone", Some(e)) => int(e),
-        ("timezone_hour", Some(e)) => int(e / 3600),
-        ("timezone_minute", Some(e)) => int(e / 60 % 60),
+        ("timezone_h", Some(e)) => int(e / 3600),
+        ("timezone_m", Some(e)) => int(e / 60 % 60),
         // The epoch of a timetz counts from its instant (the zone's offset taken away).
         ("epoch", e) if !numeric => Ok(Value::Float8(time as f64 / 1_000_000.0 - e.unwrap_or(0) as f64)),
         ("epoch", e) => scaled_part(i128::from(time) - i128::from(e.unwrap_or(0)) * 1_000_000, 6, true),
         (
             "day" | "days" | "d" | "month" | "months" | "mon" | "mons" | "quarter" | "qtr" | "year" | "years" | "y" | "yr" | "yrs"
             | "decade" | "decades" | "dec" | "decs" | "century" | "centuries" | "c" | "cent" | "millennium" | "millennia" | "mil" | "mils"
-            | "week" | "weeks" | "w" | "dow" | "isodow" | "doy" | "isoyear" | "julian" | "j" | "jd" | "timezone" | "timezone_hour"
-            | "timezone_minute",
+            | "week" | "weeks" | "w" | "dow" | "isodow" | "doy" | "isoyear" | "julian" | "j" | "jd" | "timezone" | "timezone_h"
+            | "timezone_m",
             _,
         ) => Err(bad_unit(&f, tyname)),
         _ => Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type {tyname}"))),
@@ -3025,9 +3031,9 @@ fn date_trunc(field: &str, v: &Value) -> Result<Value> {
 /// PostgreSQL refuses them (months have fractional weeks).
 fn interval_trunc(field: &str, iv: &crate::types::Interval) -> Result<Value> {
     let f = field.to_ascii_lowercase();
-    let unit = match f.as_str() {
-        "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => 0,
-        "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => 1,
+    let unit = match unit_token(&f).as_str() {
+        "microsecon" | "us" | "usec" | "usecs" | "usecond" | "useconds" => 0,
+        "millisecon" | "ms" | "msec" | "msecs" | "msecond" | "mseconds" => 1,
         "second" | "seconds" | "s" | "sec" | "secs" => 2,
         "minute" | "minutes" | "m" | "min" | "mins" => 3,
         "hour" | "hours" | "h" | "hr" | "hrs" => 4,
@@ -3042,7 +3048,7 @@ fn interval_trunc(field: &str, iv: &crate::types::Interval) -> Result<Value> {
             return Err(bad_unit(&f, "interval").with_detail("Months usually have fractional weeks."));
         }
         // Units of PostgreSQL's unit table only (dow, epoch and the like are not recognized).
-        "timezone" | "timezone_hour" | "timezone_minute" => return Err(bad_unit(&f, "interval")),
+        "timezone" | "timezone_h" | "timezone_m" => return Err(bad_unit(&f, "interval")),
         _ => return Err(PgError::new("22023", format!("unit \"{f}\" not recognized for type interval"))),
     };
     let (mut year, mut mon, mut mday, mut hour, mut min, mut sec, mut usec) = iv.fields();

@@ -1044,7 +1044,7 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
                 "transaction_read_only" => show("transaction_read_only", on_off(cur.read_only)),
                 "default_transaction_read_only" => show("default_transaction_read_only", on_off(def.read_only)),
                 "work_mem" => show("work_mem", &memory_text(s.work_mem_bytes() / 1024)),
-                "timezone" | "time zone" => show("TimeZone", s.client_setting("TimeZone").unwrap_or("UTC")),
+                "timezone" | "time zone" => show("TimeZone", &s.time_zone_setting()),
                 n if cost::PLANNER_SETTINGS.contains(&n) => {
                     let v = s.client_setting(n).map(str::to_string).unwrap_or_else(|| s.shared.settings.get(n).unwrap_or("").to_string());
                     show(n, &v)
@@ -1196,7 +1196,7 @@ fn set_time_zone(s: &mut Session, local: bool, value: &Expr, time_zone_syntax: b
     let reset = matches!(value, Expr::Identifier(i) if i.quote_style.is_none()
         && (i.value.eq_ignore_ascii_case("default") || time_zone_syntax && i.value.eq_ignore_ascii_case("local")));
     let shown = if reset {
-        "UTC".to_string()
+        s.shared().settings.time_zone()
     } else if let Expr::Interval(iv) = value {
         if iv.leading_field.is_some()
             && !(matches!(iv.leading_field, Some(sqlparser::ast::DateTimeField::Hour))

@@ -1809,14 +1809,17 @@ impl<'a> Planner<'a> {
                     // clocks: in a view, PostgreSQL fixed it in the zone the view was made in
                     // (UTC for heapstore, which keeps the view as text).
                     let lit = lu.get(i).copied().unwrap_or(false) || ru.get(i).copied().unwrap_or(false);
-                    if ty.id == TypeId::Timestamptz
+                    // (timetz text without an offset too, and arrays of either.)
+                    let zoned = |t: TypeId| matches!(t, TypeId::Timestamptz | TypeId::TimeTz);
+                    if (zoned(ty.id) || ty.elem().is_some_and(|e| zoned(e.id)))
                         && lit
                         && crate::types::tz::in_stored_definition()
                         && !crate::types::tz::session_is_utc()
                     {
-                        return Err(refuse(
-                            "an untyped literal read as timestamp with time zone by a set operation in a view, outside TimeZone UTC",
-                        ));
+                        return Err(refuse(&format!(
+                            "an untyped literal read as {} by a set operation in a view, outside TimeZone UTC",
+                            ty.name()
+                        )));
                     }
                     lcast |= a.ty != ty;
                     rcast |= b.ty != ty;

@@ -69,15 +69,16 @@ struct Decoder {
 
 /// Parses a time of day with an optional date and zone, as `time_in` and `timetz_in` do
 /// (PostgreSQL 15's `DecodeTimeOnly`). The result's `tz` is the zone's offset east of UTC,
-/// in seconds: the input's, else the session zone's on the input's date (today's without one).
-pub(crate) fn decode_time_only(s: &[u8]) -> DtResult<Tm> {
+/// in seconds: the input's, else (`session_zone`: timetz) the session zone's on the input's
+/// date (today's without one); `time_in` drops the zone, so it does not ask for the session's.
+pub(crate) fn decode_time_only(s: &[u8], session_zone: bool) -> DtResult<Tm> {
     let fields = Fields::parse(s, DATE_WORKBUF)?;
-    Decoder::default().run_time_only(&fields)
+    Decoder::default().run_time_only(&fields, session_zone)
 }
 
 impl Decoder {
     /// `DecodeTimeOnly`'s walk over the fields.
-    fn run_time_only(mut self, f: &Fields) -> DtResult<Tm> {
+    fn run_time_only(mut self, f: &Fields, session_zone: bool) -> DtResult<Tm> {
         let n = f.count;
         for i in 0..n {
             let t = f.text(i);
@@ -145,7 +146,7 @@ impl Decoder {
             }
             self.fmask |= tmask;
         }
-        self.finish_time_only()
+        self.finish_time_only(session_zone)
     }
 
     /// `DecodeTimeOnly`'s words: zone abbreviations, then `datetktbl`, then a zone name.
@@ -186,7 +187,7 @@ impl Decoder {
     }
 
     /// `DecodeTimeOnly`'s final checks, then the zone's offset.
-    fn finish_time_only(mut self) -> DtResult<Tm> {
+    fn finish_time_only(mut self, session_zone: bool) -> DtResult<Tm> {
         validate_date(self.fmask, self.isjulian, self.is2digits, self.bc, &mut self.tm)?;
         if self.mer != Meridian::Hr24 && self.tm.hour > 12 {
             return Err(DtErr::FieldOverflow);
@@ -229,7 +230,9 @@ impl Decoder {
             } else if self.fmask & DATE_M != DATE_M {
                 return Err(DtErr::BadFormat);
             }
-            self.tm.tz = Some(super::tz::offset_of_text_local(local_timestamp(&at)).map_err(refused)?);
+            if session_zone {
+                self.tm.tz = Some(super::tz::offset_of_text_local(local_timestamp(&at)).map_err(refused)?);
+            }
         }
         Ok(self.tm)
     }

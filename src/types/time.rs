@@ -78,14 +78,14 @@ impl TimeTz {
 
 /// `time_in`: any zone or date in the text is checked, then dropped.
 pub(crate) fn parse_time(s: &str, typmod: i32) -> Result<i64> {
-    let tm = decode_time_only(s.as_bytes()).map_err(|e| dt_error(e, s, "time"))?;
+    let tm = decode_time_only(s.as_bytes(), false).map_err(|e| dt_error(e, s, "time"))?;
     Ok(adjust_time(tm_time(&tm), typmod))
 }
 
 /// `timetz_in`: the zone is the text's, else the session's on the text's date (today's
 /// without one). A zone abbreviation whose offset depends on the date (MSK) is refused.
 pub(crate) fn parse_timetz(s: &str, typmod: i32) -> Result<TimeTz> {
-    let tm = decode_time_only(s.as_bytes()).map_err(|e| dt_error(e, s, "time with time zone"))?;
+    let tm = decode_time_only(s.as_bytes(), true).map_err(|e| dt_error(e, s, "time with time zone"))?;
     let Some(east) = tm.tz.filter(|_| !tm.tz_abbrev) else {
         return Err(PgError::feature(format!(
             "time zone abbreviations whose offset depends on the date (such as MSK) are not supported by heapstore in time with time zone input: \"{s}\""
@@ -128,14 +128,14 @@ pub(crate) fn check_time_recv(t: i64, typmod: i32) -> Result<i64> {
 }
 
 /// `time_pl_interval`: the interval's time part added, wrapped into the day (its days and
-/// months do nothing).
+/// months do nothing). The sum wraps around 64 bits first, as PostgreSQL 15's does.
 pub fn plus_interval(t: i64, iv: &Interval) -> i64 {
-    (t + iv.micros % USECS_PER_DAY).rem_euclid(USECS_PER_DAY)
+    t.wrapping_add(iv.micros).rem_euclid(USECS_PER_DAY)
 }
 
-/// `time_mi_interval`.
+/// `time_mi_interval` (wrapping as [`plus_interval`]).
 pub fn minus_interval(t: i64, iv: &Interval) -> i64 {
-    (t - iv.micros % USECS_PER_DAY).rem_euclid(USECS_PER_DAY)
+    t.wrapping_sub(iv.micros).rem_euclid(USECS_PER_DAY)
 }
 
 /// `interval_time`: the interval's time part, wrapped into the day.

@@ -309,7 +309,8 @@ impl Zone {
         // A file name with a parent reference is no zone (and is not looked up). The
         // database's `posix/` copies are the zones themselves; its `right/` ones count leap
         // seconds, which heapstore does not.
-        if !name.is_empty() && !name.split('/').any(|p| p == ".." || p == ".") {
+        // jiff knows CLDR's `Etc/Unknown`, which is no zone of PostgreSQL's database.
+        if !name.is_empty() && !name.split('/').any(|p| p == ".." || p == ".") && !name.eq_ignore_ascii_case("etc/unknown") {
             let plain = name.strip_prefix("posix/").unwrap_or(name);
             if let Ok(tz) = jiff::tz::db().get(plain) {
                 return Ok(Zone::Named(tz));
@@ -698,7 +699,7 @@ pub fn check_stored_definition<T>(what: &str, bind: impl FnOnce() -> Result<T>) 
     }
     if zoneless != stored.counts.0 {
         return Err(PgError::feature(format!(
-            "a timestamp with time zone literal without an offset in {what} is not supported by heapstore outside TimeZone UTC"
+            "a timestamp with time zone or time with time zone literal without an offset in {what} is not supported by heapstore outside TimeZone UTC"
         ))
         .with_detail("PostgreSQL fixes such a literal in the creating session's time zone; heapstore reads stored definitions in UTC.")
         .with_hint("Write the offset, as in '2024-01-01 00:00:00+01', or create it with TimeZone set to UTC."));
