@@ -554,7 +554,9 @@ impl Settings {
     pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
         let d = def(name)?;
         validate(d, value)?;
-        self.values.insert(d.name, value.trim().to_string());
+        // A time zone is kept in PostgreSQL's spelling (`europe/paris` is `Europe/Paris`).
+        let value = if d.name == "TimeZone" { crate::types::tz::setting(value.trim())?.0 } else { value.trim().to_string() };
+        self.values.insert(d.name, value);
         Ok(())
     }
 

@@ -382,7 +382,15 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
             if name == "all" {
                 let mut rows: Vec<Vec<Option<String>>> =
                     params.values.values().map(|(n, v, _)| vec![Some(n.to_string()), Some(v.clone()), None]).collect();
-                rows.extend(engine.all().into_iter().map(|(n, v, d)| vec![Some(n.to_string()), Some(v), Some(d.to_string())]));
+                // The server's settings a session keeps its own value of are listed once, as the
+                // session's.
+                rows.extend(
+                    engine
+                        .all()
+                        .into_iter()
+                        .filter(|(n, _, _)| !params.values.contains_key(&n.to_ascii_lowercase()))
+                        .map(|(n, v, d)| vec![Some(n.to_string()), Some(v), Some(d.to_string())]),
+                );
                 let n = rows.len();
                 return plain(QueryResult {
                     tag: format!("SHOW {n}"),

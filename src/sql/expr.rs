@@ -796,6 +796,9 @@ impl Binder<'_> {
             },
             // Prefix + is a number's (int2up ... numeric_uplus): of another type, 42883.
             Expr::UnaryOp { op: UnaryOperator::Plus, expr } => match self.bind(expr)? {
+                // An untyped operand is read as double precision (float8up), as PostgreSQL
+                // resolves `+ unknown`.
+                x @ (Scalar::Unknown(_) | Scalar::Param(_, None)) => coerce(x, Some(SqlType::new(TypeId::Float8)))?,
                 x if type_of(&x).is_some_and(|t| !is_num(t.id)) => {
                     let t = type_of(&x).map(|t| t.name()).unwrap_or_default();
                     return Err(PgError::new("42883", format!("operator does not exist: + {t}"))
@@ -2701,9 +2704,11 @@ pub fn store(v: &Value, ty: &SqlType, out: &mut Vec<u8>) -> Result<()> {
     out.clear();
     // The assignment casts into and out of time and timetz are casts, not text round trips
     // (an interval's text is no time's).
-    let timeish = |t: TypeId| matches!(t, TypeId::Time | TypeId::TimeTz);
-    if let Some(from) = value_type(v).filter(|f| f.id != ty.id && (timeish(f.id) || timeish(ty.id))) {
-        if castable(&from, ty) && !is_text(from.id) && !is_text(ty.id) {
+    // (Arrays of them element by element.)
+    let timeish = |t: &SqlType| matches!(t.elem().unwrap_or(*t).id, TypeId::Time | TypeId::TimeTz);
+    let textish = |t: &SqlType| is_text(t.elem().unwrap_or(*t).id);
+    if let Some(from) = value_type(v).filter(|f| f.id != ty.id && (timeish(f) || timeish(ty))) {
+        if castable(&from, ty) && !textish(&from) && !textish(ty) {
             return match cast_value(v.clone(), ty)? {
                 // PostgreSQL stores NULL for an infinite timestamp given to a time column.
                 Value::Null => Err(PgError::feature(format!(

@@ -1922,17 +1922,20 @@ fn settings(s: &Session) -> Vec<Vec<Value>> {
     let settings = &s.shared().settings;
     for (name, value, doc) in settings.all() {
         if seen.insert(name.to_ascii_lowercase()) {
-            // work_mem and temp_file_limit are SET per session; the others are the server's,
-            // fixed until it restarts.
-            let per_session = matches!(name, "work_mem" | "temp_file_limit") || crate::sql::cost::PLANNER_SETTINGS.contains(&name);
+            // work_mem, temp_file_limit and TimeZone are SET per session; the others are the
+            // server's, fixed until it restarts.
+            let per_session =
+                matches!(name, "work_mem" | "temp_file_limit" | "TimeZone") || crate::sql::cost::PLANNER_SETTINGS.contains(&name);
             let changed = match name {
                 "work_mem" => s.work_mem_kb.is_some(),
                 "temp_file_limit" => s.temp_file_limit_kb.is_some(),
+                "TimeZone" => s.time_zone_setting() != value,
                 _ => false,
             };
             let current = match name {
                 "work_mem" => format!("{}kB", s.work_mem_bytes() / 1024),
                 "temp_file_limit" => s.temp_file_limit_kb().to_string(),
+                "TimeZone" => s.time_zone_setting(),
                 _ => value.clone(),
             };
             let base = |v: &str| settings.describe(name, v).map_or(v.to_string(), |d| d.0);

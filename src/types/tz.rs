@@ -583,7 +583,8 @@ pub fn setting(value: &str) -> Result<(String, Option<SessionZone>)> {
         let zone = fixed(east, &name);
         return Ok((name, zone));
     }
-    if !v.is_empty() && !v.split('/').any(|p| p == ".." || p == ".") {
+    // jiff's CLDR `Etc/Unknown` is no zone of PostgreSQL's database.
+    if !v.is_empty() && !v.split('/').any(|p| p == ".." || p == ".") && !v.eq_ignore_ascii_case("etc/unknown") {
         let plain = v.strip_prefix("posix/").unwrap_or(v);
         if let Ok(tz) = jiff::tz::db().get(plain) {
             // The database's spelling of the name, as PostgreSQL shows it.
