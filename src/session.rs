@@ -36,8 +36,10 @@
 //!    statement and keeps it to the end, and a row change that meets a version changed by a
 //!    transaction its snapshot does not see fails with 40001 (`sql::dml`). SERIALIZABLE is
 //!    refused (0A000), never run at a weaker level.
-//! 8. A READ ONLY transaction never gets an xid: every writing statement is refused with 25006
-//!    before it runs (`sql::write_command`), and [`Session::xid`] asserts it.
+//! 8. A READ ONLY transaction gets an xid only to write its temporary tables: every other
+//!    writing statement is refused with 25006 before it runs (`sql::write_command`,
+//!    `sql::writes_only_temp`: PostgreSQL's rule), and [`Session::xid`] asserts that a READ
+//!    ONLY transaction asking for one let such a statement through.
 //! 9. Savepoints. A savepoint remembers the transaction's next command id and the lengths of
 //!    its pending catalog lists. While one is open, every heap page a row change touches is
 //!    noted in the transaction's [`TouchLog`]. ROLLBACK TO SAVEPOINT undoes, on exactly those
@@ -213,6 +215,9 @@ pub(crate) struct Txn {
     pub settings_at_commit: Option<SessionSettings>,
     pub isolation: IsolationLevel,
     pub read_only: bool,
+    /// A statement that writes only temporary tables ran in this READ ONLY transaction
+    /// (invariant 8).
+    pub temp_writes: bool,
     /// REPEATABLE READ: the snapshot taken at the first statement, kept to the end.
     pub snapshot: Option<Snapshot>,
     /// When the transaction started, in microseconds since 2000-01-01 UTC (`now()`).
@@ -788,6 +793,18 @@ impl Session {
         Ok(())
     }
 
+    /// [`Session::check_writable`], but for a statement that writes only temporary tables
+    /// (`temp`), which a READ ONLY transaction may run (invariant 8).
+    pub(crate) fn check_writable_unless_temp(&mut self, command: &str, temp: bool) -> Result<()> {
+        if temp {
+            if let Some(t) = self.txn.as_mut().filter(|t| t.read_only) {
+                t.temp_writes = true;
+            }
+            return Ok(());
+        }
+        self.check_writable(command)
+    }
+
     /// Fails with 25006 if the transaction is READ ONLY (invariant 8). `command` is the
     /// statement's tag word (INSERT, UPDATE, COPY FROM, ...).
     pub(crate) fn check_writable(&self, command: &str) -> Result<()> {
@@ -822,8 +839,9 @@ impl Session {
         let shared = self.shared.clone();
         let t = self.txn();
         if t.xid == INVALID_XID {
-            // Invariant 8: writing statements were refused before they ran.
-            assert!(!t.read_only, "an xid assigned in a READ ONLY transaction");
+            // Invariant 8: writing statements were refused before they ran, but for those
+            // that write only temporary tables.
+            assert!(!t.read_only || t.temp_writes, "an xid assigned in a READ ONLY transaction");
             t.xid = shared.txns.assign_xid();
             let xid = t.xid;
             // Others wait for this transaction's end on its lock (heap::dml::wait_for_xid); it

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::new_db;
+use common::{copy_in, new_db};
 use heapstore::Session;
 
 fn rows(s: &mut Session, sql: &str) -> Vec<Vec<Option<String>>> {
@@ -199,6 +199,44 @@ fn read_only_transactions_refuse_writes() {
     rows(&mut s, "SELECT count(*) FROM emp");
     assert_eq!(code(&mut s, "SET TRANSACTION READ WRITE"), "25001");
     s.execute("ROLLBACK").unwrap();
+}
+
+/// PostgreSQL's rule for READ ONLY: the relations written must be temporary. INSERT,
+/// UPDATE, DELETE, COPY FROM, ON CONFLICT and a temporary sequence's nextval run on a
+/// temporary table (prepared too), and commit; a permanent table, DDL (CREATE TEMP TABLE
+/// too) and TRUNCATE are still refused.
+#[test]
+fn read_only_transactions_may_write_temporary_tables() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    setup(&mut s);
+    s.execute("CREATE TEMP TABLE tt (a int PRIMARY KEY, b text)").unwrap();
+    s.execute("CREATE TEMP TABLE ts (id serial, v int)").unwrap();
+    s.execute("BEGIN READ ONLY").unwrap();
+    s.execute("INSERT INTO tt VALUES (1, 'x'), (2, 'y')").unwrap();
+    s.execute("UPDATE tt SET b = 'z' WHERE a = 1").unwrap();
+    s.execute("DELETE FROM tt WHERE a = 2").unwrap();
+    s.execute("INSERT INTO tt SELECT id + 10, name FROM emp WHERE id = 1").unwrap();
+    s.execute("INSERT INTO tt VALUES (1, 'q') ON CONFLICT (a) DO UPDATE SET b = 'r'").unwrap();
+    copy_in(&mut s, "COPY tt FROM STDIN", b"5\tc\n").unwrap();
+    s.execute("INSERT INTO ts (v) VALUES (7)").unwrap();
+    let p = s.prepare("INSERT INTO tt VALUES ($1, 'p')").unwrap();
+    s.execute_prepared(&p, &[Some("6".into())]).unwrap();
+    for (sql, what) in [
+        ("INSERT INTO emp VALUES (9, 1, 'n')", "INSERT"),
+        ("UPDATE emp SET name = 'x'", "UPDATE"),
+        ("CREATE TEMP TABLE t2 (a int)", "CREATE TABLE"),
+        ("TRUNCATE tt", "TRUNCATE TABLE"),
+    ] {
+        s.execute("SAVEPOINT p").unwrap();
+        let e = s.execute(sql).unwrap_err();
+        assert_eq!((e.code, e.message.clone()), ("25006", format!("cannot execute {what} in a read-only transaction")), "{sql}");
+        s.execute("ROLLBACK TO SAVEPOINT p").unwrap();
+    }
+    s.execute("COMMIT").unwrap();
+    assert_eq!(rows(&mut s, "SELECT a || ':' || b FROM tt ORDER BY a"), v(&["1:r", "5:c", "6:p", "11:a"]));
+    assert_eq!(rows(&mut s, "SELECT id || ':' || v FROM ts"), v(&["1:7"]));
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM emp"), v(&["3"]));
 }
 
 #[test]

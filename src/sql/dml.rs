@@ -2209,7 +2209,8 @@ pub(crate) fn cached_select<'k>(
         s.begin_implicit();
         s.c_collate.set(false);
         if let Some(c) = super::write_command(st) {
-            if let Err(e) = s.check_writable(c) {
+            let temp = super::writes_only_temp(s, st);
+            if let Err(e) = s.check_writable_unless_temp(c, temp) {
                 return Some(Err(e));
             }
         }

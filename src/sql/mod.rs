@@ -778,7 +778,7 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         other => (other, extra),
     };
     if let Some(c) = write_command(&stmt) {
-        s.check_writable(c)?;
+        s.check_writable_unless_temp(c, writes_only_temp(s, &stmt))?;
     }
     s.txn().ran_statement = true;
     let r = match stmt {
@@ -960,6 +960,31 @@ pub(crate) fn write_command(st: &Statement) -> Option<&'static str> {
         Statement::Explain { analyze: true, statement, .. } => return write_command(statement),
         _ => return None,
     })
+}
+
+/// Whether `st` writes a temporary table and nothing else (INSERT, UPDATE, DELETE or COPY FROM
+/// into one), which PostgreSQL allows in a READ ONLY transaction (its executor checks only
+/// the relations written that are not temporary). Nothing else is written on the way: a
+/// temporary table's foreign keys lead only to temporary tables, a data-modifying WITH and a
+/// locking clause are refused on their own, and `nextval` checks for itself.
+pub(crate) fn writes_only_temp(s: &Session, st: &Statement) -> bool {
+    use sqlparser::ast::{CopySource, FromTable, TableObject};
+    let key = match st {
+        Statement::Insert(i) => match &i.table {
+            TableObject::TableName(n) => crate::catalog::relation_key(n).ok(),
+            _ => None,
+        },
+        Statement::Update { table, .. } => dml::target_table(table).ok().map(|(n, _)| n),
+        Statement::Delete(d) => match &d.from {
+            FromTable::WithFromKeyword(v) | FromTable::WithoutKeyword(v) => match v.as_slice() {
+                [t] => dml::target_table(t).ok().map(|(n, _)| n),
+                _ => None,
+            },
+        },
+        Statement::Copy { source: CopySource::Table { table_name, .. }, to: false, .. } => crate::catalog::relation_key(table_name).ok(),
+        _ => None,
+    };
+    key.and_then(|k| s.table(&k).ok()).is_some_and(|t| t.persistence == crate::catalog::Persistence::Temporary)
 }
 
 /// The isolation level and access mode of `BEGIN` / `SET TRANSACTION` modes (None: not given).

@@ -280,8 +280,10 @@ fn limits(d: &SequenceDef) -> Limits {
     Limits { increment: d.increment, min: d.min, max: d.max, cycle: d.cycle }
 }
 
-fn read_only_check(s: &Session, f: SeqFunc) -> Result<()> {
-    if s.txn.as_ref().is_some_and(|t| t.read_only) {
+/// nextval / setval in a READ ONLY transaction: refused (25006) but for a temporary
+/// sequence, as PostgreSQL's.
+fn read_only_check(s: &Session, f: SeqFunc, seq: &Table) -> Result<()> {
+    if s.txn.as_ref().is_some_and(|t| t.read_only) && !seq.is_temp() {
         return Err(PgError::new(sqlstate::READ_ONLY_SQL_TRANSACTION, format!("cannot execute {}() in a read-only transaction", f.name())));
     }
     Ok(())
@@ -304,7 +306,7 @@ fn with_page<R>(s: &Session, seq: &Table, op: impl FnOnce(&SeqRel<'_>) -> Result
 
 /// `nextval` of `seq` for this session.
 pub(crate) fn nextval(s: &Session, seq: &Table) -> Result<i64> {
-    read_only_check(s, SeqFunc::Nextval)?;
+    read_only_check(s, SeqFunc::Nextval, seq)?;
     let def = seq.sequence().expect("resolved as a sequence");
     let got = with_page(s, seq, |rel| rel.next(&limits(def)))?;
     let (v, end) = got.map_err(|e| {
@@ -344,8 +346,8 @@ pub(crate) fn call(s: &Session, f: SeqFunc, args: &[Value]) -> Result<Value> {
             }
         }
         SeqFunc::Setval => {
-            read_only_check(s, f)?;
             let seq = resolve(s, &args[0])?;
+            read_only_check(s, f, &seq)?;
             let def = seq.sequence().expect("resolved as a sequence");
             let v = crate::sql::expr::as_i64(&args[1]).ok_or_else(|| PgError::internal("setval's value is not an integer"))?;
             let is_called = match args.get(2) {
