@@ -646,6 +646,12 @@ impl Session {
         visible_with(self.txn.as_ref(), temp, all)
     }
 
+    /// Whether a committed temporary table of the session has a foreign key (the shared
+    /// catalog, which [`crate::catalog::Catalog::any_foreign_keys`] reads, never holds them).
+    pub(crate) fn temp_foreign_keys(&self) -> bool {
+        self.temp.values().any(|t| !t.foreign_keys.is_empty())
+    }
+
     /// The session's temporary relations as this transaction sees them.
     pub(crate) fn temp_tables(&self) -> Vec<Arc<Table>> {
         self.visible_in(true, self.temp.values().cloned().collect())
@@ -876,6 +882,9 @@ impl Session {
     pub(crate) fn command_done(&mut self) {
         if let Some(t) = &mut self.txn {
             t.cid += 1;
+            // A temporary-table write let an xid be assigned for that statement only
+            // (invariant 8).
+            t.temp_writes = false;
         }
     }
 

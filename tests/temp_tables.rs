@@ -266,3 +266,42 @@ fn on_commit_and_foreign_keys() {
     assert_eq!(one(&mut s, "SELECT count(*) FROM kid2"), "0");
     assert_eq!(one(&mut s, "SELECT count(*) FROM par2"), "0");
 }
+
+/// A temporary table's foreign keys are checked and their actions run in a database with no
+/// other foreign key (the shared catalog, which says whether any exists, never holds a
+/// temporary table), as PostgreSQL does.
+#[test]
+fn temporary_foreign_keys_hold_in_a_database_without_other_foreign_keys() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "CREATE TEMP TABLE tpar (a int PRIMARY KEY)");
+    ok(&mut s, "CREATE TEMP TABLE tchild (a int REFERENCES tpar)");
+    ok(&mut s, "CREATE TEMP TABLE tcasc (a int REFERENCES tpar ON DELETE CASCADE)");
+    ok(&mut s, "INSERT INTO tpar VALUES (1), (2), (3)");
+    ok(&mut s, "INSERT INTO tchild VALUES (1)");
+    ok(&mut s, "INSERT INTO tcasc VALUES (2), (3)");
+    assert_eq!(err(&mut s, "INSERT INTO tchild VALUES (9)").code, "23503");
+    assert_eq!(err(&mut s, "DELETE FROM tpar WHERE a = 1").code, "23503");
+    ok(&mut s, "DELETE FROM tpar WHERE a = 2");
+    assert_eq!(rows(&mut s, "SELECT a FROM tcasc"), ["3"]);
+    assert_eq!(rows(&mut s, "SELECT a FROM tpar ORDER BY a"), ["1", "3"]);
+}
+
+/// In a READ ONLY transaction, rows of temporary tables may be locked (PostgreSQL checks
+/// only the relations that are not temporary); a permanent table's may not.
+#[test]
+fn read_only_transactions_lock_rows_of_temporary_tables() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    ok(&mut s, "CREATE TABLE p (a int)");
+    ok(&mut s, "INSERT INTO p VALUES (1)");
+    ok(&mut s, "CREATE TEMP TABLE tt (a int)");
+    ok(&mut s, "INSERT INTO tt VALUES (1), (2)");
+    ok(&mut s, "BEGIN READ ONLY");
+    assert_eq!(rows(&mut s, "SELECT a FROM tt ORDER BY a FOR UPDATE"), ["1", "2"]);
+    ok(&mut s, "INSERT INTO tt SELECT a + 10 FROM tt FOR SHARE");
+    let e = err(&mut s, "SELECT a FROM p FOR UPDATE");
+    assert_eq!((e.code, e.message.as_str()), ("25006", "cannot execute SELECT FOR UPDATE in a read-only transaction"));
+    ok(&mut s, "ROLLBACK");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM tt"), ["2"]);
+}

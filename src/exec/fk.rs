@@ -147,10 +147,11 @@ struct Removed {
 impl Tracker {
     /// A tracker for a statement changing `table`; None when no foreign key involves it.
     pub fn new(s: &Session, table: &Arc<Table>) -> Result<Option<Tracker>> {
-        // The common case, checked without listing the tables: no foreign key anywhere.
+        // The common case, checked without listing the tables: no foreign key anywhere (the
+        // shared catalog's, the session's temporary tables', this transaction's new ones).
         let pending =
             s.txn.as_ref().is_some_and(|t| t.creates.iter().chain(t.replaces.iter().map(|(n, _)| n)).any(|x| !x.foreign_keys.is_empty()));
-        if table.foreign_keys.is_empty() && !pending && !s.shared.catalog.any_foreign_keys() {
+        if table.foreign_keys.is_empty() && !pending && !s.shared.catalog.any_foreign_keys() && !s.temp_foreign_keys() {
             return Ok(None);
         }
         let mut incoming = Vec::new();

@@ -1300,8 +1300,9 @@ pub fn output_text(v: &Value, ty: &SqlType) -> Option<String> {
 }
 
 /// Locks every table `node` reads (invariant 3). A plan that locks rows (`lockrows`) is
-/// refused in a READ ONLY transaction (25006, as PostgreSQL's), takes ROW SHARE on each
-/// table whose rows it locks, and gets the transaction an xid to hold them by.
+/// refused in a READ ONLY transaction (25006, as PostgreSQL's) unless every table whose rows
+/// it locks is temporary, takes ROW SHARE on each such table, and gets the transaction an
+/// xid to hold them by.
 pub fn lock_tables(s: &mut Session, node: &Node) -> Result<()> {
     let mut tables = Vec::new();
     node.tables(&mut tables);
@@ -1312,7 +1313,8 @@ pub fn lock_tables(s: &mut Session, node: &Node) -> Result<()> {
     node.row_locked_tables(&mut locked)?;
     if let Some((_, mode)) = locked.first() {
         crate::sql::query::check_lock_rows_placement(node)?;
-        s.check_writable(&format!("SELECT {}", mode.clause()))?;
+        let temp = locked.iter().all(|(t, _)| t.is_temp());
+        s.check_writable_unless_temp(&format!("SELECT {}", mode.clause()), temp)?;
         for (t, _) in &locked {
             s.lock_table(t, crate::lock::LockMode::RowShare)?;
         }
