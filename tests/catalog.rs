@@ -46,7 +46,13 @@ fn timestamptz_oid_name_char_and_reg_types() {
         one(&mut s, "SELECT '2024-01-01 10:00 UTC DST'::timestamptz, '2024-01-01 10:00 EST DST'::timestamptz"),
         "2024-01-01 09:00:00+00|2024-01-01 14:00:00+00"
     );
-    assert_eq!(code(&mut s, "SELECT '2024-07-01 10:00 MSK'::timestamptz"), "0A000", "a dynamic abbreviation is refused, not guessed");
+    // A date-dependent abbreviation is its zone's offset at that date (MSK is +03 in 2024,
+    // +04 in the summer of 2011); at a date its zone did not use it, refused, not guessed.
+    assert_eq!(
+        one(&mut s, "SELECT '2024-07-01 10:00 MSK'::timestamptz, '2011-07-01 10:00 MSK'::timestamptz"),
+        "2024-07-01 07:00:00+00|2011-07-01 06:00:00+00"
+    );
+    assert_eq!(code(&mut s, "SELECT '1990-07-01 10:00 MSK'::timestamptz"), "0A000", "MSK was not in use: refused, not guessed");
     assert_eq!(one(&mut s, "SELECT '2024-01-01 12:00 EST'::timestamp"), "2024-01-01 12:00:00", "timestamp ignores zones");
     assert_eq!(one(&mut s, "SELECT '2024-01-01'::date < '2024-01-01 00:00:01+00'::timestamptz"), "t");
     assert_eq!(one(&mut s, "SELECT '2024-05-01 10:00+02'::timestamptz::timestamp"), "2024-05-01 08:00:00");

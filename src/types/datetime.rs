@@ -132,7 +132,7 @@ pub(crate) fn parse_timestamptz(s: &str, typmod: i32) -> Result<i64> {
                 DType::Date => {
                     if tm.tz_abbrev {
                         return Err(PgError::feature(format!(
-                            "time zone abbreviations whose offset depends on the date (such as MSK) are not supported by heapstore in timestamp with time zone input: \"{s}\""
+                            "a time zone abbreviation at a date its zone did not use it (MSK in the summer of 1990) is not supported by heapstore in timestamp with time zone input: \"{s}\""
                         ))
                         .with_hint("Write the offset instead, as in 2024-01-01 12:00:00+03."));
                     }

@@ -208,6 +208,22 @@ impl Decoder {
             if dst_modifier {
                 return Err(DtErr::BadFormat);
             }
+            if self.dynamic_tz {
+                // A date-dependent abbreviation: its zone's on the input's date, today's without
+                // one; one its zone did not use then is left to the caller (`tz_abbrev`).
+                let mut at = self.tm;
+                if self.fmask & DATE_M == 0 {
+                    let today = now_local_tm().0;
+                    (at.year, at.mon, at.mday) = (today.year, today.mon, today.mday);
+                } else if self.fmask & DATE_M != DATE_M {
+                    return Err(DtErr::BadFormat);
+                }
+                match zone_offset_at(&zone, &at) {
+                    Ok(east) => self.tm.tz = Some(east),
+                    Err(_) => self.tm.tz_abbrev = true,
+                }
+                return Ok(self.tm);
+            }
             let east = match zone.fixed_offset() {
                 Some(east) => east,
                 None if self.fmask & DATE_M != DATE_M => return Err(DtErr::BadFormat),
@@ -291,7 +307,13 @@ impl Decoder {
             if dst_modifier {
                 return Err(DtErr::BadFormat);
             }
-            self.tm.tz = Some(zone_offset_at(&zone, &self.tm)?);
+            match zone_offset_at(&zone, &self.tm) {
+                Ok(east) => self.tm.tz = Some(east),
+                // A date-dependent abbreviation its zone did not use then: left to the caller
+                // (`tz_abbrev`), which only timestamptz needs.
+                Err(_) if self.dynamic_tz => self.tm.tz_abbrev = true,
+                Err(e) => return Err(e),
+            }
             return Ok((self.dtype, self.tm));
         }
         if dst_modifier && (self.dynamic_tz || self.fmask & TZ == 0) {
@@ -462,10 +484,15 @@ impl Decoder {
     fn word_field(&mut self, t: &[u8], next: Option<Kind>) -> DtResult<Option<u32>> {
         if let Some(z) = zone_abbrev(t) {
             // A fixed abbreviation is its offset (`EST` -05, `CEST` +02); one whose offset
-            // depends on the date (`MSK`) is refused by the caller.
+            // depends on the date (`MSK`) is its zone's at the input's date, resolved at the end
+            // (`DetermineTimeZoneAbbrevOffset`); one heapstore cannot resolve is refused by the
+            // caller (`tz_abbrev`).
             match super::tz::abbreviation_offset(&t.to_ascii_lowercase()) {
                 Some(east) => self.tm.tz = Some(east),
-                None => self.tm.tz_abbrev = true,
+                None => match super::tz::Zone::named(&String::from_utf8_lossy(t)) {
+                    Ok(z @ super::tz::Zone::Dynamic(..)) => self.named = Some(z),
+                    _ => self.tm.tz_abbrev = true,
+                },
             }
             return Ok(Some(match z {
                 ZoneAbbrev::Standard => TZ,

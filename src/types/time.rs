@@ -88,7 +88,7 @@ pub(crate) fn parse_timetz(s: &str, typmod: i32) -> Result<TimeTz> {
     let tm = decode_time_only(s.as_bytes(), true).map_err(|e| dt_error(e, s, "time with time zone"))?;
     let Some(east) = tm.tz.filter(|_| !tm.tz_abbrev) else {
         return Err(PgError::feature(format!(
-            "time zone abbreviations whose offset depends on the date (such as MSK) are not supported by heapstore in time with time zone input: \"{s}\""
+            "a time zone abbreviation at a date its zone did not use it (MSK in the summer of 1990) is not supported by heapstore in time with time zone input: \"{s}\""
         )));
     };
     Ok(TimeTz { time: adjust_time(tm_time(&tm), typmod), zone: -east })
