@@ -2509,20 +2509,7 @@ fn bad_unit(unit: &str, ty: &str) -> PgError {
 fn interval_part(field: &str, iv: &crate::types::Interval, numeric: bool) -> Result<Value> {
     let f = field.to_ascii_lowercase();
     let (year, mon, mday, hour, min, sec, usec) = iv.fields();
-    let scaled = |units: i128, scale: u32| -> Result<Value> {
-        if !numeric {
-            return Ok(Value::Float8(units as f64 / 10f64.powi(scale as i32)));
-        }
-        let neg = units < 0;
-        let a = units.unsigned_abs();
-        let p = 10u128.pow(scale);
-        let text = if scale == 0 {
-            format!("{}{}", if neg { "-" } else { "" }, a)
-        } else {
-            format!("{}{}.{:0w$}", if neg { "-" } else { "" }, a / p, a % p, w = scale as usize)
-        };
-        Ok(Value::Numeric(crate::types::Numeric::parse(&text)?))
-    };
+    let scaled = |units: i128, scale: u32| scaled_part(units, scale, numeric);
     let int = |v: i64| scaled(i128::from(v), 0);
     match f.as_str() {
         "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "usecond" | "useconds" => int(sec * 1_000_000 + usec),
