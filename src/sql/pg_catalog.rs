@@ -2060,9 +2060,13 @@ fn info_columns(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>>
             let dt_prec = match ty.id {
                 TypeId::Date => Some(0),
                 TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz => Some(if n >= 0 { n } else { 6 }),
+                // interval(p) is not a type heapstore has: always the full precision.
+                TypeId::Interval => Some(6),
                 _ => None,
             };
             let data_type = match ty.id {
+                // information_schema names every array type ARRAY (its udt_name says which).
+                _ if ty.is_array() => "ARRAY".to_string(),
                 TypeId::Varchar => "character varying".to_string(),
                 TypeId::Bpchar => "character".to_string(),
                 TypeId::Numeric => "numeric".to_string(),
@@ -2097,7 +2101,9 @@ fn info_columns(s: &Session, tables: &[Arc<Table>], db: &str) -> Vec<Vec<Value>>
             // Collation (NULL: the default one) and domain: none.
             row.extend([Value::Null, Value::Null, Value::Null]);
             row.extend([Value::Null, Value::Null, Value::Null]);
-            row.extend([name_v(db), name_v("pg_catalog"), name_v(&crate::sql::query::pg_type_name(&SqlType::new(ty.id).name()))]);
+            let udt =
+                if ty.is_array() { ty.internal_name().to_string() } else { crate::sql::query::pg_type_name(&SqlType::new(ty.id).name()) };
+            row.extend([name_v(db), name_v("pg_catalog"), name_v(&udt)]);
             row.extend([Value::Null, Value::Null, Value::Null, Value::Null]);
             row.push(name_v(&(k + 1).to_string()));
             row.push(v("NO"));

@@ -348,7 +348,7 @@ impl SqlType {
     }
 
     /// The catalog name (`pg_type.typname`), used in a few PostgreSQL messages.
-    fn internal_name(&self) -> &'static str {
+    pub(crate) fn internal_name(&self) -> &'static str {
         match self.id {
             TypeId::Bool => "bool",
             TypeId::Int2 => "int2",
@@ -857,9 +857,7 @@ pub fn other_type_name(oid: u32) -> Option<&'static str> {
         (829, "macaddr"),
         (869, "inet"),
         (1033, "aclitem"),
-        (1083, "time without time zone"),
         (1186, "interval"),
-        (1266, "time with time zone"),
         (1560, "bit"),
         (1562, "bit varying"),
         (2249, "record"),
