@@ -245,12 +245,17 @@ fn locking_clauses_are_checked_as_postgres_checks_them() {
     }
     // What heapstore does not lock is refused, never answered without the locks.
     for sql in [
-        "SELECT * FROM jobs a, jobs b FOR UPDATE",
-        "SELECT * FROM jobs a JOIN jobs b USING (id) FOR UPDATE OF a",
         "SELECT * FROM (SELECT * FROM jobs FOR UPDATE) s",
+        "SELECT * FROM jobs j JOIN (SELECT * FROM jobs) s USING (id) FOR UPDATE",
+        "SELECT * FROM jobs j, newjobs v WHERE j.id = v.id FOR UPDATE OF j",
+        "SELECT * FROM jobs j, generate_series(1, 2) g FOR SHARE",
     ] {
         assert_eq!(err(&mut a, sql).code, "0A000", "{sql}");
     }
+    let e = err(&mut a, "SELECT * FROM jobs a LEFT JOIN jobs b USING (id) FOR UPDATE");
+    assert_eq!((e.code, e.message.as_str()), ("0A000", "FOR UPDATE cannot be applied to the nullable side of an outer join"));
+    let e = err(&mut a, "SELECT * FROM jobs x JOIN jobs y USING (id) FOR UPDATE OF jobs");
+    assert_eq!(e.code, "42P01", "{e}");
     // Nothing to lock: answered, as in PostgreSQL.
     assert_eq!(rows(&mut a, "SELECT 1 FOR UPDATE"), ["1"]);
     assert_eq!(rows(&mut a, "WITH c AS (SELECT 2) SELECT * FROM c FOR UPDATE"), ["2"]);
@@ -352,4 +357,113 @@ fn too_many_row_locks_is_an_error_not_a_crash() {
     assert!(e.hint.as_deref().is_some_and(|h| h.contains("heapstore.max_row_locks")), "{e:?}");
     a.execute("ROLLBACK").unwrap();
     assert_eq!(rows(&mut a, "SELECT id FROM many WHERE id > 50 FOR SHARE").len(), 30, "released with the transaction");
+}
+
+/// A locking clause over a join locks the rows of each table it names (all, without OF) that
+/// the query returns; a locker that waited re-checks the whole row with the newest version of
+/// the row it locked and the other tables' rows as they were (PostgreSQL's EvalPlanQual): the
+/// join condition, the WHERE clause, an outer join's NULL-extension and the select list.
+#[test]
+fn row_locks_over_joins_recheck_the_joined_row() {
+    let (_t, _dir, db) = new_db(&["lock_timeout=300ms"]);
+    let mut a = db.session();
+    let mut b = db.session();
+    let setup = "DROP TABLE IF EXISTS d; DROP TABLE IF EXISTS m; \
+        CREATE TABLE m (id int PRIMARY KEY, v int); CREATE TABLE d (id int PRIMARY KEY, mid int, w text); \
+        INSERT INTO m VALUES (1, 10), (2, 20), (3, 30); INSERT INTO d VALUES (1, 1, 'x'), (2, 2, 'y'), (3, 1, 'z')";
+    a.execute(setup).unwrap();
+    // OF names what is locked; the other table's rows stay free.
+    a.execute("BEGIN").unwrap();
+    assert_eq!(rows(&mut a, "SELECT m.id, d.w FROM m JOIN d ON d.mid = m.id WHERE d.id = 2 FOR UPDATE OF m"), ["2|y"]);
+    assert_eq!(err(&mut b, "SELECT 1 FROM m WHERE id = 2 FOR KEY SHARE NOWAIT").code, "55P03");
+    assert_eq!(rows(&mut b, "SELECT id FROM d WHERE id = 2 FOR UPDATE NOWAIT"), ["2"]);
+    assert!(waits(&mut b, "UPDATE m SET v = 0 WHERE id = 2"));
+    // Without OF every table is locked; comma joins too.
+    assert_eq!(rows(&mut a, "SELECT m.id, d.id FROM m, d WHERE d.mid = m.id AND d.id = 3 FOR SHARE"), ["1|3"]);
+    assert!(waits(&mut b, "UPDATE d SET w = 'q' WHERE id = 3"));
+    assert!(!waits(&mut b, "UPDATE d SET w = 'q' WHERE id = 1"), "only the rows returned are locked");
+    a.execute("ROLLBACK").unwrap();
+    // SKIP LOCKED over a join: a queue of jobs with their details.
+    a.execute("BEGIN; SELECT * FROM m WHERE id = 1 FOR UPDATE").unwrap();
+    let q = "SELECT m.id, d.id FROM m JOIN d ON d.mid = m.id ORDER BY d.id LIMIT 1 FOR UPDATE SKIP LOCKED";
+    assert_eq!(rows(&mut b, q), ["2|2"]);
+    a.execute("ROLLBACK").unwrap();
+    for (change, query, expect) in [
+        // The locked row's new version fails the WHERE clause: left out.
+        (
+            "UPDATE m SET v = v + 1 WHERE id = 1",
+            "SELECT m.id, m.v, d.w FROM m JOIN d ON d.mid = m.id WHERE m.v = 10 ORDER BY d.id FOR UPDATE",
+            vec![],
+        ),
+        // It passes: the joined rows carry its new values.
+        (
+            "UPDATE m SET v = v + 1 WHERE id = 1",
+            "SELECT m.id, m.v, d.w FROM m JOIN d ON d.mid = m.id WHERE m.v >= 10 ORDER BY d.id FOR UPDATE",
+            vec!["1|11|x", "2|20|y", "1|11|z"],
+        ),
+        // The locked row's join key changed: the join condition fails on the re-check.
+        (
+            "UPDATE d SET mid = 2 WHERE id = 1",
+            "SELECT m.id, d.id, d.mid FROM m JOIN d ON d.mid = m.id ORDER BY d.id FOR UPDATE OF d",
+            vec!["2|2|2", "1|3|1"],
+        ),
+        // The same change to a table not locked goes unseen: its row is read as it was
+        // (the locker waits for the lock on m's row only).
+        (
+            "UPDATE d SET mid = 2 WHERE id = 1; SELECT 1 FROM m WHERE id = 1 FOR UPDATE",
+            "SELECT m.id, d.id, d.mid FROM m JOIN d ON d.mid = m.id ORDER BY d.id FOR UPDATE OF m",
+            vec!["1|1|1", "2|2|2", "1|3|1"],
+        ),
+        // A locked row deleted: its joined rows are left out.
+        (
+            "DELETE FROM d WHERE mid = 1; DELETE FROM m WHERE id = 1",
+            "SELECT m.id, d.id FROM m JOIN d ON d.mid = m.id ORDER BY d.id FOR UPDATE",
+            vec!["2|2"],
+        ),
+        // An outer join's preserved row changed so that it no longer matches: NULL-extended.
+        (
+            "UPDATE m SET id = 9 WHERE id = 1",
+            "SELECT m.id, d.id FROM m LEFT JOIN d ON d.mid = m.id ORDER BY m.v, d.id FOR UPDATE OF m",
+            vec!["9|NULL", "9|NULL", "2|2", "3|NULL"],
+        ),
+        // The select list is computed from the new version; the rows are not sorted again.
+        (
+            "UPDATE m SET v = 5 WHERE id = 1",
+            "SELECT m.v * 2, d.w || m.v FROM m, d WHERE m.id = d.mid ORDER BY d.id DESC LIMIT 2 FOR NO KEY UPDATE OF m",
+            vec!["10|z5", "40|y20"],
+        ),
+    ] {
+        for plan in ["", "SET enable_hashjoin = off; SET enable_mergejoin = off", "SET enable_hashjoin = off; SET enable_nestloop = off"] {
+            a.execute(setup).unwrap();
+            a.execute("BEGIN").unwrap();
+            a.execute(change).unwrap();
+            let (tx, rx) = mpsc::channel();
+            std::thread::scope(|sc| {
+                let db = &db;
+                sc.spawn(move || {
+                    let mut b = db.session();
+                    if !plan.is_empty() {
+                        b.execute(plan).unwrap();
+                    }
+                    b.execute("BEGIN").unwrap();
+                    let got = rows(&mut b, query);
+                    b.execute("COMMIT").unwrap();
+                    tx.send(got).unwrap();
+                });
+                std::thread::sleep(Duration::from_millis(200));
+                assert!(rx.try_recv().is_err(), "{query}: did not wait for the change");
+                a.execute("COMMIT").unwrap();
+                let got = rx.recv_timeout(Duration::from_secs(60)).expect("the locker was never woken");
+                assert_eq!(got, expect, "{change} / {query} / {plan}");
+            });
+        }
+    }
+    // REPEATABLE READ fails on a locked row changed since its snapshot.
+    a.execute(setup).unwrap();
+    a.execute("BEGIN ISOLATION LEVEL REPEATABLE READ").unwrap();
+    assert_eq!(rows(&mut a, "SELECT count(*) FROM d"), ["3"]);
+    b.execute("UPDATE d SET w = 'new' WHERE id = 2").unwrap();
+    assert_eq!(rows(&mut a, "SELECT m.id FROM m JOIN d ON d.mid = m.id WHERE d.id = 2 FOR UPDATE OF m"), ["2"], "d is not locked");
+    assert_eq!(err(&mut a, "SELECT m.id FROM m JOIN d ON d.mid = m.id WHERE d.id = 2 FOR UPDATE").code, "40001");
+    a.execute("ROLLBACK").unwrap();
 }

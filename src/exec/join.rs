@@ -204,7 +204,7 @@ fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut
             }
             let timed = ex.stats.is_some().then(std::time::Instant::now);
             let (mut found, mut first, mut in_sink) = (0u64, None, 0u64);
-            p.for_each_keyed(ex.s, &ex.snap, ex.params, Some(&probe), |tid, r| {
+            let mut each = |tid: crate::access::heap::dml::Tid, r: &[Value]| -> Result<Flow> {
                 found += 1;
                 if !keys_of(ex, &mut j.keys.iter().map(|k| &k.1), r, outer, &mut rk)? {
                     return Ok(Flow::Continue);
@@ -235,7 +235,17 @@ fn index_nested_loop(ex: &Exec<'_>, j: &JoinNode, outer: &[&[Value]], sink: &mut
                 }
                 stopped = matches!(f, Flow::Stop);
                 Ok(f)
-            })?;
+            };
+            match ex.epq_row(p)? {
+                // A LockRows re-check: the slot's one row (the keys are checked above).
+                Some(one) => {
+                    if let Some(row) = one {
+                        let (cols, tid) = row.split_at(p.types.len());
+                        each(crate::sql::dml::tid_of(&tid[0])?, cols)?;
+                    }
+                }
+                None => p.for_each_keyed(ex.s, &ex.snap, ex.params, Some(&probe), &mut each)?,
+            }
             if let Some(t0) = timed {
                 ex.note_loop(&j.right, found, first, (t0.elapsed().as_nanos() as u64).saturating_sub(in_sink));
             }

@@ -267,7 +267,8 @@ impl Node {
             Node::WorkTable(_, w) => *w,
             Node::RecursiveUnion(r) => r.width,
             Node::ProjectSet(i, calls) => i.width() + calls.len(),
-            Node::LockRows(l) => l.input.width() - 1,
+            Node::LockRows(l) if l.targets.is_empty() => l.input.width() - 1,
+            Node::LockRows(l) => l.input.width(),
         }
     }
 
@@ -410,6 +411,10 @@ impl Node {
         let mut bad = None;
         self.visit_nodes(&mut |n| {
             if let Node::LockRows(l) = n {
+                if !l.targets.is_empty() {
+                    out.extend(l.targets.iter().filter_map(|t| t.lock.map(|(m, _)| (t.table.clone(), m))));
+                    return;
+                }
                 match lockrows::spine(&l.input) {
                     Ok((p, _)) => out.push((p.table.clone(), l.mode)),
                     Err(e) => bad = Some(e),
@@ -651,6 +656,10 @@ pub struct Exec<'a> {
     pub stats: Option<RefCell<HashMap<usize, NodeStats>>>,
     /// Temporary files for sorts and hashes past `work_mem`.
     pub temp: spill::TempSpace,
+    /// While a multi-table LockRows node re-checks a row (`lockrows`, PostgreSQL's
+    /// EvalPlanQual): for each lock slot, the one row its scan gives (its columns, then its
+    /// TID), or None for a slot that gives none (the row was NULL-extended there).
+    pub(crate) epq: RefCell<Option<Rc<Vec<Option<Row>>>>>,
 }
 
 /// What one plan node did (EXPLAIN ANALYZE): rows pushed, runs, time to the first row and in
@@ -680,7 +689,24 @@ impl<'a> Exec<'a> {
             work_mem: s.work_mem_bytes() as usize,
             stats: None,
             temp,
+            epq: RefCell::new(None),
         }
+    }
+
+    /// The row a lock slot's scan gives while a LockRows node re-checks a row: Some(row or
+    /// none) for a scan with a slot during the re-check, None otherwise (scan the table).
+    /// The row passed the scan's filter.
+    pub(crate) fn epq_row(&self, p: &dml::Plan) -> Result<Option<Option<Row>>> {
+        let Some(slot) = p.lock_slot else { return Ok(None) };
+        let Some(rows) = self.epq.borrow().clone() else { return Ok(None) };
+        let Some(row) = rows.get(slot).cloned().flatten() else { return Ok(Some(None)) };
+        debug_assert!(p.tid_col && row.len() == p.types.len() + 1, "a slot's row holds its columns and TID");
+        if let Some(w) = &p.filter {
+            if !w.matches(&row[..p.types.len()], self.params)? {
+                return Ok(Some(None));
+            }
+        }
+        Ok(Some(Some(row)))
     }
 
     fn cx<'c>(&'c self, outer: &'c [&'c [Value]]) -> EvalCx<'c> {
@@ -776,6 +802,12 @@ impl<'a> Exec<'a> {
                 Ok(Flow::Continue)
             }
             Node::Scan(p) => {
+                if let Some(one) = self.epq_row(p)? {
+                    return match one {
+                        Some(row) => sink(&row),
+                        None => Ok(Flow::Continue),
+                    };
+                }
                 let mut stopped = false;
                 let mut with_tid = Vec::new();
                 p.for_each(self.s, &self.snap, self.params, |tid, row| {

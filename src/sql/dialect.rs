@@ -540,6 +540,7 @@ pub(crate) const LOCK_MARKER_WEAKER: &str = "\u{1}weaker";
 /// clause's NOWAIT or SKIP LOCKED. Other text is left as it is.
 pub(crate) fn rewrite_locking_clauses(tokens: &mut Vec<TokenWithSpan>) {
     let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    limit_before_locking(tokens);
     let mut i = 0;
     while i < tokens.len() {
         if !is_kw(&tokens[i], Keyword::FOR) {
@@ -639,6 +640,60 @@ pub(crate) fn rewrite_locking_clauses(tokens: &mut Vec<TokenWithSpan>) {
         let n = out.len();
         tokens.splice(i..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
         i += n;
+    }
+}
+
+/// PostgreSQL takes a SELECT's LIMIT / OFFSET / FETCH after its locking clauses too
+/// (`... FOR UPDATE SKIP LOCKED LIMIT 1`); sqlparser only before them. Moves such a limit
+/// (to the end of its query: a closing parenthesis, `;` or the end) in front of the
+/// locking clauses, which then apply as they would written after it.
+fn limit_before_locking(tokens: &mut [TokenWithSpan]) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let sig = |tokens: &[TokenWithSpan], from: usize| (from..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)));
+    let mut i = 0;
+    while i < tokens.len() {
+        let locking = is_kw(&tokens[i], Keyword::FOR)
+            && sig(tokens, i + 1).is_some_and(|j| {
+                is_kw(&tokens[j], Keyword::UPDATE)
+                    || is_kw(&tokens[j], Keyword::SHARE)
+                    || is_kw(&tokens[j], Keyword::NO)
+                    || is_kw(&tokens[j], Keyword::KEY)
+            });
+        if !locking {
+            i += 1;
+            continue;
+        }
+        // The locking clauses: words, names, commas and periods up to the limit's keyword.
+        let mut j = i + 1;
+        let start = loop {
+            match tokens.get(j).map(|t| &t.token) {
+                Some(Token::Word(_)) if [Keyword::LIMIT, Keyword::OFFSET, Keyword::FETCH].iter().any(|&k| is_kw(&tokens[j], k)) => {
+                    break Some(j)
+                }
+                Some(Token::Word(_) | Token::Comma | Token::Period | Token::Whitespace(_)) => j += 1,
+                _ => break None,
+            }
+        };
+        let Some(start) = start else {
+            i = j.max(i + 1);
+            continue;
+        };
+        // The limit: to the end of its query.
+        let mut depth = 0usize;
+        let mut end = start;
+        while end < tokens.len() {
+            match tokens[end].token {
+                Token::LParen => depth += 1,
+                Token::RParen if depth == 0 => break,
+                Token::RParen => depth -= 1,
+                Token::SemiColon if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        // [i, start) locking clauses, [start, end) the limit: swap them, a space between.
+        tokens[i..end].rotate_left(start - i);
+        i = end;
     }
 }
 

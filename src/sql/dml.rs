@@ -96,6 +96,10 @@ pub struct Plan {
     /// UPDATE ... FROM / DELETE ... USING, whose joined rows must name the version each one
     /// changes. Never index-only (an index entry names a HOT chain's root, not the version).
     pub tid_col: bool,
+    /// The scan's slot in a `FOR UPDATE` over several FROM items (`exec::lockrows`): while
+    /// the LockRows node re-checks a row whose locked version was updated, this scan gives
+    /// only the row version the node hands it for the slot. Set with `tid_col`.
+    pub lock_slot: Option<usize>,
 }
 
 /// A TID as the `int8` value a [`Plan::tid_col`] scan gives it: block << 16 | offset.
@@ -176,7 +180,7 @@ impl Plan {
             }
         }
         let types = table.columns.iter().map(|c| c.ty).collect();
-        Plan { table, filter, access, needed, types, index_only: false, ordered: None, tid_col: false }
+        Plan { table, filter, access, needed, types, index_only: false, ordered: None, tid_col: false, lock_slot: None }
     }
 
     /// The index access for index `idx` (key columns `columns`) that `filter` bounds: equality

@@ -74,7 +74,25 @@ pub struct Planner<'a> {
     level_refs: std::cell::Cell<usize>,
     /// The next working-table id.
     next_work: std::cell::Cell<usize>,
+    /// The lock slots of the SELECT being bound when its locking clause covers several FROM
+    /// items (`exec::lockrows`): set by `query` for its own FROM list only.
+    lock_slots: RefCell<Option<LockSlots>>,
 }
+
+/// A multi-item `FOR UPDATE` query's table scans (`exec::lockrows`, module doc).
+#[derive(Default)]
+struct LockSlots {
+    /// Per slot: the table and the name FROM knows it by.
+    tables: Vec<(Arc<crate::catalog::Table>, String)>,
+    /// A FROM item other than a table (no slot): what it is, for the refusal.
+    other: Option<&'static str>,
+    /// Per slot whose TID the select list carries: (slot, column of the projection, on the
+    /// nullable side of an outer join).
+    cols: Vec<(usize, usize, bool)>,
+}
+
+/// The hidden column holding a lock slot's TID.
+const LOCK_SLOT_COL: &str = "\u{0}lock";
 
 /// The name a working table's `CteDef` carries (the user's name is the CTE entry's).
 const WORK_TABLE_MARK: &str = "\u{0}worktable";
@@ -324,6 +342,8 @@ struct LockingClause {
     /// Whether there are rows to lock (false: FROM names nothing lockable; only the checks
     /// on the query's shape apply).
     lock: bool,
+    /// Several FROM items: the lock slots' targets (`exec::lockrows`).
+    targets: Option<Vec<exec::lockrows::LockTarget>>,
 }
 
 /// Why a plan cannot take a LockRows node, in PostgreSQL's words where it has them.
@@ -431,11 +451,12 @@ fn lock_rows(node: Node, mode: RowLockMode, wait: LockWait) -> std::result::Resu
     }
     fn place(node: Node, limits: usize, mode: RowLockMode, wait: LockWait) -> Node {
         if limits == 0 {
-            return Node::LockRows(Box::new(exec::lockrows::LockRows { input: carry_tid(node), mode, wait }));
+            return Node::LockRows(Box::new(exec::lockrows::LockRows { input: carry_tid(node), mode, wait, targets: Vec::new() }));
         }
         match node {
             Node::Limit(i, l, o, t) => {
-                Node::Limit(Box::new(Node::LockRows(Box::new(exec::lockrows::LockRows { input: carry_tid(*i), mode, wait }))), l, o, t)
+                let lock = exec::lockrows::LockRows { input: carry_tid(*i), mode, wait, targets: Vec::new() };
+                Node::Limit(Box::new(Node::LockRows(Box::new(lock))), l, o, t)
             }
             Node::Project(i, es) => Node::Project(Box::new(place(*i, limits, mode, wait)), es),
             Node::Filter(i, c) => Node::Filter(Box::new(place(*i, limits, mode, wait)), c),
@@ -444,6 +465,35 @@ fn lock_rows(node: Node, mode: RowLockMode, wait: LockWait) -> std::result::Resu
         }
     }
     Ok(place(node, limits, mode, wait))
+}
+
+/// The wait policy of clauses so far (`wait`) and one more: NOWAIT if any says it, else SKIP
+/// LOCKED if any does (PostgreSQL's rule for clauses naming the same table).
+fn stronger_wait(wait: LockWait, nonblock: &Option<sqlparser::ast::NonBlock>) -> LockWait {
+    match (wait, nonblock) {
+        (LockWait::NoWait, _) | (_, Some(sqlparser::ast::NonBlock::Nowait)) => LockWait::NoWait,
+        (LockWait::SkipLocked, _) | (_, Some(sqlparser::ast::NonBlock::SkipLocked)) => LockWait::SkipLocked,
+        _ => LockWait::Block,
+    }
+}
+
+/// Puts a multi-item LockRows node (`lock`, its input left empty) into a SELECT's plan: the
+/// projection dropping the TID columns on top, then the LIMIT if any, then the node over the
+/// rest, so only the rows returned are locked, in ORDER BY order.
+fn place_multi_lock(node: Node, mut lock: exec::lockrows::LockRows) -> Result<Node> {
+    let Node::Project(i, es) = node else {
+        return Err(PgError::internal("a multi-table FOR UPDATE plan without its final projection"));
+    };
+    Ok(match *i {
+        Node::Limit(x, l, o, t) => {
+            lock.input = *x;
+            Node::Project(Box::new(Node::Limit(Box::new(Node::LockRows(Box::new(lock))), l, o, t)), es)
+        }
+        other => {
+            lock.input = other;
+            Node::Project(Box::new(Node::LockRows(Box::new(lock))), es)
+        }
+    })
 }
 
 /// `FETCH FIRST n ROWS WITH TIES`: the limit takes the ORDER BY keys of the sort beneath it
@@ -604,6 +654,7 @@ fn filter_into(node: Node, filters: Vec<Scalar>) -> Node {
             };
             let mut plan = super::dml::Plan::new(p.table, Some(filter), p.needed);
             plan.tid_col = p.tid_col;
+            plan.lock_slot = p.lock_slot;
             Node::Scan(Box::new(plan))
         }
         other => Node::Filter(Box::new(other), cond),
@@ -1223,6 +1274,7 @@ impl<'a> Planner<'a> {
             setop: std::cell::Cell::new(None),
             level_refs: std::cell::Cell::new(0),
             next_work: std::cell::Cell::new(0),
+            lock_slots: RefCell::new(None),
         }
     }
 
@@ -1400,6 +1452,11 @@ impl<'a> Planner<'a> {
         let Query { with, body, order_by, limit_clause, fetch, locks, for_clause, settings, format_clause, pipe_operators } = q;
         need(for_clause.is_none() && settings.is_none() && format_clause.is_none() && pipe_operators.is_empty(), "this query clause")?;
         let saved = self.ctes.borrow().len();
+        // A locking clause over several FROM items: the table scans get lock slots.
+        let multi_lock = !locks.is_empty()
+            && matches!(&**body, SetExpr::Select(sel) if sel.from.len() > 1
+                || sel.from.iter().any(|t| !t.joins.is_empty() || matches!(t.relation, TableFactor::NestedJoin { .. })));
+        let saved_slots = self.lock_slots.replace(None);
         let r = (|| {
             if let Some(w) = with {
                 for cte in &w.cte_tables {
@@ -1479,6 +1536,7 @@ impl<'a> Planner<'a> {
                     None => Scalar::Const(Value::Int8(1)),
                 });
             }
+            *self.lock_slots.borrow_mut() = multi_lock.then(LockSlots::default);
             let mut b = match &**body {
                 SetExpr::Select(sel) => self.select(sel, &order, limit, offset, outer)?,
                 other => {
@@ -1491,18 +1549,34 @@ impl<'a> Planner<'a> {
             }
             Ok(b)
         })();
+        let slots = self.lock_slots.replace(saved_slots);
         let row_locks = match r {
-            Ok(_) if !locks.is_empty() => self.locking_clause(q),
+            Ok(_) if !locks.is_empty() => self.locking_clause(q, slots.as_ref()),
             _ => Ok(None),
         };
         self.ctes.borrow_mut().truncate(saved);
         let mut r = r?;
         let row_locks = row_locks?;
         r.correlated = refs_outside(&r.node, 0);
+        // Several FROM items: the LockRows node goes in before column pruning, which must
+        // keep the TID columns it reads.
+        let mut row_locks = row_locks;
+        if let Some(LockingClause { mode, wait, what, targets: Some(targets), .. }) = row_locks.take_if(|l| l.targets.is_some()) {
+            if let Some(n) = lock_shape_error(&r.node) {
+                return Err(refuse_lock(what, n).unwrap_or_else(|| PgError::feature(format!("{what} on this query is not supported"))));
+            }
+            if targets.is_empty() {
+                return Err(PgError::feature(format!("{what} on this query is not supported")));
+            }
+            r.node = place_multi_lock(
+                std::mem::replace(&mut r.node, Node::Unit),
+                exec::lockrows::LockRows { input: Node::Unit, mode, wait, targets },
+            )?;
+        }
         let width = r.node.width();
         prune(&mut r.node, &vec![true; width]);
         super::cost::choose_access(self.s, &mut r.node);
-        if let Some(LockingClause { mode, wait, what, lock }) = row_locks {
+        if let Some(LockingClause { mode, wait, what, lock, .. }) = row_locks {
             let refused =
                 |n: NoLock| refuse_lock(what, n).unwrap_or_else(|| PgError::feature(format!("{what} on this query is not supported")));
             if lock {
@@ -1518,20 +1592,17 @@ impl<'a> Planner<'a> {
     /// checked as PostgreSQL checks them: the strongest strength named, NOWAIT if any clause
     /// says it, else SKIP LOCKED if any does. None when the query has no FROM (nothing to
     /// lock, as in PostgreSQL). heapstore locks the rows of a query over one table (or a
-    /// view over one table); a join or a subquery in FROM is refused with 0A000. Runs while
-    /// the query's WITH names are in scope.
-    fn locking_clause(&self, q: &Query) -> Result<Option<LockingClause>> {
+    /// view over one table), or over several FROM items that are all tables (`slots`: each
+    /// table's strength and wait policy then come from the clauses naming it); a subquery in
+    /// FROM is refused with 0A000. Runs while the query's WITH names are in scope.
+    fn locking_clause(&self, q: &Query, slots: Option<&LockSlots>) -> Result<Option<LockingClause>> {
         let mut mode = RowLockMode::KeyShare;
         let mut wait = LockWait::Block;
         let mut of_names = Vec::new();
         for l in &q.locks {
             let (m, of) = lock_strength(l);
             mode = mode.max(m);
-            wait = match (wait, &l.nonblock) {
-                (LockWait::NoWait, _) | (_, Some(sqlparser::ast::NonBlock::Nowait)) => LockWait::NoWait,
-                (LockWait::SkipLocked, _) | (_, Some(sqlparser::ast::NonBlock::SkipLocked)) => LockWait::SkipLocked,
-                _ => LockWait::Block,
-            };
+            wait = stronger_wait(wait, &l.nonblock);
             of_names.extend(of);
         }
         let what = q.locks.iter().map(|l| lock_strength(l).0).next().unwrap_or(mode).clause();
@@ -1571,7 +1642,8 @@ impl<'a> Planner<'a> {
             if of.is_empty() {
                 return Err(PgError::syntax(format!("{what} must specify unqualified relation names")));
             }
-            let found = names.iter().any(|(n, a)| a.as_deref().unwrap_or(n) == of);
+            let found = names.iter().any(|(n, a)| a.as_deref().unwrap_or(n) == of)
+                || slots.is_some_and(|sl| sl.tables.iter().any(|(_, r)| r == of));
             if !found {
                 return Err(PgError::new(
                     sqlstate::UNDEFINED_TABLE,
@@ -1579,12 +1651,38 @@ impl<'a> Planner<'a> {
                 ));
             }
         }
-        let nothing = Ok(Some(LockingClause { mode, wait, what, lock: false }));
+        let nothing = Ok(Some(LockingClause { mode, wait, what, lock: false, targets: None }));
         if sel.from.is_empty() {
             return nothing;
         }
+        if let Some(sl) = slots {
+            // Several FROM items: each table's strength and wait policy from the clauses that
+            // name it (or name none), as PostgreSQL's row marks.
+            if let Some(kind) = sl.other {
+                return Err(PgError::feature(format!("{what} on a join with {kind} in FROM is not supported")));
+            }
+            let mut per: Vec<Option<(RowLockMode, LockWait)>> = vec![None; sl.tables.len()];
+            for l in &q.locks {
+                let (m, of) = lock_strength(l);
+                for (k, (_, refname)) in sl.tables.iter().enumerate() {
+                    if of.as_ref().is_none_or(|o| o == refname) {
+                        let (pm, pw) = per[k].unwrap_or((RowLockMode::KeyShare, LockWait::Block));
+                        per[k] = Some((pm.max(m), stronger_wait(pw, &l.nonblock)));
+                    }
+                }
+            }
+            let mut targets = Vec::with_capacity(sl.cols.len());
+            for &(slot, col, nullable) in &sl.cols {
+                let lock = per[slot];
+                if lock.is_some() && nullable {
+                    return Err(PgError::feature(format!("{what} cannot be applied to the nullable side of an outer join")));
+                }
+                targets.push(exec::lockrows::LockTarget { slot, col, table: sl.tables[slot].0.clone(), lock });
+            }
+            return Ok(Some(LockingClause { mode, wait, what, lock: true, targets: Some(targets) }));
+        }
         if sel.from.len() > 1 || !sel.from[0].joins.is_empty() {
-            return Err(PgError::feature(format!("{what} on a query that reads more than one FROM item is not supported")));
+            return Err(PgError::internal(format!("{what} over several FROM items planned without lock slots")));
         }
         // Without OF, a clause applies to the tables in FROM, and a WITH query's or a
         // function's rows are not locked (as PostgreSQL); named in OF, they are refused.
@@ -1609,7 +1707,7 @@ impl<'a> Planner<'a> {
             TableFactor::Derived { subquery, .. } if matches!(&*subquery.body, SetExpr::Values(_)) => return nothing,
             _ => return Err(PgError::feature(format!("{what} on a subquery or join in FROM is not supported"))),
         }
-        Ok(Some(LockingClause { mode, wait, what, lock: true }))
+        Ok(Some(LockingClause { mode, wait, what, lock: true, targets: None }))
     }
 
     /// ORDER BY / LIMIT over a set operation's (or VALUES') output columns.
@@ -1869,6 +1967,22 @@ impl<'a> Planner<'a> {
     /// LATERAL (an explicit `LATERAL (subquery)`, or a function, which PostgreSQL makes
     /// lateral implicitly).
     fn bind_from_item(&self, t: &TableFactor, outer: &[&Scope], left: Option<&Scope>) -> Result<(Rel, Scope)> {
+        let before = self.lock_slots.borrow().as_ref().map(|sl| sl.tables.len());
+        let r = self.bind_from_item_inner(t, outer, left)?;
+        if let (Some(before), Some(sl)) = (before, self.lock_slots.borrow_mut().as_mut()) {
+            // A FROM item that got no lock slot: nothing a re-check could read again.
+            if sl.tables.len() == before && !matches!(t, TableFactor::NestedJoin { .. }) && sl.other.is_none() {
+                sl.other = Some(match t {
+                    TableFactor::Derived { .. } => "a subquery",
+                    TableFactor::Table { args: None, .. } => "a view, a WITH query or a system catalog",
+                    _ => "a function",
+                });
+            }
+        }
+        Ok(r)
+    }
+
+    fn bind_from_item_inner(&self, t: &TableFactor, outer: &[&Scope], left: Option<&Scope>) -> Result<(Rel, Scope)> {
         match t {
             TableFactor::Table {
                 name,
@@ -2099,7 +2213,18 @@ impl<'a> Planner<'a> {
                     }
                 }
                 let width = table.columns.len();
-                let plan = super::dml::Plan::new(table, None, vec![true; width]);
+                let mut plan = super::dml::Plan::new(table.clone(), None, vec![true; width]);
+                if let (Some(sl), true) = (self.lock_slots.borrow_mut().as_mut(), table.is_table()) {
+                    // A FOR UPDATE over several FROM items: the scan's TID, in a hidden column.
+                    let slot = sl.tables.len();
+                    sl.tables.push((table.clone(), alias_name.clone().unwrap_or_else(|| table.name.clone())));
+                    plan.tid_col = true;
+                    plan.lock_slot = Some(slot);
+                    let mut c = ScopeCol::new(None, format!("{LOCK_SLOT_COL}{slot}"), SqlType::new(TypeId::Int8));
+                    c.hidden = true;
+                    scope.cols.push(c);
+                    return Ok((Rel::Leaf(Node::Scan(Box::new(plan)), width + 1, false), scope));
+                }
                 Ok((Rel::Leaf(Node::Scan(Box::new(plan)), width, false), scope))
             }
             TableFactor::Derived { lateral, subquery, alias } => {
@@ -2781,6 +2906,8 @@ impl<'a> Planner<'a> {
         }
         let mut windows = collect.windows.take();
         let grouped = !groups.is_empty() || !aggs.is_empty() || having_s.is_some() || group_sets.is_some();
+        // Rows a multi-item FOR UPDATE may lock (the shapes it refuses carry no TIDs).
+        let lockable = !grouped && windows.is_empty() && distinct.is_none();
         for c in &aggs {
             let mut win = false;
             for a in &c.args {
@@ -2886,6 +3013,7 @@ impl<'a> Planner<'a> {
         // Set-returning functions: after grouping and windows, before sorting; their values
         // are appended columns.
         let srfs = collect.srfs.take();
+        let lockable = lockable && srfs.is_empty();
         let srf_base = node.width();
         if !srfs.is_empty() {
             let mut calls = Vec::with_capacity(srfs.len());
@@ -2934,6 +3062,18 @@ impl<'a> Planner<'a> {
         if let Some(ts) = &distinct_on {
             for t in ts {
                 on_cols.push(idx_of(t, &mut exprs)?);
+            }
+        }
+        if lockable {
+            // A FOR UPDATE over several FROM items: the lock slots' TIDs ride along to the
+            // LockRows node (`exec::lockrows`); the final projection drops them.
+            if let Some(sl) = self.lock_slots.borrow_mut().as_mut() {
+                for (i, c) in scope.cols.iter().enumerate() {
+                    if let Some(slot) = c.name.strip_prefix(LOCK_SLOT_COL).and_then(|n| n.parse::<usize>().ok()) {
+                        sl.cols.push((slot, exprs.len(), c.nullable));
+                        exprs.push(Scalar::Col(i, SqlType::new(TypeId::Int8)));
+                    }
+                }
             }
         }
         let junk = exprs.len() > nvis;
@@ -3256,8 +3396,13 @@ fn prune(node: &mut Node, needed: &[bool]) {
             prune(i, &n);
         }
         Node::LockRows(l) => {
-            // The TID column is always read.
-            need.push(true);
+            // The TID columns are always read.
+            if l.targets.is_empty() {
+                need.push(true);
+            }
+            for t in &l.targets {
+                need[t.col] = true;
+            }
             prune(&mut l.input, &need);
         }
     }
