@@ -426,6 +426,14 @@ fn row_locks_over_joins_recheck_the_joined_row() {
             "SELECT m.id, d.id FROM m LEFT JOIN d ON d.mid = m.id ORDER BY m.v, d.id FOR UPDATE OF m",
             vec!["9|NULL", "9|NULL", "2|2", "3|NULL"],
         ),
+        // A subquery with its own locking clause over a join, run during the re-check, reads
+        // its own tables (not the rows the re-check gives the outer query's scans).
+        (
+            "UPDATE m SET v = 11 WHERE id = 1",
+            "SELECT x.id, x.v, (SELECT y2.mid FROM m x2 JOIN d y2 ON y2.id = x2.id WHERE x2.id = x.id + 1 FOR UPDATE) \
+             FROM m x JOIN d y ON y.id = x.id ORDER BY x.id FOR UPDATE OF x",
+            vec!["1|11|2", "2|20|1", "3|30|NULL"],
+        ),
         // The select list is computed from the new version; the rows are not sorted again.
         (
             "UPDATE m SET v = 5 WHERE id = 1",

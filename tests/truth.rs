@@ -109,7 +109,7 @@ fn every_clause_is_handled_or_refused() {
     // Refused with 0A000, never run with the clause dropped.
     let refused = [
         "SELECT * FROM emp TABLESAMPLE SYSTEM (50)",
-        "SELECT * FROM emp a JOIN emp b USING (id) FOR UPDATE",
+        "SELECT * FROM emp a JOIN (SELECT * FROM emp) b USING (id) FOR UPDATE",
         "SELECT * FROM (SELECT * FROM emp FOR SHARE) s",
         "SELECT id FROM emp ORDER BY id FETCH FIRST 50 PERCENT ROWS ONLY",
         "EXPLAIN ANALYZE UPDATE emp SET name = 'q'",

@@ -237,6 +237,11 @@ pub struct Index {
     /// existed) are 0: ASC NULLS LAST.
     #[serde(default)]
     pub options: Vec<u8>,
+    /// A partial index's predicate (`CREATE INDEX ... WHERE`), as SQL text over the table's
+    /// columns: only row versions for which it is true have an entry (`sql::index`
+    /// invariant 6). None: every version has one.
+    #[serde(default)]
+    pub predicate: Option<String>,
 }
 
 /// `indoption` bit: the column is in descending order.

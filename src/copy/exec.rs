@@ -520,7 +520,7 @@ fn copy_from_serial(
     mut fk: Option<&mut crate::exec::fk::Tracker>,
 ) -> Result<u64> {
     let shared = ctx.shared;
-    let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };
+    let mut indexes = crate::exec::rows::Maintainer { shared, pins, locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new(), preds: None };
     let mut ld = RowLoader::new(ctx, pins);
     ld.per_row = per_row;
     let mut n = 0u64;

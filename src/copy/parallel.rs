@@ -516,8 +516,15 @@ fn complete(st: &State<'_>, ctx: &LoadCtx<'_>, pins: &crate::buffer::Pins, done:
 fn settle(st: &State<'_>, ctx: &LoadCtx<'_>, pins: &crate::buffer::Pins, d: Done) -> Result<u64> {
     if !d.lens.is_empty() {
         let mut locks = st.locks.lock().expect("poisoned");
-        let mut m =
-            crate::exec::rows::Maintainer { shared: ctx.shared, pins, locks: &mut locks, me: ctx.xid, wal: ctx.index_wal, key: Vec::new() };
+        let mut m = crate::exec::rows::Maintainer {
+            shared: ctx.shared,
+            pins,
+            locks: &mut locks,
+            me: ctx.xid,
+            wal: ctx.index_wal,
+            key: Vec::new(),
+            preds: None,
+        };
         index_tuples(&mut m, ctx.table, &d.tuples, &d.lens, &d.placed)?;
     }
     match d.error {

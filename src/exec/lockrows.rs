@@ -193,7 +193,6 @@ fn run_multi(ex: &Exec<'_>, l: &LockRows, outer: &[&[Value]], sink: &mut dyn FnM
         return Err(PgError::internal("a row lock taken outside a transaction with an xid"));
     }
     let shared = s.shared.clone();
-    let slots = l.targets.iter().map(|t| t.slot + 1).max().unwrap_or(0);
     let mut tids = Vec::with_capacity(l.targets.len());
     // Per target: the transaction that made the version locked when it is not the one found.
     let mut newer = Vec::with_capacity(l.targets.len());
@@ -220,7 +219,7 @@ fn run_multi(ex: &Exec<'_>, l: &LockRows, outer: &[&[Value]], sink: &mut dyn FnM
             return sink(row);
         }
         // EvalPlanQual: the input once more, each slot's scan giving one row.
-        let mut rows: Vec<Option<Vec<Value>>> = vec![None; slots];
+        let mut rows: Vec<(usize, Option<Vec<Value>>)> = l.targets.iter().map(|t| (t.slot, None)).collect();
         for (k, t) in l.targets.iter().enumerate() {
             let Some(tid) = tids[k] else { continue };
             let heap =
@@ -238,7 +237,7 @@ fn run_multi(ex: &Exec<'_>, l: &LockRows, outer: &[&[Value]], sink: &mut dyn FnM
                 None => return Ok(Flow::Continue),
             }
             raw.push(dml::tid_value(tid));
-            rows[t.slot] = Some(raw);
+            rows[k].1 = Some(raw);
         }
         let saved = ex.epq.replace(Some(std::rc::Rc::new(rows)));
         let mut first: Option<Vec<Value>> = None;

@@ -55,6 +55,9 @@ use std::sync::Arc;
 /// A row flowing between nodes.
 pub type Row = Vec<Value>;
 
+/// A LockRows re-check's rows by lock slot ([`Exec::epq`]).
+pub(crate) type EpqRows = Rc<Vec<(usize, Option<Row>)>>;
+
 /// One output column of a query.
 #[derive(Clone, Debug)]
 pub struct OutCol {
@@ -657,9 +660,10 @@ pub struct Exec<'a> {
     /// Temporary files for sorts and hashes past `work_mem`.
     pub temp: spill::TempSpace,
     /// While a multi-table LockRows node re-checks a row (`lockrows`, PostgreSQL's
-    /// EvalPlanQual): for each lock slot, the one row its scan gives (its columns, then its
-    /// TID), or None for a slot that gives none (the row was NULL-extended there).
-    pub(crate) epq: RefCell<Option<Rc<Vec<Option<Row>>>>>,
+    /// EvalPlanQual): for each of its lock slots, the one row that slot's scan gives (its
+    /// columns, then its TID), or None where it gives none (the row was NULL-extended
+    /// there). Scans of other slots (a subquery's own locking clause) are not affected.
+    pub(crate) epq: RefCell<Option<EpqRows>>,
 }
 
 /// What one plan node did (EXPLAIN ANALYZE): rows pushed, runs, time to the first row and in
@@ -699,7 +703,8 @@ impl<'a> Exec<'a> {
     pub(crate) fn epq_row(&self, p: &dml::Plan) -> Result<Option<Option<Row>>> {
         let Some(slot) = p.lock_slot else { return Ok(None) };
         let Some(rows) = self.epq.borrow().clone() else { return Ok(None) };
-        let Some(row) = rows.get(slot).cloned().flatten() else { return Ok(Some(None)) };
+        let Some((_, row)) = rows.iter().find(|(s, _)| *s == slot) else { return Ok(None) };
+        let Some(row) = row.clone() else { return Ok(Some(None)) };
         debug_assert!(p.tid_col && row.len() == p.types.len() + 1, "a slot's row holds its columns and TID");
         if let Some(w) = &p.filter {
             if !w.matches(&row[..p.types.len()], self.params)? {
@@ -726,6 +731,10 @@ impl<'a> Exec<'a> {
     /// queries (innermost first). Returns `Stop` if the sink stopped it.
     pub fn run(&self, node: &Node, outer: &[&[Value]], sink: &mut dyn FnMut(&[Value]) -> Result<Flow>) -> Result<Flow> {
         let Some(stats) = &self.stats else { return self.run_node(node, outer, sink) };
+        // A LockRows re-check's runs are not the plan's (PostgreSQL runs them in a copy).
+        if self.epq.borrow().is_some() {
+            return self.run_node(node, outer, sink);
+        }
         let t0 = std::time::Instant::now();
         let (mut rows, mut first, mut in_sink) = (0u64, None, 0u64);
         let mut counted = |r: &[Value]| {
@@ -757,7 +766,7 @@ impl<'a> Exec<'a> {
     /// Records one run of `node` that did not go through [`Exec::run`] (the inner scan of an
     /// index nested loop), for EXPLAIN ANALYZE.
     pub(crate) fn note_loop(&self, node: &Node, rows: u64, first_ns: Option<u64>, total_ns: u64) {
-        if let Some(stats) = &self.stats {
+        if let (Some(stats), false) = (&self.stats, self.epq.borrow().is_some()) {
             let mut m = stats.borrow_mut();
             let st = m.entry(node as *const Node as usize).or_default();
             st.rows += rows;

@@ -64,6 +64,43 @@ pub fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut V
     keycode::encode_key_opts(out, &vals, &ix.options)
 }
 
+/// The bound predicates of `table`'s partial indexes, by index (None: not partial). A stored
+/// predicate is read as a stored definition (`types::tz::stored_definition`).
+pub fn index_predicates(table: &Table) -> Result<Vec<Option<crate::sql::expr::Scalar>>> {
+    table
+        .indexes
+        .iter()
+        .map(|ix| {
+            ix.predicate
+                .as_deref()
+                .map(|p| {
+                    let e = parse_stored_expr(p)?;
+                    let _stored = crate::types::tz::stored_definition();
+                    crate::sql::expr::bind(&e, table)
+                })
+                .transpose()
+        })
+        .collect()
+}
+
+/// Whether a row version (its stored columns) satisfies a partial index's bound predicate:
+/// true, not false or NULL.
+pub fn predicate_holds(pred: &crate::sql::expr::Scalar, table: &Table, stored: &[Option<Vec<u8>>]) -> Result<bool> {
+    let mut used = vec![false; table.columns.len()];
+    pred.columns_used(&mut used);
+    let row: Vec<crate::types::Value> = stored
+        .iter()
+        .zip(&table.columns)
+        .zip(&used)
+        .map(|((v, c), &u)| match v {
+            Some(b) if u => crate::types::Value::decode(&c.ty, b),
+            _ => crate::types::Value::Null,
+        })
+        .collect();
+    let _stored = crate::types::tz::stored_definition();
+    Ok(pred.eval(&row, &[])? == crate::types::Value::Bool(true))
+}
+
 /// Stored column values of a heap tuple (TOASTed values fetched).
 pub fn stored_of(s: &Session, table: &Table, t: &[u8]) -> Result<Vec<Option<Vec<u8>>>> {
     stored_of_parts(&s.shared.pool, &s.pins, table, t)
@@ -156,7 +193,7 @@ pub fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>]
     let wal = index_wal(s, table);
     let me = s.xid();
     let shared = s.shared.clone();
-    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new() };
+    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new(), preds: None };
     m.insert(table, stored, tid)
 }
 
@@ -169,6 +206,9 @@ pub struct Maintainer<'a> {
     pub me: Xid,
     pub wal: bool,
     pub key: Vec<u8>,
+    /// The partial indexes' bound predicates of the table last maintained (its oid), bound
+    /// at first use.
+    pub preds: Option<(crate::catalog::Oid, Vec<Option<crate::sql::expr::Scalar>>)>,
 }
 
 impl Maintainer<'_> {
@@ -181,7 +221,16 @@ impl Maintainer<'_> {
     pub fn insert(&mut self, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
         let shared = self.shared;
         let me = self.me;
-        for ix in &table.indexes {
+        if table.indexes.iter().any(|ix| ix.predicate.is_some()) && self.preds.as_ref().is_none_or(|(oid, _)| *oid != table.oid) {
+            self.preds = Some((table.oid, index_predicates(table)?));
+        }
+        for (i, ix) in table.indexes.iter().enumerate() {
+            // A partial index has entries only for versions its predicate holds for.
+            if let Some(Some(p)) = self.preds.as_ref().filter(|_| ix.predicate.is_some()).map(|(_, v)| &v[i]) {
+                if !predicate_holds(p, table, stored)? {
+                    continue;
+                }
+            }
             let any_null = key_of(table, ix, stored, &mut self.key);
             let t = BTree::new(&shared.pool, self.pins, self.wal.then_some(&*shared.wal), ix.relfile, ix.unique)
                 .with_name(ix.name.clone())

@@ -283,8 +283,8 @@ pub(crate) fn table_constraint(c: &sqlparser::ast::TableConstraint) -> Result<()
     }
 }
 
-/// CREATE INDEX: the runner reads name, table, columns, UNIQUE, IF NOT EXISTS and USING, and
-/// refuses CONCURRENTLY, WHERE and INCLUDE itself.
+/// CREATE INDEX: the runner reads name, table, columns, UNIQUE, IF NOT EXISTS, USING and
+/// WHERE, and refuses CONCURRENTLY and INCLUDE itself.
 fn create_index(ci: &sqlparser::ast::CreateIndex) -> Result<()> {
     let sqlparser::ast::CreateIndex {
         name: _,

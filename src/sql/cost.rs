@@ -466,7 +466,7 @@ struct ColInfoOwned {
 
 impl ColInfoOwned {
     fn new(t: &Table, col: usize, te: TableEst) -> ColInfoOwned {
-        let unique = t.indexes.iter().any(|ix| ix.unique && ix.columns == [col]);
+        let unique = t.indexes.iter().any(|ix| ix.unique && ix.predicate.is_none() && ix.columns == [col]);
         ColInfoOwned { stats: te.stats, name: t.columns[col].name.clone(), ty: t.columns[col].ty, rows: te.rows, unique }
     }
 
@@ -793,6 +793,7 @@ fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[(usize, boo
     }
     // The index that gives the order with the most conditions bounding it.
     let Some((_, (access, dir))) = (0..p.table.indexes.len())
+        .filter(|&i| super::index::usable_for(&p.table, i, p.filter.as_ref()))
         .filter_map(|i| {
             let a = match &p.filter {
                 Some(f) => super::dml::Plan::index_access(f, i, &p.table.indexes[i].columns),
@@ -885,6 +886,9 @@ impl Estimator<'_> {
         let Node::Scan(p) = &j.right else { return None };
         let mut best: Option<(usize, Vec<Scalar>, Vec<usize>)> = None;
         for (i, ix) in p.table.indexes.iter().enumerate() {
+            if !super::index::usable_for(&p.table, i, p.filter.as_ref()) {
+                continue;
+            }
             let mut eq = Vec::new();
             let mut cols = Vec::new();
             for &c in &ix.columns {

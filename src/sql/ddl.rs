@@ -816,7 +816,19 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 }
                 // Indexes (and so PRIMARY KEY / UNIQUE constraints) and CHECK constraints
                 // using the column go with it, as in PostgreSQL.
-                let (gone, kept): (Vec<_>, Vec<_>) = new.indexes.drain(..).partition(|ix| ix.columns.contains(&i));
+                let mut gone = Vec::new();
+                let mut kept = Vec::new();
+                for ix in new.indexes.drain(..) {
+                    let in_predicate = match &ix.predicate {
+                        Some(p) => mentions_column(p, &n)?,
+                        None => false,
+                    };
+                    if ix.columns.contains(&i) || in_predicate {
+                        gone.push(ix);
+                    } else {
+                        kept.push(ix);
+                    }
+                }
                 s.txn().dead_files.extend(gone.iter().map(|ix| ix.relfile));
                 new.indexes = kept
                     .into_iter()
@@ -855,6 +867,11 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             new.columns[i].name = newn.clone();
             for c in &mut new.checks {
                 c.expr = rename_column_in(&c.expr, &old, &newn)?;
+            }
+            for ix in &mut new.indexes {
+                if let Some(p) = &mut ix.predicate {
+                    *p = rename_column_in(p, &old, &newn)?;
+                }
             }
             for q in super::sequence::owned_sequences(s, cur) {
                 let mut def = (*q).clone();

@@ -678,7 +678,8 @@ fn limit_before_locking(tokens: &mut [TokenWithSpan]) {
             i = j.max(i + 1);
             continue;
         };
-        // The limit: to the end of its query.
+        // The limit: to the end of its query (what may follow a SELECT in a statement ends
+        // it too: INSERT's ON CONFLICT and RETURNING, CREATE TABLE AS's WITH [NO] DATA).
         let mut depth = 0usize;
         let mut end = start;
         while end < tokens.len() {
@@ -687,6 +688,12 @@ fn limit_before_locking(tokens: &mut [TokenWithSpan]) {
                 Token::RParen if depth == 0 => break,
                 Token::RParen => depth -= 1,
                 Token::SemiColon if depth == 0 => break,
+                Token::Word(_)
+                    if depth == 0
+                        && [Keyword::RETURNING, Keyword::ON, Keyword::WITH, Keyword::FOR].iter().any(|&k| is_kw(&tokens[end], k)) =>
+                {
+                    break
+                }
                 _ => {}
             }
             end += 1;

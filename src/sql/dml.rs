@@ -164,6 +164,9 @@ impl Plan {
             f.columns_used(&mut needed);
             let mut best: Option<(usize, Access)> = None;
             for (i, ix) in table.indexes.iter().enumerate() {
+                if !index::usable_for(&table, i, Some(f)) {
+                    continue;
+                }
                 let Access::Index { eq, lo, hi, not_null, .. } = Self::index_access(f, i, &ix.columns) else {
                     unreachable!("an index access")
                 };
@@ -995,6 +998,8 @@ impl OnConflict {
         use sqlparser::ast::{ConflictTarget, OnConflictAction, OnInsert};
         let OnInsert::OnConflict(oc) = on else { return Err(PgError::feature("ON DUPLICATE KEY UPDATE is not PostgreSQL's syntax")) };
         let unique: Vec<usize> = (0..table.indexes.len()).filter(|&i| table.indexes[i].unique).collect();
+        // A partial unique index is inferred only from `ON CONFLICT (...) WHERE`, which
+        // heapstore's parser does not read: without a target all unique indexes are arbiters.
         let arbiters = match &oc.conflict_target {
             None => {
                 if matches!(oc.action, OnConflictAction::DoUpdate(_)) {
@@ -1016,6 +1021,7 @@ impl OnConflict {
                 want.dedup();
                 let found: Vec<usize> = unique
                     .into_iter()
+                    .filter(|&i| table.indexes[i].predicate.is_none())
                     .filter(|&i| {
                         let mut k = table.indexes[i].columns.clone();
                         k.sort_unstable();
@@ -1137,7 +1143,13 @@ impl OnConflict {
             if ix.columns.iter().any(|&c| stored[c].is_none()) {
                 continue; // NULLs never conflict
             }
-            let mut filter: Option<Scalar> = None;
+            // A partial arbiter: only rows inside it conflict, and only with a row it would hold.
+            let mut filter: Option<Scalar> = index::predicate_of(table, ix)?;
+            if let Some(p) = &filter {
+                if !crate::exec::rows::predicate_holds(p, table, stored)? {
+                    continue;
+                }
+            }
             for &c in &ix.columns {
                 let ty = table.columns[c].ty;
                 let v = Value::decode(&ty, stored[c].as_deref().expect("not NULL"));
@@ -1359,7 +1371,7 @@ fn update_one(
 ) -> Result<Option<Vec<Option<Vec<u8>>>>> {
     let (logged, fpw) = wal;
     let stored = store_row(table, new_vals)?;
-    let indexed = indexed_columns(table);
+    let indexed = indexed_columns(table)?;
     let hot_ok = same_index_columns(table, &indexed, old, &stored)?;
     let keys_kept = hot_ok || same_index_columns(table, &key_columns(table), old, &stored)?;
     let mut t = form_checked_tuple(s, table, &stored, checks)?;
@@ -1934,7 +1946,7 @@ fn change_rows(
     let (wal, fpw) = heap_rel(s, table);
     let types: Vec<SqlType> = table.columns.iter().map(|c| c.ty).collect();
     let all = vec![true; types.len()];
-    let indexed = indexed_columns(table);
+    let indexed = indexed_columns(table)?;
     let keys = key_columns(table);
     let checks = crate::exec::rows::Checks::new(table)?;
     let mut n = 0u64;
@@ -2108,18 +2120,25 @@ fn joined_rows_of(
 /// The columns of `table`'s unique indexes: PostgreSQL's "key" columns, whose change makes an
 /// UPDATE conflict with FOR KEY SHARE row locks (`txn::rowlock`).
 fn key_columns(table: &Table) -> Vec<usize> {
-    let mut cols: Vec<usize> = table.indexes.iter().filter(|ix| ix.unique).flat_map(|ix| ix.columns.iter().copied()).collect();
+    let mut cols: Vec<usize> =
+        table.indexes.iter().filter(|ix| ix.unique && ix.predicate.is_none()).flat_map(|ix| ix.columns.iter().copied()).collect();
     cols.sort_unstable();
     cols.dedup();
     cols
 }
 
 /// The columns any index of `table` covers.
-fn indexed_columns(table: &Table) -> Vec<usize> {
+fn indexed_columns(table: &Table) -> Result<Vec<usize>> {
     let mut cols: Vec<usize> = table.indexes.iter().flat_map(|ix| ix.columns.iter().copied()).collect();
+    // A partial index's predicate columns too (`sql::index` invariant 6).
+    let mut used = vec![false; table.columns.len()];
+    for p in crate::exec::rows::index_predicates(table)?.iter().flatten() {
+        p.columns_used(&mut used);
+    }
+    cols.extend((0..used.len()).filter(|&c| used[c]));
     cols.sort_unstable();
     cols.dedup();
-    cols
+    Ok(cols)
 }
 
 /// Whether the new version's indexed columns are stored exactly as the old version's (a HOT

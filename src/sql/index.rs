@@ -1,6 +1,7 @@
 //! Indexes as the row statements use them: keys from rows (`btree::keycode`), maintenance on
 //! INSERT / UPDATE / COPY with unique checks against heap visibility, index scans for the
-//! planner, and the DDL — `CREATE [UNIQUE] INDEX`, `PRIMARY KEY`, `DROP INDEX`.
+//! planner, and the DDL — `CREATE [UNIQUE] INDEX [... WHERE predicate]`, `PRIMARY KEY`,
+//! `DROP INDEX`.
 //!
 //! An index is part of its table's catalog entry (`catalog::Index`), so creating or dropping
 //! one replaces the table's definition in the transaction's pending catalog change, and it
@@ -22,6 +23,11 @@
 //!    index's columns (HOT-updated before the index existed), the index gets `check_xmin` (the
 //!    building transaction's xid, PostgreSQL's indcheckxmin): snapshots that might still see an
 //!    older version scan the heap instead, until every such snapshot is gone.
+//! 6. A partial index (`CREATE INDEX ... WHERE p`) has an entry for a chain only when `p` is
+//!    true of its newest version (for invariant 5, a version outside the index differs from
+//!    one inside it); the columns `p` reads count as indexed for HOT updates, so a chain's
+//!    HOT versions agree on it. A scan uses the index only when its conditions imply `p`
+//!    (`implies`), and a unique partial index constrains only the rows it holds.
 
 use super::expr::{self, Scalar};
 use crate::access::btree::{keycode, BTree};
@@ -287,14 +293,23 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     let mut entries: Vec<(Vec<u8>, Tid, bool)> = Vec::new();
     let mut older: Vec<Vec<u8>> = Vec::new();
     let mut broken = false;
+    let pred = predicate_of(table, ix)?;
     heap_versions(s, table, |tid, t, live, newest| {
         let stored = stored_of(s, table, t)?;
         let mut k = Vec::new();
         let any_null = key_of(table, ix, &stored, &mut k);
+        // Outside a partial index: no key (invariant 6).
+        if let Some(p) = &pred {
+            if !crate::exec::rows::predicate_holds(p, table, &stored)? {
+                k.clear();
+            }
+        }
         if newest {
             broken |= older.iter().any(|o| *o != k);
             older.clear();
-            entries.push((k, tid, live && !any_null));
+            if !k.is_empty() {
+                entries.push((k, tid, live && !any_null));
+            }
         } else {
             older.push(k);
         }
@@ -337,6 +352,55 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     Ok(broken)
 }
 
+/// The bound predicate of index `ix` of `table` when it is partial.
+pub(crate) fn predicate_of(table: &Table, ix: &Index) -> Result<Option<Scalar>> {
+    let Some(p) = &ix.predicate else { return Ok(None) };
+    let e = crate::exec::rows::parse_stored_expr(p)?;
+    let _stored = crate::types::tz::stored_definition();
+    expr::bind(&e, table).map(Some)
+}
+
+/// Whether conditions `filter` (over a table's columns) imply a partial index's predicate
+/// `pred`, so that every row they accept has an entry: each of its conjuncts is one of the
+/// filter's, or says that an expression IS NOT NULL which a filter conjunct compares with a
+/// strict operator (the simplest of PostgreSQL's `predicate_implied_by` rules). False when
+/// unsure (the index is then not used).
+pub(crate) fn implies(filter: Option<&Scalar>, pred: &Scalar) -> bool {
+    let mut have = Vec::new();
+    if let Some(f) = filter {
+        super::dml::conjuncts(f, &mut have);
+    }
+    let shown: Vec<String> = have.iter().map(|e| format!("{e:?}")).collect();
+    let mut need = Vec::new();
+    super::dml::conjuncts(pred, &mut need);
+    need.iter().all(|p| {
+        if shown.contains(&format!("{p:?}")) {
+            return true;
+        }
+        let Scalar::IsNull(x, true) = p else { return false };
+        let x = format!("{x:?}");
+        have.iter().any(|h| match h {
+            Scalar::Cmp(_, a, b) => format!("{a:?}") == x || format!("{b:?}") == x,
+            Scalar::InList(a, _, _) | Scalar::Like(a, ..) => format!("{a:?}") == x,
+            Scalar::IsNull(a, true) => format!("{a:?}") == x,
+            _ => false,
+        })
+    })
+}
+
+/// Whether a scan with conditions `filter` may read index `i` of `table`: any index that is
+/// not partial, a partial one when the conditions imply its predicate.
+pub(crate) fn usable_for(table: &Table, i: usize, filter: Option<&Scalar>) -> bool {
+    let ix = &table.indexes[i];
+    if ix.predicate.is_none() {
+        return true;
+    }
+    match predicate_of(table, ix) {
+        Ok(Some(p)) => implies(filter, &p),
+        _ => false,
+    }
+}
+
 /// Whether any table (as this transaction sees the catalog) has an index or is named `name`.
 pub(crate) fn relation_name_taken(s: &Session, name: &str) -> bool {
     s.visible_tables().iter().any(|t| t.name == name || t.indexes.iter().any(|i| i.name == name))
@@ -368,6 +432,7 @@ pub(crate) fn add_index(
     unique: bool,
     primary: bool,
     constraint: bool,
+    predicate: Option<String>,
 ) -> Result<Arc<Table>> {
     if relation_name_taken(s, &name) {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
@@ -387,6 +452,7 @@ pub(crate) fn add_index(
         constraint,
         check_xmin: None,
         options,
+        predicate,
     };
     let mut new = (**table).clone();
     if primary {
@@ -460,10 +526,10 @@ fn default_name(s: &Session, table: &Table, cols: &[usize], primary: bool) -> St
     (1..).map(|i| format!("{base}{i}")).find(|n| !relation_name_taken(s, n)).expect("some name is free")
 }
 
-/// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t (cols).
+/// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t (cols) [WHERE predicate].
 pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<QueryResult> {
-    if ci.concurrently || ci.predicate.is_some() || !ci.include.is_empty() {
-        return Err(PgError::feature("CREATE INDEX CONCURRENTLY / WHERE / INCLUDE is not supported"));
+    if ci.concurrently || !ci.include.is_empty() {
+        return Err(PgError::feature("CREATE INDEX CONCURRENTLY / INCLUDE is not supported"));
     }
     if let Some(u) = &ci.using {
         let am = u.to_string().to_lowercase();
@@ -499,6 +565,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     let cols = index_columns(&table, &names)?;
     s.lock_table(&table, LockMode::Share)?;
     let table = s.table(&table.key())?;
+    let predicate = ci.predicate.as_ref().map(|p| check_predicate(&table, p)).transpose()?;
     s.check_not_in_use(&table, "CREATE INDEX")?;
     let name = match &ci.name {
         Some(n) => super::ddl_table_name(n)?,
@@ -509,8 +576,64 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    add_index(s, &table, name, cols, options, ci.unique, false, false)?;
+    add_index(s, &table, name, cols, options, ci.unique, false, false, predicate)?;
     Ok(super::tag("CREATE INDEX"))
+}
+
+/// Checks a partial index's predicate as PostgreSQL does (a boolean expression over the
+/// table's columns, without subqueries or aggregates, whose functions are immutable) and
+/// returns its stored text. heapstore takes operators, casts that do not depend on the
+/// session (none to or from a date/time type of a column) and no function calls.
+fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
+    let mut bad = None;
+    let _ = sqlparser::ast::visit_expressions(e, |x| {
+        match x {
+            sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. } => {
+                bad = Some(PgError::feature("cannot use subquery in index predicate"));
+            }
+            _ => {}
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    if let Some(e) = bad {
+        return Err(e);
+    }
+    let b = crate::types::tz::check_stored_definition("an index predicate", || expr::bind(e, table)).map_err(|e| {
+        if e.code == "42803" {
+            PgError::new("42803", "aggregate functions are not allowed in index predicates")
+        } else {
+            e
+        }
+    })?;
+    if let Some(ty) = expr::type_of(&b).filter(|ty| ty.id != TypeId::Bool) {
+        return Err(PgError::new("42804", format!("argument of WHERE must be type boolean, not type {}", ty.name())));
+    }
+    let datetime = |t: &SqlType| {
+        matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz | TypeId::Interval)
+    };
+    let mut err = None;
+    b.visit(&mut |x| match x {
+        Scalar::Func(f, ..) if f.is_volatile() => {
+            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
+        }
+        Scalar::Func(..) | Scalar::Lookup(..) | Scalar::SubLink(..) | Scalar::Param(..) | Scalar::Outer(..) => {
+            err.get_or_insert(PgError::feature("function calls in an index predicate are not supported by heapstore yet"));
+        }
+        Scalar::Cast(inner, to) => {
+            let mut reads = false;
+            inner.visit(&mut |y| reads |= matches!(y, Scalar::Col(..)));
+            if reads && (datetime(to) || expr::type_of(inner).is_some_and(|t| datetime(&t))) {
+                err.get_or_insert(PgError::feature(
+                    "a cast to or from a date/time type of a column in an index predicate is not supported by heapstore yet",
+                ));
+            }
+        }
+        _ => {}
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    Ok(e.to_string())
 }
 
 /// Adds the PRIMARY KEY / UNIQUE constraints of a table being created.
@@ -535,7 +658,7 @@ pub(crate) fn add_constraint_index(
             }
         }
     };
-    add_index(s, table, name, cols, Vec::new(), true, primary, true)
+    add_index(s, table, name, cols, Vec::new(), true, primary, true, None)
 }
 
 /// DROP INDEX [IF EXISTS] name [, ...].
@@ -628,6 +751,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
         Ok(crate::access::heap::Flow::Continue)
     })?;
     for ix in &table.indexes {
+        let pred = predicate_of(&table, ix)?;
         let t = tree(s, ix, false);
         if let Err(e) = t.check() {
             return Ok(Err(format!("index \"{}\": {e}", ix.name)));
@@ -639,6 +763,11 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
         }
         for (tid, tup) in &visible {
             let stored = stored_of(s, &table, tup)?;
+            if let Some(p) = &pred {
+                if !crate::exec::rows::predicate_holds(p, &table, &stored)? {
+                    continue;
+                }
+            }
             let mut k = Vec::new();
             key_of(&table, ix, &stored, &mut k);
             let root = (tid.0, pages.get(s, tid.0)?.1[tid.1 as usize]);
@@ -676,9 +805,18 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
                         }
                         match stored_of(s, &table, t) {
                             Ok(stored) => {
-                                let mut hk = Vec::new();
-                                key_of(&table, ix, &stored, &mut hk);
-                                found = hk == *k;
+                                let inside = match &pred {
+                                    Some(p) => crate::exec::rows::predicate_holds(p, &table, &stored),
+                                    None => Ok(true),
+                                };
+                                match inside {
+                                    Ok(inside) => {
+                                        let mut hk = Vec::new();
+                                        key_of(&table, ix, &stored, &mut hk);
+                                        found = inside && hk == *k;
+                                    }
+                                    Err(e) => err = Some(e),
+                                }
                             }
                             Err(e) => err = Some(e),
                         }

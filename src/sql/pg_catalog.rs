@@ -1468,7 +1468,8 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 // Each column's order: DESC 1, NULLS FIRST 2, as PostgreSQL's indoption.
                 vector(TypeId::Int2Vector, (0..ix.columns.len()).map(|k| Value::Int2(i16::from(ix.option(k)))).collect()),
                 Value::Null,
-                Value::Null,
+                // A partial index's predicate: its text (PostgreSQL stores a node tree).
+                ix.predicate.clone().map_or(Value::Null, Value::Text),
             ]);
         }
     }
@@ -2266,13 +2267,14 @@ pub fn index_def(s: &Session, oid: u32) -> Option<String> {
                 })
                 .collect();
             return Some(format!(
-                "CREATE {}INDEX {} ON {}.{} USING btree ({})",
+                "CREATE {}INDEX {} ON {}.{} USING btree ({}){}",
                 if ix.unique { "UNIQUE " } else { "" },
                 ix.name,
                 // PostgreSQL names the session's temporary schema `pg_temp` here.
                 if t.is_temp() { "pg_temp" } else { "public" },
                 t.name,
-                cols.join(", ")
+                cols.join(", "),
+                ix.predicate.as_ref().map_or(String::new(), |p| format!(" WHERE ({p})"))
             ));
         }
     }

@@ -77,13 +77,16 @@ pub struct Planner<'a> {
     /// The lock slots of the SELECT being bound when its locking clause covers several FROM
     /// items (`exec::lockrows`): set by `query` for its own FROM list only.
     lock_slots: RefCell<Option<LockSlots>>,
+    /// The next lock slot: slots are numbered across the statement, so that a subquery's own
+    /// locking clause never shares one with the query around it.
+    next_lock_slot: std::cell::Cell<usize>,
 }
 
 /// A multi-item `FOR UPDATE` query's table scans (`exec::lockrows`, module doc).
 #[derive(Default)]
 struct LockSlots {
-    /// Per slot: the table and the name FROM knows it by.
-    tables: Vec<(Arc<crate::catalog::Table>, String)>,
+    /// The slot, the table and the name FROM knows it by, in FROM order.
+    tables: Vec<(usize, Arc<crate::catalog::Table>, String)>,
     /// A FROM item other than a table (no slot): what it is, for the refusal.
     other: Option<&'static str>,
     /// Per slot whose TID the select list carries: (slot, column of the projection, on the
@@ -1275,6 +1278,7 @@ impl<'a> Planner<'a> {
             level_refs: std::cell::Cell::new(0),
             next_work: std::cell::Cell::new(0),
             lock_slots: RefCell::new(None),
+            next_lock_slot: std::cell::Cell::new(0),
         }
     }
 
@@ -1643,7 +1647,7 @@ impl<'a> Planner<'a> {
                 return Err(PgError::syntax(format!("{what} must specify unqualified relation names")));
             }
             let found = names.iter().any(|(n, a)| a.as_deref().unwrap_or(n) == of)
-                || slots.is_some_and(|sl| sl.tables.iter().any(|(_, r)| r == of));
+                || slots.is_some_and(|sl| sl.tables.iter().any(|(_, _, r)| r == of));
             if !found {
                 return Err(PgError::new(
                     sqlstate::UNDEFINED_TABLE,
@@ -1664,7 +1668,7 @@ impl<'a> Planner<'a> {
             let mut per: Vec<Option<(RowLockMode, LockWait)>> = vec![None; sl.tables.len()];
             for l in &q.locks {
                 let (m, of) = lock_strength(l);
-                for (k, (_, refname)) in sl.tables.iter().enumerate() {
+                for (k, (_, _, refname)) in sl.tables.iter().enumerate() {
                     if of.as_ref().is_none_or(|o| o == refname) {
                         let (pm, pw) = per[k].unwrap_or((RowLockMode::KeyShare, LockWait::Block));
                         per[k] = Some((pm.max(m), stronger_wait(pw, &l.nonblock)));
@@ -1673,11 +1677,12 @@ impl<'a> Planner<'a> {
             }
             let mut targets = Vec::with_capacity(sl.cols.len());
             for &(slot, col, nullable) in &sl.cols {
-                let lock = per[slot];
+                let k = sl.tables.iter().position(|t| t.0 == slot).ok_or_else(|| PgError::internal("a TID column of no lock slot"))?;
+                let lock = per[k];
                 if lock.is_some() && nullable {
                     return Err(PgError::feature(format!("{what} cannot be applied to the nullable side of an outer join")));
                 }
-                targets.push(exec::lockrows::LockTarget { slot, col, table: sl.tables[slot].0.clone(), lock });
+                targets.push(exec::lockrows::LockTarget { slot, col, table: sl.tables[k].1.clone(), lock });
             }
             return Ok(Some(LockingClause { mode, wait, what, lock: true, targets: Some(targets) }));
         }
@@ -2216,8 +2221,9 @@ impl<'a> Planner<'a> {
                 let mut plan = super::dml::Plan::new(table.clone(), None, vec![true; width]);
                 if let (Some(sl), true) = (self.lock_slots.borrow_mut().as_mut(), table.is_table()) {
                     // A FOR UPDATE over several FROM items: the scan's TID, in a hidden column.
-                    let slot = sl.tables.len();
-                    sl.tables.push((table.clone(), alias_name.clone().unwrap_or_else(|| table.name.clone())));
+                    let slot = self.next_lock_slot.get();
+                    self.next_lock_slot.set(slot + 1);
+                    sl.tables.push((slot, table.clone(), alias_name.clone().unwrap_or_else(|| table.name.clone())));
                     plan.tid_col = true;
                     plan.lock_slot = Some(slot);
                     let mut c = ScopeCol::new(None, format!("{LOCK_SLOT_COL}{slot}"), SqlType::new(TypeId::Int8));
