@@ -324,6 +324,8 @@ pub struct Session {
     seq_flush: std::cell::Cell<crate::wal::Lsn>,
     /// Foreign keys' key lookups, planned once per table definition (`exec::fk`).
     pub(crate) fk_probes: std::cell::RefCell<crate::exec::fk::ProbeCache>,
+    /// Partial indexes' bound predicates, by table definition (`exec::rows`).
+    pub(crate) index_preds: std::cell::RefCell<crate::exec::rows::PredicateCache>,
     /// Foreign-key work of the statements a referential action ran, done by the outermost
     /// statement's [`crate::exec::fk::Tracker::finish`] in a loop rather than by recursion.
     pub(crate) fk_queue: std::cell::RefCell<Vec<crate::exec::fk::Tracker>>,
@@ -444,6 +446,7 @@ impl Session {
             seq_last: Default::default(),
             seq_flush: Default::default(),
             fk_probes: Default::default(),
+            index_preds: Default::default(),
             fk_queue: Default::default(),
             fk_nested: Default::default(),
             in_use: Vec::new(),

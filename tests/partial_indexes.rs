@@ -152,3 +152,41 @@ fn a_partial_index_built_over_hot_chains_is_checked_by_old_snapshots() {
     a.execute("COMMIT").unwrap();
     assert_eq!(check(&mut b, "h"), 2);
 }
+
+/// A predicate is what it meant when the index was made: one the session's TimeZone would
+/// change is refused (PostgreSQL: not immutable), an untyped literal is a boolean, a table
+/// qualifier survives the table's rename, a column renamed to a keyword is quoted, and a
+/// column it reads cannot change type under it.
+#[test]
+fn a_predicate_keeps_its_meaning() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE t (id int, ts timestamptz, d date, b int)").unwrap();
+    for (sql, code) in [
+        ("CREATE INDEX x ON t (id) WHERE ts > '2020-01-01 00:00'::timestamp", "42P17"),
+        ("CREATE INDEX x ON t (id) WHERE d < ts", "42P17"),
+        ("CREATE INDEX x ON t (id) WHERE ts::date > '2020-01-01'", "0A000"),
+        ("CREATE INDEX x ON t (id) WHERE 'abc'", "22P02"),
+    ] {
+        assert_eq!(err(&mut s, sql).code, code, "{sql}");
+    }
+    // A timestamptz compared with a timestamptz literal is immutable (the literal is read once).
+    s.execute("CREATE INDEX tz ON t (id) WHERE ts > '2020-01-01 00:00+00'").unwrap();
+    s.execute("CREATE UNIQUE INDEX u ON t (id) WHERE 'true'").unwrap();
+    s.execute("INSERT INTO t (id, b) VALUES (1, 1)").unwrap();
+    assert_eq!(err(&mut s, "INSERT INTO t (id, b) VALUES (1, 2)").code, "23505");
+    s.execute("CREATE INDEX q ON t (id) WHERE t.b > 0").unwrap();
+    s.execute("CREATE INDEX lit ON t (id) WHERE b > '10'").unwrap();
+    let e = err(&mut s, "ALTER TABLE t ALTER COLUMN b TYPE text");
+    assert_eq!(e.code, "0A000", "{e}");
+    s.execute("ALTER TABLE t RENAME TO t2").unwrap();
+    s.execute("INSERT INTO t2 (id, b) VALUES (2, 5)").unwrap();
+    s.execute("ALTER TABLE t2 RENAME COLUMN b TO \"user\"").unwrap();
+    s.execute("INSERT INTO t2 (id, \"user\") VALUES (3, 6)").unwrap();
+    assert_eq!(
+        rows(&mut s, "SELECT pg_get_indexdef('q'::regclass), pg_get_indexdef('q'::regclass, 0, true)"),
+        ["CREATE INDEX q ON public.t2 USING btree (id) WHERE (\"user\" > 0)|CREATE INDEX q ON t2 USING btree (id) WHERE \"user\" > 0"]
+    );
+    assert_eq!(rows(&mut s, "SELECT id FROM t2 WHERE \"user\" > 0 ORDER BY id"), ["1", "2", "3"]);
+    assert_eq!(check(&mut s, "t2"), 3);
+}

@@ -242,6 +242,11 @@ pub struct Index {
     /// invariant 6). None: every version has one.
     #[serde(default)]
     pub predicate: Option<String>,
+    /// Each key column's B-tree operator class when it is not its type's default (its OID,
+    /// `pg_index.indclass`); 0 or missing: the default. heapstore compares text bytewise (the
+    /// C collation), under which the pattern classes order and compare as the defaults do.
+    #[serde(default)]
+    pub opclasses: Vec<u32>,
 }
 
 /// `indoption` bit: the column is in descending order.
@@ -253,6 +258,11 @@ impl Index {
     /// Key column `k`'s `indoption` bits.
     pub fn option(&self, k: usize) -> u8 {
         self.options.get(k).copied().unwrap_or(0)
+    }
+
+    /// Key column `k`'s operator class when it is not the default (0: the default).
+    pub fn opclass(&self, k: usize) -> u32 {
+        self.opclasses.get(k).copied().unwrap_or(0)
     }
 
     /// Whether a scan with this snapshot may use the index (see `check_xmin`).

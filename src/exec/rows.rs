@@ -64,23 +64,41 @@ pub fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut V
     keycode::encode_key_opts(out, &vals, &ix.options)
 }
 
-/// The bound predicates of `table`'s partial indexes, by index (None: not partial). A stored
-/// predicate is read as a stored definition (`types::tz::stored_definition`).
-pub fn index_predicates(table: &Table) -> Result<Vec<Option<crate::sql::expr::Scalar>>> {
-    table
+/// The bound predicates of a table's partial indexes, by index (None: not partial).
+pub type Predicates = std::sync::Arc<Vec<Option<crate::sql::expr::Scalar>>>;
+
+/// The bound predicates of `table`'s partial indexes (`sql::index::bind_predicate`).
+pub fn index_predicates(table: &Table) -> Result<Predicates> {
+    let v = table
         .indexes
         .iter()
-        .map(|ix| {
-            ix.predicate
-                .as_deref()
-                .map(|p| {
-                    let e = parse_stored_expr(p)?;
-                    let _stored = crate::types::tz::stored_definition();
-                    crate::sql::expr::bind(&e, table)
-                })
-                .transpose()
-        })
-        .collect()
+        .map(|ix| ix.predicate.as_deref().map(|p| crate::sql::index::bind_predicate(table, p)).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    Ok(std::sync::Arc::new(v))
+}
+
+/// A session's bound partial-index predicates, by what they were bound from: the table's
+/// oid, its number of columns and the predicates' text (a column renamed, added or dropped,
+/// or an index made or dropped, gives another key; a predicate's columns cannot change type).
+#[derive(Default)]
+pub struct PredicateCache(Vec<(PredicateKey, Predicates)>);
+
+/// What a table's predicates were bound from: its oid, its number of columns, their text.
+type PredicateKey = (crate::catalog::Oid, usize, Vec<Option<String>>);
+
+/// [`index_predicates`] through the session's cache: a row statement binds them once.
+pub fn cached_index_predicates(s: &Session, table: &Table) -> Result<Predicates> {
+    let key = (table.oid, table.columns.len(), table.indexes.iter().map(|ix| ix.predicate.clone()).collect::<Vec<_>>());
+    if let Some((_, p)) = s.index_preds.borrow().0.iter().find(|(k, _)| *k == key) {
+        return Ok(p.clone());
+    }
+    let p = index_predicates(table)?;
+    let mut cache = s.index_preds.borrow_mut();
+    if cache.0.len() >= 16 {
+        cache.0.remove(0);
+    }
+    cache.0.push((key, p.clone()));
+    Ok(p)
 }
 
 /// Whether a row version (its stored columns) satisfies a partial index's bound predicate:
@@ -193,7 +211,9 @@ pub fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>]
     let wal = index_wal(s, table);
     let me = s.xid();
     let shared = s.shared.clone();
-    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new(), preds: None };
+    let preds =
+        if table.indexes.iter().any(|ix| ix.predicate.is_some()) { Some((table.oid, cached_index_predicates(s, table)?)) } else { None };
+    let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new(), preds };
     m.insert(table, stored, tid)
 }
 
@@ -208,7 +228,7 @@ pub struct Maintainer<'a> {
     pub key: Vec<u8>,
     /// The partial indexes' bound predicates of the table last maintained (its oid), bound
     /// at first use.
-    pub preds: Option<(crate::catalog::Oid, Vec<Option<crate::sql::expr::Scalar>>)>,
+    pub preds: Option<(crate::catalog::Oid, Predicates)>,
 }
 
 impl Maintainer<'_> {

@@ -244,7 +244,7 @@ fn create_table(ct: &sqlparser::ast::CreateTable) -> Result<()> {
 fn index_columns(cols: &[sqlparser::ast::IndexColumn], ordered: bool) -> Result<()> {
     for c in cols {
         let sqlparser::ast::IndexColumn { column, operator_class } = c;
-        need(operator_class.is_none(), "operator classes")?;
+        need(operator_class.is_none() || ordered, "operator classes in a constraint")?;
         let sqlparser::ast::OrderByExpr { expr, options, with_fill } = column;
         need(matches!(expr, Expr::Identifier(_)), "index expressions")?;
         if !ordered && (options.asc.is_some() || options.nulls_first.is_some()) {

@@ -1000,6 +1000,18 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                             "changing the type of column \"{cname}\", which a foreign key uses, is not supported by heapstore"
                         )));
                     }
+                    // A partial index's predicate is kept as text: bound again over the new
+                    // type, its literals could take another meaning.
+                    for ix in &cur.indexes {
+                        if let Some(p) = &ix.predicate {
+                            if mentions_column(p, &cname)? {
+                                return Err(PgError::feature(format!(
+                                    "changing the type of column \"{cname}\", which the predicate of index \"{}\" reads, is not supported by heapstore",
+                                    ix.name
+                                )));
+                            }
+                        }
+                    }
                     let ty = sql_type(data_type)?;
                     if ty.id == crate::types::TypeId::Regclass {
                         return Err(PgError::feature("columns of type regclass are not supported by heapstore (store the oid)"));
@@ -1125,7 +1137,8 @@ fn mentions_column(text: &str, col: &str) -> Result<bool> {
 fn rename_column_in(text: &str, old: &str, new: &str) -> Result<String> {
     let mut e = crate::exec::rows::parse_stored_expr(text)?;
     let simple = new.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && new.chars().next().is_some_and(|c| !c.is_ascii_digit());
+        && new.chars().next().is_some_and(|c| !c.is_ascii_digit())
+        && sqlparser::keywords::ALL_KEYWORDS.binary_search(&new.to_ascii_uppercase().as_str()).is_err();
     let rename = |i: &mut sqlparser::ast::Ident| {
         if fold_ident(i) == old {
             *i = if simple { sqlparser::ast::Ident::new(new) } else { sqlparser::ast::Ident::with_quote('"', new) };

@@ -4464,8 +4464,7 @@ impl Binder<'_> {
             }
             ("pg_get_indexdef", 3, false) => {
                 // (index, column, pretty): column 0 is the whole definition, column k the k-th
-                // key column's name (quoted as needed); `pretty` changes nothing for plain
-                // columns. Looked up by oid * 65536 + column.
+                // key column's name (quoted as needed).
                 let col = coerce(self.bind(exprs[1])?, Some(t(TypeId::Int4)))?;
                 let pretty = coerce(self.bind(exprs[2])?, Some(t(TypeId::Bool)))?;
                 if !type_of(&col).is_some_and(|c| is_int(c.id)) || type_of(&pretty).is_some_and(|p| p.id != TypeId::Bool) {
@@ -4474,20 +4473,35 @@ impl Binder<'_> {
                 if let Some(u) = self.now_used {
                     u.set(true);
                 }
+                // Looked up by (oid * 2 + pretty) * 65536 + column: `pretty` leaves out the
+                // parentheses around a partial index's predicate.
                 let mut map = HashMap::new();
                 for tb in s.visible_tables() {
                     for ix in &tb.indexes {
-                        let key = i64::from(ix.oid) << 16;
-                        if let Some(d) = pc::index_def(s, ix.oid) {
-                            map.insert(key, Value::Text(d));
-                        }
-                        for (k, &c) in ix.columns.iter().enumerate() {
-                            map.insert(key + k as i64 + 1, Value::Text(quote_ident(&tb.columns[c].name)));
+                        for pretty in [false, true] {
+                            let key = ((i64::from(ix.oid) << 1) + i64::from(pretty)) << 16;
+                            if let Some(d) = pc::index_def_pretty(s, ix.oid, pretty) {
+                                map.insert(key, Value::Text(d));
+                            }
+                            for (k, &c) in ix.columns.iter().enumerate() {
+                                map.insert(key + k as i64 + 1, Value::Text(quote_ident(&tb.columns[c].name)));
+                            }
                         }
                     }
                 }
-                let oid = Scalar::Cast(Box::new(coerce(self.bind(exprs[0])?, Some(t(TypeId::Oid)))?), t(TypeId::Int8));
-                let shifted = Scalar::Arith(expr::ArithOp::Mul, Box::new(oid), Box::new(Scalar::Const(Value::Int8(65536))));
+                let oid = Scalar::Cast(
+                    Box::new(Scalar::Cast(Box::new(coerce(self.bind(exprs[0])?, Some(t(TypeId::Oid)))?), t(TypeId::Oid))),
+                    t(TypeId::Int8),
+                );
+                let doubled = Scalar::Arith(expr::ArithOp::Mul, Box::new(oid), Box::new(Scalar::Const(Value::Int8(2))));
+                // A NULL `pretty` gives NULL, as the strict function.
+                let flag = Scalar::Case(
+                    vec![(pretty.clone(), Scalar::Const(Value::Int8(1))), (Scalar::Not(Box::new(pretty)), Scalar::Const(Value::Int8(0)))],
+                    None,
+                    Some(t(TypeId::Int8)),
+                );
+                let with_flag = Scalar::Arith(expr::ArithOp::Add, Box::new(doubled), Box::new(flag));
+                let shifted = Scalar::Arith(expr::ArithOp::Mul, Box::new(with_flag), Box::new(Scalar::Const(Value::Int8(65536))));
                 let key = Scalar::Arith(expr::ArithOp::Add, Box::new(shifted), Box::new(Scalar::Cast(Box::new(col), t(TypeId::Int8))));
                 let table = expr::LookupTable { name: "pg_get_indexdef".to_string(), map, missing: None, ..Default::default() };
                 return Ok(Some(Scalar::Lookup(Box::new(key), std::sync::Arc::new(table), t(TypeId::Text))));

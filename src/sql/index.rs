@@ -354,10 +354,16 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
 
 /// The bound predicate of index `ix` of `table` when it is partial.
 pub(crate) fn predicate_of(table: &Table, ix: &Index) -> Result<Option<Scalar>> {
-    let Some(p) = &ix.predicate else { return Ok(None) };
-    let e = crate::exec::rows::parse_stored_expr(p)?;
+    ix.predicate.as_deref().map(|p| bind_predicate(table, p)).transpose()
+}
+
+/// A partial index's stored predicate bound over its table's columns, as a stored definition
+/// (`types::tz::stored_definition`) and as a WHERE clause (an untyped literal is boolean).
+pub(crate) fn bind_predicate(table: &Table, text: &str) -> Result<Scalar> {
+    let e = crate::exec::rows::parse_stored_expr(text)?;
     let _stored = crate::types::tz::stored_definition();
-    expr::bind(&e, table).map(Some)
+    let scope = expr::Scope::of_table(table, None);
+    expr::Binder::new(&scope).boolean(&e, "WHERE")
 }
 
 /// Whether conditions `filter` (over a table's columns) imply a partial index's predicate
@@ -433,6 +439,7 @@ pub(crate) fn add_index(
     primary: bool,
     constraint: bool,
     predicate: Option<String>,
+    opclasses: Vec<u32>,
 ) -> Result<Arc<Table>> {
     if relation_name_taken(s, &name) {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
@@ -453,6 +460,7 @@ pub(crate) fn add_index(
         check_xmin: None,
         options,
         predicate,
+        opclasses,
     };
     let mut new = (**table).clone();
     if primary {
@@ -563,6 +571,16 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         options.clear();
     }
     let cols = index_columns(&table, &names)?;
+    let mut opclasses = Vec::with_capacity(cols.len());
+    for (c, &col) in ci.columns.iter().zip(&cols) {
+        opclasses.push(match &c.operator_class {
+            Some(name) => super::pg_catalog::btree_opclass(&fold_ident(name), table.columns[col].ty.id)?,
+            None => 0,
+        });
+    }
+    if opclasses.iter().all(|&o| o == 0) {
+        opclasses.clear();
+    }
     s.lock_table(&table, LockMode::Share)?;
     let table = s.table(&table.key())?;
     let predicate = ci.predicate.as_ref().map(|p| check_predicate(&table, p)).transpose()?;
@@ -576,7 +594,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    add_index(s, &table, name, cols, options, ci.unique, false, false, predicate)?;
+    add_index(s, &table, name, cols, options, ci.unique, false, false, predicate, opclasses)?;
     Ok(super::tag("CREATE INDEX"))
 }
 
@@ -585,6 +603,18 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
 /// returns its stored text. heapstore takes operators, casts that do not depend on the
 /// session (none to or from a date/time type of a column) and no function calls.
 fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
+    // Stored without qualifiers (they can only name this table, which may be renamed).
+    let mut e = e.clone();
+    let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
+        if let sqlparser::ast::Expr::CompoundIdentifier(parts) = x {
+            let n = parts.len();
+            if (2..=3).contains(&n) && fold_ident(&parts[n - 2]) == table.name {
+                *x = sqlparser::ast::Expr::Identifier(parts[n - 1].clone());
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    let e = &e;
     let mut bad = None;
     let _ = sqlparser::ast::visit_expressions(e, |x| {
         match x {
@@ -598,18 +628,22 @@ fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
     if let Some(e) = bad {
         return Err(e);
     }
-    let b = crate::types::tz::check_stored_definition("an index predicate", || expr::bind(e, table)).map_err(|e| {
+    let text = e.to_string();
+    let b = crate::types::tz::check_stored_definition("an index predicate", || bind_predicate(table, &text)).map_err(|e| {
         if e.code == "42803" {
             PgError::new("42803", "aggregate functions are not allowed in index predicates")
         } else {
             e
         }
     })?;
-    if let Some(ty) = expr::type_of(&b).filter(|ty| ty.id != TypeId::Bool) {
-        return Err(PgError::new("42804", format!("argument of WHERE must be type boolean, not type {}", ty.name())));
-    }
     let datetime = |t: &SqlType| {
         matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz | TypeId::Interval)
+    };
+    // What the session's TimeZone decides: a zone-aware value next to a zone-less one.
+    let zoned = |t: Option<SqlType>| t.map(|t| matches!(t.id, TypeId::Timestamptz | TypeId::TimeTz));
+    let mixes = |a: &Scalar, b: &Scalar| {
+        let (ta, tb) = (expr::type_of(a), expr::type_of(b));
+        ta.zip(tb).is_some_and(|(x, y)| datetime(&x) && datetime(&y) && x.id != y.id) && zoned(ta) != zoned(tb)
     };
     let mut err = None;
     b.visit(&mut |x| match x {
@@ -619,21 +653,29 @@ fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
         Scalar::Func(..) | Scalar::Lookup(..) | Scalar::SubLink(..) | Scalar::Param(..) | Scalar::Outer(..) => {
             err.get_or_insert(PgError::feature("function calls in an index predicate are not supported by heapstore yet"));
         }
-        Scalar::Cast(inner, to) => {
-            let mut reads = false;
-            inner.visit(&mut |y| reads |= matches!(y, Scalar::Col(..)));
-            if reads && (datetime(to) || expr::type_of(inner).is_some_and(|t| datetime(&t))) {
-                err.get_or_insert(PgError::feature(
-                    "a cast to or from a date/time type of a column in an index predicate is not supported by heapstore yet",
-                ));
-            }
+        // Casts of date/time values depend on TimeZone and DateStyle, and of reg* ones on
+        // the catalog: not immutable.
+        Scalar::Cast(inner, to)
+            if datetime(to)
+                || expr::type_of(inner).is_some_and(|t| datetime(&t))
+                || matches!(to.id, TypeId::Regclass | TypeId::Regtype | TypeId::Regnamespace) =>
+        {
+            err.get_or_insert(PgError::feature(
+                "a cast to or from a date/time or reg* type in an index predicate is not supported by heapstore yet",
+            ));
+        }
+        Scalar::Cmp(_, a, c) | Scalar::IsDistinct(a, c, _) if mixes(a, c) => {
+            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
+        }
+        Scalar::InList(a, items, _) if items.iter().any(|i| mixes(a, i)) => {
+            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
         }
         _ => {}
     });
     if let Some(e) = err {
         return Err(e);
     }
-    Ok(e.to_string())
+    Ok(text)
 }
 
 /// Adds the PRIMARY KEY / UNIQUE constraints of a table being created.
@@ -658,7 +700,7 @@ pub(crate) fn add_constraint_index(
             }
         }
     };
-    add_index(s, table, name, cols, Vec::new(), true, primary, true, None)
+    add_index(s, table, name, cols, Vec::new(), true, primary, true, None, Vec::new())
 }
 
 /// DROP INDEX [IF EXISTS] name [, ...].

@@ -1402,6 +1402,55 @@ const OPCLASSES: &[(TypeId, u32, &str, u32, u32)] = &[
     (TypeId::TimeTz, 10041, "timetz_ops", 2000, 1266),
 ];
 
+/// B-tree operator classes that are not a type's default: (OID, name, family, input type).
+/// Under heapstore's bytewise text comparison (the C collation) they order and compare as the
+/// defaults do.
+const OTHER_OPCLASSES: &[(u32, &str, u32, u32)] = &[
+    (4217, "text_pattern_ops", 2095, 25),
+    (4218, "varchar_pattern_ops", 2095, 25),
+    (4219, "bpchar_pattern_ops", 2097, 1042),
+    (10044, "varchar_ops", 1994, 25),
+];
+
+/// The B-tree operator class `name` for a key column of type `ty`, as CREATE INDEX reads it:
+/// 0 for the type's default class, the OID of another class that takes the type; 42704 for
+/// no such class, 42804 for one that does not take the type (PostgreSQL's errors).
+pub(crate) fn btree_opclass(name: &str, ty: TypeId) -> crate::error::Result<u32> {
+    let default = default_opclass(ty);
+    if let Some(d) = default.filter(|d| d.1 == name) {
+        let _ = d;
+        return Ok(0);
+    }
+    let known = OPCLASSES.iter().map(|o| (o.1, o.2, o.4)).chain(std::iter::once((ARRAY_OPS.0, ARRAY_OPS.1, ARRAY_OPS.3)));
+    let other = OTHER_OPCLASSES.iter().map(|o| (o.0, o.1, o.3));
+    let Some((oid, _, intype)) = known.chain(other).find(|o| o.1 == name) else {
+        return Err(crate::error::PgError::new("42704", format!("operator class \"{name}\" does not exist for access method \"btree\"")));
+    };
+    // A class takes its input type and the types binary-coercible to it (varchar to text).
+    let takes = default.is_some_and(|d| d.3 == intype);
+    let textual = |id: TypeId| matches!(id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar);
+    if !takes && textual(ty) && (intype == 25 || intype == 1042) {
+        // PostgreSQL also takes text with a bpchar class and the reverse, comparing as the
+        // class's type does (trailing blanks ignored or not): not built.
+        return Err(crate::error::PgError::feature(format!(
+            "operator class \"{name}\" on a column of type {} is not supported by heapstore",
+            crate::types::SqlType::new(ty).name()
+        )));
+    }
+    if !takes {
+        return Err(crate::error::PgError::new(
+            "42804",
+            format!("operator class \"{name}\" does not accept data type {}", crate::types::SqlType::new(ty).name()),
+        ));
+    }
+    Ok(if OPCLASSES.iter().any(|o| o.1 == oid) || oid == ARRAY_OPS.0 { 0 } else { oid })
+}
+
+/// An operator class's name by OID (the non-default ones an index may name).
+pub(crate) fn opclass_name(oid: u32) -> Option<&'static str> {
+    OTHER_OPCLASSES.iter().find(|o| o.0 == oid).map(|o| o.1)
+}
+
 /// `array_ops` (any array type).
 const ARRAY_OPS: (u32, &str, u32, u32) = (10000, "array_ops", 397, 2277);
 
@@ -1420,9 +1469,10 @@ fn default_opclass(id: TypeId) -> Option<(u32, &'static str, u32, u32)> {
 fn pg_opclass() -> Vec<Vec<Value>> {
     OPCLASSES
         .iter()
-        .map(|o| (o.1, o.2, o.3, o.4))
-        .chain(std::iter::once(ARRAY_OPS))
-        .map(|(oid, name, family, intype)| {
+        .map(|o| (o.1, o.2, o.3, o.4, true))
+        .chain(std::iter::once((ARRAY_OPS.0, ARRAY_OPS.1, ARRAY_OPS.2, ARRAY_OPS.3, true)))
+        .chain(OTHER_OPCLASSES.iter().map(|o| (o.0, o.1, o.2, o.3, false)))
+        .map(|(oid, name, family, intype, default)| {
             vec![
                 Value::Oid(oid),
                 Value::Oid(BTREE_AM),
@@ -1431,7 +1481,7 @@ fn pg_opclass() -> Vec<Vec<Value>> {
                 Value::Oid(BOOTSTRAP_ROLE),
                 Value::Oid(family),
                 Value::Oid(intype),
-                Value::Bool(true),
+                Value::Bool(default),
                 Value::Oid(0),
             ]
         })
@@ -1464,12 +1514,21 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 b(false),
                 vector(TypeId::Int2Vector, ix.columns.iter().map(|&c| Value::Int2(c as i16 + 1)).collect()),
                 vector(TypeId::OidVector, cols().map(|ty| Value::Oid(collation_of(ty.id, type_facts(ty.id).6))).collect()),
-                vector(TypeId::OidVector, cols().map(|ty| Value::Oid(default_opclass(ty.id).map_or(0, |o| o.0))).collect()),
+                vector(
+                    TypeId::OidVector,
+                    cols()
+                        .enumerate()
+                        .map(|(k, ty)| match ix.opclass(k) {
+                            0 => Value::Oid(default_opclass(ty.id).map_or(0, |o| o.0)),
+                            oid => Value::Oid(oid),
+                        })
+                        .collect(),
+                ),
                 // Each column's order: DESC 1, NULLS FIRST 2, as PostgreSQL's indoption.
                 vector(TypeId::Int2Vector, (0..ix.columns.len()).map(|k| Value::Int2(i16::from(ix.option(k)))).collect()),
                 Value::Null,
                 // A partial index's predicate: its text (PostgreSQL stores a node tree).
-                ix.predicate.clone().map_or(Value::Null, Value::Text),
+                ix.predicate.as_ref().map_or(Value::Null, |p| Value::Text(format!("({p})"))),
             ]);
         }
     }
@@ -2246,6 +2305,11 @@ pub fn relation_name_of_oid(s: &Session, oid: u32) -> Option<String> {
 /// `pg_get_indexdef(oid)`: `CREATE [UNIQUE] INDEX name ON public.table USING btree (cols)`
 /// (`pg_temp.table` for a temporary table's index).
 pub fn index_def(s: &Session, oid: u32) -> Option<String> {
+    index_def_pretty(s, oid, false)
+}
+
+/// As [`index_def`]; `pretty` (psql's `\d`) leaves out the parentheses around a predicate.
+pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
     for t in s.visible_tables() {
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
             // PostgreSQL's words: DESC, and NULLS FIRST / LAST where not the default for it.
@@ -2263,18 +2327,24 @@ pub fn index_def(s: &Session, oid: u32) -> Option<String> {
                         (true, true) => " DESC",
                         (true, false) => " DESC NULLS LAST",
                     };
-                    format!("{}{order}", t.columns[c].name)
+                    let class = opclass_name(ix.opclass(k)).map_or(String::new(), |n| format!(" {n}"));
+                    format!("{}{class}{order}", t.columns[c].name)
                 })
                 .collect();
             return Some(format!(
-                "CREATE {}INDEX {} ON {}.{} USING btree ({}){}",
+                "CREATE {}INDEX {} ON {}{} USING btree ({}){}",
                 if ix.unique { "UNIQUE " } else { "" },
                 ix.name,
-                // PostgreSQL names the session's temporary schema `pg_temp` here.
-                if t.is_temp() { "pg_temp" } else { "public" },
+                // PostgreSQL names the session's temporary schema `pg_temp` here; pretty
+                // output leaves out a schema on the search path.
+                match (pretty, t.is_temp()) {
+                    (true, _) => "",
+                    (false, true) => "pg_temp.",
+                    (false, false) => "public.",
+                },
                 t.name,
                 cols.join(", "),
-                ix.predicate.as_ref().map_or(String::new(), |p| format!(" WHERE ({p})"))
+                ix.predicate.as_ref().map_or(String::new(), |p| if pretty { format!(" WHERE {p}") } else { format!(" WHERE ({p})") })
             ));
         }
     }
