@@ -50,6 +50,9 @@ pub(crate) struct LocalLock {
     pub mode: LockMode,
     /// Takes not yet released; the entry exists only while it is positive.
     pub count: u32,
+    /// How many of them are the session's, kept past its transaction's end (session-level
+    /// advisory locks); never more than `count`.
+    pub session: u32,
     /// Granted through the session's fast-path slots (it may since have been transferred to
     /// the shared table by a strong locker; release looks in the slots first).
     pub fast_path: bool,
@@ -294,7 +297,7 @@ mod tests {
     use super::*;
 
     fn lock(id: u64, mode: LockMode) -> LocalLock {
-        LocalLock { tag: LockTag::Object { class: 1, id }, mode, count: 1, fast_path: false, strong: false }
+        LocalLock { tag: LockTag::Object { class: 1, id }, mode, count: 1, session: 0, fast_path: false, strong: false }
     }
 
     fn fill(t: &mut LocalLocks, n: u64) -> Vec<SlotId> {

@@ -1,5 +1,7 @@
 //! The heavyweight lock manager: table-level locks with PostgreSQL's eight modes, held by
-//! sessions until they release them (normally all at once at transaction end).
+//! sessions until they release them (normally all at once at transaction end; a
+//! session-level take, [`LockManager::lock_session`], stays until it is unlocked or the
+//! session ends: advisory locks).
 //!
 //! It owns the shared lock table (`table.rs`: partitions of lock objects with FIFO wait
 //! queues), the strong-lock counters and every session's fast-path slots (`fastpath.rs`), the
@@ -9,7 +11,8 @@
 //! Entry points: [`LockManager::new`] / [`LockManager::with_logger`], [`LockManager::register`]
 //! (a session's [`SessionLocks`]; dropping it releases its locks and unregisters it),
 //! [`LockManager::lock`], [`LockManager::try_lock`], [`LockManager::unlock`],
-//! [`LockManager::release_all`], [`LockManager::holds`], and for introspection
+//! [`LockManager::release_all`], [`LockManager::lock_session`] /
+//! [`LockManager::unlock_session`], [`LockManager::holds`], and for introspection
 //! [`LockManager::locks`] (pg_locks) and [`LockManager::wait_stats`].
 //!
 //! ```text
@@ -43,7 +46,9 @@
 //!    its acquisition failed. A weak lock is released from the slots if still there, else from
 //!    the shared table.
 //! 4. A local entry exists iff the session holds (tag, mode); its first take acquired the
-//!    shared or fast-path state and its last release (or release-all) gives it back.
+//!    shared or fast-path state and its last release (or release-all) gives it back. Its
+//!    `session` takes (at most its `count`) survive release-all at transaction end; only
+//!    the session's end releases them all at once.
 //! 5. Waiting is grant-on-release (`table.rs`, rule 3). A waiter sleeps on its status, checks
 //!    for deadlock every `deadlock_timeout` (PostgreSQL checks once; checking again costs
 //!    nothing on short waits and closes any gap), and leaves the queue under the partition
@@ -190,7 +195,7 @@ impl SessionLocks {
 
 impl Drop for SessionLocks {
     fn drop(&mut self) {
-        self.shared.release_all(&self.proc, &mut self.local);
+        self.shared.release_all(&self.proc, &mut self.local, false);
         self.shared.unregister(self.proc.id);
     }
 }
@@ -246,13 +251,55 @@ impl LockManager {
     /// held until [`LockManager::release_all`]), 55P03 `canceling statement due to lock timeout`.
     pub fn lock(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode) -> Result<()> {
         self.check(s);
-        self.shared.lock(&s.proc, &mut s.local, tag, mode, true).map(drop)
+        self.shared.lock(&s.proc, &mut s.local, tag, mode, true, false).map(drop)
     }
 
     /// Takes `mode` on `tag` if that needs no wait; false otherwise.
     pub fn try_lock(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode) -> bool {
         self.check(s);
-        matches!(self.shared.lock(&s.proc, &mut s.local, tag, mode, false), Ok(true))
+        matches!(self.shared.lock(&s.proc, &mut s.local, tag, mode, false, false), Ok(true))
+    }
+
+    /// Takes `mode` on `tag` for the session: the take outlives the transaction, until
+    /// [`LockManager::unlock_session`] or the session's end (session-level advisory locks).
+    /// `wait` false: only if that needs no wait (`Ok(false)` otherwise).
+    pub fn lock_session(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode, wait: bool) -> Result<bool> {
+        self.check(s);
+        self.shared.lock(&s.proc, &mut s.local, tag, mode, wait, true)
+    }
+
+    /// Releases one session-level take of `mode` on `tag`; false if the session has none.
+    pub fn unlock_session(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode) -> bool {
+        self.check(s);
+        let Some(slot) = s.local.find(tag, mode) else { return false };
+        let entry = s.local.entry_mut(slot);
+        if entry.session == 0 {
+            return false;
+        }
+        entry.session -= 1;
+        entry.count -= 1;
+        if entry.count == 0 {
+            let lock = s.local.remove(slot);
+            self.shared.release_held(&s.proc, lock);
+        }
+        true
+    }
+
+    /// Releases every session-level take of the locks whose tag `which` selects
+    /// (`pg_advisory_unlock_all`); transaction-level takes stay.
+    pub fn unlock_all_session(&self, s: &mut SessionLocks, which: impl Fn(LockTag) -> bool) {
+        self.check(s);
+        let held: Vec<(LockTag, LockMode, u32)> = s
+            .local
+            .iter()
+            .filter(|(tag, _, _)| which(*tag))
+            .filter_map(|(tag, mode, _)| s.local.find(tag, mode).map(|slot| (tag, mode, s.local.entry(slot).session)))
+            .collect();
+        for (tag, mode, n) in held {
+            for _ in 0..n {
+                self.unlock_session(s, tag, mode);
+            }
+        }
     }
 
     /// Releases one take of `mode` on `tag`; the last take gives the lock back. Returns false
@@ -262,10 +309,11 @@ impl LockManager {
         self.shared.unlock(&s.proc, &mut s.local, tag, mode)
     }
 
-    /// Releases every lock the session holds (transaction end), in O(locks held).
+    /// Releases every lock the session holds for its transaction (transaction end), in
+    /// O(locks held): all but session-level takes ([`LockManager::lock_session`]).
     pub fn release_all(&self, s: &mut SessionLocks) {
         self.check(s);
-        self.shared.release_all(&s.proc, &mut s.local);
+        self.shared.release_all(&s.proc, &mut s.local, true);
     }
 
     /// Whether the session holds `mode` on `tag`.
@@ -329,16 +377,17 @@ impl Shared {
     }
 
     /// Ok(false) only when `wait` is false and the lock is not free.
-    fn lock(&self, proc: &Arc<Proc>, local: &mut LocalLocks, tag: LockTag, mode: LockMode, wait: bool) -> Result<bool> {
+    fn lock(&self, proc: &Arc<Proc>, local: &mut LocalLocks, tag: LockTag, mode: LockMode, wait: bool, session: bool) -> Result<bool> {
         if let Some(slot) = local.find(tag, mode) {
             let entry = local.entry_mut(slot);
             entry.count = entry.count.checked_add(1).expect("lock taken 2^32 times");
+            entry.session += u32::from(session);
             return Ok(true);
         }
         let Some(how) = self.acquire_new(proc, tag, mode, wait)? else {
             return Ok(false);
         };
-        local.insert(LocalLock { tag, mode, count: 1, fast_path: how.fast_path, strong: how.strong });
+        local.insert(LocalLock { tag, mode, count: 1, session: u32::from(session), fast_path: how.fast_path, strong: how.strong });
         Ok(true)
     }
 
@@ -508,8 +557,21 @@ impl Shared {
         true
     }
 
-    fn release_all(&self, proc: &Proc, local: &mut LocalLocks) {
-        local.drain(|lock| self.release_held(proc, lock));
+    /// Releases the session's locks; with `keep_session`, the session-level takes stay
+    /// (transaction end), each entry then counting only those.
+    fn release_all(&self, proc: &Proc, local: &mut LocalLocks, keep_session: bool) {
+        let mut kept = Vec::new();
+        local.drain(|lock| {
+            if keep_session && lock.session > 0 {
+                kept.push(lock);
+            } else {
+                self.release_held(proc, lock);
+            }
+        });
+        for mut lock in kept {
+            lock.count = lock.session;
+            local.insert(lock);
+        }
     }
 
     /// Gives back a lock whose last take is being released (invariants 3 and 4).

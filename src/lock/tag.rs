@@ -16,6 +16,9 @@ pub enum LockTag {
     Transaction(u64),
     /// Any other object, by catalog class and id (PostgreSQL's `LOCKTAG_OBJECT`).
     Object { class: u32, id: u64 },
+    /// An advisory lock (`pg_advisory_lock` ...): a bigint key, or two integer keys in one
+    /// (`pair`: the first in the high half), which are different locks, as in PostgreSQL.
+    Advisory { key: u64, pair: bool },
 }
 
 impl LockTag {
@@ -33,6 +36,7 @@ impl LockTag {
             LockTag::Relation(oid) => (1u64, u64::from(oid), 0),
             LockTag::Transaction(xid) => (2, xid, 0),
             LockTag::Object { class, id } => (3, u64::from(class), id),
+            LockTag::Advisory { key, pair } => (4 + u64::from(pair), key, 0),
         };
         mix64(mix64((kind << 56) ^ a) ^ b)
     }
@@ -45,6 +49,7 @@ impl fmt::Display for LockTag {
             LockTag::Relation(oid) => write!(f, "relation {oid}"),
             LockTag::Transaction(xid) => write!(f, "transaction {xid}"),
             LockTag::Object { class, id } => write!(f, "object {id} of class {class}"),
+            LockTag::Advisory { key, pair } => write!(f, "advisory lock [{},{},{}]", key >> 32, key & 0xffff_ffff, 1 + u8::from(pair)),
         }
     }
 }

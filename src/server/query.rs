@@ -523,8 +523,6 @@ fn answer(params: &mut SessionParams, s: &mut Session, user: &str, pid: i32, sql
                 ("current_database", false, 0) => plain(one_row("current_database", "name", "SELECT 1", Some(params.database.clone()))),
                 ("current_schema", _, 0) => plain(one_row("current_schema", "name", "SELECT 1", Some("public".into()))),
                 ("pg_backend_pid", false, 0) => plain(one_row("pg_backend_pid", "integer", "SELECT 1", Some(pid.to_string()))),
-                // heapstore has no advisory locks, so a session never holds one to release.
-                ("pg_advisory_unlock_all", false, 0) => plain(one_row("pg_advisory_unlock_all", "void", "SELECT 1", Some(String::new()))),
                 ("set_config", false, 3) => {
                     // set_config(name, value, is_local): SET, or SET LOCAL. Outside a
                     // transaction block a local value would last only this statement: the

@@ -2370,6 +2370,12 @@ impl Scalar {
                     };
                     return super::sequence::call(s, *sf, &vals);
                 }
+                if let super::func::Func::Advisory(af) = f {
+                    let Some(s) = cx.runner.and_then(|r| r.session()) else {
+                        return Err(PgError::feature("advisory lock functions are not supported in this part of a statement"));
+                    };
+                    return super::advisory::call(s, *af, &vals);
+                }
                 super::func::call(*f, &vals, ty)?
             }
             Scalar::Case(whens, els, ty) => {

@@ -127,6 +127,8 @@ pub enum Func {
     /// `nextval` / `currval` / `setval` / `lastval`: evaluated with the session
     /// (`sql::sequence`), never folded.
     Seq(super::sequence::SeqFunc),
+    /// The advisory lock functions: evaluated with the session (`sql::advisory`), volatile.
+    Advisory(super::advisory::AdvisoryFunc),
     /// The array constructors, subscripts, operators and functions (`sql::array`).
     Array(super::array::ArrayFunc),
     /// `(record).field`: the field's position.
@@ -224,7 +226,16 @@ impl Func {
     /// A volatile function: its value may change from call to call, so a call is evaluated
     /// for each row, never once per statement (nor folded, nor skipped when unread).
     pub fn is_volatile(&self) -> bool {
-        matches!(self, Func::Seq(_) | Func::GenRandomUuid | Func::Random | Func::ClockTimestamp | Func::TimeOfDay | Func::PgSleep(_))
+        matches!(
+            self,
+            Func::Seq(_)
+                | Func::Advisory(_)
+                | Func::GenRandomUuid
+                | Func::Random
+                | Func::ClockTimestamp
+                | Func::TimeOfDay
+                | Func::PgSleep(_)
+        )
     }
 }
 
@@ -691,6 +702,18 @@ pub fn bind_call(name: &str, args: Vec<Scalar>) -> Result<Scalar> {
         "timeofday" => {
             arity(name, &args, 0, 0)?;
             (Func::TimeOfDay, args, text())
+        }
+        _ if super::advisory::AdvisoryFunc::lookup(name).is_some() => {
+            let f = super::advisory::AdvisoryFunc::lookup(name).expect("matched");
+            let args = match (f, args.len()) {
+                (super::advisory::AdvisoryFunc::UnlockAll, 0) => args,
+                (super::advisory::AdvisoryFunc::UnlockAll, _) => return Err(no_function(name, &args)),
+                (_, 1) => each(args, &[t(TypeId::Int8)])?,
+                (_, 2) => each(args, &[int4, int4])?,
+                _ => return Err(no_function(name, &args)),
+            };
+            let ty = if f.returns_bool() { t(TypeId::Bool) } else { t(TypeId::Void) };
+            (Func::Advisory(f), args, ty)
         }
         "pg_sleep" => {
             arity(name, &args, 1, 1)?;
@@ -1502,6 +1525,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if let Func::Seq(sf) = f {
         return Err(PgError::feature(format!("{}() is not supported here", sf.name())));
     }
+    if let Func::Advisory(_) = f {
+        return Err(PgError::feature("advisory lock functions are not supported here"));
+    }
     if f == Func::Format {
         return super::strformat::format(args);
     }
@@ -1572,6 +1598,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     let s0 = || text_arg(&args[0]);
     Ok(match f {
         Func::Seq(_)
+        | Func::Advisory(_)
         | Func::Array(_)
         | Func::Json(_)
         | Func::RecordField(_)

@@ -23,6 +23,7 @@
 //! 3. A statement that writes is checked against the transaction's access mode before it runs
 //!    (`write_command`, 25006 in a READ ONLY transaction).
 
+pub mod advisory;
 pub mod array;
 mod check;
 pub mod cost;

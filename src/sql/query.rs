@@ -3567,10 +3567,19 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
         .locks()
         .into_iter()
         .map(|l| {
-            let (locktype, relation) = match l.tag {
-                crate::lock::LockTag::Relation(oid) => ("relation", Some(Value::Oid(oid))),
-                crate::lock::LockTag::Transaction(_) => ("transactionid", None),
-                crate::lock::LockTag::Object { .. } => ("object", None),
+            // PostgreSQL's classid / objid / objsubid: an advisory lock's key (its high and
+            // low halves, or the two integer keys), 1 for a bigint key and 2 for two keys.
+            let (locktype, relation, obj) = match l.tag {
+                crate::lock::LockTag::Relation(oid) => ("relation", Some(Value::Oid(oid)), None),
+                crate::lock::LockTag::Transaction(_) => ("transactionid", None, None),
+                crate::lock::LockTag::Object { class, id } => ("object", None, Some((class, id as u32, 0))),
+                crate::lock::LockTag::Advisory { key, pair } => {
+                    ("advisory", None, Some(((key >> 32) as u32, key as u32, 1 + i16::from(pair))))
+                }
+            };
+            let (classid, objid, objsubid) = match obj {
+                Some((c, o, s)) => (Value::Oid(c), Value::Oid(o), Value::Int2(s)),
+                None => (Value::Null, Value::Null, Value::Null),
             };
             let waitstart =
                 l.waitstart.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| format!("{:.3}", d.as_secs_f64()));
@@ -3582,6 +3591,9 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
                 Scalar::Const(Value::Bool(l.granted)),
                 Scalar::Const(Value::Bool(l.fastpath)),
                 text(waitstart),
+                Scalar::Const(classid),
+                Scalar::Const(objid),
+                Scalar::Const(objsubid),
             ]
         })
         .collect();
@@ -3593,6 +3605,9 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
         ("granted", TypeId::Bool),
         ("fastpath", TypeId::Bool),
         ("waitstart", TypeId::Text),
+        ("classid", TypeId::Oid),
+        ("objid", TypeId::Oid),
+        ("objsubid", TypeId::Int2),
     ];
     (Node::Values(rows, cols.len()), cols.iter().map(|(n, t)| OutCol { name: n.to_string(), ty: SqlType::new(*t), source: None }).collect())
 }
