@@ -242,6 +242,10 @@ pub(crate) struct Txn {
     pub failed: bool,
     /// Open savepoints, oldest first (invariant 9).
     pub savepoints: Vec<Savepoint>,
+    /// Checks of deferred foreign keys waiting for COMMIT (`exec::fk` invariant 3).
+    pub fk_deferred: Vec<crate::exec::fk::Tracker>,
+    /// `SET CONSTRAINTS`: ALL's mode (true: deferred), then each named constraint's.
+    pub constraint_modes: (Option<bool>, Vec<(u32, bool)>),
     /// Pages changed since the oldest open savepoint (kept while one is open).
     pub touched: Option<Arc<TouchLog>>,
     /// Row changes by table OID, counted into `pg_stat_user_tables` when the transaction ends.
@@ -270,6 +274,9 @@ pub(crate) struct Savepoint {
     /// (invariant 10).
     settings: SessionSettings,
     settings_at_commit: Option<SessionSettings>,
+    /// The deferred foreign-key checks queued, and the SET CONSTRAINTS modes, when it was set.
+    fk_deferred: usize,
+    constraint_modes: (Option<bool>, Vec<(u32, bool)>),
 }
 
 /// One session. Not `Sync`: use one per thread.
@@ -1032,7 +1039,34 @@ impl Session {
     }
 
     /// Commits the current transaction (if any).
+    /// Releases the session-level advisory locks it holds (`pg_advisory_unlock_all`, DISCARD
+    /// ALL).
+    pub fn unlock_all_advisory(&mut self) {
+        let shared = self.shared.clone();
+        shared.locks.unlock_all_session(self.locks.get_mut(), |t| matches!(t, crate::lock::LockTag::Advisory { .. }));
+    }
+
+    /// Whether `fk`'s checks wait for the transaction's end now (`exec::fk` invariant 3):
+    /// a DEFERRABLE constraint named by SET CONSTRAINTS, else as SET CONSTRAINTS ALL says,
+    /// else as it was declared.
+    pub(crate) fn constraint_deferred(&self, fk: &crate::catalog::ForeignKey) -> bool {
+        if !fk.deferrable {
+            return false;
+        }
+        let Some(t) = &self.txn else { return false };
+        let (all, named) = &t.constraint_modes;
+        named.iter().rev().find(|(o, _)| *o == fk.oid).map(|(_, d)| *d).or(*all).unwrap_or(fk.initially_deferred)
+    }
+
     pub(crate) fn commit(&mut self) -> Result<()> {
+        // Deferred foreign-key checks run first (`exec::fk` invariant 3): a violation fails
+        // the COMMIT, which rolls the transaction back.
+        if self.txn.as_ref().is_some_and(|t| !t.failed && !t.fk_deferred.is_empty()) {
+            if let Err(e) = crate::exec::fk::run_deferred(self, None) {
+                self.rollback();
+                return Err(e);
+            }
+        }
         if self.txn.as_ref().is_some_and(|t| !t.failed) && !self.on_commit.is_empty() {
             if let Err(e) = self.on_commit_actions() {
                 self.rollback();
@@ -1430,6 +1464,8 @@ impl Session {
             dead_files: t.dead_files.clone(),
             settings,
             settings_at_commit: t.settings_at_commit.clone(),
+            fk_deferred: t.fk_deferred.len(),
+            constraint_modes: t.constraint_modes.clone(),
         };
         // Like any statement: SET TRANSACTION ISOLATION LEVEL is refused from here on.
         t.ran_statement = true;
@@ -1471,7 +1507,10 @@ impl Session {
                 t.failed = false;
                 let sp = &t.savepoints[i];
                 let (settings, at_commit) = (sp.settings.clone(), sp.settings_at_commit.clone());
+                let (fk_deferred, modes) = (sp.fk_deferred, sp.constraint_modes.clone());
                 t.settings_at_commit = at_commit;
+                t.fk_deferred.truncate(fk_deferred);
+                t.constraint_modes = modes;
                 self.restore_settings(settings);
                 // Later commands must not reuse a command id whose changes were just undone.
                 self.command_done();

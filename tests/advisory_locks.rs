@@ -59,6 +59,12 @@ fn session_and_transaction_level_locks_live_as_in_postgres() {
     assert_eq!(one(&mut b, "SELECT pg_try_advisory_xact_lock(5)"), "t");
     // A NULL key locks nothing.
     assert_eq!(one(&mut a, "SELECT pg_advisory_lock(NULL) IS NULL"), "t");
+    // In a WHERE clause (the job-queue pattern) and an UPDATE's: evaluated by the executor.
+    a.execute("CREATE TABLE jobs (id int PRIMARY KEY, done boolean DEFAULT false)").unwrap();
+    a.execute("INSERT INTO jobs (id) SELECT g FROM generate_series(100, 104) g").unwrap();
+    assert_eq!(rows(&mut b, "SELECT id FROM jobs WHERE pg_try_advisory_lock(id) AND id < 102 ORDER BY id"), ["100", "101"]);
+    assert_eq!(rows(&mut a, "SELECT id FROM jobs WHERE id < 103 AND pg_try_advisory_lock(id) ORDER BY id"), ["102"]);
+    assert_eq!(rows(&mut a, "UPDATE jobs SET done = true WHERE pg_try_advisory_xact_lock(id) RETURNING id").len(), 3);
     // The session's end releases its locks.
     drop(a);
     assert_eq!(one(&mut b, "SELECT pg_try_advisory_lock(9)"), "t");

@@ -158,7 +158,8 @@ fn catalog_relations_answer_from_the_catalog() {
         ),
         ["id|integer|t", "name|character varying(20)|f", "salary|numeric(10,2)|t", "code|character(3)|f"]
     );
-    // Indexes and constraints.
+    // Indexes and constraints (pretty: no schema for a relation on the search path, as
+    // PostgreSQL prints it).
     assert_eq!(
         rows(
             &mut s,
@@ -168,9 +169,9 @@ fn catalog_relations_answer_from_the_catalog() {
              WHERE c.relname = 'emp' AND c.oid = i.indrelid AND i.indexrelid = c2.oid ORDER BY i.indisprimary DESC, c2.relname"
         ),
         [
-            "emp_pkey|t|t|CREATE UNIQUE INDEX emp_pkey ON public.emp USING btree (id)|PRIMARY KEY (id)|p",
-            "emp_name_key|f|t|CREATE UNIQUE INDEX emp_name_key ON public.emp USING btree (name)|UNIQUE (name)|u",
-            "emp_salary|f|f|CREATE INDEX emp_salary ON public.emp USING btree (salary)|NULL|NULL",
+            "emp_pkey|t|t|CREATE UNIQUE INDEX emp_pkey ON emp USING btree (id)|PRIMARY KEY (id)|p",
+            "emp_name_key|f|t|CREATE UNIQUE INDEX emp_name_key ON emp USING btree (name)|UNIQUE (name)|u",
+            "emp_salary|f|f|CREATE INDEX emp_salary ON emp USING btree (salary)|NULL|NULL",
         ]
     );
     // information_schema.

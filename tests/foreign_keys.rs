@@ -83,7 +83,7 @@ fn foreign_keys_answer_as_postgres() {
     assert_eq!(err(&mut s, "CREATE TABLE fbad (x text REFERENCES fp (id))").code, "42804");
     assert_eq!(err(&mut s, "CREATE TABLE fbad (x text REFERENCES fc (note))").code, "42830");
     assert_eq!(err(&mut s, "CREATE TABLE fbad (x int REFERENCES nosuch)").code, "42P01");
-    assert_eq!(err(&mut s, "CREATE TABLE fbad (x int REFERENCES fp DEFERRABLE INITIALLY DEFERRED)").code, "0A000");
+    assert_eq!(err(&mut s, "CREATE TABLE fbad (x int REFERENCES fp NOT DEFERRABLE INITIALLY DEFERRED)").code, "42601");
     ok(&mut s, "CREATE UNLOGGED TABLE ul (id int PRIMARY KEY)");
     assert_eq!(err(&mut s, "CREATE TABLE fbad (id int REFERENCES ul)").code, "42P16");
     // The catalogs.
@@ -249,4 +249,78 @@ fn foreign_keys_survive_power_loss() {
         ok(&mut s, "DELETE FROM p WHERE id = 20");
         assert_eq!(rows(&mut s, "SELECT count(*) FROM c"), ["445"]);
     }
+}
+
+/// DEFERRABLE foreign keys, as Django declares every one (`DEFERRABLE INITIALLY DEFERRED`):
+/// their checks wait for COMMIT (which fails and rolls back on a violation), SET CONSTRAINTS
+/// moves them, ROLLBACK TO SAVEPOINT forgets what was queued after it, a reference gone by
+/// commit time is not checked, and the declaration survives a crash.
+#[test]
+fn deferrable_foreign_keys_are_checked_at_commit() {
+    let (_t, dir, db) = common::new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE dp (id int PRIMARY KEY)").unwrap();
+    s.execute("CREATE TABLE dc (id int PRIMARY KEY, pid int REFERENCES dp DEFERRABLE INITIALLY DEFERRED)").unwrap();
+    s.execute("CREATE TABLE dc2 (id int, pid int, CONSTRAINT dc2_fk FOREIGN KEY (pid) REFERENCES dp (id) DEFERRABLE)").unwrap();
+    let e = s.execute("CREATE TABLE dc3 (pid int REFERENCES dp NOT DEFERRABLE INITIALLY DEFERRED)").unwrap_err();
+    assert_eq!(e.code, "42601");
+    assert_eq!(
+        rows(
+            &mut s,
+            "SELECT conname, condeferrable, condeferred, pg_get_constraintdef(oid) FROM pg_constraint WHERE contype = 'f' ORDER BY 1"
+        ),
+        [
+            "dc2_fk|t|f|FOREIGN KEY (pid) REFERENCES dp(id) DEFERRABLE",
+            "dc_pid_fkey|t|t|FOREIGN KEY (pid) REFERENCES dp(id) DEFERRABLE INITIALLY DEFERRED"
+        ]
+    );
+    // The child first, the parent later, in one transaction.
+    s.execute("BEGIN; INSERT INTO dc VALUES (1, 10); INSERT INTO dp VALUES (10)").unwrap();
+    s.execute("COMMIT").unwrap();
+    // A violation fails the COMMIT and rolls everything back.
+    s.execute("BEGIN; INSERT INTO dp VALUES (11); INSERT INTO dc VALUES (2, 20)").unwrap();
+    let e = s.execute("COMMIT").unwrap_err();
+    assert_eq!((e.code, e.detail.as_deref()), ("23503", Some("Key (pid)=(20) is not present in table \"dp\".")));
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM dp WHERE id = 11"), ["0"]);
+    assert!(!s.in_transaction_block());
+    // Autocommit: checked at the statement's own commit.
+    assert_eq!(err(&mut s, "INSERT INTO dc VALUES (3, 30)").code, "23503");
+    // A reference gone (deleted, or changed to a present key) by commit time is not checked.
+    s.execute("BEGIN; INSERT INTO dc VALUES (4, 40); DELETE FROM dc WHERE id = 4; COMMIT").unwrap();
+    s.execute("BEGIN; INSERT INTO dc VALUES (5, 50); UPDATE dc SET pid = 10 WHERE id = 5; COMMIT").unwrap();
+    // A referenced key deleted and put back before commit (NO ACTION waits too).
+    s.execute("BEGIN; DELETE FROM dp WHERE id = 10; INSERT INTO dp VALUES (10); COMMIT").unwrap();
+    s.execute("BEGIN; DELETE FROM dp WHERE id = 10").unwrap();
+    let e = s.execute("COMMIT").unwrap_err();
+    assert_eq!(e.code, "23503", "{e}");
+    // Not deferred (DEFERRABLE INITIALLY IMMEDIATE): checked at the statement, unless SET
+    // CONSTRAINTS defers it; IMMEDIATE then runs what was queued.
+    s.execute("BEGIN").unwrap();
+    assert_eq!(err(&mut s, "INSERT INTO dc2 VALUES (1, 99)").code, "23503");
+    s.execute("ROLLBACK").unwrap();
+    s.execute("BEGIN; SET CONSTRAINTS dc2_fk DEFERRED; INSERT INTO dc2 VALUES (1, 99)").unwrap();
+    assert_eq!(err(&mut s, "SET CONSTRAINTS ALL IMMEDIATE").code, "23503");
+    s.execute("ROLLBACK").unwrap();
+    s.execute("BEGIN; SET CONSTRAINTS ALL IMMEDIATE").unwrap();
+    assert_eq!(err(&mut s, "INSERT INTO dc VALUES (6, 60)").code, "23503");
+    s.execute("ROLLBACK").unwrap();
+    // ROLLBACK TO SAVEPOINT forgets the checks queued after it.
+    s.execute("BEGIN; INSERT INTO dc VALUES (7, 70); SAVEPOINT a; INSERT INTO dc VALUES (8, 80); ROLLBACK TO a").unwrap();
+    s.execute("INSERT INTO dp VALUES (70); COMMIT").unwrap();
+    assert_eq!(rows(&mut s, "SELECT id FROM dc ORDER BY id"), ["1", "5", "7"]);
+    // What SET CONSTRAINTS refuses.
+    s.execute("BEGIN").unwrap();
+    assert_eq!(err(&mut s, "SET CONSTRAINTS nope DEFERRED").code, "42704");
+    s.execute("ROLLBACK; BEGIN").unwrap();
+    assert_eq!(err(&mut s, "SET CONSTRAINTS dp_pkey DEFERRED").code, "55000");
+    s.execute("ROLLBACK").unwrap();
+    let r = s.execute("SET CONSTRAINTS ALL DEFERRED").unwrap();
+    assert_eq!(r[0].notices, ["WARNING:  SET CONSTRAINTS can only be used in transaction blocks"]);
+    // The declaration survives a crash.
+    drop(s);
+    db.crash();
+    let db = heapstore::Database::open(&dir, &[]).unwrap();
+    let mut s = db.session();
+    s.execute("BEGIN; INSERT INTO dc VALUES (9, 90); INSERT INTO dp VALUES (90); COMMIT").unwrap();
+    assert_eq!(rows(&mut s, "SELECT id FROM dc ORDER BY id"), ["1", "5", "7", "9"]);
 }

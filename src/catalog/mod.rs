@@ -173,6 +173,12 @@ pub struct ForeignKey {
     pub ref_index: Oid,
     pub on_delete: FkAction,
     pub on_update: FkAction,
+    /// `DEFERRABLE`: its NO ACTION checks may wait for the transaction's end (`exec::fk`
+    /// invariant 3); `initially_deferred`: they do unless `SET CONSTRAINTS ... IMMEDIATE`.
+    #[serde(default)]
+    pub deferrable: bool,
+    #[serde(default)]
+    pub initially_deferred: bool,
 }
 
 /// What a change to a referenced key does to the rows referencing it.

@@ -29,7 +29,14 @@
 //!    bytes). Past [`KEY_LOCK_LIMIT`] keys of one constraint in one statement, the lock is
 //!    taken on the table instead: SHARE on the referenced table (which waits for, and then
 //!    blocks, every writer of it) or SHARE ROW EXCLUSIVE on the referencing table.
-//! 3. Constraints are not deferrable: the checks run at the end of every statement.
+//! 3. A `DEFERRABLE` constraint's NO ACTION checks (the referencing side's, and a removed
+//!    referenced key's under NO ACTION) wait, while it is deferred (`INITIALLY DEFERRED` or
+//!    `SET CONSTRAINTS ... DEFERRED`), in the transaction's queue (`Txn::fk_deferred`; a
+//!    ROLLBACK TO SAVEPOINT drops what was queued after it) until COMMIT, or `SET
+//!    CONSTRAINTS ... IMMEDIATE` for it, runs them ([`run_deferred`]); RESTRICT and the
+//!    actions never wait, as in PostgreSQL. A deferred referencing key is checked only if a
+//!    row still references it then (the row that did may have been deleted or changed). Every
+//!    other check runs at the end of its statement.
 
 use crate::catalog::{FkAction, ForeignKey, Table};
 use crate::error::{sqlstate, PgError, Result};
@@ -316,8 +323,67 @@ impl Tracker {
     }
 
     fn run(self, s: &mut Session) -> Result<()> {
-        let busy = self.outgoing.iter().any(|o| !o.keys.is_empty()) || self.incoming.iter().any(|i| !i.removed.is_empty());
-        if !busy {
+        let now = self.defer(s);
+        now.check(s, false)
+    }
+
+    fn busy(&self) -> bool {
+        self.outgoing.iter().any(|o| !o.keys.is_empty()) || self.incoming.iter().any(|i| !i.removed.is_empty())
+    }
+
+    /// Moves the checks of deferred constraints into the transaction's queue (invariant 3);
+    /// returns the rest.
+    fn defer(mut self, s: &mut Session) -> Tracker {
+        if s.txn.is_none() || !self.busy() {
+            return self;
+        }
+        let mut later = Tracker { table: self.table.clone(), outgoing: Vec::new(), incoming: Vec::new() };
+        let (defer, keep): (Vec<Outgoing>, Vec<Outgoing>) =
+            self.outgoing.drain(..).partition(|o| !o.keys.is_empty() && s.constraint_deferred(&o.fk));
+        self.outgoing = keep;
+        later.outgoing = defer;
+        for inc in self.incoming.iter_mut() {
+            if inc.removed.is_empty() || !s.constraint_deferred(&inc.fk) {
+                continue;
+            }
+            let fk = &inc.fk;
+            let (defer, keep): (Vec<Removed>, Vec<Removed>) =
+                inc.removed.drain(..).partition(|r| (if r.new.is_some() { fk.on_update } else { fk.on_delete }) == FkAction::NoAction);
+            inc.removed = keep;
+            if !defer.is_empty() {
+                later.incoming.push(Incoming {
+                    child: inc.child.clone(),
+                    fk: inc.fk.clone(),
+                    types: inc.types.clone(),
+                    removed: defer,
+                    seen: Default::default(),
+                });
+            }
+        }
+        if later.busy() {
+            s.txn().fk_deferred.push(later);
+        }
+        self
+    }
+
+    /// The constraints this tracker has checks of.
+    fn constraints(&self) -> impl Iterator<Item = u32> + '_ {
+        self.outgoing.iter().map(|o| o.fk.oid).chain(self.incoming.iter().map(|i| i.fk.oid))
+    }
+
+    /// Splits off the checks of constraint `oid`.
+    fn take(&mut self, oid: u32) -> Tracker {
+        let (a, b): (Vec<Outgoing>, Vec<Outgoing>) = self.outgoing.drain(..).partition(|o| o.fk.oid == oid);
+        self.outgoing = b;
+        let (c, d): (Vec<Incoming>, Vec<Incoming>) = self.incoming.drain(..).partition(|i| i.fk.oid == oid);
+        self.incoming = d;
+        Tracker { table: self.table.clone(), outgoing: a, incoming: c }
+    }
+
+    /// The checks (module doc). `deferred`: checks a deferred constraint queued, run at
+    /// COMMIT or SET CONSTRAINTS ... IMMEDIATE, against the tables as they are then.
+    fn check(self, s: &mut Session, deferred: bool) -> Result<()> {
+        if !self.busy() {
             return Ok(());
         }
         // The statement's own rows become visible to what follows.
@@ -326,16 +392,45 @@ impl Tracker {
             if keys.is_empty() {
                 continue;
             }
+            // A deferred check: the referencing table, the constraint and the referenced
+            // table as they are now (dropped meanwhile: nothing to check), and only the keys
+            // some row still references.
+            let (fk, parent, still) = if deferred {
+                let Some(child) = s.visible_tables().into_iter().find(|t| t.oid == self.table.oid) else { continue };
+                let Some(fk) = child.foreign_keys.iter().find(|f| f.oid == fk.oid).cloned() else { continue };
+                let Some(parent) = s.visible_tables().into_iter().find(|t| t.oid == fk.ref_table) else { continue };
+                let still = Probe::new(s, &child, &fk.columns, types)?;
+                (fk, parent, Some(still))
+            } else {
+                (fk.clone(), parent.clone(), None)
+            };
+            let keys: Vec<&(Vec<Value>, Vec<Value>)> = match &still {
+                Some(p) => {
+                    let snap = s.latest_snapshot();
+                    let mut live = Vec::new();
+                    for k in keys.values() {
+                        if p.exists(s, &snap, &k.0)? {
+                            live.push(k);
+                        }
+                    }
+                    live
+                }
+                None => keys.values().collect(),
+            };
+            if keys.is_empty() {
+                continue;
+            }
+            let (fk, parent) = (&fk, &parent);
             if keys.len() > KEY_LOCK_LIMIT {
                 s.lock_table(parent, LockMode::Share)?;
             } else {
-                for code in keys.keys() {
-                    s.lock_tag(key_lock(parent.oid, code), LockMode::Share)?;
+                for (key, _) in &keys {
+                    s.lock_tag(key_lock(parent.oid, &keycode(key)), LockMode::Share)?;
                 }
             }
             let probe = Probe::new(s, parent, &fk.ref_columns, types)?;
             let snap = s.latest_snapshot();
-            for (key, row) in keys.values() {
+            for (key, row) in keys {
                 if probe.exists(s, &snap, key)? {
                     continue;
                 }
@@ -442,6 +537,36 @@ impl Tracker {
         }
         Ok(())
     }
+}
+
+/// Runs the checks deferred constraints queued in this transaction (invariant 3): all of them
+/// (COMMIT), or those of the constraints `only` names (SET CONSTRAINTS ... IMMEDIATE).
+pub(crate) fn run_deferred(s: &mut Session, only: Option<&[u32]>) -> Result<()> {
+    let Some(t) = s.txn.as_mut() else { return Ok(()) };
+    let queued = std::mem::take(&mut t.fk_deferred);
+    let (run, keep): (Vec<Tracker>, Vec<Tracker>) = match only {
+        None => (queued, Vec::new()),
+        Some(oids) => {
+            let mut run = Vec::new();
+            let mut keep = Vec::new();
+            for mut tr in queued {
+                for &oid in oids {
+                    if tr.constraints().any(|c| c == oid) {
+                        run.push(tr.take(oid));
+                    }
+                }
+                if tr.busy() {
+                    keep.push(tr);
+                }
+            }
+            (run, keep)
+        }
+    };
+    s.txn().fk_deferred = keep;
+    for tr in run {
+        tr.check(s, true)?;
+    }
+    Ok(())
 }
 
 /// Plans of [`Probe`]s by (table OID, column names, comparison types), each with the table

@@ -893,6 +893,7 @@ impl<S: Read + Write> Conn<'_, S> {
                             return Some(Err(e));
                         }
                         self.session.forget_sequence_values();
+                        self.session.unlock_all_advisory();
                         self.stmts.clear();
                         self.portals.clear();
                         self.gucs.reset_all();

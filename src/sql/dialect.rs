@@ -643,6 +643,114 @@ pub(crate) fn rewrite_locking_clauses(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// The variable [`rewrite_set_constraints`] sets, and the value standing for `ALL`.
+pub(crate) const SET_CONSTRAINTS_MARKER: &str = "\u{1}set_constraints";
+pub(crate) const ALL_CONSTRAINTS: &str = "\u{1}all";
+
+/// `SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }`, which sqlparser does not
+/// read, as `SET "<marker>" TO 'deferred' | 'immediate', '<name>' ...` (names folded as
+/// identifiers, a schema qualifier dropped; `ALL` as [`ALL_CONSTRAINTS`]). Anything else
+/// after `SET CONSTRAINTS` is left for the parser to refuse.
+pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let mut i = 0;
+    let mut at_start = true;
+    while i < tokens.len() {
+        match &tokens[i].token {
+            Token::Whitespace(_) => {
+                i += 1;
+                continue;
+            }
+            Token::SemiColon => {
+                at_start = true;
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let start = at_start && is_kw(&tokens[i], Keyword::SET);
+        at_start = false;
+        if !start {
+            i += 1;
+            continue;
+        }
+        let sig: Vec<usize> = (i + 1..tokens.len()).filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).take(4096).collect();
+        let constraints = sig.first().is_some_and(
+            |&j| matches!(&tokens[j].token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("constraints")),
+        );
+        if !constraints {
+            i += 1;
+            continue;
+        }
+        let mut k = 1;
+        let mut names = Vec::new();
+        let mut ok = false;
+        if sig.get(k).is_some_and(|&j| is_kw(&tokens[j], Keyword::ALL)) {
+            names.push(ALL_CONSTRAINTS.to_string());
+            k += 1;
+        } else {
+            loop {
+                // name [. name ...]: the last part.
+                let mut last = None;
+                while let Some(&j) = sig.get(k) {
+                    match &tokens[j].token {
+                        Token::Word(w) if last.is_none() || matches!(tokens[sig[k - 1]].token, Token::Period) => {
+                            last = Some(if w.quote_style.is_some() { w.value.clone() } else { w.value.to_lowercase() });
+                        }
+                        Token::Period if last.is_some() => {}
+                        _ => break,
+                    }
+                    k += 1;
+                }
+                let Some(n) = last else { break };
+                names.push(n);
+                if sig.get(k).is_some_and(|&j| tokens[j].token == Token::Comma) {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+        }
+        let mode = sig.get(k).and_then(|&j| match &tokens[j].token {
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("deferred") => Some("deferred"),
+            Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("immediate") => Some("immediate"),
+            _ => None,
+        });
+        if let (Some(mode), false) = (mode, names.is_empty()) {
+            let after = sig.get(k + 1).map(|&j| &tokens[j].token);
+            ok = matches!(after, None | Some(Token::SemiColon | Token::EOF));
+            if ok {
+                let span = tokens[i].span;
+                let sp = || Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
+                let mut out = vec![
+                    Token::make_keyword("SET"),
+                    sp(),
+                    Token::Word(sqlparser::tokenizer::Word {
+                        value: SET_CONSTRAINTS_MARKER.into(),
+                        quote_style: Some('"'),
+                        keyword: Keyword::NoKeyword,
+                    }),
+                    sp(),
+                    Token::make_keyword("TO"),
+                    sp(),
+                    Token::SingleQuotedString(mode.into()),
+                ];
+                for n in names {
+                    out.push(Token::Comma);
+                    out.push(Token::SingleQuotedString(n));
+                }
+                let end = sig[k] + 1;
+                let n = out.len();
+                tokens.splice(i..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
+                i += n;
+                continue;
+            }
+        }
+        let _ = ok;
+        i += 1;
+    }
+}
+
 /// PostgreSQL takes a SELECT's LIMIT / OFFSET / FETCH after its locking clauses too
 /// (`... FOR UPDATE SKIP LOCKED LIMIT 1`); sqlparser only before them. Moves such a limit
 /// (to the end of its query: a closing parenthesis, `;` or the end) in front of the

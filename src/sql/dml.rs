@@ -1834,12 +1834,14 @@ fn has_sublink(e: &Scalar) -> bool {
 /// index) and those with subqueries, which the executor evaluates on each row the scan keeps.
 fn split_sublinks(filter: Option<Scalar>) -> (Option<Scalar>, Option<Scalar>) {
     let Some(f) = filter else { return (None, None) };
-    if !has_sublink(&f) {
+    // Subqueries, and calls evaluated with the session (advisory locks, nextval).
+    let executor = |e: &Scalar| has_sublink(e) || expr::needs_session(e);
+    if !executor(&f) {
         return (Some(f), None);
     }
     let mut parts = Vec::new();
     conjuncts(&f, &mut parts);
-    let (with, without): (Vec<&Scalar>, Vec<&Scalar>) = parts.into_iter().partition(|c| has_sublink(c));
+    let (with, without): (Vec<&Scalar>, Vec<&Scalar>) = parts.into_iter().partition(|c| executor(c));
     let and = |v: Vec<&Scalar>| v.into_iter().cloned().reduce(|a, b| Scalar::And(Box::new(a), Box::new(b)));
     (and(without), and(with))
 }

@@ -2026,6 +2026,14 @@ pub(crate) fn is_keyword_function(e: &Expr) -> bool {
         && (id.value.eq_ignore_ascii_case("current_schema") || id.value.eq_ignore_ascii_case("current_role")))
 }
 
+/// Whether `e` calls a function evaluated with the session (the sequence and advisory lock
+/// functions): it must stay where the executor evaluates it (not in a scan's filter).
+pub fn needs_session(e: &Scalar) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= matches!(x, Scalar::Func(super::func::Func::Seq(_) | super::func::Func::Advisory(_), ..)));
+    found
+}
+
 /// Whether `e` calls a volatile function, one whose value may change from call to call
 /// (the sequence functions, `gen_random_uuid`, `random`, `clock_timestamp`, `timeofday`):
 /// such an expression is evaluated for each row, never once per statement.

@@ -119,10 +119,13 @@ pub(crate) fn compare_type(a: SqlType, b: SqlType) -> Result<SqlType> {
 /// are named), a unique index covering exactly them, comparable types, the name
 /// (`<table>_<columns>_fkey` by default). `taken` says whether a constraint name is in use.
 pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn Fn(&str) -> bool) -> Result<ForeignKey> {
+    let (mut deferrable, mut initially_deferred) = (false, false);
     if let Some(c) = &spec.characteristics {
-        if c.deferrable == Some(true) || matches!(c.initially, Some(sqlparser::ast::DeferrableInitial::Deferred)) {
-            return Err(PgError::feature("DEFERRABLE foreign keys are not supported by heapstore"));
+        initially_deferred = matches!(c.initially, Some(sqlparser::ast::DeferrableInitial::Deferred));
+        if c.deferrable == Some(false) && initially_deferred {
+            return Err(PgError::syntax("constraint declared INITIALLY DEFERRED must be DEFERRABLE"));
         }
+        deferrable = c.deferrable == Some(true) || initially_deferred;
         if c.enforced.is_some() {
             return Err(PgError::syntax("syntax error at or near \"ENFORCED\""));
         }
@@ -234,6 +237,8 @@ pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn F
         ref_index: index,
         on_delete,
         on_update,
+        deferrable,
+        initially_deferred,
     })
 }
 
@@ -290,6 +295,11 @@ pub(crate) fn definition(table: &Table, fk: &ForeignKey, parent: &Table) -> Stri
     }
     if fk.on_delete != FkAction::NoAction {
         d.push_str(&format!(" ON DELETE {}", fk.on_delete.sql()));
+    }
+    if fk.initially_deferred {
+        d.push_str(" DEFERRABLE INITIALLY DEFERRED");
+    } else if fk.deferrable {
+        d.push_str(" DEFERRABLE");
     }
     d
 }

@@ -1027,6 +1027,45 @@ fn parse_on_off(name: &str, v: &str) -> Result<bool> {
     }
 }
 
+/// `SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }` (`exec::fk` invariant
+/// 3): sets when the named deferrable foreign keys (all, with ALL) are checked for the rest of
+/// the transaction; IMMEDIATE runs their checks queued so far now. Outside a transaction
+/// block it warns and changes nothing, as PostgreSQL.
+fn set_constraints(s: &mut Session, deferred: bool, names: &[String]) -> Result<QueryResult> {
+    let mut r = tag("SET CONSTRAINTS");
+    if !s.in_transaction_block() {
+        r.notices.push("WARNING:  SET CONSTRAINTS can only be used in transaction blocks".into());
+        return Ok(r);
+    }
+    if names.len() == 1 && names[0] == dialect::ALL_CONSTRAINTS {
+        let t = s.txn();
+        t.constraint_modes = (Some(deferred), Vec::new());
+        if !deferred {
+            crate::exec::fk::run_deferred(s, None)?;
+        }
+        return Ok(r);
+    }
+    let tables = s.visible_tables();
+    let mut oids = Vec::new();
+    for n in names {
+        let fks: Vec<&crate::catalog::ForeignKey> = tables.iter().flat_map(|t| t.foreign_keys.iter()).filter(|f| f.name == *n).collect();
+        let other = tables.iter().any(|t| t.checks.iter().any(|c| c.name == *n) || t.indexes.iter().any(|i| i.constraint && i.name == *n));
+        if fks.is_empty() && !other {
+            return Err(PgError::new(sqlstate::UNDEFINED_OBJECT, format!("constraint \"{n}\" does not exist")));
+        }
+        if other || fks.iter().any(|f| !f.deferrable) {
+            return Err(PgError::new("55000", format!("constraint \"{n}\" is not deferrable")));
+        }
+        oids.extend(fks.iter().map(|f| f.oid));
+    }
+    let t = s.txn();
+    t.constraint_modes.1.extend(oids.iter().map(|&o| (o, deferred)));
+    if !deferred {
+        crate::exec::fk::run_deferred(s, Some(&oids))?;
+    }
+    Ok(r)
+}
+
 /// `SET TRANSACTION ...`, `SET SESSION CHARACTERISTICS AS TRANSACTION ...`, `SHOW` and `SET` of
 /// `transaction_isolation`, `transaction_read_only` and their `default_` settings. None for
 /// any other statement.
@@ -1040,6 +1079,20 @@ fn transaction_setting(s: &mut Session, st: &Statement) -> Result<Option<QueryRe
         ..Default::default()
     };
     match st {
+        Statement::Set(Set::SingleAssignment { scope: None, hivevar: false, variable, values })
+            if variable.0.len() == 1 && variable.0[0].as_ident().is_some_and(|i| i.value == dialect::SET_CONSTRAINTS_MARKER) =>
+        {
+            let text = |e: &Expr| match e {
+                Expr::Value(v) => match &v.value {
+                    Value::SingleQuotedString(t) => Some(t.clone()),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let vals: Vec<String> = values.iter().filter_map(text).collect();
+            let (mode, names) = vals.split_first().ok_or_else(|| PgError::internal("SET CONSTRAINTS without its mode"))?;
+            Ok(Some(set_constraints(s, mode == "deferred", names)?))
+        }
         Statement::Set(Set::SetTransaction { modes, snapshot, session }) => {
             if snapshot.is_some() {
                 return Err(PgError::feature("SET TRANSACTION SNAPSHOT is not supported by heapstore"));
@@ -1324,6 +1377,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
         Ok(mut tokens) => {
             dialect::check_nesting(&tokens)?;
             dialect::rewrite_locking_clauses(&mut tokens);
+            dialect::rewrite_set_constraints(&mut tokens);
             Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
         }
         Err(e) => Err(e.into()),

@@ -217,7 +217,8 @@ fn movable(e: &Scalar) -> bool {
             ok = false;
         }
     });
-    ok
+    // A call evaluated with the session stays where the executor evaluates it.
+    ok && !expr::needs_session(e)
 }
 
 fn side(e: &Scalar, lw: usize) -> Side {
@@ -3594,6 +3595,8 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
                 Scalar::Const(classid),
                 Scalar::Const(objid),
                 Scalar::Const(objsubid),
+                // The database of a lock on one of its objects (not of a transaction's).
+                Scalar::Const(if locktype == "transactionid" { Value::Null } else { Value::Oid(super::pg_catalog::DATABASE_OID) }),
             ]
         })
         .collect();
@@ -3608,6 +3611,7 @@ fn pg_locks(s: &Session) -> (Node, Vec<OutCol>) {
         ("classid", TypeId::Oid),
         ("objid", TypeId::Oid),
         ("objsubid", TypeId::Int2),
+        ("database", TypeId::Oid),
     ];
     (Node::Values(rows, cols.len()), cols.iter().map(|(n, t)| OutCol { name: n.to_string(), ty: SqlType::new(*t), source: None }).collect())
 }
