@@ -274,8 +274,9 @@ pub(crate) struct Savepoint {
     /// (invariant 10).
     settings: SessionSettings,
     settings_at_commit: Option<SessionSettings>,
-    /// The deferred foreign-key checks queued, and the SET CONSTRAINTS modes, when it was set.
-    fk_deferred: usize,
+    /// The deferred foreign-key checks queued, and the SET CONSTRAINTS modes, when it was set
+    /// (`exec::fk` invariant 3: a copy, since SET CONSTRAINTS ... IMMEDIATE takes checks out).
+    fk_deferred: Vec<crate::exec::fk::Tracker>,
     constraint_modes: (Option<bool>, Vec<(u32, bool)>),
 }
 
@@ -419,6 +420,11 @@ impl Session {
                 "55006",
                 format!("cannot {what} \"{}\" because it is being used by active queries in this session", table.name),
             ));
+        }
+        // Deferred foreign-key checks read the tables as they are when they run (`exec::fk`
+        // invariant 3): no DDL under them, as PostgreSQL's pending trigger events.
+        if self.txn.as_ref().is_some_and(|t| t.fk_deferred.iter().any(|tr| tr.involves(table.oid))) {
+            return Err(PgError::new("55006", format!("cannot {what} \"{}\" because it has pending trigger events", table.name)));
         }
         Ok(())
     }
@@ -1464,7 +1470,7 @@ impl Session {
             dead_files: t.dead_files.clone(),
             settings,
             settings_at_commit: t.settings_at_commit.clone(),
-            fk_deferred: t.fk_deferred.len(),
+            fk_deferred: t.fk_deferred.clone(),
             constraint_modes: t.constraint_modes.clone(),
         };
         // Like any statement: SET TRANSACTION ISOLATION LEVEL is refused from here on.
@@ -1507,9 +1513,9 @@ impl Session {
                 t.failed = false;
                 let sp = &t.savepoints[i];
                 let (settings, at_commit) = (sp.settings.clone(), sp.settings_at_commit.clone());
-                let (fk_deferred, modes) = (sp.fk_deferred, sp.constraint_modes.clone());
+                let (fk_deferred, modes) = (sp.fk_deferred.clone(), sp.constraint_modes.clone());
                 t.settings_at_commit = at_commit;
-                t.fk_deferred.truncate(fk_deferred);
+                t.fk_deferred = fk_deferred;
                 t.constraint_modes = modes;
                 self.restore_settings(settings);
                 // Later commands must not reuse a command id whose changes were just undone.

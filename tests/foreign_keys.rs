@@ -308,6 +308,17 @@ fn deferrable_foreign_keys_are_checked_at_commit() {
     s.execute("BEGIN; INSERT INTO dc VALUES (7, 70); SAVEPOINT a; INSERT INTO dc VALUES (8, 80); ROLLBACK TO a").unwrap();
     s.execute("INSERT INTO dp VALUES (70); COMMIT").unwrap();
     assert_eq!(rows(&mut s, "SELECT id FROM dc ORDER BY id"), ["1", "5", "7"]);
+    // Checks run by SET CONSTRAINTS ... IMMEDIATE after a savepoint are queued again by a
+    // ROLLBACK TO it (the row that satisfied them may be gone).
+    s.execute("BEGIN; INSERT INTO dc VALUES (10, 100); SAVEPOINT a; INSERT INTO dp VALUES (100); SET CONSTRAINTS ALL IMMEDIATE").unwrap();
+    s.execute("ROLLBACK TO a").unwrap();
+    assert_eq!(s.execute("COMMIT").unwrap_err().code, "23503");
+    // No DDL on a table a queued check reads (PostgreSQL: pending trigger events).
+    s.execute("BEGIN; INSERT INTO dc VALUES (11, 110)").unwrap();
+    assert_eq!(err(&mut s, "ALTER TABLE dc DROP CONSTRAINT dc_pid_fkey").code, "55006");
+    s.execute("ROLLBACK; BEGIN; DELETE FROM dp WHERE id = 70").unwrap();
+    assert_eq!(err(&mut s, "ALTER TABLE dp ADD COLUMN x int").code, "55006");
+    s.execute("ROLLBACK").unwrap();
     // What SET CONSTRAINTS refuses.
     s.execute("BEGIN").unwrap();
     assert_eq!(err(&mut s, "SET CONSTRAINTS nope DEFERRED").code, "42704");

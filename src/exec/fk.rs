@@ -32,11 +32,14 @@
 //! 3. A `DEFERRABLE` constraint's NO ACTION checks (the referencing side's, and a removed
 //!    referenced key's under NO ACTION) wait, while it is deferred (`INITIALLY DEFERRED` or
 //!    `SET CONSTRAINTS ... DEFERRED`), in the transaction's queue (`Txn::fk_deferred`; a
-//!    ROLLBACK TO SAVEPOINT drops what was queued after it) until COMMIT, or `SET
-//!    CONSTRAINTS ... IMMEDIATE` for it, runs them ([`run_deferred`]); RESTRICT and the
-//!    actions never wait, as in PostgreSQL. A deferred referencing key is checked only if a
-//!    row still references it then (the row that did may have been deleted or changed). Every
-//!    other check runs at the end of its statement.
+//!    savepoint keeps a copy of it, which ROLLBACK TO puts back: checks queued since are
+//!    forgotten, checks run since are queued again) until COMMIT, or `SET CONSTRAINTS ...
+//!    IMMEDIATE` for it, runs them ([`run_deferred`]); RESTRICT and the actions never wait, as
+//!    in PostgreSQL. A deferred check reads both tables' definitions as they are when it runs,
+//!    and while one is queued DDL on either table is refused (55006, as PostgreSQL's pending
+//!    trigger events). A deferred referencing key is checked only if a row still references
+//!    it then (the row that did may have been deleted or changed). Every other check runs at
+//!    the end of its statement.
 
 use crate::catalog::{FkAction, ForeignKey, Table};
 use crate::error::{sqlstate, PgError, Result};
@@ -119,6 +122,7 @@ pub(crate) fn compare_types(child: &Table, parent: &Table, fk: &ForeignKey) -> R
 
 /// The keys one statement added to or removed from the keys foreign keys depend on (see the
 /// module doc).
+#[derive(Clone, Debug)]
 pub(crate) struct Tracker {
     table: Arc<Table>,
     outgoing: Vec<Outgoing>,
@@ -127,6 +131,7 @@ pub(crate) struct Tracker {
 
 /// One of this table's foreign keys, its referenced table, and the keys new rows reference:
 /// by key code, the key in comparison types and the new row (for the error's DETAIL).
+#[derive(Clone, Debug)]
 struct Outgoing {
     fk: ForeignKey,
     parent: Arc<Table>,
@@ -135,6 +140,7 @@ struct Outgoing {
 }
 
 /// A foreign key referencing this table, and the keys rows lost, in the order first seen.
+#[derive(Clone, Debug)]
 struct Incoming {
     child: Arc<Table>,
     fk: ForeignKey,
@@ -145,6 +151,7 @@ struct Incoming {
 
 /// A referenced key a row lost: the key in comparison types, the old row, and for an update
 /// the new row (ON UPDATE CASCADE copies its key columns, NULLs included).
+#[derive(Clone, Debug)]
 struct Removed {
     key: Vec<Value>,
     old: Vec<Value>,
@@ -366,6 +373,11 @@ impl Tracker {
         self
     }
 
+    /// Whether a check of this tracker reads table `oid`.
+    pub(crate) fn involves(&self, oid: u32) -> bool {
+        self.table.oid == oid || self.outgoing.iter().any(|o| o.parent.oid == oid) || self.incoming.iter().any(|i| i.child.oid == oid)
+    }
+
     /// The constraints this tracker has checks of.
     fn constraints(&self) -> impl Iterator<Item = u32> + '_ {
         self.outgoing.iter().map(|o| o.fk.oid).chain(self.incoming.iter().map(|i| i.fk.oid))
@@ -451,6 +463,16 @@ impl Tracker {
                 .with_constraint(&fk.name));
             }
         }
+        // A deferred check: the referenced table as it is now (renamed, or its columns
+        // renumbered, since the statement that queued it).
+        let parent_now = if deferred && !self.incoming.is_empty() {
+            match s.visible_tables().into_iter().find(|t| t.oid == self.table.oid) {
+                Some(t) => t,
+                None => return Ok(()),
+            }
+        } else {
+            self.table.clone()
+        };
         for Incoming { child, fk, types, removed, .. } in &self.incoming {
             if removed.is_empty() {
                 continue;
@@ -464,11 +486,11 @@ impl Tracker {
                 s.lock_table(&child, LockMode::ShareRowExclusive)?;
             } else {
                 for r in removed {
-                    s.lock_tag(key_lock(self.table.oid, &keycode(&r.key)), LockMode::Exclusive)?;
+                    s.lock_tag(key_lock(parent_now.oid, &keycode(&r.key)), LockMode::Exclusive)?;
                 }
             }
             let refs = Probe::new(s, &child, &fk.columns, types)?;
-            let again = Probe::new(s, &self.table, &fk.ref_columns, types)?;
+            let again = Probe::new(s, &parent_now, &fk.ref_columns, types)?;
             for r in removed {
                 let act = if r.new.is_some() { fk.on_update } else { fk.on_delete };
                 let still_referenced = |s: &mut Session| -> Result<bool> {
@@ -480,12 +502,12 @@ impl Tracker {
                         "23503",
                         format!(
                             "update or delete on table \"{}\" violates foreign key constraint \"{}\" on table \"{}\"",
-                            self.table.name, fk.name, child.name
+                            parent_now.name, fk.name, child.name
                         ),
                     )
                     .with_detail(format!(
                         "Key {} is still referenced from table \"{}\".",
-                        key_text(&self.table, &fk.ref_columns, &r.old),
+                        key_text(&parent_now, &fk.ref_columns, &r.old),
                         child.name
                     ))
                     .with_table(&child)
@@ -521,7 +543,7 @@ impl Tracker {
                         }
                     }
                     _ => {
-                        run_action(s, &self.table, &child, &fk, types, act, r)?;
+                        run_action(s, &parent_now, &child, &fk, types, act, r)?;
                         // A key changed to one that compares equal ('1 mon' to '30 days') is
                         // still referenced by the rows the action updated: rightly so.
                         let equal_key = match &r.new {

@@ -695,7 +695,7 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
                 while let Some(&j) = sig.get(k) {
                     match &tokens[j].token {
                         Token::Word(w) if last.is_none() || matches!(tokens[sig[k - 1]].token, Token::Period) => {
-                            last = Some(if w.quote_style.is_some() { w.value.clone() } else { w.value.to_lowercase() });
+                            last = Some(if w.quote_style.is_some() { w.value.clone() } else { w.value.to_ascii_lowercase() });
                         }
                         Token::Period if last.is_some() => {}
                         _ => break,

@@ -1030,13 +1030,14 @@ fn parse_on_off(name: &str, v: &str) -> Result<bool> {
 /// `SET CONSTRAINTS { ALL | name [, ...] } { DEFERRED | IMMEDIATE }` (`exec::fk` invariant
 /// 3): sets when the named deferrable foreign keys (all, with ALL) are checked for the rest of
 /// the transaction; IMMEDIATE runs their checks queued so far now. Outside a transaction
-/// block it warns and changes nothing, as PostgreSQL.
+/// block it warns, and lasts as long as the implicit transaction it runs in (the statements of
+/// one query string, as PostgreSQL's implicit block).
 fn set_constraints(s: &mut Session, deferred: bool, names: &[String]) -> Result<QueryResult> {
     let mut r = tag("SET CONSTRAINTS");
     if !s.in_transaction_block() {
         r.notices.push("WARNING:  SET CONSTRAINTS can only be used in transaction blocks".into());
-        return Ok(r);
     }
+    s.begin_implicit();
     if names.len() == 1 && names[0] == dialect::ALL_CONSTRAINTS {
         let t = s.txn();
         t.constraint_modes = (Some(deferred), Vec::new());
