@@ -126,30 +126,47 @@ fn a_locker_that_waited_sees_the_newest_version() {
             vec!["3|80|NEW"],
         ),
     ] {
-        a.execute("BEGIN").unwrap();
-        a.execute(change).unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::scope(|sc| {
-            let db = &db;
-            sc.spawn(move || {
-                let mut b = db.session();
-                b.execute("BEGIN").unwrap();
-                let got = rows(&mut b, query);
-                // The lock is held: another locker cannot take it.
-                let mut c = db.session();
-                let id = got[0].split('|').next().unwrap().to_string();
-                let held = c.execute(&format!("SELECT 1 FROM jobs WHERE id = {id} FOR UPDATE NOWAIT")).is_err();
-                b.execute("COMMIT").unwrap();
-                tx.send((got, held)).unwrap();
-            });
-            std::thread::sleep(Duration::from_millis(200));
-            assert!(rx.try_recv().is_err(), "{query}: did not wait for the update");
-            a.execute("COMMIT").unwrap();
-            let (got, held) = rx.recv_timeout(Duration::from_secs(60)).expect("the locker was never woken");
-            assert_eq!(got, expect, "{change} / {query}");
-            assert!(held, "{query}: the newest version is locked");
+        let (got, held) = locker_after_change(&db, &mut a, change, "", query, |db, got| {
+            // The lock is held: another locker cannot take it.
+            let id = got[0].split('|').next().unwrap().to_string();
+            db.session().execute(&format!("SELECT 1 FROM jobs WHERE id = {id} FOR UPDATE NOWAIT")).is_err()
         });
+        assert_eq!(got, expect, "{change} / {query}");
+        assert!(held, "{query}: the newest version is locked");
     }
+}
+
+/// Runs `change` in an open transaction of `a`, then `query` (after `prep`) in a transaction
+/// of another session, which must wait for `a`; commits `a` and returns the query's rows and
+/// what `probe` found while the querying transaction was still open.
+fn locker_after_change(
+    db: &heapstore::Database,
+    a: &mut Session,
+    change: &str,
+    prep: &str,
+    query: &str,
+    probe: impl Fn(&heapstore::Database, &[String]) -> bool + Send,
+) -> (Vec<String>, bool) {
+    a.execute("BEGIN").unwrap();
+    a.execute(change).unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|sc| {
+        sc.spawn(move || {
+            let mut b = db.session();
+            if !prep.is_empty() {
+                b.execute(prep).unwrap();
+            }
+            b.execute("BEGIN").unwrap();
+            let got = rows(&mut b, query);
+            let found = probe(db, &got);
+            b.execute("COMMIT").unwrap();
+            tx.send((got, found)).unwrap();
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(rx.try_recv().is_err(), "{query}: did not wait for the change");
+        a.execute("COMMIT").unwrap();
+        rx.recv_timeout(Duration::from_secs(60)).expect("the locker was never woken")
+    })
 }
 
 #[test]
@@ -443,27 +460,8 @@ fn row_locks_over_joins_recheck_the_joined_row() {
     ] {
         for plan in ["", "SET enable_hashjoin = off; SET enable_mergejoin = off", "SET enable_hashjoin = off; SET enable_nestloop = off"] {
             a.execute(setup).unwrap();
-            a.execute("BEGIN").unwrap();
-            a.execute(change).unwrap();
-            let (tx, rx) = mpsc::channel();
-            std::thread::scope(|sc| {
-                let db = &db;
-                sc.spawn(move || {
-                    let mut b = db.session();
-                    if !plan.is_empty() {
-                        b.execute(plan).unwrap();
-                    }
-                    b.execute("BEGIN").unwrap();
-                    let got = rows(&mut b, query);
-                    b.execute("COMMIT").unwrap();
-                    tx.send(got).unwrap();
-                });
-                std::thread::sleep(Duration::from_millis(200));
-                assert!(rx.try_recv().is_err(), "{query}: did not wait for the change");
-                a.execute("COMMIT").unwrap();
-                let got = rx.recv_timeout(Duration::from_secs(60)).expect("the locker was never woken");
-                assert_eq!(got, expect, "{change} / {query} / {plan}");
-            });
+            let (got, _) = locker_after_change(&db, &mut a, change, plan, query, |_, _| true);
+            assert_eq!(got, expect, "{change} / {query} / {plan}");
         }
     }
     // REPEATABLE READ fails on a locked row changed since its snapshot.

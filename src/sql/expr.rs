@@ -1002,8 +1002,54 @@ impl Binder<'_> {
     /// errors as they are), then the operator resolved, whose `operator does not exist`
     /// points at the operator.
     fn bind_binary(&self, left: &Expr, op: &BinaryOperator, right: &Expr) -> Result<Scalar> {
+        if *op == BinaryOperator::Overlaps {
+            return self.overlaps(left, right);
+        }
         let (a, b) = (self.bind(left)?, self.bind(right)?);
         self.binary_op(left, op, right, a, b).map_err(|e| at_operator(e, left))
+    }
+
+    /// `(s1, e1) OVERLAPS (s2, e2)`: each end may be an interval (added to its start); the
+    /// four values are brought to one of PostgreSQL's overlaps types (timestamp, timestamptz,
+    /// time, timetz; dates as timestamps), as its function resolution does.
+    fn overlaps(&self, left: &Expr, right: &Expr) -> Result<Scalar> {
+        let side = |e: &Expr, which: &str| -> Result<(Scalar, Scalar)> {
+            let items = row_items(e)
+                .filter(|i| i.len() == 2)
+                .ok_or_else(|| PgError::syntax(format!("wrong number of parameters on {which} side of OVERLAPS expression")))?;
+            let start = self.bind(items[0])?;
+            let end = self.bind(items[1])?;
+            // PostgreSQL's (start, interval) forms: timestamp, timestamptz and time (a date
+            // is a timestamp); none for timetz.
+            let interval_form =
+                type_of(&start).is_some_and(|t| matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time));
+            let end = if type_of(&end).is_some_and(|t| t.id == TypeId::Interval) && interval_form {
+                self.binary_op(items[0], &BinaryOperator::Plus, items[1], start.clone(), end)?
+            } else {
+                end
+            };
+            Ok((start, end))
+        };
+        let (s1, e1) = side(left, "left")?;
+        let (s2, e2) = side(right, "right")?;
+        let args = [s1, e1, s2, e2];
+        let types: Vec<Option<SqlType>> = args.iter().map(type_of).collect();
+        let shown = || types.iter().map(|t| t.map_or("unknown".to_string(), |t| t.name())).collect::<Vec<_>>().join(", ");
+        if types.iter().any(Option::is_none) {
+            return Err(PgError::new("42725", format!("function pg_catalog.overlaps({}) is not unique", shown()))
+                .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."));
+        }
+        let common = super::func::common_type(&types, "OVERLAPS").ok().flatten();
+        let ty = match common.map(|t| t.id) {
+            Some(TypeId::Date | TypeId::Timestamp) => SqlType::new(TypeId::Timestamp),
+            Some(id @ (TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz)) => SqlType::new(id),
+            _ => {
+                return Err(PgError::new("42883", format!("function pg_catalog.overlaps({}) does not exist", shown()))
+                    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."))
+            }
+        };
+        let args = args.into_iter().map(|a| super::func::to_type(a, Some(ty))).collect::<Result<Vec<_>>>()?;
+        Ok(Scalar::Func(super::func::Func::Overlaps, args, SqlType::new(TypeId::Bool)))
     }
 
     fn binary_op(&self, left: &Expr, op: &BinaryOperator, right: &Expr, a: Scalar, b: Scalar) -> Result<Scalar> {

@@ -158,6 +158,9 @@ pub enum Func {
     PgSleep(u8),
     /// `num_nulls(...)` (false) / `num_nonnulls(...)` (true): any arguments, not strict.
     NumNulls(bool),
+    /// `(s1, e1) OVERLAPS (s2, e2)` over one date/time type (ends given as intervals already
+    /// added): PostgreSQL's `overlaps_timestamp`, with its NULL rules (not strict).
+    Overlaps,
     /// `isfinite(date | timestamp | timestamptz | interval)`.
     IsFinite,
     /// `bit_length(text | bytea)`.
@@ -1531,6 +1534,9 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     if f == Func::Format {
         return super::strformat::format(args);
     }
+    if f == Func::Overlaps {
+        return Ok(overlaps(args));
+    }
     if let Func::NumNulls(non) = f {
         let nulls = args.iter().filter(|v| **v == Value::Null).count();
         return Ok(Value::Int4(if non { args.len() - nulls } else { nulls } as i32));
@@ -1599,6 +1605,7 @@ pub fn call(f: Func, args: &[Value], ty: &SqlType) -> Result<Value> {
     Ok(match f {
         Func::Seq(_)
         | Func::Advisory(_)
+        | Func::Overlaps
         | Func::Array(_)
         | Func::Json(_)
         | Func::RecordField(_)
@@ -2792,6 +2799,41 @@ fn date_part(field: &str, v: &Value) -> Result<Value> {
 /// steps of at most 100 ms, checking for a cancel request between them (57014). A duration
 /// that is not positive (or NaN) returns at once, as in PostgreSQL; an infinite one sleeps
 /// until canceled.
+/// PostgreSQL's `overlaps_timestamp` (and its time, timetz siblings): each period runs from
+/// the earlier of its two values to the later (a NULL end: the start alone); they overlap when
+/// one starts inside the other (half-open at the end), or both start together. A NULL where
+/// the answer depends on it gives NULL.
+fn overlaps(a: &[Value]) -> Value {
+    use std::cmp::Ordering::{Greater, Less};
+    let cmp = |x: &Value, y: &Value| crate::exec::sort::compare_key(x, y, false, false);
+    let period = |s: &Value, e: &Value| -> Option<(Value, Option<Value>)> {
+        match (s, e) {
+            (Value::Null, Value::Null) => None,
+            (Value::Null, e) => Some((e.clone(), None)),
+            (s, Value::Null) => Some((s.clone(), None)),
+            (s, e) if cmp(s, e) == Greater => Some((e.clone(), Some(s.clone()))),
+            (s, e) => Some((s.clone(), Some(e.clone()))),
+        }
+    };
+    let (Some((ts1, te1)), Some((ts2, te2))) = (period(&a[0], &a[1]), period(&a[2], &a[3])) else { return Value::Null };
+    let verdict = match cmp(&ts1, &ts2) {
+        Greater => match (&te2, &te1) {
+            (None, _) => None,
+            (Some(e2), _) if cmp(&ts1, e2) == Less => Some(true),
+            (_, None) => None,
+            _ => Some(false),
+        },
+        Less => match (&te1, &te2) {
+            (None, _) => None,
+            (Some(e1), _) if cmp(&ts2, e1) == Less => Some(true),
+            (_, None) => None,
+            _ => Some(false),
+        },
+        _ => (te1.is_some() && te2.is_some()).then_some(true),
+    };
+    verdict.map_or(Value::Null, Value::Bool)
+}
+
 fn pg_sleep(kind: u8, arg: &Value) -> Result<()> {
     use crate::types::datetime::now_us;
     let start = now_us();

@@ -1180,6 +1180,8 @@ fn figure(e: &Expr) -> Option<(String, u8)> {
         Expr::Nested(inner) => return figure(inner),
         // `x AT TIME ZONE z` is the function timezone(z, x).
         Expr::AtTimeZone { .. } => ("timezone".into(), 2),
+        // `(a, b) OVERLAPS (c, d)` is the function overlaps(a, b, c, d).
+        Expr::BinaryOp { op: sqlparser::ast::BinaryOperator::Overlaps, .. } => ("overlaps".into(), 2),
         Expr::Case { .. } => ("case".into(), 1),
         Expr::Interval(_) => ("interval".into(), 1),
         Expr::Exists { .. } => ("exists".into(), 2),
