@@ -684,7 +684,6 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
         }
         let mut k = 1;
         let mut names = Vec::new();
-        let mut ok = false;
         if sig.get(k).is_some_and(|&j| is_kw(&tokens[j], Keyword::ALL)) {
             names.push(ALL_CONSTRAINTS.to_string());
             k += 1;
@@ -718,8 +717,7 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
         });
         if let (Some(mode), false) = (mode, names.is_empty()) {
             let after = sig.get(k + 1).map(|&j| &tokens[j].token);
-            ok = matches!(after, None | Some(Token::SemiColon | Token::EOF));
-            if ok {
+            if matches!(after, None | Some(Token::SemiColon | Token::EOF)) {
                 let span = tokens[i].span;
                 let sp = || Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
                 let mut out = vec![
@@ -746,7 +744,6 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
                 continue;
             }
         }
-        let _ = ok;
         i += 1;
     }
 }

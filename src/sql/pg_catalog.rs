@@ -1417,8 +1417,7 @@ const OTHER_OPCLASSES: &[(u32, &str, u32, u32)] = &[
 /// no such class, 42804 for one that does not take the type (PostgreSQL's errors).
 pub(crate) fn btree_opclass(name: &str, ty: TypeId) -> crate::error::Result<u32> {
     let default = default_opclass(ty);
-    if let Some(d) = default.filter(|d| d.1 == name) {
-        let _ = d;
+    if default.is_some_and(|d| d.1 == name) {
         return Ok(0);
     }
     let known = OPCLASSES.iter().map(|o| (o.1, o.2, o.4)).chain(std::iter::once((ARRAY_OPS.0, ARRAY_OPS.1, ARRAY_OPS.3)));
