@@ -186,6 +186,19 @@ impl Decoder {
         }))
     }
 
+    /// The time with the input's date, or today's when it has none (a zone's offset is read
+    /// at that date); a date given only in part is a bad format.
+    fn dated(&self) -> DtResult<Tm> {
+        let mut at = self.tm;
+        if self.fmask & DATE_M == 0 {
+            let today = now_local_tm().0;
+            (at.year, at.mon, at.mday) = (today.year, today.mon, today.mday);
+        } else if self.fmask & DATE_M != DATE_M {
+            return Err(DtErr::BadFormat);
+        }
+        Ok(at)
+    }
+
     /// `DecodeTimeOnly`'s final checks, then the zone's offset.
     fn finish_time_only(mut self, session_zone: bool) -> DtResult<Tm> {
         validate_date(self.fmask, self.isjulian, self.is2digits, self.bc, &mut self.tm)?;
@@ -211,13 +224,7 @@ impl Decoder {
             if self.dynamic_tz {
                 // A date-dependent abbreviation: its zone's on the input's date, today's without
                 // one; one its zone did not use then is left to the caller (`tz_abbrev`).
-                let mut at = self.tm;
-                if self.fmask & DATE_M == 0 {
-                    let today = now_local_tm().0;
-                    (at.year, at.mon, at.mday) = (today.year, today.mon, today.mday);
-                } else if self.fmask & DATE_M != DATE_M {
-                    return Err(DtErr::BadFormat);
-                }
+                let at = self.dated()?;
                 match zone_offset_at(&zone, &at) {
                     Ok(east) => self.tm.tz = Some(east),
                     Err(_) => self.tm.tz_abbrev = true,
@@ -239,13 +246,7 @@ impl Decoder {
             if dst_modifier {
                 return Err(DtErr::BadFormat);
             }
-            let mut at = self.tm;
-            if self.fmask & DATE_M == 0 {
-                let today = now_local_tm().0;
-                (at.year, at.mon, at.mday) = (today.year, today.mon, today.mday);
-            } else if self.fmask & DATE_M != DATE_M {
-                return Err(DtErr::BadFormat);
-            }
+            let at = self.dated()?;
             if session_zone {
                 self.tm.tz = Some(super::tz::offset_of_text_local(local_timestamp(&at)).map_err(refused)?);
             }
