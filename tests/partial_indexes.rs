@@ -127,7 +127,8 @@ fn an_index_scan_is_used_only_where_the_predicate_is_implied() {
         ("CREATE INDEX x ON ev (at) WHERE count(*) > 1", "42803"),
         ("CREATE INDEX x ON ev (at) WHERE at", "42804"),
         ("CREATE INDEX x ON ev (at) WHERE random() > 0.5", "42P17"),
-        ("CREATE INDEX x ON ev (at) WHERE lower(kind) = 'a'", "0A000"),
+        ("CREATE INDEX x ON ev (at) WHERE pg_size_pretty(at::bigint) = 'a'", "0A000"),
+        ("CREATE INDEX x ON ev (at) WHERE to_char(at, '9') = 'a'", "42P17"),
         ("CREATE INDEX x ON ev (at) WHERE nope", "42703"),
     ] {
         assert_eq!(err(&mut s, sql).code, code, "{sql}");

@@ -222,7 +222,8 @@ impl FkAction {
 pub struct Index {
     pub oid: Oid,
     pub name: String,
-    /// Key columns (indexes into the table's columns), in key order.
+    /// Key columns (indexes into the table's columns), in key order; [`EXPR_KEY`] for a key
+    /// that is an expression (PostgreSQL's `indkey` 0), the next of `exprs`.
     pub columns: Vec<usize>,
     pub unique: bool,
     /// The table's PRIMARY KEY (implies unique; its columns are NOT NULL).
@@ -253,7 +254,16 @@ pub struct Index {
     /// C collation), under which the pattern classes order and compare as the defaults do.
     #[serde(default)]
     pub opclasses: Vec<u32>,
+    /// The key expressions (`CREATE INDEX ... ((a + b))`, `(lower(email))`), as SQL text over
+    /// the table's columns, one for each [`EXPR_KEY`] in `columns`, in order (PostgreSQL's
+    /// `indexprs`). Each is immutable: its value depends on the row alone (`sql::index`
+    /// invariant 7).
+    #[serde(default)]
+    pub exprs: Vec<String>,
 }
+
+/// The `columns` entry of an index key that is an expression (PostgreSQL's `indkey` 0).
+pub const EXPR_KEY: usize = usize::MAX;
 
 /// `indoption` bit: the column is in descending order.
 pub const INDOPTION_DESC: u8 = 1;
@@ -269,6 +279,30 @@ impl Index {
     /// Key column `k`'s operator class when it is not the default (0: the default).
     pub fn opclass(&self, k: usize) -> u32 {
         self.opclasses.get(k).copied().unwrap_or(0)
+    }
+
+    /// Whether some key is an expression.
+    pub fn has_exprs(&self) -> bool {
+        !self.exprs.is_empty()
+    }
+
+    /// The plain key columns (expression keys left out).
+    pub fn plain_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.columns.iter().copied().filter(|&c| c != EXPR_KEY)
+    }
+
+    /// For each key, None for a plain column, or the position in `exprs` of its expression.
+    pub fn expr_positions(&self) -> Vec<Option<usize>> {
+        let mut n = 0;
+        self.columns
+            .iter()
+            .map(|&c| {
+                (c == EXPR_KEY).then(|| {
+                    n += 1;
+                    n - 1
+                })
+            })
+            .collect()
     }
 
     /// Whether a scan with this snapshot may use the index (see `check_xmin`).

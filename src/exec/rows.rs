@@ -14,11 +14,12 @@ use crate::access::btree::keycode;
 use crate::access::btree::{BTree, UniqueVerdict};
 use crate::access::heap::dml::{xid_state, HeapRel, Tid, XidState};
 use crate::access::heap::tuple;
-use crate::catalog::{Index, Table};
+use crate::catalog::{Index, Table, EXPR_KEY};
 use crate::error::{sqlstate, PgError, Result};
 use crate::session::Session;
+use crate::sql::expr::Scalar;
 use crate::txn::{TxnManager, Xid, INVALID_XID};
-use crate::types::SqlType;
+use crate::types::{SqlType, Value};
 
 /// Whether COPY into `table` is WAL-logged in this transaction: not for UNLOGGED and
 /// temporary tables, and not (with wal_level = minimal) for a table created or truncated in
@@ -57,42 +58,117 @@ pub fn index_wal(s: &mut Session, table: &Table) -> bool {
     wal
 }
 
-/// Encodes the key of `ix` for a row's stored column values. True if a column is NULL.
-pub fn key_of(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>], out: &mut Vec<u8>) -> bool {
+/// Encodes the key of `ix` for a row's stored column values, its expression keys computed
+/// with `exprs` (the index's bound key expressions, [`IndexExprs::keys`]). True if a key is
+/// NULL.
+pub fn key_of(table: &Table, ix: &Index, exprs: &[Scalar], stored: &[Option<Vec<u8>>], out: &mut Vec<u8>) -> Result<bool> {
     out.clear();
-    let vals: Vec<(SqlType, Option<&[u8]>)> = ix.columns.iter().map(|&c| (table.columns[c].ty, stored[c].as_deref())).collect();
-    keycode::encode_key_opts(out, &vals, &ix.options)
+    if !ix.has_exprs() {
+        let vals: Vec<(SqlType, Option<&[u8]>)> = ix.columns.iter().map(|&c| (table.columns[c].ty, stored[c].as_deref())).collect();
+        return Ok(keycode::encode_key_opts(out, &vals, &ix.options));
+    }
+    let computed = expr_keys(table, exprs, stored)?;
+    let mut vals: Vec<(SqlType, Option<&[u8]>)> = Vec::with_capacity(ix.columns.len());
+    let mut next = computed.iter();
+    for &c in &ix.columns {
+        vals.push(if c == EXPR_KEY {
+            let (ty, v) = next.next().expect("one bound expression for each expression key");
+            (*ty, v.as_deref())
+        } else {
+            (table.columns[c].ty, stored[c].as_deref())
+        });
+    }
+    Ok(keycode::encode_key_opts(out, &vals, &ix.options))
 }
 
-/// The bound predicates of a table's partial indexes, by index (None: not partial).
-pub type Predicates = std::sync::Arc<Vec<Option<crate::sql::expr::Scalar>>>;
+/// The values of key expressions `exprs` for a row's stored columns, in stored form with
+/// their types (None: NULL), computed as a stored definition is read (`types::tz::
+/// stored_definition`: the session's settings play no part, `sql::index` invariant 7).
+pub fn expr_keys(table: &Table, exprs: &[Scalar], stored: &[Option<Vec<u8>>]) -> Result<Vec<(SqlType, Option<Vec<u8>>)>> {
+    let row = row_for(table, exprs.iter(), stored);
+    let _stored = crate::types::tz::stored_definition();
+    exprs
+        .iter()
+        .map(|e| {
+            let ty = crate::sql::expr::type_of(e).ok_or_else(|| PgError::internal("an index expression of no type"))?;
+            let v = e.eval(&row, &[])?;
+            if v == Value::Null {
+                return Ok((ty, None));
+            }
+            let mut b = Vec::new();
+            crate::sql::expr::store(&v, &ty, &mut b)?;
+            Ok((ty, Some(b)))
+        })
+        .collect()
+}
 
-/// The bound predicates of `table`'s partial indexes (`sql::index::bind_predicate`).
-pub fn index_predicates(table: &Table) -> Result<Predicates> {
+/// A row of `table` with the columns `exprs` read decoded from `stored` (the others NULL).
+fn row_for<'a>(table: &Table, exprs: impl Iterator<Item = &'a Scalar>, stored: &[Option<Vec<u8>>]) -> Vec<Value> {
+    let mut used = vec![false; table.columns.len()];
+    for e in exprs {
+        e.columns_used(&mut used);
+    }
+    stored
+        .iter()
+        .zip(&table.columns)
+        .zip(&used)
+        .map(|((v, c), &u)| match v {
+            Some(b) if u => Value::decode(&c.ty, b),
+            _ => Value::Null,
+        })
+        .collect()
+}
+
+/// One index's bound expressions: its partial predicate (None: not partial) and its key
+/// expressions (empty: none).
+#[derive(Debug, Default)]
+pub struct BoundIndex {
+    pub pred: Option<Scalar>,
+    pub keys: Vec<Scalar>,
+}
+
+/// The bound expressions of a table's indexes, by index.
+pub type IndexExprs = std::sync::Arc<Vec<BoundIndex>>;
+
+/// The bound predicates and key expressions of `table`'s indexes (`sql::index::
+/// bind_predicate`, `bind_key_exprs`).
+pub fn index_exprs(table: &Table) -> Result<IndexExprs> {
     let v = table
         .indexes
         .iter()
-        .map(|ix| ix.predicate.as_deref().map(|p| crate::sql::index::bind_predicate(table, p)).transpose())
+        .map(|ix| {
+            Ok(BoundIndex {
+                pred: ix.predicate.as_deref().map(|p| crate::sql::index::bind_predicate(table, p)).transpose()?,
+                keys: crate::sql::index::bind_key_exprs(table, ix)?,
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(std::sync::Arc::new(v))
 }
 
-/// A session's bound partial-index predicates, by what they were bound from: the table's
-/// oid, its number of columns and the predicates' text (a column renamed, added or dropped,
-/// or an index made or dropped, gives another key; a predicate's columns cannot change type).
+/// Whether some index of `table` is partial or has an expression key.
+pub fn has_index_exprs(table: &Table) -> bool {
+    table.indexes.iter().any(|ix| ix.predicate.is_some() || ix.has_exprs())
+}
+
+/// A session's bound index expressions, by what they were bound from: the table's oid, its
+/// number of columns and the expressions' text (a column renamed, added or dropped, or an
+/// index made or dropped, gives another key; a column an index expression reads cannot
+/// change type).
 #[derive(Default)]
-pub struct PredicateCache(Vec<(PredicateKey, Predicates)>);
+pub struct PredicateCache(Vec<(PredicateKey, IndexExprs)>);
 
-/// What a table's predicates were bound from: its oid, its number of columns, their text.
-type PredicateKey = (crate::catalog::Oid, usize, Vec<Option<String>>);
+/// What a table's index expressions were bound from: its oid, its number of columns, their
+/// text.
+type PredicateKey = (crate::catalog::Oid, usize, Vec<(Option<String>, Vec<String>)>);
 
-/// [`index_predicates`] through the session's cache: a row statement binds them once.
-pub fn cached_index_predicates(s: &Session, table: &Table) -> Result<Predicates> {
-    let key = (table.oid, table.columns.len(), table.indexes.iter().map(|ix| ix.predicate.clone()).collect::<Vec<_>>());
+/// [`index_exprs`] through the session's cache: a row statement binds them once.
+pub fn cached_index_exprs(s: &Session, table: &Table) -> Result<IndexExprs> {
+    let key = (table.oid, table.columns.len(), table.indexes.iter().map(|ix| (ix.predicate.clone(), ix.exprs.clone())).collect::<Vec<_>>());
     if let Some((_, p)) = s.index_preds.borrow().0.iter().find(|(k, _)| *k == key) {
         return Ok(p.clone());
     }
-    let p = index_predicates(table)?;
+    let p = index_exprs(table)?;
     let mut cache = s.index_preds.borrow_mut();
     if cache.0.len() >= 16 {
         cache.0.remove(0);
@@ -103,20 +179,10 @@ pub fn cached_index_predicates(s: &Session, table: &Table) -> Result<Predicates>
 
 /// Whether a row version (its stored columns) satisfies a partial index's bound predicate:
 /// true, not false or NULL.
-pub fn predicate_holds(pred: &crate::sql::expr::Scalar, table: &Table, stored: &[Option<Vec<u8>>]) -> Result<bool> {
-    let mut used = vec![false; table.columns.len()];
-    pred.columns_used(&mut used);
-    let row: Vec<crate::types::Value> = stored
-        .iter()
-        .zip(&table.columns)
-        .zip(&used)
-        .map(|((v, c), &u)| match v {
-            Some(b) if u => crate::types::Value::decode(&c.ty, b),
-            _ => crate::types::Value::Null,
-        })
-        .collect();
+pub fn predicate_holds(pred: &Scalar, table: &Table, stored: &[Option<Vec<u8>>]) -> Result<bool> {
+    let row = row_for(table, std::iter::once(pred), stored);
     let _stored = crate::types::tz::stored_definition();
-    Ok(pred.eval(&row, &[])? == crate::types::Value::Bool(true))
+    Ok(pred.eval(&row, &[])? == Value::Bool(true))
 }
 
 /// Stored column values of a heap tuple (TOASTed values fetched).
@@ -143,21 +209,34 @@ pub fn stored_of_parts(
         .collect()
 }
 
-/// "Key (a, b)=(1, x)" values in output form.
-pub fn key_text(table: &Table, ix: &Index, stored: &[Option<Vec<u8>>]) -> (String, String) {
-    let names: Vec<&str> = ix.columns.iter().map(|&c| table.columns[c].name.as_str()).collect();
-    let vals: Vec<String> = ix
-        .columns
-        .iter()
-        .map(|&c| match &stored[c] {
-            None => "null".to_string(),
-            Some(v) => {
-                let mut out = Vec::new();
-                table.columns[c].ty.output_text(v, &mut out);
-                String::from_utf8_lossy(&out).into_owned()
-            }
-        })
-        .collect();
+/// "Key (a, lower(b))=(1, x)" names and values in output form (`exprs`: the index's bound
+/// key expressions).
+pub fn key_text(table: &Table, ix: &Index, exprs: &[Scalar], stored: &[Option<Vec<u8>>]) -> (String, String) {
+    let computed = if ix.has_exprs() { expr_keys(table, exprs, stored).ok() } else { None };
+    let mut next = 0;
+    let mut names = Vec::with_capacity(ix.columns.len());
+    let mut vals = Vec::with_capacity(ix.columns.len());
+    let show = |ty: &SqlType, v: Option<&[u8]>| match v {
+        None => "null".to_string(),
+        Some(v) => {
+            let mut out = Vec::new();
+            ty.output_text(v, &mut out);
+            String::from_utf8_lossy(&out).into_owned()
+        }
+    };
+    for &c in &ix.columns {
+        if c == EXPR_KEY {
+            names.push(crate::sql::index::expr_display(&ix.exprs[next]));
+            vals.push(match computed.as_ref().and_then(|v| v.get(next)) {
+                Some((ty, v)) => show(ty, v.as_deref()),
+                None => "?".to_string(),
+            });
+            next += 1;
+        } else {
+            names.push(table.columns[c].name.clone());
+            vals.push(show(&table.columns[c].ty, stored[c].as_deref()));
+        }
+    }
     (names.join(", "), vals.join(", "))
 }
 
@@ -211,8 +290,7 @@ pub fn insert_entries(s: &mut Session, table: &Table, stored: &[Option<Vec<u8>>]
     let wal = index_wal(s, table);
     let me = s.xid();
     let shared = s.shared.clone();
-    let preds =
-        if table.indexes.iter().any(|ix| ix.predicate.is_some()) { Some((table.oid, cached_index_predicates(s, table)?)) } else { None };
+    let preds = if has_index_exprs(table) { Some((table.oid, cached_index_exprs(s, table)?)) } else { None };
     let mut m = Maintainer { shared: &shared, pins: &s.pins, locks: s.locks.get_mut(), me, wal, key: Vec::new(), preds };
     m.insert(table, stored, tid)
 }
@@ -226,9 +304,9 @@ pub struct Maintainer<'a> {
     pub me: Xid,
     pub wal: bool,
     pub key: Vec<u8>,
-    /// The partial indexes' bound predicates of the table last maintained (its oid), bound
-    /// at first use.
-    pub preds: Option<(crate::catalog::Oid, Predicates)>,
+    /// The bound index expressions (predicates, key expressions) of the table last
+    /// maintained (its oid), bound at first use.
+    pub preds: Option<(crate::catalog::Oid, IndexExprs)>,
 }
 
 impl Maintainer<'_> {
@@ -241,17 +319,20 @@ impl Maintainer<'_> {
     pub fn insert(&mut self, table: &Table, stored: &[Option<Vec<u8>>], tid: Tid) -> Result<()> {
         let shared = self.shared;
         let me = self.me;
-        if table.indexes.iter().any(|ix| ix.predicate.is_some()) && self.preds.as_ref().is_none_or(|(oid, _)| *oid != table.oid) {
-            self.preds = Some((table.oid, index_predicates(table)?));
+        if has_index_exprs(table) && self.preds.as_ref().is_none_or(|(oid, _)| *oid != table.oid) {
+            self.preds = Some((table.oid, index_exprs(table)?));
         }
+        let bound = self.preds.as_ref().filter(|(oid, _)| *oid == table.oid).map(|(_, v)| v.clone());
         for (i, ix) in table.indexes.iter().enumerate() {
+            let b = bound.as_ref().map(|v| &v[i]);
             // A partial index has entries only for versions its predicate holds for.
-            if let Some(Some(p)) = self.preds.as_ref().filter(|_| ix.predicate.is_some()).map(|(_, v)| &v[i]) {
+            if let Some(p) = b.and_then(|b| b.pred.as_ref()) {
                 if !predicate_holds(p, table, stored)? {
                     continue;
                 }
             }
-            let any_null = key_of(table, ix, stored, &mut self.key);
+            let exprs: &[Scalar] = b.map_or(&[], |b| &b.keys);
+            let any_null = key_of(table, ix, exprs, stored, &mut self.key)?;
             let t = BTree::new(&shared.pool, self.pins, self.wal.then_some(&*shared.wal), ix.relfile, ix.unique)
                 .with_name(ix.name.clone())
                 .with_full_page_writes(shared.settings.bool("full_page_writes"))
@@ -269,7 +350,7 @@ impl Maintainer<'_> {
             let unique: Option<&mut dyn FnMut(Tid) -> Result<UniqueVerdict>> = (ix.unique && !any_null).then_some(&mut check as _);
             if let Err(e) = t.insert_unique(&self.key, tid, unique, &mut wait) {
                 if crate::access::btree::is_unique_violation(&e) {
-                    let (names, vals) = key_text(table, ix, stored);
+                    let (names, vals) = key_text(table, ix, exprs, stored);
                     return Err(PgError::new(
                         crate::access::btree::UNIQUE_VIOLATION,
                         format!("duplicate key value violates unique constraint \"{}\"", ix.name),

@@ -246,7 +246,8 @@ fn index_columns(cols: &[sqlparser::ast::IndexColumn], ordered: bool) -> Result<
         let sqlparser::ast::IndexColumn { column, operator_class } = c;
         need(operator_class.is_none() || ordered, "operator classes in a constraint")?;
         let sqlparser::ast::OrderByExpr { expr, options, with_fill } = column;
-        need(matches!(expr, Expr::Identifier(_)), "index expressions")?;
+        // CREATE INDEX takes expressions (`sql::index` checks them); a constraint, columns.
+        need(ordered || matches!(expr, Expr::Identifier(_)), "index expressions")?;
         if !ordered && (options.asc.is_some() || options.nulls_first.is_some()) {
             return Err(PgError::syntax("syntax error: a constraint's columns take no ASC, DESC or NULLS FIRST / LAST"));
         }

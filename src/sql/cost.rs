@@ -796,7 +796,7 @@ fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[(usize, boo
         .filter(|&i| super::index::usable_for(&p.table, i, p.filter.as_ref()))
         .filter_map(|i| {
             let a = match &p.filter {
-                Some(f) => super::dml::Plan::index_access(f, i, &p.table.indexes[i].columns),
+                Some(f) => super::dml::Plan::index_access(f, &p.table, i),
                 None => Access::Index { idx: i, eq: Vec::new(), lo: None, hi: None, not_null: false },
             };
             let Access::Index { eq, lo, hi, .. } = &a else { return None };
@@ -825,7 +825,8 @@ fn order_scan(est: &Estimator<'_>, p: &mut super::dml::Plan, cols: &[(usize, boo
         .stats
         .as_ref()
         .and_then(|st| {
-            let col = &p.table.columns[p.table.indexes[*idx].columns[0]];
+            // An expression key has no statistics.
+            let col = p.table.columns.get(p.table.indexes[*idx].columns[0])?;
             st.column(&col.name, col.ty).map(|cs| cs.correlation)
         })
         .unwrap_or(0.0);
@@ -892,6 +893,9 @@ impl Estimator<'_> {
             let mut eq = Vec::new();
             let mut cols = Vec::new();
             for &c in &ix.columns {
+                if c == crate::catalog::EXPR_KEY {
+                    break; // probed by columns only
+                }
                 let found = j
                     .keys
                     .iter()
@@ -945,13 +949,23 @@ impl Estimator<'_> {
         let seq = te.pages * c.seq_page + te.rows * (c.cpu_tuple + nquals * c.cpu_operator);
         // The fraction of the index the bounds select.
         let ix = &p.table.indexes[*idx];
+        // Each key as the conditions name it: its column, or its expression.
+        let exprs = super::index::bind_key_exprs(&p.table, ix).unwrap_or_default();
+        let mut next_expr = exprs.iter();
+        let keys: Vec<Scalar> = ix
+            .columns
+            .iter()
+            .map(|&c| match p.table.columns.get(c) {
+                Some(col) => Scalar::Col(c, col.ty),
+                None => next_expr.next().cloned().unwrap_or(Scalar::Const(Value::Null)),
+            })
+            .collect();
         let mut conds: Vec<Scalar> = Vec::new();
         for (k, v) in eq.iter().enumerate() {
-            let col = ix.columns[k];
-            conds.push(Scalar::Cmp(CmpOp::Eq, Box::new(Scalar::Col(col, p.table.columns[col].ty)), Box::new(v.clone())));
+            conds.push(Scalar::Cmp(CmpOp::Eq, Box::new(keys[k].clone()), Box::new(v.clone())));
         }
-        if let Some(&next) = ix.columns.get(eq.len()) {
-            let colx = || Box::new(Scalar::Col(next, p.table.columns[next].ty));
+        if let Some(next) = keys.get(eq.len()) {
+            let colx = || Box::new(next.clone());
             if let Some((v, incl)) = lo {
                 conds.push(Scalar::Cmp(if *incl { CmpOp::Ge } else { CmpOp::Gt }, colx(), Box::new(v.clone())));
             }
@@ -969,7 +983,7 @@ impl Estimator<'_> {
             .stats
             .as_ref()
             .and_then(|st| {
-                let col = &p.table.columns[ix.columns[0]];
+                let col = p.table.columns.get(ix.columns[0])?;
                 st.column(&col.name, col.ty).map(|cs| cs.correlation)
             })
             .unwrap_or(0.0);

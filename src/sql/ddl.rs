@@ -819,10 +819,13 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 let mut gone = Vec::new();
                 let mut kept = Vec::new();
                 for ix in new.indexes.drain(..) {
-                    let in_predicate = match &ix.predicate {
+                    let mut in_predicate = match &ix.predicate {
                         Some(p) => mentions_column(p, &n)?,
                         None => false,
                     };
+                    for e in &ix.exprs {
+                        in_predicate |= mentions_column(e, &n)?;
+                    }
                     if ix.columns.contains(&i) || in_predicate {
                         gone.push(ix);
                     } else {
@@ -833,7 +836,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 new.indexes = kept
                     .into_iter()
                     .map(|mut ix| {
-                        ix.columns.iter_mut().for_each(|c| *c -= usize::from(*c > i));
+                        ix.columns.iter_mut().filter(|c| **c != crate::catalog::EXPR_KEY).for_each(|c| *c -= usize::from(*c > i));
                         ix
                     })
                     .collect();
@@ -871,6 +874,9 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             for ix in &mut new.indexes {
                 if let Some(p) = &mut ix.predicate {
                     *p = rename_column_in(p, &old, &newn)?;
+                }
+                for e in &mut ix.exprs {
+                    *e = rename_column_in(e, &old, &newn)?;
                 }
             }
             for q in super::sequence::owned_sequences(s, cur) {
@@ -1007,6 +1013,14 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                             if mentions_column(p, &cname)? {
                                 return Err(PgError::feature(format!(
                                     "changing the type of column \"{cname}\", which the predicate of index \"{}\" reads, is not supported by heapstore",
+                                    ix.name
+                                )));
+                            }
+                        }
+                        for e in &ix.exprs {
+                            if mentions_column(e, &cname)? {
+                                return Err(PgError::feature(format!(
+                                    "changing the type of column \"{cname}\", which an expression of index \"{}\" reads, is not supported by heapstore",
                                     ix.name
                                 )));
                             }

@@ -139,20 +139,46 @@ pub(crate) fn conjuncts<'a>(e: &'a Scalar, out: &mut Vec<&'a Scalar>) {
     }
 }
 
-/// A comparison of column `col` with something that reads no column: (op as `col op value`,
-/// value).
-fn col_cmp(e: &Scalar) -> Option<(usize, CmpOp, &Scalar)> {
-    let Scalar::Cmp(op, a, b) = e else { return None };
-    let free = |x: &Scalar| {
-        let mut u = vec![false; 1600];
-        x.columns_used(&mut u);
-        !u.iter().any(|&b| b)
-    };
-    match (&**a, &**b) {
-        (Scalar::Col(c, _), v) if free(v) => Some((*c, *op, v)),
-        (v, Scalar::Col(c, _)) if free(v) => Some((*c, op.commute(), v)),
+/// What an index key is in a scan's conditions: a column, or an expression over columns
+/// (shown by its bound form's debug text, as the index's key expression binds).
+#[derive(PartialEq)]
+enum KeyRef {
+    Col(usize),
+    Expr(String),
+}
+
+/// Whether `x` reads no column.
+fn reads_no_column(x: &Scalar) -> bool {
+    let mut u = vec![false; 1600];
+    x.columns_used(&mut u);
+    !u.iter().any(|&b| b)
+}
+
+/// What `x` is as a key: a column, or (`exprs`: the index has expression keys) an expression
+/// that reads a column.
+fn key_ref(x: &Scalar, exprs: bool) -> Option<KeyRef> {
+    match x {
+        Scalar::Col(c, _) => Some(KeyRef::Col(*c)),
+        _ if exprs && !reads_no_column(x) => Some(KeyRef::Expr(format!("{x:?}"))),
         _ => None,
     }
+}
+
+/// A comparison of a key (a column, or with `exprs` an expression) with something that reads
+/// no column: (key, op as `key op value`, value).
+fn key_cmp(e: &Scalar, exprs: bool) -> Option<(KeyRef, CmpOp, &Scalar)> {
+    let Scalar::Cmp(op, a, b) = e else { return None };
+    if reads_no_column(b) {
+        if let Some(k) = key_ref(a, exprs) {
+            return Some((k, *op, b));
+        }
+    }
+    if reads_no_column(a) {
+        if let Some(k) = key_ref(b, exprs) {
+            return Some((k, op.commute(), a));
+        }
+    }
+    None
 }
 
 impl Plan {
@@ -167,9 +193,7 @@ impl Plan {
                 if !index::usable_for(&table, i, Some(f)) {
                     continue;
                 }
-                let Access::Index { eq, lo, hi, not_null, .. } = Self::index_access(f, i, &ix.columns) else {
-                    unreachable!("an index access")
-                };
+                let Access::Index { eq, lo, hi, not_null, .. } = Self::index_access(f, &table, i) else { unreachable!("an index access") };
                 let score = eq.len() * 4
                     + usize::from(lo.is_some())
                     + usize::from(hi.is_some())
@@ -186,25 +210,43 @@ impl Plan {
         Plan { table, filter, access, needed, types, index_only: false, ordered: None, tid_col: false, lock_slot: None }
     }
 
-    /// The index access for index `idx` (key columns `columns`) that `filter` bounds: equality
-    /// on its leading columns, then a range on the next one (an unbounded scan of the whole
-    /// index when it bounds none).
-    pub fn index_access(filter: &Scalar, idx: usize, columns: &[usize]) -> Access {
+    /// The index access for index `idx` of `table` that `filter` bounds: equality on its
+    /// leading keys, then a range on the next one (an unbounded scan of the whole index when
+    /// it bounds none). A key expression is bounded by a condition on the same expression.
+    pub fn index_access(filter: &Scalar, table: &Table, idx: usize) -> Access {
+        let ix = &table.indexes[idx];
+        let mut keys: Vec<KeyRef> = Vec::with_capacity(ix.columns.len());
+        if ix.has_exprs() {
+            // An index whose expressions no longer bind bounds nothing (it is not used).
+            let Ok(exprs) = index::bind_key_exprs(table, ix) else {
+                return Access::Index { idx, eq: Vec::new(), lo: None, hi: None, not_null: false };
+            };
+            let mut next = exprs.iter();
+            for &c in &ix.columns {
+                keys.push(if c == crate::catalog::EXPR_KEY {
+                    KeyRef::Expr(format!("{:?}", next.next().expect("one expression for each expression key")))
+                } else {
+                    KeyRef::Col(c)
+                });
+            }
+        } else {
+            keys.extend(ix.columns.iter().map(|&c| KeyRef::Col(c)));
+        }
         let mut cs = Vec::new();
         conjuncts(filter, &mut cs);
-        let conds: Vec<(usize, CmpOp, &Scalar)> = cs.iter().filter_map(|c| col_cmp(c)).collect();
+        let conds: Vec<(KeyRef, CmpOp, &Scalar)> = cs.iter().filter_map(|c| key_cmp(c, ix.has_exprs())).collect();
         let mut eq = Vec::new();
-        for &c in columns {
-            match conds.iter().find(|(cc, op, _)| *cc == c && *op == CmpOp::Eq) {
+        for k in &keys {
+            match conds.iter().find(|(kk, op, _)| kk == k && *op == CmpOp::Eq) {
                 Some((_, _, v)) => eq.push((*v).clone()),
                 None => break,
             }
         }
         let (mut lo, mut hi, mut not_null) = (None, None, false);
-        if let Some(&next) = columns.get(eq.len()) {
-            not_null = cs.iter().any(|c| matches!(c, Scalar::IsNull(x, true) if matches!(&**x, Scalar::Col(cc, _) if *cc == next)));
-            for (cc, op, v) in &conds {
-                if *cc != next {
+        if let Some(next) = keys.get(eq.len()) {
+            not_null = cs.iter().any(|c| matches!(c, Scalar::IsNull(x, true) if key_ref(x, ix.has_exprs()).is_some_and(|k| k == *next)));
+            for (kk, op, v) in &conds {
+                if kk != next {
                     continue;
                 }
                 match op {
@@ -226,6 +268,10 @@ impl Plan {
             return false;
         }
         let ix = &self.table.indexes[*idx];
+        // An expression key gives no column back.
+        if ix.has_exprs() {
+            return false;
+        }
         // A key is read back whole, so every key column must come back exactly (or none is
         // read: `count(*)`).
         let returnable = ix.columns.iter().all(|&c| crate::access::btree::keycode::returnable(&self.types[c]));
@@ -375,12 +421,14 @@ impl Plan {
         let (pool, txns, pins) = (&shared.pool, &shared.txns, &s.pins);
         let heap = HeapRel { pool, pins, rel: self.table.relfile, wal: None, full_page_writes: false, touched: None };
         let mut vm = crate::access::vm::Reader::new(pool, pins, self.table.relfile);
-        let key_types: Vec<SqlType> = ix.columns.iter().map(|&c| self.types[c]).collect();
+        let index_only = self.index_only;
+        // Keys are decoded only by an index-only scan, never of an index with expression keys
+        // (`index_only_possible`).
+        let key_types: Vec<SqlType> = if index_only { ix.columns.iter().map(|&c| self.types[c]).collect() } else { Vec::new() };
         let decode = self.needed.iter().any(|&n| n);
         let (mut row, mut stored) = (vec![Value::Null; self.types.len()], Vec::with_capacity(key_types.len()));
         let trace = heap::tracing().then(std::time::Instant::now);
         let (mut rows, mut fetches, mut first_row_ns) = (0u64, 0u64, None);
-        let index_only = self.index_only;
         let mut mark = |tid: Tid| if index_only { vm.is_set(tid.0) } else { Ok(false) };
         let failpoints = &shared.wal.failpoints;
         let used = index::scan_entries(s, &self.table, ix, eq, bounds, params, backward, &mut mark, |key, tid, all_visible| {
@@ -1021,7 +1069,7 @@ impl OnConflict {
                 want.dedup();
                 let found: Vec<usize> = unique
                     .into_iter()
-                    .filter(|&i| table.indexes[i].predicate.is_none())
+                    .filter(|&i| table.indexes[i].predicate.is_none() && !table.indexes[i].has_exprs())
                     .filter(|&i| {
                         let mut k = table.indexes[i].columns.clone();
                         k.sort_unstable();
@@ -1140,7 +1188,7 @@ impl OnConflict {
     ) -> Result<Option<(Tid, Vec<Value>)>> {
         for &i in &self.arbiters {
             let ix = &table.indexes[i];
-            if ix.columns.iter().any(|&c| stored[c].is_none()) {
+            if ix.plain_columns().any(|c| stored[c].is_none()) {
                 continue; // NULLs never conflict
             }
             // A partial arbiter: only rows inside it conflict, and only with a row it would hold.
@@ -1150,10 +1198,24 @@ impl OnConflict {
                     continue;
                 }
             }
+            // Each key equal to this row's: a column's value, or an expression's (computed as
+            // the index computes it).
+            let exprs = index::bind_key_exprs(table, ix)?;
+            let computed = crate::exec::rows::expr_keys(table, &exprs, stored)?;
+            if computed.iter().any(|(_, v)| v.is_none()) {
+                continue;
+            }
+            let mut next = exprs.iter().zip(&computed);
             for &c in &ix.columns {
-                let ty = table.columns[c].ty;
-                let v = Value::decode(&ty, stored[c].as_deref().expect("not NULL"));
-                let eq = Scalar::Cmp(CmpOp::Eq, Box::new(Scalar::Col(c, ty)), Box::new(Scalar::Const(v)));
+                let eq = if c == crate::catalog::EXPR_KEY {
+                    let (e, (ty, v)) = next.next().expect("one expression for each expression key");
+                    let v = Value::decode(ty, v.as_deref().expect("not NULL"));
+                    Scalar::Cmp(CmpOp::Eq, Box::new(e.clone()), Box::new(Scalar::Const(v)))
+                } else {
+                    let ty = table.columns[c].ty;
+                    let v = Value::decode(&ty, stored[c].as_deref().expect("not NULL"));
+                    Scalar::Cmp(CmpOp::Eq, Box::new(Scalar::Col(c, ty)), Box::new(Scalar::Const(v)))
+                };
                 filter = Some(match filter {
                     None => eq,
                     Some(f) => Scalar::And(Box::new(f), Box::new(eq)),
@@ -2120,10 +2182,11 @@ fn joined_rows_of(
 }
 
 /// The columns of `table`'s unique indexes: PostgreSQL's "key" columns, whose change makes an
-/// UPDATE conflict with FOR KEY SHARE row locks (`txn::rowlock`).
+/// UPDATE conflict with FOR KEY SHARE row locks (`txn::rowlock`). Not a partial index's, nor
+/// the columns an expression key reads (PostgreSQL's INDEX_ATTR_BITMAP_KEY).
 fn key_columns(table: &Table) -> Vec<usize> {
     let mut cols: Vec<usize> =
-        table.indexes.iter().filter(|ix| ix.unique && ix.predicate.is_none()).flat_map(|ix| ix.columns.iter().copied()).collect();
+        table.indexes.iter().filter(|ix| ix.unique && ix.predicate.is_none()).flat_map(|ix| ix.plain_columns()).collect();
     cols.sort_unstable();
     cols.dedup();
     cols
@@ -2131,11 +2194,14 @@ fn key_columns(table: &Table) -> Vec<usize> {
 
 /// The columns any index of `table` covers.
 fn indexed_columns(table: &Table) -> Result<Vec<usize>> {
-    let mut cols: Vec<usize> = table.indexes.iter().flat_map(|ix| ix.columns.iter().copied()).collect();
-    // A partial index's predicate columns too (`sql::index` invariant 6).
+    let mut cols: Vec<usize> = table.indexes.iter().flat_map(|ix| ix.plain_columns()).collect();
+    // A partial index's predicate columns too (`sql::index` invariant 6), and those its key
+    // expressions read (invariant 7).
     let mut used = vec![false; table.columns.len()];
-    for p in crate::exec::rows::index_predicates(table)?.iter().flatten() {
-        p.columns_used(&mut used);
+    for b in crate::exec::rows::index_exprs(table)?.iter() {
+        for e in b.pred.iter().chain(&b.keys) {
+            e.columns_used(&mut used);
+        }
     }
     cols.extend((0..used.len()).filter(|&c| used[c]));
     cols.sort_unstable();

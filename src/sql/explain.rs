@@ -639,7 +639,13 @@ impl Render<'_> {
         let mut details = Vec::new();
         if let dml::Access::Index { idx, eq, lo, hi, not_null } = &p.access {
             let ix = &table.indexes[*idx];
-            let col = |k: usize| table.columns[ix.columns[k]].name.clone();
+            let exprs = crate::sql::index::bind_key_exprs(table, ix)?;
+            let expr_at = |k: usize| ix.columns[..k].iter().filter(|&&c| c == crate::catalog::EXPR_KEY).count();
+            // A key expression as the conditions on it show it.
+            let col = |k: usize| match table.columns.get(ix.columns[k]) {
+                Some(c) => c.name.clone(),
+                None => show(&exprs[expr_at(k)], &n),
+            };
             let eq_names = self.outer_names.take().unwrap_or_else(|| n.clone());
             let mut cond: Vec<String> = eq.iter().enumerate().map(|(k, v)| format!("({} = {})", col(k), show(v, &eq_names))).collect();
             if let Some((v, inc)) = lo {

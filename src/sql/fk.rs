@@ -187,7 +187,7 @@ pub(crate) fn define(s: &mut Session, table: &Table, spec: FkSpec, taken: &dyn F
         let ix = parent.indexes.iter().find(|i| {
             let mut k = i.columns.clone();
             k.sort_unstable();
-            i.unique && i.predicate.is_none() && k == sorted && k.len() == cols.len()
+            i.unique && i.predicate.is_none() && !i.has_exprs() && k == sorted && k.len() == cols.len()
         });
         let ix = ix.ok_or_else(|| {
             PgError::new("42830", format!("there is no unique constraint matching given keys for referenced table \"{}\"", parent.name))

@@ -225,6 +225,32 @@ pub enum Func {
     Justify(u8),
 }
 
+/// The functions of the transaction, statement and session (the clock, the user, the
+/// backend): evaluated when bound, stable or volatile in PostgreSQL, never part of a stored
+/// definition that must be immutable.
+pub(crate) const TRANSACTION_FUNCTIONS: &[&str] = &[
+    "now",
+    "current_timestamp",
+    "current_date",
+    "current_time",
+    "localtimestamp",
+    "localtime",
+    "transaction_timestamp",
+    "statement_timestamp",
+    "current_user",
+    "session_user",
+    "current_role",
+    "user",
+    "current_schema",
+    "current_database",
+    "current_catalog",
+    "pg_backend_pid",
+    "version",
+    "inet_client_addr",
+    "txid_current",
+    "pg_current_xact_id",
+];
+
 impl Func {
     /// A volatile function: its value may change from call to call, so a call is evaluated
     /// for each row, never once per statement (nor folded, nor skipped when unread).
@@ -4552,8 +4578,14 @@ impl Binder<'_> {
                             if let Some(d) = pc::index_def_pretty(s, ix.oid, pretty) {
                                 map.insert(key, Value::Text(d));
                             }
+                            let mut exprs = ix.exprs.iter();
                             for (k, &c) in ix.columns.iter().enumerate() {
-                                map.insert(key + k as i64 + 1, Value::Text(quote_ident(&tb.columns[c].name)));
+                                let col = if c == crate::catalog::EXPR_KEY {
+                                    super::index::expr_display(exprs.next().expect("one expression for each expression key"))
+                                } else {
+                                    quote_ident(&tb.columns[c].name)
+                                };
+                                map.insert(key + k as i64 + 1, Value::Text(col));
                             }
                         }
                     }

@@ -1,6 +1,7 @@
 //! Indexes as the row statements use them: keys from rows (`btree::keycode`), maintenance on
 //! INSERT / UPDATE / COPY with unique checks against heap visibility, index scans for the
-//! planner, and the DDL — `CREATE [UNIQUE] INDEX [... WHERE predicate]`, `PRIMARY KEY`,
+//! planner, and the DDL — `CREATE [UNIQUE] INDEX ... (column | (expression), ...) [WHERE
+//! predicate]`, `PRIMARY KEY`,
 //! `DROP INDEX`.
 //!
 //! An index is part of its table's catalog entry (`catalog::Index`), so creating or dropping
@@ -28,6 +29,13 @@
 //!    one inside it); the columns `p` reads count as indexed for HOT updates, so a chain's
 //!    HOT versions agree on it. A scan uses the index only when its conditions imply `p`
 //!    (`implies`), and a unique partial index constrains only the rows it holds.
+//! 7. An expression key (`catalog::EXPR_KEY`) holds the value its immutable expression
+//!    (`check_key_expr`, `immutable_func`) has for the row's stored columns, computed as a
+//!    stored definition is read (`types::tz::stored_definition`), so every session and every
+//!    write path computes the same key for the same row; the columns it reads count as
+//!    indexed for HOT updates. A scan reads it for a condition comparing the same bound
+//!    expression (`dml::Plan::index_access`) and checks its full WHERE clause on each row
+//!    (invariant 4), so the key expression only narrows what is fetched.
 
 use super::expr::{self, Scalar};
 use crate::access::btree::{keycode, BTree};
@@ -182,13 +190,14 @@ fn scan_bounds(
     (lo, hi, not_null): RangeBounds<'_>,
     params: &[Option<String>],
 ) -> Result<Option<ScanBounds>> {
+    let types = key_types(table, ix)?;
     let mut prefix = Vec::with_capacity(32);
     for (k, e) in eq.iter().enumerate() {
         let v = e.eval(&[], params)?;
         if v == Value::Null {
             return Ok(Some(ScanBounds::Empty)); // col = NULL is never true
         }
-        if push_key(&mut prefix, &table.columns[ix.columns[k]].ty, &v, ix.option(k)).is_none() {
+        if push_key(&mut prefix, &types[k], &v, ix.option(k)).is_none() {
             return Ok(None);
         }
     }
@@ -224,7 +233,7 @@ fn scan_bounds(
             return Ok(Some(Bound::Excluded(Vec::new()))); // col < NULL: nothing
         }
         let mut k = prefix.clone();
-        if push_key(&mut k, &table.columns[ix.columns[eq.len()]].ty, &v, option).is_none() {
+        if push_key(&mut k, &types[eq.len()], &v, option).is_none() {
             return Ok(None);
         }
         Ok(Some(match (upper, *incl) {
@@ -294,10 +303,11 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     let mut older: Vec<Vec<u8>> = Vec::new();
     let mut broken = false;
     let pred = predicate_of(table, ix)?;
+    let keys = bind_key_exprs(table, ix)?;
     heap_versions(s, table, |tid, t, live, newest| {
         let stored = stored_of(s, table, t)?;
         let mut k = Vec::new();
-        let any_null = key_of(table, ix, &stored, &mut k);
+        let any_null = key_of(table, ix, &keys, &stored, &mut k)?;
         // Outside a partial index: no key (invariant 6).
         if let Some(p) = &pred {
             if !crate::exec::rows::predicate_holds(p, table, &stored)? {
@@ -334,7 +344,7 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
                             }
                         })?;
                     let stored = stored_of(s, table, &t)?;
-                    let (names, vals) = key_text(table, ix, &stored);
+                    let (names, vals) = key_text(table, ix, &keys, &stored);
                     return Err(PgError::new(
                         crate::access::btree::UNIQUE_VIOLATION,
                         format!("could not create unique index \"{}\"", ix.name),
@@ -350,6 +360,48 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     let t = tree(s, ix, wal).with_xid(s.txn.as_ref().map(|t| t.xid).unwrap_or(INVALID_XID));
     t.build(entries.into_iter().map(|(k, tid, _)| (k, tid)))?;
     Ok(broken)
+}
+
+/// The type of each key of `ix`: its column's, or its expression's.
+pub(crate) fn key_types(table: &Table, ix: &Index) -> Result<Vec<SqlType>> {
+    if !ix.has_exprs() {
+        return Ok(ix.columns.iter().map(|&c| table.columns[c].ty).collect());
+    }
+    let exprs = bind_key_exprs(table, ix)?;
+    let mut next = exprs.iter();
+    ix.columns
+        .iter()
+        .map(|&c| {
+            if c == crate::catalog::EXPR_KEY {
+                let e = next.next().expect("one expression for each expression key");
+                expr::type_of(e).ok_or_else(|| PgError::internal(format!("index \"{}\" has an expression of no type", ix.name)))
+            } else {
+                Ok(table.columns[c].ty)
+            }
+        })
+        .collect()
+}
+
+/// The name of each key of `ix` (PostgreSQL's index column names): its column's, or the name
+/// its expression figures (`figure_name`), made unique within the index with a number.
+pub(crate) fn key_names(table: &Table, ix: &Index) -> Vec<String> {
+    let mut exprs = ix.exprs.iter();
+    let mut names: Vec<String> = Vec::with_capacity(ix.columns.len());
+    for &c in &ix.columns {
+        let name = if c == crate::catalog::EXPR_KEY {
+            let text = exprs.next().expect("one expression for each expression key");
+            crate::exec::rows::parse_stored_expr(text).map_or_else(|_| "expr".to_string(), |e| figure_name(&e))
+        } else {
+            table.columns[c].name.clone()
+        };
+        let name = if names.contains(&name) {
+            (1..).map(|i| format!("{name}{i}")).find(|n| !names.contains(n)).expect("some name is free")
+        } else {
+            name
+        };
+        names.push(name);
+    }
+    names
 }
 
 /// The bound predicate of index `ix` of `table` when it is partial.
@@ -426,21 +478,24 @@ fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
     }
 }
 
-/// Adds an index on `cols` to `table` (already locked) and builds it. Returns the new table
+/// What an index is made of: its keys (columns, [`crate::catalog::EXPR_KEY`] for an
+/// expression, `exprs` their text), their order options and operator classes, its kind and
+/// its predicate.
+pub(crate) struct IndexDef {
+    pub cols: Vec<usize>,
+    pub exprs: Vec<String>,
+    pub options: Vec<u8>,
+    pub unique: bool,
+    pub primary: bool,
+    pub constraint: bool,
+    pub predicate: Option<String>,
+    pub opclasses: Vec<u32>,
+}
+
+/// Adds an index to `table` (already locked) and builds it. Returns the new table
 /// definition (also recorded in the transaction).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn add_index(
-    s: &mut Session,
-    table: &Arc<Table>,
-    name: String,
-    cols: Vec<usize>,
-    options: Vec<u8>,
-    unique: bool,
-    primary: bool,
-    constraint: bool,
-    predicate: Option<String>,
-    opclasses: Vec<u32>,
-) -> Result<Arc<Table>> {
+pub(crate) fn add_index(s: &mut Session, table: &Arc<Table>, name: String, def: IndexDef) -> Result<Arc<Table>> {
+    let IndexDef { cols, exprs, options, unique, primary, constraint, predicate, opclasses } = def;
     if relation_name_taken(s, &name) {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
@@ -461,6 +516,7 @@ pub(crate) fn add_index(
         options,
         predicate,
         opclasses,
+        exprs,
     };
     let mut new = (**table).clone();
     if primary {
@@ -522,12 +578,15 @@ pub(crate) fn index_columns(table: &Table, names: &[String]) -> Result<Vec<usize
 
 /// PostgreSQL's default index name: `t_a_b_idx` / `t_pkey`, made unique with a number.
 fn default_name(s: &Session, table: &Table, cols: &[usize], primary: bool) -> String {
-    let base = if primary {
-        format!("{}_pkey", table.name)
-    } else {
-        let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
-        format!("{}_{}_idx", table.name, names.join("_"))
-    };
+    if primary {
+        return unused_name(s, format!("{}_pkey", table.name));
+    }
+    let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
+    unused_name(s, format!("{}_{}_idx", table.name, names.join("_")))
+}
+
+/// `base`, or `base` with the first number after it that makes no relation's name.
+fn unused_name(s: &Session, base: String) -> String {
     if !relation_name_taken(s, &base) {
         return base;
     }
@@ -553,13 +612,51 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         }
     }
     let table = s.table(&crate::catalog::relation_key(&ci.table_name)?)?;
-    let mut names = Vec::new();
+    if ci.columns.len() > MAX_INDEX_KEYS {
+        return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("cannot use more than {MAX_INDEX_KEYS} columns in an index")));
+    }
+    let mut cols = Vec::with_capacity(ci.columns.len());
+    let mut exprs = Vec::new();
+    // Each key's name (PostgreSQL's index column names, unique within the index) and type.
+    let mut key_names: Vec<String> = Vec::with_capacity(ci.columns.len());
+    let mut key_types = Vec::with_capacity(ci.columns.len());
     let mut options = Vec::new();
     for c in &ci.columns {
-        match &c.column.expr {
-            sqlparser::ast::Expr::Identifier(id) => names.push(fold_ident(id)),
-            other => return Err(PgError::feature(format!("index expressions are not supported: {other}"))),
+        // A parenthesized column is the column (PostgreSQL: an expression that is a Var).
+        let mut e = &c.column.expr;
+        while let sqlparser::ast::Expr::Nested(inner) = e {
+            e = inner;
         }
+        let column = match e {
+            sqlparser::ast::Expr::Identifier(id) => Some(fold_ident(id)),
+            sqlparser::ast::Expr::CompoundIdentifier(parts)
+                if (2..=3).contains(&parts.len()) && fold_ident(&parts[parts.len() - 2]) == table.name =>
+            {
+                Some(fold_ident(&parts[parts.len() - 1]))
+            }
+            _ => None,
+        };
+        let name = match column {
+            Some(n) => {
+                let col = index_columns(&table, std::slice::from_ref(&n))?[0];
+                cols.push(col);
+                key_types.push(table.columns[col].ty);
+                n
+            }
+            None => {
+                let (text, ty) = check_key_expr(&table, e)?;
+                cols.push(crate::catalog::EXPR_KEY);
+                exprs.push(text);
+                key_types.push(ty);
+                figure_name(e)
+            }
+        };
+        let name = if key_names.contains(&name) {
+            (1..).map(|i| format!("{name}{i}")).find(|n| !key_names.contains(n)).expect("some name is free")
+        } else {
+            name
+        };
+        key_names.push(name);
         // PostgreSQL's indoption: DESC, and NULLS FIRST (the default with DESC).
         let desc = c.column.options.asc == Some(false);
         let nulls_first = c.column.options.nulls_first.unwrap_or(desc);
@@ -570,11 +667,10 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     if options.iter().all(|&o| o == 0) {
         options.clear();
     }
-    let cols = index_columns(&table, &names)?;
     let mut opclasses = Vec::with_capacity(cols.len());
-    for (c, &col) in ci.columns.iter().zip(&cols) {
+    for (c, ty) in ci.columns.iter().zip(&key_types) {
         opclasses.push(match &c.operator_class {
-            Some(name) => super::pg_catalog::btree_opclass(&fold_ident(name), table.columns[col].ty.id)?,
+            Some(name) => super::pg_catalog::btree_opclass(&fold_ident(name), ty.id)?,
             None => 0,
         });
     }
@@ -587,23 +683,21 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     s.check_not_in_use(&table, "CREATE INDEX")?;
     let name = match &ci.name {
         Some(n) => super::ddl_table_name(n)?,
-        None => default_name(s, &table, &cols, false),
+        None => unused_name(s, format!("{}_{}_idx", table.name, key_names.join("_"))),
     };
     if ci.if_not_exists && relation_name_taken(s, &name) {
         let mut r = super::tag("CREATE INDEX");
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    add_index(s, &table, name, cols, options, ci.unique, false, false, predicate, opclasses)?;
+    let def = IndexDef { cols, exprs, options, unique: ci.unique, primary: false, constraint: false, predicate, opclasses };
+    add_index(s, &table, name, def)?;
     Ok(super::tag("CREATE INDEX"))
 }
 
-/// Checks a partial index's predicate as PostgreSQL does (a boolean expression over the
-/// table's columns, without subqueries or aggregates, whose functions are immutable) and
-/// returns its stored text. heapstore takes operators, casts that do not depend on the
-/// session (none to or from a date/time type of a column) and no function calls.
-fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
-    // Stored without qualifiers (they can only name this table, which may be renamed).
+/// `e` with column references qualified by the table's name left bare (a stored definition
+/// can only name this table, which may be renamed).
+fn unqualified(table: &Table, e: &sqlparser::ast::Expr) -> sqlparser::ast::Expr {
     let mut e = e.clone();
     let _ = sqlparser::ast::visit_expressions_mut(&mut e, |x| {
         if let sqlparser::ast::Expr::CompoundIdentifier(parts) = x {
@@ -614,20 +708,27 @@ fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
         }
         std::ops::ControlFlow::<()>::Continue(())
     });
-    let e = &e;
+    e
+}
+
+/// Refuses a subquery in an index expression or predicate (`what`), as PostgreSQL does.
+fn refuse_subquery(e: &sqlparser::ast::Expr, what: &str) -> Result<()> {
     let mut bad = None;
     let _ = sqlparser::ast::visit_expressions(e, |x| {
-        match x {
-            sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. } => {
-                bad = Some(PgError::feature("cannot use subquery in index predicate"));
-            }
-            _ => {}
+        if matches!(x, sqlparser::ast::Expr::Subquery(_) | sqlparser::ast::Expr::Exists { .. } | sqlparser::ast::Expr::InSubquery { .. }) {
+            bad = Some(PgError::feature(format!("cannot use subquery in {what}")));
         }
         std::ops::ControlFlow::<()>::Continue(())
     });
-    if let Some(e) = bad {
-        return Err(e);
-    }
+    bad.map_or(Ok(()), Err)
+}
+
+/// Checks a partial index's predicate as PostgreSQL does (a boolean expression over the
+/// table's columns, without subqueries or aggregates, whose functions are immutable) and
+/// returns its stored text.
+fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
+    let e = unqualified(table, e);
+    refuse_subquery(&e, "index predicate")?;
     let text = e.to_string();
     let b = crate::types::tz::check_stored_definition("an index predicate", || bind_predicate(table, &text)).map_err(|e| {
         if e.code == "42803" {
@@ -636,46 +737,206 @@ fn check_predicate(table: &Table, e: &sqlparser::ast::Expr) -> Result<String> {
             e
         }
     })?;
+    check_immutable(&b, "index predicate")?;
+    Ok(text)
+}
+
+/// Checks an index key expression as PostgreSQL does (over the table's columns, without
+/// subqueries or aggregates, its functions immutable, of a type with a B-tree order) and
+/// returns its stored text and type.
+fn check_key_expr(table: &Table, e: &sqlparser::ast::Expr) -> Result<(String, SqlType)> {
+    let e = unqualified(table, e);
+    refuse_subquery(&e, "index expression")?;
+    // The functions of the transaction, statement and session: stable in PostgreSQL.
+    let mut stable = false;
+    let _ = sqlparser::ast::visit_expressions(&e, |x| {
+        if let sqlparser::ast::Expr::Function(f) = x {
+            let name = f.name.to_string().to_ascii_lowercase();
+            stable |= super::func::TRANSACTION_FUNCTIONS.contains(&name.as_str());
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    if stable {
+        return Err(PgError::new("42P17", "functions in index expression must be marked IMMUTABLE"));
+    }
+    let text = e.to_string();
+    let b = crate::types::tz::check_stored_definition("an index expression", || bind_key_expr(table, &text)).map_err(|e| {
+        if e.code == "42803" {
+            PgError::new("42803", "aggregate functions are not allowed in index expressions")
+        } else {
+            e
+        }
+    })?;
+    check_immutable(&b, "index expression")?;
+    let ty = expr::type_of(&b).ok_or_else(|| PgError::feature(format!("the index expression {text} has no known type")))?;
+    if ty.id == TypeId::Json {
+        return Err(no_json_opclass());
+    }
+    if matches!(ty.id, TypeId::Record(_)) {
+        return Err(PgError::feature("an index expression of a record type is not supported by heapstore"));
+    }
+    Ok((text, ty))
+}
+
+/// PostgreSQL's error for a json key: json has no B-tree operator class.
+fn no_json_opclass() -> PgError {
+    PgError::new(sqlstate::UNDEFINED_OBJECT, "data type json has no default operator class for access method \"btree\"")
+        .with_hint("You must specify an operator class for the index or define a default operator class for the data type.")
+}
+
+/// Whether function `f` with arguments `args` is immutable as heapstore evaluates it: its
+/// value depends on its arguments alone, never on a setting (TimeZone, DateStyle,
+/// IntervalStyle, extra_float_digits, bytea_output), the clock or the catalog. The functions
+/// PostgreSQL marks immutable that heapstore has; a date/time function only over zone-less
+/// values.
+fn immutable_func(f: &super::func::Func, args: &[Scalar]) -> bool {
+    use super::func::Func as F;
+    use super::jsonfn::JsonFunc as J;
+    let zoned = args.iter().any(|a| expr::type_of(a).is_some_and(|t| matches!(t.id, TypeId::Timestamptz | TypeId::TimeTz)));
+    match f {
+        F::Length | F::OctetLength | F::BitLength | F::Lower | F::Upper | F::Initcap | F::LowerC | F::UpperC | F::InitcapC => true,
+        F::Substr | F::StrPos | F::Replace | F::Trim(..) | F::Left | F::Right | F::Lpad | F::Rpad | F::Repeat | F::Reverse => true,
+        F::Ascii | F::Chr | F::SplitPart | F::StartsWith | F::Translate | F::ToHex | F::Md5 | F::Sha(_) | F::Encode | F::Decode => true,
+        F::QuoteIdent | F::Overlay | F::RegexpReplace | F::RegexpLike | F::RegexpCount | F::RegexpSubstring => true,
+        F::Abs | F::Round | F::Trunc | F::Floor | F::Ceil | F::Power | F::Sqrt | F::Exp | F::Ln | F::Mod | F::Sign => true,
+        F::Cbrt | F::Gcd | F::Lcm | F::Div | F::Degrees | F::Radians | F::Trig(_) | F::Atan2 | F::Log10 | F::Log => true,
+        F::Factorial | F::WidthBucket | F::ByteaCat | F::Bit(_) | F::NumScale(_) | F::NumNulls(_) => true,
+        F::MakeDate | F::MakeTime | F::MakeTimestamp | F::DateAdd | F::DateDiff | F::IsFinite | F::Justify(_) => true,
+        F::DatePart | F::Extract | F::DateTrunc | F::TsInterval(_) | F::TsDiff | F::IntervalArith(_) | F::TimeArith(_) => !zoned,
+        F::Age => args.len() == 2 && !zoned,
+        F::Json(j) => matches!(
+            j,
+            J::Get { .. } | J::Path { .. } | J::Contains | J::ContainedBy | J::Exists | J::ExistsAnyAll { .. } | J::Typeof { .. }
+        ),
+        _ => false,
+    }
+}
+
+/// Checks that a bound index expression or predicate (`what`) is immutable: 42P17 where
+/// PostgreSQL finds a function that is not (volatile, or reading a setting), 0A000 for a
+/// call heapstore cannot show is immutable.
+fn check_immutable(b: &Scalar, what: &str) -> Result<()> {
     let datetime = |t: &SqlType| {
         matches!(t.id, TypeId::Date | TypeId::Timestamp | TypeId::Timestamptz | TypeId::Time | TypeId::TimeTz | TypeId::Interval)
     };
+    let textual = |t: Option<SqlType>| t.is_some_and(|t| matches!(t.id, TypeId::Text | TypeId::Varchar | TypeId::Bpchar));
+    // An untyped literal next to text is text.
+    let textual_side = |x: &Scalar| matches!(x, Scalar::Unknown(_)) || textual(expr::type_of(x));
     // What the session's TimeZone decides: a zone-aware value next to a zone-less one.
     let zoned = |t: Option<SqlType>| t.map(|t| matches!(t.id, TypeId::Timestamptz | TypeId::TimeTz));
     let mixes = |a: &Scalar, b: &Scalar| {
         let (ta, tb) = (expr::type_of(a), expr::type_of(b));
         ta.zip(tb).is_some_and(|(x, y)| datetime(&x) && datetime(&y) && x.id != y.id) && zoned(ta) != zoned(tb)
     };
+    let not_immutable = || PgError::new("42P17", format!("functions in {what} must be marked IMMUTABLE"));
     let mut err = None;
     b.visit(&mut |x| match x {
         Scalar::Func(f, ..) if f.is_volatile() => {
-            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
+            err.get_or_insert(not_immutable());
+        }
+        Scalar::Func(f, args, _) if immutable_func(f, args) => {}
+        Scalar::Func(
+            super::func::Func::ToChar
+            | super::func::Func::Concat
+            | super::func::Func::ConcatWs
+            | super::func::Func::Format
+            | super::func::Func::Timezone
+            | super::func::Func::ToTimestamp
+            | super::func::Func::ToDate
+            | super::func::Func::DatePart
+            | super::func::Func::Extract
+            | super::func::Func::DateTrunc
+            | super::func::Func::TsInterval(_)
+            | super::func::Func::TsDiff
+            | super::func::Func::TimeArith(_)
+            | super::func::Func::Age,
+            ..,
+        ) => {
+            err.get_or_insert(not_immutable());
         }
         Scalar::Func(..) | Scalar::Lookup(..) | Scalar::SubLink(..) | Scalar::Param(..) | Scalar::Outer(..) => {
-            err.get_or_insert(PgError::feature("function calls in an index predicate are not supported by heapstore yet"));
+            err.get_or_insert(PgError::feature(format!("this function call in an {what} is not supported by heapstore yet")));
         }
-        // Casts of date/time values depend on TimeZone and DateStyle, and of reg* ones on
-        // the catalog: not immutable.
+        // `anytextcat`: a non-text side is converted by its output function (stable).
+        Scalar::Concat(a, c) if !textual_side(a) || !textual_side(c) => {
+            err.get_or_insert(not_immutable());
+        }
+        // Casts of date/time values depend on TimeZone and DateStyle, of reg* ones on the
+        // catalog, of float and bytea to text on extra_float_digits and bytea_output.
         Scalar::Cast(inner, to)
             if datetime(to)
                 || expr::type_of(inner).is_some_and(|t| datetime(&t))
-                || matches!(to.id, TypeId::Regclass | TypeId::Regtype | TypeId::Regnamespace) =>
+                || matches!(to.id, TypeId::Regclass | TypeId::Regtype | TypeId::Regnamespace)
+                || (textual(Some(*to))
+                    && expr::type_of(inner).is_some_and(|t| matches!(t.id, TypeId::Float4 | TypeId::Float8 | TypeId::Bytea))) =>
         {
-            err.get_or_insert(PgError::feature(
-                "a cast to or from a date/time or reg* type in an index predicate is not supported by heapstore yet",
-            ));
+            err.get_or_insert(PgError::feature(format!(
+                "a cast to or from a date/time, reg*, float or bytea type in an {what} is not supported by heapstore yet"
+            )));
         }
         Scalar::Cmp(_, a, c) | Scalar::IsDistinct(a, c, _) if mixes(a, c) => {
-            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
+            err.get_or_insert(not_immutable());
         }
         Scalar::InList(a, items, _) if items.iter().any(|i| mixes(a, i)) => {
-            err.get_or_insert(PgError::new("42P17", "functions in index predicate must be marked IMMUTABLE"));
+            err.get_or_insert(not_immutable());
         }
         _ => {}
     });
-    if let Some(e) = err {
-        return Err(e);
+    err.map_or(Ok(()), Err)
+}
+
+/// An index key expression's stored text bound over its table's columns, as a stored
+/// definition.
+fn bind_key_expr(table: &Table, text: &str) -> Result<Scalar> {
+    let e = crate::exec::rows::parse_stored_expr(text)?;
+    let _stored = crate::types::tz::stored_definition();
+    expr::bind(&e, table)
+}
+
+/// The bound key expressions of index `ix` (one for each expression key, in order).
+pub(crate) fn bind_key_exprs(table: &Table, ix: &Index) -> Result<Vec<Scalar>> {
+    ix.exprs.iter().map(|t| bind_key_expr(table, t)).collect()
+}
+
+/// Whether a stored expression is a function call as written (PostgreSQL's
+/// `looks_like_function`: shown without parentheses of its own in an index's definition).
+fn looks_like_function(text: &str) -> bool {
+    matches!(crate::exec::rows::parse_stored_expr(text), Ok(sqlparser::ast::Expr::Function(_)))
+}
+
+/// An index key expression as an error's `Key (...)` and `pg_get_indexdef(oid, k, true)` show
+/// it: a function call as is, any other expression in parentheses.
+pub(crate) fn expr_display(text: &str) -> String {
+    if looks_like_function(text) {
+        text.to_string()
+    } else {
+        format!("({text})")
     }
-    Ok(text)
+}
+
+/// An index key expression as `pg_get_indexdef` writes it in the key list (`pretty`: as psql's
+/// `\d` shows it).
+pub(crate) fn expr_in_definition(text: &str, pretty: bool) -> String {
+    if looks_like_function(text) || pretty {
+        expr_display(text)
+    } else {
+        format!("(({text}))")
+    }
+}
+
+/// The name PostgreSQL gives an index column (`FigureColname`): the column's name, a
+/// function's name, `case`, or `expr`.
+fn figure_name(e: &sqlparser::ast::Expr) -> String {
+    use sqlparser::ast::Expr as E;
+    match e {
+        E::Identifier(id) => fold_ident(id),
+        E::CompoundIdentifier(parts) => parts.last().map_or_else(|| "expr".into(), fold_ident),
+        E::Nested(inner) => figure_name(inner),
+        E::Cast { expr, .. } => figure_name(expr),
+        E::Function(f) => f.name.0.last().map_or_else(|| "expr".into(), |p| p.to_string().trim_matches('"').to_lowercase()),
+        E::Case { .. } => "case".into(),
+        _ => "expr".into(),
+    }
 }
 
 /// Adds the PRIMARY KEY / UNIQUE constraints of a table being created.
@@ -700,7 +961,17 @@ pub(crate) fn add_constraint_index(
             }
         }
     };
-    add_index(s, table, name, cols, Vec::new(), true, primary, true, None, Vec::new())
+    let def = IndexDef {
+        cols,
+        exprs: Vec::new(),
+        options: Vec::new(),
+        unique: true,
+        primary,
+        constraint: true,
+        predicate: None,
+        opclasses: Vec::new(),
+    };
+    add_index(s, table, name, def)
 }
 
 /// DROP INDEX [IF EXISTS] name [, ...].
@@ -794,6 +1065,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
     })?;
     for ix in &table.indexes {
         let pred = predicate_of(&table, ix)?;
+        let keys = bind_key_exprs(&table, ix)?;
         let t = tree(s, ix, false);
         if let Err(e) = t.check() {
             return Ok(Err(format!("index \"{}\": {e}", ix.name)));
@@ -811,7 +1083,7 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
                 }
             }
             let mut k = Vec::new();
-            key_of(&table, ix, &stored, &mut k);
+            key_of(&table, ix, &keys, &stored, &mut k)?;
             let root = (tid.0, pages.get(s, tid.0)?.1[tid.1 as usize]);
             if !entries.contains(&(root, k)) {
                 return Ok(Err(format!(
@@ -851,12 +1123,10 @@ fn check_table_in_txn(s: &mut Session, table: &str) -> Result<std::result::Resul
                                     Some(p) => crate::exec::rows::predicate_holds(p, &table, &stored),
                                     None => Ok(true),
                                 };
-                                match inside {
-                                    Ok(inside) => {
-                                        let mut hk = Vec::new();
-                                        key_of(&table, ix, &stored, &mut hk);
-                                        found = inside && hk == *k;
-                                    }
+                                let mut hk = Vec::new();
+                                match inside.and_then(|inside| Ok(inside && key_of(&table, ix, &keys, &stored, &mut hk).map(|_| hk == *k)?))
+                                {
+                                    Ok(f) => found = f,
                                     Err(e) => err = Some(e),
                                 }
                             }

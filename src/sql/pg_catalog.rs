@@ -1267,9 +1267,9 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             out.push(attribute_of(t.oid, i as i16 + 1, &c.name, c.ty, c.not_null, c.default.is_some(), identity));
         }
         for ix in &t.indexes {
-            for (k, &c) in ix.columns.iter().enumerate() {
-                let col = &t.columns[c];
-                out.push(attribute(ix.oid, k as i16 + 1, &col.name, col.ty, false));
+            let Ok(types) = crate::sql::index::key_types(t, ix) else { continue };
+            for (k, (name, ty)) in crate::sql::index::key_names(t, ix).iter().zip(types).enumerate() {
+                out.push(attribute(ix.oid, k as i16 + 1, name, ty, false));
             }
         }
     }
@@ -1494,7 +1494,8 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             let n = Value::Int2(ix.columns.len() as i16);
             let b = Value::Bool;
             let vector = |ty: TypeId, items: Vec<Value>| Value::Array(Box::new(crate::types::Array::from_items(SqlType::new(ty), items)));
-            let cols = || ix.columns.iter().map(|&c| t.columns[c].ty);
+            let Ok(types) = crate::sql::index::key_types(t, ix) else { continue };
+            let cols = || types.iter().copied();
             out.push(vec![
                 Value::Oid(ix.oid),
                 Value::Oid(t.oid),
@@ -1511,7 +1512,11 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 b(true),
                 b(true),
                 b(false),
-                vector(TypeId::Int2Vector, ix.columns.iter().map(|&c| Value::Int2(c as i16 + 1)).collect()),
+                // An expression key is 0, as in PostgreSQL.
+                vector(
+                    TypeId::Int2Vector,
+                    ix.columns.iter().map(|&c| Value::Int2(if c == crate::catalog::EXPR_KEY { 0 } else { c as i16 + 1 })).collect(),
+                ),
                 vector(TypeId::OidVector, cols().map(|ty| Value::Oid(collation_of(ty.id, type_facts(ty.id).6))).collect()),
                 vector(
                     TypeId::OidVector,
@@ -1525,7 +1530,8 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 ),
                 // Each column's order: DESC 1, NULLS FIRST 2, as PostgreSQL's indoption.
                 vector(TypeId::Int2Vector, (0..ix.columns.len()).map(|k| Value::Int2(i16::from(ix.option(k)))).collect()),
-                Value::Null,
+                // The key expressions: their text (PostgreSQL stores a node tree).
+                if ix.has_exprs() { Value::Text(format!("({})", ix.exprs.join(", "))) } else { Value::Null },
                 // A partial index's predicate: its text (PostgreSQL stores a node tree).
                 ix.predicate.as_ref().map_or(Value::Null, |p| Value::Text(format!("({p})"))),
             ]);
@@ -2312,6 +2318,7 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
     for t in s.visible_tables() {
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid) {
             // PostgreSQL's words: DESC, and NULLS FIRST / LAST where not the default for it.
+            let mut exprs = ix.exprs.iter();
             let cols: Vec<String> = ix
                 .columns
                 .iter()
@@ -2327,7 +2334,12 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
                         (true, false) => " DESC NULLS LAST",
                     };
                     let class = opclass_name(ix.opclass(k)).map_or(String::new(), |n| format!(" {n}"));
-                    format!("{}{class}{order}", t.columns[c].name)
+                    let key = if c == crate::catalog::EXPR_KEY {
+                        crate::sql::index::expr_in_definition(exprs.next().expect("one expression for each expression key"), pretty)
+                    } else {
+                        t.columns[c].name.clone()
+                    };
+                    format!("{key}{class}{order}")
                 })
                 .collect();
             return Some(format!(

@@ -31,7 +31,7 @@ pub fn read_back(db: &Database) -> Result<Model, String> {
         }
         // Each index read alone (an index-only scan: the visibility map decides which rows
         // come from the index without a heap visit) gives the same values as the heap.
-        for ix in t.indexes.iter().filter(|i| i.columns.len() == 1) {
+        for ix in t.indexes.iter().filter(|i| i.columns.len() == 1 && !i.has_exprs()) {
             let col = &t.columns[ix.columns[0]];
             let mut want: Vec<i64> = match col.name.as_str() {
                 "id" => rows.keys().copied().collect(),
