@@ -260,6 +260,12 @@ pub struct Index {
     /// invariant 7).
     #[serde(default)]
     pub exprs: Vec<String>,
+    /// Non-key columns (`INCLUDE (...)`), after the keys in the catalog (PostgreSQL's
+    /// `indnatts` counts them, `indnkeyatts` does not). They take no part in the key's order
+    /// or uniqueness; heapstore does not store them in the entries, so an index-only scan
+    /// never reads them (every answer is the same; only that plan is not open to them).
+    #[serde(default)]
+    pub include: Vec<usize>,
 }
 
 /// The `columns` entry of an index key that is an expression (PostgreSQL's `indkey` 0).

@@ -152,20 +152,42 @@ pub fn has_index_exprs(table: &Table) -> bool {
 }
 
 /// A session's bound index expressions, by what they were bound from: the table's oid, its
-/// number of columns and the expressions' text (a column renamed, added or dropped, or an
-/// index made or dropped, gives another key; a column an index expression reads cannot
-/// change type).
+/// columns' names and types in order, and the expressions' text. Binding reads nothing else,
+/// so a definition with the same key binds the same way: any column renamed, added,
+/// dropped or retyped, or any index made or dropped, in this session or another, committed
+/// or rolled back, gives another key.
 #[derive(Default)]
 pub struct PredicateCache(Vec<(PredicateKey, IndexExprs)>);
 
-/// What a table's index expressions were bound from: its oid, its number of columns, their
-/// text.
-type PredicateKey = (crate::catalog::Oid, usize, Vec<(Option<String>, Vec<String>)>);
+/// What a table's index expressions were bound from (see [`PredicateCache`]).
+struct PredicateKey {
+    oid: crate::catalog::Oid,
+    columns: Vec<(String, SqlType)>,
+    exprs: Vec<(Option<String>, Vec<String>)>,
+}
+
+impl PredicateKey {
+    fn of(table: &Table) -> PredicateKey {
+        PredicateKey {
+            oid: table.oid,
+            columns: table.columns.iter().map(|c| (c.name.clone(), c.ty)).collect(),
+            exprs: table.indexes.iter().map(|ix| (ix.predicate.clone(), ix.exprs.clone())).collect(),
+        }
+    }
+
+    /// Whether `table`'s definition has this key (compared without building one).
+    fn matches(&self, table: &Table) -> bool {
+        self.oid == table.oid
+            && self.columns.len() == table.columns.len()
+            && self.columns.iter().zip(&table.columns).all(|((n, ty), c)| *n == c.name && *ty == c.ty)
+            && self.exprs.len() == table.indexes.len()
+            && self.exprs.iter().zip(&table.indexes).all(|((p, e), ix)| *p == ix.predicate && *e == ix.exprs)
+    }
+}
 
 /// [`index_exprs`] through the session's cache: a row statement binds them once.
 pub fn cached_index_exprs(s: &Session, table: &Table) -> Result<IndexExprs> {
-    let key = (table.oid, table.columns.len(), table.indexes.iter().map(|ix| (ix.predicate.clone(), ix.exprs.clone())).collect::<Vec<_>>());
-    if let Some((_, p)) = s.index_preds.borrow().0.iter().find(|(k, _)| *k == key) {
+    if let Some((_, p)) = s.index_preds.borrow().0.iter().find(|(k, _)| k.matches(table)) {
         return Ok(p.clone());
     }
     let p = index_exprs(table)?;
@@ -173,7 +195,7 @@ pub fn cached_index_exprs(s: &Session, table: &Table) -> Result<IndexExprs> {
     if cache.0.len() >= 16 {
         cache.0.remove(0);
     }
-    cache.0.push((key, p.clone()));
+    cache.0.push((PredicateKey::of(table), p.clone()));
     Ok(p)
 }
 

@@ -285,7 +285,7 @@ pub(crate) fn table_constraint(c: &sqlparser::ast::TableConstraint) -> Result<()
 }
 
 /// CREATE INDEX: the runner reads name, table, columns, UNIQUE, IF NOT EXISTS, USING and
-/// WHERE, and refuses CONCURRENTLY and INCLUDE itself.
+/// WHERE, INCLUDE and key expressions, and refuses CONCURRENTLY itself.
 fn create_index(ci: &sqlparser::ast::CreateIndex) -> Result<()> {
     let sqlparser::ast::CreateIndex {
         name: _,

@@ -826,7 +826,19 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                     for e in &ix.exprs {
                         in_predicate |= mentions_column(e, &n)?;
                     }
-                    if ix.columns.contains(&i) || in_predicate {
+                    if ix.columns.contains(&i) || ix.include.contains(&i) || in_predicate {
+                        // A foreign key of another table (or one of this table's it keeps)
+                        // through the index: refused, as PostgreSQL without CASCADE.
+                        if let Some((child, fk)) =
+                            referencing.iter().find(|(c, f)| f.ref_index == ix.oid && !(c.oid == table.oid && f.columns.contains(&i)))
+                        {
+                            return Err(PgError::new(
+                                "2BP01",
+                                format!("cannot drop column {n} of table {} because other objects depend on it", table.name),
+                            )
+                            .with_detail(format!("constraint {} on table {} depends on index {}", fk.name, child.name, ix.name))
+                            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                        }
                         gone.push(ix);
                     } else {
                         kept.push(ix);
@@ -836,7 +848,11 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 new.indexes = kept
                     .into_iter()
                     .map(|mut ix| {
-                        ix.columns.iter_mut().filter(|c| **c != crate::catalog::EXPR_KEY).for_each(|c| *c -= usize::from(*c > i));
+                        ix.columns
+                            .iter_mut()
+                            .chain(ix.include.iter_mut())
+                            .filter(|c| **c != crate::catalog::EXPR_KEY)
+                            .for_each(|c| *c -= usize::from(*c > i));
                         ix
                     })
                     .collect();

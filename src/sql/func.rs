@@ -4587,6 +4587,9 @@ impl Binder<'_> {
                                 };
                                 map.insert(key + k as i64 + 1, Value::Text(col));
                             }
+                            for (k, &c) in ix.include.iter().enumerate() {
+                                map.insert(key + (ix.columns.len() + k) as i64 + 1, Value::Text(quote_ident(&tb.columns[c].name)));
+                            }
                         }
                     }
                 }

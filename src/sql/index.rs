@@ -304,14 +304,26 @@ fn build(s: &mut Session, table: &Table, ix: &Index) -> Result<bool> {
     let mut broken = false;
     let pred = predicate_of(table, ix)?;
     let keys = bind_key_exprs(table, ix)?;
+    // Versions dead to every snapshot (now and later: the build holds ShareLock, so no
+    // writer runs) need no entry, and their expressions are not evaluated (PostgreSQL
+    // indexes only live and recently dead versions).
+    let horizon = s.shared.txns.vacuum_horizon();
     heap_versions(s, table, |tid, t, live, newest| {
-        let stored = stored_of(s, table, t)?;
+        let dead = crate::access::heap::vacuum::is_dead(&s.shared.txns, tuple::xmin(t), tuple::xmax(t), horizon);
+        if dead && !newest {
+            return Ok(());
+        }
         let mut k = Vec::new();
-        let any_null = key_of(table, ix, &keys, &stored, &mut k)?;
-        // Outside a partial index: no key (invariant 6).
-        if let Some(p) = &pred {
-            if !crate::exec::rows::predicate_holds(p, table, &stored)? {
-                k.clear();
+        let mut any_null = false;
+        if !dead {
+            let stored = stored_of(s, table, t)?;
+            // Outside a partial index: no key (invariant 6), its expressions not evaluated.
+            let inside = match &pred {
+                Some(p) => crate::exec::rows::predicate_holds(p, table, &stored)?,
+                None => true,
+            };
+            if inside {
+                any_null = key_of(table, ix, &keys, &stored, &mut k)?;
             }
         }
         if newest {
@@ -401,7 +413,17 @@ pub(crate) fn key_names(table: &Table, ix: &Index) -> Vec<String> {
         };
         names.push(name);
     }
+    // INCLUDE columns after the keys (PostgreSQL names them by their columns).
+    names.extend(ix.include.iter().map(|&c| table.columns[c].name.clone()));
     names
+}
+
+/// Each attribute of `ix` (its keys, then its INCLUDE columns) as the catalog shows it: name
+/// and type.
+pub(crate) fn index_attributes(table: &Table, ix: &Index) -> Result<Vec<(String, SqlType)>> {
+    let mut types = key_types(table, ix)?;
+    types.extend(ix.include.iter().map(|&c| table.columns[c].ty));
+    Ok(key_names(table, ix).into_iter().zip(types).collect())
 }
 
 /// The bound predicate of index `ix` of `table` when it is partial.
@@ -413,7 +435,8 @@ pub(crate) fn predicate_of(table: &Table, ix: &Index) -> Result<Option<Scalar>> 
 /// (`types::tz::stored_definition`) and as a WHERE clause (an untyped literal is boolean).
 pub(crate) fn bind_predicate(table: &Table, text: &str) -> Result<Scalar> {
     let e = crate::exec::rows::parse_stored_expr(text)?;
-    let _stored = crate::types::tz::stored_definition();
+    // Not a scope of its own inside one (`check_stored_definition` counts what it read).
+    let _stored = (!crate::types::tz::in_stored_definition()).then(crate::types::tz::stored_definition);
     let scope = expr::Scope::of_table(table, None);
     expr::Binder::new(&scope).boolean(&e, "WHERE")
 }
@@ -484,6 +507,8 @@ fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
 pub(crate) struct IndexDef {
     pub cols: Vec<usize>,
     pub exprs: Vec<String>,
+    /// `INCLUDE` columns.
+    pub include: Vec<usize>,
     pub options: Vec<u8>,
     pub unique: bool,
     pub primary: bool,
@@ -495,7 +520,7 @@ pub(crate) struct IndexDef {
 /// Adds an index to `table` (already locked) and builds it. Returns the new table
 /// definition (also recorded in the transaction).
 pub(crate) fn add_index(s: &mut Session, table: &Arc<Table>, name: String, def: IndexDef) -> Result<Arc<Table>> {
-    let IndexDef { cols, exprs, options, unique, primary, constraint, predicate, opclasses } = def;
+    let IndexDef { cols, exprs, include, options, unique, primary, constraint, predicate, opclasses } = def;
     if relation_name_taken(s, &name) {
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
@@ -517,6 +542,7 @@ pub(crate) fn add_index(s: &mut Session, table: &Arc<Table>, name: String, def: 
         predicate,
         opclasses,
         exprs,
+        include,
     };
     let mut new = (**table).clone();
     if primary {
@@ -595,8 +621,8 @@ fn unused_name(s: &Session, base: String) -> String {
 
 /// CREATE [UNIQUE] INDEX [IF NOT EXISTS] [name] ON t (cols) [WHERE predicate].
 pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<QueryResult> {
-    if ci.concurrently || !ci.include.is_empty() {
-        return Err(PgError::feature("CREATE INDEX CONCURRENTLY / INCLUDE is not supported"));
+    if ci.concurrently {
+        return Err(PgError::feature("CREATE INDEX CONCURRENTLY is not supported"));
     }
     if let Some(u) = &ci.using {
         let am = u.to_string().to_lowercase();
@@ -612,7 +638,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         }
     }
     let table = s.table(&crate::catalog::relation_key(&ci.table_name)?)?;
-    if ci.columns.len() > MAX_INDEX_KEYS {
+    if ci.columns.len() + ci.include.len() > MAX_INDEX_KEYS {
         return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("cannot use more than {MAX_INDEX_KEYS} columns in an index")));
     }
     let mut cols = Vec::with_capacity(ci.columns.len());
@@ -667,6 +693,14 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
     if options.iter().all(|&o| o == 0) {
         options.clear();
     }
+    // INCLUDE: plain columns of any type (no operator class is needed), named after the keys.
+    let mut include = Vec::with_capacity(ci.include.len());
+    for id in &ci.include {
+        let n = fold_ident(id);
+        let c = table.column_index(&n).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
+        include.push(c);
+        key_names.push(n);
+    }
     let mut opclasses = Vec::with_capacity(cols.len());
     for (c, ty) in ci.columns.iter().zip(&key_types) {
         opclasses.push(match &c.operator_class {
@@ -690,7 +724,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         r.notices.push(format!("NOTICE:  relation \"{name}\" already exists, skipping"));
         return Ok(r);
     }
-    let def = IndexDef { cols, exprs, options, unique: ci.unique, primary: false, constraint: false, predicate, opclasses };
+    let def = IndexDef { cols, exprs, include, options, unique: ci.unique, primary: false, constraint: false, predicate, opclasses };
     add_index(s, &table, name, def)?;
     Ok(super::tag("CREATE INDEX"))
 }
@@ -862,9 +896,12 @@ fn check_immutable(b: &Scalar, what: &str) -> Result<()> {
             err.get_or_insert(not_immutable());
         }
         // Casts of date/time values depend on TimeZone and DateStyle, of reg* ones on the
-        // catalog, of float and bytea to text on extra_float_digits and bytea_output.
+        // catalog, of float and bytea to text on extra_float_digits and bytea_output; of
+        // arrays, on their elements' casts.
         Scalar::Cast(inner, to)
             if datetime(to)
+                || matches!(to.id, TypeId::Array(_))
+                || expr::type_of(inner).is_some_and(|t| matches!(t.id, TypeId::Array(_)))
                 || expr::type_of(inner).is_some_and(|t| datetime(&t))
                 || matches!(to.id, TypeId::Regclass | TypeId::Regtype | TypeId::Regnamespace)
                 || (textual(Some(*to))
@@ -880,6 +917,21 @@ fn check_immutable(b: &Scalar, what: &str) -> Result<()> {
         Scalar::InList(a, items, _) if items.iter().any(|i| mixes(a, i)) => {
             err.get_or_insert(not_immutable());
         }
+        Scalar::Case(arms, other, _)
+            if arms
+                .iter()
+                .map(|(_, r)| r)
+                .chain(other.as_deref())
+                .any(|a| arms.iter().map(|(_, r)| r).chain(other.as_deref()).any(|c| mixes(a, c))) =>
+        {
+            err.get_or_insert(not_immutable());
+        }
+        Scalar::NullIf(a, c) if mixes(a, c) => {
+            err.get_or_insert(not_immutable());
+        }
+        Scalar::Coalesce(items, _) | Scalar::MinMax(_, items, _) if items.iter().any(|a| items.iter().any(|c| mixes(a, c))) => {
+            err.get_or_insert(not_immutable());
+        }
         _ => {}
     });
     err.map_or(Ok(()), Err)
@@ -889,7 +941,8 @@ fn check_immutable(b: &Scalar, what: &str) -> Result<()> {
 /// definition.
 fn bind_key_expr(table: &Table, text: &str) -> Result<Scalar> {
     let e = crate::exec::rows::parse_stored_expr(text)?;
-    let _stored = crate::types::tz::stored_definition();
+    // Not a scope of its own inside one (`check_stored_definition` counts what it read).
+    let _stored = (!crate::types::tz::in_stored_definition()).then(crate::types::tz::stored_definition);
     expr::bind(&e, table)
 }
 
@@ -964,6 +1017,7 @@ pub(crate) fn add_constraint_index(
     let def = IndexDef {
         cols,
         exprs: Vec::new(),
+        include: Vec::new(),
         options: Vec::new(),
         unique: true,
         primary,

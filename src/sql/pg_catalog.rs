@@ -1186,7 +1186,7 @@ fn pg_class(s: &Session, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             r[11] = Value::Int4(st.relallvisible.min(i32::MAX as u64) as i32);
         }
         for ix in &t.indexes {
-            out.push(row(ix.oid, &ix.name, ns, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len(), false, 0, false));
+            out.push(row(ix.oid, &ix.name, ns, BTREE_AM, ix.relfile.0, p, 'i', ix.columns.len() + ix.include.len(), false, 0, false));
         }
     }
     out
@@ -1267,9 +1267,9 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             out.push(attribute_of(t.oid, i as i16 + 1, &c.name, c.ty, c.not_null, c.default.is_some(), identity));
         }
         for ix in &t.indexes {
-            let Ok(types) = crate::sql::index::key_types(t, ix) else { continue };
-            for (k, (name, ty)) in crate::sql::index::key_names(t, ix).iter().zip(types).enumerate() {
-                out.push(attribute(ix.oid, k as i16 + 1, name, ty, false));
+            let Ok(attrs) = crate::sql::index::index_attributes(t, ix) else { continue };
+            for (k, (name, ty)) in attrs.iter().enumerate() {
+                out.push(attribute(ix.oid, k as i16 + 1, name, *ty, false));
             }
         }
     }
@@ -1491,6 +1491,7 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for t in tables {
         for ix in &t.indexes {
+            let natts = Value::Int2((ix.columns.len() + ix.include.len()) as i16);
             let n = Value::Int2(ix.columns.len() as i16);
             let b = Value::Bool;
             let vector = |ty: TypeId, items: Vec<Value>| Value::Array(Box::new(crate::types::Array::from_items(SqlType::new(ty), items)));
@@ -1499,7 +1500,7 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
             out.push(vec![
                 Value::Oid(ix.oid),
                 Value::Oid(t.oid),
-                n.clone(),
+                natts,
                 n,
                 b(ix.unique),
                 b(false),
@@ -1515,7 +1516,11 @@ fn pg_index(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
                 // An expression key is 0, as in PostgreSQL.
                 vector(
                     TypeId::Int2Vector,
-                    ix.columns.iter().map(|&c| Value::Int2(if c == crate::catalog::EXPR_KEY { 0 } else { c as i16 + 1 })).collect(),
+                    ix.columns
+                        .iter()
+                        .chain(&ix.include)
+                        .map(|&c| Value::Int2(if c == crate::catalog::EXPR_KEY { 0 } else { c as i16 + 1 }))
+                        .collect(),
                 ),
                 vector(TypeId::OidVector, cols().map(|ty| Value::Oid(collation_of(ty.id, type_facts(ty.id).6))).collect()),
                 vector(
@@ -2342,8 +2347,14 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
                     format!("{key}{class}{order}")
                 })
                 .collect();
+            let include = if ix.include.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = ix.include.iter().map(|&c| t.columns[c].name.as_str()).collect();
+                format!(" INCLUDE ({})", names.join(", "))
+            };
             return Some(format!(
-                "CREATE {}INDEX {} ON {}{} USING btree ({}){}",
+                "CREATE {}INDEX {} ON {}{} USING btree ({}){include}{}",
                 if ix.unique { "UNIQUE " } else { "" },
                 ix.name,
                 // PostgreSQL names the session's temporary schema `pg_temp` here; pretty
