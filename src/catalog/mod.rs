@@ -44,11 +44,14 @@ pub struct Column {
     /// column owns ([`SequenceDef::owned_by`]).
     #[serde(default)]
     pub identity: Option<Identity>,
+    /// `COMMENT ON COLUMN` (`col_description`, `pg_description`).
+    #[serde(default)]
+    pub comment: Option<String>,
 }
 
 impl Column {
     pub fn new(name: String, ty: SqlType, not_null: bool) -> Column {
-        Column { name, ty, not_null, default: None, identity: None }
+        Column { name, ty, not_null, default: None, identity: None, comment: None }
     }
 }
 
@@ -153,6 +156,9 @@ pub struct Table {
     /// FOREIGN KEY constraints this table's rows must satisfy (`sql::fk`).
     #[serde(default)]
     pub foreign_keys: Vec<ForeignKey>,
+    /// `COMMENT ON TABLE | VIEW | SEQUENCE` (`obj_description`, `pg_description`).
+    #[serde(default)]
+    pub comment: Option<String>,
 }
 
 /// A FOREIGN KEY constraint of the referencing table: its `columns` must hold, unless one of
@@ -266,6 +272,9 @@ pub struct Index {
     /// never reads them (every answer is the same; only that plan is not open to them).
     #[serde(default)]
     pub include: Vec<usize>,
+    /// `COMMENT ON INDEX` (`obj_description`, `pg_description`).
+    #[serde(default)]
+    pub comment: Option<String>,
 }
 
 /// The `columns` entry of an index key that is an expression (PostgreSQL's `indkey` 0).

@@ -202,6 +202,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         kind: crate::catalog::RelKind::Table,
         checks: Vec::new(),
         foreign_keys: Vec::new(),
+        comment: None,
     };
     let t = Table { checks: bind_checks(s, &t, checks)?, ..t };
     let mut t = Arc::new(t);

@@ -748,6 +748,64 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// The schema-like first part [`rewrite_comment_on`] gives an object's name: the kind of
+/// relation it named (`index`, `view`, `sequence`) after this prefix.
+pub(crate) const COMMENT_KIND_MARKER: &str = "\u{1}comment_on_";
+
+/// `COMMENT ON INDEX | VIEW | SEQUENCE name IS ...`, which sqlparser does not read, as
+/// `COMMENT ON TABLE "<marker><kind>".name IS ...` (the name keeps its own parts after the
+/// marker). Anything else is left for the parser.
+pub(crate) fn rewrite_comment_on(tokens: &mut Vec<TokenWithSpan>) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let mut i = 0;
+    let mut at_start = true;
+    while i < tokens.len() {
+        match &tokens[i].token {
+            Token::Whitespace(_) => {
+                i += 1;
+                continue;
+            }
+            Token::SemiColon => {
+                at_start = true;
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let start = at_start && is_kw(&tokens[i], Keyword::COMMENT);
+        at_start = false;
+        if !start {
+            i += 1;
+            continue;
+        }
+        let sig: Vec<usize> = (i + 1..tokens.len()).filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).take(3).collect();
+        let (Some(&on), Some(&kind)) = (sig.first(), sig.get(1)) else { break };
+        let word = match &tokens[kind].token {
+            Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
+            _ => String::new(),
+        };
+        if !is_kw(&tokens[on], Keyword::ON) || !matches!(word.as_str(), "index" | "view" | "sequence") {
+            i += 1;
+            continue;
+        }
+        let span = tokens[kind].span;
+        let out = [
+            Token::make_keyword("TABLE"),
+            Token::Whitespace(sqlparser::tokenizer::Whitespace::Space),
+            Token::Word(sqlparser::tokenizer::Word {
+                value: format!("{COMMENT_KIND_MARKER}{word}"),
+                quote_style: Some('"'),
+                keyword: Keyword::NoKeyword,
+            }),
+            Token::Period,
+        ];
+        // The name's first part follows the kind's whitespace.
+        let name = (kind + 1..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).unwrap_or(tokens.len());
+        tokens.splice(kind..name, out.into_iter().map(|token| TokenWithSpan { token, span }));
+        i = kind + 4;
+    }
+}
+
 /// PostgreSQL takes a SELECT's LIMIT / OFFSET / FETCH after its locking clauses too
 /// (`... FOR UPDATE SKIP LOCKED LIMIT 1`); sqlparser only before them. Moves such a limit
 /// (to the end of its query: a closing parenthesis, `;` or the end) in front of the

@@ -2853,6 +2853,7 @@ mod tests {
             kind: Default::default(),
             checks: vec![],
             foreign_keys: vec![],
+            comment: None,
         }
     }
 

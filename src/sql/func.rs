@@ -4754,8 +4754,49 @@ impl Binder<'_> {
                 let (a, b) = (self.bind(exprs[0])?, self.bind(exprs[1])?);
                 Scalar::Func(Func::FormatType, vec![coerce(a, Some(t(TypeId::Oid)))?, coerce(b, Some(t(TypeId::Int4)))?], text())
             }
-            // heapstore keeps no comments and no column defaults: NULL is the true answer.
-            ("obj_description" | "shobj_description", 1 | 2, false) | ("col_description", 2, false) => {
+            // Comments on relations and indexes (`sql::comment`): the one-argument form reads
+            // any object's, the two-argument form only the catalog named (pg_class's: heapstore
+            // keeps comments on nothing else).
+            ("obj_description", 1 | 2, false) => {
+                let oid = self.bind(exprs[0])?;
+                let in_pg_class = match exprs.get(1) {
+                    None => true,
+                    Some(e) => match self.bind(e)? {
+                        Scalar::Unknown(c) | Scalar::Const(Value::Text(c)) => c == "pg_class",
+                        Scalar::Const(Value::Null) => return Ok(Some(typed_null(TypeId::Text))),
+                        _ => return Err(PgError::feature("obj_description with a catalog name that is not a constant")),
+                    },
+                };
+                if !in_pg_class {
+                    return Ok(Some(typed_null(TypeId::Text)));
+                }
+                let map = super::comment::descriptions(s)
+                    .into_iter()
+                    .filter(|(_, sub, _)| *sub == 0)
+                    .map(|(o, _, c)| (i64::from(o), Value::Text(c)))
+                    .collect();
+                let oid =
+                    Scalar::Cast(Box::new(Scalar::Cast(Box::new(coerce(oid, Some(t(TypeId::Oid)))?), t(TypeId::Oid))), t(TypeId::Int8));
+                return lookup("obj_description", oid, map, TypeId::Text);
+            }
+            // Column comments: looked up by table oid * 65536 + attribute number.
+            ("col_description", 2, false) => {
+                let oid = Scalar::Cast(
+                    Box::new(Scalar::Cast(Box::new(coerce(self.bind(exprs[0])?, Some(t(TypeId::Oid)))?), t(TypeId::Oid))),
+                    t(TypeId::Int8),
+                );
+                let att = Scalar::Cast(Box::new(coerce(self.bind(exprs[1])?, Some(t(TypeId::Int4)))?), t(TypeId::Int8));
+                let map = super::comment::descriptions(s)
+                    .into_iter()
+                    .filter(|(_, sub, _)| *sub > 0)
+                    .map(|(o, sub, c)| ((i64::from(o) << 16) + i64::from(sub), Value::Text(c)))
+                    .collect();
+                let shifted = Scalar::Arith(expr::ArithOp::Mul, Box::new(oid), Box::new(Scalar::Const(Value::Int8(65536))));
+                let key = Scalar::Arith(expr::ArithOp::Add, Box::new(shifted), Box::new(att));
+                return lookup("col_description", key, map, TypeId::Text);
+            }
+            // heapstore keeps no comments on databases and roles: NULL is the true answer.
+            ("shobj_description", 2, false) => {
                 for e in exprs {
                     self.bind(e)?;
                 }

@@ -488,7 +488,7 @@ pub(crate) fn relation_name_taken(s: &Session, name: &str) -> bool {
 }
 
 /// Replaces `old` by `new` in the transaction's pending catalog change.
-fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
+pub(crate) fn replace_table(s: &mut Session, old: &Arc<Table>, new: Table) {
     let new = Arc::new(new);
     let txn = s.txn();
     if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == old.oid) {
@@ -543,6 +543,7 @@ pub(crate) fn add_index(s: &mut Session, table: &Arc<Table>, name: String, def: 
         opclasses,
         exprs,
         include,
+        comment: None,
     };
     let mut new = (**table).clone();
     if primary {

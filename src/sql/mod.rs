@@ -26,6 +26,7 @@
 pub mod advisory;
 pub mod array;
 mod check;
+mod comment;
 pub mod cost;
 pub(crate) mod datefmt;
 pub(crate) mod ddl;
@@ -789,6 +790,9 @@ fn run_one(s: &mut Session, stmt: Statement, extra: Extra, io: &mut CopyIo<'_>) 
         }
         Statement::Drop { object_type, if_exists, names, cascade, .. } => ddl::drop_tables(s, object_type, if_exists, names, cascade),
         Statement::CreateIndex(ci) => index::create_index(s, ci),
+        Statement::Comment { object_type, object_name, comment, if_exists } => {
+            comment::comment_on(s, object_type, &object_name, comment, if_exists)
+        }
         Statement::CreateSequence { temporary, if_not_exists, name, data_type, sequence_options, owned_by } => {
             sequence::create_sequence(s, temporary, if_not_exists, &name, data_type.as_ref(), &sequence_options, owned_by.as_ref())
         }
@@ -950,6 +954,7 @@ pub(crate) fn write_command(st: &Statement) -> Option<&'static str> {
         Statement::Copy { to: false, .. } => "COPY FROM",
         Statement::CreateTable(_) => "CREATE TABLE",
         Statement::CreateIndex(_) => "CREATE INDEX",
+        Statement::Comment { .. } => "COMMENT",
         Statement::Drop { object_type: ObjectType::Index, .. } => "DROP INDEX",
         Statement::Drop { object_type: ObjectType::Sequence, .. } => "DROP SEQUENCE",
         Statement::Drop { object_type: ObjectType::View, .. } => "DROP VIEW",
@@ -1379,6 +1384,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
             dialect::check_nesting(&tokens)?;
             dialect::rewrite_locking_clauses(&mut tokens);
             dialect::rewrite_set_constraints(&mut tokens);
+            dialect::rewrite_comment_on(&mut tokens);
             Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
         }
         Err(e) => Err(e.into()),

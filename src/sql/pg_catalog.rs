@@ -1042,9 +1042,13 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         "pg_sequence" => pg_sequence(&tables),
         "pg_opclass" => pg_opclass(),
         "pg_depend" => pg_depend(&tables),
+        // The comments on relations, indexes and columns (`sql::comment`), all in pg_class.
+        "pg_description" => super::comment::descriptions(s)
+            .into_iter()
+            .map(|(oid, sub, text)| vec![Value::Oid(oid), Value::Oid(1259), Value::Int4(sub), Value::Text(text)])
+            .collect(),
         // What heapstore has none of: no rows is the true answer.
-        "pg_description"
-        | "pg_inherits"
+        "pg_inherits"
         | "pg_auth_members"
         | "pg_conversion"
         | "pg_enum"

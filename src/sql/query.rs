@@ -3557,6 +3557,7 @@ pub(crate) fn no_table() -> crate::catalog::Table {
         kind: Default::default(),
         checks: Vec::new(),
         foreign_keys: Vec::new(),
+        comment: None,
     }
 }
 

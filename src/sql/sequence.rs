@@ -151,6 +151,7 @@ pub(crate) fn make_sequence(s: &mut Session, name: &str, def: SequenceDef, temp:
         kind: RelKind::Sequence(def),
         checks: Vec::new(),
         foreign_keys: Vec::new(),
+        comment: None,
     });
     s.txn().creates.push(t.clone());
     if temp {

@@ -96,6 +96,11 @@ pub fn create_view(
     match existing {
         Some(old) => {
             s.lock_table(&old, crate::lock::LockMode::AccessExclusive)?;
+            // The columns kept keep their comments, as in PostgreSQL.
+            let mut cols = cols;
+            for (c, o) in cols.iter_mut().zip(&old.columns) {
+                c.comment = o.comment.clone();
+            }
             let new = Arc::new(Table { columns: cols, kind: RelKind::View(def), ..(*old).clone() });
             let txn = s.txn();
             if let Some(c) = txn.creates.iter_mut().find(|c| c.oid == new.oid) {
@@ -118,6 +123,7 @@ pub fn create_view(
                 kind: RelKind::View(def),
                 checks: Vec::new(),
                 foreign_keys: Vec::new(),
+                comment: None,
             });
             s.txn().creates.push(t);
         }
