@@ -405,6 +405,36 @@ const DEFS: &[Def] = &[
         ],
     },
     Def {
+        oid: 12_005,
+        schema: PG_CATALOG,
+        name: "pg_tables",
+        kind: 'v',
+        cols: &[
+            ("schemaname", NAME),
+            ("tablename", NAME),
+            ("tableowner", NAME),
+            ("tablespace", NAME),
+            ("hasindexes", BOOL),
+            ("hasrules", BOOL),
+            ("hastriggers", BOOL),
+            ("rowsecurity", BOOL),
+        ],
+    },
+    Def {
+        oid: 12_006,
+        schema: PG_CATALOG,
+        name: "pg_indexes",
+        kind: 'v',
+        cols: &[("schemaname", NAME), ("tablename", NAME), ("indexname", NAME), ("tablespace", NAME), ("indexdef", TEXT)],
+    },
+    Def {
+        oid: 12_007,
+        schema: PG_CATALOG,
+        name: "pg_views",
+        kind: 'v',
+        cols: &[("schemaname", NAME), ("viewname", NAME), ("viewowner", NAME), ("definition", TEXT)],
+    },
+    Def {
         oid: 12_004,
         schema: PG_CATALOG,
         name: "pg_stats",
@@ -1010,6 +1040,7 @@ pub fn relation(s: &Session, schema: Option<&str>, name: &str) -> Option<Relatio
         "pg_authid" | "pg_roles" => roles(s, d.name == "pg_roles"),
         "pg_settings" => settings(s),
         "pg_stat_user_tables" => stat_user_tables(s, &tables),
+        "pg_tables" | "pg_indexes" | "pg_views" => relation_views(s, d.name, &tables),
         "pg_stats" => pg_stats(s, &tables),
         "pg_am" => vec![
             vec![Value::Oid(HEAP_AM), name_v("heap"), Value::Text("t".into())],
@@ -1863,6 +1894,59 @@ pub fn role_name(s: &Session, oid: u32) -> Option<String> {
     let roles = crate::auth::load_roles(&s.shared().dir).ok()?;
     let i = if oid == BOOTSTRAP_ROLE { 0 } else { (oid.checked_sub(16_384)? + 1) as usize };
     roles.get(i).map(|r| r.rolname.clone())
+}
+
+/// PostgreSQL's views over `pg_class`: `pg_tables` (ordinary tables, the catalogs' included,
+/// as `pg_class` lists them), `pg_indexes` (each index with its `pg_get_indexdef`) and
+/// `pg_views` (each view with its `pg_get_viewdef`). Every relation is in the default
+/// tablespace (NULL) and owned by the bootstrap superuser, as `pg_class` says.
+fn relation_views(s: &Session, which: &str, tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
+    let owner = crate::auth::load_roles(&s.shared().dir)
+        .ok()
+        .and_then(|r| r.first().map(|r| r.rolname.clone()))
+        .unwrap_or_else(|| "postgres".into());
+    let b = Value::Bool;
+    let mut out = Vec::new();
+    match which {
+        "pg_tables" => {
+            for d in DEFS.iter().filter(|d| d.kind == 'r') {
+                let schema = if d.schema == INFORMATION_SCHEMA { "information_schema" } else { "pg_catalog" };
+                out.push(vec![name_v(schema), name_v(d.name), name_v(&owner), Value::Null, b(false), b(false), b(false), b(false)]);
+            }
+            let referenced: std::collections::HashSet<u32> =
+                tables.iter().flat_map(|t| t.foreign_keys.iter().map(|f| f.ref_table)).collect();
+            for t in tables.iter().filter(|t| t.is_table()) {
+                // Foreign keys are triggers in PostgreSQL, on both tables (`pg_class.relhastriggers`).
+                let triggers = !t.foreign_keys.is_empty() || referenced.contains(&t.oid);
+                out.push(vec![
+                    name_v(&ns_name(s, t)),
+                    name_v(&t.name),
+                    name_v(&owner),
+                    Value::Null,
+                    b(!t.indexes.is_empty()),
+                    b(false),
+                    b(triggers),
+                    b(false),
+                ]);
+            }
+        }
+        "pg_indexes" => {
+            for t in tables.iter().filter(|t| t.is_table()) {
+                for ix in &t.indexes {
+                    let def = index_def(s, ix.oid).map_or(Value::Null, Value::Text);
+                    out.push(vec![name_v(&ns_name(s, t)), name_v(&t.name), name_v(&ix.name), Value::Null, def]);
+                }
+            }
+        }
+        _ => {
+            for t in tables {
+                if let crate::catalog::RelKind::View(d) = &t.kind {
+                    out.push(vec![name_v(&ns_name(s, t)), name_v(&t.name), name_v(&owner), Value::Text(format!(" {};", d.query))]);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `pg_stat_user_tables` from the per-table counters (`stats::tables`).
