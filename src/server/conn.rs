@@ -441,6 +441,40 @@ impl Stmt {
     }
 }
 
+/// A SQL cursor (`DECLARE`): its query ran at DECLARE under the transaction's snapshot and
+/// its rows not yet fetched are held as a suspended portal's are (in memory up to
+/// `work_mem`, then in a temporary file: a cursor over a large table takes no more memory
+/// than that).
+struct Cursor {
+    /// The columns (names, types) and their sources; no rows.
+    result: QueryResult,
+    held: crate::exec::spill::HeldRows,
+    /// The tables the query read: kept from DDL while the cursor is open, as in PostgreSQL
+    /// (`Session::in_use`).
+    tables: Vec<u32>,
+}
+
+/// Where a cursor's query streams its rows at DECLARE.
+struct CursorRows<'c> {
+    cancel: &'c AtomicBool,
+    held: crate::exec::spill::HeldRows,
+    described: Option<Described>,
+}
+
+impl crate::sql::RowSink for CursorRows<'_> {
+    fn columns(&mut self, columns: &[(String, String)], sources: &[Option<(u32, i16)>]) -> Result<()> {
+        self.described = Some((columns.to_vec(), sources.to_vec()));
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Option<String>]) -> Result<()> {
+        if self.cancel.load(Ordering::SeqCst) {
+            return Err(canceled());
+        }
+        self.held.push(row)
+    }
+}
+
 /// A bound portal; its result is computed at its first Describe or Execute and then sent in
 /// pieces of `max_rows` (portal suspension).
 struct Portal {
@@ -475,11 +509,8 @@ struct Conn<'w, S: Read + Write> {
     cancel: Arc<AtomicBool>,
     stmts: HashMap<String, Stmt>,
     portals: HashMap<String, Portal>,
-    /// SQL cursors (`DECLARE`): their rows, materialized at DECLARE under the transaction's
-    /// snapshot, how many FETCH has returned, and the tables the query read (kept from DDL
-    /// while the cursor is open, as in PostgreSQL: `Session::in_use`). Closed at transaction
-    /// end.
-    cursors: HashMap<String, (QueryResult, usize, Vec<u32>)>,
+    /// SQL cursors (`DECLARE`), closed at transaction end.
+    cursors: HashMap<String, Cursor>,
     ignore_till_sync: bool,
     /// Set while a simple Query's own statement runs: its rows stream to the client.
     stream_rows: bool,
@@ -1026,12 +1057,36 @@ impl<S: Read + Write> Conn<'_, S> {
         if self.cursors.contains_key(&n) {
             return Err(PgError::new("42P03", format!("cursor \"{n}\" already exists")));
         }
-        let r = self.run_engine(&q.to_string(), None)?.pop().unwrap_or_default();
-        if !r.returns_rows {
+        let prep = crate::sql::prepare(&q.to_string())?;
+        let held = crate::exec::spill::HeldRows::new(
+            self.session.shared.vfs.clone(),
+            &self.session.shared.dir,
+            self.session.work_mem_bytes() as usize,
+            self.session.temp_file_limit_kb(),
+        );
+        Self::begin_statement(&self.cancel, &self.gucs);
+        self.refresh_in_use();
+        let mut sink = CursorRows { cancel: &self.cancel, held, described: None };
+        let r = {
+            let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
+            crate::sql::execute_prepared(&mut self.session, &prep, &[], &mut io)
+        };
+        let CursorRows { mut held, described, .. } = sink;
+        let mut r = r?;
+        if r.returns_rows {
+            // The query answered with its rows (it did not stream): held the same way.
+            for row in std::mem::take(&mut r.rows) {
+                held.push(&row)?;
+            }
+        } else if let Some((columns, sources)) = described {
+            r.columns = columns;
+            r.column_sources = sources;
+            r.returns_rows = true;
+        } else {
             return Err(PgError::syntax("cursor's query must be a SELECT"));
         }
         let tables = crate::sql::query_tables(&self.session, q);
-        self.cursors.insert(n, (r, 0, tables));
+        self.cursors.insert(n, Cursor { result: r, held, tables });
         Ok(crate::sql::tag("DECLARE CURSOR"))
     }
 
@@ -1058,16 +1113,20 @@ impl<S: Read + Write> Conn<'_, S> {
                     .with_hint("Declare it with SCROLL option to enable backward scan."))
             }
         };
-        let (r, pos, _) = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
-        let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
-        let rows = r.rows[*pos..*pos + take].to_vec();
-        *pos += take;
+        let c = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
+        let mut rows = Vec::new();
+        while (rows.len() as u64) < n {
+            match c.held.pop()? {
+                Some(row) => rows.push(row),
+                None => break,
+            }
+        }
         Ok(QueryResult {
-            tag: format!("FETCH {take}"),
-            columns: r.columns.clone(),
+            tag: format!("FETCH {}", rows.len()),
+            columns: c.result.columns.clone(),
             rows,
             returns_rows: true,
-            column_sources: r.column_sources.clone(),
+            column_sources: c.result.column_sources.clone(),
             ..Default::default()
         })
     }
@@ -1108,9 +1167,11 @@ impl<S: Read + Write> Conn<'_, S> {
             return Err(PgError::feature("MOVE 0 is not supported by heapstore"));
         }
         let name = if name.starts_with('"') { name.trim_matches('"').to_string() } else { name.to_ascii_lowercase() };
-        let moved = if let Some((r, pos, _)) = self.cursors.get_mut(&name) {
-            let take = (r.rows.len() - *pos).min(n.min(usize::MAX as u64) as usize);
-            *pos += take;
+        let moved = if let Some(c) = self.cursors.get_mut(&name) {
+            let mut take = 0usize;
+            while (take as u64) < n && c.held.pop()?.is_some() {
+                take += 1;
+            }
             take
         } else if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
             let (held, _) = self.portals.get_mut(&name).and_then(|p| p.held.as_mut()).expect("checked");
@@ -1272,7 +1333,7 @@ impl<S: Read + Write> Conn<'_, S> {
     /// The tables open cursors and suspended portals read, for the session's DDL to refuse
     /// (`Session::in_use`): set before each statement runs.
     fn refresh_in_use(&mut self) {
-        let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
+        let cursors = self.cursors.values().flat_map(|c| c.tables.iter().copied());
         let now = self.session.ended_txns;
         let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
         self.session.in_use = cursors.chain(portals).collect();
@@ -1689,8 +1750,8 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         let Some(p) = self.portals.get(&name) else {
             // A SQL cursor is a portal too (psycopg describes its named cursors so).
-            if let Some((r, _, _)) = self.cursors.get(&name) {
-                return self.wire.send(Self::row_description(&r.columns, &r.column_sources, &[]));
+            if let Some(c) = self.cursors.get(&name) {
+                return self.wire.send(Self::row_description(&c.result.columns, &c.result.column_sources, &[]));
             }
             return Err(PgError::new(sqlstate::INVALID_CURSOR_NAME, format!("portal \"{name}\" does not exist")));
         };
@@ -1782,7 +1843,7 @@ impl<S: Read + Write> Conn<'_, S> {
         {
             // As `refresh_in_use` (inlined: the sink borrows the wire).
             let now = self.session.ended_txns;
-            let cursors = self.cursors.values().flat_map(|c| c.2.iter().copied());
+            let cursors = self.cursors.values().flat_map(|c| c.tables.iter().copied());
             let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
             self.session.in_use = cursors.chain(portals).collect();
         }

@@ -52,14 +52,20 @@ pub(crate) fn comment_on(
             if kind == Kind::Index {
                 return comment_on_index(s, &name, comment);
             }
-            let table = relation(s, &name)?;
-            let (ok, what) = match kind {
-                Kind::Table => (table.is_table(), "a table"),
-                Kind::View => (matches!(table.kind, RelKind::View(_)), "a view"),
-                _ => (table.sequence().is_some(), "a sequence"),
+            let what = match kind {
+                Kind::Table => "a table",
+                Kind::View => "a view",
+                _ => "a sequence",
+            };
+            let not = |n: &str| PgError::new("42809", format!("\"{n}\" is not {what}"));
+            let table = relation(s, &name, &not)?;
+            let ok = match kind {
+                Kind::Table => table.is_table(),
+                Kind::View => matches!(table.kind, RelKind::View(_)),
+                _ => table.sequence().is_some(),
             };
             if !ok {
-                return Err(PgError::new("42809", format!("\"{}\" is not {what}", table.name)));
+                return Err(not(&table.name));
             }
             s.lock_table(&table, LockMode::ShareUpdateExclusive)?;
             let table = relation_by_key(s, &table.key())?;
@@ -73,7 +79,11 @@ pub(crate) fn comment_on(
             if n < 2 {
                 return Err(PgError::syntax("column name must be qualified"));
             }
-            let table = relation(s, &ObjectName(object_name.0[..n - 1].to_vec()))?;
+            let not_for_index = |n: &str| {
+                PgError::new("42809", format!("cannot set comment on relation \"{n}\""))
+                    .with_detail("This operation is not supported for indexes.")
+            };
+            let table = relation(s, &ObjectName(object_name.0[..n - 1].to_vec()), &not_for_index)?;
             if table.sequence().is_some() {
                 return Err(PgError::new("42809", format!("cannot set comment on relation \"{}\"", table.name))
                     .with_detail("This operation is not supported for sequences."));
@@ -99,12 +109,34 @@ pub(crate) fn comment_on(
     Ok(super::tag("COMMENT"))
 }
 
-/// The relation `name` names, as this transaction sees the catalog (42P01 if none).
-fn relation(s: &Session, name: &ObjectName) -> Result<Arc<Table>> {
+/// The relation `name` names, as this transaction sees the catalog: 42P01 if none; for an
+/// index (which the statement's kind does not name), the error `index_err` makes of its name.
+fn relation(s: &Session, name: &ObjectName, index_err: &dyn Fn(&str) -> PgError) -> Result<Arc<Table>> {
     let key = crate::catalog::relation_key(name)?;
-    s.lookup_table(&key).ok_or_else(|| {
-        PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", super::ddl_table_name(name).unwrap_or_default()))
-    })
+    if let Some(t) = s.lookup_table(&key) {
+        return Ok(t);
+    }
+    if let Some((_, ix)) = index_owner(s, name)? {
+        return Err(index_err(&ix));
+    }
+    Err(PgError::new(sqlstate::UNDEFINED_TABLE, format!("relation \"{}\" does not exist", crate::catalog::key_display(&key))))
+}
+
+/// The table owning the index `name` names (its schema, if written, decides where: the
+/// session's temporary tables, or public; else the temporary ones first, as the search path
+/// has them), and the index's name.
+fn index_owner(s: &Session, name: &ObjectName) -> Result<Option<(Arc<Table>, String)>> {
+    use crate::catalog::{split_key, Schema};
+    let key = crate::catalog::relation_key(name)?;
+    let (schema, ix) = split_key(&key);
+    let tables = s.visible_tables();
+    let owns = |t: &&Arc<Table>, temp: bool| t.is_temp() == temp && t.indexes.iter().any(|i| i.name == ix);
+    let found = match schema {
+        Some(Schema::Temp) => tables.iter().find(|t| owns(t, true)),
+        Some(Schema::Public) => tables.iter().find(|t| owns(t, false)),
+        None => tables.iter().find(|t| owns(t, true)).or_else(|| tables.iter().find(|t| owns(t, false))),
+    };
+    Ok(found.map(|t| (t.clone(), ix.to_string())))
 }
 
 /// The relation under `key` as this transaction sees the catalog now (after a lock wait).
@@ -114,11 +146,9 @@ fn relation_by_key(s: &Session, key: &str) -> Result<Arc<Table>> {
 
 /// `COMMENT ON INDEX name`: the index is part of its table's definition.
 fn comment_on_index(s: &mut Session, name: &ObjectName, comment: Option<String>) -> Result<QueryResult> {
-    let ix_name = super::ddl_table_name(name)?;
-    let owner = s.visible_tables().into_iter().find(|t| t.indexes.iter().any(|i| i.name == ix_name));
-    let Some(table) = owner else {
+    let Some((table, ix_name)) = index_owner(s, name)? else {
         // A relation of that name that is not an index, or none.
-        return match relation(s, name) {
+        return match relation(s, name, &|n: &str| PgError::internal(format!("index \"{n}\" not found"))) {
             Ok(t) => Err(PgError::new("42809", format!("\"{}\" is not an index", t.name))),
             Err(e) => Err(e),
         };

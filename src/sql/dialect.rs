@@ -748,6 +748,47 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// String constants as PostgreSQL's lexer reads them where sqlparser does not: a
+/// dollar-quoted string (`$$it's$$`, `$tag$...$tag$`) is a string constant like any other,
+/// and two quoted strings separated only by whitespace that contains a newline (comments
+/// count as whitespace) are one constant (`'multi'\n'line'` is `'multiline'`, the SQL
+/// standard's continuation).
+pub(crate) fn rewrite_string_constants(tokens: &mut Vec<TokenWithSpan>) {
+    use sqlparser::tokenizer::Whitespace as W;
+    for t in tokens.iter_mut() {
+        if let Token::DollarQuotedString(d) = &t.token {
+            t.token = Token::SingleQuotedString(d.value.clone());
+        }
+    }
+    let mut i = 0;
+    while i < tokens.len() {
+        if !matches!(tokens[i].token, Token::SingleQuotedString(_)) {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        let mut newline = false;
+        while let Some(Token::Whitespace(w)) = tokens.get(j).map(|t| &t.token) {
+            newline |= match w {
+                W::Newline | W::SingleLineComment { .. } => true,
+                W::MultiLineComment(c) => c.contains('\n'),
+                W::Space | W::Tab => false,
+            };
+            j += 1;
+        }
+        match tokens.get(j).map(|t| &t.token) {
+            Some(Token::SingleQuotedString(next)) if newline => {
+                let next = next.clone();
+                if let Token::SingleQuotedString(v) = &mut tokens[i].token {
+                    v.push_str(&next);
+                }
+                tokens.drain(i + 1..=j);
+            }
+            _ => i += 1,
+        }
+    }
+}
+
 /// The schema-like first part [`rewrite_comment_on`] gives an object's name: the kind of
 /// relation it named (`index`, `view`, `sequence`) after this prefix.
 pub(crate) const COMMENT_KIND_MARKER: &str = "\u{1}comment_on_";

@@ -4759,16 +4759,18 @@ impl Binder<'_> {
             // keeps comments on nothing else).
             ("obj_description", 1 | 2, false) => {
                 let oid = self.bind(exprs[0])?;
-                let in_pg_class = match exprs.get(1) {
-                    None => true,
-                    Some(e) => match self.bind(e)? {
-                        Scalar::Unknown(c) | Scalar::Const(Value::Text(c)) => c == "pg_class",
+                // The catalog's name: a constant decides now; any other expression (a cast to
+                // name, a parameter) per row.
+                let mut catalog = None;
+                if let Some(e) = exprs.get(1) {
+                    match self.bind(e)? {
+                        Scalar::Unknown(c) | Scalar::Const(Value::Text(c)) if c != "pg_class" => {
+                            return Ok(Some(typed_null(TypeId::Text)));
+                        }
+                        Scalar::Unknown(_) | Scalar::Const(Value::Text(_)) => {}
                         Scalar::Const(Value::Null) => return Ok(Some(typed_null(TypeId::Text))),
-                        _ => return Err(PgError::feature("obj_description with a catalog name that is not a constant")),
-                    },
-                };
-                if !in_pg_class {
-                    return Ok(Some(typed_null(TypeId::Text)));
+                        other => catalog = Some(coerce(other, Some(text()))?),
+                    }
                 }
                 let map = super::comment::descriptions(s)
                     .into_iter()
@@ -4777,7 +4779,14 @@ impl Binder<'_> {
                     .collect();
                 let oid =
                     Scalar::Cast(Box::new(Scalar::Cast(Box::new(coerce(oid, Some(t(TypeId::Oid)))?), t(TypeId::Oid))), t(TypeId::Int8));
-                return lookup("obj_description", oid, map, TypeId::Text);
+                let found = lookup("obj_description", oid, map, TypeId::Text)?.expect("a lookup");
+                return Ok(Some(match catalog {
+                    None => found,
+                    Some(c) => {
+                        let is_pg_class = Scalar::Cmp(CmpOp::Eq, Box::new(c), Box::new(txt("pg_class")));
+                        Scalar::Case(vec![(is_pg_class, found)], None, Some(text()))
+                    }
+                }));
             }
             // Column comments: looked up by table oid * 65536 + attribute number.
             ("col_description", 2, false) => {

@@ -406,16 +406,24 @@ pub(crate) fn key_names(table: &Table, ix: &Index) -> Vec<String> {
         } else {
             table.columns[c].name.clone()
         };
-        let name = if names.contains(&name) {
-            (1..).map(|i| format!("{name}{i}")).find(|n| !names.contains(n)).expect("some name is free")
-        } else {
-            name
-        };
-        names.push(name);
+        push_unique_name(&mut names, name);
     }
     // INCLUDE columns after the keys (PostgreSQL names them by their columns).
-    names.extend(ix.include.iter().map(|&c| table.columns[c].name.clone()));
+    for &c in &ix.include {
+        push_unique_name(&mut names, table.columns[c].name.clone());
+    }
     names
+}
+
+/// Adds `name` to an index's column names, with the first number after it that makes it
+/// unique among them (PostgreSQL's `ChooseIndexColumnNames`).
+fn push_unique_name(names: &mut Vec<String>, name: String) {
+    let name = if names.contains(&name) {
+        (1..).map(|i| format!("{name}{i}")).find(|n| !names.contains(n)).expect("some name is free")
+    } else {
+        name
+    };
+    names.push(name);
 }
 
 /// Each attribute of `ix` (its keys, then its INCLUDE columns) as the catalog shows it: name
@@ -678,12 +686,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
                 figure_name(e)
             }
         };
-        let name = if key_names.contains(&name) {
-            (1..).map(|i| format!("{name}{i}")).find(|n| !key_names.contains(n)).expect("some name is free")
-        } else {
-            name
-        };
-        key_names.push(name);
+        push_unique_name(&mut key_names, name);
         // PostgreSQL's indoption: DESC, and NULLS FIRST (the default with DESC).
         let desc = c.column.options.asc == Some(false);
         let nulls_first = c.column.options.nulls_first.unwrap_or(desc);
@@ -700,7 +703,7 @@ pub fn create_index(s: &mut Session, ci: sqlparser::ast::CreateIndex) -> Result<
         let n = fold_ident(id);
         let c = table.column_index(&n).ok_or_else(|| PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" does not exist")))?;
         include.push(c);
-        key_names.push(n);
+        push_unique_name(&mut key_names, n);
     }
     let mut opclasses = Vec::with_capacity(cols.len());
     for (c, ty) in ci.columns.iter().zip(&key_types) {

@@ -1382,6 +1382,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
     let parsed = match tokens {
         Ok(mut tokens) => {
             dialect::check_nesting(&tokens)?;
+            dialect::rewrite_string_constants(&mut tokens);
             dialect::rewrite_locking_clauses(&mut tokens);
             dialect::rewrite_set_constraints(&mut tokens);
             dialect::rewrite_comment_on(&mut tokens);

@@ -1304,7 +1304,12 @@ fn pg_attribute(tables: &[Arc<Table>]) -> Vec<Vec<Value>> {
         for ix in &t.indexes {
             let Ok(attrs) = crate::sql::index::index_attributes(t, ix) else { continue };
             for (k, (name, ty)) in attrs.iter().enumerate() {
-                out.push(attribute(ix.oid, k as i16 + 1, name, *ty, false));
+                let mut row = attribute(ix.oid, k as i16 + 1, name, *ty, false);
+                // INCLUDE columns have no collation (PostgreSQL sets it for keys only).
+                if k >= ix.columns.len() {
+                    *row.last_mut().expect("attcollation") = Value::Oid(0);
+                }
+                out.push(row);
             }
         }
     }
@@ -1939,6 +1944,12 @@ fn relation_views(s: &Session, which: &str, tables: &[Arc<Table>]) -> Vec<Vec<Va
             }
         }
         _ => {
+            // The catalog views pg_class lists: heapstore builds them, so they have no SQL
+            // definition (NULL, as pg_get_viewdef gives for them).
+            for d in DEFS.iter().filter(|d| d.kind == 'v') {
+                let schema = if d.schema == INFORMATION_SCHEMA { "information_schema" } else { "pg_catalog" };
+                out.push(vec![name_v(schema), name_v(d.name), name_v(&owner), Value::Null]);
+            }
             for t in tables {
                 if let crate::catalog::RelKind::View(d) = &t.kind {
                     out.push(vec![name_v(&ns_name(s, t)), name_v(&t.name), name_v(&owner), Value::Text(format!(" {};", d.query))]);
@@ -2430,7 +2441,7 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
                     let key = if c == crate::catalog::EXPR_KEY {
                         crate::sql::index::expr_in_definition(exprs.next().expect("one expression for each expression key"), pretty)
                     } else {
-                        t.columns[c].name.clone()
+                        super::func::quote_ident(&t.columns[c].name)
                     };
                     format!("{key}{class}{order}")
                 })
@@ -2438,13 +2449,13 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
             let include = if ix.include.is_empty() {
                 String::new()
             } else {
-                let names: Vec<&str> = ix.include.iter().map(|&c| t.columns[c].name.as_str()).collect();
+                let names: Vec<String> = ix.include.iter().map(|&c| super::func::quote_ident(&t.columns[c].name)).collect();
                 format!(" INCLUDE ({})", names.join(", "))
             };
             return Some(format!(
                 "CREATE {}INDEX {} ON {}{} USING btree ({}){include}{}",
                 if ix.unique { "UNIQUE " } else { "" },
-                ix.name,
+                super::func::quote_ident(&ix.name),
                 // PostgreSQL names the session's temporary schema `pg_temp` here; pretty
                 // output leaves out a schema on the search path.
                 match (pretty, t.is_temp()) {
@@ -2452,7 +2463,7 @@ pub fn index_def_pretty(s: &Session, oid: u32, pretty: bool) -> Option<String> {
                     (false, true) => "pg_temp.",
                     (false, false) => "public.",
                 },
-                t.name,
+                super::func::quote_ident(&t.name),
                 cols.join(", "),
                 ix.predicate.as_ref().map_or(String::new(), |p| if pretty { format!(" WHERE {p}") } else { format!(" WHERE ({p})") })
             ));
