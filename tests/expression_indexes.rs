@@ -313,3 +313,47 @@ fn include_columns_are_outside_the_key() {
     s.execute("ALTER TABLE inc DROP COLUMN note").unwrap();
     assert_eq!(rows(&mut s, "SELECT count(*) FROM pg_index WHERE indrelid = 'inc'::regclass"), ["0"]);
 }
+
+/// `ON CONFLICT (element, ...) [WHERE predicate]`: PostgreSQL's arbiter inference over
+/// expression keys and partial indexes.
+#[test]
+fn on_conflict_infers_expression_and_partial_indexes() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut s = db.session();
+    s.execute("CREATE TABLE up (id int PRIMARY KEY, email text, n int, gone boolean NOT NULL DEFAULT false)").unwrap();
+    s.execute("CREATE UNIQUE INDEX up_email ON up (lower(email))").unwrap();
+    s.execute("CREATE UNIQUE INDEX up_live_n ON up (n) WHERE NOT gone").unwrap();
+    s.execute("INSERT INTO up VALUES (1, 'A@x', 10, false)").unwrap();
+    // An expression target: DO UPDATE on the row whose lower(email) conflicts.
+    assert_eq!(
+        rows(&mut s, "INSERT INTO up VALUES (2, 'a@X', 20) ON CONFLICT (lower(email)) DO UPDATE SET n = excluded.n RETURNING id, n"),
+        ["1|20"]
+    );
+    assert_eq!(rows(&mut s, "INSERT INTO up VALUES (3, 'B@x', 30) ON CONFLICT ((lower(email))) DO NOTHING RETURNING id"), ["3"]);
+    // A partial index: inferred only with a WHERE clause implying its predicate.
+    assert_eq!(err(&mut s, "INSERT INTO up VALUES (4, 'c', 20) ON CONFLICT (n) DO NOTHING").code, "42P10");
+    assert_eq!(
+        rows(
+            &mut s,
+            "INSERT INTO up VALUES (4, 'c', 20) ON CONFLICT (n) WHERE NOT gone DO UPDATE SET email = 'updated' RETURNING id, email"
+        ),
+        ["1|updated"]
+    );
+    // A deleted row's n is outside the index: no conflict.
+    s.execute("UPDATE up SET gone = true WHERE id = 3").unwrap();
+    assert_eq!(rows(&mut s, "INSERT INTO up VALUES (5, 'd', 30) ON CONFLICT (n) WHERE NOT gone DO NOTHING RETURNING id"), ["5"]);
+    // A target no unique index has, or a WHERE clause that does not imply the predicate.
+    for sql in [
+        "INSERT INTO up VALUES (6, 'e', 1) ON CONFLICT (upper(email)) DO NOTHING",
+        "INSERT INTO up VALUES (6, 'e', 1) ON CONFLICT (n) WHERE n > 0 DO NOTHING",
+        "INSERT INTO up VALUES (6, 'e', 1) ON CONFLICT (lower(email), n) DO NOTHING",
+    ] {
+        assert_eq!(err(&mut s, sql).code, "42P10", "{sql}");
+    }
+    // A WHERE clause with a plain unique index: that index is still an arbiter.
+    assert_eq!(
+        rows(&mut s, "INSERT INTO up VALUES (1, 'f', 1) ON CONFLICT (id) WHERE n > 0 DO NOTHING RETURNING id"),
+        Vec::<String>::new()
+    );
+    assert_eq!(check(&mut s, "up"), 3);
+}

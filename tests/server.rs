@@ -1183,3 +1183,24 @@ fn sql_execute_converts_its_constants_to_the_parameter_types() {
     let e = c.batch_execute("EXECUTE p1(true)").unwrap_err();
     assert_eq!(code(&e), "42804");
 }
+
+/// A cursor's rows past `work_mem` wait in a temporary file, not in memory: FETCH and MOVE
+/// read them in order, and the file is gone when the transaction ends.
+#[test]
+fn a_large_cursor_holds_its_rows_in_a_temporary_file() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE big (id int, pad text); INSERT INTO big SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g")
+        .unwrap();
+    let tmp_files = || std::fs::read_dir(s.dir.join("pgsql_tmp")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(tmp_files(), 0);
+    c.batch_execute("SET work_mem = '64kB'; BEGIN; DECLARE k CURSOR FOR SELECT id, pad FROM big ORDER BY id DESC").unwrap();
+    assert_eq!(tmp_files(), 1, "the rows past work_mem are in a temporary file");
+    let ids = |rows: Vec<Vec<Option<String>>>| rows.into_iter().map(|r| r[0].clone().unwrap().parse::<i32>().unwrap()).collect::<Vec<_>>();
+    assert_eq!(ids(simple_rows(&mut c, "FETCH 3 FROM k")), [20000, 19999, 19998]);
+    c.batch_execute("MOVE 19990 IN k").unwrap();
+    assert_eq!(ids(simple_rows(&mut c, "FETCH ALL FROM k")), [7, 6, 5, 4, 3, 2, 1]);
+    assert!(simple_rows(&mut c, "FETCH k").is_empty());
+    c.batch_execute("COMMIT").unwrap();
+    assert_eq!(tmp_files(), 0);
+}

@@ -789,6 +789,108 @@ pub(crate) fn rewrite_string_constants(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// The constraint name [`rewrite_on_conflict_target`] gives an inference target sqlparser
+/// does not read: this prefix, the target's elements as SQL text, then (after
+/// [`INFER_WHERE`]) its WHERE clause's.
+pub(crate) const INFER_MARKER: &str = "\u{1}infer:";
+/// Separates an inference target's elements from its WHERE clause in [`INFER_MARKER`]'s name.
+pub(crate) const INFER_WHERE: char = '\u{2}';
+
+/// A token as SQL text that reads back as the same token.
+fn token_sql(t: &Token) -> String {
+    match t {
+        Token::SingleQuotedString(s) => format!("'{}'", s.replace('\'', "''")),
+        Token::Word(w) if w.quote_style == Some('"') => format!("\"{}\"", w.value.replace('"', "\"\"")),
+        other => other.to_string(),
+    }
+}
+
+/// `INSERT ... ON CONFLICT (element, ...) [WHERE predicate] DO ...` where an element is not a
+/// bare column name (an expression, `(lower(email))`) or a WHERE clause follows, which
+/// sqlparser does not read, as `ON CONFLICT ON CONSTRAINT "<marker>elements<sep>predicate"
+/// DO ...`: the statement infers its arbiter indexes from them as PostgreSQL does
+/// (`sql::dml::OnConflict::bind`).
+pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let next_sig = |tokens: &[TokenWithSpan], from: usize| (from..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)));
+    let mut i = 0;
+    while i < tokens.len() {
+        if !is_kw(&tokens[i], Keyword::ON) {
+            i += 1;
+            continue;
+        }
+        let Some(c) = next_sig(tokens, i + 1) else { break };
+        let Some(open) = next_sig(tokens, c + 1) else { break };
+        if !is_kw(&tokens[c], Keyword::CONFLICT) || tokens[open].token != Token::LParen {
+            i += 1;
+            continue;
+        }
+        // The matching parenthesis; whether the list is of bare names only.
+        let (mut depth, mut close, mut simple) = (0usize, None, true);
+        for (j, t) in tokens.iter().enumerate().skip(open) {
+            match &t.token {
+                Token::LParen => depth += 1,
+                Token::RParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                Token::Whitespace(_) | Token::Comma => {}
+                Token::Word(_) if depth == 1 => {}
+                _ => simple = false,
+            }
+            if depth > 1 {
+                simple = false;
+            }
+        }
+        let Some(close) = close else { break };
+        // An optional WHERE clause up to DO.
+        let mut end = close + 1;
+        let mut predicate = None;
+        if let Some(w) = next_sig(tokens, close + 1).filter(|&w| is_kw(&tokens[w], Keyword::WHERE)) {
+            let mut depth = 0usize;
+            let mut j = w + 1;
+            while j < tokens.len() {
+                match &tokens[j].token {
+                    Token::LParen => depth += 1,
+                    Token::RParen => depth = depth.saturating_sub(1),
+                    Token::SemiColon | Token::EOF => break,
+                    _ if depth == 0 && is_kw(&tokens[j], Keyword::DO) => break,
+                    _ => {}
+                }
+                j += 1;
+            }
+            predicate = Some(tokens[w + 1..j].iter().map(|t| token_sql(&t.token)).collect::<String>());
+            end = j;
+        }
+        if simple && predicate.is_none() {
+            i = close + 1;
+            continue;
+        }
+        let elements: String = tokens[open + 1..close].iter().map(|t| token_sql(&t.token)).collect();
+        let mut name = format!("{INFER_MARKER}{elements}");
+        if let Some(p) = predicate {
+            name.push(INFER_WHERE);
+            name.push_str(&p);
+        }
+        let span = tokens[open].span;
+        let sp = || Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
+        let out = [
+            Token::make_keyword("ON"),
+            sp(),
+            Token::make_keyword("CONSTRAINT"),
+            sp(),
+            Token::Word(sqlparser::tokenizer::Word { value: name, quote_style: Some('"'), keyword: Keyword::NoKeyword }),
+            sp(),
+        ];
+        let n = out.len();
+        tokens.splice(open..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
+        i = open + n;
+    }
+}
+
 /// The schema-like first part [`rewrite_comment_on`] gives an object's name: the kind of
 /// relation it named (`index`, `view`, `sequence`) after this prefix.
 pub(crate) const COMMENT_KIND_MARKER: &str = "\u{1}comment_on_";

@@ -1041,13 +1041,94 @@ pub(crate) struct OnConflict {
     update: Option<DoUpdate>,
 }
 
+/// The inference target `dialect::rewrite_on_conflict_target` put in a constraint name:
+/// (elements, WHERE predicate) as SQL text.
+fn inference_target(name: &sqlparser::ast::ObjectName) -> Option<(String, Option<String>)> {
+    let [part] = name.0.as_slice() else { return None };
+    let id = part.as_ident().filter(|i| i.quote_style.is_some())?;
+    let rest = id.value.strip_prefix(super::dialect::INFER_MARKER)?;
+    Some(match rest.split_once(super::dialect::INFER_WHERE) {
+        Some((e, p)) => (e.to_string(), Some(p.to_string())),
+        None => (rest.to_string(), None),
+    })
+}
+
+/// PostgreSQL's arbiter inference for `ON CONFLICT (elements) [WHERE predicate]`: every unique
+/// index whose keys — columns and expressions, in any order — are exactly the elements, and
+/// which is not partial or whose predicate the WHERE clause implies (`index::implies`).
+/// None: 42P10.
+fn infer_arbiters(table: &Table, unique: &[usize], elements: &str, predicate: Option<&str>) -> Result<Vec<usize>> {
+    let key = |k: KeyRef| match k {
+        KeyRef::Col(c) => format!("c{c}"),
+        KeyRef::Expr(d) => format!("e{d}"),
+    };
+    let exprs = sqlparser::parser::Parser::new(&super::dialect::Pg)
+        .try_with_sql(elements)
+        .and_then(|mut p| p.parse_comma_separated(sqlparser::parser::Parser::parse_expr))
+        .map_err(|e| PgError::syntax(format!("syntax error in ON CONFLICT's inference specification: {e}")))?;
+    let mut want = Vec::with_capacity(exprs.len());
+    for e in &exprs {
+        let b = super::expr::bind(e, table)?;
+        want.push(key(match b {
+            Scalar::Col(c, _) => KeyRef::Col(c),
+            other => KeyRef::Expr(format!("{other:?}")),
+        }));
+    }
+    want.sort();
+    want.dedup();
+    let filter = match predicate {
+        Some(p) => {
+            let e = sqlparser::parser::Parser::new(&super::dialect::Pg)
+                .try_with_sql(p)
+                .and_then(|mut p| p.parse_expr())
+                .map_err(|e| PgError::syntax(format!("syntax error in ON CONFLICT's WHERE clause: {e}")))?;
+            let scope = super::expr::Scope::of_table(table, None);
+            Some(super::expr::Binder::new(&scope).boolean(&e, "WHERE")?)
+        }
+        None => None,
+    };
+    let mut found = Vec::new();
+    for &i in unique {
+        let ix = &table.indexes[i];
+        let bound = index::bind_key_exprs(table, ix)?;
+        let mut next = bound.iter();
+        let mut have: Vec<String> = ix
+            .columns
+            .iter()
+            .map(|&c| {
+                key(if c == crate::catalog::EXPR_KEY {
+                    KeyRef::Expr(format!("{:?}", next.next().expect("one expression for each expression key")))
+                } else {
+                    KeyRef::Col(c)
+                })
+            })
+            .collect();
+        have.sort();
+        have.dedup();
+        if have != want {
+            continue;
+        }
+        if let Some(pred) = index::predicate_of(table, ix)? {
+            if !index::implies(filter.as_ref(), &pred) {
+                continue;
+            }
+        }
+        found.push(i);
+    }
+    if found.is_empty() {
+        return Err(PgError::new("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification"));
+    }
+    Ok(found)
+}
+
 impl OnConflict {
     pub(crate) fn bind(s: &Session, table: &Table, alias: Option<&str>, on: &sqlparser::ast::OnInsert) -> Result<OnConflict> {
         use sqlparser::ast::{ConflictTarget, OnConflictAction, OnInsert};
         let OnInsert::OnConflict(oc) = on else { return Err(PgError::feature("ON DUPLICATE KEY UPDATE is not PostgreSQL's syntax")) };
         let unique: Vec<usize> = (0..table.indexes.len()).filter(|&i| table.indexes[i].unique).collect();
-        // A partial unique index is inferred only from `ON CONFLICT (...) WHERE`, which
-        // heapstore's parser does not read: without a target all unique indexes are arbiters.
+        // Without a target all unique indexes are arbiters; a partial or expression index is
+        // inferred only from a target naming its expressions (and with a WHERE clause
+        // implying its predicate: `infer_arbiters`).
         let arbiters = match &oc.conflict_target {
             None => {
                 if matches!(oc.action, OnConflictAction::DoUpdate(_)) {
@@ -1080,6 +1161,10 @@ impl OnConflict {
                     return Err(PgError::new("42P10", "there is no unique or exclusion constraint matching the ON CONFLICT specification"));
                 }
                 found
+            }
+            Some(ConflictTarget::OnConstraint(name)) if inference_target(name).is_some() => {
+                let (elements, predicate) = inference_target(name).expect("checked");
+                infer_arbiters(table, &unique, &elements, predicate.as_deref())?
             }
             Some(ConflictTarget::OnConstraint(name)) => {
                 let n = super::ddl_table_name(name)?;

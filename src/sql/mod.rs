@@ -1386,6 +1386,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
             dialect::rewrite_locking_clauses(&mut tokens);
             dialect::rewrite_set_constraints(&mut tokens);
             dialect::rewrite_comment_on(&mut tokens);
+            dialect::rewrite_on_conflict_target(&mut tokens);
             Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
         }
         Err(e) => Err(e.into()),
