@@ -239,6 +239,43 @@ def s_inspect():
         conn.execute(text("DROP TABLE sa_refl"))
 
 
+def s_indexes_and_comments():
+    # Index(func.lower(...)), postgresql_include / postgresql_where, comment= on tables and
+    # columns (COMMENT ON), reflected back; on_conflict_do_update over an expression index.
+    from sqlalchemy import Index
+    from sqlalchemy.dialects.postgresql import insert as pg_insert
+    md = MetaData()
+    t = Table("sa_ix", md, Column("id", Integer, primary_key=True, comment="the key"), Column("email", Text, comment="login"),
+              Column("n", Integer), comment="indexed table")
+    Index("sa_ix_lower", func.lower(t.c.email), unique=True)
+    Index("sa_ix_n", t.c.n, postgresql_include=["email"], postgresql_where=t.c.n > 0)
+    drop_create(md)
+    insp = inspect(engine)
+    check(insp.get_table_comment("sa_ix") == {"text": "indexed table"}, f"get_table_comment {insp.get_table_comment('sa_ix')!r}")
+    comments = [(c["name"], c.get("comment")) for c in insp.get_columns("sa_ix")]
+    check(comments == [("id", "the key"), ("email", "login"), ("n", None)], f"column comments {comments!r}")
+    ix = {i["name"]: i for i in insp.get_indexes("sa_ix")}
+    lower = ix["sa_ix_lower"]
+    check(lower["unique"] and lower["expressions"] == ["lower(email)"], f"expression index {lower!r}")
+    n = ix["sa_ix_n"]
+    opts = n["dialect_options"]
+    check(n["column_names"] == ["n"] and opts.get("postgresql_include") == ["email"] and opts.get("postgresql_where") == "(n > 0)",
+          f"INCLUDE / WHERE index {n!r}")
+    with engine.begin() as conn:
+        conn.execute(insert(t).values(id=1, email="A@x", n=1))
+        st = pg_insert(t).values(id=2, email="a@X", n=5)
+        conn.execute(st.on_conflict_do_update(index_elements=[func.lower(t.c.email)], set_={"n": st.excluded.n}))
+        got = conn.execute(select(t.c.id, t.c.n)).all()
+        check([tuple(r) for r in got] == [(1, 5)], f"on_conflict_do_update over lower(email): {got!r}")
+        try:
+            with conn.begin_nested():
+                conn.execute(insert(t).values(id=3, email="A@X", n=0))
+            raise Fail("a duplicate lower(email) was accepted")
+        except IntegrityError as e:
+            check(sqlstate(e) == "23505", f"unique expression index: {sqlstate(e)}")
+    md.drop_all(engine)
+
+
 def s_arrays():
     from sqlalchemy.dialects.postgresql import ARRAY
     t = Table("sa_arr", MetaData(), Column("id", Integer, primary_key=True, autoincrement=False),
@@ -499,6 +536,7 @@ SCENARIOS = [
     ("psycopg: unique violation 23505, connection usable", s_unique),
     ("psycopg: inspect(): tables, columns, keys, indexes, checks, identity, views, sequences, autoload", s_inspect),
     ("psycopg: ORM: add, lazy load, update, delete, join, IntegrityError, foreign key", s_orm),
+    ("psycopg: expression, INCLUDE and partial indexes, comments: create, reflect, on_conflict_do_update", s_indexes_and_comments),
     ("psycopg: generated keys: SERIAL, server_default, RETURNING, ON CONFLICT", s_generated),
     ("psycopg: ARRAY columns: lists, NULL elements, 2-D, contains, any, subscripts, array_agg", s_arrays),
     ("psycopg: uuid primary key from gen_random_uuid(), Uuid columns, reflection", s_uuid),
