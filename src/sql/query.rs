@@ -2796,6 +2796,11 @@ impl<'a> Planner<'a> {
                     items.push(SelectItemB { name, expr: x, source });
                 }
                 SelectItem::ExprWithAlias { expr: e, alias } => {
+                    // sqlparser takes a string constant as an alias (`SELECT 'a' 'b'`, `SELECT 1
+                    // AS 'x'`); PostgreSQL's grammar has none there.
+                    if alias.quote_style == Some('\'') {
+                        return Err(PgError::syntax(format!("syntax error at or near \"'{}'\"", alias.value)));
+                    }
                     let x = b.bind(e)?;
                     let source = match &x {
                         Scalar::Col(i, _) => scope.cols[*i].source,
