@@ -270,6 +270,9 @@ pub(crate) struct Savepoint {
     /// The transaction's row-lock acquisitions when it was set (`txn::rowlock`): ROLLBACK TO
     /// releases those after it, as PostgreSQL's aborted subtransaction releases its row locks.
     row_locks: u64,
+    /// The session's lock journal's length when it was set (`LockManager::xact_mark`):
+    /// ROLLBACK TO gives back the relation and advisory locks first taken after it.
+    locks: usize,
     /// The session's settings, and the transaction's settings for commit, when it was set
     /// (invariant 10).
     settings: SessionSettings,
@@ -1455,11 +1458,13 @@ impl Session {
         self.command_done();
         let settings = self.settings();
         let shared = self.shared.clone();
+        let locks = shared.locks.xact_mark(self.locks.get_mut());
         let t = self.txn();
         let row_locks = shared.txns.row_locks.mark();
         let touched = t.touched.get_or_insert_with(Default::default).clone();
         let sp = Savepoint {
             row_locks,
+            locks,
             name: name.to_string(),
             cid: t.cid,
             touch_len: touched.mark(),
@@ -1535,7 +1540,7 @@ impl Session {
         let sh = self.shared.clone();
         let t = self.txn.as_mut().expect("in a transaction");
         let sp = &t.savepoints[i];
-        let (from, touch_len, row_locks) = (sp.cid, sp.touch_len, sp.row_locks);
+        let (from, touch_len, row_locks, locks) = (sp.cid, sp.touch_len, sp.row_locks, sp.locks);
         // Catalog changes since the savepoint are forgotten; files created since are deleted at
         // transaction end either way (they stay in new_files for an abort, and join
         // dead_files for a commit).
@@ -1555,6 +1560,7 @@ impl Session {
             sh.pool.drop_relation_buffers(*rel);
         }
         if me == INVALID_XID {
+            sh.locks.release_xact_since(self.locks.get_mut(), locks);
             return Ok(());
         }
         sh.txns.row_locks.release_since(me, row_locks);
@@ -1573,6 +1579,9 @@ impl Session {
             };
             heap.undo_page(block, me, from)?;
         }
+        // Last, once the changes made under them are undone: the relation and advisory locks
+        // first taken since the savepoint, as PostgreSQL's aborted subtransaction gives back.
+        sh.locks.release_xact_since(self.locks.get_mut(), locks);
         Ok(())
     }
 

@@ -97,3 +97,48 @@ fn waits_for_advisory_locks_end_in_a_grant_or_a_deadlock_error() {
         assert_eq!(codes, ["40P01"], "one of the two is the deadlock's victim: {ra:?} {rb:?}");
     });
 }
+
+/// ROLLBACK TO SAVEPOINT gives back the relation and transaction-level advisory locks first
+/// taken after the savepoint, as PostgreSQL's aborted subtransaction does; session-level
+/// advisory locks, and locks held since before the savepoint, stay.
+#[test]
+fn rollback_to_savepoint_gives_back_the_locks_taken_since() {
+    let (_t, _dir, db) = new_db(&[]);
+    let mut a = db.session();
+    let mut b = db.session();
+    // Whether `b` could take a table lock at once: "ok", or the error's SQLSTATE.
+    let try_lock = |b: &mut heapstore::Session, sql: &str| {
+        b.execute("BEGIN").unwrap();
+        let r = b.execute(sql).map(|_| "ok".to_string()).unwrap_or_else(|e| e.code.to_string());
+        b.execute("ROLLBACK").unwrap();
+        r
+    };
+    a.execute("CREATE TABLE lk1 (x int); CREATE TABLE lk2 (x int)").unwrap();
+    a.execute("BEGIN").unwrap();
+    a.execute("SAVEPOINT s").unwrap();
+    a.execute("LOCK TABLE lk1 IN ACCESS EXCLUSIVE MODE").unwrap();
+    a.execute("SELECT pg_advisory_xact_lock(7), pg_advisory_lock(8)").unwrap();
+    a.execute("INSERT INTO lk2 VALUES (1)").unwrap();
+    // Held now.
+    assert_eq!(try_lock(&mut b, "LOCK TABLE lk1 IN ACCESS SHARE MODE NOWAIT"), "55P03");
+    assert_eq!(rows(&mut b, "SELECT pg_try_advisory_lock(7)"), ["f"]);
+    a.execute("ROLLBACK TO SAVEPOINT s").unwrap();
+    assert_eq!(try_lock(&mut b, "LOCK TABLE lk1 IN ACCESS SHARE MODE NOWAIT"), "ok");
+    assert_eq!(rows(&mut b, "SELECT pg_try_advisory_lock(7), pg_try_advisory_lock(8)"), ["t|f"]);
+    b.execute("SELECT pg_advisory_unlock(7)").unwrap();
+    // A lock taken before the savepoint and again after it stays.
+    a.execute("LOCK TABLE lk2 IN EXCLUSIVE MODE").unwrap();
+    a.execute("SAVEPOINT t").unwrap();
+    a.execute("LOCK TABLE lk2 IN EXCLUSIVE MODE").unwrap();
+    a.execute("LOCK TABLE lk1 IN SHARE MODE").unwrap();
+    a.execute("RELEASE SAVEPOINT t").unwrap();
+    a.execute("SAVEPOINT u").unwrap();
+    a.execute("ROLLBACK TO SAVEPOINT u").unwrap();
+    assert_eq!(try_lock(&mut b, "LOCK TABLE lk2 IN ROW EXCLUSIVE MODE NOWAIT"), "55P03");
+    // A released savepoint's locks belong to the transaction: they stay too.
+    assert_eq!(try_lock(&mut b, "LOCK TABLE lk1 IN ROW EXCLUSIVE MODE NOWAIT"), "55P03");
+    a.execute("COMMIT").unwrap();
+    assert_eq!(try_lock(&mut b, "LOCK TABLE lk2 IN ROW EXCLUSIVE MODE NOWAIT"), "ok");
+    assert_eq!(rows(&mut a, "SELECT pg_advisory_unlock(8)"), ["t"]);
+    assert_eq!(rows(&mut a, "SELECT count(*) FROM lk2"), ["0"]);
+}

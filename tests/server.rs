@@ -1204,3 +1204,28 @@ fn a_large_cursor_holds_its_rows_in_a_temporary_file() {
     c.batch_execute("COMMIT").unwrap();
     assert_eq!(tmp_files(), 0);
 }
+
+/// A simple Query of several statements run one by one (it holds a SET) keeps every string
+/// constant as written: escapes, doubled quotes and quoted identifiers are not read twice.
+#[test]
+fn statements_of_one_query_keep_their_string_constants() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE sq (t text)").unwrap();
+    c.batch_execute(
+        r#"SET application_name = 'x'; INSERT INTO sq VALUES (E'a\\tb'), ('it''s'), ($$d$q$$), (U&'\0041'); SELECT 1 AS "a""b""#,
+    )
+    .unwrap();
+    assert_eq!(
+        simple_rows(&mut c, "SELECT t, length(t) FROM sq ORDER BY t"),
+        vec![
+            vec![Some("A".to_string()), Some("1".to_string())],
+            vec![Some("a\\tb".to_string()), Some("4".to_string())],
+            vec![Some("d$q".to_string()), Some("3".to_string())],
+            vec![Some("it's".to_string()), Some("4".to_string())],
+        ]
+    );
+    // SET, answered by the server itself, reads continued strings as the parser does.
+    c.batch_execute("SET application_name = 'con'\n'tinued'").unwrap();
+    assert_eq!(simple_rows(&mut c, "SHOW application_name"), vec![vec![Some("continued".to_string())]]);
+}

@@ -472,6 +472,15 @@ impl HeldRows {
         Ok(())
     }
 
+    /// Writes what is buffered for the temporary file, so that its size is checked against
+    /// `temp_file_limit` now (a cursor's DECLARE), not at a later push or read.
+    pub fn flush_file(&mut self) -> Result<()> {
+        match self.file.as_mut() {
+            Some(f) => Self::flush(f, self.limit),
+            None => Ok(()),
+        }
+    }
+
     /// The next held row, in the order pushed.
     pub fn pop(&mut self) -> Result<Option<Vec<Option<String>>>> {
         if let Some(r) = self.mem.pop_front() {

@@ -56,6 +56,12 @@
 //!    lock and succeeds. A deadlock victim keeps the locks it already held: the caller ends its
 //!    transaction with [`LockManager::release_all`], which lets the others proceed.
 //! 6. Wait statistics are two atomics per mode, touched only on the wait path.
+//! 7. A session's journal (`SessionLocks::xact_takes`) holds, in order, each relation or
+//!    advisory (tag, mode) whose transaction-level take count went from 0 to 1; ROLLBACK TO
+//!    SAVEPOINT ([`LockManager::release_xact_since`]) sets the count of each entry after the
+//!    savepoint's mark back to the session-level takes (releasing the lock at 0), and transaction
+//!    end empties it. Transaction-id locks are never journaled: a transaction's own xid lock
+//!    lasts until it ends.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -179,6 +185,11 @@ pub struct SessionLocks {
     shared: Arc<Shared>,
     proc: Arc<Proc>,
     local: LocalLocks,
+    /// The relation and advisory locks the transaction came to hold, in order: each entry is
+    /// a (tag, mode) the transaction did not hold before (its first transaction-level take),
+    /// so ROLLBACK TO SAVEPOINT can give back those taken since the savepoint
+    /// ([`LockManager::release_xact_since`]). Emptied at transaction end.
+    xact_takes: Vec<(LockTag, LockMode)>,
 }
 
 impl SessionLocks {
@@ -236,7 +247,7 @@ impl LockManager {
         sessions.push(Arc::clone(&proc));
         drop(sessions);
         let local = LocalLocks::new(self.shared.settings.release_walks_whole_table);
-        SessionLocks { shared: Arc::clone(&self.shared), proc, local }
+        SessionLocks { shared: Arc::clone(&self.shared), proc, local, xact_takes: Vec::new() }
     }
 
     /// Releases the session's locks and unregisters it (the same as dropping it).
@@ -251,13 +262,58 @@ impl LockManager {
     /// held until [`LockManager::release_all`]), 55P03 `canceling statement due to lock timeout`.
     pub fn lock(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode) -> Result<()> {
         self.check(s);
-        self.shared.lock(&s.proc, &mut s.local, tag, mode, true, false).map(drop)
+        let first = Self::first_xact_take(s, tag, mode);
+        self.shared.lock(&s.proc, &mut s.local, tag, mode, true, false)?;
+        if first {
+            s.xact_takes.push((tag, mode));
+        }
+        Ok(())
     }
 
     /// Takes `mode` on `tag` if that needs no wait; false otherwise.
     pub fn try_lock(&self, s: &mut SessionLocks, tag: LockTag, mode: LockMode) -> bool {
         self.check(s);
-        matches!(self.shared.lock(&s.proc, &mut s.local, tag, mode, false, false), Ok(true))
+        let first = Self::first_xact_take(s, tag, mode);
+        let got = matches!(self.shared.lock(&s.proc, &mut s.local, tag, mode, false, false), Ok(true));
+        if got && first {
+            s.xact_takes.push((tag, mode));
+        }
+        got
+    }
+
+    /// Whether a transaction-level take of `mode` on `tag` would be the transaction's first of
+    /// a relation or advisory lock ([`SessionLocks::xact_takes`]). Transaction-id and other
+    /// object locks are not journaled: the transaction's own xid lock must last until its end.
+    fn first_xact_take(s: &SessionLocks, tag: LockTag, mode: LockMode) -> bool {
+        matches!(tag, LockTag::Relation(_) | LockTag::Advisory { .. })
+            && s.local.find(tag, mode).is_none_or(|slot| {
+                let e = s.local.entry(slot);
+                e.count == e.session
+            })
+    }
+
+    /// Where the transaction's lock journal is now: a savepoint's mark for
+    /// [`LockManager::release_xact_since`].
+    pub fn xact_mark(&self, s: &SessionLocks) -> usize {
+        s.xact_takes.len()
+    }
+
+    /// ROLLBACK TO SAVEPOINT: gives back every transaction-level take of the relation and
+    /// advisory locks the transaction first took after `mark`, as PostgreSQL releases the
+    /// locks of an aborted subtransaction; session-level takes and locks held since before
+    /// the savepoint stay.
+    pub fn release_xact_since(&self, s: &mut SessionLocks, mark: usize) {
+        self.check(s);
+        while s.xact_takes.len() > mark {
+            let (tag, mode) = s.xact_takes.pop().expect("longer than mark");
+            let Some(slot) = s.local.find(tag, mode) else { continue };
+            let entry = s.local.entry_mut(slot);
+            entry.count = entry.session;
+            if entry.count == 0 {
+                let lock = s.local.remove(slot);
+                self.shared.release_held(&s.proc, lock);
+            }
+        }
     }
 
     /// Takes `mode` on `tag` for the session: the take outlives the transaction, until
@@ -313,6 +369,7 @@ impl LockManager {
     /// O(locks held): all but session-level takes ([`LockManager::lock_session`]).
     pub fn release_all(&self, s: &mut SessionLocks) {
         self.check(s);
+        s.xact_takes.clear();
         self.shared.release_all(&s.proc, &mut s.local, true);
     }
 

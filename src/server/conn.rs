@@ -1085,6 +1085,7 @@ impl<S: Read + Write> Conn<'_, S> {
         } else {
             return Err(PgError::syntax("cursor's query must be a SELECT"));
         }
+        held.flush_file()?;
         let tables = crate::sql::query_tables(&self.session, q);
         self.cursors.insert(n, Cursor { result: r, held, tables });
         Ok(crate::sql::tag("DECLARE CURSOR"))

@@ -285,8 +285,10 @@ pub struct LocalOutcome {
 /// The tokens of one statement, without whitespace and its ending semicolons; None for text
 /// that does not tokenize or holds more than one statement (each is answered on its own).
 fn words(sql: &str) -> Option<Vec<Token>> {
-    let toks = Tokenizer::new(&Pg, sql).tokenize().ok()?;
-    let toks: Vec<Token> = toks.into_iter().filter(|t| !matches!(t, Token::Whitespace(_))).collect();
+    let mut toks = Tokenizer::new(&Pg, sql).tokenize_with_location().ok()?;
+    // String constants as the engine's parser reads them (dollar quoting, continuation).
+    crate::sql::dialect::rewrite_string_constants(&mut toks);
+    let toks: Vec<Token> = toks.into_iter().map(|t| t.token).filter(|t| !matches!(t, Token::Whitespace(_))).collect();
     let end = toks.iter().rposition(|t| !matches!(t, Token::SemiColon)).map_or(0, |p| p + 1);
     if toks[..end].iter().any(|t| matches!(t, Token::SemiColon)) {
         return None;

@@ -750,43 +750,57 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
 
 /// String constants as PostgreSQL's lexer reads them where sqlparser does not: a
 /// dollar-quoted string (`$$it's$$`, `$tag$...$tag$`) is a string constant like any other,
-/// and two quoted strings separated only by whitespace that contains a newline (comments
-/// count as whitespace) are one constant (`'multi'\n'line'` is `'multiline'`, the SQL
-/// standard's continuation).
+/// and two single-quoted strings separated only by whitespace that contains a newline
+/// (`--` comments count as whitespace, `/* */` ones do not) are one constant (`'multi'`
+/// newline `'line'` is `'multiline'`, the SQL standard's continuation). A dollar-quoted
+/// string is never continued. One pass: the tokens are moved to a new vector.
 pub(crate) fn rewrite_string_constants(tokens: &mut Vec<TokenWithSpan>) {
     use sqlparser::tokenizer::Whitespace as W;
-    for t in tokens.iter_mut() {
-        if let Token::DollarQuotedString(d) = &t.token {
-            t.token = Token::SingleQuotedString(d.value.clone());
-        }
+    if !tokens.iter().any(|t| matches!(t.token, Token::SingleQuotedString(_) | Token::DollarQuotedString(_))) {
+        return;
     }
-    let mut i = 0;
-    while i < tokens.len() {
-        if !matches!(tokens[i].token, Token::SingleQuotedString(_)) {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 1;
-        let mut newline = false;
-        while let Some(Token::Whitespace(w)) = tokens.get(j).map(|t| &t.token) {
-            newline |= match w {
-                W::Newline | W::SingleLineComment { .. } => true,
-                W::MultiLineComment(c) => c.contains('\n'),
-                W::Space | W::Tab => false,
-            };
-            j += 1;
-        }
-        match tokens.get(j).map(|t| &t.token) {
-            Some(Token::SingleQuotedString(next)) if newline => {
-                let next = next.clone();
-                if let Token::SingleQuotedString(v) = &mut tokens[i].token {
-                    v.push_str(&next);
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    // The index in `out` of the last single-quoted string, and whether only whitespace with a
+    // newline has come since.
+    let mut open: Option<(usize, bool)> = None;
+    let mut pending: Vec<TokenWithSpan> = Vec::new();
+    for t in std::mem::take(tokens) {
+        match &t.token {
+            Token::Whitespace(w) if open.is_some() => {
+                if matches!(w, W::Newline | W::SingleLineComment { .. }) {
+                    open = open.map(|(i, _)| (i, true));
+                } else if matches!(w, W::MultiLineComment(_)) {
+                    // A block comment ends the chance of a continuation.
+                    out.append(&mut pending);
+                    out.push(t);
+                    open = None;
+                    continue;
                 }
-                tokens.drain(i + 1..=j);
+                pending.push(t);
             }
-            _ => i += 1,
+            Token::SingleQuotedString(next) if matches!(open, Some((_, true))) => {
+                let (i, _) = open.expect("matched");
+                if let Token::SingleQuotedString(v) = &mut out[i].token {
+                    v.push_str(next);
+                }
+                pending.clear();
+                open = Some((i, false));
+            }
+            _ => {
+                out.append(&mut pending);
+                // Only a string written single-quoted may be continued.
+                let single = matches!(t.token, Token::SingleQuotedString(_));
+                let t = match t.token {
+                    Token::DollarQuotedString(d) => TokenWithSpan { token: Token::SingleQuotedString(d.value), span: t.span },
+                    _ => t,
+                };
+                out.push(t);
+                open = single.then(|| (out.len() - 1, false));
+            }
         }
     }
+    out.append(&mut pending);
+    *tokens = out;
 }
 
 /// The constraint name [`rewrite_on_conflict_target`] gives an inference target sqlparser
@@ -796,10 +810,15 @@ pub(crate) const INFER_MARKER: &str = "\u{1}infer:";
 /// Separates an inference target's elements from its WHERE clause in [`INFER_MARKER`]'s name.
 pub(crate) const INFER_WHERE: char = '\u{2}';
 
-/// A token as SQL text that reads back as the same token.
+/// A token as SQL text that reads back as the same token (the tokenizer has unescaped string
+/// constants: each is written back as a standard string with the same value).
 fn token_sql(t: &Token) -> String {
     match t {
-        Token::SingleQuotedString(s) => format!("'{}'", s.replace('\'', "''")),
+        Token::SingleQuotedString(s)
+        | Token::EscapedStringLiteral(s)
+        | Token::NationalStringLiteral(s)
+        | Token::UnicodeStringLiteral(s) => format!("'{}'", s.replace('\'', "''")),
+        Token::DollarQuotedString(d) => format!("'{}'", d.value.replace('\'', "''")),
         Token::Word(w) if w.quote_style == Some('"') => format!("\"{}\"", w.value.replace('"', "\"\"")),
         other => other.to_string(),
     }
@@ -813,6 +832,12 @@ fn token_sql(t: &Token) -> String {
 pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
     let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
     let next_sig = |tokens: &[TokenWithSpan], from: usize| (from..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_)));
+    let conflict = |t: &TokenWithSpan| is_kw(t, Keyword::CONFLICT);
+    if !tokens.iter().any(conflict) {
+        return;
+    }
+    // The replacements, (from, to, tokens), made in one pass at the end.
+    let mut edits: Vec<(usize, usize, Vec<Token>)> = Vec::new();
     let mut i = 0;
     while i < tokens.len() {
         if !is_kw(&tokens[i], Keyword::ON) {
@@ -865,7 +890,9 @@ pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
             predicate = Some(tokens[w + 1..j].iter().map(|t| token_sql(&t.token)).collect::<String>());
             end = j;
         }
-        if simple && predicate.is_none() {
+        // Only an INSERT's target: DO follows it.
+        let before_do = next_sig(tokens, end).is_some_and(|d| is_kw(&tokens[d], Keyword::DO));
+        if (simple && predicate.is_none()) || !before_do {
             i = close + 1;
             continue;
         }
@@ -875,9 +902,8 @@ pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
             name.push(INFER_WHERE);
             name.push_str(&p);
         }
-        let span = tokens[open].span;
         let sp = || Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
-        let out = [
+        let out = vec![
             Token::make_keyword("ON"),
             sp(),
             Token::make_keyword("CONSTRAINT"),
@@ -885,9 +911,27 @@ pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
             Token::Word(sqlparser::tokenizer::Word { value: name, quote_style: Some('"'), keyword: Keyword::NoKeyword }),
             sp(),
         ];
-        let n = out.len();
-        tokens.splice(open..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
-        i = open + n;
+        edits.push((open, end, out));
+        i = end;
+    }
+    if edits.is_empty() {
+        return;
+    }
+    let old = std::mem::take(tokens);
+    let mut edits = edits.into_iter().peekable();
+    let mut it = old.into_iter().enumerate().peekable();
+    while let Some((k, t)) = it.next() {
+        if edits.peek().is_some_and(|(from, _, _)| *from == k) {
+            let (_, to, out) = edits.next().expect("peeked");
+            let span = t.span;
+            tokens.extend(out.into_iter().map(|token| TokenWithSpan { token, span }));
+            // Skip the rest of the replaced range.
+            while it.peek().is_some_and(|(k, _)| *k < to) {
+                it.next();
+            }
+        } else {
+            tokens.push(t);
+        }
     }
 }
 

@@ -1057,18 +1057,30 @@ fn inference_target(name: &sqlparser::ast::ObjectName) -> Option<(String, Option
 /// index whose keys — columns and expressions, in any order — are exactly the elements, and
 /// which is not partial or whose predicate the WHERE clause implies (`index::implies`).
 /// None: 42P10.
-fn infer_arbiters(table: &Table, unique: &[usize], elements: &str, predicate: Option<&str>) -> Result<Vec<usize>> {
+fn infer_arbiters(table: &Table, alias: Option<&str>, unique: &[usize], elements: &str, predicate: Option<&str>) -> Result<Vec<usize>> {
     let key = |k: KeyRef| match k {
         KeyRef::Col(c) => format!("c{c}"),
         KeyRef::Expr(d) => format!("e{d}"),
     };
-    let exprs = sqlparser::parser::Parser::new(&super::dialect::Pg)
-        .try_with_sql(elements)
-        .and_then(|mut p| p.parse_comma_separated(sqlparser::parser::Parser::parse_expr))
+    // Errors name no position: the text is the target's, not the statement's.
+    let unplaced = |mut e: PgError| {
+        e.position = 0;
+        e
+    };
+    // The whole text, or a syntax error (an operator class, ASC / DESC after an element).
+    let whole = |text: &str, what: &str| -> Result<sqlparser::parser::Parser<'static>> {
+        sqlparser::parser::Parser::new(&super::dialect::Pg)
+            .try_with_sql(text)
+            .map_err(|e| PgError::syntax(format!("syntax error in ON CONFLICT's {what}: {e}")))
+    };
+    let mut p = whole(elements, "inference specification")?;
+    let exprs = p
+        .parse_comma_separated(sqlparser::parser::Parser::parse_expr)
+        .and_then(|v| p.expect_token(&sqlparser::tokenizer::Token::EOF).map(|_| v))
         .map_err(|e| PgError::syntax(format!("syntax error in ON CONFLICT's inference specification: {e}")))?;
     let mut want = Vec::with_capacity(exprs.len());
     for e in &exprs {
-        let b = super::expr::bind(e, table)?;
+        let b = super::expr::bind_as(e, table, alias).map_err(unplaced)?;
         want.push(key(match b {
             Scalar::Col(c, _) => KeyRef::Col(c),
             other => KeyRef::Expr(format!("{other:?}")),
@@ -1077,13 +1089,14 @@ fn infer_arbiters(table: &Table, unique: &[usize], elements: &str, predicate: Op
     want.sort();
     want.dedup();
     let filter = match predicate {
-        Some(p) => {
-            let e = sqlparser::parser::Parser::new(&super::dialect::Pg)
-                .try_with_sql(p)
-                .and_then(|mut p| p.parse_expr())
+        Some(text) => {
+            let mut p = whole(text, "WHERE clause")?;
+            let e = p
+                .parse_expr()
+                .and_then(|e| p.expect_token(&sqlparser::tokenizer::Token::EOF).map(|_| e))
                 .map_err(|e| PgError::syntax(format!("syntax error in ON CONFLICT's WHERE clause: {e}")))?;
-            let scope = super::expr::Scope::of_table(table, None);
-            Some(super::expr::Binder::new(&scope).boolean(&e, "WHERE")?)
+            let scope = super::expr::Scope::of_table(table, alias);
+            Some(super::expr::Binder::new(&scope).boolean(&e, "WHERE").map_err(unplaced)?)
         }
         None => None,
     };
@@ -1164,7 +1177,7 @@ impl OnConflict {
             }
             Some(ConflictTarget::OnConstraint(name)) if inference_target(name).is_some() => {
                 let (elements, predicate) = inference_target(name).expect("checked");
-                infer_arbiters(table, &unique, &elements, predicate.as_deref())?
+                infer_arbiters(table, alias, &unique, &elements, predicate.as_deref())?
             }
             Some(ConflictTarget::OnConstraint(name)) => {
                 let n = super::ddl_table_name(name)?;

@@ -89,7 +89,9 @@ pub fn split_statements(sql: &str) -> Result<Vec<String>> {
     let dialect = Pg;
     let guarded = guard_question(sql);
     let sql = guarded.as_deref().unwrap_or(sql);
-    let toks = Tokenizer::new(&dialect, sql).tokenize().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
+    // Not unescaped: each token's text is written back as it was (an unescaped E'a\\tb' or
+    // 'it''s' would come back as another string, or none).
+    let toks = Tokenizer::new(&dialect, sql).with_unescape(false).tokenize().map_err(|e| PgError::syntax(format!("syntax error: {e}")))?;
     let mut out = Vec::new();
     let mut cur = String::new();
     for t in toks {
@@ -99,7 +101,16 @@ pub fn split_statements(sql: &str) -> Result<Vec<String>> {
             }
             cur.clear();
         } else {
-            cur.push_str(&t.to_string());
+            match &t {
+                // The tokenizer decodes these whatever it is told: written back as standard
+                // strings with the same value.
+                Token::EscapedStringLiteral(v) | Token::UnicodeStringLiteral(v) => {
+                    cur.push('\'');
+                    cur.push_str(&v.replace('\'', "''"));
+                    cur.push('\'');
+                }
+                _ => cur.push_str(&t.to_string()),
+            }
         }
     }
     if !cur.trim().is_empty() {
