@@ -1559,8 +1559,12 @@ impl Session {
         for rel in &discarded {
             sh.pool.drop_relation_buffers(*rel);
         }
+        // The relations an open cursor or suspended portal reads keep their locks (heapstore
+        // keeps such cursors open past ROLLBACK TO; PostgreSQL closes them).
+        let in_use = self.in_use.clone();
+        let keep = move |tag: crate::lock::LockTag| tag.relation().is_some_and(|oid| in_use.contains(&oid));
         if me == INVALID_XID {
-            sh.locks.release_xact_since(self.locks.get_mut(), locks);
+            sh.locks.release_xact_since(self.locks.get_mut(), locks, keep);
             return Ok(());
         }
         sh.txns.row_locks.release_since(me, row_locks);
@@ -1581,7 +1585,7 @@ impl Session {
         }
         // Last, once the changes made under them are undone: the relation and advisory locks
         // first taken since the savepoint, as PostgreSQL's aborted subtransaction gives back.
-        sh.locks.release_xact_since(self.locks.get_mut(), locks);
+        sh.locks.release_xact_since(self.locks.get_mut(), locks, keep);
         Ok(())
     }
 

@@ -103,7 +103,7 @@ fn waits_for_advisory_locks_end_in_a_grant_or_a_deadlock_error() {
 /// advisory locks, and locks held since before the savepoint, stay.
 #[test]
 fn rollback_to_savepoint_gives_back_the_locks_taken_since() {
-    let (_t, _dir, db) = new_db(&[]);
+    let (_t, _dir, db) = new_db(&["lock_timeout=300ms"]);
     let mut a = db.session();
     let mut b = db.session();
     // Whether `b` could take a table lock at once: "ok", or the error's SQLSTATE.
@@ -141,4 +141,16 @@ fn rollback_to_savepoint_gives_back_the_locks_taken_since() {
     assert_eq!(try_lock(&mut b, "LOCK TABLE lk2 IN ROW EXCLUSIVE MODE NOWAIT"), "ok");
     assert_eq!(rows(&mut a, "SELECT pg_advisory_unlock(8)"), ["t"]);
     assert_eq!(rows(&mut a, "SELECT count(*) FROM lk2"), ["0"]);
+    // A foreign key's key lock taken for a row since undone is given back: deleting the
+    // parent does not wait for the transaction.
+    a.execute("CREATE TABLE par (id int PRIMARY KEY); CREATE TABLE ch (p int REFERENCES par); INSERT INTO par VALUES (1), (2)").unwrap();
+    a.execute("BEGIN").unwrap();
+    a.execute("INSERT INTO ch VALUES (2)").unwrap();
+    a.execute("SAVEPOINT s").unwrap();
+    a.execute("INSERT INTO ch VALUES (1)").unwrap();
+    a.execute("ROLLBACK TO SAVEPOINT s").unwrap();
+    b.execute("DELETE FROM par WHERE id = 1").unwrap();
+    // The key lock taken before the savepoint stays (lock_timeout: 55P03).
+    assert_eq!(err(&mut b, "DELETE FROM par WHERE id = 2").code, "55P03");
+    a.execute("COMMIT").unwrap();
 }

@@ -1229,3 +1229,22 @@ fn statements_of_one_query_keep_their_string_constants() {
     c.batch_execute("SET application_name = 'con'\n'tinued'").unwrap();
     assert_eq!(simple_rows(&mut c, "SHOW application_name"), vec![vec![Some("continued".to_string())]]);
 }
+
+/// A cursor opened after a savepoint stays open past ROLLBACK TO (heapstore keeps it), and
+/// keeps the lock on the table it reads: another session cannot drop the table under it.
+#[test]
+fn a_cursor_keeps_its_tables_lock_past_rollback_to() {
+    let s = TestServer::default();
+    let mut a = s.tcp();
+    let mut b = s.tcp();
+    a.batch_execute("CREATE TABLE ck (x int); INSERT INTO ck VALUES (1), (2)").unwrap();
+    a.batch_execute("BEGIN; SAVEPOINT s; DECLARE c CURSOR FOR SELECT x FROM ck ORDER BY x").unwrap();
+    assert_eq!(simple_rows(&mut a, "FETCH 1 FROM c"), vec![vec![Some("1".to_string())]]);
+    a.batch_execute("ROLLBACK TO SAVEPOINT s").unwrap();
+    b.batch_execute("BEGIN").unwrap();
+    assert_eq!(code(&b.batch_execute("LOCK TABLE ck IN ACCESS EXCLUSIVE MODE NOWAIT").unwrap_err()), "55P03");
+    b.batch_execute("ROLLBACK").unwrap();
+    assert_eq!(simple_rows(&mut a, "FETCH 1 FROM c"), vec![vec![Some("2".to_string())]]);
+    a.batch_execute("COMMIT").unwrap();
+    b.batch_execute("DROP TABLE ck").unwrap();
+}

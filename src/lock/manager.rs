@@ -56,8 +56,8 @@
 //!    lock and succeeds. A deadlock victim keeps the locks it already held: the caller ends its
 //!    transaction with [`LockManager::release_all`], which lets the others proceed.
 //! 6. Wait statistics are two atomics per mode, touched only on the wait path.
-//! 7. A session's journal (`SessionLocks::xact_takes`) holds, in order, each relation or
-//!    advisory (tag, mode) whose transaction-level take count went from 0 to 1; ROLLBACK TO
+//! 7. A session's journal (`SessionLocks::xact_takes`) holds, in order, each relation, object
+//!    or advisory (tag, mode) whose transaction-level take count went from 0 to 1; ROLLBACK TO
 //!    SAVEPOINT ([`LockManager::release_xact_since`]) sets the count of each entry after the
 //!    savepoint's mark back to the session-level takes (releasing the lock at 0), and transaction
 //!    end empties it. Transaction-id locks are never journaled: a transaction's own xid lock
@@ -282,10 +282,11 @@ impl LockManager {
     }
 
     /// Whether a transaction-level take of `mode` on `tag` would be the transaction's first of
-    /// a relation or advisory lock ([`SessionLocks::xact_takes`]). Transaction-id and other
-    /// object locks are not journaled: the transaction's own xid lock must last until its end.
+    /// a relation, object (a foreign key's key lock) or advisory lock
+    /// ([`SessionLocks::xact_takes`]). Transaction-id locks are not journaled: the
+    /// transaction's own xid lock must last until its end.
     fn first_xact_take(s: &SessionLocks, tag: LockTag, mode: LockMode) -> bool {
-        matches!(tag, LockTag::Relation(_) | LockTag::Advisory { .. })
+        !matches!(tag, LockTag::Transaction(_))
             && s.local.find(tag, mode).is_none_or(|slot| {
                 let e = s.local.entry(slot);
                 e.count == e.session
@@ -298,14 +299,18 @@ impl LockManager {
         s.xact_takes.len()
     }
 
-    /// ROLLBACK TO SAVEPOINT: gives back every transaction-level take of the relation and
-    /// advisory locks the transaction first took after `mark`, as PostgreSQL releases the
+    /// ROLLBACK TO SAVEPOINT: gives back every transaction-level take of the relation, object
+    /// and advisory locks the transaction first took after `mark`, as PostgreSQL releases the
     /// locks of an aborted subtransaction; session-level takes and locks held since before
-    /// the savepoint stay.
-    pub fn release_xact_since(&self, s: &mut SessionLocks, mark: usize) {
+    /// the savepoint stay, and so do those `keep` selects (they are then held to the
+    /// transaction's end, unjournaled).
+    pub fn release_xact_since(&self, s: &mut SessionLocks, mark: usize, keep: impl Fn(LockTag) -> bool) {
         self.check(s);
         while s.xact_takes.len() > mark {
             let (tag, mode) = s.xact_takes.pop().expect("longer than mark");
+            if keep(tag) {
+                continue;
+            }
             let Some(slot) = s.local.find(tag, mode) else { continue };
             let entry = s.local.entry_mut(slot);
             entry.count = entry.session;
