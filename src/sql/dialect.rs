@@ -653,25 +653,9 @@ pub(crate) const ALL_CONSTRAINTS: &str = "\u{1}all";
 /// after `SET CONSTRAINTS` is left for the parser to refuse.
 pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
     let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
-    let mut i = 0;
-    let mut at_start = true;
-    while i < tokens.len() {
-        match &tokens[i].token {
-            Token::Whitespace(_) => {
-                i += 1;
-                continue;
-            }
-            Token::SemiColon => {
-                at_start = true;
-                i += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let start = at_start && is_kw(&tokens[i], Keyword::SET);
-        at_start = false;
-        if !start {
-            i += 1;
+    // Last statement first: a rewrite moves only the tokens after it.
+    for i in statement_starts(tokens).into_iter().rev() {
+        if !is_kw(&tokens[i], Keyword::SET) {
             continue;
         }
         let sig: Vec<usize> = (i + 1..tokens.len()).filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).take(4096).collect();
@@ -679,7 +663,6 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
             |&j| matches!(&tokens[j].token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("constraints")),
         );
         if !constraints {
-            i += 1;
             continue;
         }
         let mut k = 1;
@@ -738,14 +721,30 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
                     out.push(Token::SingleQuotedString(n));
                 }
                 let end = sig[k] + 1;
-                let n = out.len();
                 tokens.splice(i..end, out.into_iter().map(|token| TokenWithSpan { token, span }));
-                i += n;
-                continue;
             }
         }
-        i += 1;
     }
+}
+
+/// The index of each statement's first token that is not whitespace (at the start, and
+/// after each `;`).
+fn statement_starts(tokens: &[TokenWithSpan]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut at_start = true;
+    for (i, t) in tokens.iter().enumerate() {
+        match t.token {
+            Token::Whitespace(_) => {}
+            Token::SemiColon => at_start = true,
+            _ => {
+                if at_start {
+                    out.push(i);
+                }
+                at_start = false;
+            }
+        }
+    }
+    out
 }
 
 /// String constants as PostgreSQL's lexer reads them where sqlparser does not: a
@@ -944,35 +943,18 @@ pub(crate) const COMMENT_KIND_MARKER: &str = "\u{1}comment_on_";
 /// marker). Anything else is left for the parser.
 pub(crate) fn rewrite_comment_on(tokens: &mut Vec<TokenWithSpan>) {
     let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
-    let mut i = 0;
-    let mut at_start = true;
-    while i < tokens.len() {
-        match &tokens[i].token {
-            Token::Whitespace(_) => {
-                i += 1;
-                continue;
-            }
-            Token::SemiColon => {
-                at_start = true;
-                i += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let start = at_start && is_kw(&tokens[i], Keyword::COMMENT);
-        at_start = false;
-        if !start {
-            i += 1;
+    // Last statement first: a rewrite moves only the tokens after it.
+    for i in statement_starts(tokens).into_iter().rev() {
+        if !is_kw(&tokens[i], Keyword::COMMENT) {
             continue;
         }
         let sig: Vec<usize> = (i + 1..tokens.len()).filter(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).take(3).collect();
-        let (Some(&on), Some(&kind)) = (sig.first(), sig.get(1)) else { break };
+        let (Some(&on), Some(&kind)) = (sig.first(), sig.get(1)) else { continue };
         let word = match &tokens[kind].token {
             Token::Word(w) if w.quote_style.is_none() => w.value.to_ascii_lowercase(),
             _ => String::new(),
         };
         if !is_kw(&tokens[on], Keyword::ON) || !matches!(word.as_str(), "index" | "view" | "sequence") {
-            i += 1;
             continue;
         }
         let span = tokens[kind].span;
@@ -989,7 +971,6 @@ pub(crate) fn rewrite_comment_on(tokens: &mut Vec<TokenWithSpan>) {
         // The name's first part follows the kind's whitespace.
         let name = (kind + 1..tokens.len()).find(|&j| !matches!(tokens[j].token, Token::Whitespace(_))).unwrap_or(tokens.len());
         tokens.splice(kind..name, out.into_iter().map(|token| TokenWithSpan { token, span }));
-        i = kind + 4;
     }
 }
 
