@@ -7,15 +7,7 @@
 
 mod common;
 use common::*;
-use heapstore::{Database, Session};
-
-fn check(s: &mut Session, table: &str) -> u64 {
-    heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn plan(s: &mut Session, sql: &str) -> String {
-    rows(s, &format!("EXPLAIN (COSTS OFF) {sql}")).join("\n")
-}
+use heapstore::Database;
 
 #[test]
 fn a_unique_expression_index_constrains_the_expressions_value() {

@@ -3,6 +3,7 @@
 //! and chains survive crashes, savepoints, unique checks and indexes built over them.
 
 mod common;
+use common::check;
 
 use heapstore::{Database, Session};
 
@@ -16,10 +17,6 @@ fn one(s: &mut Session, sql: &str) -> Option<String> {
 fn firsts(s: &mut Session, sql: &str) -> Vec<Option<String>> {
     let mut r = s.execute(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
     r.pop().unwrap().rows.into_iter().map(|row| row[0].clone()).collect()
-}
-
-fn check(s: &mut Session, table: &str) -> u64 {
-    heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn size(s: &mut Session, rel: &str) -> u64 {

@@ -5,6 +5,7 @@
 //! open snapshot still sees.
 
 mod common;
+use common::check;
 
 use heapstore::{Database, Session};
 
@@ -29,10 +30,6 @@ fn pages(s: &mut Session, table: &str) -> (u64, u64, u64) {
 
 fn relation_pages(s: &mut Session, table: &str) -> u64 {
     one(s, &format!("SELECT pg_relation_size('{table}')")).parse::<u64>().unwrap() / 8192
-}
-
-fn check(s: &mut Session, table: &str) -> u64 {
-    heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn fill(s: &mut Session, table: &str, from: i64, to: i64, pad: usize) {

@@ -64,3 +64,14 @@ pub fn err(s: &mut Session, sql: &str) -> heapstore::PgError {
         Err(e) => e,
     }
 }
+
+/// `sql::index::check_table`: each index of `table` agrees with its heap; the rows the
+/// snapshot sees.
+pub fn check(s: &mut Session, table: &str) -> u64 {
+    heapstore::sql::index::check_table(s, table).unwrap().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `EXPLAIN (COSTS OFF) sql`, its lines joined.
+pub fn plan(s: &mut Session, sql: &str) -> String {
+    rows(s, &format!("EXPLAIN (COSTS OFF) {sql}")).join("\n")
+}
