@@ -46,10 +46,13 @@
 //!    pages, what the transaction did from that command on (`access::heap::dml`'s undo:
 //!    created tuples dead to everyone, deleted ones live again, WAL-logged), forgets catalog
 //!    changes made since (files created since are deleted at transaction end, whichever way it
-//!    ends), clears the failed state, and keeps the savepoint. Heavyweight locks taken since
-//!    are kept to transaction end (PostgreSQL releases them; keeping them only blocks more).
-//!    An error during the undo leaves the transaction failed with no savepoints: only ROLLBACK
-//!    ends it, and the abort makes every change of the xid invisible.
+//!    ends), clears the failed state, and keeps the savepoint with a new subtransaction id
+//!    ([`Savepoint::id`]; the old one joins `Txn::aborted_subxacts`, closing the server's
+//!    cursors declared under it). Heavyweight locks first taken since are given back
+//!    (`lock::manager` invariant 7), but for the tables of cursors and portals that stay open
+//!    ([`Session::in_use`]). An error during the undo leaves the transaction failed with no
+//!    savepoints: only ROLLBACK ends it, and the abort makes every change of the xid
+//!    invisible.
 //! 10. Settings are transactional, as PostgreSQL's: a transaction remembers the session's
 //!     settings ([`SessionSettings`]) when it starts and each savepoint when it is set; an
 //!     abort, or ROLLBACK TO SAVEPOINT, puts them back. SET LOCAL changes only the current
@@ -248,6 +251,9 @@ pub(crate) struct Txn {
     pub constraint_modes: (Option<bool>, Vec<(u32, bool)>),
     /// Pages changed since the oldest open savepoint (kept while one is open).
     pub touched: Option<Arc<TouchLog>>,
+    /// The ids ([`Savepoint::id`]) of the subtransactions ROLLBACK TO SAVEPOINT has undone:
+    /// what was opened in one of them (a SQL cursor) is closed with it.
+    pub aborted_subxacts: Vec<u64>,
     /// Row changes by table OID, counted into `pg_stat_user_tables` when the transaction ends.
     pub counts: Vec<(u32, crate::stats::tables::Pending)>,
 }
@@ -256,6 +262,9 @@ pub(crate) struct Txn {
 #[derive(Debug)]
 pub(crate) struct Savepoint {
     pub name: String,
+    /// The subtransaction it starts, unique within the session; ROLLBACK TO gives the
+    /// savepoint a new one (PostgreSQL starts a new subtransaction there).
+    pub id: u64,
     /// The first command after it: changes made at or after this command are undone.
     pub cid: CommandId,
     /// The touch log's length when it was set.
@@ -341,13 +350,20 @@ pub struct Session {
     /// statement's [`crate::exec::fk::Tracker::finish`] in a loop rather than by recursion.
     pub(crate) fk_queue: std::cell::RefCell<Vec<crate::exec::fk::Tracker>>,
     pub(crate) fk_nested: std::cell::Cell<bool>,
-    /// The tables this session's open cursors read (the server sets them before each
-    /// statement): DDL on one of them is refused with 55006, as PostgreSQL's
-    /// CheckTableNotInUse does.
-    pub in_use: Vec<u32>,
+    /// The tables this session's open cursors and suspended portals read (the server sets
+    /// them before each statement), each with the subtransactions open when its cursor was
+    /// declared ([`Session::open_subxacts`]; none for a portal): DDL on one of them is refused
+    /// with 55006, as PostgreSQL's CheckTableNotInUse does, and ROLLBACK TO SAVEPOINT keeps
+    /// their locks unless it closes the cursor.
+    pub in_use: Vec<(u32, Vec<u64>)>,
     /// How many transactions this session has ended: what a portal opened in one compares
     /// with to know that its transaction is over.
     pub ended_txns: u64,
+    /// How many of those committed: a WITH HOLD cursor outlives the transaction that declared
+    /// it only if this grew when it ended.
+    pub committed_txns: u64,
+    /// The last subtransaction id handed to a savepoint ([`Savepoint::id`]).
+    subxact_seq: u64,
     /// When the current client message arrived (microseconds since 2000-01-01):
     /// `statement_timestamp()`, and the start of a transaction the statement begins. Set by
     /// [`Session::mark_statement_start`]; `None` before the first statement.
@@ -418,7 +434,7 @@ impl Session {
     /// 55006 when an open cursor of this session reads `table` (`what`: the command, as
     /// PostgreSQL names it in the message).
     pub(crate) fn check_not_in_use(&self, table: &crate::catalog::Table, what: &str) -> Result<()> {
-        if self.in_use.contains(&table.oid) {
+        if self.in_use.iter().any(|(oid, _)| *oid == table.oid) {
             return Err(PgError::new(
                 "55006",
                 format!("cannot {what} \"{}\" because it is being used by active queries in this session", table.name),
@@ -467,6 +483,8 @@ impl Session {
             fk_nested: Default::default(),
             in_use: Vec::new(),
             ended_txns: 0,
+            committed_txns: 0,
+            subxact_seq: 0,
             stmt_start_us: None,
             c_collate: Default::default(),
             temp: Default::default(),
@@ -1093,6 +1111,7 @@ impl Session {
         }
         match self.commit_durably(&t) {
             Ok(()) => {
+                self.committed_txns += 1;
                 self.apply_temp(&t);
                 self.release_locks(&t);
                 if let Some(at_commit) = t.settings_at_commit {
@@ -1462,7 +1481,11 @@ impl Session {
         let t = self.txn();
         let row_locks = shared.txns.row_locks.mark();
         let touched = t.touched.get_or_insert_with(Default::default).clone();
+        self.subxact_seq += 1;
+        let id = self.subxact_seq;
+        let t = self.txn.as_mut().expect("in a transaction");
         let sp = Savepoint {
+            id,
             row_locks,
             locks,
             name: name.to_string(),
@@ -1482,6 +1505,18 @@ impl Session {
         t.ran_statement = true;
         t.savepoints.push(sp);
         Ok(())
+    }
+
+    /// The subtransactions open now ([`Savepoint::id`], oldest first): what a SQL cursor
+    /// declared now belongs to.
+    pub(crate) fn open_subxacts(&self) -> Vec<u64> {
+        self.txn.as_ref().map(|t| t.savepoints.iter().map(|sp| sp.id).collect()).unwrap_or_default()
+    }
+
+    /// Whether ROLLBACK TO SAVEPOINT undid one of `ids` (from [`Session::open_subxacts`]) in
+    /// the current transaction.
+    pub(crate) fn subxacts_aborted(&self, ids: &[u64]) -> bool {
+        self.txn.as_ref().is_some_and(|t| ids.iter().any(|id| t.aborted_subxacts.contains(id)))
     }
 
     /// The position of the newest open savepoint called `name`, or 3B001.
@@ -1513,8 +1548,12 @@ impl Session {
         let i = self.find_savepoint(name)?;
         match self.undo_since(i) {
             Ok(()) => {
+                self.subxact_seq += 1;
+                let fresh = self.subxact_seq;
                 let t = self.txn();
                 t.savepoints.truncate(i + 1);
+                let undone = std::mem::replace(&mut t.savepoints[i].id, fresh);
+                t.aborted_subxacts.push(undone);
                 t.failed = false;
                 let sp = &t.savepoints[i];
                 let (settings, at_commit) = (sp.settings.clone(), sp.settings_at_commit.clone());
@@ -1540,7 +1579,7 @@ impl Session {
         let sh = self.shared.clone();
         let t = self.txn.as_mut().expect("in a transaction");
         let sp = &t.savepoints[i];
-        let (from, touch_len, row_locks, locks) = (sp.cid, sp.touch_len, sp.row_locks, sp.locks);
+        let (from, touch_len, row_locks, locks, undone) = (sp.cid, sp.touch_len, sp.row_locks, sp.locks, sp.id);
         // Catalog changes since the savepoint are forgotten; files created since are deleted at
         // transaction end either way (they stay in new_files for an abort, and join
         // dead_files for a commit).
@@ -1559,9 +1598,10 @@ impl Session {
         for rel in &discarded {
             sh.pool.drop_relation_buffers(*rel);
         }
-        // The relations an open cursor or suspended portal reads keep their locks (heapstore
-        // keeps such cursors open past ROLLBACK TO; PostgreSQL closes them).
-        let in_use = self.in_use.clone();
+        // The relations a cursor or suspended portal that stays open reads keep their locks:
+        // a cursor declared since the savepoint is closed with it (by the server), a portal
+        // stays (heapstore keeps those open past ROLLBACK TO; PostgreSQL fails them).
+        let in_use: Vec<u32> = self.in_use.iter().filter(|(_, subxacts)| !subxacts.contains(&undone)).map(|(oid, _)| *oid).collect();
         let keep = move |tag: crate::lock::LockTag| tag.relation().is_some_and(|oid| in_use.contains(&oid));
         if me == INVALID_XID {
             sh.locks.release_xact_since(self.locks.get_mut(), locks, keep);

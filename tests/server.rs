@@ -1233,18 +1233,85 @@ fn statements_of_one_query_keep_their_string_constants() {
 /// A cursor opened after a savepoint stays open past ROLLBACK TO (heapstore keeps it), and
 /// keeps the lock on the table it reads: another session cannot drop the table under it.
 #[test]
-fn a_cursor_keeps_its_tables_lock_past_rollback_to() {
+fn rollback_to_closes_the_cursors_declared_since_and_gives_back_their_locks() {
     let s = TestServer::default();
     let mut a = s.tcp();
     let mut b = s.tcp();
-    a.batch_execute("CREATE TABLE ck (x int); INSERT INTO ck VALUES (1), (2)").unwrap();
-    a.batch_execute("BEGIN; SAVEPOINT s; DECLARE c CURSOR FOR SELECT x FROM ck ORDER BY x").unwrap();
+    a.batch_execute("CREATE TABLE ck (x int); INSERT INTO ck VALUES (1), (2); CREATE TABLE ck2 (y int); INSERT INTO ck2 VALUES (7)")
+        .unwrap();
+    a.batch_execute("BEGIN; DECLARE early CURSOR FOR SELECT y FROM ck2; SAVEPOINT s; DECLARE c CURSOR FOR SELECT x FROM ck ORDER BY x")
+        .unwrap();
     assert_eq!(simple_rows(&mut a, "FETCH 1 FROM c"), vec![vec![Some("1".to_string())]]);
     a.batch_execute("ROLLBACK TO SAVEPOINT s").unwrap();
+    // The cursor declared since the savepoint is gone, and with it its table's lock.
+    b.batch_execute("BEGIN; LOCK TABLE ck IN ACCESS EXCLUSIVE MODE NOWAIT; ROLLBACK").unwrap();
     b.batch_execute("BEGIN").unwrap();
-    assert_eq!(code(&b.batch_execute("LOCK TABLE ck IN ACCESS EXCLUSIVE MODE NOWAIT").unwrap_err()), "55P03");
+    assert_eq!(code(&b.batch_execute("LOCK TABLE ck2 IN ACCESS EXCLUSIVE MODE NOWAIT").unwrap_err()), "55P03");
     b.batch_execute("ROLLBACK").unwrap();
-    assert_eq!(simple_rows(&mut a, "FETCH 1 FROM c"), vec![vec![Some("2".to_string())]]);
+    assert_eq!(simple_rows(&mut a, "FETCH early"), vec![vec![Some("7".to_string())]]);
+    // RELEASE keeps what was declared since: it belongs to the transaction now.
+    a.batch_execute("SAVEPOINT t; DECLARE d CURSOR FOR SELECT x FROM ck ORDER BY x; RELEASE t").unwrap();
+    assert_eq!(simple_rows(&mut a, "FETCH d").len(), 1);
+    a.batch_execute("SAVEPOINT u").unwrap();
+    assert_eq!(code(&a.batch_execute("FETCH c").unwrap_err()), "34000");
+    a.batch_execute("ROLLBACK TO u").unwrap();
+    assert_eq!(simple_rows(&mut a, "FETCH d").len(), 1);
     a.batch_execute("COMMIT").unwrap();
-    b.batch_execute("DROP TABLE ck").unwrap();
+    b.batch_execute("DROP TABLE ck, ck2").unwrap();
+}
+
+#[test]
+fn cursors_with_hold_with_parameters_and_every_fetch_form() {
+    let s = TestServer::default();
+    let mut c = s.tcp();
+    c.batch_execute("CREATE TABLE hc (id int PRIMARY KEY, v text); INSERT INTO hc SELECT g, 'v' || g FROM generate_series(1, 10) g")
+        .unwrap();
+    let ids = |rows: Vec<Vec<Option<String>>>| -> Vec<i32> { rows.iter().map(|r| r[0].as_deref().unwrap().parse().unwrap()).collect() };
+    // DECLARE through the extended protocol with a parameter (psycopg's named cursors).
+    c.batch_execute("BEGIN").unwrap();
+    c.execute("DECLARE p CURSOR FOR SELECT id FROM hc WHERE id > $1 AND v <> $2 ORDER BY id", &[&7i32, &"v9"]).unwrap();
+    assert_eq!(ids(simple_rows(&mut c, "FETCH ALL p")), [8, 10]);
+    c.batch_execute("COMMIT").unwrap();
+    // WITH HOLD outside a block: it outlives its transaction, without its tables' locks.
+    c.batch_execute("DECLARE h CURSOR WITH HOLD FOR SELECT id FROM hc ORDER BY id").unwrap();
+    assert_eq!(ids(simple_rows(&mut c, "FETCH 2 h")), [1, 2]);
+    c.batch_execute("ALTER TABLE hc ADD COLUMN z int; DELETE FROM hc WHERE id = 3").unwrap();
+    // Every forward form, as PostgreSQL answers a NO SCROLL cursor.
+    assert_eq!(ids(simple_rows(&mut c, "FETCH h")), [3]);
+    assert_eq!(ids(simple_rows(&mut c, "FETCH FORWARD 1 IN h")), [4]);
+    assert_eq!(ids(simple_rows(&mut c, "FETCH RELATIVE 2 FROM h")), [6]);
+    assert_eq!(ids(simple_rows(&mut c, "FETCH ABSOLUTE 8 h")), [8]);
+    for backward in ["FETCH -1 FROM h", "FETCH PRIOR h", "FETCH 0 h", "FETCH ABSOLUTE 8 h", "FETCH LAST h", "FETCH BACKWARD 1 h"] {
+        assert_eq!(code(&c.batch_execute(backward).unwrap_err()), "55000", "{backward}");
+    }
+    let moved = |c: &mut Client, sql: &str| {
+        c.simple_query(sql).unwrap().iter().find_map(|m| match m {
+            SimpleQueryMessage::CommandComplete(n) => Some(*n),
+            _ => None,
+        })
+    };
+    assert_eq!(moved(&mut c, "MOVE 0 h"), Some(1));
+    assert_eq!(moved(&mut c, "MOVE ALL IN h"), Some(2));
+    assert_eq!(simple_rows(&mut c, "FETCH 0 h").len(), 0);
+    assert_eq!(code(&c.batch_execute("FETCH 1.5 h").unwrap_err()), "42601");
+    c.batch_execute("CLOSE h").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH h").unwrap_err()), "34000");
+    // Declared WITH HOLD in a block: kept at COMMIT, closed at ROLLBACK.
+    c.batch_execute("BEGIN; DECLARE k CURSOR WITH HOLD FOR SELECT id FROM hc ORDER BY id; COMMIT").unwrap();
+    c.batch_execute("BEGIN; DECLARE r CURSOR WITH HOLD FOR SELECT id FROM hc; ROLLBACK").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH r").unwrap_err()), "34000");
+    // A later rollback leaves a held cursor alone.
+    c.batch_execute("BEGIN; SELECT 1; ROLLBACK").unwrap();
+    assert_eq!(ids(simple_rows(&mut c, "FETCH 2 k")), [1, 2]);
+    c.batch_execute("DISCARD ALL").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH k").unwrap_err()), "34000");
+    // A holdable cursor must be read-only; a failing query leaves no cursor behind.
+    let e = c.batch_execute("DECLARE u CURSOR WITH HOLD FOR SELECT id FROM hc FOR NO KEY UPDATE").unwrap_err();
+    assert_eq!(code(&e), "0A000");
+    assert_eq!(e.as_db_error().unwrap().message(), "DECLARE CURSOR WITH HOLD ... FOR NO KEY UPDATE is not supported");
+    assert_eq!(code(&c.batch_execute("DECLARE z CURSOR WITH HOLD FOR SELECT 1 / 0").unwrap_err()), "22012");
+    assert_eq!(code(&c.batch_execute("FETCH z").unwrap_err()), "34000");
+    // A Query of several statements is a transaction block for DECLARE.
+    assert_eq!(ids(simple_rows(&mut c, "DECLARE m CURSOR FOR SELECT id FROM hc ORDER BY id; FETCH 2 m")), [1, 2]);
+    assert_eq!(code(&c.batch_execute("FETCH m").unwrap_err()), "34000");
 }

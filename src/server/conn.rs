@@ -445,13 +445,28 @@ impl Stmt {
 /// its rows not yet fetched are held as a suspended portal's are (in memory up to
 /// `work_mem`, then in a temporary file: a cursor over a large table takes no more memory
 /// than that).
+///
+/// It closes with its transaction, unless declared WITH HOLD and that transaction commits:
+/// it then stays until CLOSE or the session's end (its rows are already held, as PostgreSQL
+/// materializes a holdable cursor at commit). ROLLBACK TO SAVEPOINT closes the cursors
+/// declared since the savepoint ([`Conn::settle_cursors`]).
 struct Cursor {
     /// The columns (names, types) and their sources; no rows.
     result: QueryResult,
     held: crate::exec::spill::HeldRows,
-    /// The tables the query read: kept from DDL while the cursor is open, as in PostgreSQL
-    /// (`Session::in_use`).
+    /// The tables the query read: kept from DDL while the cursor's transaction lasts, as in
+    /// PostgreSQL (`Session::in_use`); none once a held cursor outlives it.
     tables: Vec<u32>,
+    /// Rows read so far (`server::cursor` invariant 1).
+    pos: super::cursor::Position,
+    /// WITH HOLD.
+    hold: bool,
+    /// The session's count of committed transactions at DECLARE (`Session::committed_txns`).
+    committed_at: u64,
+    /// The subtransactions open at DECLARE (`Session::open_subxacts`).
+    subxacts: Vec<u64>,
+    /// A WITH HOLD cursor whose transaction committed.
+    persisted: bool,
 }
 
 /// Where a cursor's query streams its rows at DECLARE.
@@ -805,39 +820,58 @@ fn format_for(formats: &[i16], i: usize) -> i16 {
 /// about the connection's own objects. None for any other text.
 fn connection_statement(sql: &str) -> Option<Statement> {
     let first = sql.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next()?.to_ascii_lowercase();
-    if !matches!(first.as_str(), "deallocate" | "discard" | "prepare" | "execute" | "declare" | "fetch" | "close") {
+    if !matches!(first.as_str(), "deallocate" | "discard" | "prepare" | "execute" | "declare" | "close") {
         return None;
     }
-    let parsed = crate::sql::statements(sql).ok().or_else(|| {
-        // `FETCH [FROM | IN] name` (direction left out: NEXT), which sqlparser does not take.
-        let rest = sql.trim_start()[5..].trim_start();
-        let rest = ["from ", "in "]
-            .iter()
-            .find_map(|k| rest.get(..k.len()).filter(|p| p.eq_ignore_ascii_case(k)).map(|_| &rest[k.len()..]))
-            .unwrap_or(rest);
-        (first == "fetch").then(|| crate::sql::statements(&format!("FETCH NEXT FROM {rest}")).ok()).flatten()
-    })?;
+    let parsed = crate::sql::statements(sql).ok()?;
     match parsed.as_slice() {
         [st @ (Statement::Deallocate { .. }
         | Statement::Discard { .. }
         | Statement::Prepare { .. }
         | Statement::Execute { .. }
         | Statement::Declare { .. }
-        | Statement::Fetch { .. }
         | Statement::Close { .. })] => Some(st.clone()),
         _ => None,
     }
 }
 
-/// `MOVE ...`: sqlparser does not parse it; the connection handles it.
-fn is_move(sql: &str) -> bool {
+/// The query of a `DECLARE ... CURSOR FOR query`, as text (its parameters `$n` kept).
+fn declared_query(sql: &str) -> Option<String> {
+    match connection_statement(sql)? {
+        Statement::Declare { stmts } => match stmts.as_slice() {
+            [d] => d.for_query.as_ref().map(|q| q.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A locking clause's words (`FOR NO KEY UPDATE`, ...), as PostgreSQL's errors name it.
+fn locking_clause_name(l: &sqlparser::ast::LockClause) -> &'static str {
+    crate::sql::query::lock_strength(l).0.clause()
+}
+
+/// `FETCH ...` (false) or `MOVE ...` (true): read by `server::cursor`, not sqlparser (which
+/// takes few of PostgreSQL's forms).
+fn fetch_or_move(sql: &str) -> Option<bool> {
     let t = sql.trim_start();
-    t.len() > 4 && t[..4].eq_ignore_ascii_case("move") && t.as_bytes()[4].is_ascii_whitespace()
+    let word = |k: &str| {
+        t.len() >= k.len()
+            && t[..k.len()].eq_ignore_ascii_case(k)
+            && t[k.len()..].chars().next().is_none_or(|c| c.is_whitespace() || c == ';' || c == '"')
+    };
+    if word("fetch") {
+        Some(false)
+    } else if word("move") {
+        Some(true)
+    } else {
+        None
+    }
 }
 
 /// Whether [`Conn::connection_command`] runs `sql`.
 fn is_connection_command(sql: &str) -> bool {
-    connection_statement(sql).is_some() || is_move(sql) || crate::sql::is_checkpoint(sql) || crate::sql::lock::is_lock(sql)
+    connection_statement(sql).is_some() || fetch_or_move(sql).is_some() || crate::sql::is_checkpoint(sql) || crate::sql::lock::is_lock(sql)
 }
 
 /// Whether a piece of a simple Query must run on its own: a connection command, or a
@@ -864,9 +898,11 @@ impl<S: Read + Write> Conn<'_, S> {
     /// PostgreSQL, refuses to run inside a transaction block). DISCARD TEMP (and ALL) drops
     /// the session's temporary relations in the current transaction. DISCARD SEQUENCES forgets
     /// what `currval` / `lastval` would return.
-    fn connection_command(&mut self, sql: &str) -> Option<Result<QueryResult>> {
-        if is_move(sql) {
-            return Some(self.sql_move(sql));
+    ///
+    /// `params`: a DECLARE's parameter types and values (the extended protocol's Bind).
+    fn connection_command(&mut self, sql: &str, params: Option<(&[u32], &[Option<String>])>) -> Option<Result<QueryResult>> {
+        if let Some(is_move) = fetch_or_move(sql) {
+            return Some(self.fetch(sql, is_move));
         }
         if let Some(stmt) = crate::sql::lock::parse(sql) {
             let in_block = self.in_pieces || self.session.in_transaction_block();
@@ -927,6 +963,7 @@ impl<S: Read + Write> Conn<'_, S> {
                         self.session.unlock_all_advisory();
                         self.stmts.clear();
                         self.portals.clear();
+                        self.cursors.clear();
                         self.gucs.reset_all();
                         if let Err(e) = self.session.reset_session_settings() {
                             return Some(Err(e));
@@ -963,8 +1000,7 @@ impl<S: Read + Write> Conn<'_, S> {
                 output: false,
                 default: false,
             } if into.is_empty() && using.is_empty() => self.sql_execute(&name.to_string(), &parameters),
-            Statement::Declare { stmts } => self.declare(stmts),
-            Statement::Fetch { name, direction, position: _, into: None } => self.fetch(&crate::catalog::fold_ident(&name), &direction),
+            Statement::Declare { stmts } => self.declare(stmts, params),
             Statement::Close { cursor } => match cursor {
                 sqlparser::ast::CloseCursor::All => {
                     self.cursors.clear();
@@ -1032,8 +1068,10 @@ impl<S: Read + Write> Conn<'_, S> {
         Ok(self.run_engine(&stmt.sql, Some((prep, &params)))?.pop().unwrap_or_default())
     }
 
-    /// `DECLARE name [NO SCROLL] CURSOR [WITHOUT HOLD] FOR query`, inside a transaction block.
-    fn declare(&mut self, stmts: Vec<sqlparser::ast::Declare>) -> Result<QueryResult> {
+    /// `DECLARE name [NO SCROLL] CURSOR [WITH HOLD | WITHOUT HOLD] FOR query`: inside a
+    /// transaction block (a Query of several statements is one) unless WITH HOLD. `params`:
+    /// the values of the query's `$n` (the extended protocol's Bind), by their types.
+    fn declare(&mut self, stmts: Vec<sqlparser::ast::Declare>, params: Option<(&[u32], &[Option<String>])>) -> Result<QueryResult> {
         let [d] = stmts.as_slice() else { return Err(PgError::feature("DECLARE of several cursors is not supported")) };
         let sqlparser::ast::Declare { names, data_type, assignment, declare_type, binary, sensitive: _, scroll, hold, for_query } = d;
         let ([name], None, None, Some(sqlparser::ast::DeclareType::Cursor), Some(q)) =
@@ -1047,29 +1085,39 @@ impl<S: Read + Write> Conn<'_, S> {
         if scroll == &Some(true) {
             return Err(PgError::feature("SCROLL cursors are not supported by heapstore"));
         }
-        if hold == &Some(true) {
-            return Err(PgError::feature("WITH HOLD cursors are not supported by heapstore"));
+        let hold = hold == &Some(true);
+        if let (true, Some(lock)) = (hold, q.locks.first()) {
+            return Err(PgError::feature(format!("DECLARE CURSOR WITH HOLD ... {} is not supported", locking_clause_name(lock)))
+                .with_detail("Holdable cursors must be READ ONLY."));
         }
-        if !self.session.in_transaction_block() {
+        if !hold && !self.in_pieces && !self.session.in_transaction_block() {
             return Err(PgError::new(sqlstate::NO_ACTIVE_SQL_TRANSACTION, "DECLARE CURSOR can only be used in transaction blocks"));
         }
         let n = crate::catalog::fold_ident(name);
-        if self.cursors.contains_key(&n) {
+        if self.cursors.contains_key(&n) || self.portals.contains_key(&n) && !n.is_empty() {
             return Err(PgError::new("42P03", format!("cursor \"{n}\" already exists")));
         }
-        let prep = crate::sql::prepare(&q.to_string())?;
+        let mut prep = crate::sql::prepare(&q.to_string())?;
+        let values = match params {
+            Some((types, values)) => {
+                crate::sql::declare_param_types(&mut prep, types);
+                values
+            }
+            None => &[],
+        };
         let held = crate::exec::spill::HeldRows::new(
             self.session.shared.vfs.clone(),
             &self.session.shared.dir,
             self.session.work_mem_bytes() as usize,
             self.session.temp_file_limit_kb(),
         );
+        let (committed_at, subxacts) = (self.session.committed_txns, self.session.open_subxacts());
         Self::begin_statement(&self.cancel, &self.gucs);
         self.refresh_in_use();
         let mut sink = CursorRows { cancel: &self.cancel, held, described: None };
         let r = {
             let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
-            crate::sql::execute_prepared(&mut self.session, &prep, &[], &mut io)
+            crate::sql::execute_prepared_until_sync(&mut self.session, &prep, values, &mut io)
         };
         let CursorRows { mut held, described, .. } = sink;
         let mut r = r?;
@@ -1087,109 +1135,116 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         held.flush_file()?;
         let tables = crate::sql::query_tables(&self.session, q);
-        self.cursors.insert(n, Cursor { result: r, held, tables });
+        let pos = Default::default();
+        self.cursors.insert(n, Cursor { result: r, held, tables, pos, hold, committed_at, subxacts, persisted: false });
         Ok(crate::sql::tag("DECLARE CURSOR"))
     }
 
-    /// `FETCH [NEXT | n | ALL | FORWARD [n | ALL]] [FROM | IN] name`: the next rows (a
-    /// forward-only cursor: backward directions fail as for a NO SCROLL cursor).
-    fn fetch(&mut self, name: &str, dir: &sqlparser::ast::FetchDirection) -> Result<QueryResult> {
-        use sqlparser::ast::FetchDirection as D;
-        let count = |v: &sqlparser::ast::Value| -> Result<i64> {
-            v.to_string().parse::<i64>().map_err(|_| PgError::syntax(format!("syntax error at or near \"{v}\"")))
-        };
-        let n: u64 = match dir {
-            D::Next => 1,
-            D::All | D::ForwardAll => u64::MAX,
-            D::Count { limit } | D::Forward { limit: Some(limit) } => match count(limit)? {
-                x if x >= 0 => x as u64,
-                _ => {
-                    return Err(PgError::new("55000", "cursor can only scan forward")
-                        .with_hint("Declare it with SCROLL option to enable backward scan."))
-                }
-            },
-            D::Forward { limit: None } => 1,
-            _ => {
-                return Err(PgError::new("55000", "cursor can only scan forward")
-                    .with_hint("Declare it with SCROLL option to enable backward scan."))
-            }
-        };
-        let c = self.cursors.get_mut(name).ok_or_else(|| no_cursor(name))?;
-        let mut rows = Vec::new();
-        while (rows.len() as u64) < n {
-            match c.held.pop()? {
-                Some(row) => rows.push(row),
-                None => break,
-            }
+    /// Closes the SQL cursors whose (sub)transaction is over: once the transaction has ended,
+    /// every cursor but a WITH HOLD one whose transaction committed; within a transaction,
+    /// those declared since a savepoint ROLLBACK TO went back to (PostgreSQL's portals of an
+    /// aborted subtransaction).
+    fn settle_cursors(&mut self) {
+        if self.cursors.is_empty() {
+            return;
         }
-        Ok(QueryResult {
-            tag: format!("FETCH {}", rows.len()),
-            columns: c.result.columns.clone(),
-            rows,
-            returns_rows: true,
-            column_sources: c.result.column_sources.clone(),
-            ..Default::default()
-        })
+        let s = &self.session;
+        if s.txn.is_none() {
+            let committed = s.committed_txns;
+            self.cursors.retain(|_, c| {
+                if !c.persisted && c.hold && committed > c.committed_at {
+                    c.persisted = true;
+                    c.tables.clear();
+                }
+                c.persisted
+            });
+        } else {
+            self.cursors.retain(|_, c| c.persisted || !s.subxacts_aborted(&c.subxacts));
+        }
     }
 
-    /// `MOVE [NEXT | FORWARD [n | ALL] | n | ALL] [FROM | IN] name`: advances a cursor, or a
-    /// portal of the extended protocol (the same namespace, as in PostgreSQL), without
-    /// returning its rows. Backward moves are refused as FETCH refuses them (no SCROLL).
-    fn sql_move(&mut self, sql: &str) -> Result<QueryResult> {
+    /// `FETCH [direction] [FROM | IN] name` and `MOVE ...` (`is_move`): the next rows of a
+    /// cursor, or of a portal of the extended protocol for MOVE (the same namespace, as in
+    /// PostgreSQL). Forward-only: what goes back fails as for a NO SCROLL cursor
+    /// (`server::cursor`).
+    fn fetch(&mut self, sql: &str, is_move: bool) -> Result<QueryResult> {
         if self.session.txn.as_ref().is_some_and(|t| t.failed) {
-            return Err(PgError::new(
-                sqlstate::IN_FAILED_SQL_TRANSACTION,
-                "current transaction is aborted, commands ignored until end of transaction block",
-            ));
+            return Err(failed_block_error());
         }
-        let body = sql.trim().trim_end_matches(';');
-        let words: Vec<&str> = body.split_whitespace().skip(1).collect();
-        let Some((name, dirs)) = words.split_last() else { return Err(PgError::syntax("syntax error at end of input")) };
-        let dirs: Vec<String> = dirs.iter().map(|w| w.to_ascii_lowercase()).filter(|w| w != "from" && w != "in").collect();
-        let backward =
-            || PgError::new("55000", "cursor can only scan forward").with_hint("Declare it with SCROLL option to enable backward scan.");
-        let parse_n = |w: &str| -> Result<u64> {
-            match w.parse::<i64>() {
-                Ok(x) if x >= 0 => Ok(x as u64),
-                Ok(_) => Err(backward()),
-                Err(_) => Err(PgError::syntax(format!("syntax error at or near \"{w}\""))),
+        let (dir, name) = super::cursor::parse(sql)?;
+        let verb = if is_move { "MOVE" } else { "FETCH" };
+        if let Some(c) = self.cursors.get_mut(&name) {
+            use super::cursor::Direction::{Forward, Relative};
+            if is_move && matches!(dir, Forward(0) | Relative(0)) {
+                // MOVE 0 stays: 1 when on a row (where FETCH 0 would re-read it), as PostgreSQL.
+                let on_row = c.pos.read > 0 && !c.pos.at_end;
+                return Ok(crate::sql::tag(&format!("MOVE {}", u8::from(on_row))));
             }
-        };
-        let n: u64 = match dirs.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-            [] | ["next"] | ["forward"] => 1,
-            ["all"] | ["forward", "all"] => u64::MAX,
-            ["backward" | "prior", ..] => return Err(backward()),
-            ["forward", w] if w.bytes().all(|b| b.is_ascii_digit() || b == b'-') => parse_n(w)?,
-            [w] if w.bytes().all(|b| b.is_ascii_digit() || b == b'-') => parse_n(w)?,
-            _ => return Err(PgError::feature(format!("this form of MOVE is not supported by heapstore: {body}"))),
-        };
-        if n == 0 {
-            // MOVE 0 re-positions on the current row: not supported (no backward movement).
-            return Err(PgError::feature("MOVE 0 is not supported by heapstore"));
+            let step = super::cursor::plan(dir, c.pos)?;
+            let mut skipped = 0u64;
+            while skipped < step.skip && c.held.pop()?.is_some() {
+                skipped += 1;
+            }
+            let mut rows = Vec::new();
+            let mut moved = 0u64;
+            if skipped == step.skip {
+                while moved < step.take {
+                    match c.held.pop()? {
+                        Some(row) if is_move => {
+                            drop(row);
+                            moved += 1;
+                        }
+                        Some(row) => {
+                            rows.push(row);
+                            moved += 1;
+                        }
+                        None => break,
+                    }
+                }
+            }
+            c.pos.read += skipped + moved;
+            if skipped + moved < step.skip.saturating_add(step.take) {
+                c.pos.at_end = true;
+            }
+            let count = if step.lands { u64::from(moved > 0) } else { moved };
+            if is_move {
+                return Ok(crate::sql::tag(&format!("MOVE {count}")));
+            }
+            return Ok(QueryResult {
+                tag: format!("FETCH {count}"),
+                columns: c.result.columns.clone(),
+                rows,
+                returns_rows: true,
+                column_sources: c.result.column_sources.clone(),
+                ..Default::default()
+            });
         }
-        let name = if name.starts_with('"') { name.trim_matches('"').to_string() } else { name.to_ascii_lowercase() };
-        let moved = if let Some(c) = self.cursors.get_mut(&name) {
-            let mut take = 0usize;
-            while (take as u64) < n && c.held.pop()?.is_some() {
-                take += 1;
+        if !self.portals.contains_key(&name) {
+            return Err(no_cursor(&name));
+        }
+        // A portal of the extended protocol: MOVE forward only.
+        let n = match (is_move, dir) {
+            (true, super::cursor::Direction::Forward(n)) if n > 0 => n,
+            (true, super::cursor::Direction::Forward(_)) => {
+                return Err(PgError::feature("MOVE 0 of a portal is not supported by heapstore"))
             }
-            take
-        } else if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
+            (true, _) => return Err(super::cursor::forward_only()),
+            (false, _) => return Err(PgError::feature(format!("{verb} of a protocol portal is not supported by heapstore"))),
+        };
+        let moved = if self.portals.get(&name).is_some_and(|p| p.held.is_some()) {
             let (held, _) = self.portals.get_mut(&name).and_then(|p| p.held.as_mut()).expect("checked");
             let mut take = 0usize;
             while (take as u64) < n && held.pop()?.is_some() {
                 take += 1;
             }
             take
-        } else if self.portals.contains_key(&name) {
+        } else {
             self.run_portal(&name)?;
             let p = self.portals.get_mut(&name).expect("checked");
             let total = p.result.as_ref().map_or(0, |r| r.rows.len());
             let take = (total - p.rows_sent.min(total)).min(n.min(usize::MAX as u64) as usize);
             p.rows_sent += take;
             take
-        } else {
-            return Err(no_cursor(&name));
         };
         Ok(crate::sql::tag(&format!("MOVE {moved}")))
     }
@@ -1203,10 +1258,11 @@ impl<S: Read + Write> Conn<'_, S> {
     }
 
     fn ready(&mut self) -> Result<()> {
-        // Cursors and portals live until their transaction ends (PostgreSQL's portals are
-        // not holdable): outside a block, the Sync that ends the implicit transaction.
+        // Cursors (but held ones) and portals live until their transaction ends (PostgreSQL's
+        // protocol portals are not holdable): outside a block, the Sync that ends the
+        // implicit transaction.
+        self.settle_cursors();
         if self.session.txn.is_none() {
-            self.cursors.clear();
             self.portals.clear();
         }
         // Settings an abort or commit put back (the session's invariant 10), reported as
@@ -1334,10 +1390,15 @@ impl<S: Read + Write> Conn<'_, S> {
     /// The tables open cursors and suspended portals read, for the session's DDL to refuse
     /// (`Session::in_use`): set before each statement runs.
     fn refresh_in_use(&mut self) {
-        let cursors = self.cursors.values().flat_map(|c| c.tables.iter().copied());
-        let now = self.session.ended_txns;
-        let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
-        self.session.in_use = cursors.chain(portals).collect();
+        self.session.in_use = Self::in_use(&self.cursors, &self.portals, self.session.ended_txns);
+    }
+
+    /// What [`Conn::refresh_in_use`] sets (`now`: the session's count of ended transactions).
+    fn in_use(cursors: &HashMap<String, Cursor>, portals: &HashMap<String, Portal>, now: u64) -> Vec<(u32, Vec<u64>)> {
+        let cursors = cursors.values().flat_map(|c| c.tables.iter().map(|t| (*t, c.subxacts.clone())));
+        let portals =
+            portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().map(|t| (*t, Vec::new())));
+        cursors.chain(portals).collect()
     }
 
     /// A statement starts: an earlier cancel request is forgotten, and `statement_timeout`
@@ -1458,7 +1519,7 @@ impl<S: Read + Write> Conn<'_, S> {
             for p in &pieces {
                 self.send_done(std::mem::take(&mut pending))?;
                 self.in_pieces = true;
-                let r = self.connection_command(p);
+                let r = self.connection_command(p, None);
                 self.in_pieces = false;
                 let (done, r) = match r {
                     Some(Ok(r)) => (vec![r], Ok(())),
@@ -1466,10 +1527,8 @@ impl<S: Read + Write> Conn<'_, S> {
                     None => self.local_or_engine(p, true)?,
                 };
                 pending.extend(done);
-                // Cursors end with their transaction (a COMMIT or ROLLBACK piece).
-                if self.session.txn.is_none() {
-                    self.cursors.clear();
-                }
+                // Cursors end with their transaction (a COMMIT or ROLLBACK piece) or savepoint.
+                self.settle_cursors();
                 if let Err(e) = r {
                     failed = Some(e);
                     break;
@@ -1492,7 +1551,7 @@ impl<S: Read + Write> Conn<'_, S> {
             }
             return self.send_results(pending, r);
         }
-        let conn_cmd = self.connection_command(sql).map(|r| {
+        let conn_cmd = self.connection_command(sql, None).map(|r| {
             // EXECUTE ran in an implicit transaction that ends with the Query, as any
             // statement of a simple Query does.
             let r = r.and_then(|r| crate::sql::end_implicit(&mut self.session).map(|()| r));
@@ -1589,10 +1648,20 @@ impl<S: Read + Write> Conn<'_, S> {
         if self.session.txn.as_ref().is_some_and(|t| t.failed) && !ends_block(prepared.as_deref()) {
             return Err(failed_block_error());
         }
+        // A DECLARE's parameters are its query's.
+        let declared = match conn_cmd.then(|| declared_query(&sql)).flatten() {
+            Some(q) => {
+                let mut p = crate::sql::prepare(&q)?;
+                crate::sql::declare_param_types(&mut p, &type_oids);
+                Some(p)
+            }
+            None => None,
+        };
+        let with_params = prepared.as_deref().or(declared.as_ref());
         // A statement whose table does not exist yet (created later in the same pipeline)
         // infers nothing; its parameters are then text, as Describe reports them.
-        let inferred = prepared.as_ref().and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();
-        let n = prepared.as_ref().map_or(0, |p| p.nparams).max(type_oids.len());
+        let inferred = with_params.and_then(|p| crate::sql::param_types(&self.session, p).ok()).unwrap_or_default();
+        let n = with_params.map_or(0, |p| p.nparams).max(type_oids.len());
         let param_types = (0..n)
             .map(|i| match type_oids.get(i).copied().unwrap_or(0) {
                 0 => inferred.get(i).copied().flatten().map_or(types::TEXT_OID, |t| t.pg_oid()),
@@ -1682,9 +1751,9 @@ impl<S: Read + Write> Conn<'_, S> {
         }
         let (stmt, params) = (p.stmt.clone(), p.params.clone());
         let r = match &stmt.prepared {
-            None if stmt.conn_cmd => {
-                self.connection_command(&stmt.sql).unwrap_or_else(|| Err(PgError::internal("statement changed kind")))?
-            }
+            None if stmt.conn_cmd => self
+                .connection_command(&stmt.sql, Some((&stmt.param_types, &params)))
+                .unwrap_or_else(|| Err(PgError::internal("statement changed kind")))?,
             None => match query::local(&mut self.gucs, &mut self.session, &self.user, self.pid, &stmt.sql) {
                 Some(Ok(o)) => {
                     for (n, v) in o.report {
@@ -1706,9 +1775,7 @@ impl<S: Read + Write> Conn<'_, S> {
         for n in &r.notices {
             send_notice(self.wire, n)?;
         }
-        if self.session.txn.is_none() {
-            self.cursors.clear();
-        }
+        self.settle_cursors();
         self.portals.get_mut(name).expect("checked").result = Some(r);
         Ok(())
     }
@@ -1841,13 +1908,8 @@ impl<S: Read + Write> Conn<'_, S> {
             bin: Vec::new(),
         };
         Self::begin_statement(&self.cancel, &self.gucs);
-        {
-            // As `refresh_in_use` (inlined: the sink borrows the wire).
-            let now = self.session.ended_txns;
-            let cursors = self.cursors.values().flat_map(|c| c.tables.iter().copied());
-            let portals = self.portals.values().filter(|p| p.suspended() && p.opened_in == now).flat_map(|p| p.tables.iter().copied());
-            self.session.in_use = cursors.chain(portals).collect();
-        }
+        // As `refresh_in_use` (the sink borrows the wire).
+        self.session.in_use = Self::in_use(&self.cursors, &self.portals, self.session.ended_txns);
         let r = {
             let mut io = CopyIo { stdin: None, stdout: None, rows: Some(&mut sink) };
             crate::sql::execute_prepared_until_sync(&mut self.session, &prep, &params, &mut io)
@@ -1857,9 +1919,7 @@ impl<S: Read + Write> Conn<'_, S> {
         for n in &r.notices {
             send_notice(self.wire, n)?;
         }
-        if self.session.txn.is_none() {
-            self.cursors.clear();
-        }
+        self.settle_cursors();
         let p = self.portals.get_mut(name).expect("checked");
         if r.returns_rows {
             // The statement did not stream (it answered with its rows): as any other.

@@ -31,6 +31,7 @@
 //!    connections (a panicking connection thread is confined to that connection).
 
 mod conn;
+mod cursor;
 mod query;
 pub mod tls;
 mod types;

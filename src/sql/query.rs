@@ -311,7 +311,7 @@ fn and_all(mut cs: Vec<Scalar>) -> Option<Scalar> {
 /// The strength a locking clause asks for and the relation it names (`OF`). The front end
 /// spells `FOR NO KEY UPDATE` and `FOR KEY SHARE`, which sqlparser does not know, as `FOR
 /// UPDATE` / `FOR SHARE` with a marker first in the `OF` name (`dialect::LOCK_MARKER_*`).
-fn lock_strength(l: &sqlparser::ast::LockClause) -> (RowLockMode, Option<String>) {
+pub(crate) fn lock_strength(l: &sqlparser::ast::LockClause) -> (RowLockMode, Option<String>) {
     let mut parts: Vec<sqlparser::ast::Ident> =
         l.of.iter()
             .flat_map(|n| n.0.iter())

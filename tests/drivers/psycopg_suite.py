@@ -124,6 +124,22 @@ def psycopg3():
         c.commit()
         c.autocommit = True
         check(sorted(ids) == sorted(r[0] for r in c.execute("SELECT id FROM p3").fetchall()), f"named cursor gave {ids!r}")
+        # With parameters (DECLARE through the extended protocol), and WITH HOLD: it outlives
+        # the commit.
+        want = [r[0] for r in c.execute("SELECT id FROM p3 WHERE id > %s ORDER BY id", (2,)).fetchall()]
+        c.autocommit = False
+        with c.cursor(name="params") as cur:
+            cur.execute("SELECT id FROM p3 WHERE id > %s ORDER BY id", (2,))
+            check([r[0] for r in cur.fetchmany(2)] + [r[0] for r in cur.fetchall()] == want, "named cursor with parameters")
+        c.commit()
+        held = c.cursor(name="held", withhold=True)
+        held.execute("SELECT id FROM p3 WHERE id > %s ORDER BY id", (2,))
+        first = held.fetchone()[0]
+        c.commit()
+        check([first] + [r[0] for r in held.fetchall()] == want, "WITH HOLD cursor after commit")
+        held.close()
+        c.commit()
+        c.autocommit = True
         # SQL-level PREPARE / EXECUTE.
         c.execute("PREPARE q (integer) AS SELECT count(*) FROM p3 WHERE id = $1")
         check(c.execute("EXECUTE q (4)").fetchone()[0] == 1, "EXECUTE")

@@ -434,6 +434,20 @@ def s_queries():
         check([tuple(x) for x in r] == [(1, 2, D("2.50")), (2, 1, D("99.99"))], f"GROUP BY {r!r}")
 
 
+
+def s_stream_results():
+    # stream_results / yield_per: psycopg's server-side cursor, its parameters bound through the
+    # extended protocol (DECLARE ... $1), fetched in batches.
+    q = select(Book.id).where(Book.price > D("1")).order_by(Book.id)
+    with engine.connect() as conn:
+        want = conn.execute(q).scalars().all()
+        got = [x for part in conn.execution_options(stream_results=True, max_row_buffer=1).execute(q).scalars().partitions(1)
+               for x in part]
+        check(got == want and len(want) > 1, f"stream_results gave {got!r}, not {want!r}")
+    with Session(engine) as s:
+        got = [b.id for b in s.scalars(select(Book).where(Book.price > D("1")).order_by(Book.id).execution_options(yield_per=1))]
+        check(got == want, f"yield_per gave {got!r}")
+
 def s_savepoints():
     with Session(engine) as s:
         s.add(Author(id=50, name="outer"))
@@ -542,6 +556,7 @@ SCENARIOS = [
     ("psycopg: uuid primary key from gen_random_uuid(), Uuid columns, reflection", s_uuid),
     ("psycopg: queries: GROUP BY, JOIN, ORDER BY / LIMIT", s_queries),
     ("psycopg: ORM savepoints: session.begin_nested()", s_savepoints),
+    ("psycopg: stream_results and yield_per (server-side cursors with parameters)", s_stream_results),
     ("psycopg: row locks: with_for_update(skip_locked, nowait, key_share, read, of)", s_row_locks),
     ("psycopg: temporary tables: prefixes=['TEMPORARY'], get_temp_table_names, DISCARD TEMP", s_temp_tables),
     ("asyncpg: create_async_engine, Core and AsyncSession", s_asyncpg),
