@@ -47,7 +47,7 @@
 //!    created tuples dead to everyone, deleted ones live again, WAL-logged), forgets catalog
 //!    changes made since (files created since are deleted at transaction end, whichever way it
 //!    ends), clears the failed state, and keeps the savepoint with a new subtransaction id
-//!    ([`Savepoint::id`]; the old one joins `Txn::aborted_subxacts`, closing the server's
+//!    ([`Savepoint::id`]; the old one goes to `undone_log`, for the server to close its
 //!    cursors declared under it). Heavyweight locks first taken since are given back
 //!    (`lock::manager` invariant 7), but for the tables of cursors and portals that stay open
 //!    ([`Session::in_use`]). An error during the undo leaves the transaction failed with no
@@ -251,9 +251,6 @@ pub(crate) struct Txn {
     pub constraint_modes: (Option<bool>, Vec<(u32, bool)>),
     /// Pages changed since the oldest open savepoint (kept while one is open).
     pub touched: Option<Arc<TouchLog>>,
-    /// The ids ([`Savepoint::id`]) of the subtransactions ROLLBACK TO SAVEPOINT has undone:
-    /// what was opened in one of them (a SQL cursor) is closed with it.
-    pub aborted_subxacts: Vec<u64>,
     /// Row changes by table OID, counted into `pg_stat_user_tables` when the transaction ends.
     pub counts: Vec<(u32, crate::stats::tables::Pending)>,
 }
@@ -359,9 +356,16 @@ pub struct Session {
     /// How many transactions this session has ended: what a portal opened in one compares
     /// with to know that its transaction is over.
     pub ended_txns: u64,
-    /// How many of those committed: a WITH HOLD cursor outlives the transaction that declared
-    /// it only if this grew when it ended.
-    pub committed_txns: u64,
+    /// Set by the server: commits and ROLLBACK TO are noted in the two lists below, which the
+    /// server takes after each statement to close its SQL cursors (a WITH HOLD cursor outlives
+    /// its transaction only if it committed; ROLLBACK TO closes those declared since).
+    pub(crate) log_ends: bool,
+    /// The transactions committed since the server last took the list, by the value
+    /// `ended_txns` had while each ran.
+    pub(crate) committed_log: Vec<u64>,
+    /// The subtransactions ([`Savepoint::id`]) ROLLBACK TO SAVEPOINT undid since the server
+    /// last took the list.
+    pub(crate) undone_log: Vec<u64>,
     /// The last subtransaction id handed to a savepoint ([`Savepoint::id`]).
     subxact_seq: u64,
     /// When the current client message arrived (microseconds since 2000-01-01):
@@ -483,7 +487,9 @@ impl Session {
             fk_nested: Default::default(),
             in_use: Vec::new(),
             ended_txns: 0,
-            committed_txns: 0,
+            log_ends: false,
+            committed_log: Vec::new(),
+            undone_log: Vec::new(),
             subxact_seq: 0,
             stmt_start_us: None,
             c_collate: Default::default(),
@@ -1111,7 +1117,9 @@ impl Session {
         }
         match self.commit_durably(&t) {
             Ok(()) => {
-                self.committed_txns += 1;
+                if self.log_ends {
+                    self.committed_log.push(self.ended_txns - 1);
+                }
                 self.apply_temp(&t);
                 self.release_locks(&t);
                 if let Some(at_commit) = t.settings_at_commit {
@@ -1513,12 +1521,6 @@ impl Session {
         self.txn.as_ref().map(|t| t.savepoints.iter().map(|sp| sp.id).collect()).unwrap_or_default()
     }
 
-    /// Whether ROLLBACK TO SAVEPOINT undid one of `ids` (from [`Session::open_subxacts`]) in
-    /// the current transaction.
-    pub(crate) fn subxacts_aborted(&self, ids: &[u64]) -> bool {
-        self.txn.as_ref().is_some_and(|t| ids.iter().any(|id| t.aborted_subxacts.contains(id)))
-    }
-
     /// The position of the newest open savepoint called `name`, or 3B001.
     fn find_savepoint(&mut self, name: &str) -> Result<usize> {
         self.txn()
@@ -1553,7 +1555,6 @@ impl Session {
                 let t = self.txn();
                 t.savepoints.truncate(i + 1);
                 let undone = std::mem::replace(&mut t.savepoints[i].id, fresh);
-                t.aborted_subxacts.push(undone);
                 t.failed = false;
                 let sp = &t.savepoints[i];
                 let (settings, at_commit) = (sp.settings.clone(), sp.settings_at_commit.clone());
@@ -1564,6 +1565,12 @@ impl Session {
                 self.restore_settings(settings);
                 // Later commands must not reuse a command id whose changes were just undone.
                 self.command_done();
+                // Cursors declared since are closed (by the server): their tables are no longer
+                // in use.
+                self.in_use.retain(|(_, subxacts)| !subxacts.contains(&undone));
+                if self.log_ends {
+                    self.undone_log.push(undone);
+                }
                 Ok(())
             }
             Err(e) => {

@@ -96,6 +96,19 @@ fn an_error_is_recovered_by_rollback_to_and_nested_savepoints_unwind() {
     ok(&mut s, "ROLLBACK TO mixedcase");
     assert_eq!(err(&mut s, "ROLLBACK TO \"MixedCase\"").0, "3B001");
     ok(&mut s, "ROLLBACK");
+    // A statement that does not parse fails the block as any other error: a script with a
+    // typo in it commits nothing, and ROLLBACK TO recovers from it.
+    ok(&mut s, "BEGIN");
+    ok(&mut s, "INSERT INTO t VALUES (7)");
+    ok(&mut s, "SAVEPOINT p");
+    ok(&mut s, "INSERT INTO t VALUES (8)");
+    assert_eq!(err(&mut s, "INSRT INTO t VALUES (9)").0, "42601");
+    assert_eq!(err(&mut s, "SELECT 1").0, "25P02");
+    ok(&mut s, "ROLLBACK TO p");
+    assert_eq!(rows(&mut s, "SELECT id FROM t ORDER BY id"), ["7"]);
+    assert_eq!(err(&mut s, "SELEC 1").0, "42601");
+    assert_eq!(ok(&mut s, "COMMIT"), "ROLLBACK");
+    assert_eq!(rows(&mut s, "SELECT count(*) FROM t"), ["0"]);
 }
 
 #[test]

@@ -1281,8 +1281,13 @@ fn cursors_with_hold_with_parameters_and_every_fetch_form() {
     assert_eq!(ids(simple_rows(&mut c, "FETCH FORWARD 1 IN h")), [4]);
     assert_eq!(ids(simple_rows(&mut c, "FETCH RELATIVE 2 FROM h")), [6]);
     assert_eq!(ids(simple_rows(&mut c, "FETCH ABSOLUTE 8 h")), [8]);
-    for backward in ["FETCH -1 FROM h", "FETCH PRIOR h", "FETCH 0 h", "FETCH ABSOLUTE 8 h", "FETCH LAST h", "FETCH BACKWARD 1 h"] {
+    // What would go back fails, and the cursor cannot run again.
+    for backward in ["FETCH -1 FROM b", "FETCH PRIOR b", "FETCH 0 b", "FETCH ABSOLUTE 2 b", "FETCH LAST b", "FETCH BACKWARD 1 b"] {
+        c.batch_execute("DECLARE b CURSOR WITH HOLD FOR SELECT id FROM hc ORDER BY id; FETCH 2 b").unwrap();
         assert_eq!(code(&c.batch_execute(backward).unwrap_err()), "55000", "{backward}");
+        let e = c.batch_execute("FETCH b").unwrap_err();
+        assert_eq!(e.as_db_error().unwrap().message(), "portal \"b\" cannot be run");
+        c.batch_execute("CLOSE b").unwrap();
     }
     let moved = |c: &mut Client, sql: &str| {
         c.simple_query(sql).unwrap().iter().find_map(|m| match m {
@@ -1305,6 +1310,18 @@ fn cursors_with_hold_with_parameters_and_every_fetch_form() {
     assert_eq!(ids(simple_rows(&mut c, "FETCH 2 k")), [1, 2]);
     c.batch_execute("DISCARD ALL").unwrap();
     assert_eq!(code(&c.batch_execute("FETCH k").unwrap_err()), "34000");
+    // However its transaction ends within one Query, a cursor goes with it.
+    c.batch_execute("BEGIN; DECLARE x1 CURSOR WITH HOLD FOR SELECT 1").unwrap();
+    c.batch_execute("ROLLBACK; SELECT 1").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH x1").unwrap_err()), "34000");
+    c.batch_execute("BEGIN; SAVEPOINT s; DECLARE x2 CURSOR WITH HOLD FOR SELECT 1").unwrap();
+    c.batch_execute("ROLLBACK TO s; COMMIT").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH x2").unwrap_err()), "34000");
+    c.batch_execute("BEGIN; DECLARE x3 CURSOR FOR SELECT id FROM hc").unwrap();
+    c.batch_execute("COMMIT AND CHAIN").unwrap();
+    c.batch_execute("ALTER TABLE hc ADD COLUMN y int").unwrap();
+    assert_eq!(code(&c.batch_execute("FETCH x3").unwrap_err()), "34000");
+    c.batch_execute("ROLLBACK").unwrap();
     // A holdable cursor must be read-only; a failing query leaves no cursor behind.
     let e = c.batch_execute("DECLARE u CURSOR WITH HOLD FOR SELECT id FROM hc FOR NO KEY UPDATE").unwrap_err();
     assert_eq!(code(&e), "0A000");

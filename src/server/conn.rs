@@ -318,6 +318,7 @@ fn run<S: Read + Write>(
     session.set_identity(&user, &database);
     session.start_client_settings(gucs.pairs());
     session.set_client_given(given);
+    session.log_ends = true;
     for name in query::REPORTED {
         wire.send(B::ParameterStatus(ParameterStatus::new(name.to_string(), gucs.get(name).unwrap_or("").to_string())))?;
     }
@@ -461,12 +462,14 @@ struct Cursor {
     pos: super::cursor::Position,
     /// WITH HOLD.
     hold: bool,
-    /// The session's count of committed transactions at DECLARE (`Session::committed_txns`).
-    committed_at: u64,
+    /// The transaction it was declared in (`Session::ended_txns` then).
+    declared_in: u64,
     /// The subtransactions open at DECLARE (`Session::open_subxacts`).
     subxacts: Vec<u64>,
     /// A WITH HOLD cursor whose transaction committed.
     persisted: bool,
+    /// A FETCH or MOVE failed on it: it cannot run again (PostgreSQL's failed portal).
+    failed: bool,
 }
 
 /// Where a cursor's query streams its rows at DECLARE.
@@ -819,7 +822,7 @@ fn format_for(formats: &[i16], i: usize) -> i16 {
 /// `PREPARE` / `EXECUTE`, and cursors (`DECLARE ... CURSOR FOR`, `FETCH`, `CLOSE`): statements
 /// about the connection's own objects. None for any other text.
 fn connection_statement(sql: &str) -> Option<Statement> {
-    let first = sql.trim_start().split(|c: char| !c.is_ascii_alphabetic()).next()?.to_ascii_lowercase();
+    let first = skip_comments(sql).split(|c: char| !c.is_ascii_alphabetic()).next()?.to_ascii_lowercase();
     if !matches!(first.as_str(), "deallocate" | "discard" | "prepare" | "execute" | "declare" | "close") {
         return None;
     }
@@ -832,6 +835,42 @@ fn connection_statement(sql: &str) -> Option<Statement> {
         | Statement::Declare { .. }
         | Statement::Close { .. })] => Some(st.clone()),
         _ => None,
+    }
+}
+
+/// `sql` after its leading space and comments (`-- ...` lines, `/* ... */`, nested).
+fn skip_comments(sql: &str) -> &str {
+    let mut t = sql.trim_start();
+    loop {
+        if let Some(rest) = t.strip_prefix("--") {
+            t = rest.find('\n').map_or("", |i| &rest[i..]).trim_start();
+        } else if t.starts_with("/*") {
+            let mut depth = 0usize;
+            let mut end = None;
+            let b = t.as_bytes();
+            let mut i = 0;
+            while i + 1 < b.len() {
+                if b[i] == b'/' && b[i + 1] == b'*' {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == b'*' && b[i + 1] == b'/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        end = Some(i);
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            match end {
+                Some(e) => t = t[e..].trim_start(),
+                None => return t,
+            }
+        } else {
+            return t;
+        }
     }
 }
 
@@ -854,11 +893,10 @@ fn locking_clause_name(l: &sqlparser::ast::LockClause) -> &'static str {
 /// `FETCH ...` (false) or `MOVE ...` (true): read by `server::cursor`, not sqlparser (which
 /// takes few of PostgreSQL's forms).
 fn fetch_or_move(sql: &str) -> Option<bool> {
-    let t = sql.trim_start();
+    let t = skip_comments(sql);
     let word = |k: &str| {
-        t.len() >= k.len()
-            && t[..k.len()].eq_ignore_ascii_case(k)
-            && t[k.len()..].chars().next().is_none_or(|c| c.is_whitespace() || c == ';' || c == '"')
+        t.get(..k.len()).is_some_and(|w| w.eq_ignore_ascii_case(k))
+            && t[k.len()..].chars().next().is_none_or(|c| c.is_whitespace() || c == ';' || c == '"' || c == '-' || c == '/')
     };
     if word("fetch") {
         Some(false)
@@ -1094,7 +1132,7 @@ impl<S: Read + Write> Conn<'_, S> {
             return Err(PgError::new(sqlstate::NO_ACTIVE_SQL_TRANSACTION, "DECLARE CURSOR can only be used in transaction blocks"));
         }
         let n = crate::catalog::fold_ident(name);
-        if self.cursors.contains_key(&n) || self.portals.contains_key(&n) && !n.is_empty() {
+        if self.cursors.contains_key(&n) {
             return Err(PgError::new("42P03", format!("cursor \"{n}\" already exists")));
         }
         let mut prep = crate::sql::prepare(&q.to_string())?;
@@ -1111,7 +1149,7 @@ impl<S: Read + Write> Conn<'_, S> {
             self.session.work_mem_bytes() as usize,
             self.session.temp_file_limit_kb(),
         );
-        let (committed_at, subxacts) = (self.session.committed_txns, self.session.open_subxacts());
+        let (declared_in, subxacts) = (self.session.ended_txns, self.session.open_subxacts());
         Self::begin_statement(&self.cancel, &self.gucs);
         self.refresh_in_use();
         let mut sink = CursorRows { cancel: &self.cancel, held, described: None };
@@ -1136,37 +1174,46 @@ impl<S: Read + Write> Conn<'_, S> {
         held.flush_file()?;
         let tables = crate::sql::query_tables(&self.session, q);
         let pos = Default::default();
-        self.cursors.insert(n, Cursor { result: r, held, tables, pos, hold, committed_at, subxacts, persisted: false });
+        let persisted = false;
+        self.cursors.insert(n, Cursor { result: r, held, tables, pos, hold, declared_in, subxacts, persisted, failed: false });
         Ok(crate::sql::tag("DECLARE CURSOR"))
     }
 
-    /// Closes the SQL cursors whose (sub)transaction is over: once the transaction has ended,
-    /// every cursor but a WITH HOLD one whose transaction committed; within a transaction,
-    /// those declared since a savepoint ROLLBACK TO went back to (PostgreSQL's portals of an
-    /// aborted subtransaction).
+    /// Closes the SQL cursors whose (sub)transaction is over (`Session::log_ends`): once the
+    /// transaction it was declared in has ended, every cursor but a WITH HOLD one whose
+    /// transaction committed; those declared since a savepoint ROLLBACK TO went back to
+    /// (PostgreSQL's portals of an aborted subtransaction). Called after every statement and
+    /// at every ReadyForQuery, it takes the session's lists whether or not cursors are open.
     fn settle_cursors(&mut self) {
+        let committed = std::mem::take(&mut self.session.committed_log);
+        let undone = std::mem::take(&mut self.session.undone_log);
         if self.cursors.is_empty() {
             return;
         }
-        let s = &self.session;
-        if s.txn.is_none() {
-            let committed = s.committed_txns;
-            self.cursors.retain(|_, c| {
-                if !c.persisted && c.hold && committed > c.committed_at {
-                    c.persisted = true;
-                    c.tables.clear();
-                }
-                c.persisted
-            });
-        } else {
-            self.cursors.retain(|_, c| c.persisted || !s.subxacts_aborted(&c.subxacts));
-        }
+        let now = self.session.ended_txns;
+        self.cursors.retain(|_, c| {
+            if c.persisted {
+                return true;
+            }
+            if c.subxacts.iter().any(|id| undone.contains(id)) {
+                return false;
+            }
+            if c.declared_in == now {
+                return true;
+            }
+            if c.hold && committed.contains(&c.declared_in) {
+                c.persisted = true;
+                c.tables.clear();
+                return true;
+            }
+            false
+        });
     }
 
     /// `FETCH [direction] [FROM | IN] name` and `MOVE ...` (`is_move`): the next rows of a
     /// cursor, or of a portal of the extended protocol for MOVE (the same namespace, as in
     /// PostgreSQL). Forward-only: what goes back fails as for a NO SCROLL cursor
-    /// (`server::cursor`).
+    /// (`server::cursor`), and the cursor cannot run again.
     fn fetch(&mut self, sql: &str, is_move: bool) -> Result<QueryResult> {
         if self.session.txn.as_ref().is_some_and(|t| t.failed) {
             return Err(failed_block_error());
@@ -1174,50 +1221,14 @@ impl<S: Read + Write> Conn<'_, S> {
         let (dir, name) = super::cursor::parse(sql)?;
         let verb = if is_move { "MOVE" } else { "FETCH" };
         if let Some(c) = self.cursors.get_mut(&name) {
-            use super::cursor::Direction::{Forward, Relative};
-            if is_move && matches!(dir, Forward(0) | Relative(0)) {
-                // MOVE 0 stays: 1 when on a row (where FETCH 0 would re-read it), as PostgreSQL.
-                let on_row = c.pos.read > 0 && !c.pos.at_end;
-                return Ok(crate::sql::tag(&format!("MOVE {}", u8::from(on_row))));
+            if c.failed {
+                return Err(PgError::new("55000", format!("portal \"{name}\" cannot be run")));
             }
-            let step = super::cursor::plan(dir, c.pos)?;
-            let mut skipped = 0u64;
-            while skipped < step.skip && c.held.pop()?.is_some() {
-                skipped += 1;
+            let r = Self::fetch_cursor(c, dir, is_move);
+            if r.is_err() {
+                c.failed = true;
             }
-            let mut rows = Vec::new();
-            let mut moved = 0u64;
-            if skipped == step.skip {
-                while moved < step.take {
-                    match c.held.pop()? {
-                        Some(row) if is_move => {
-                            drop(row);
-                            moved += 1;
-                        }
-                        Some(row) => {
-                            rows.push(row);
-                            moved += 1;
-                        }
-                        None => break,
-                    }
-                }
-            }
-            c.pos.read += skipped + moved;
-            if skipped + moved < step.skip.saturating_add(step.take) {
-                c.pos.at_end = true;
-            }
-            let count = if step.lands { u64::from(moved > 0) } else { moved };
-            if is_move {
-                return Ok(crate::sql::tag(&format!("MOVE {count}")));
-            }
-            return Ok(QueryResult {
-                tag: format!("FETCH {count}"),
-                columns: c.result.columns.clone(),
-                rows,
-                returns_rows: true,
-                column_sources: c.result.column_sources.clone(),
-                ..Default::default()
-            });
+            return r;
         }
         if !self.portals.contains_key(&name) {
             return Err(no_cursor(&name));
@@ -1247,6 +1258,50 @@ impl<S: Read + Write> Conn<'_, S> {
             take
         };
         Ok(crate::sql::tag(&format!("MOVE {moved}")))
+    }
+
+    /// One FETCH or MOVE of a SQL cursor (`server::cursor::plan`).
+    fn fetch_cursor(c: &mut Cursor, dir: super::cursor::Direction, is_move: bool) -> Result<QueryResult> {
+        use super::cursor::Step;
+        let (skip, take, lands) = match super::cursor::plan(dir, c.pos, is_move)? {
+            Step::Stay(n) => return Ok(crate::sql::tag(&format!("MOVE {n}"))),
+            Step::Read { skip, take, lands } => (skip, take, lands),
+        };
+        let mut skipped = 0u64;
+        while skipped < skip && c.held.pop()?.is_some() {
+            skipped += 1;
+        }
+        let mut rows = Vec::new();
+        let mut moved = 0u64;
+        if skipped == skip {
+            while moved < take {
+                match c.held.pop()? {
+                    Some(row) => {
+                        if !is_move {
+                            rows.push(row);
+                        }
+                        moved += 1;
+                    }
+                    None => break,
+                }
+            }
+        }
+        c.pos.read += skipped + moved;
+        if skipped + moved < skip.saturating_add(take) {
+            c.pos.at_end = true;
+        }
+        let count = if lands { u64::from(moved > 0) } else { moved };
+        if is_move {
+            return Ok(crate::sql::tag(&format!("MOVE {count}")));
+        }
+        Ok(QueryResult {
+            tag: format!("FETCH {count}"),
+            columns: c.result.columns.clone(),
+            rows,
+            returns_rows: true,
+            column_sources: c.result.column_sources.clone(),
+            ..Default::default()
+        })
     }
 
     fn status(&self) -> TransactionStatus {
@@ -1720,7 +1775,7 @@ impl<S: Read + Write> Conn<'_, S> {
             });
         }
         let pname = b.portal_name.unwrap_or_default();
-        if !pname.is_empty() && self.portals.contains_key(&pname) {
+        if !pname.is_empty() && (self.portals.contains_key(&pname) || self.cursors.contains_key(&pname)) {
             return Err(PgError::new("42P03", format!("cursor \"{pname}\" already exists")));
         }
         self.portals.insert(
@@ -1789,6 +1844,11 @@ impl<S: Read + Write> Conn<'_, S> {
             types.resize(stmt.nparams(), types::TEXT_OID);
             self.wire.send(B::ParameterDescription(ParameterDescription::new(types)))?;
             let columns = match &stmt.prepared {
+                // A FETCH returns its cursor's columns (none if it does not exist yet).
+                None if fetch_or_move(&stmt.sql) == Some(false) => {
+                    let name = super::cursor::parse(&stmt.sql).ok().map(|(_, n)| n);
+                    name.and_then(|n| self.cursors.get(&n)).map(|c| c.result.clone())
+                }
                 None => {
                     let mut probe = self.gucs.clone();
                     probe.probe = true;

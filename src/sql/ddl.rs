@@ -67,6 +67,26 @@ fn sql_type_text(text: &str) -> Result<SqlType> {
     SqlType::from_name(&name.to_lowercase(), &args)
 }
 
+/// A PRIMARY KEY / UNIQUE constraint of CREATE TABLE: (key columns, INCLUDE columns, primary,
+/// name).
+type KeySpec = (Vec<String>, Vec<String>, bool, Option<String>);
+
+/// A PRIMARY KEY / UNIQUE table constraint's key columns and INCLUDE columns (the list
+/// `dialect::rewrite_constraint_include` joined at its marker), folded as identifiers.
+fn constraint_columns(columns: &[sqlparser::ast::IndexColumn]) -> (Vec<String>, Vec<String>) {
+    let names: Vec<String> = columns
+        .iter()
+        .map(|c| match &c.column.expr {
+            sqlparser::ast::Expr::Identifier(id) => fold_ident(id),
+            other => other.to_string().to_lowercase(),
+        })
+        .collect();
+    match names.iter().position(|n| n == super::dialect::INCLUDE_MARKER) {
+        Some(k) => (names[..k].to_vec(), names[k + 1..].to_vec()),
+        None => (names, Vec::new()),
+    }
+}
+
 pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<QueryResult> {
     let (schema, name) = crate::catalog::qualified_name(&ct.name)?;
     let mut notices = Vec::new();
@@ -104,8 +124,8 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         return Err(PgError::new(sqlstate::DUPLICATE_TABLE, format!("relation \"{name}\" already exists")));
     }
     check_temp_name(s, &name, temp)?;
-    // PRIMARY KEY / UNIQUE (column or table constraints): (columns, primary, name).
-    let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
+    // PRIMARY KEY / UNIQUE (column or table constraints).
+    let mut keys: Vec<KeySpec> = Vec::new();
     // CHECK constraints: (name given, expression, the column it was written on).
     let mut checks: Vec<(Option<String>, sqlparser::ast::Expr, Option<String>)> = Vec::new();
     // FOREIGN KEY constraints, resolved once the table's own keys exist (it may reference
@@ -114,13 +134,13 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
     for c in &ct.constraints {
         match c {
             sqlparser::ast::TableConstraint::PrimaryKey { name, columns, .. } => {
-                keys.push((columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect(), true, name.as_ref().map(fold_ident)))
+                let (cols, include) = constraint_columns(columns);
+                keys.push((cols, include, true, name.as_ref().map(fold_ident)))
             }
-            sqlparser::ast::TableConstraint::Unique { name, columns, .. } => keys.push((
-                columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect(),
-                false,
-                name.as_ref().map(fold_ident),
-            )),
+            sqlparser::ast::TableConstraint::Unique { name, columns, .. } => {
+                let (cols, include) = constraint_columns(columns);
+                keys.push((cols, include, false, name.as_ref().map(fold_ident)))
+            }
             sqlparser::ast::TableConstraint::Check { name, expr, enforced: None } => {
                 checks.push((name.as_ref().map(fold_ident), (**expr).clone(), None))
             }
@@ -141,7 +161,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         if columns.iter().any(|x| x.name == spec.col.name) {
             return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{}\" specified more than once", spec.col.name)));
         }
-        keys.extend(spec.keys);
+        keys.extend(spec.keys.into_iter().map(|(cols, primary, name)| (cols, Vec::new(), primary, name)));
         fks.extend(spec.fks);
         checks.extend(spec.checks);
         if let Some((ty, options)) = spec.owned {
@@ -211,8 +231,8 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         s.temp_namespace();
         s.set_on_commit(t.oid, on_commit);
     }
-    for (cols, primary, name) in keys {
-        t = super::index::add_constraint_index(s, &t, &cols, primary, name)?;
+    for (cols, include, primary, name) in keys {
+        t = super::index::add_constraint_index(s, &t, &cols, &include, primary, name)?;
     }
     if !fks.is_empty() {
         let mut def = (*t).clone();
@@ -712,8 +732,8 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
                 TableConstraint::Unique { name, columns, .. } => (name, columns, false),
                 _ => unreachable!("checked by alter_table"),
             };
-            let cols: Vec<String> = columns.iter().map(|c| c.column.expr.to_string().to_lowercase()).collect();
-            super::index::add_constraint_index(s, cur, &cols, primary, cname.as_ref().map(fold_ident))
+            let (cols, include) = constraint_columns(columns);
+            super::index::add_constraint_index(s, cur, &cols, &include, primary, cname.as_ref().map(fold_ident))
         }
         Op::AddColumn { if_not_exists, column_def: cd, .. } => {
             let spec = column_def(&cur.name, cd, now, s)?;
@@ -758,7 +778,7 @@ fn alter_one(s: &mut Session, cur: &Arc<Table>, op: &sqlparser::ast::AlterTableO
             };
             let mut table = table;
             for (cols, primary, name) in spec.keys {
-                table = super::index::add_constraint_index(s, &table, &cols, primary, name)?;
+                table = super::index::add_constraint_index(s, &table, &cols, &[], primary, name)?;
             }
             if !spec.fks.is_empty() {
                 table = add_foreign_keys(s, &table, spec.fks)?;

@@ -934,6 +934,69 @@ pub(crate) fn rewrite_on_conflict_target(tokens: &mut Vec<TokenWithSpan>) {
     }
 }
 
+/// The column name [`rewrite_constraint_include`] puts between a constraint's key columns and
+/// its INCLUDE columns (not a name a user can write).
+pub(crate) const INCLUDE_MARKER: &str = "\u{1}include";
+
+/// A table constraint's `PRIMARY KEY (keys) INCLUDE (columns)` / `UNIQUE (keys) INCLUDE
+/// (columns)`, which sqlparser does not read, as `PRIMARY KEY (keys, "<marker>", columns)`
+/// (`sql::ddl` splits the list again). CREATE INDEX's INCLUDE (after `ON t (...)`) is left
+/// alone, as is anything else.
+pub(crate) fn rewrite_constraint_include(tokens: &mut Vec<TokenWithSpan>) {
+    let is_kw = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    if !tokens.iter().any(|t| is_kw(t, Keyword::INCLUDE)) {
+        return;
+    }
+    let sig = |t: &TokenWithSpan| !matches!(t.token, Token::Whitespace(_));
+    let prev_sig = |tokens: &[TokenWithSpan], before: usize| (0..before).rev().find(|&j| sig(&tokens[j]));
+    let next_sig = |tokens: &[TokenWithSpan], from: usize| (from..tokens.len()).find(|&j| sig(&tokens[j]));
+    let mut i = 0;
+    while i < tokens.len() {
+        if !is_kw(&tokens[i], Keyword::INCLUDE) {
+            i += 1;
+            continue;
+        }
+        let (Some(close), Some(open_inc)) = (prev_sig(tokens, i), next_sig(tokens, i + 1)) else { break };
+        if tokens[close].token != Token::RParen || tokens[open_inc].token != Token::LParen {
+            i += 1;
+            continue;
+        }
+        // The key list's opening parenthesis, and what comes before it.
+        let mut depth = 0usize;
+        let mut open = None;
+        for j in (0..=close).rev() {
+            match tokens[j].token {
+                Token::RParen => depth += 1,
+                Token::LParen => {
+                    depth -= 1;
+                    if depth == 0 {
+                        open = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(before) = open.and_then(|o| prev_sig(tokens, o)) else {
+            i += 1;
+            continue;
+        };
+        let constraint = is_kw(&tokens[before], Keyword::UNIQUE)
+            || (is_kw(&tokens[before], Keyword::KEY) && prev_sig(tokens, before).is_some_and(|p| is_kw(&tokens[p], Keyword::PRIMARY)));
+        if !constraint {
+            i += 1;
+            continue;
+        }
+        let span = tokens[close].span;
+        let marker =
+            Token::Word(sqlparser::tokenizer::Word { value: INCLUDE_MARKER.into(), quote_style: Some('"'), keyword: Keyword::NoKeyword });
+        let sp = Token::Whitespace(sqlparser::tokenizer::Whitespace::Space);
+        let with = [Token::Comma, sp.clone(), marker, Token::Comma, sp].map(|token| TokenWithSpan { token, span });
+        tokens.splice(close..=open_inc, with);
+        i = close + 5;
+    }
+}
+
 /// The schema-like first part [`rewrite_comment_on`] gives an object's name: the kind of
 /// relation it named (`index`, `view`, `sequence`) after this prefix.
 pub(crate) const COMMENT_KIND_MARKER: &str = "\u{1}comment_on_";

@@ -1001,15 +1001,28 @@ pub(crate) fn add_constraint_index(
     s: &mut Session,
     table: &Arc<Table>,
     names: &[String],
+    include_names: &[String],
     primary: bool,
     name: Option<String>,
 ) -> Result<Arc<Table>> {
+    if let Some(n) = names.iter().chain(include_names).find(|n| table.column_index(n).is_none()) {
+        return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" named in key does not exist")));
+    }
     let cols = index_columns(table, names)?;
+    if names.len() + include_names.len() > MAX_INDEX_KEYS {
+        return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("cannot use more than {MAX_INDEX_KEYS} columns in an index")));
+    }
+    // INCLUDE: plain columns of any type, as CREATE INDEX's.
+    let mut include = Vec::with_capacity(include_names.len());
+    for n in include_names {
+        include.push(table.column_index(n).expect("checked above"));
+    }
     let name = match name {
         Some(n) => n,
         None if primary => default_name(s, table, &cols, true),
         None => {
-            let names: Vec<&str> = cols.iter().map(|&c| table.columns[c].name.as_str()).collect();
+            // PostgreSQL names a UNIQUE constraint after its INCLUDE columns too.
+            let names: Vec<&str> = cols.iter().chain(&include).map(|&c| table.columns[c].name.as_str()).collect();
             let base = format!("{}_{}_key", table.name, names.join("_"));
             if relation_name_taken(s, &base) {
                 (1..).map(|i| format!("{base}{i}")).find(|n| !relation_name_taken(s, n)).expect("free")
@@ -1021,7 +1034,7 @@ pub(crate) fn add_constraint_index(
     let def = IndexDef {
         cols,
         exprs: Vec::new(),
-        include: Vec::new(),
+        include,
         options: Vec::new(),
         unique: true,
         primary,

@@ -191,12 +191,27 @@ fn run_text_into(s: &mut Session, sql: &str, io: &mut CopyIo<'_>, commit: bool, 
         done.extend(r);
         return Ok(());
     }
-    let (mut text, unlogged) = strip_unlogged(sql)?;
-    // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline data).
-    if !text.trim_end().ends_with(';') {
-        text.push(';');
-    }
-    let stmts = parse(&text, sql)?;
+    let parsed = strip_unlogged(sql).and_then(|(mut text, unlogged)| {
+        // sqlparser wants `COPY ... FROM STDIN` terminated by ';' (it then looks for inline
+        // data).
+        if !text.trim_end().ends_with(';') {
+            text.push(';');
+        }
+        parse(&text, sql).map(|stmts| (text, unlogged, stmts))
+    });
+    // A text that does not parse is an error as any other: it fails the block (PostgreSQL
+    // aborts the transaction at a syntax error too).
+    let (text, unlogged, stmts) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            if s.in_transaction_block() {
+                s.mark_failed();
+            } else {
+                s.rollback();
+            }
+            return Err(e);
+        }
+    };
     if stmts.len() != 1 {
         // Results of several statements are sent in order after each other: not streamed.
         io.rows = None;
@@ -1398,6 +1413,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
             dialect::rewrite_set_constraints(&mut tokens);
             dialect::rewrite_comment_on(&mut tokens);
             dialect::rewrite_on_conflict_target(&mut tokens);
+            dialect::rewrite_constraint_include(&mut tokens);
             Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
         }
         Err(e) => Err(e.into()),

@@ -2495,8 +2495,9 @@ pub fn constraint_def(s: &Session, oid: u32) -> Option<String> {
             }
         }
         if let Some(ix) = t.indexes.iter().find(|i| i.oid == oid && i.constraint) {
-            let cols: Vec<&str> = ix.columns.iter().map(|&c| t.columns[c].name.as_str()).collect();
-            return Some(format!("{} ({})", if ix.primary { "PRIMARY KEY" } else { "UNIQUE" }, cols.join(", ")));
+            let names = |cols: &[usize]| cols.iter().map(|&c| super::func::quote_ident(&t.columns[c].name)).collect::<Vec<_>>().join(", ");
+            let include = if ix.include.is_empty() { String::new() } else { format!(" INCLUDE ({})", names(&ix.include)) };
+            return Some(format!("{} ({}){include}", if ix.primary { "PRIMARY KEY" } else { "UNIQUE" }, names(&ix.columns)));
         }
     }
     None
