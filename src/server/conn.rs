@@ -896,7 +896,7 @@ fn fetch_or_move(sql: &str) -> Option<bool> {
     let t = skip_comments(sql);
     let word = |k: &str| {
         t.get(..k.len()).is_some_and(|w| w.eq_ignore_ascii_case(k))
-            && t[k.len()..].chars().next().is_none_or(|c| c.is_whitespace() || c == ';' || c == '"' || c == '-' || c == '/')
+            && t[k.len()..].chars().next().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'))
     };
     if word("fetch") {
         Some(false)
@@ -1132,7 +1132,11 @@ impl<S: Read + Write> Conn<'_, S> {
             return Err(PgError::new(sqlstate::NO_ACTIVE_SQL_TRANSACTION, "DECLARE CURSOR can only be used in transaction blocks"));
         }
         let n = crate::catalog::fold_ident(name);
-        if self.cursors.contains_key(&n) {
+        // A protocol portal of the transaction under way (bound, or suspended) has the name
+        // too: portals and cursors share one namespace, as in PostgreSQL.
+        let now = self.session.ended_txns;
+        let live_portal = self.portals.get(&n).is_some_and(|p| p.result.is_none() || (p.suspended() && p.opened_in == now));
+        if self.cursors.contains_key(&n) || (live_portal && !n.is_empty()) {
             return Err(PgError::new("42P03", format!("cursor \"{n}\" already exists")));
         }
         let mut prep = crate::sql::prepare(&q.to_string())?;
@@ -1215,10 +1219,11 @@ impl<S: Read + Write> Conn<'_, S> {
     /// PostgreSQL). Forward-only: what goes back fails as for a NO SCROLL cursor
     /// (`server::cursor`), and the cursor cannot run again.
     fn fetch(&mut self, sql: &str, is_move: bool) -> Result<QueryResult> {
+        // Parsed first: a syntax error is reported as such in a failed block too.
+        let (dir, name) = super::cursor::parse(sql)?;
         if self.session.txn.as_ref().is_some_and(|t| t.failed) {
             return Err(failed_block_error());
         }
-        let (dir, name) = super::cursor::parse(sql)?;
         let verb = if is_move { "MOVE" } else { "FETCH" };
         if let Some(c) = self.cursors.get_mut(&name) {
             if c.failed {

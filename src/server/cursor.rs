@@ -94,85 +94,20 @@ pub(crate) fn plan(dir: Direction, pos: Position, is_move: bool) -> Result<Step>
     }
 }
 
-/// PostgreSQL's reserved keywords: never a cursor's name unquoted.
+/// PostgreSQL's reserved keywords, and those that may name only types and functions: never a
+/// cursor's name unquoted.
+#[rustfmt::skip]
 const RESERVED: &[&str] = &[
-    "all",
-    "analyse",
-    "analyze",
-    "and",
-    "any",
-    "array",
-    "as",
-    "asc",
-    "asymmetric",
-    "both",
-    "case",
-    "cast",
-    "check",
-    "collate",
-    "column",
-    "constraint",
-    "create",
-    "current_catalog",
-    "current_date",
-    "current_role",
-    "current_time",
-    "current_timestamp",
-    "current_user",
-    "default",
-    "deferrable",
-    "desc",
-    "distinct",
-    "do",
-    "else",
-    "end",
-    "except",
-    "false",
-    "fetch",
-    "for",
-    "foreign",
-    "from",
-    "grant",
-    "group",
-    "having",
-    "in",
-    "initially",
-    "intersect",
-    "into",
-    "lateral",
-    "leading",
-    "limit",
-    "localtime",
-    "localtimestamp",
-    "not",
-    "null",
-    "offset",
-    "on",
-    "only",
-    "or",
-    "order",
-    "placing",
-    "primary",
-    "references",
-    "returning",
-    "select",
-    "session_user",
-    "some",
-    "symmetric",
-    "table",
-    "then",
-    "to",
-    "trailing",
-    "true",
-    "union",
-    "unique",
-    "user",
-    "using",
-    "variadic",
-    "when",
-    "where",
-    "window",
+    "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both", "case", "cast", "check", "collate", "column",
+    "constraint", "create", "current_catalog", "current_date", "current_role", "current_time", "current_timestamp", "current_user",
+    "default", "deferrable", "desc", "distinct", "do", "else", "end", "except", "false", "fetch", "for", "foreign", "from", "grant",
+    "group", "having", "in", "initially", "intersect", "into", "lateral", "leading", "limit", "localtime", "localtimestamp", "not",
+    "null", "offset", "on", "only", "or", "order", "placing", "primary", "references", "returning", "select", "session_user", "some",
+    "symmetric", "table", "then", "to", "trailing", "true", "union", "unique", "user", "using", "variadic", "when", "where", "window",
     "with",
+    // Type and function name keywords: not a ColId either.
+    "authorization", "binary", "collation", "concurrently", "cross", "current_schema", "freeze", "full", "ilike", "inner", "is",
+    "isnull", "join", "left", "like", "natural", "notnull", "outer", "overlaps", "right", "similar", "tablesample", "verbose",
 ];
 
 /// A FETCH's or MOVE's text: its direction and the cursor's name (folded as an identifier).
@@ -183,6 +118,9 @@ pub(crate) fn parse(sql: &str) -> Result<(Direction, String)> {
         None => PgError::syntax("syntax error at end of input"),
     };
     // The keyword itself, then the arguments.
+    if !words.first().is_some_and(|w| w.quoted.is_none() && matches!(w.lower.as_str(), "fetch" | "move")) {
+        return Err(syntax(words.first()));
+    }
     let args = &words[1..];
     let Some((name, mut dir)) = args.split_last() else { return Err(syntax(None)) };
     let identifier = name.quoted.is_some()
@@ -190,7 +128,9 @@ pub(crate) fn parse(sql: &str) -> Result<(Direction, String)> {
             && name.text.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
             && !RESERVED.contains(&name.lower.as_str()));
     if !identifier {
-        return Err(if RESERVED.contains(&name.lower.as_str()) { syntax(None) } else { syntax(Some(name)) });
+        // A keyword or a count where the name should be: the name is missing.
+        let missing = RESERVED.contains(&name.lower.as_str()) || name.text.bytes().all(|b| b.is_ascii_digit());
+        return Err(if missing { syntax(None) } else { syntax(Some(name)) });
     }
     if let Some((last, before)) = dir.split_last() {
         if last.quoted.is_none() && matches!(last.lower.as_str(), "from" | "in") {
@@ -199,8 +139,12 @@ pub(crate) fn parse(sql: &str) -> Result<(Direction, String)> {
     }
     // A count is PostgreSQL's integer constant (32 bits), with an optional sign.
     let count = |w: &Word| -> Result<i64> {
-        match (&w.quoted, w.text.parse::<i32>()) {
-            (None, Ok(n)) if w.text.trim_start_matches(['+', '-']).bytes().all(|b| b.is_ascii_digit()) => Ok(i64::from(n)),
+        let (negative, digits) = match w.text.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, w.text.strip_prefix('+').unwrap_or(&w.text)),
+        };
+        match (&w.quoted, digits.parse::<i32>()) {
+            (None, Ok(n)) if digits.bytes().all(|b| b.is_ascii_digit()) => Ok(if negative { -i64::from(n) } else { i64::from(n) }),
             _ => Err(syntax(Some(w))),
         }
     };
@@ -321,14 +265,22 @@ fn tokens(sql: &str) -> Result<Vec<Word>> {
             out.push(Word { text: format!("\"{name}\""), lower: String::new(), quoted: Some(name) });
             continue;
         }
+        // A word (letters, digits, `_`, `$`, `.`) or any other single character, as
+        // PostgreSQL's lexer splits `fetch-2` into `fetch`, `-`, `2`.
         let start = i;
         let mut end = body.len();
-        while let Some(&(j, ch)) = chars.peek() {
-            if ch.is_whitespace() || ch == '"' || ch == ';' || body[j..].starts_with("--") || body[j..].starts_with("/*") {
-                end = j;
-                break;
+        let word_char = |ch: char| ch.is_alphanumeric() || matches!(ch, '_' | '$' | '.');
+        if word_char(c) {
+            while let Some(&(j, ch)) = chars.peek() {
+                if !word_char(ch) {
+                    end = j;
+                    break;
+                }
+                chars.next();
             }
+        } else {
             chars.next();
+            end = chars.peek().map_or(body.len(), |&(j, _)| j);
         }
         let text = &body[start..end];
         if (text == "-" || text == "+") && sign.is_none() {
@@ -382,13 +334,22 @@ mod tests {
         assert_eq!(parse("FETCH ALL").unwrap_err().message, "syntax error at end of input");
         assert_eq!(parse("FETCH").unwrap_err().message, "syntax error at end of input");
         assert_eq!(parse("FETCH FROM").unwrap_err().message, "syntax error at end of input");
-        assert_eq!(parse("FETCH 1").unwrap_err().message, "syntax error at or near \"1\"");
-        assert_eq!(parse("FETCH 'c'").unwrap_err().message, "syntax error at or near \"'c'\"");
+        assert_eq!(parse("FETCH 1").unwrap_err().message, "syntax error at end of input");
+        assert_eq!(parse("FETCH 'c'").unwrap_err().code, "42601");
         assert_eq!(parse("FETCH 1.5 c").unwrap_err().message, "syntax error at or near \"1.5\"");
         assert_eq!(parse("FETCH 3000000000 c").unwrap_err().message, "syntax error at or near \"3000000000\"");
         assert_eq!(parse("FETCH ABSOLUTE c").unwrap_err().code, "42601");
         assert_eq!(parse("FETCH FORWARD 2 3 c").unwrap_err().message, "syntax error at or near \"3\"");
         assert_eq!(parse("FETCH c; FETCH d").unwrap_err().code, "42601");
+        // Operators split words as PostgreSQL's lexer splits them.
+        assert_eq!(p("fetch-2 c"), (Backward(2), "c".into()));
+        assert_eq!(p("move+1 c"), (Forward(1), "c".into()));
+        assert_eq!(parse("fetch/1 c").unwrap_err().code, "42601");
+        assert_eq!(parse("fetch-all c").unwrap_err().code, "42601");
+        assert_eq!(parse("fetchx c").unwrap_err().code, "42601");
+        assert_eq!(parse("FETCH -2147483648 c").unwrap_err().code, "42601");
+        assert_eq!(p("FETCH -2147483647 c"), (Backward(2147483647), "c".into()));
+        assert_eq!(parse("FETCH left").unwrap_err().message, "syntax error at end of input");
     }
 
     #[test]

@@ -71,6 +71,25 @@ fn sql_type_text(text: &str) -> Result<SqlType> {
 /// name).
 type KeySpec = (Vec<String>, Vec<String>, bool, Option<String>);
 
+/// CREATE TABLE's PRIMARY KEY / UNIQUE constraints as PostgreSQL builds their indexes: the
+/// primary key first, then each constraint that would not build the same index (same keys in
+/// the same order, same INCLUDE columns) as one before it; an unnamed one takes the name of a
+/// named one it stands for.
+fn merge_keys(keys: Vec<KeySpec>) -> Vec<KeySpec> {
+    let (mut out, rest): (Vec<KeySpec>, Vec<KeySpec>) = keys.into_iter().partition(|k| k.2);
+    for k in rest {
+        match out.iter_mut().find(|o| o.0 == k.0 && o.1 == k.1) {
+            Some(o) => {
+                if o.3.is_none() {
+                    o.3 = k.3;
+                }
+            }
+            None => out.push(k),
+        }
+    }
+    out
+}
+
 /// A PRIMARY KEY / UNIQUE table constraint's key columns and INCLUDE columns (the list
 /// `dialect::rewrite_constraint_include` joined at its marker), folded as identifiers.
 fn constraint_columns(columns: &[sqlparser::ast::IndexColumn]) -> (Vec<String>, Vec<String>) {
@@ -231,7 +250,7 @@ pub fn create_table(s: &mut Session, ct: CreateTable, unlogged: bool) -> Result<
         s.temp_namespace();
         s.set_on_commit(t.oid, on_commit);
     }
-    for (cols, include, primary, name) in keys {
+    for (cols, include, primary, name) in merge_keys(keys) {
         t = super::index::add_constraint_index(s, &t, &cols, &include, primary, name)?;
     }
     if !fks.is_empty() {

@@ -1008,6 +1008,10 @@ pub(crate) fn add_constraint_index(
     if let Some(n) = names.iter().chain(include_names).find(|n| table.column_index(n).is_none()) {
         return Err(PgError::new(sqlstate::UNDEFINED_COLUMN, format!("column \"{n}\" named in key does not exist")));
     }
+    if let Some((_, n)) = names.iter().enumerate().find(|(i, n)| names[..*i].contains(n)) {
+        let kind = if primary { "primary key" } else { "unique" };
+        return Err(PgError::new(sqlstate::DUPLICATE_COLUMN, format!("column \"{n}\" appears twice in {kind} constraint")));
+    }
     let cols = index_columns(table, names)?;
     if names.len() + include_names.len() > MAX_INDEX_KEYS {
         return Err(PgError::new(sqlstate::PROGRAM_LIMIT_EXCEEDED, format!("cannot use more than {MAX_INDEX_KEYS} columns in an index")));
@@ -1021,8 +1025,12 @@ pub(crate) fn add_constraint_index(
         Some(n) => n,
         None if primary => default_name(s, table, &cols, true),
         None => {
-            // PostgreSQL names a UNIQUE constraint after its INCLUDE columns too.
-            let names: Vec<&str> = cols.iter().chain(&include).map(|&c| table.columns[c].name.as_str()).collect();
+            // PostgreSQL names a UNIQUE constraint after its INCLUDE columns too, numbering a
+            // name repeated among them.
+            let mut names: Vec<String> = Vec::new();
+            for &c in cols.iter().chain(&include) {
+                push_unique_name(&mut names, table.columns[c].name.clone());
+            }
             let base = format!("{}_{}_key", table.name, names.join("_"));
             if relation_name_taken(s, &base) {
                 (1..).map(|i| format!("{base}{i}")).find(|n| !relation_name_taken(s, n)).expect("free")
