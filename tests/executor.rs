@@ -116,6 +116,11 @@ fn temp_file_limit_stops_a_spilling_sort() {
     s.execute("SET temp_file_limit = -1").unwrap();
     assert_eq!(rows(&mut s, "SELECT count(*) FROM (SELECT * FROM big ORDER BY v) x"), vec![vec![Some("40000".to_string())]]);
     assert_eq!(rows(&mut s, "SHOW work_mem"), vec![vec![Some("64kB".to_string())]]);
+    // A SHOW before other statements in one text is a statement of its own (sqlparser's SHOW
+    // would read the words after it as part of its name).
+    let r = s.execute("SHOW work_mem; SELECT 1 AS one; SHOW TimeZone").unwrap();
+    let firsts: Vec<Option<String>> = r.iter().map(|q| q.rows[0][0].clone()).collect();
+    assert_eq!(firsts, [Some("64kB".to_string()), Some("1".to_string()), Some("UTC".to_string())]);
 }
 
 #[test]

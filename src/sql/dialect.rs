@@ -729,7 +729,7 @@ pub(crate) fn rewrite_set_constraints(tokens: &mut Vec<TokenWithSpan>) {
 
 /// The index of each statement's first token that is not whitespace (at the start, and
 /// after each `;`).
-fn statement_starts(tokens: &[TokenWithSpan]) -> Vec<usize> {
+pub(crate) fn statement_starts(tokens: &[TokenWithSpan]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at_start = true;
     for (i, t) in tokens.iter().enumerate() {

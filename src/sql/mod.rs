@@ -1402,6 +1402,27 @@ pub(crate) fn tag(t: &str) -> QueryResult {
 /// `;` appended). A syntax error says PostgreSQL's `syntax error at or near "x"` (or `at end
 /// of input`) with its position in `original`, when the rewrites kept every character where
 /// it was (they blank words out, keeping the length).
+/// The statements of a rewritten token stream. sqlparser's SHOW takes every word up to the end
+/// of the text, the statements after it included (`SHOW work_mem; SELECT 1` would be one
+/// statement showing "work_mem select"): a text with a SHOW before its last statement is
+/// parsed one statement at a time.
+fn parse_tokens(tokens: Vec<sqlparser::tokenizer::TokenWithSpan>) -> std::result::Result<Vec<Statement>, sqlparser::parser::ParserError> {
+    let parser = |t: Vec<sqlparser::tokenizer::TokenWithSpan>| {
+        Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(t).parse_statements()
+    };
+    let starts = dialect::statement_starts(&tokens);
+    let is_show = |i: usize| matches!(&tokens[i].token, Token::Word(w) if w.keyword == sqlparser::keywords::Keyword::SHOW);
+    if !starts.iter().rev().skip(1).any(|&i| is_show(i)) {
+        return parser(tokens);
+    }
+    let mut out = Vec::new();
+    let ends = starts.iter().skip(1).copied().chain(std::iter::once(tokens.len()));
+    for (from, to) in starts.iter().copied().zip(ends) {
+        out.extend(parser(tokens[from..to].to_vec())?);
+    }
+    Ok(out)
+}
+
 fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
     refuse_uescape(sql)?;
     let tokens = Tokenizer::new(&Pg, sql).with_unescape(true).tokenize_with_location();
@@ -1414,7 +1435,7 @@ fn parse(sql: &str, original: &str) -> Result<Vec<Statement>> {
             dialect::rewrite_comment_on(&mut tokens);
             dialect::rewrite_on_conflict_target(&mut tokens);
             dialect::rewrite_constraint_include(&mut tokens);
-            Parser::new(&Pg).with_recursion_limit(dialect::RECURSION_LIMIT).with_tokens_with_locations(tokens).parse_statements()
+            parse_tokens(tokens)
         }
         Err(e) => Err(e.into()),
     };
